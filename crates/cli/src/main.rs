@@ -1,0 +1,203 @@
+//! `rvnvmm`: the command-line front end.
+
+mod bench;
+mod stats;
+
+use clap::{Args, Parser, Subcommand};
+use rvnvmm_config::Config;
+use rvnvmm_hart::HartConfig;
+use rvnvmm_user::{ExitKind, Options, Process};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "rvnvmm",
+    version,
+    about = "RISC-V emulator with DRAM + non-volatile main memory"
+)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a riscv64 Linux program in user mode (syscall emulation).
+    Run(RunArgs),
+    /// Built-in benchmarks (`speed`: emulated MIPS beside qemu-riscv64).
+    Bench(bench::BenchArgs),
+    /// Print the effective configuration as TOML.
+    Config(MachineArgs),
+}
+
+/// Options that choose and adjust the machine.
+#[derive(Args, Clone, Default)]
+struct MachineArgs {
+    /// Machine config: a file, or the name of one in configs/ (default freedom-u500).
+    #[arg(long, value_name = "FILE|NAME")]
+    config: Option<String>,
+    /// Override one config key, e.g. --set machine.harts=2 (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+}
+
+#[derive(Args)]
+struct RunArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Write statistics as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// Look up the dynamic linker and absolute paths here first (like qemu's -L).
+    #[arg(long, value_name = "DIR")]
+    sysroot: Option<PathBuf>,
+    /// Confine every guest path inside DIR.
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Number of harts (overrides machine.harts).
+    #[arg(long)]
+    harts: Option<u32>,
+    /// Set a guest environment variable (repeatable); otherwise the host's is inherited.
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    envs: Vec<String>,
+    /// Stop after about N instructions.
+    #[arg(long, value_name = "N")]
+    max_insns: Option<u64>,
+    /// Print every retired instruction (hart, PC, disassembly) to stderr.
+    #[arg(long)]
+    trace: bool,
+    /// The riscv64 ELF to run.
+    program: String,
+    /// Its arguments.
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    args: Vec<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Run(a) => run(a),
+        Cmd::Bench(b) => bench::main(b),
+        Cmd::Config(m) => load_config(&m).map(|c| {
+            print!("{}", c.to_toml_string());
+            0
+        }),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code as u8),
+        Err(msg) => {
+            eprintln!("rvnvmm: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+pub(crate) fn load_config(m: &MachineArgs) -> Result<Config, String> {
+    let cfg = Config::load(m.config.as_deref(), &m.sets).map_err(|e| e.to_string())?;
+    let warnings = cfg.validate().map_err(|e| e.to_string())?;
+    for w in warnings {
+        eprintln!("rvnvmm: warning: {w}");
+    }
+    Ok(cfg)
+}
+
+/// Builds the user-mode process options from the config.
+pub(crate) fn user_options(
+    cfg: &Config,
+    program: String,
+    args: Vec<String>,
+) -> Result<Options, String> {
+    let (_, dram) = cfg
+        .memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Dram)
+        .next()
+        .ok_or("the machine has no DRAM region for the user-mode process")?;
+    Ok(Options {
+        program,
+        args,
+        env: std::env::vars().map(|(k, v)| format!("{k}={v}")).collect(),
+        root: None,
+        sysroot: None,
+        harts: cfg.machine.harts as usize,
+        hart: HartConfig {
+            clock_hz: cfg.machine.clock_hz,
+            timebase_hz: 10_000_000,
+            cflush_user: cfg.cflush.allow_user,
+        },
+        ram: (dram.base, dram.size),
+        max_insns: None,
+        trace: false,
+        epoch_secs: 1_767_225_600, // 2026-01-01T00:00:00Z
+        quantum: 10_000,
+    })
+}
+
+fn run(a: RunArgs) -> Result<i32, String> {
+    let mut machine = a.machine.clone();
+    if let Some(h) = a.harts {
+        machine.sets.push(format!("machine.harts={h}"));
+    }
+    let cfg = load_config(&machine)?;
+    let mut argv = vec![a.program.clone()];
+    argv.extend(a.args.iter().cloned());
+    let mut opts = user_options(&cfg, a.program.clone(), argv)?;
+    for kv in &a.envs {
+        let key = kv.split('=').next().unwrap_or("");
+        if !kv.contains('=') || key.is_empty() {
+            return Err(format!("--env wants KEY=VALUE, got '{kv}'"));
+        }
+        opts.env.retain(|e| e.split('=').next() != Some(key));
+        opts.env.push(kv.clone());
+    }
+    if let Some(s) = &a.sysroot {
+        if !s.is_dir() {
+            return Err(format!("--sysroot {} is not a directory", s.display()));
+        }
+    }
+    if let Some(r) = &a.root {
+        if !r.is_dir() {
+            return Err(format!("--root {} is not a directory", r.display()));
+        }
+    }
+    opts.sysroot = a.sysroot.clone();
+    opts.root = a.root.clone();
+    opts.max_insns = a.max_insns;
+    opts.trace = a.trace;
+    let started = std::time::Instant::now();
+    let mut process = Process::new(opts).map_err(|e| e.to_string())?;
+    let outcome = process.run().map_err(|e| e.to_string())?;
+    let host_seconds = started.elapsed().as_secs_f64();
+    if outcome.is_initial_process {
+        if let Some(path) = &a.stats {
+            let json = stats::to_json(&cfg, &a.program, &outcome, host_seconds);
+            std::fs::write(path, json)
+                .map_err(|e| format!("cannot write stats to {}: {e}", path.display()))?;
+        }
+    }
+    if let ExitKind::Signal(sig) = outcome.exit {
+        die_by_signal(sig);
+    }
+    Ok(outcome.exit_status())
+}
+
+/// Ends the emulator with the guest's fatal signal, so a parent (a shell,
+/// or a guest parent in another emulator process) sees how it died.
+fn die_by_signal(sig: i32) -> ! {
+    // SAFETY: resetting a disposition, disabling core dumps and raising a
+    // signal are plain syscalls with valid arguments.
+    unsafe {
+        let rl = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        libc::setrlimit(libc::RLIMIT_CORE, &rl);
+        libc::signal(sig, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, sig);
+        libc::sigprocmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(sig);
+    }
+    std::process::exit(128 + sig)
+}

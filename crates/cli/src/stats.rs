@@ -1,0 +1,56 @@
+//! The statistics JSON (schema in docs/stats.md).
+
+use rvnvmm_config::Config;
+use rvnvmm_user::{ExitKind, Outcome};
+use serde_json::json;
+
+/// Renders the statistics of a run. Everything but `host_seconds` and
+/// `mips` is a function of the program, its inputs and the config alone.
+pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> String {
+    let exit = match o.exit {
+        ExitKind::Code(c) => json!({ "code": c }),
+        ExitKind::Signal(s) => json!({ "signal": s }),
+        ExitKind::InsnLimit => json!({ "insn_limit": true }),
+    };
+    let harts: Vec<_> = o
+        .hart_cycles
+        .iter()
+        .zip(&o.hart_instructions)
+        .enumerate()
+        .map(|(i, (c, n))| json!({ "id": i, "cycles": c, "instructions": n }))
+        .collect();
+    let threads: Vec<_> = o
+        .threads
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            json!({
+                "index": i,
+                "hart": t.hart,
+                "instructions": t.instructions,
+                "flush_insns": t.flush_insns,
+                "tlb_refills": t.tlb_refills,
+            })
+        })
+        .collect();
+    let mips = if host_seconds > 0.0 {
+        o.instructions as f64 / host_seconds / 1e6
+    } else {
+        0.0
+    };
+    let v = json!({
+        "schema": "rvnvmm-stats/1",
+        "machine": cfg.machine.name,
+        "program": program,
+        "exit": exit,
+        "instructions": o.instructions,
+        "sim_time_ns": o.sim_time_ns,
+        "clock_hz": cfg.machine.clock_hz,
+        "harts": harts,
+        "threads": threads,
+        "blocks_decoded": o.blocks_decoded,
+        "host_seconds": host_seconds,
+        "mips": mips,
+    });
+    serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
+}

@@ -1,0 +1,679 @@
+//! Typed, validated machine configuration for the rvnvmm emulator.
+//!
+//! A machine is described by a TOML file (see `docs/config.md` for every key).
+//! The ready-made machines in the workspace's `configs/` directory are
+//! compiled into the binary, so `Config::load(Some("zc706"), &[])` works from
+//! any directory; anything containing a `/` or ending in `.toml` is read from
+//! disk instead.
+//!
+//! ```
+//! use rvnvmm_config::{Config, Method};
+//!
+//! // The default machine (freedom-u500) with two `--set` overrides.
+//! let cfg = Config::load(
+//!     None,
+//!     &["memory.nvmm.method=fine".into(), "memory.nvmm.trcd_ns=500".into()],
+//! )
+//! .unwrap();
+//! let warnings = cfg.validate().unwrap();
+//! assert!(warnings.is_empty());
+//! let nvmm = cfg.memory.regions["nvmm"].nvmm.as_ref().unwrap();
+//! assert_eq!(nvmm.method, Method::Fine);
+//! assert_eq!(nvmm.trcd_ns, 500.0);
+//! ```
+//!
+//! Loading never accepts a key it does not know: an unknown key, in a file or
+//! in `--set`, is an error naming the nearest valid key. Semantic checks
+//! (overlapping regions, zero latencies, ...) live in [`Config::validate`],
+//! which callers run after loading.
+//!
+//! Units: times are `f64` nanoseconds (`*_ns`), core costs are guest core
+//! cycles (`*_cycles` or the `[core]` class costs), sizes and addresses are
+//! bytes.
+
+#![warn(missing_docs)]
+
+mod error;
+mod load;
+mod mapping;
+mod schema;
+mod validate;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+pub use error::{ConfigError, Origin, Problem, Warning};
+pub use mapping::{AddressField, AddressMapping, BitField};
+pub use validate::DDR3_TRAS_MAX_NS;
+
+/// Defines a closed set of string values with one source of truth for the
+/// spelling used in TOML, in error messages and in the docs.
+macro_rules! string_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $text:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )+
+        }
+
+        impl $name {
+            /// Every accepted spelling, in declaration order.
+            pub const NAMES: &'static [&'static str] = &[$($text),+];
+
+            /// The spelling used in TOML.
+            pub fn as_str(self) -> &'static str {
+                match self { $( $name::$variant => $text, )+ }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> {
+                match s {
+                    $( $text => Ok($name::$variant), )+
+                    _ => Err(format!("'{s}' is not one of {}", Self::NAMES.join(", "))),
+                }
+            }
+        }
+    };
+}
+
+string_enum! {
+    /// What a memory region is made of.
+    pub enum RegionKind {
+        /// Ordinary DRAM, always run at the controller's DRAM timing.
+        Dram = "dram",
+        /// Emulated non-volatile main memory; latency set by [`NvmmParams`].
+        Nvmm = "nvmm",
+    }
+}
+
+string_enum! {
+    /// The NVMM latency-emulation method of a region (DESIGN §1, seed 000 §3).
+    pub enum Method {
+        /// TUNA v1: DRAM timing, but every NVMM request is held at the
+        /// controller input for `coarse_read_ns` / `coarse_write_ns`.
+        Coarse = "coarse",
+        /// TUNA v2: tRCD becomes the NVMM read latency, tRP (of a dirty row)
+        /// the NVMM write latency.
+        Fine = "fine",
+        /// Seed 000's method: as `fine`, plus tRAS stretched to `tras_ns`
+        /// (tRTP/tWR := max(spec, tRAS remaining)), so locality and bank
+        /// parallelism show even behind a slow blocking CPU.
+        Proposed = "proposed",
+    }
+}
+
+string_enum! {
+    /// Cache replacement policy.
+    pub enum Replacement {
+        /// Least recently used.
+        Lru = "lru",
+        /// Pseudo-random (what Rocket's L1 caches use).
+        Random = "random",
+    }
+}
+
+string_enum! {
+    /// Memory-controller request scheduler.
+    pub enum Scheduler {
+        /// First-ready, first-come first-served: row-buffer hits first, then
+        /// oldest first.
+        FrFcfs = "fr-fcfs",
+        /// Strictly oldest first.
+        Fcfs = "fcfs",
+    }
+}
+
+/// A whole machine: everything `rvnvmm run` / `boot` needs to build it.
+///
+/// Every section and every field has a default (the `freedom-u500` machine),
+/// so a partial TOML file is valid.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// `[machine]`: harts, clock, name.
+    pub machine: Machine,
+    /// `[core]`: per-instruction-class cycle costs for the in-order timing model.
+    pub core: Core,
+    /// `[cache]`: L1I, L1D and the optional shared L2.
+    pub cache: Caches,
+    /// `[bus]`: the fixed latencies between the caches and the controllers.
+    pub bus: Bus,
+    /// `[memory]`: regions (`[memory.NAME]`) and controllers (`[memory.controllers.NAME]`).
+    pub memory: Memory,
+    /// `[user]`: user-mode (syscall emulation) process layout.
+    pub user: User,
+    /// `[cflush]`: user-space cache-flush instructions.
+    pub cflush: Cflush,
+}
+
+/// `[machine]`: the machine as a whole.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Machine {
+    /// Name shown in reports and stats.
+    pub name: String,
+    /// Number of harts (cores). Must be at least 1.
+    pub harts: u32,
+    /// Guest core clock in Hz; `cycle` counts at this rate.
+    pub clock_hz: u64,
+    /// ISA string, informational only (e.g. `rv64imafdc`).
+    pub isa: String,
+}
+
+/// `[core]`: cycles charged per instruction class by the in-order timing
+/// model. A cost of 1 means fully pipelined (one per cycle).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Core {
+    /// Integer ALU, shifts, compares, LUI/AUIPC, CSR reads.
+    pub alu: u32,
+    /// Integer multiply (`mul*`).
+    pub mul: u32,
+    /// Integer divide and remainder (`div*`, `rem*`).
+    pub div: u32,
+    /// FP add/sub/mul/fma/convert/compare (result latency).
+    pub fpu: u32,
+    /// FP divide and square root.
+    pub fdiv: u32,
+    /// Extra stall cycles when an instruction uses the result of the load
+    /// just before it.
+    pub load_use: u32,
+    /// Extra cycles for a taken branch or jump.
+    pub branch_taken: u32,
+}
+
+/// `[cache]`: the cache hierarchy. L1s are per hart; L2 is shared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Caches {
+    /// `[cache.l1i]`: per-hart instruction cache.
+    pub l1i: CacheLevel,
+    /// `[cache.l1d]`: per-hart data cache.
+    pub l1d: CacheLevel,
+    /// `[cache.l2]`: shared last-level cache (disabled by default).
+    pub l2: CacheLevel,
+}
+
+/// One cache level. Caches are write-back, write-allocate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CacheLevel {
+    /// Whether this level exists. A disabled level passes requests through.
+    pub enabled: bool,
+    /// Capacity in bytes.
+    pub size_bytes: u64,
+    /// Associativity.
+    pub ways: u32,
+    /// Line size in bytes (power of two).
+    pub line_bytes: u32,
+    /// Cycles (of the guest core clock) for a hit.
+    pub hit_latency_cycles: u32,
+    /// Miss-status holding registers: outstanding misses. 0 = blocking
+    /// (the requester stalls on every miss).
+    pub mshrs: u32,
+    /// Replacement policy.
+    pub replacement: Replacement,
+}
+
+impl CacheLevel {
+    /// Number of sets (`size_bytes / (ways * line_bytes)`), 0 if degenerate.
+    pub fn sets(&self) -> u64 {
+        let way_bytes = u64::from(self.ways) * u64::from(self.line_bytes);
+        self.size_bytes.checked_div(way_bytes).unwrap_or(0)
+    }
+}
+
+/// `[bus]`: the shared bus between the caches and the memory controllers.
+///
+/// The fixed latencies stand for the SoC's clock crossing and protocol
+/// conversion (TileLink→AXI on the FPGA); they are added to every memory
+/// request on top of the controller's own timing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Bus {
+    /// From the last-level cache to the controller input, in ns.
+    pub request_latency_ns: f64,
+    /// From the controller's data out to the last-level cache, in ns.
+    pub response_latency_ns: f64,
+}
+
+/// `[memory]`: physical memory regions and the controllers behind them.
+///
+/// In TOML, every sub-table of `[memory]` except `controllers` is a region:
+/// `[memory.dram]`, `[memory.nvmm]`, ... Controllers are
+/// `[memory.controllers.NAME]`. If a file defines no region, the default
+/// machine's regions are used; likewise for controllers. A file that defines
+/// any region defines all of them (and likewise for controllers).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Memory {
+    /// Regions by name (the `NAME` of `[memory.NAME]`).
+    pub regions: BTreeMap<String, Region>,
+    /// Controllers by name (the `NAME` of `[memory.controllers.NAME]`).
+    pub controllers: BTreeMap<String, Controller>,
+}
+
+impl Memory {
+    /// The region containing physical address `addr`, with its name.
+    pub fn region_at(&self, addr: u64) -> Option<(&str, &Region)> {
+        self.regions
+            .iter()
+            .find(|(_, r)| r.contains(addr))
+            .map(|(n, r)| (n.as_str(), r))
+    }
+
+    /// Regions of the given kind, by name.
+    pub fn regions_of_kind(&self, kind: RegionKind) -> impl Iterator<Item = (&str, &Region)> {
+        self.regions
+            .iter()
+            .filter(move |(_, r)| r.kind() == kind)
+            .map(|(n, r)| (n.as_str(), r))
+    }
+
+    /// The physical window `(base, span)` a controller serves: from the
+    /// lowest base to the highest end of the regions naming it. The
+    /// controller-local address of a physical address `pa` in that window is
+    /// `pa - base`; it is split into rank/bank/row/column by the controller's
+    /// [`AddressMapping`]. `None` if no region uses the controller.
+    pub fn controller_window(&self, controller: &str) -> Option<(u64, u64)> {
+        let mut regions = self.regions.values().filter(|r| r.controller == controller);
+        let first = regions.next()?;
+        let (lo, hi) = regions.fold((first.base, first.end()), |(lo, hi), r| {
+            (lo.min(r.base), hi.max(r.end()))
+        });
+        Some((lo, hi - lo))
+    }
+}
+
+/// `[memory.NAME]`: one region of physical memory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "schema::RawRegion", into = "schema::RawRegion")]
+pub struct Region {
+    /// Physical base address.
+    pub base: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Name of the controller (a key of [`Memory::controllers`]) serving it.
+    pub controller: String,
+    /// NVMM emulation settings: `Some` exactly for `kind = "nvmm"` regions.
+    pub nvmm: Option<NvmmParams>,
+}
+
+impl Region {
+    /// `dram` or `nvmm` (derived from [`Region::nvmm`]).
+    pub fn kind(&self) -> RegionKind {
+        if self.nvmm.is_some() {
+            RegionKind::Nvmm
+        } else {
+            RegionKind::Dram
+        }
+    }
+
+    /// One past the last byte (saturating).
+    pub fn end(&self) -> u64 {
+        self.base.saturating_add(self.size)
+    }
+
+    /// Whether `addr` lies in the region.
+    pub fn contains(&self, addr: u64) -> bool {
+        addr >= self.base && addr - self.base < self.size
+    }
+}
+
+/// NVMM emulation settings of a `kind = "nvmm"` region (seed 000 §3).
+///
+/// All latencies are totals, not additions: `trcd_ns` replaces the DRAM tRCD
+/// for rows of this region. DRAM regions always use the controller's timing.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NvmmParams {
+    /// Which emulation method runs.
+    pub method: Method,
+    /// `fine`/`proposed`: ACT→RD/WR, i.e. the NVMM cell read latency, in ns.
+    pub trcd_ns: f64,
+    /// `fine`/`proposed`: PRE→ACT when the row buffer is dirty, i.e. the
+    /// NVMM cell write latency, in ns (a clean row closes at DRAM tRP).
+    pub trp_ns: f64,
+    /// `proposed`: minimum ACT→PRE, in ns. DDR3 allows at most 70200.
+    pub tras_ns: f64,
+    /// `coarse`: delay added at the controller input to each read, in ns.
+    pub coarse_read_ns: f64,
+    /// `coarse`: delay added at the controller input to each write, in ns.
+    pub coarse_write_ns: f64,
+}
+
+/// `[memory.controllers.NAME]`: a DDR3 memory controller and its DIMM.
+///
+/// Timings are in ns. The memory system counts DDR timings in DRAM clocks
+/// (`tck_ns`) and the NVMM latencies of its regions in controller clocks
+/// (`1000 / clock_mhz` ns: 5 ns precision at 200 MHz, as on the FPGAs).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Controller {
+    /// Controller (user-interface) clock in MHz.
+    pub clock_mhz: f64,
+    /// DRAM clock period.
+    pub tck_ns: f64,
+    /// CAS (read) latency: RD→first data.
+    pub tcl_ns: f64,
+    /// CAS write latency: WR→first data.
+    pub tcwl_ns: f64,
+    /// Data burst duration (BL8 = 4 tCK).
+    pub tburst_ns: f64,
+    /// ACT→RD/WR.
+    pub trcd_ns: f64,
+    /// PRE→ACT.
+    pub trp_ns: f64,
+    /// ACT→PRE minimum.
+    pub tras_ns: f64,
+    /// RD→PRE.
+    pub trtp_ns: f64,
+    /// Write recovery: end of write data→PRE.
+    pub twr_ns: f64,
+    /// Column command to column command.
+    pub tccd_ns: f64,
+    /// ACT→ACT to a different bank.
+    pub trrd_ns: f64,
+    /// Four-activate window; absent = not modelled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tfaw_ns: Option<f64>,
+    /// Ranks per channel (power of two).
+    pub ranks: u32,
+    /// Banks per rank (power of two).
+    pub banks: u32,
+    /// Row-buffer (page) size of a rank in bytes (power of two).
+    pub row_buffer_bytes: u64,
+    /// Rows per bank (power of two).
+    pub rows: u64,
+    /// Columns per row (power of two); `row_buffer_bytes / columns` is the
+    /// data-bus width in bytes.
+    pub columns: u64,
+    /// How a controller-local address splits into rank/bank/row/column.
+    pub mapping: AddressMapping,
+    /// Read-queue depth (requests).
+    pub read_queue: u32,
+    /// Posted write-queue depth (requests); reads hitting a queued write are
+    /// forwarded from it.
+    pub write_queue: u32,
+    /// Request scheduler.
+    pub scheduler: Scheduler,
+    /// `[memory.controllers.NAME.refresh]`; absent = refresh not modelled.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh: Option<Refresh>,
+}
+
+impl Controller {
+    /// Bytes the controller can address: ranks × banks × rows × row buffer.
+    pub fn capacity_bytes(&self) -> u128 {
+        u128::from(self.ranks)
+            * u128::from(self.banks)
+            * u128::from(self.rows)
+            * u128::from(self.row_buffer_bytes)
+    }
+
+    /// Data-bus width in bytes (`row_buffer_bytes / columns`), 0 if degenerate.
+    pub fn bus_bytes(&self) -> u64 {
+        self.row_buffer_bytes.checked_div(self.columns).unwrap_or(0)
+    }
+
+    /// Controller clock period in ns.
+    pub fn period_ns(&self) -> f64 {
+        1000.0 / self.clock_mhz
+    }
+
+    /// The address layout, most significant field first, with the byte
+    /// offset within a bus word as the last field. Fails if the mapping does
+    /// not fit the geometry; [`Config::validate`] reports the same problem.
+    pub fn address_layout(&self) -> Result<Vec<BitField>, String> {
+        self.mapping.layout(self)
+    }
+}
+
+/// `[memory.controllers.NAME.refresh]`: periodic refresh.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Refresh {
+    /// Average interval between REF commands.
+    pub trefi_ns: f64,
+    /// Duration of one refresh (all banks unavailable).
+    pub trfc_ns: f64,
+}
+
+/// `[user]`: the process built by user mode (`rvnvmm run`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct User {
+    /// Where the process heap (brk and anonymous mmap) gets its physical
+    /// frames: from `dram` or from `nvmm` regions.
+    pub heap: RegionKind,
+    /// Main-thread stack size in bytes.
+    pub stack_size: u64,
+    /// Lowest virtual address handed out by `mmap(NULL, ...)`.
+    pub mmap_base: u64,
+}
+
+/// `[cflush]`: the cache-flush instructions (`CFLUSH.D.L1`, Zicbom `cbo.*`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Cflush {
+    /// true: U- and S-mode may execute them (seed 000 §4.3's modification);
+    /// false: they trap as illegal outside M-mode (stock Rocket).
+    pub allow_user: bool,
+}
+
+// ---------------------------------------------------------------------------
+// Defaults: the freedom-u500 machine. `configs/freedom-u500.toml` holds the
+// same values with their sources; a unit test keeps the two identical.
+// ---------------------------------------------------------------------------
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            machine: Machine::default(),
+            core: Core::default(),
+            cache: Caches::default(),
+            bus: Bus::default(),
+            memory: Memory::default_machine(),
+            user: User::default(),
+            cflush: Cflush::default(),
+        }
+    }
+}
+
+impl Default for Machine {
+    fn default() -> Self {
+        Machine {
+            name: "freedom-u500".into(),
+            harts: 4,
+            clock_hz: 50_000_000,
+            isa: "rv64imafdc".into(),
+        }
+    }
+}
+
+impl Default for Core {
+    fn default() -> Self {
+        Core {
+            alu: 1,
+            mul: 10,
+            div: 66,
+            fpu: 4,
+            fdiv: 30,
+            load_use: 1,
+            branch_taken: 1,
+        }
+    }
+}
+
+impl Default for Caches {
+    fn default() -> Self {
+        let l1 = CacheLevel {
+            enabled: true,
+            size_bytes: 16 * 1024,
+            ways: 4,
+            line_bytes: 64,
+            hit_latency_cycles: 1,
+            mshrs: 0,
+            replacement: Replacement::Random,
+        };
+        Caches {
+            l1i: l1.clone(),
+            l1d: CacheLevel {
+                hit_latency_cycles: 2,
+                ..l1
+            },
+            l2: CacheLevel::default(),
+        }
+    }
+}
+
+impl Default for CacheLevel {
+    /// A disabled 512 KiB 8-way shared L2 placeholder.
+    fn default() -> Self {
+        CacheLevel {
+            enabled: false,
+            size_bytes: 512 * 1024,
+            ways: 8,
+            line_bytes: 64,
+            hit_latency_cycles: 20,
+            mshrs: 4,
+            replacement: Replacement::Lru,
+        }
+    }
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus {
+            request_latency_ns: 800.0,
+            response_latency_ns: 800.0,
+        }
+    }
+}
+
+impl Memory {
+    /// The freedom-u500 memory: one 4 GiB DDR3-1600 behind controller
+    /// `ddr3`, split into 1 GiB of DRAM and 3 GiB of NVMM.
+    fn default_machine() -> Memory {
+        let mut regions = BTreeMap::new();
+        regions.insert(
+            "dram".to_string(),
+            Region {
+                base: 0x8000_0000,
+                size: 0x4000_0000,
+                controller: "ddr3".into(),
+                nvmm: None,
+            },
+        );
+        regions.insert(
+            "nvmm".to_string(),
+            Region {
+                base: 0xC000_0000,
+                size: 0xC000_0000,
+                controller: "ddr3".into(),
+                nvmm: Some(NvmmParams::default()),
+            },
+        );
+        let mut controllers = BTreeMap::new();
+        controllers.insert(
+            "ddr3".to_string(),
+            Controller {
+                tfaw_ns: Some(30.0),
+                refresh: Some(Refresh::default()),
+                ..Controller::default()
+            },
+        );
+        Memory {
+            regions,
+            controllers,
+        }
+    }
+}
+
+impl Default for NvmmParams {
+    /// Seed 000 §5's setting of the proposed method.
+    fn default() -> Self {
+        NvmmParams {
+            method: Method::Proposed,
+            trcd_ns: 1000.0,
+            trp_ns: 1000.0,
+            tras_ns: 7000.0,
+            coarse_read_ns: 1000.0,
+            coarse_write_ns: 1000.0,
+        }
+    }
+}
+
+impl Default for Controller {
+    /// DDR3-1600 (11-11-11), 4 GiB single-rank x64 of 4 Gb x8 chips, behind
+    /// a 200 MHz controller; no tFAW, no refresh.
+    fn default() -> Self {
+        Controller {
+            clock_mhz: 200.0,
+            tck_ns: 1.25,
+            tcl_ns: 13.75,
+            tcwl_ns: 10.0,
+            tburst_ns: 5.0,
+            trcd_ns: 13.75,
+            trp_ns: 13.75,
+            tras_ns: 35.0,
+            trtp_ns: 7.5,
+            twr_ns: 15.0,
+            tccd_ns: 5.0,
+            trrd_ns: 6.0,
+            tfaw_ns: None,
+            ranks: 1,
+            banks: 8,
+            row_buffer_bytes: 8192,
+            rows: 65536,
+            columns: 1024,
+            mapping: AddressMapping::BankRowColumn,
+            read_queue: 8,
+            write_queue: 8,
+            scheduler: Scheduler::FrFcfs,
+            refresh: None,
+        }
+    }
+}
+
+impl Default for Refresh {
+    /// DDR3 at normal temperature, 4 Gb chips.
+    fn default() -> Self {
+        Refresh {
+            trefi_ns: 7800.0,
+            trfc_ns: 260.0,
+        }
+    }
+}
+
+impl Default for User {
+    fn default() -> Self {
+        User {
+            heap: RegionKind::Dram,
+            stack_size: 8 * 1024 * 1024,
+            mmap_base: 0x20_0000_0000,
+        }
+    }
+}
+
+impl Default for Cflush {
+    fn default() -> Self {
+        Cflush { allow_user: true }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,641 @@
+//! Loading, overrides, error paths and the shipped machines.
+
+use std::path::{Path, PathBuf};
+
+use crate::*;
+
+fn configs_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs")
+}
+
+fn sets(args: &[&str]) -> Vec<String> {
+    args.iter().map(|s| s.to_string()).collect()
+}
+
+fn load_with(args: &[&str]) -> Result<Config, ConfigError> {
+    Config::load(None, &sets(args))
+}
+
+fn problems(cfg: &Config) -> Vec<Problem> {
+    match cfg.validate() {
+        Err(ConfigError::Invalid { problems }) => problems,
+        other => panic!("expected validation problems, got {other:?}"),
+    }
+}
+
+fn has_problem(cfg: &Config, key: &str, text: &str) -> bool {
+    problems(cfg)
+        .iter()
+        .any(|p| p.key == key && p.message.contains(text))
+}
+
+// ---------------------------------------------------------------- machines
+
+#[test]
+fn every_file_in_configs_loads_and_validates() {
+    let mut seen = Vec::new();
+    for entry in std::fs::read_dir(configs_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let shown = path.to_str().unwrap();
+        let cfg = Config::load(Some(shown), &[]).unwrap_or_else(|e| panic!("{shown}: {e}"));
+        let warnings = cfg.validate().unwrap_or_else(|e| panic!("{shown}: {e}"));
+        assert!(warnings.is_empty(), "{shown}: {warnings:?}");
+
+        // The built-in copy (by name) is the same file.
+        let name = path.file_stem().unwrap().to_str().unwrap().to_string();
+        assert_eq!(
+            Config::builtin_toml(&name),
+            Some(std::fs::read_to_string(&path).unwrap().as_str()),
+            "configs/{name}.toml is not compiled in: add it to BUILTINS in load.rs"
+        );
+        assert_eq!(Config::load(Some(&name), &[]).unwrap(), cfg);
+        seen.push(name);
+    }
+    seen.sort();
+    let mut builtins = Config::builtin_names();
+    builtins.sort();
+    assert_eq!(seen, builtins);
+}
+
+#[test]
+fn default_machine_is_freedom_u500_file() {
+    let file = Config::load(Some("freedom-u500"), &[]).unwrap();
+    assert_eq!(file, Config::default());
+    assert_eq!(Config::load(None, &[]).unwrap(), Config::default());
+}
+
+#[test]
+fn freedom_u500_matches_seed_000() {
+    let c = Config::default();
+    assert_eq!(c.machine.harts, 4);
+    assert_eq!(c.machine.clock_hz, 50_000_000);
+    assert_eq!(c.cache.l1d.size_bytes, 16 * 1024);
+    assert_eq!(c.cache.l1d.mshrs, 0);
+    assert!(!c.cache.l2.enabled);
+    let ctrl = &c.memory.controllers["ddr3"];
+    assert_eq!(ctrl.capacity_bytes(), 4 << 30);
+    assert_eq!(ctrl.clock_mhz, 200.0);
+    assert_eq!(ctrl.period_ns(), 5.0);
+    // NVMM spans six 512 MiB banks (seed 000 Tables 5-6 need NBANK up to 6).
+    let (base, _) = c.memory.controller_window("ddr3").unwrap();
+    let nvmm = &c.memory.regions["nvmm"];
+    let bank_bytes = (ctrl.capacity_bytes() / u128::from(ctrl.banks)) as u64;
+    assert_eq!(bank_bytes, 512 << 20);
+    assert_eq!((nvmm.base - base) / bank_bytes, 2);
+    assert_eq!(nvmm.size / bank_bytes, 6);
+    let n = nvmm.nvmm.as_ref().unwrap();
+    assert_eq!(n.method, Method::Proposed);
+    assert_eq!((n.trcd_ns, n.trp_ns, n.tras_ns), (1000.0, 1000.0, 7000.0));
+    assert_eq!(c.memory.region_at(0x8000_0000).unwrap().0, "dram");
+    assert_eq!(c.memory.region_at(0x1_7FFF_FFFF).unwrap().0, "nvmm");
+    assert!(c.memory.region_at(0x1_8000_0000).is_none());
+}
+
+#[test]
+fn zc706_matches_seed_001() {
+    let c = Config::load(Some("zc706"), &[]).unwrap();
+    assert_eq!(c.machine.harts, 2);
+    assert_eq!(c.machine.clock_hz, 667_000_000);
+    assert_eq!(c.cache.l1i.size_bytes, 32 * 1024);
+    assert!(c.cache.l2.enabled);
+    assert_eq!(c.cache.l2.size_bytes, 512 * 1024);
+    let dram = &c.memory.regions["dram"];
+    let nvmm = &c.memory.regions["nvmm"];
+    assert_ne!(dram.controller, nvmm.controller);
+    assert_eq!(nvmm.kind(), RegionKind::Nvmm);
+    assert_eq!(
+        c.memory.controllers[&nvmm.controller].row_buffer_bytes,
+        8192
+    );
+}
+
+#[test]
+fn show_round_trips() {
+    for name in Config::builtin_names() {
+        let c = Config::load(Some(name), &[]).unwrap();
+        let text = c.to_toml_string();
+        assert!(text.contains("base = 0x8000_0000"), "{text}");
+        assert_eq!(Config::from_toml_str(&text, &[]).unwrap(), c, "{text}");
+    }
+}
+
+#[test]
+fn key_values_lists_every_set_key() {
+    let c = Config::default();
+    let kv = c.key_values();
+    let keys: Vec<&str> = kv.iter().map(|(k, _)| k.as_str()).collect();
+    for k in [
+        "memory.nvmm.method",
+        "memory.nvmm.trcd_ns",
+        "memory.nvmm.trp_ns",
+        "memory.nvmm.tras_ns",
+        "memory.nvmm.coarse_read_ns",
+        "memory.nvmm.coarse_write_ns",
+        "machine.harts",
+        "memory.controllers.ddr3.refresh.trfc_ns",
+    ] {
+        assert!(keys.contains(&k), "{k} missing from {keys:?}");
+    }
+    assert!(!keys.contains(&"memory.dram.method"));
+    assert_eq!(
+        keys[..4],
+        [
+            "machine.name",
+            "machine.harts",
+            "machine.clock_hz",
+            "machine.isa"
+        ]
+    );
+    assert_eq!(c.get("machine.clock_hz").as_deref(), Some("50_000_000"));
+    assert_eq!(*keys.last().unwrap(), "cflush.allow_user");
+    assert_eq!(c.get("memory.nvmm.method").as_deref(), Some("\"proposed\""));
+    assert_eq!(c.get("memory.nvmm.base").as_deref(), Some("0xC000_0000"));
+    // Every listed key is accepted by --set with its own value.
+    let all: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    assert_eq!(Config::load(None, &all).unwrap(), c);
+}
+
+#[test]
+fn valid_keys_include_unset_optionals() {
+    let c = Config::load(None, &[]).unwrap();
+    let mut c2 = c.clone();
+    c2.memory.controllers.get_mut("ddr3").unwrap().tfaw_ns = None;
+    assert!(c2
+        .valid_keys()
+        .contains(&"memory.controllers.ddr3.tfaw_ns".to_string()));
+    let c3 = Config::from_toml_str(
+        &c2.to_toml_string(),
+        &sets(&["memory.controllers.ddr3.tfaw_ns=30"]),
+    )
+    .unwrap();
+    assert_eq!(c3, c);
+}
+
+/// docs/config.md documents every key (with NAME for map entries).
+#[test]
+fn docs_cover_every_key() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/config.md"))
+            .unwrap();
+    for k in Config::default().valid_keys() {
+        let templ = k
+            .replace("memory.controllers.ddr3.", "memory.controllers.NAME.")
+            .replace("memory.dram.", "memory.NAME.")
+            .replace("memory.nvmm.", "memory.NAME.");
+        assert!(
+            doc.contains(&format!("`{templ}`")),
+            "docs/config.md lacks `{templ}`"
+        );
+    }
+}
+
+// ---------------------------------------------------------------- loading
+
+#[test]
+fn partial_file_takes_defaults() {
+    let c = Config::from_toml_str("[machine]\nharts = 2\n", &[]).unwrap();
+    let mut want = Config::default();
+    want.machine.harts = 2;
+    assert_eq!(c, want);
+    assert_eq!(Config::from_toml_str("", &[]).unwrap(), Config::default());
+}
+
+#[test]
+fn file_regions_replace_default_regions() {
+    let text = r#"
+        [memory.main]
+        base = 0x8000_0000
+        size = 0x1000_0000
+        kind = "dram"
+        controller = "ddr3"
+    "#;
+    let c = Config::from_toml_str(text, &sets(&["user.heap=dram"])).unwrap();
+    assert_eq!(c.memory.regions.keys().collect::<Vec<_>>(), ["main"]);
+    assert!(c.memory.controllers.contains_key("ddr3"));
+    c.validate().unwrap();
+
+    // A region without base is reported with the rule that explains why.
+    let e = Config::from_toml_str("[memory.nvmm]\nmethod = \"fine\"\n", &[]).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("memory.nvmm.base"), "{msg}");
+    assert!(
+        msg.contains("replaces all of the default machine's regions"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn file_controller_takes_controller_defaults() {
+    let text = r#"
+        [memory.dram]
+        base = 0x8000_0000
+        size = 0x4000_0000
+        kind = "dram"
+        controller = "mc"
+
+        [memory.controllers.mc]
+        trcd_ns = 15.0
+    "#;
+    let c = Config::from_toml_str(text, &[]).unwrap();
+    let mc = &c.memory.controllers["mc"];
+    assert_eq!(mc.trcd_ns, 15.0);
+    assert_eq!(mc.tcl_ns, Controller::default().tcl_ns);
+    assert!(mc.refresh.is_none());
+    assert_eq!(c.memory.controllers.len(), 1);
+}
+
+#[test]
+fn file_path_is_read_from_disk() {
+    let dir = std::env::temp_dir().join(format!("rvnvmm-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mine.toml");
+    std::fs::write(&path, "[machine]\nname = \"mine\"\n").unwrap();
+    let c = Config::load(Some(path.to_str().unwrap()), &[]).unwrap();
+    assert_eq!(c.machine.name, "mine");
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    let e = Config::load(Some("/nonexistent/x.toml"), &[]).unwrap_err();
+    assert!(matches!(e, ConfigError::Io { .. }), "{e}");
+    assert!(e.to_string().contains("/nonexistent/x.toml"));
+}
+
+#[test]
+fn unknown_machine_lists_builtins() {
+    let e = Config::load(Some("freedom"), &[]).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, ConfigError::UnknownMachine { .. }));
+    assert!(msg.contains("freedom-u500, zc706"), "{msg}");
+    assert!(msg.contains("pass a path"), "{msg}");
+}
+
+#[test]
+fn syntax_error_is_reported() {
+    let e = Config::from_toml_str("[machine\nharts = 2", &[]).unwrap_err();
+    assert!(matches!(e, ConfigError::Syntax { .. }), "{e}");
+}
+
+// ---------------------------------------------------------------- unknown keys
+
+#[test]
+fn unknown_key_in_file_names_nearest() {
+    let e = Config::from_toml_str("[machine]\nhart = 2\n", &[]).unwrap_err();
+    match &e {
+        ConfigError::UnknownKey {
+            key, suggestion, ..
+        } => {
+            assert_eq!(key, "machine.hart");
+            assert_eq!(suggestion.as_deref(), Some("machine.harts"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "unknown config key 'machine.hart' (did you mean 'machine.harts'?) in config text"
+    );
+
+    // Inside a region, and a misspelt section.
+    let text = Config::default()
+        .to_toml_string()
+        .replace("trcd_ns = 1000.0", "trcd = 1000.0");
+    let e = Config::from_toml_str(&text, &[]).unwrap_err();
+    assert!(
+        e.to_string().starts_with(
+            "unknown config key 'memory.nvmm.trcd' (did you mean 'memory.nvmm.trcd_ns'?)"
+        ),
+        "{e}"
+    );
+    let e = Config::from_toml_str("[cahce.l1d]\nways = 8\n", &[]).unwrap_err();
+    assert!(
+        e.to_string().contains("(did you mean 'cache.l1d.ways'?)"),
+        "{e}"
+    );
+    let e = Config::from_toml_str("[memory.controllers.ddr3]\ntrcd = 1\n", &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("(did you mean 'memory.controllers.ddr3.trcd_ns'?)"),
+        "{e}"
+    );
+    let e = Config::from_toml_str("frobnicate = 1\n", &[]).unwrap_err();
+    assert!(e.to_string().contains("see docs/config.md"), "{e}");
+}
+
+#[test]
+fn unknown_key_in_set_names_nearest() {
+    let e = load_with(&["memory.nvmm.trcd=1000"]).unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with(
+            "unknown config key 'memory.nvmm.trcd' (did you mean 'memory.nvmm.trcd_ns'?)"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("--set 'memory.nvmm.trcd=1000'"), "{msg}");
+
+    // A misspelt region name: the region set depends on the loaded machine.
+    let e = load_with(&["memory.nvm.tras_ns=7000"]).unwrap_err();
+    assert!(msg_has(&e, "(did you mean 'memory.nvmm.tras_ns'?)"), "{e}");
+    let e = Config::load(Some("zc706"), &sets(&["memory.controllers.ddr3.tcl_ns=15"])).unwrap_err();
+    assert!(
+        msg_has(&e, "(did you mean 'memory.controllers.ps-ddr3.tcl_ns'?)")
+            || msg_has(&e, "(did you mean 'memory.controllers.pl-ddr3.tcl_ns'?)"),
+        "{e}"
+    );
+    // A key given without its section.
+    let e = load_with(&["harts=2"]).unwrap_err();
+    assert!(msg_has(&e, "(did you mean 'machine.harts'?)"), "{e}");
+}
+
+fn msg_has(e: &ConfigError, s: &str) -> bool {
+    e.to_string().contains(s)
+}
+
+#[test]
+fn nvmm_keys_rejected_on_dram_region() {
+    let e = load_with(&["memory.dram.trcd_ns=1000"]).unwrap_err();
+    assert!(msg_has(&e, "applies only to NVMM regions"), "{e}");
+    let text = Config::default().to_toml_string().replace(
+        "controller = \"ddr3\"\n\n[memory.nvmm]",
+        "controller = \"ddr3\"\nmethod = \"fine\"\n\n[memory.nvmm]",
+    );
+    let e = Config::from_toml_str(&text, &[]).unwrap_err();
+    assert!(msg_has(&e, "memory.dram.method"), "{e}");
+    assert!(msg_has(&e, "applies only to NVMM regions"), "{e}");
+}
+
+#[test]
+fn bad_set_syntax() {
+    let e = load_with(&["machine.harts"]).unwrap_err();
+    assert!(matches!(e, ConfigError::Override { .. }), "{e}");
+    assert!(msg_has(&e, "expected KEY=VALUE"), "{e}");
+    let e = load_with(&["memory.nvmm=3"]).unwrap_err();
+    assert!(msg_has(&e, "is a section"), "{e}");
+    let e = load_with(&["=3"]).unwrap_err();
+    assert!(msg_has(&e, "the key is empty"), "{e}");
+}
+
+// ---------------------------------------------------------------- types
+
+#[test]
+fn bad_type_names_key_and_expected_type() {
+    let e = Config::from_toml_str("[machine]\nharts = \"four\"\n", &[]).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "config key 'machine.harts' expects a non-negative integer, but config text gives a string (\"four\")"
+    );
+    let e = load_with(&["machine.harts=four"]).unwrap_err();
+    assert!(matches!(e, ConfigError::Type { .. }), "{e}");
+    let e = load_with(&["machine.harts=-1"]).unwrap_err();
+    assert!(msg_has(&e, "non-negative integer"), "{e}");
+    let e = load_with(&["cflush.allow_user=1"]).unwrap_err();
+    assert!(msg_has(&e, "expects true or false"), "{e}");
+    let e = load_with(&["memory.nvmm.trcd_ns=fast"]).unwrap_err();
+    assert!(msg_has(&e, "'memory.nvmm.trcd_ns' expects a number"), "{e}");
+    let e = Config::from_toml_str("machine = 3\n", &[]).unwrap_err();
+    assert!(msg_has(&e, "expects a table ([machine])"), "{e}");
+    // Out of range for the field's integer type: reported by serde, with the key.
+    let e = load_with(&["machine.harts=5000000000"]).unwrap_err();
+    match &e {
+        ConfigError::Value { key, origin, .. } => {
+            assert_eq!(key, "machine.harts", "{e}");
+            assert_eq!(*origin, Origin::Set("machine.harts=5000000000".into()));
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn bad_enum_value_suggests() {
+    let e = load_with(&["memory.nvmm.method=fien"]).unwrap_err();
+    let msg = e.to_string();
+    assert!(msg.contains("memory.nvmm.method"), "{msg}");
+    assert!(
+        msg.contains(
+            "\"fien\" is not one of \"coarse\", \"fine\", \"proposed\" (did you mean \"fine\"?)"
+        ),
+        "{msg}"
+    );
+    let e = load_with(&["memory.controllers.ddr3.mapping=bank-rwo-column"]).unwrap_err();
+    assert!(msg_has(&e, "unknown field 'rwo'"), "{e}");
+}
+
+// ---------------------------------------------------------------- --set
+
+#[test]
+fn set_each_nvmm_key() {
+    let nvmm = |c: &Config| c.memory.regions["nvmm"].nvmm.clone().unwrap();
+    for (m, want) in [
+        ("coarse", Method::Coarse),
+        ("fine", Method::Fine),
+        ("proposed", Method::Proposed),
+        ("\"fine\"", Method::Fine),
+    ] {
+        let c = load_with(&[&format!("memory.nvmm.method={m}")]).unwrap();
+        assert_eq!(nvmm(&c).method, want);
+    }
+    let c = load_with(&[
+        "memory.nvmm.trcd_ns=500",
+        "memory.nvmm.trp_ns=1500.5",
+        "memory.nvmm.tras_ns = 9000",
+        "memory.nvmm.coarse_read_ns=250",
+        "memory.nvmm.coarse_write_ns=2_000",
+    ])
+    .unwrap();
+    let n = nvmm(&c);
+    assert_eq!(n.trcd_ns, 500.0);
+    assert_eq!(n.trp_ns, 1500.5);
+    assert_eq!(n.tras_ns, 9000.0);
+    assert_eq!(n.coarse_read_ns, 250.0);
+    assert_eq!(n.coarse_write_ns, 2000.0);
+    assert!(c.validate().unwrap().is_empty());
+}
+
+#[test]
+fn set_other_kinds_of_value() {
+    let c = load_with(&[
+        "memory.nvmm.base=0xC000_0000",
+        "machine.name=my machine",
+        "machine.isa=rv64gc",
+        "cflush.allow_user=false",
+        "cache.l2.enabled=true",
+        "memory.controllers.ddr3.mapping=row:14-bank-row:2-column",
+        "memory.controllers.ddr3.refresh.trfc_ns=350",
+        "machine.harts=1",
+        "machine.harts=2",
+    ])
+    .unwrap();
+    assert_eq!(c.machine.name, "my machine");
+    assert_eq!(c.machine.isa, "rv64gc");
+    assert_eq!(c.machine.harts, 2, "later --set wins");
+    assert!(!c.cflush.allow_user);
+    assert!(c.cache.l2.enabled);
+    let ddr3 = &c.memory.controllers["ddr3"];
+    assert_eq!(
+        ddr3.mapping,
+        AddressMapping::Custom("row:14-bank-row:2-column".into())
+    );
+    assert_eq!(ddr3.refresh.as_ref().unwrap().trfc_ns, 350.0);
+    c.validate().unwrap();
+}
+
+#[test]
+fn set_region_kind_switches_nvmm_keys() {
+    let c = load_with(&["memory.dram.kind=nvmm", "memory.dram.method=coarse"]).unwrap();
+    let r = &c.memory.regions["dram"];
+    assert_eq!(r.kind(), RegionKind::Nvmm);
+    assert_eq!(r.nvmm.as_ref().unwrap().method, Method::Coarse);
+    let e = load_with(&["memory.nvmm.kind=dram"]).unwrap_err();
+    assert!(msg_has(&e, "applies only to NVMM regions"), "{e}");
+}
+
+// ---------------------------------------------------------------- validation
+
+#[test]
+fn overlap_is_an_error() {
+    let c = load_with(&["memory.nvmm.base=0xB000_0000"]).unwrap();
+    assert!(has_problem(&c, "memory.nvmm", "overlaps memory.dram"));
+}
+
+#[test]
+fn zero_latency_is_an_error() {
+    let c = load_with(&["memory.nvmm.trcd_ns=0"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "memory.nvmm.trcd_ns",
+        "positive number of ns"
+    ));
+    let c = load_with(&["memory.controllers.ddr3.tcl_ns=0"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.tcl_ns",
+        "positive"
+    ));
+    let c = load_with(&["memory.nvmm.coarse_read_ns=-5"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "memory.nvmm.coarse_read_ns",
+        "0 or a positive"
+    ));
+    let c = load_with(&["memory.nvmm.size=0"]).unwrap();
+    assert!(has_problem(&c, "memory.nvmm.size", "positive"));
+    let c = load_with(&["cache.l1d.hit_latency_cycles=0"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "cache.l1d.hit_latency_cycles",
+        "at least 1"
+    ));
+    // Zero coarse delays and bus latencies are legal.
+    let c = load_with(&["memory.nvmm.coarse_read_ns=0", "bus.request_latency_ns=0"]).unwrap();
+    c.validate().unwrap();
+}
+
+#[test]
+fn tras_above_ddr3_max_warns() {
+    let c = load_with(&["memory.nvmm.tras_ns=80000"]).unwrap();
+    let w = c.validate().unwrap();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0].key, "memory.nvmm.tras_ns");
+    assert!(w[0].message.contains("70200"), "{}", w[0]);
+    let c = load_with(&["memory.nvmm.tras_ns=70200"]).unwrap();
+    assert!(c.validate().unwrap().is_empty());
+}
+
+#[test]
+fn zero_harts_is_an_error() {
+    let c = load_with(&["machine.harts=0"]).unwrap();
+    assert!(has_problem(&c, "machine.harts", "at least 1"));
+}
+
+#[test]
+fn missing_controller_is_an_error() {
+    let c = load_with(&["memory.nvmm.controller=ddr4"]).unwrap();
+    assert!(has_problem(&c, "memory.nvmm.controller", "not defined"));
+    let msg = c.validate().unwrap_err().to_string();
+    assert!(msg.contains("[memory.controllers.ddr4]"), "{msg}");
+}
+
+#[test]
+fn heap_on_nvmm_needs_nvmm_region() {
+    let c = load_with(&["user.heap=nvmm"]).unwrap();
+    c.validate().unwrap();
+    let c = load_with(&["user.heap=nvmm", "memory.nvmm.kind=dram"]);
+    // kind=dram on a region that still has NVMM keys is refused at load...
+    assert!(c.is_err());
+    // ...so build the DRAM-only machine from text.
+    let text = r#"
+        [user]
+        heap = "nvmm"
+        [memory.dram]
+        base = 0x8000_0000
+        size = 0x4000_0000
+        kind = "dram"
+        controller = "ddr3"
+    "#;
+    let c = Config::from_toml_str(text, &[]).unwrap();
+    assert!(has_problem(
+        &c,
+        "user.heap",
+        "no region has kind = \"nvmm\""
+    ));
+}
+
+#[test]
+fn geometry_problems() {
+    let c = load_with(&["memory.controllers.ddr3.banks=6"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.banks",
+        "power of two"
+    ));
+    let c = load_with(&["memory.controllers.ddr3.rows=32768"]).unwrap();
+    assert!(has_problem(&c, "memory.controllers.ddr3", "capacity"));
+    let c = load_with(&["memory.controllers.ddr3.mapping=bank:2-row-column"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.mapping",
+        "add up to 2 bits"
+    ));
+    let c = load_with(&["cache.l1d.size_bytes=12288"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "cache.l1d.size_bytes",
+        "power-of-two number of sets"
+    ));
+    let c = load_with(&["memory.nvmm.base=0xC000_0800"]).unwrap();
+    assert!(has_problem(&c, "memory.nvmm", "multiples of 4 KiB"));
+}
+
+#[test]
+fn all_problems_are_listed() {
+    let c = load_with(&["machine.harts=0", "memory.nvmm.trcd_ns=0"]).unwrap();
+    let e = c.validate().unwrap_err();
+    assert_eq!(problems(&c).len(), 2);
+    let msg = e.to_string();
+    assert!(
+        msg.starts_with("invalid configuration (2 problems):"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("\n  - machine.harts: must be at least 1"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn enum_names_match_serde() {
+    fn check<T>(names: &[&str])
+    where
+        T: serde::de::DeserializeOwned + serde::Serialize + std::fmt::Debug,
+    {
+        for n in names {
+            let v: T = toml::Value::String(n.to_string()).try_into().unwrap();
+            assert_eq!(toml::Value::try_from(&v).unwrap().as_str(), Some(*n));
+        }
+    }
+    check::<RegionKind>(RegionKind::NAMES);
+    check::<Method>(Method::NAMES);
+    check::<Replacement>(Replacement::NAMES);
+    check::<Scheduler>(Scheduler::NAMES);
+}

@@ -1,0 +1,364 @@
+//! Semantic checks: what the schema alone cannot say.
+
+use crate::schema::hex;
+use crate::{CacheLevel, Config, ConfigError, Controller, Problem, RegionKind, Warning};
+
+/// DDR3's maximum tRAS (9 × tREFI), seed 000 Table 1.
+pub const DDR3_TRAS_MAX_NS: f64 = 70_200.0;
+
+/// Regions must be page aligned (the MMU, device tree and user-mode kernel
+/// all work in 4 KiB pages).
+const PAGE: u64 = 4096;
+
+#[derive(Default)]
+struct Checker {
+    problems: Vec<Problem>,
+    warnings: Vec<Warning>,
+}
+
+impl Checker {
+    fn error(&mut self, key: impl Into<String>, message: impl Into<String>) {
+        self.problems.push(Problem {
+            key: key.into(),
+            message: message.into(),
+        });
+    }
+
+    fn warn(&mut self, key: impl Into<String>, message: impl Into<String>) {
+        self.warnings.push(Warning {
+            key: key.into(),
+            message: message.into(),
+        });
+    }
+
+    /// A time that must be > 0.
+    fn positive_ns(&mut self, key: &str, v: f64) {
+        if !(v.is_finite() && v > 0.0) {
+            self.error(
+                key,
+                format!("must be a positive number of ns, got {v}; give the latency in ns"),
+            );
+        }
+    }
+
+    /// A time that may be 0 (no added delay).
+    fn non_negative_ns(&mut self, key: &str, v: f64) {
+        if !(v.is_finite() && v >= 0.0) {
+            self.error(
+                key,
+                format!("must be 0 or a positive number of ns, got {v}"),
+            );
+        }
+    }
+
+    /// A count or size that must be > 0.
+    fn positive(&mut self, key: &str, v: u64, what: &str) {
+        if v == 0 {
+            self.error(key, format!("must be at least 1 {what}, got 0"));
+        }
+    }
+
+    fn power_of_two(&mut self, key: &str, v: u64) {
+        if !v.is_power_of_two() {
+            self.error(key, format!("must be a power of two, got {v}"));
+        }
+    }
+
+    fn tras(&mut self, key: &str, v: f64) {
+        if v > DDR3_TRAS_MAX_NS {
+            self.warn(
+                key,
+                format!(
+                    "{v} ns is above DDR3's tRAS maximum of {DDR3_TRAS_MAX_NS} ns (9 x tREFI): DDR3 hardware such as the FPGA emulators cannot hold a row open that long, so results cannot be checked against one; the emulator runs it anyway"
+                ),
+            );
+        }
+    }
+}
+
+impl Config {
+    /// Checks what the schema cannot: sizes and latencies, overlapping
+    /// regions, references to controllers, the heap's placement, address
+    /// mappings against geometry.
+    ///
+    /// Returns the warnings (legal but suspicious settings, e.g. tRAS above
+    /// DDR3's 70200 ns maximum) or [`ConfigError::Invalid`] listing every
+    /// problem found.
+    pub fn validate(&self) -> Result<Vec<Warning>, ConfigError> {
+        let mut c = Checker::default();
+        self.check_machine(&mut c);
+        for (name, level) in [
+            ("l1i", &self.cache.l1i),
+            ("l1d", &self.cache.l1d),
+            ("l2", &self.cache.l2),
+        ] {
+            check_cache(&mut c, &format!("cache.{name}"), level);
+        }
+        c.non_negative_ns("bus.request_latency_ns", self.bus.request_latency_ns);
+        c.non_negative_ns("bus.response_latency_ns", self.bus.response_latency_ns);
+        self.check_regions(&mut c);
+        for (name, ctrl) in &self.memory.controllers {
+            self.check_controller(&mut c, name, ctrl);
+        }
+        self.check_user(&mut c);
+        if c.problems.is_empty() {
+            Ok(c.warnings)
+        } else {
+            Err(ConfigError::Invalid {
+                problems: c.problems,
+            })
+        }
+    }
+
+    fn check_machine(&self, c: &mut Checker) {
+        if self.machine.harts == 0 {
+            c.error("machine.harts", "must be at least 1 (the number of cores)");
+        }
+        if self.machine.clock_hz == 0 {
+            c.error(
+                "machine.clock_hz",
+                "must be positive (the guest core clock in Hz, e.g. 50000000)",
+            );
+        }
+        let core = &self.core;
+        for (key, v) in [
+            ("core.alu", core.alu),
+            ("core.mul", core.mul),
+            ("core.div", core.div),
+            ("core.fpu", core.fpu),
+            ("core.fdiv", core.fdiv),
+        ] {
+            c.positive(key, v.into(), "cycle");
+        }
+    }
+
+    fn check_regions(&self, c: &mut Checker) {
+        let mem = &self.memory;
+        if mem.regions.is_empty() {
+            c.error(
+                "memory",
+                "defines no region; add e.g. [memory.dram] with base, size, kind and controller",
+            );
+        }
+        for (name, r) in &mem.regions {
+            let key = format!("memory.{name}");
+            if r.size == 0 {
+                c.error(format!("{key}.size"), "must be positive (bytes)");
+            }
+            if r.base.checked_add(r.size).is_none() {
+                c.error(
+                    format!("{key}.size"),
+                    "base + size passes the end of the 64-bit address space",
+                );
+            }
+            if !r.base.is_multiple_of(PAGE) || !r.size.is_multiple_of(PAGE) {
+                c.error(
+                    &key,
+                    format!(
+                        "base {} and size {} must be multiples of 4 KiB",
+                        hex(r.base),
+                        hex(r.size)
+                    ),
+                );
+            }
+            if !mem.controllers.contains_key(&r.controller) {
+                let known: Vec<&str> = mem.controllers.keys().map(String::as_str).collect();
+                c.error(
+                    format!("{key}.controller"),
+                    format!(
+                        "names controller '{}', which is not defined; define [memory.controllers.{}] or use one of: {}",
+                        r.controller,
+                        r.controller,
+                        if known.is_empty() { "(none defined)".to_string() } else { known.join(", ") }
+                    ),
+                );
+            }
+            if let Some(n) = &r.nvmm {
+                c.positive_ns(&format!("{key}.trcd_ns"), n.trcd_ns);
+                c.positive_ns(&format!("{key}.trp_ns"), n.trp_ns);
+                c.positive_ns(&format!("{key}.tras_ns"), n.tras_ns);
+                c.non_negative_ns(&format!("{key}.coarse_read_ns"), n.coarse_read_ns);
+                c.non_negative_ns(&format!("{key}.coarse_write_ns"), n.coarse_write_ns);
+                c.tras(&format!("{key}.tras_ns"), n.tras_ns);
+                if let Some(ctrl) = mem.controllers.get(&r.controller) {
+                    for (k, nv, dv) in [
+                        ("trcd_ns", n.trcd_ns, ctrl.trcd_ns),
+                        ("trp_ns", n.trp_ns, ctrl.trp_ns),
+                        ("tras_ns", n.tras_ns, ctrl.tras_ns),
+                    ] {
+                        if nv < dv {
+                            c.warn(
+                                format!("{key}.{k}"),
+                                format!(
+                                    "{nv} ns is below the DRAM value {dv} of controller '{}': this NVMM would be faster than DRAM",
+                                    r.controller
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        let mut sorted: Vec<(&String, &crate::Region)> = mem.regions.iter().collect();
+        sorted.sort_by_key(|(_, r)| r.base);
+        for (i, (an, a)) in sorted.iter().enumerate() {
+            for (bn, b) in &sorted[i + 1..] {
+                if b.base < a.end() && a.base < b.end() {
+                    c.error(
+                        format!("memory.{bn}"),
+                        format!(
+                            "[{}, {}) overlaps memory.{an} [{}, {}); move one base or shrink a size",
+                            hex(b.base),
+                            hex(b.end()),
+                            hex(a.base),
+                            hex(a.end())
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_controller(&self, c: &mut Checker, name: &str, ctrl: &Controller) {
+        let key = format!("memory.controllers.{name}");
+        let k = |s: &str| format!("{key}.{s}");
+        if !(ctrl.clock_mhz.is_finite() && ctrl.clock_mhz > 0.0) {
+            c.error(
+                k("clock_mhz"),
+                format!(
+                    "must be a positive frequency in MHz, got {}",
+                    ctrl.clock_mhz
+                ),
+            );
+        }
+        for (field, v) in [
+            ("tck_ns", ctrl.tck_ns),
+            ("tcl_ns", ctrl.tcl_ns),
+            ("tcwl_ns", ctrl.tcwl_ns),
+            ("tburst_ns", ctrl.tburst_ns),
+            ("trcd_ns", ctrl.trcd_ns),
+            ("trp_ns", ctrl.trp_ns),
+            ("tras_ns", ctrl.tras_ns),
+            ("trtp_ns", ctrl.trtp_ns),
+            ("twr_ns", ctrl.twr_ns),
+            ("tccd_ns", ctrl.tccd_ns),
+            ("trrd_ns", ctrl.trrd_ns),
+        ] {
+            c.positive_ns(&k(field), v);
+        }
+        if let Some(v) = ctrl.tfaw_ns {
+            c.positive_ns(&k("tfaw_ns"), v);
+        }
+        c.tras(&k("tras_ns"), ctrl.tras_ns);
+        if let Some(r) = &ctrl.refresh {
+            c.positive_ns(&k("refresh.trefi_ns"), r.trefi_ns);
+            c.positive_ns(&k("refresh.trfc_ns"), r.trfc_ns);
+            if r.trfc_ns >= r.trefi_ns {
+                c.error(
+                    k("refresh.trfc_ns"),
+                    format!(
+                        "{} ns leaves no time between refreshes (trefi_ns is {}); tRFC must be shorter than tREFI",
+                        r.trfc_ns, r.trefi_ns
+                    ),
+                );
+            }
+        }
+        for (field, v) in [
+            ("ranks", u64::from(ctrl.ranks)),
+            ("banks", u64::from(ctrl.banks)),
+            ("rows", ctrl.rows),
+            ("columns", ctrl.columns),
+            ("row_buffer_bytes", ctrl.row_buffer_bytes),
+        ] {
+            c.power_of_two(&k(field), v);
+        }
+        if ctrl.columns > 0 && !ctrl.row_buffer_bytes.is_multiple_of(ctrl.columns) {
+            c.error(
+                k("columns"),
+                format!(
+                    "row_buffer_bytes ({}) must be a multiple of columns ({}): their ratio is the bus width in bytes",
+                    ctrl.row_buffer_bytes, ctrl.columns
+                ),
+            );
+        } else if let Err(e) = ctrl.address_layout() {
+            c.error(k("mapping"), e);
+        }
+        c.positive(&k("read_queue"), ctrl.read_queue.into(), "entry");
+        c.positive(&k("write_queue"), ctrl.write_queue.into(), "entry");
+        match self.memory.controller_window(name) {
+            None => c.warn(&key, "no region uses this controller"),
+            Some((base, span)) => {
+                if u128::from(span) > ctrl.capacity_bytes() {
+                    c.error(
+                        &key,
+                        format!(
+                            "its regions span {} bytes from {}, more than its capacity of {} bytes (ranks × banks × rows × row_buffer_bytes); grow the geometry or shrink the regions",
+                            hex(span),
+                            hex(base),
+                            ctrl.capacity_bytes()
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    fn check_user(&self, c: &mut Checker) {
+        let heap = self.user.heap;
+        if self.memory.regions_of_kind(heap).next().is_none() {
+            c.error(
+                "user.heap",
+                format!(
+                    "is \"{heap}\", but no region has kind = \"{heap}\"; add one or set user.heap = \"{}\"",
+                    match heap {
+                        RegionKind::Dram => RegionKind::Nvmm,
+                        RegionKind::Nvmm => RegionKind::Dram,
+                    }
+                ),
+            );
+        }
+        if self.user.stack_size == 0 || !self.user.stack_size.is_multiple_of(PAGE) {
+            c.error(
+                "user.stack_size",
+                format!(
+                    "must be a positive multiple of 4 KiB, got {}",
+                    self.user.stack_size
+                ),
+            );
+        }
+        if !self.user.mmap_base.is_multiple_of(PAGE) {
+            c.error(
+                "user.mmap_base",
+                format!("must be 4 KiB aligned, got {}", hex(self.user.mmap_base)),
+            );
+        }
+    }
+}
+
+fn check_cache(c: &mut Checker, key: &str, l: &CacheLevel) {
+    if !l.enabled {
+        return;
+    }
+    let k = |s: &str| format!("{key}.{s}");
+    c.positive(&k("size_bytes"), l.size_bytes, "byte");
+    c.positive(&k("ways"), l.ways.into(), "way");
+    c.positive(
+        &k("hit_latency_cycles"),
+        l.hit_latency_cycles.into(),
+        "cycle",
+    );
+    c.power_of_two(&k("line_bytes"), l.line_bytes.into());
+    let way_bytes = u64::from(l.ways) * u64::from(l.line_bytes);
+    if way_bytes > 0
+        && l.size_bytes > 0
+        && (!l.size_bytes.is_multiple_of(way_bytes) || !l.sets().is_power_of_two())
+    {
+        c.error(
+            k("size_bytes"),
+            format!(
+                "{} bytes is not a power-of-two number of sets of {} ways x {} bytes",
+                l.size_bytes, l.ways, l.line_bytes
+            ),
+        );
+    }
+}

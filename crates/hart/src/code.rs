@@ -1,0 +1,139 @@
+//! The decoded-block cache shared by the harts of one address space.
+//!
+//! A block is a run of decoded instructions from one virtual page that ends
+//! at the first control transfer, system instruction or page end. Blocks are
+//! keyed by virtual PC. Physical pages that hold decoded code are remembered
+//! so the harts never cache them in their write TLBs: every store to such a
+//! page takes the slow path, which asks for the cache to be flushed (QEMU's
+//! approach to self-modifying code). `fence.i` flushes it too.
+
+use rvnvmm_isa::Insn;
+use std::collections::{HashMap, HashSet};
+
+/// Most instructions in one block.
+pub const MAX_BLOCK_INSNS: usize = 64;
+const FAST_ENTRIES: usize = 4096;
+
+/// A decoded basic block.
+#[derive(Debug)]
+pub struct Block {
+    /// Virtual address of the first instruction.
+    pub pc: u64,
+    /// The decoded instructions, in order.
+    pub insns: Box<[Insn]>,
+}
+
+/// Physical pages holding decoded code, and whether a flush is owed.
+#[derive(Debug, Default)]
+pub struct CodePages {
+    pages: HashSet<u64>,
+    /// Set when code was modified or `fence.i` ran: the cache is flushed
+    /// before the next block is looked up.
+    pub flush_pending: bool,
+    /// Bumped whenever a page becomes a code page; a hart whose write TLB was
+    /// filled under an older generation flushes it before running.
+    pub generation: u64,
+}
+
+impl CodePages {
+    /// Whether physical page `ppage` (page-aligned address) holds decoded code.
+    #[inline]
+    pub fn contains(&self, ppage: u64) -> bool {
+        !self.pages.is_empty() && self.pages.contains(&ppage)
+    }
+
+    /// A store reached code page `ppage`: drop all decoded code.
+    pub fn code_written(&mut self, ppage: u64) {
+        if self.pages.contains(&ppage) {
+            self.flush_pending = true;
+        }
+    }
+
+    fn mark(&mut self, ppage: u64) -> bool {
+        let new = self.pages.insert(ppage);
+        if new {
+            self.generation += 1;
+        }
+        new
+    }
+}
+
+/// The cache itself.
+pub struct CodeCache {
+    blocks: Vec<Block>,
+    map: HashMap<u64, u32>,
+    fast: Box<[(u64, u32)]>,
+    /// Code-page tracking (a separate field so it can be borrowed mutably
+    /// while a block is executing).
+    pub pages: CodePages,
+    /// Blocks decoded since creation (statistics).
+    pub blocks_decoded: u64,
+    /// Whole-cache flushes since creation (statistics).
+    pub flushes: u64,
+}
+
+impl Default for CodeCache {
+    fn default() -> Self {
+        CodeCache {
+            blocks: Vec::new(),
+            map: HashMap::new(),
+            fast: vec![(u64::MAX, 0); FAST_ENTRIES].into_boxed_slice(),
+            pages: CodePages::default(),
+            blocks_decoded: 0,
+            flushes: 0,
+        }
+    }
+}
+
+impl CodeCache {
+    /// The block starting at `pc`, if decoded.
+    #[inline(always)]
+    pub fn lookup(&mut self, pc: u64) -> Option<u32> {
+        let slot = ((pc >> 1) as usize) & (FAST_ENTRIES - 1);
+        let (tag, idx) = self.fast[slot];
+        if tag == pc {
+            return Some(idx);
+        }
+        let idx = *self.map.get(&pc)?;
+        self.fast[slot] = (pc, idx);
+        Some(idx)
+    }
+
+    /// The block with index `idx` (from [`lookup`](Self::lookup) or [`insert`](Self::insert)).
+    #[inline(always)]
+    pub fn block(&self, idx: u32) -> &Block {
+        &self.blocks[idx as usize]
+    }
+
+    /// Adds a block decoded from physical page `ppage`; returns its index and
+    /// whether the page newly became a code page.
+    pub fn insert(&mut self, block: Block, ppage: u64) -> (u32, bool) {
+        let idx = self.blocks.len() as u32;
+        let pc = block.pc;
+        self.blocks.push(block);
+        self.map.insert(pc, idx);
+        let slot = ((pc >> 1) as usize) & (FAST_ENTRIES - 1);
+        self.fast[slot] = (pc, idx);
+        self.blocks_decoded += 1;
+        let new_page = self.pages.mark(ppage);
+        (idx, new_page)
+    }
+
+    /// Drops every block (the code pages are forgotten too).
+    pub fn flush(&mut self) {
+        self.blocks.clear();
+        self.map.clear();
+        self.fast.fill((u64::MAX, 0));
+        self.pages.pages.clear();
+        self.pages.flush_pending = false;
+        self.flushes += 1;
+    }
+
+    /// Flushes if a flush is owed.
+    #[inline(always)]
+    pub fn settle(&mut self) {
+        if self.pages.flush_pending {
+            self.flush();
+        }
+    }
+}

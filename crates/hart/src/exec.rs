@@ -1,0 +1,367 @@
+//! The interpreter: executes one decoded block.
+
+use crate::memory::{read_host, write_le};
+use crate::{Env, Exit, Hart, Priv, Trap};
+use rvnvmm_isa::{Insn, Op};
+use rvnvmm_mem::sv39::Access;
+
+impl Hart {
+    /// Executes block `idx`. Returns `None` when the block ran to its end (the
+    /// PC now names the next block), or the exit that stopped it.
+    #[inline(never)]
+    pub(crate) fn exec_block(&mut self, env: &mut Env<'_>, idx: u32) -> Option<Exit> {
+        // The block stays alive while it runs: the cache is only flushed by
+        // `settle`, between blocks. Clone the slice pointer out so `env` can
+        // be borrowed mutably by loads and stores.
+        let block = env.code.block(idx);
+        let insns: *const [Insn] = &*block.insns;
+        // SAFETY: blocks are never freed or moved while a block executes: the
+        // arena only grows in `decode_block` and is cleared in `settle`, and
+        // neither is reachable from inside this function.
+        let insns = unsafe { &*insns };
+        let mut pc = self.pc;
+        for (i, ins) in insns.iter().enumerate() {
+            if self.trace {
+                eprintln!(
+                    "{} {:016x} {}",
+                    self.hart_id,
+                    pc,
+                    rvnvmm_isa::disasm(ins, pc)
+                );
+            }
+            match self.step(env, ins, pc, i as u64) {
+                Ok(Flow::Next) => {
+                    pc = pc.wrapping_add(ins.len as u64);
+                    if self.stop_block {
+                        self.stop_block = false;
+                        self.retire(i as u64 + 1);
+                        self.pc = pc;
+                        return None;
+                    }
+                }
+                Ok(Flow::Jump(target)) => {
+                    self.retire(i as u64 + 1);
+                    self.pc = target;
+                    return None;
+                }
+                Ok(Flow::Exit(exit)) => {
+                    // ecall, wfi: the instruction counts as executed.
+                    self.retire(i as u64 + 1);
+                    self.pc = if exit == Exit::Wfi {
+                        pc + ins.len as u64
+                    } else {
+                        pc
+                    };
+                    return Some(exit);
+                }
+                Err(trap) => {
+                    self.retire(i as u64);
+                    self.pc = pc;
+                    self.stop_block = false;
+                    return Some(Exit::Trap(trap));
+                }
+            }
+        }
+        self.retire(insns.len() as u64);
+        self.pc = pc;
+        None
+    }
+
+    #[inline(always)]
+    fn retire(&mut self, n: u64) {
+        self.instret += n;
+        self.cycles += n;
+    }
+
+    #[inline(always)]
+    fn step(&mut self, env: &mut Env<'_>, ins: &Insn, pc: u64, done: u64) -> Result<Flow, Trap> {
+        let rd = ins.rd as usize & 31;
+        let a = self.x[ins.rs1 as usize & 31];
+        let b = self.x[ins.rs2 as usize & 31];
+        let imm = ins.imm as u64;
+        macro_rules! set {
+            ($v:expr) => {{
+                let v: u64 = $v;
+                self.x[rd] = v;
+                self.x[0] = 0;
+            }};
+        }
+        macro_rules! branch {
+            ($c:expr) => {{
+                return Ok(if $c {
+                    Flow::Jump(pc.wrapping_add(imm))
+                } else {
+                    Flow::Jump(pc + ins.len as u64)
+                });
+            }};
+        }
+        macro_rules! load {
+            ($size:expr, $conv:expr) => {{
+                let v = self.load(env, a.wrapping_add(imm), $size)?;
+                set!($conv(v))
+            }};
+        }
+        macro_rules! store {
+            ($size:expr) => {{
+                self.store(env, a.wrapping_add(imm), $size, b)?
+            }};
+        }
+        macro_rules! amo_w {
+            ($f:expr) => {{
+                let p = self.rmw_ptr(env, a, 4)?;
+                // SAFETY: rmw_ptr returned an aligned, writable 4-byte location in RAM.
+                let old = unsafe { read_host(p, 4) } as u32;
+                let f: fn(u32, u32) -> u32 = $f;
+                // SAFETY: as above.
+                unsafe { write_le(p, 4, f(old, b as u32) as u64) };
+                set!(old as i32 as i64 as u64)
+            }};
+        }
+        macro_rules! amo_d {
+            ($f:expr) => {{
+                let p = self.rmw_ptr(env, a, 8)?;
+                // SAFETY: rmw_ptr returned an aligned, writable 8-byte location in RAM.
+                let old = unsafe { read_host(p, 8) };
+                let f: fn(u64, u64) -> u64 = $f;
+                // SAFETY: as above.
+                unsafe { write_le(p, 8, f(old, b)) };
+                set!(old)
+            }};
+        }
+        use Op::*;
+        match ins.op {
+            Lui => set!(imm),
+            Auipc => set!(pc.wrapping_add(imm)),
+            Jal => {
+                set!(pc + ins.len as u64);
+                return Ok(Flow::Jump(pc.wrapping_add(imm)));
+            }
+            Jalr => {
+                let target = a.wrapping_add(imm) & !1;
+                set!(pc + ins.len as u64);
+                return Ok(Flow::Jump(target));
+            }
+            Beq => branch!(a == b),
+            Bne => branch!(a != b),
+            Blt => branch!((a as i64) < (b as i64)),
+            Bge => branch!((a as i64) >= (b as i64)),
+            Bltu => branch!(a < b),
+            Bgeu => branch!(a >= b),
+            Lb => load!(1, |v: u64| v as i8 as i64 as u64),
+            Lh => load!(2, |v: u64| v as i16 as i64 as u64),
+            Lw => load!(4, |v: u64| v as i32 as i64 as u64),
+            Ld => load!(8, |v: u64| v),
+            Lbu => load!(1, |v: u64| v),
+            Lhu => load!(2, |v: u64| v),
+            Lwu => load!(4, |v: u64| v),
+            Sb => store!(1),
+            Sh => store!(2),
+            Sw => store!(4),
+            Sd => store!(8),
+            Addi => set!(a.wrapping_add(imm)),
+            Slti => set!(((a as i64) < ins.imm) as u64),
+            Sltiu => set!((a < imm) as u64),
+            Xori => set!(a ^ imm),
+            Ori => set!(a | imm),
+            Andi => set!(a & imm),
+            Slli => set!(a << (imm & 63)),
+            Srli => set!(a >> (imm & 63)),
+            Srai => set!(((a as i64) >> (imm & 63)) as u64),
+            Add => set!(a.wrapping_add(b)),
+            Sub => set!(a.wrapping_sub(b)),
+            Sll => set!(a << (b & 63)),
+            Slt => set!(((a as i64) < (b as i64)) as u64),
+            Sltu => set!((a < b) as u64),
+            Xor => set!(a ^ b),
+            Srl => set!(a >> (b & 63)),
+            Sra => set!(((a as i64) >> (b & 63)) as u64),
+            Or => set!(a | b),
+            And => set!(a & b),
+            Addiw => set!(sext32(a.wrapping_add(imm))),
+            Slliw => set!(sext32(((a as u32) << (imm & 31)) as u64)),
+            Srliw => set!(sext32(((a as u32) >> (imm & 31)) as u64)),
+            Sraiw => set!(((a as i32) >> (imm & 31)) as i64 as u64),
+            Addw => set!(sext32(a.wrapping_add(b))),
+            Subw => set!(sext32(a.wrapping_sub(b))),
+            Sllw => set!(sext32(((a as u32) << (b & 31)) as u64)),
+            Srlw => set!(sext32(((a as u32) >> (b & 31)) as u64)),
+            Sraw => set!(((a as i32) >> (b & 31)) as i64 as u64),
+            Fence => {}
+            FenceI => {
+                env.code.pages.flush_pending = true;
+                self.stop_block = true;
+            }
+            Ecall => return Ok(Flow::Exit(Exit::Ecall)),
+            Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
+            Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
+                let v = self.csr_op(ins, done)?;
+                set!(v)
+            }
+            Mul => set!(a.wrapping_mul(b)),
+            Mulh => set!(((a as i64 as i128 * b as i64 as i128) >> 64) as u64),
+            Mulhsu => set!(((a as i64 as i128 * b as i128) >> 64) as u64),
+            Mulhu => set!(((a as u128 * b as u128) >> 64) as u64),
+            Div => set!(if b == 0 {
+                u64::MAX
+            } else {
+                (a as i64).wrapping_div(b as i64) as u64
+            }),
+            Divu => set!(a.checked_div(b).unwrap_or(u64::MAX)),
+            Rem => set!(if b == 0 {
+                a
+            } else {
+                (a as i64).wrapping_rem(b as i64) as u64
+            }),
+            Remu => set!(if b == 0 { a } else { a % b }),
+            Mulw => set!(sext32(a.wrapping_mul(b))),
+            Divw => {
+                let (x, y) = (a as i32, b as i32);
+                set!(if y == 0 {
+                    u64::MAX
+                } else {
+                    x.wrapping_div(y) as i64 as u64
+                })
+            }
+            Divuw => {
+                let (x, y) = (a as u32, b as u32);
+                set!(x
+                    .checked_div(y)
+                    .map_or(u64::MAX, |q| q as i32 as i64 as u64))
+            }
+            Remw => {
+                let (x, y) = (a as i32, b as i32);
+                set!(if y == 0 {
+                    x as i64 as u64
+                } else {
+                    x.wrapping_rem(y) as i64 as u64
+                })
+            }
+            Remuw => {
+                let (x, y) = (a as u32, b as u32);
+                set!(if y == 0 {
+                    x as i32 as i64 as u64
+                } else {
+                    (x % y) as i32 as i64 as u64
+                })
+            }
+            LrW | LrD => {
+                let size = if ins.op == LrW { 4 } else { 8 };
+                if a & (size - 1) != 0 {
+                    return Err(Trap::new(Trap::LOAD_MISALIGNED, a));
+                }
+                let v = self.load(env, a, size)?;
+                self.reservation = Some((a, v));
+                set!(if size == 4 { v as i32 as i64 as u64 } else { v })
+            }
+            ScW | ScD => {
+                let size = if ins.op == ScW { 4 } else { 8 };
+                let p = self.rmw_ptr(env, a, size)?;
+                // SAFETY: rmw_ptr returned an aligned, writable location in RAM.
+                let cur = unsafe { read_host(p, size) };
+                let ok = self.reservation.take() == Some((a, cur));
+                if ok {
+                    // SAFETY: as above.
+                    unsafe { write_le(p, size, b) };
+                }
+                set!(!ok as u64)
+            }
+            AmoswapW => amo_w!(|_, y| y),
+            AmoaddW => amo_w!(|x, y| x.wrapping_add(y)),
+            AmoxorW => amo_w!(|x, y| x ^ y),
+            AmoandW => amo_w!(|x, y| x & y),
+            AmoorW => amo_w!(|x, y| x | y),
+            AmominW => amo_w!(|x, y| (x as i32).min(y as i32) as u32),
+            AmomaxW => amo_w!(|x, y| (x as i32).max(y as i32) as u32),
+            AmominuW => amo_w!(|x, y| x.min(y)),
+            AmomaxuW => amo_w!(|x, y| x.max(y)),
+            AmoswapD => amo_d!(|_, y| y),
+            AmoaddD => amo_d!(|x, y| x.wrapping_add(y)),
+            AmoxorD => amo_d!(|x, y| x ^ y),
+            AmoandD => amo_d!(|x, y| x & y),
+            AmoorD => amo_d!(|x, y| x | y),
+            AmominD => amo_d!(|x, y| (x as i64).min(y as i64) as u64),
+            AmomaxD => amo_d!(|x, y| (x as i64).max(y as i64) as u64),
+            AmominuD => amo_d!(|x, y| x.min(y)),
+            AmomaxuD => amo_d!(|x, y| x.max(y)),
+            Flw => {
+                let v = self.load(env, a.wrapping_add(imm), 4)?;
+                self.f[rd] = rvnvmm_fpu::box_f32(v as u32);
+            }
+            Fld => {
+                let v = self.load(env, a.wrapping_add(imm), 8)?;
+                self.f[rd] = v;
+            }
+            Fsw => {
+                let v = self.f[ins.rs2 as usize & 31];
+                self.store(env, a.wrapping_add(imm), 4, v)?
+            }
+            Fsd => {
+                let v = self.f[ins.rs2 as usize & 31];
+                self.store(env, a.wrapping_add(imm), 8, v)?
+            }
+            Mret | Sret | SfenceVma => return Err(Trap::new(Trap::ILLEGAL, 0)),
+            Wfi => {
+                if self.prv == Priv::User {
+                    return Err(Trap::new(Trap::ILLEGAL, 0));
+                }
+                return Ok(Flow::Exit(Exit::Wfi));
+            }
+            CflushDL1 | CboClean | CboFlush | CboInval | CboZero => self.cache_op(env, ins, a)?,
+            Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
+            _ => {
+                let v = self.exec_fp(ins, a)?;
+                if let Some(v) = v {
+                    set!(v)
+                }
+            }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// Cache-control instructions. Without a cache model they only check
+    /// permissions and count; `cbo.zero` zeroes its 64-byte block.
+    fn cache_op(&mut self, env: &mut Env<'_>, ins: &Insn, addr: u64) -> Result<(), Trap> {
+        if self.prv != Priv::Machine && !self.config.cflush_user {
+            return Err(Trap::new(Trap::ILLEGAL, 0));
+        }
+        if ins.op == Op::CboZero {
+            let base = addr & !63;
+            for off in (0..64).step_by(8) {
+                self.store(env, base + off, 8, 0)?;
+            }
+            return Ok(());
+        }
+        self.stats.flush_insns += 1;
+        if ins.op == Op::CflushDL1 && ins.rs1 == 0 {
+            return Ok(()); // whole L1D
+        }
+        // A flush may touch any line a load or store could.
+        self.translate(env.mem, addr, Access::Read)
+            .map(|_| ())
+            .map_err(|t| {
+                Trap::new(
+                    if t.is_page_fault() {
+                        Trap::STORE_PAGE_FAULT
+                    } else {
+                        Trap::STORE_ACCESS
+                    },
+                    addr,
+                )
+            })
+    }
+}
+
+/// What the next instruction is.
+pub(crate) enum Flow {
+    /// Fall through.
+    Next,
+    /// Control transfer: the block ends here.
+    Jump(u64),
+    /// Leave the run loop.
+    Exit(Exit),
+}
+
+#[inline(always)]
+fn sext32(v: u64) -> u64 {
+    v as i32 as i64 as u64
+}

@@ -1,0 +1,331 @@
+//! Data and instruction access through the software TLB.
+
+use crate::code::{Block, MAX_BLOCK_INSNS};
+use crate::{Env, Hart, Priv, Trap};
+use rvnvmm_isa::{decode, Op};
+use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
+use rvnvmm_mem::PhysMem;
+
+impl Hart {
+    /// Translates `vaddr` for `access`, raising the matching page or access
+    /// fault.
+    pub fn translate(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        access: Access,
+    ) -> Result<u64, Trap> {
+        let Some(root) = self.page_table else {
+            return Ok(vaddr);
+        };
+        if self.prv == Priv::Machine {
+            return Ok(vaddr);
+        }
+        self.stats.tlb_refills += 1;
+        let who = Requester {
+            user: self.prv == Priv::User,
+            sum: false,
+            mxr: false,
+        };
+        sv39::translate(mem, root, vaddr, access, who)
+            .map(|t| t.paddr)
+            .map_err(|f| {
+                let cause = match (f, access) {
+                    (Fault::Page, Access::Read) => Trap::LOAD_PAGE_FAULT,
+                    (Fault::Page, Access::Write) => Trap::STORE_PAGE_FAULT,
+                    (Fault::Page, Access::Exec) => Trap::INSN_PAGE_FAULT,
+                    (Fault::Access, Access::Read) => Trap::LOAD_ACCESS,
+                    (Fault::Access, Access::Write) => Trap::STORE_ACCESS,
+                    (Fault::Access, Access::Exec) => Trap::INSN_ACCESS,
+                };
+                Trap::new(cause, vaddr)
+            })
+    }
+
+    fn access_fault(access: Access, vaddr: u64) -> Trap {
+        let cause = match access {
+            Access::Read => Trap::LOAD_ACCESS,
+            Access::Write => Trap::STORE_ACCESS,
+            Access::Exec => Trap::INSN_ACCESS,
+        };
+        Trap::new(cause, vaddr)
+    }
+
+    /// Host address of the page holding `vaddr`, refilling the TLB for
+    /// `access`. Returns the host pointer for `vaddr` itself.
+    fn refill(&mut self, env: &mut Env<'_>, vaddr: u64, access: Access) -> Result<*mut u8, Trap> {
+        let paddr = self.translate(env.mem, vaddr, access)?;
+        let ppage = paddr & !0xfff;
+        let host = env
+            .mem
+            .host_ptr(ppage, 4096)
+            .ok_or_else(|| Self::access_fault(access, vaddr))?;
+        match access {
+            Access::Read => self.tlb.read.fill(vaddr, host, ppage),
+            Access::Exec => self.tlb.exec.fill(vaddr, host, ppage),
+            Access::Write => {
+                if env.code.pages.contains(ppage) {
+                    // Keep code pages out of the write TLB so every store to
+                    // them comes here and invalidates the decoded blocks.
+                    env.code.pages.code_written(ppage);
+                    self.stop_block = true;
+                } else {
+                    self.tlb.write.fill(vaddr, host, ppage);
+                }
+            }
+        }
+        Ok(host.wrapping_add((vaddr & 0xfff) as usize))
+    }
+
+    /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended.
+    #[inline(always)]
+    pub(crate) fn load(&mut self, env: &mut Env<'_>, vaddr: u64, size: u64) -> Result<u64, Trap> {
+        if let Some(p) = self.tlb.read.lookup(vaddr, size) {
+            // SAFETY: the TLB only holds pages of live guest RAM and the
+            // access is naturally aligned inside the page.
+            return Ok(unsafe { read_le(p, size) });
+        }
+        self.load_slow(env, vaddr, size)
+    }
+
+    #[inline(never)]
+    fn load_slow(&mut self, env: &mut Env<'_>, vaddr: u64, size: u64) -> Result<u64, Trap> {
+        if (vaddr & 0xfff) + size <= 4096 {
+            let p = self.refill(env, vaddr, Access::Read)?;
+            // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
+            // access does not cross its end.
+            return Ok(unsafe { read_le(p, size) });
+        }
+        // Crosses a page: byte by byte, so each page is checked.
+        let mut v = 0u64;
+        for i in 0..size {
+            let p = self.refill(env, vaddr.wrapping_add(i), Access::Read)?;
+            // SAFETY: as above, one byte.
+            v |= (unsafe { *p } as u64) << (8 * i);
+        }
+        Ok(v)
+    }
+
+    /// Stores the low `size` bytes of `value`.
+    #[inline(always)]
+    pub(crate) fn store(
+        &mut self,
+        env: &mut Env<'_>,
+        vaddr: u64,
+        size: u64,
+        value: u64,
+    ) -> Result<(), Trap> {
+        if let Some(p) = self.tlb.write.lookup(vaddr, size) {
+            // SAFETY: as in `load`; write TLB entries are writable RAM pages.
+            unsafe { write_le(p, size, value) };
+            return Ok(());
+        }
+        self.store_slow(env, vaddr, size, value)
+    }
+
+    #[inline(never)]
+    fn store_slow(
+        &mut self,
+        env: &mut Env<'_>,
+        vaddr: u64,
+        size: u64,
+        value: u64,
+    ) -> Result<(), Trap> {
+        if (vaddr & 0xfff) + size <= 4096 {
+            let p = self.refill(env, vaddr, Access::Write)?;
+            // SAFETY: see load_slow.
+            unsafe { write_le(p, size, value) };
+            return Ok(());
+        }
+        // Check every page first so a faulting store writes nothing.
+        let mut ptrs = [std::ptr::null_mut(); 8];
+        for i in 0..size {
+            ptrs[i as usize] = self.refill(env, vaddr.wrapping_add(i), Access::Write)?;
+        }
+        for (i, p) in ptrs.iter().take(size as usize).enumerate() {
+            // SAFETY: each pointer came from refill for one byte.
+            unsafe { **p = (value >> (8 * i)) as u8 };
+        }
+        Ok(())
+    }
+
+    /// A host pointer for an aligned read-modify-write of `size` bytes (AMOs,
+    /// `sc`): misaligned raises a store-address-misaligned exception.
+    #[inline]
+    pub(crate) fn rmw_ptr(
+        &mut self,
+        env: &mut Env<'_>,
+        vaddr: u64,
+        size: u64,
+    ) -> Result<*mut u8, Trap> {
+        if vaddr & (size - 1) != 0 {
+            return Err(Trap::new(Trap::STORE_MISALIGNED, vaddr));
+        }
+        if let Some(p) = self.tlb.write.lookup(vaddr, size) {
+            return Ok(p);
+        }
+        self.refill(env, vaddr, Access::Write)
+    }
+
+    /// Reads guest virtual memory for the kernel (no TLB fill, no A/D
+    /// semantics beyond a normal access). Fails at the first bad page.
+    pub fn read_virt(&mut self, mem: &mut PhysMem, vaddr: u64, buf: &mut [u8]) -> Result<(), Trap> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let va = vaddr.wrapping_add(done as u64);
+            let chunk = ((4096 - (va & 0xfff)) as usize).min(buf.len() - done);
+            let pa = self.translate(mem, va, Access::Read)?;
+            if !mem.read(pa, &mut buf[done..done + chunk]) {
+                return Err(Trap::new(Trap::LOAD_ACCESS, va));
+            }
+            done += chunk;
+        }
+        Ok(())
+    }
+
+    /// Writes guest virtual memory for the kernel, keeping decoded code
+    /// coherent.
+    pub fn write_virt(&mut self, env: &mut Env<'_>, vaddr: u64, data: &[u8]) -> Result<(), Trap> {
+        let mut done = 0usize;
+        while done < data.len() {
+            let va = vaddr.wrapping_add(done as u64);
+            let chunk = ((4096 - (va & 0xfff)) as usize).min(data.len() - done);
+            let pa = self.translate(env.mem, va, Access::Write)?;
+            if !env.mem.write(pa, &data[done..done + chunk]) {
+                return Err(Trap::new(Trap::STORE_ACCESS, va));
+            }
+            env.code.pages.code_written(pa & !0xfff);
+            done += chunk;
+        }
+        Ok(())
+    }
+
+    fn fetch_u16(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<u16, Trap> {
+        let p = match self.tlb.exec.lookup(vaddr, 2) {
+            Some(p) => p,
+            None => self.refill(env, vaddr, Access::Exec)?,
+        };
+        // SAFETY: an aligned 2-byte read inside a RAM page.
+        Ok(unsafe { read_le(p, 2) } as u16)
+    }
+
+    /// Decodes the block at `pc` into the code cache.
+    pub(crate) fn decode_block(&mut self, env: &mut Env<'_>) -> Result<u32, Trap> {
+        let start = self.pc;
+        if start & 1 != 0 {
+            return Err(Trap::new(Trap::INSN_MISALIGNED, start));
+        }
+        let ppage = self.translate(env.mem, start, Access::Exec)? & !0xfff;
+        if !env.mem.is_ram(ppage, 4096) {
+            return Err(Trap::new(Trap::INSN_ACCESS, start));
+        }
+        let mut insns = Vec::with_capacity(16);
+        let mut pc = start;
+        loop {
+            let lo = match self.fetch_u16(env, pc) {
+                Ok(v) => v,
+                Err(t) if insns.is_empty() => return Err(t),
+                Err(_) => break,
+            };
+            let raw = if lo & 3 == 3 {
+                match self.fetch_u16(env, pc + 2) {
+                    Ok(hi) => lo as u32 | (hi as u32) << 16,
+                    Err(t) if insns.is_empty() => return Err(Trap::new(t.cause, pc + 2)),
+                    Err(_) => break,
+                }
+            } else {
+                lo as u32
+            };
+            let insn = decode(raw);
+            let ends = ends_block(insn.op);
+            insns.push(insn);
+            pc += insn.len as u64;
+            // Stop at the page end (a 4-byte instruction straddling it is the
+            // last one) so one exec check covers the block.
+            if ends
+                || insns.len() >= MAX_BLOCK_INSNS
+                || (pc & 0xfff) < insn.len as u64
+                || pc & 0xfff == 0
+            {
+                break;
+            }
+        }
+        let (idx, new_page) = env.code.insert(
+            Block {
+                pc: start,
+                insns: insns.into_boxed_slice(),
+            },
+            ppage,
+        );
+        if new_page {
+            self.tlb.write.flush_ppage(ppage);
+            self.code_generation = env.code.pages.generation;
+        }
+        Ok(idx)
+    }
+}
+
+/// Whether an operation must be the last of its block.
+fn ends_block(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Jal | Jalr
+            | Beq
+            | Bne
+            | Blt
+            | Bge
+            | Bltu
+            | Bgeu
+            | Ecall
+            | Ebreak
+            | FenceI
+            | Mret
+            | Sret
+            | Wfi
+            | SfenceVma
+            | Illegal
+            | Csrrw
+            | Csrrs
+            | Csrrc
+            | Csrrwi
+            | Csrrsi
+            | Csrrci
+    )
+}
+
+/// Reads `size` bytes little-endian.
+///
+/// # Safety
+/// `p` must be valid for `size` bytes.
+#[inline(always)]
+pub(crate) unsafe fn read_le(p: *const u8, size: u64) -> u64 {
+    // SAFETY: the caller guarantees `size` readable bytes.
+    unsafe {
+        match size {
+            1 => *p as u64,
+            2 => u16::from_le(std::ptr::read_unaligned(p.cast::<u16>())) as u64,
+            4 => u32::from_le(std::ptr::read_unaligned(p.cast::<u32>())) as u64,
+            _ => u64::from_le(std::ptr::read_unaligned(p.cast::<u64>())),
+        }
+    }
+}
+
+/// Writes the low `size` bytes of `v` little-endian.
+///
+/// # Safety
+/// `p` must be valid for `size` bytes of writes.
+#[inline(always)]
+pub(crate) unsafe fn write_le(p: *mut u8, size: u64, v: u64) {
+    // SAFETY: the caller guarantees `size` writable bytes.
+    unsafe {
+        match size {
+            1 => *p = v as u8,
+            2 => std::ptr::write_unaligned(p.cast::<u16>(), (v as u16).to_le()),
+            4 => std::ptr::write_unaligned(p.cast::<u32>(), (v as u32).to_le()),
+            _ => std::ptr::write_unaligned(p.cast::<u64>(), v.to_le()),
+        }
+    }
+}
+
+pub(crate) use read_le as read_host;

@@ -1,0 +1,154 @@
+//! The software TLB: virtual page to host address in one compare.
+//!
+//! Each entry maps one 4 KiB guest virtual page to the host address of its
+//! physical frame (stored as `host - vaddr_page`, QEMU's "addend"). Loads,
+//! stores and fetches have separate tables so permissions need no check on a
+//! hit. A miss, a misaligned access or an access to anything but RAM takes the
+//! slow path, which walks the page table and refills the entry.
+
+/// Entries per table (direct-mapped by virtual page number).
+pub const TLB_ENTRIES: usize = 256;
+
+/// One direct-mapped entry.
+#[derive(Clone, Copy, Debug)]
+pub struct TlbEntry {
+    /// The virtual page address this entry maps; `INVALID` if none.
+    pub tag: u64,
+    /// Host address of the page minus the virtual page address.
+    pub addend: usize,
+    /// Guest physical address of the page (for the timing model).
+    pub ppage: u64,
+}
+
+impl TlbEntry {
+    /// A tag no address can match (its low bits are set).
+    pub const INVALID: u64 = u64::MAX;
+    const EMPTY: TlbEntry = TlbEntry {
+        tag: Self::INVALID,
+        addend: 0,
+        ppage: 0,
+    };
+}
+
+/// One table of entries.
+#[derive(Clone)]
+pub struct TlbTable {
+    entries: Box<[TlbEntry; TLB_ENTRIES]>,
+}
+
+impl Default for TlbTable {
+    fn default() -> Self {
+        TlbTable {
+            entries: Box::new([TlbEntry::EMPTY; TLB_ENTRIES]),
+        }
+    }
+}
+
+impl TlbTable {
+    #[inline(always)]
+    fn index(vaddr: u64) -> usize {
+        ((vaddr >> 12) as usize) & (TLB_ENTRIES - 1)
+    }
+
+    /// The host address for an access of `size` bytes (a power of two) at
+    /// `vaddr`, if the page is cached and the access is naturally aligned.
+    #[inline(always)]
+    pub fn lookup(&self, vaddr: u64, size: u64) -> Option<*mut u8> {
+        let e = &self.entries[Self::index(vaddr)];
+        if vaddr & (!0xfff | (size - 1)) == e.tag {
+            Some((vaddr as usize).wrapping_add(e.addend) as *mut u8)
+        } else {
+            None
+        }
+    }
+
+    /// Caches the mapping of the page holding `vaddr` to host page `host`.
+    pub fn fill(&mut self, vaddr: u64, host: *mut u8, ppage: u64) {
+        let page = vaddr & !0xfff;
+        self.entries[Self::index(vaddr)] = TlbEntry {
+            tag: page,
+            addend: (host as usize).wrapping_sub(page as usize),
+            ppage,
+        };
+    }
+
+    /// Drops the entry for the page holding `vaddr`.
+    pub fn flush_page(&mut self, vaddr: u64) {
+        let e = &mut self.entries[Self::index(vaddr)];
+        if e.tag == vaddr & !0xfff {
+            *e = TlbEntry::EMPTY;
+        }
+    }
+
+    /// Drops every entry whose physical page is `ppage`.
+    pub fn flush_ppage(&mut self, ppage: u64) {
+        for e in self.entries.iter_mut() {
+            if e.tag != TlbEntry::INVALID && e.ppage == ppage {
+                *e = TlbEntry::EMPTY;
+            }
+        }
+    }
+
+    /// Drops every entry.
+    pub fn flush(&mut self) {
+        self.entries.fill(TlbEntry::EMPTY);
+    }
+}
+
+/// The three tables of one hart.
+#[derive(Clone, Default)]
+pub struct Tlb {
+    /// Loads.
+    pub read: TlbTable,
+    /// Stores and AMOs (never holds a page that contains decoded code).
+    pub write: TlbTable,
+    /// Instruction fetch.
+    pub exec: TlbTable,
+}
+
+impl Tlb {
+    /// Drops every entry (sfence.vma with no arguments, or a kernel's change
+    /// of mappings).
+    pub fn flush(&mut self) {
+        self.read.flush();
+        self.write.flush();
+        self.exec.flush();
+    }
+
+    /// Drops the entries for one virtual page.
+    pub fn flush_page(&mut self, vaddr: u64) {
+        self.read.flush_page(vaddr);
+        self.write.flush_page(vaddr);
+        self.exec.flush_page(vaddr);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hit_requires_alignment_and_same_page() {
+        let mut t = TlbTable::default();
+        let mut page = [0u8; 4096];
+        t.fill(0x1_2000, page.as_mut_ptr(), 0x8000_0000);
+        assert_eq!(
+            t.lookup(0x1_2008, 8),
+            Some(page.as_mut_ptr().wrapping_add(8))
+        );
+        assert!(t.lookup(0x1_2ffc, 4).is_some());
+        assert_eq!(t.lookup(0x1_2ffd, 4), None, "misaligned goes slow");
+        assert_eq!(t.lookup(0x1_3000, 1), None, "other page");
+        assert!(t.lookup(0x1_2fff, 1).is_some());
+        t.flush_page(0x1_2abc);
+        assert_eq!(t.lookup(0x1_2008, 8), None);
+    }
+
+    #[test]
+    fn empty_never_hits() {
+        let t = TlbTable::default();
+        for a in [0u64, 0xfff, !0xfff, u64::MAX] {
+            assert_eq!(t.lookup(a, 1), None);
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Architectural exceptions and the reasons a hart stops running.
+
+/// An exception raised by an instruction (privileged spec, mcause values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trap {
+    /// The exception code (`mcause` without the interrupt bit).
+    pub cause: u64,
+    /// The value for `mtval`/`stval`: the faulting address or instruction bits.
+    pub tval: u64,
+}
+
+#[allow(missing_docs)]
+impl Trap {
+    pub const INSN_MISALIGNED: u64 = 0;
+    pub const INSN_ACCESS: u64 = 1;
+    pub const ILLEGAL: u64 = 2;
+    pub const BREAKPOINT: u64 = 3;
+    pub const LOAD_MISALIGNED: u64 = 4;
+    pub const LOAD_ACCESS: u64 = 5;
+    pub const STORE_MISALIGNED: u64 = 6;
+    pub const STORE_ACCESS: u64 = 7;
+    pub const ECALL_U: u64 = 8;
+    pub const ECALL_S: u64 = 9;
+    pub const ECALL_M: u64 = 11;
+    pub const INSN_PAGE_FAULT: u64 = 12;
+    pub const LOAD_PAGE_FAULT: u64 = 13;
+    pub const STORE_PAGE_FAULT: u64 = 15;
+
+    /// A trap with the given cause and value.
+    pub const fn new(cause: u64, tval: u64) -> Trap {
+        Trap { cause, tval }
+    }
+
+    /// Whether this is one of the three page faults.
+    pub fn is_page_fault(&self) -> bool {
+        matches!(
+            self.cause,
+            Trap::INSN_PAGE_FAULT | Trap::LOAD_PAGE_FAULT | Trap::STORE_PAGE_FAULT
+        )
+    }
+}
+
+/// Why [`crate::Hart::run`] returned. In every case `pc` and the registers
+/// describe the architectural state at that point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// The instruction budget is used up.
+    Budget,
+    /// An `ecall` from U-mode: `pc` points at the `ecall`.
+    Ecall,
+    /// An exception other than `ecall`: `pc` points at the faulting instruction.
+    Trap(Trap),
+    /// A `wfi`: `pc` points after it.
+    Wfi,
+}

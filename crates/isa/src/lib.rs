@@ -1,0 +1,40 @@
+//! RISC-V instruction decoding and disassembly for rvnvmm.
+//!
+//! [`decode`] turns the 32 bits at a PC (of which only the low 16 matter for a
+//! compressed instruction) into an [`Insn`]; the executor caches the result
+//! per basic block so each instruction is decoded once. [`expand_compressed`]
+//! maps a 16-bit RVC parcel to its 32-bit equivalent, [`disasm`] (and the
+//! `Display` impl of [`Insn`]) print objdump-style text, and [`csr`] names the
+//! control and status registers.
+//!
+//! ```
+//! use rvnvmm_isa::{decode, disasm, Op};
+//!
+//! let i = decode(0x0015_0513); // addi a0,a0,1
+//! assert_eq!((i.op, i.rd, i.rs1, i.imm, i.len), (Op::Addi, 10, 10, 1, 4));
+//! assert_eq!(disasm(&i, 0x1000), "addi a0,a0,1");
+//!
+//! let c = decode(0x60a2); // c.ldsp ra,8(sp): only the low half matters
+//! assert_eq!((c.op, c.len), (Op::Ld, 2));
+//! assert_eq!(c.to_string(), "ld ra,8(sp)");
+//!
+//! let b = decode(0xfe05_8ee3); // beq a1,zero,.-4
+//! assert_eq!(b.to_string(), "beq a1,zero,.-4");
+//! assert_eq!(disasm(&b, 0x1000), "beq a1,zero,ffc");
+//! ```
+
+#![warn(missing_docs)]
+
+mod compressed;
+pub mod csr;
+mod decode;
+mod disasm;
+mod op;
+
+#[cfg(test)]
+mod testdata;
+
+pub use compressed::expand_compressed;
+pub use decode::decode;
+pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
+pub use op::{Insn, Op};

@@ -1,0 +1,223 @@
+//! Host-backed guest physical RAM.
+
+use std::ptr::NonNull;
+
+/// Errors creating guest memory.
+#[derive(Debug, thiserror::Error)]
+pub enum MemError {
+    /// The host refused to reserve address space for a region.
+    #[error("cannot reserve {size:#x} bytes of host memory for guest RAM at {base:#x}: {source} (lower the region size in the config)")]
+    Reserve {
+        /// Guest physical base.
+        base: u64,
+        /// Region size in bytes.
+        size: u64,
+        /// The host's error.
+        source: std::io::Error,
+    },
+    /// Two regions overlap or a region is empty or unaligned.
+    #[error("bad RAM region {base:#x}+{size:#x}: {why}")]
+    BadRegion {
+        /// Guest physical base.
+        base: u64,
+        /// Region size in bytes.
+        size: u64,
+        /// What is wrong.
+        why: &'static str,
+    },
+}
+
+/// One contiguous range of guest RAM and the host memory behind it.
+#[derive(Debug)]
+pub struct RamRegion {
+    /// Guest physical address of the first byte.
+    pub base: u64,
+    /// Length in bytes (a multiple of 4 KiB).
+    pub size: u64,
+    host: NonNull<u8>,
+}
+
+impl Drop for RamRegion {
+    fn drop(&mut self) {
+        // SAFETY: `host` was returned by mmap for exactly `size` bytes and is
+        // unmapped once, here.
+        unsafe {
+            libc::munmap(self.host.as_ptr().cast(), self.size as usize);
+        }
+    }
+}
+
+/// All guest RAM. Addresses outside every region are not memory (MMIO or a
+/// bus error, decided by the caller).
+#[derive(Debug, Default)]
+pub struct PhysMem {
+    regions: Vec<RamRegion>,
+}
+
+// SAFETY: the host memory is owned by this value alone; raw pointers are only
+// handed out through methods that borrow `self`.
+unsafe impl Send for PhysMem {}
+
+impl PhysMem {
+    /// Creates RAM for the given `(base, size)` ranges, all zero.
+    pub fn new(ranges: &[(u64, u64)]) -> Result<PhysMem, MemError> {
+        let mut mem = PhysMem::default();
+        for &(base, size) in ranges {
+            mem.add_region(base, size)?;
+        }
+        Ok(mem)
+    }
+
+    /// Adds a zero-filled RAM region.
+    pub fn add_region(&mut self, base: u64, size: u64) -> Result<(), MemError> {
+        let bad = |why| MemError::BadRegion { base, size, why };
+        if size == 0 || !size.is_multiple_of(4096) || !base.is_multiple_of(4096) {
+            return Err(bad("size and base must be non-zero multiples of 4 KiB"));
+        }
+        let end = base.checked_add(size).ok_or_else(|| bad("wraps around"))?;
+        if self
+            .regions
+            .iter()
+            .any(|r| base < r.base + r.size && r.base < end)
+        {
+            return Err(bad("overlaps another RAM region"));
+        }
+        // SAFETY: an anonymous private mapping with no fixed address; the
+        // result is checked before use.
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size as usize,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            return Err(MemError::Reserve {
+                base,
+                size,
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        let host = NonNull::new(p.cast::<u8>()).expect("mmap returned null");
+        self.regions.push(RamRegion { base, size, host });
+        self.regions.sort_by_key(|r| r.base);
+        Ok(())
+    }
+
+    /// The RAM regions, sorted by base address.
+    pub fn regions(&self) -> &[RamRegion] {
+        &self.regions
+    }
+
+    /// The host address of guest physical `paddr` if `len` bytes from it lie
+    /// inside one RAM region.
+    #[inline]
+    pub fn host_ptr(&self, paddr: u64, len: u64) -> Option<*mut u8> {
+        for r in &self.regions {
+            let off = paddr.wrapping_sub(r.base);
+            if off < r.size && len <= r.size - off {
+                // SAFETY: off + len <= size, so the pointer stays inside the
+                // mapping.
+                return Some(unsafe { r.host.as_ptr().add(off as usize) });
+            }
+        }
+        None
+    }
+
+    /// Whether `len` bytes at `paddr` are RAM.
+    pub fn is_ram(&self, paddr: u64, len: u64) -> bool {
+        self.host_ptr(paddr, len).is_some()
+    }
+
+    /// Reads `buf.len()` bytes at `paddr`; false if not all of it is RAM.
+    pub fn read(&self, paddr: u64, buf: &mut [u8]) -> bool {
+        match self.host_ptr(paddr, buf.len() as u64) {
+            Some(p) => {
+                // SAFETY: host_ptr checked the whole range is inside a mapping
+                // that does not alias `buf` (guest RAM is never a Rust slice).
+                unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), buf.len()) };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Writes `data` at `paddr`; false if not all of it is RAM.
+    pub fn write(&mut self, paddr: u64, data: &[u8]) -> bool {
+        match self.host_ptr(paddr, data.len() as u64) {
+            Some(p) => {
+                // SAFETY: as in `read`.
+                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Fills `len` bytes at `paddr` with zero; false if not all of it is RAM.
+    pub fn zero(&mut self, paddr: u64, len: u64) -> bool {
+        match self.host_ptr(paddr, len) {
+            Some(p) => {
+                // SAFETY: as in `read`.
+                unsafe { std::ptr::write_bytes(p, 0, len as usize) };
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Reads a little-endian u64 (for page-table entries).
+    pub fn read_u64(&self, paddr: u64) -> Option<u64> {
+        let mut b = [0u8; 8];
+        self.read(paddr, &mut b).then(|| u64::from_le_bytes(b))
+    }
+
+    /// Writes a little-endian u64; false if not RAM.
+    pub fn write_u64(&mut self, paddr: u64, v: u64) -> bool {
+        self.write(paddr, &v.to_le_bytes())
+    }
+
+    /// Gives a 4 KiB page back to the host (it reads as zero afterwards).
+    pub fn discard_page(&mut self, paddr: u64) {
+        if let Some(p) = self.host_ptr(paddr & !0xfff, 4096) {
+            // SAFETY: the page lies inside one of our private anonymous
+            // mappings; MADV_DONTNEED on it makes it read back as zeros.
+            unsafe { libc::madvise(p.cast(), 4096, libc::MADV_DONTNEED) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_write_inside_and_outside() {
+        let mut m = PhysMem::new(&[(0x8000_0000, 0x10_0000)]).unwrap();
+        assert!(m.write_u64(0x8000_0008, 0x1122_3344_5566_7788));
+        assert_eq!(m.read_u64(0x8000_0008), Some(0x1122_3344_5566_7788));
+        assert_eq!(m.read_u64(0x7fff_fff8), None);
+        // Straddling the end is not RAM.
+        assert_eq!(m.read_u64(0x800f_fffc), None);
+        assert!(!m.write_u64(0x8010_0000, 1));
+    }
+
+    #[test]
+    fn overlapping_regions_rejected() {
+        let mut m = PhysMem::new(&[(0x8000_0000, 0x2000)]).unwrap();
+        assert!(m.add_region(0x8000_1000, 0x1000).is_err());
+        assert!(m.add_region(0x8000_2000, 0x1000).is_ok());
+        assert!(m.add_region(0x8000_3000, 0x100).is_err());
+    }
+
+    #[test]
+    fn discard_zeroes() {
+        let mut m = PhysMem::new(&[(0x1000, 0x2000)]).unwrap();
+        m.write_u64(0x1010, 5);
+        m.discard_page(0x1010);
+        assert_eq!(m.read_u64(0x1010), Some(0));
+    }
+}

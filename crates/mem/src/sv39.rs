@@ -1,0 +1,360 @@
+//! The Sv39 virtual-memory format: a three-level page table of 8-byte
+//! entries, 4 KiB pages and 2 MiB / 1 GiB superpages (privileged spec §10.4).
+
+use crate::PhysMem;
+
+/// Bytes in a base page.
+pub const PAGE_SIZE: u64 = 4096;
+
+/// Kinds of memory access, for permission checks and fault causes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// A load (or the read of an AMO: AMOs check as stores).
+    Read,
+    /// A store or AMO.
+    Write,
+    /// An instruction fetch.
+    Exec,
+}
+
+/// A failed translation: the architectural page fault for the access, or an
+/// access fault when a page-table entry lies outside RAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// Page fault (cause 12/13/15 depending on the access).
+    Page,
+    /// Access fault (cause 1/5/7): the walk touched memory that is not RAM.
+    Access,
+}
+
+/// Page-table entry bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pte(pub u64);
+
+impl Pte {
+    /// Valid.
+    pub const V: u64 = 1 << 0;
+    /// Readable.
+    pub const R: u64 = 1 << 1;
+    /// Writable.
+    pub const W: u64 = 1 << 2;
+    /// Executable.
+    pub const X: u64 = 1 << 3;
+    /// User-accessible.
+    pub const U: u64 = 1 << 4;
+    /// Global.
+    pub const G: u64 = 1 << 5;
+    /// Accessed.
+    pub const A: u64 = 1 << 6;
+    /// Dirty.
+    pub const D: u64 = 1 << 7;
+    /// Svnapot: the entry is part of a naturally aligned power-of-two range.
+    pub const N: u64 = 1 << 63;
+
+    /// A leaf entry mapping physical address `paddr` with permission bits `flags`.
+    pub fn leaf(paddr: u64, flags: u64) -> Pte {
+        Pte(((paddr >> 12) << 10) | flags | Pte::V)
+    }
+    /// Whether V is set.
+    pub fn valid(self) -> bool {
+        self.0 & Pte::V != 0
+    }
+    /// Whether any of R/W/X is set (a leaf rather than a pointer).
+    pub fn is_leaf(self) -> bool {
+        self.0 & (Pte::R | Pte::W | Pte::X) != 0
+    }
+    /// The physical address the entry points at.
+    pub fn paddr(self) -> u64 {
+        ((self.0 >> 10) & ((1 << 44) - 1)) << 12
+    }
+    /// The low flag bits (V..D).
+    pub fn flags(self) -> u64 {
+        self.0 & 0xff
+    }
+}
+
+/// A successful translation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Translation {
+    /// The physical address of the accessed byte.
+    pub paddr: u64,
+    /// Log2 of the size of the page that mapped it (12, 21 or 30).
+    pub page_shift: u32,
+    /// The leaf entry's flag bits after the A/D update.
+    pub flags: u64,
+}
+
+/// Who is accessing memory, as far as translation cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Requester {
+    /// True in U-mode.
+    pub user: bool,
+    /// mstatus.SUM: S-mode may touch U pages.
+    pub sum: bool,
+    /// mstatus.MXR: loads may read execute-only pages.
+    pub mxr: bool,
+}
+
+/// Whether `vaddr` is a canonical Sv39 address (bits 63..39 copy bit 38).
+#[inline]
+pub fn canonical(vaddr: u64) -> bool {
+    let top = (vaddr as i64) >> 38;
+    top == 0 || top == -1
+}
+
+fn vpn(vaddr: u64, level: u32) -> u64 {
+    (vaddr >> (12 + 9 * level)) & 0x1ff
+}
+
+/// Translates `vaddr` through the table rooted at `root` (a physical
+/// address), checking permissions for `access` and setting A (and D on a
+/// write) in the leaf as hardware with Svadu does.
+pub fn translate(
+    mem: &mut PhysMem,
+    root: u64,
+    vaddr: u64,
+    access: Access,
+    who: Requester,
+) -> Result<Translation, Fault> {
+    if !canonical(vaddr) {
+        return Err(Fault::Page);
+    }
+    let mut table = root;
+    for level in (0..3).rev() {
+        let pte_addr = table + vpn(vaddr, level) * 8;
+        let pte = Pte(mem.read_u64(pte_addr).ok_or(Fault::Access)?);
+        if !pte.valid() || (pte.0 & Pte::W != 0 && pte.0 & Pte::R == 0) {
+            return Err(Fault::Page);
+        }
+        if !pte.is_leaf() {
+            if pte.0 & (Pte::A | Pte::D | Pte::U | Pte::N) != 0 {
+                return Err(Fault::Page);
+            }
+            table = pte.paddr();
+            continue;
+        }
+        let allowed = match access {
+            Access::Read => pte.0 & Pte::R != 0 || (who.mxr && pte.0 & Pte::X != 0),
+            Access::Write => pte.0 & Pte::W != 0,
+            Access::Exec => pte.0 & Pte::X != 0,
+        };
+        let user_page = pte.0 & Pte::U != 0;
+        let mode_ok = if who.user {
+            user_page
+        } else {
+            !user_page || (who.sum && access != Access::Exec)
+        };
+        if !allowed || !mode_ok {
+            return Err(Fault::Page);
+        }
+        let shift = 12 + 9 * level;
+        let mut base = pte.paddr();
+        if level > 0 && (base >> 12) & ((1 << (9 * level)) - 1) != 0 {
+            return Err(Fault::Page); // misaligned superpage
+        }
+        if pte.0 & Pte::N != 0 {
+            // Svnapot: only 64 KiB at level 0 is defined.
+            if level != 0 || (pte.0 >> 10) & 0xf != 0x8 {
+                return Err(Fault::Page);
+            }
+            base = (base & !0xffff) | (vaddr & 0xf000);
+        }
+        let mut new = pte.0 | Pte::A;
+        if access == Access::Write {
+            new |= Pte::D;
+        }
+        if new != pte.0 && !mem.write_u64(pte_addr, new) {
+            return Err(Fault::Access);
+        }
+        let offset_mask = (1u64 << shift) - 1;
+        return Ok(Translation {
+            paddr: (base & !offset_mask) | (vaddr & offset_mask),
+            page_shift: shift,
+            flags: new & 0xff,
+        });
+    }
+    Err(Fault::Page)
+}
+
+/// Finds the leaf entry for `vaddr`: its physical address and value, and the
+/// level it sits at (0 = 4 KiB page). `None` if no valid leaf maps it.
+pub fn find_leaf(mem: &PhysMem, root: u64, vaddr: u64) -> Option<(u64, Pte, u32)> {
+    let mut table = root;
+    for level in (0..3).rev() {
+        let pte_addr = table + vpn(vaddr, level) * 8;
+        let pte = Pte(mem.read_u64(pte_addr)?);
+        if !pte.valid() {
+            return None;
+        }
+        if pte.is_leaf() {
+            return Some((pte_addr, pte, level));
+        }
+        table = pte.paddr();
+    }
+    None
+}
+
+/// Installs a 4 KiB leaf for `vaddr`, creating intermediate tables with
+/// frames from `alloc_table` (which must return zeroed 4 KiB frames).
+/// Returns the previous entry (possibly invalid), or `None` when a table
+/// frame could not be allocated or a superpage is in the way.
+pub fn map_page(
+    mem: &mut PhysMem,
+    root: u64,
+    vaddr: u64,
+    pte: Pte,
+    alloc_table: &mut dyn FnMut(&mut PhysMem) -> Option<u64>,
+) -> Option<Pte> {
+    let mut table = root;
+    for level in (1..3).rev() {
+        let pte_addr = table + vpn(vaddr, level) * 8;
+        let cur = Pte(mem.read_u64(pte_addr)?);
+        if cur.valid() {
+            if cur.is_leaf() {
+                return None;
+            }
+            table = cur.paddr();
+        } else {
+            let frame = alloc_table(mem)?;
+            mem.write_u64(
+                pte_addr,
+                Pte::leaf(frame, 0).0 & !(Pte::R | Pte::W | Pte::X),
+            );
+            table = frame;
+        }
+    }
+    let pte_addr = table + vpn(vaddr, 0) * 8;
+    let old = Pte(mem.read_u64(pte_addr)?);
+    mem.write_u64(pte_addr, pte.0);
+    Some(old)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const USER: Requester = Requester {
+        user: true,
+        sum: false,
+        mxr: false,
+    };
+
+    fn setup() -> (PhysMem, u64, impl FnMut(&mut PhysMem) -> Option<u64>) {
+        let mem = PhysMem::new(&[(0x8000_0000, 0x40_0000)]).unwrap();
+        let root = 0x8000_0000;
+        let mut next = 0x8000_1000u64;
+        let alloc = move |_: &mut PhysMem| {
+            let f = next;
+            next += 4096;
+            Some(f)
+        };
+        (mem, root, alloc)
+    }
+
+    #[test]
+    fn map_and_translate_sets_a_and_d() {
+        let (mut mem, root, mut alloc) = setup();
+        let pte = Pte::leaf(0x8020_0000, Pte::R | Pte::W | Pte::U);
+        assert_eq!(
+            map_page(&mut mem, root, 0x1234_5000, pte, &mut alloc),
+            Some(Pte(0))
+        );
+        let t = translate(&mut mem, root, 0x1234_5678, Access::Read, USER).unwrap();
+        assert_eq!(t.paddr, 0x8020_0678);
+        assert_eq!(t.page_shift, 12);
+        assert!(t.flags & Pte::A != 0 && t.flags & Pte::D == 0);
+        let t = translate(&mut mem, root, 0x1234_5000, Access::Write, USER).unwrap();
+        assert!(t.flags & Pte::D != 0);
+        let (_, leaf, level) = find_leaf(&mem, root, 0x1234_5fff).unwrap();
+        assert_eq!(level, 0);
+        assert!(leaf.0 & (Pte::A | Pte::D) == Pte::A | Pte::D);
+    }
+
+    #[test]
+    fn permissions_enforced() {
+        let (mut mem, root, mut alloc) = setup();
+        map_page(
+            &mut mem,
+            root,
+            0x1000,
+            Pte::leaf(0x8030_0000, Pte::R | Pte::U),
+            &mut alloc,
+        );
+        map_page(
+            &mut mem,
+            root,
+            0x2000,
+            Pte::leaf(0x8030_1000, Pte::X | Pte::U),
+            &mut alloc,
+        );
+        map_page(
+            &mut mem,
+            root,
+            0x3000,
+            Pte::leaf(0x8030_2000, Pte::R | Pte::W),
+            &mut alloc,
+        );
+        assert_eq!(
+            translate(&mut mem, root, 0x1000, Access::Write, USER),
+            Err(Fault::Page)
+        );
+        assert_eq!(
+            translate(&mut mem, root, 0x1000, Access::Exec, USER),
+            Err(Fault::Page)
+        );
+        assert_eq!(
+            translate(&mut mem, root, 0x2000, Access::Read, USER),
+            Err(Fault::Page)
+        );
+        let mxr = Requester { mxr: true, ..USER };
+        assert!(translate(&mut mem, root, 0x2000, Access::Read, mxr).is_ok());
+        // Supervisor page from user mode, and user page from S without SUM.
+        assert_eq!(
+            translate(&mut mem, root, 0x3000, Access::Read, USER),
+            Err(Fault::Page)
+        );
+        let sup = Requester {
+            user: false,
+            sum: false,
+            mxr: false,
+        };
+        assert_eq!(
+            translate(&mut mem, root, 0x1000, Access::Read, sup),
+            Err(Fault::Page)
+        );
+        let sum = Requester { sum: true, ..sup };
+        assert!(translate(&mut mem, root, 0x1000, Access::Read, sum).is_ok());
+        assert_eq!(
+            translate(&mut mem, root, 0x9000, Access::Read, USER),
+            Err(Fault::Page)
+        );
+        assert_eq!(
+            translate(&mut mem, root, 1 << 40, Access::Read, USER),
+            Err(Fault::Page)
+        );
+    }
+
+    #[test]
+    fn superpage_translation() {
+        let (mut mem, root, _) = setup();
+        // A 2 MiB leaf at level 1: root -> table at 0x8000_1000.
+        let l1 = 0x8000_1000;
+        mem.write_u64(root + vpn(0x4000_0000, 2) * 8, Pte::leaf(l1, 0).0);
+        mem.write_u64(
+            l1 + vpn(0x4020_0000, 1) * 8,
+            Pte::leaf(0x8020_0000, Pte::R | Pte::U).0,
+        );
+        let t = translate(&mut mem, root, 0x4021_2345, Access::Read, USER).unwrap();
+        assert_eq!(t.paddr, 0x8021_2345);
+        assert_eq!(t.page_shift, 21);
+        // Misaligned superpage faults.
+        mem.write_u64(
+            l1 + vpn(0x4040_0000, 1) * 8,
+            Pte::leaf(0x8020_1000, Pte::R | Pte::U).0,
+        );
+        assert_eq!(
+            translate(&mut mem, root, 0x4040_0000, Access::Read, USER),
+            Err(Fault::Page)
+        );
+    }
+}

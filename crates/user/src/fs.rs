@@ -1,0 +1,401 @@
+//! Guest path resolution: host paths as qemu-user does by default, a
+//! `--sysroot` consulted first for absolute paths (qemu's `-L`), or a
+//! `--root` that confines every path — absolute, relative, `..` and symlinks
+//! — inside one directory, using the host kernel's `openat2(RESOLVE_IN_ROOT)`.
+
+use crate::errno::*;
+use std::ffi::{CStr, CString};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// `AT_FDCWD`.
+pub const AT_FDCWD: i32 = -100;
+
+/// How the guest's file names reach the host.
+#[derive(Debug)]
+pub struct Fs {
+    /// The confining root, if any: its directory fd and host path.
+    root: Option<(OwnedFd, PathBuf)>,
+    /// Prefix tried first for absolute paths (only without a root).
+    sysroot: Option<PathBuf>,
+    /// The guest's working directory (absolute, inside the root) when confined.
+    cwd: String,
+    /// Host path of the running guest program, for `/proc/self/exe`.
+    pub exe_host: PathBuf,
+    /// Guest path of the running guest program.
+    pub exe_guest: String,
+}
+
+/// A resolved name: a host directory fd (or AT_FDCWD) and a name relative to it.
+pub struct HostName {
+    /// Keeps an opened parent directory alive.
+    _owned: Option<OwnedFd>,
+    /// The directory fd to pass to a `*at` call.
+    pub dirfd: i32,
+    /// The name to pass.
+    pub name: CString,
+}
+
+#[repr(C)]
+struct OpenHow {
+    flags: u64,
+    mode: u64,
+    resolve: u64,
+}
+const RESOLVE_IN_ROOT: u64 = 0x10;
+const RESOLVE_NO_MAGICLINKS: u64 = 0x02;
+
+fn cstr(b: &[u8]) -> Result<CString, i64> {
+    CString::new(b).map_err(|_| EINVAL)
+}
+
+impl Fs {
+    /// Path handling with an optional confining root and sysroot.
+    pub fn new(root: Option<&Path>, sysroot: Option<&Path>) -> std::io::Result<Fs> {
+        let root = match root {
+            Some(r) => {
+                let canon = std::fs::canonicalize(r)?;
+                let f = std::fs::File::open(&canon)?;
+                // Keep it out of the range the guest's descriptors use.
+                // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own.
+                let high = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 900) };
+                if high < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // SAFETY: `high` is a new descriptor owned from here on.
+                Some((unsafe { OwnedFd::from_raw_fd(high) }, canon))
+            }
+            None => None,
+        };
+        Ok(Fs {
+            root,
+            sysroot: sysroot.map(Path::to_path_buf),
+            cwd: "/".into(),
+            exe_host: PathBuf::new(),
+            exe_guest: String::new(),
+        })
+    }
+
+    /// The descriptor the emulator keeps for itself (the root), which the
+    /// guest may not close.
+    pub fn internal_fd(&self) -> Option<i32> {
+        self.root.as_ref().map(|(fd, _)| fd.as_raw_fd())
+    }
+
+    /// Whether paths are confined.
+    pub fn confined(&self) -> bool {
+        self.root.is_some()
+    }
+
+    fn openat2(
+        dirfd: i32,
+        path: &CStr,
+        flags: u64,
+        mode: u64,
+        resolve: u64,
+    ) -> Result<OwnedFd, i64> {
+        let how = OpenHow {
+            flags,
+            mode,
+            resolve,
+        };
+        // SAFETY: `path` is NUL-terminated and `how` is a valid open_how of
+        // the size passed.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                dirfd,
+                path.as_ptr(),
+                &how as *const OpenHow,
+                std::mem::size_of::<OpenHow>(),
+            )
+        };
+        if r < 0 {
+            return Err(-host_errno());
+        }
+        // SAFETY: the kernel returned a new descriptor that we now own.
+        Ok(unsafe { OwnedFd::from_raw_fd(r as i32) })
+    }
+
+    /// The guest-absolute form of `path` relative to `dirfd` (confined mode).
+    fn guest_abs(&self, dirfd: i32, path: &[u8]) -> Result<Vec<u8>, i64> {
+        if path.first() == Some(&b'/') {
+            return Ok(path.to_vec());
+        }
+        let base = if dirfd == AT_FDCWD {
+            self.cwd.clone()
+        } else {
+            self.guest_path_of_fd(dirfd)?
+        };
+        let mut v = base.into_bytes();
+        if v.last() != Some(&b'/') {
+            v.push(b'/');
+        }
+        v.extend_from_slice(path);
+        Ok(v)
+    }
+
+    /// The guest path of an open descriptor (confined mode).
+    fn guest_path_of_fd(&self, fd: i32) -> Result<String, i64> {
+        let host = std::fs::read_link(format!("/proc/self/fd/{fd}")).map_err(|_| EBADF)?;
+        Ok(self.host_to_guest(&host))
+    }
+
+    fn host_to_guest(&self, host: &Path) -> String {
+        match &self.root {
+            Some((_, r)) => match host.strip_prefix(r) {
+                Ok(rest) => format!("/{}", rest.display()),
+                Err(_) => "/".into(),
+            },
+            None => host.display().to_string(),
+        }
+    }
+
+    /// Maps an absolute guest path through the sysroot (unconfined mode).
+    fn through_sysroot(&self, path: &[u8]) -> Option<PathBuf> {
+        let s = self.sysroot.as_ref()?;
+        if path.first() != Some(&b'/') {
+            return None;
+        }
+        let cand = s.join(Path::new(std::ffi::OsStr::from_bytes(&path[1..])));
+        std::fs::symlink_metadata(&cand).is_ok().then_some(cand)
+    }
+
+    fn special(&self, path: &[u8]) -> Option<PathBuf> {
+        (path == b"/proc/self/exe").then(|| self.exe_host.clone())
+    }
+
+    /// Opens `path` like openat(2). Returns the new host (= guest) fd.
+    pub fn open(&self, dirfd: i32, path: &[u8], flags: i32, mode: u32) -> Result<i32, i64> {
+        if let Some(p) = self.special(path) {
+            let c = cstr(p.as_os_str().as_bytes())?;
+            // SAFETY: c is NUL-terminated.
+            let r = unsafe { libc::open(c.as_ptr(), flags, mode) };
+            return if r < 0 { Err(-host_errno()) } else { Ok(r) };
+        }
+        match &self.root {
+            Some((rootfd, _)) => {
+                let abs = cstr(&self.guest_abs(dirfd, path)?)?;
+                let fd = Self::openat2(
+                    rootfd.as_raw_fd(),
+                    &abs,
+                    flags as u32 as u64,
+                    mode as u64,
+                    RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+                )?;
+                let raw = fd.as_raw_fd();
+                std::mem::forget(fd);
+                Ok(raw)
+            }
+            None => {
+                let host = self.through_sysroot(path);
+                let c = match &host {
+                    Some(h) => cstr(h.as_os_str().as_bytes())?,
+                    None => cstr(path)?,
+                };
+                // SAFETY: c is NUL-terminated.
+                let r = unsafe { libc::openat(dirfd, c.as_ptr(), flags, mode) };
+                if r < 0 {
+                    Err(-host_errno())
+                } else {
+                    Ok(r)
+                }
+            }
+        }
+    }
+
+    /// Resolves `path` for a `*at` call. With `follow`, the final component's
+    /// symlink is followed and the result names the object itself (via an
+    /// O_PATH descriptor and an empty name, for AT_EMPTY_PATH calls); without
+    /// it the parent directory is resolved and the last component returned.
+    pub fn resolve(&self, dirfd: i32, path: &[u8], follow: bool) -> Result<HostName, i64> {
+        if let Some(p) = self.special(path) {
+            return Ok(HostName {
+                _owned: None,
+                dirfd: AT_FDCWD,
+                name: cstr(p.as_os_str().as_bytes())?,
+            });
+        }
+        let Some((rootfd, _)) = &self.root else {
+            let name = match self.through_sysroot(path) {
+                Some(h) => cstr(h.as_os_str().as_bytes())?,
+                None => cstr(path)?,
+            };
+            return Ok(HostName {
+                _owned: None,
+                dirfd,
+                name,
+            });
+        };
+        if path.is_empty() {
+            return Err(ENOENT);
+        }
+        let abs = self.guest_abs(dirfd, path)?;
+        let trimmed: &[u8] = {
+            let mut t = &abs[..];
+            while t.len() > 1 && t.last() == Some(&b'/') {
+                t = &t[..t.len() - 1];
+            }
+            t
+        };
+        let split = trimmed.iter().rposition(|&c| c == b'/').unwrap_or(0);
+        let last = &trimmed[split + 1..];
+        if follow || last.is_empty() || last == b"." || last == b".." {
+            let fd = Self::openat2(
+                rootfd.as_raw_fd(),
+                &cstr(trimmed)?,
+                libc::O_PATH as u64,
+                0,
+                RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+            )?;
+            let raw = fd.as_raw_fd();
+            return Ok(HostName {
+                _owned: Some(fd),
+                dirfd: raw,
+                name: CString::default(),
+            });
+        }
+        let parent = if split == 0 {
+            &b"/"[..]
+        } else {
+            &trimmed[..split]
+        };
+        let fd = Self::openat2(
+            rootfd.as_raw_fd(),
+            &cstr(parent)?,
+            (libc::O_PATH | libc::O_DIRECTORY) as u64,
+            0,
+            RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        )?;
+        let raw = fd.as_raw_fd();
+        Ok(HostName {
+            _owned: Some(fd),
+            dirfd: raw,
+            name: cstr(last)?,
+        })
+    }
+
+    /// A host path for reading a whole file (execve, the interpreter).
+    pub fn host_path(&self, dirfd: i32, path: &[u8]) -> Result<PathBuf, i64> {
+        if let Some(p) = self.special(path) {
+            return Ok(p);
+        }
+        match &self.root {
+            Some(_) => {
+                let fd = self.open(dirfd, path, libc::O_RDONLY | libc::O_CLOEXEC, 0)?;
+                // SAFETY: fd was just opened and is owned here.
+                let owned = unsafe { OwnedFd::from_raw_fd(fd) };
+                let p = std::fs::read_link(format!("/proc/self/fd/{}", owned.as_raw_fd()))
+                    .map_err(|_| EIO)?;
+                Ok(p)
+            }
+            None => Ok(self
+                .through_sysroot(path)
+                .unwrap_or_else(|| PathBuf::from(std::ffi::OsStr::from_bytes(path)))),
+        }
+    }
+
+    /// chdir(2).
+    pub fn chdir(&mut self, path: &[u8]) -> Result<(), i64> {
+        match &self.root {
+            Some(_) => {
+                let n = self.resolve(AT_FDCWD, path, true)?;
+                let mut st: libc::stat = unsafe_zeroed_stat();
+                // SAFETY: n.dirfd is an O_PATH fd; st is writable.
+                if unsafe { libc::fstat(n.dirfd, &mut st) } < 0 {
+                    return Err(-host_errno());
+                }
+                if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
+                    return Err(ENOTDIR);
+                }
+                self.cwd = self.guest_path_of_fd(n.dirfd)?;
+                Ok(())
+            }
+            None => {
+                let n = self.resolve(AT_FDCWD, path, true)?;
+                // SAFETY: NUL-terminated path.
+                if unsafe { libc::chdir(n.name.as_ptr()) } < 0 {
+                    return Err(-host_errno());
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// fchdir(2).
+    pub fn fchdir(&mut self, fd: i32) -> Result<(), i64> {
+        match &self.root {
+            Some(_) => {
+                self.cwd = self.guest_path_of_fd(fd)?;
+                Ok(())
+            }
+            None => {
+                // SAFETY: plain syscall on an integer fd.
+                if unsafe { libc::fchdir(fd) } < 0 {
+                    Err(-host_errno())
+                } else {
+                    Ok(())
+                }
+            }
+        }
+    }
+
+    /// getcwd(2) contents.
+    pub fn getcwd(&self) -> Result<Vec<u8>, i64> {
+        match &self.root {
+            Some(_) => Ok(self.cwd.clone().into_bytes()),
+            None => std::env::current_dir()
+                .map(|p| p.as_os_str().as_bytes().to_vec())
+                .map_err(|_| ENOENT),
+        }
+    }
+
+    /// readlink for a resolved name, with `/proc/self/exe` answered with the
+    /// guest program.
+    pub fn readlink(&self, dirfd: i32, path: &[u8]) -> Result<Vec<u8>, i64> {
+        if path == b"/proc/self/exe" {
+            return Ok(self.exe_guest.clone().into_bytes());
+        }
+        let n = self.resolve(dirfd, path, false)?;
+        let mut buf = vec![0u8; 4096];
+        // SAFETY: buf is writable for its length; name is NUL-terminated.
+        let r = unsafe {
+            libc::readlinkat(n.dirfd, n.name.as_ptr(), buf.as_mut_ptr().cast(), buf.len())
+        };
+        if r < 0 {
+            return Err(-host_errno());
+        }
+        buf.truncate(r as usize);
+        Ok(buf)
+    }
+}
+
+/// A zeroed host `stat` buffer.
+pub fn unsafe_zeroed_stat() -> libc::stat {
+    // SAFETY: libc::stat is plain old data; all-zero is a valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+/// Converts a host `stat` to the riscv64 (asm-generic) layout, 128 bytes.
+pub fn guest_stat(st: &libc::stat) -> [u8; 128] {
+    let mut b = [0u8; 128];
+    let mut put = |off: usize, v: &[u8]| b[off..off + v.len()].copy_from_slice(v);
+    put(0, &(st.st_dev).to_le_bytes());
+    put(8, &(st.st_ino).to_le_bytes());
+    put(16, &(st.st_mode).to_le_bytes());
+    put(20, &(st.st_nlink as u32).to_le_bytes());
+    put(24, &(st.st_uid).to_le_bytes());
+    put(28, &(st.st_gid).to_le_bytes());
+    put(32, &(st.st_rdev).to_le_bytes());
+    put(48, &(st.st_size).to_le_bytes());
+    put(56, &(st.st_blksize as i32).to_le_bytes());
+    put(64, &(st.st_blocks).to_le_bytes());
+    put(72, &(st.st_atime).to_le_bytes());
+    put(80, &(st.st_atime_nsec as u64).to_le_bytes());
+    put(88, &(st.st_mtime).to_le_bytes());
+    put(96, &(st.st_mtime_nsec as u64).to_le_bytes());
+    put(104, &(st.st_ctime).to_le_bytes());
+    put(112, &(st.st_ctime_nsec as u64).to_le_bytes());
+    b
+}

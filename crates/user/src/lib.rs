@@ -1,0 +1,18 @@
+//! The user-mode Linux kernel of rvnvmm: runs a riscv64 Linux ELF directly,
+//! as gem5's syscall emulation or qemu-user do, with the process's own Sv39
+//! page tables in guest memory.
+//!
+//! The emulator process is the guest process: guest file descriptors are
+//! host descriptors, `fork` forks the emulator, and `execve` loads another
+//! RISC-V program in place. Guest threads run on the configured number of
+//! harts, time-shared deterministically in simulated time.
+
+pub mod elf;
+pub mod errno;
+pub mod fs;
+mod process;
+mod signal;
+mod syscall;
+pub mod vm;
+
+pub use process::{ExitKind, Options, Outcome, Process, RunError, ThreadStats};

@@ -1,0 +1,803 @@
+//! The guest process: threads on harts, the scheduler, program loading and
+//! the exit protocol.
+
+use crate::elf::{auxv::*, ElfFile, LoadError, HWCAP_RV64GC};
+use crate::errno::*;
+use crate::fs::{Fs, AT_FDCWD};
+use crate::signal::{SigAction, SignalInfo};
+use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
+use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Trap};
+use rvnvmm_mem::sv39::{self, Access, Requester};
+use rvnvmm_mem::PhysMem;
+use std::path::PathBuf;
+
+/// Everything `rvnvmm run` decides about a run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The program as named on the command line (or by execve).
+    pub program: String,
+    /// argv, including argv[0].
+    pub args: Vec<String>,
+    /// The environment, `KEY=VALUE`.
+    pub env: Vec<String>,
+    /// Confine every path inside this directory.
+    pub root: Option<PathBuf>,
+    /// Look up absolute paths here first (the dynamic linker and libraries).
+    pub sysroot: Option<PathBuf>,
+    /// Number of harts threads are scheduled on.
+    pub harts: usize,
+    /// Per-hart settings.
+    pub hart: HartConfig,
+    /// Guest RAM the process's frames come from: base and size.
+    pub ram: (u64, u64),
+    /// Stop after about this many instructions (all threads together).
+    pub max_insns: Option<u64>,
+    /// Print every retired instruction to stderr.
+    pub trace: bool,
+    /// Seconds since 1970 that simulated time zero corresponds to.
+    pub epoch_secs: u64,
+    /// Instructions a thread runs before another thread on the same hart
+    /// gets its turn.
+    pub quantum: u64,
+}
+
+/// Why a run could not start or had to stop.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The program could not be loaded.
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// Setting up the process failed.
+    #[error("{0}")]
+    Setup(String),
+    /// Every guest thread is blocked forever.
+    #[error("deadlock: every guest thread is blocked (futex or sleep) with nothing to wake it")]
+    Deadlock,
+}
+
+/// How the guest ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitKind {
+    /// exit/exit_group with this status.
+    Code(i32),
+    /// Killed by this signal.
+    Signal(i32),
+    /// `--max-insns` reached.
+    InsnLimit,
+}
+
+/// Per-thread figures.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadStats {
+    /// Guest thread id.
+    pub tid: i32,
+    /// Hart it ran on last.
+    pub hart: usize,
+    /// Instructions retired.
+    pub instructions: u64,
+    /// Cache-flush instructions.
+    pub flush_insns: u64,
+    /// Software-TLB refills.
+    pub tlb_refills: u64,
+}
+
+/// The result of a run.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// How it ended.
+    pub exit: ExitKind,
+    /// Instructions retired by all threads.
+    pub instructions: u64,
+    /// Simulated time at the end: the latest hart clock, in nanoseconds.
+    pub sim_time_ns: u64,
+    /// Simulated cycles of each hart.
+    pub hart_cycles: Vec<u64>,
+    /// Instructions per hart.
+    pub hart_instructions: Vec<u64>,
+    /// Figures per thread, including exited ones.
+    pub threads: Vec<ThreadStats>,
+    /// Blocks decoded.
+    pub blocks_decoded: u64,
+    /// Whether this is the process started by the command line (false in a
+    /// forked child).
+    pub is_initial_process: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ThreadState {
+    Runnable,
+    /// futex wait on an address with a bitset, optional deadline (ns).
+    Futex {
+        addr: u64,
+        bitset: u32,
+        deadline: Option<u64>,
+    },
+    /// Sleeping until a simulated time (ns).
+    Sleep {
+        until: u64,
+    },
+    Exited,
+}
+
+pub(crate) struct Thread {
+    pub tid: i32,
+    pub hart: Hart,
+    pub state: ThreadState,
+    pub clear_child_tid: u64,
+    pub sigmask: u64,
+    pub pending: Vec<SignalInfo>,
+    pub altstack: (u64, u64, i32),
+    pub cpu: usize,
+    pub affinity: u64,
+}
+
+pub(crate) struct Cpu {
+    /// Local clock in cycles.
+    pub cycles: u64,
+    pub instret: u64,
+    /// Round-robin cursor over threads.
+    pub cursor: usize,
+}
+
+/// A running guest process.
+pub struct Process {
+    pub(crate) opts: Options,
+    pub(crate) mem: PhysMem,
+    pub(crate) aspace: AddressSpace,
+    pub(crate) code: CodeCache,
+    pub(crate) threads: Vec<Thread>,
+    pub(crate) cpus: Vec<Cpu>,
+    pub(crate) fs: Fs,
+    pub(crate) actions: Vec<SigAction>,
+    pub(crate) pid: i32,
+    pub(crate) next_tid: i32,
+    pub(crate) exit: Option<ExitKind>,
+    pub(crate) current: usize,
+    pub(crate) umask: u32,
+    pub(crate) is_child: bool,
+    pub(crate) warned: std::collections::HashSet<u64>,
+    pub(crate) total_insns: u64,
+    pub(crate) sigreturn_page: u64,
+    /// Instructions of threads that have exited (kept for statistics).
+    pub(crate) exited: Vec<ThreadStats>,
+    /// State of the deterministic getrandom generator.
+    pub(crate) rng_state: u64,
+}
+
+/// Address of the page holding the signal-return trampoline: the last user
+/// page, just above the stack.
+pub(crate) const SIGRETURN_PAGE: u64 = STACK_TOP;
+
+impl Process {
+    /// Creates the process and loads the program.
+    pub fn new(opts: Options) -> Result<Process, RunError> {
+        let (base, size) = opts.ram;
+        let mut mem = PhysMem::new(&[(base, size)]).map_err(|e| RunError::Setup(e.to_string()))?;
+        let aspace = AddressSpace::new(&mut mem, base, size)
+            .map_err(|_| RunError::Setup("guest RAM too small".into()))?;
+        let fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
+            .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
+        let harts = opts.harts.max(1);
+        let mut p = Process {
+            mem,
+            aspace,
+            code: CodeCache::default(),
+            threads: Vec::new(),
+            cpus: (0..harts)
+                .map(|_| Cpu {
+                    cycles: 0,
+                    instret: 0,
+                    cursor: 0,
+                })
+                .collect(),
+            fs,
+            actions: vec![SigAction::default(); 65],
+            // SAFETY: getpid has no preconditions.
+            pid: unsafe { libc::getpid() },
+            next_tid: 1,
+            exit: None,
+            current: 0,
+            umask: 0o022,
+            is_child: false,
+            warned: Default::default(),
+            total_insns: 0,
+            sigreturn_page: SIGRETURN_PAGE,
+            exited: Vec::new(),
+            rng_state: 0x9e37_79b9_7f4a_7c15,
+            opts,
+        };
+        p.next_tid = p.pid + 1;
+        let mut hart = Hart::new(0, p.opts.hart.clone());
+        hart.trace = p.opts.trace;
+        p.threads.push(Thread {
+            tid: p.pid,
+            hart,
+            state: ThreadState::Runnable,
+            clear_child_tid: 0,
+            sigmask: 0,
+            pending: Vec::new(),
+            altstack: (0, 0, 2),
+            cpu: 0,
+            affinity: u64::MAX,
+        });
+        let prog = p.opts.program.clone();
+        let (args, env) = (p.opts.args.clone(), p.opts.env.clone());
+        p.exec(&prog, &args, &env)?;
+        Ok(p)
+    }
+
+    /// Replaces the process image with `path` (execve). The current thread
+    /// becomes the only one.
+    pub(crate) fn exec(
+        &mut self,
+        path: &str,
+        args: &[String],
+        env: &[String],
+    ) -> Result<(), LoadError> {
+        let host = self
+            .fs
+            .host_path(AT_FDCWD, path.as_bytes())
+            .map_err(|e| LoadError::Io {
+                path: path.to_string(),
+                source: std::io::Error::from_raw_os_error(e as i32),
+            })?;
+        let file = ElfFile::open(&host, path)?;
+        let interp = match file.interpreter()? {
+            Some(i) => {
+                let hint = if self.opts.sysroot.is_none() && self.opts.root.is_none() {
+                    " (pass --sysroot DIR with a riscv64 root, e.g. /usr/riscv64-linux-gnu)"
+                        .to_string()
+                } else {
+                    " in the --sysroot/--root directory".to_string()
+                };
+                let missing = || LoadError::MissingInterpreter {
+                    path: path.to_string(),
+                    interp: i.clone(),
+                    hint: hint.clone(),
+                };
+                let ihost = self
+                    .fs
+                    .host_path(AT_FDCWD, i.as_bytes())
+                    .map_err(|_| missing())?;
+                if !ihost.exists() {
+                    return Err(missing());
+                }
+                Some(ElfFile::open(&ihost, &i)?)
+            }
+            None => None,
+        };
+        // Point of no return: tear down the old image.
+        self.aspace.clear(&mut self.mem);
+        self.code.flush();
+        let cur = self.current;
+        let keep = self.threads.swap_remove(cur);
+        self.threads.clear();
+        self.threads.push(keep);
+        self.current = 0;
+        for a in self.actions.iter_mut() {
+            if a.handler > 1 {
+                *a = SigAction::default();
+            }
+        }
+        self.aspace.mmap_top = crate::vm::MMAP_TOP;
+        let nomem = || LoadError::NoMemory {
+            path: path.to_string(),
+        };
+        let (_bias, entry, phdr, end) =
+            file.load(&mut self.mem, &mut self.aspace, Some(crate::vm::PIE_BASE))?;
+        let (interp_base, start) = match &interp {
+            Some(i) => {
+                let (b, e, _, _) = i.load(&mut self.mem, &mut self.aspace, None)?;
+                (b, e)
+            }
+            None => (0, entry),
+        };
+        let brk = (end + 0xfff) & !0xfff;
+        self.aspace.brk_start = brk;
+        self.aspace.brk = brk;
+        // Signal-return trampoline: li a7, 139; ecall.
+        self.aspace.add(
+            SIGRETURN_PAGE,
+            SIGRETURN_PAGE + 0x1000,
+            PROT_READ | PROT_EXEC,
+            Backing::Populated,
+            "[vdso]",
+        );
+        let f = self
+            .aspace
+            .populate_page(&mut self.mem, SIGRETURN_PAGE, PROT_READ | PROT_EXEC)
+            .map_err(|_| nomem())?;
+        self.mem
+            .write(f, &[0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00]);
+        // Stack.
+        let stack_size = 8 << 20;
+        self.aspace.add(
+            STACK_TOP - stack_size,
+            STACK_TOP,
+            PROT_READ | PROT_WRITE,
+            Backing::Anon,
+            "[stack]",
+        );
+        self.fs.exe_host = host.clone();
+        self.fs.exe_guest = if self.fs.confined() || path.starts_with('/') {
+            path.to_string()
+        } else {
+            std::env::current_dir()
+                .map(|d| d.join(path).display().to_string())
+                .unwrap_or_else(|_| path.to_string())
+        };
+        let phnum = file.parse()?.program_headers.len() as u64;
+        let sp = self
+            .build_stack(args, env, path, entry, phdr, phnum, interp_base)
+            .map_err(|_| nomem())?;
+        let t = &mut self.threads[0];
+        t.hart.x = [0; 32];
+        t.hart.f = [0; 32];
+        t.hart.fflags = 0;
+        t.hart.frm = 0;
+        t.hart.x[2] = sp;
+        t.hart.pc = start;
+        t.hart.page_table = Some(self.aspace.root);
+        t.hart.flush_tlb();
+        t.hart.clear_reservation();
+        t.clear_child_tid = 0;
+        t.pending.clear();
+        t.altstack = (0, 0, 2);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build_stack(
+        &mut self,
+        args: &[String],
+        env: &[String],
+        execfn: &str,
+        entry: u64,
+        phdr: u64,
+        phnum: u64,
+        interp_base: u64,
+    ) -> Result<u64, i64> {
+        let mut sp = STACK_TOP;
+        let push_bytes = |p: &mut Process, sp: &mut u64, data: &[u8]| -> Result<u64, i64> {
+            *sp -= data.len() as u64;
+            p.write_mem(*sp, data)?;
+            Ok(*sp)
+        };
+        let cstr = |s: &str| {
+            let mut v = s.as_bytes().to_vec();
+            v.push(0);
+            v
+        };
+        let execfn_addr = push_bytes(self, &mut sp, &cstr(execfn))?;
+        let mut env_ptrs = Vec::new();
+        for e in env.iter().rev() {
+            env_ptrs.push(push_bytes(self, &mut sp, &cstr(e))?);
+        }
+        env_ptrs.reverse();
+        let mut arg_ptrs = Vec::new();
+        for a in args.iter().rev() {
+            arg_ptrs.push(push_bytes(self, &mut sp, &cstr(a))?);
+        }
+        arg_ptrs.reverse();
+        let platform = push_bytes(self, &mut sp, b"riscv64\0")?;
+        // AT_RANDOM: 16 bytes, fixed so runs are deterministic.
+        let random = push_bytes(self, &mut sp, b"rvnvmm-at-random")?;
+        sp &= !15;
+        let auxv: Vec<(u64, u64)> = vec![
+            (AT_PHDR, phdr),
+            (AT_PHENT, 56),
+            (AT_PHNUM, phnum),
+            (AT_PAGESZ, 4096),
+            (AT_BASE, interp_base),
+            (AT_FLAGS, 0),
+            (AT_ENTRY, entry),
+            (AT_UID, unsafe_id(libc::getuid)),
+            (AT_EUID, unsafe_id(libc::geteuid)),
+            (AT_GID, unsafe_id(libc::getgid)),
+            (AT_EGID, unsafe_id(libc::getegid)),
+            (AT_PLATFORM, platform),
+            (AT_HWCAP, HWCAP_RV64GC),
+            (AT_HWCAP2, 0),
+            (AT_CLKTCK, 100),
+            (AT_SECURE, 0),
+            (AT_RANDOM, random),
+            (AT_EXECFN, execfn_addr),
+            (AT_NULL, 0),
+        ];
+        let mut words: Vec<u64> = vec![args.len() as u64];
+        words.extend(&arg_ptrs);
+        words.push(0);
+        words.extend(&env_ptrs);
+        words.push(0);
+        for (k, v) in auxv {
+            words.push(k);
+            words.push(v);
+        }
+        sp -= words.len() as u64 * 8;
+        sp &= !15;
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        self.write_mem(sp, &bytes)?;
+        Ok(sp)
+    }
+
+    // ---- guest memory access for the kernel --------------------------------
+
+    /// Translates a user address for the kernel, faulting pages in as the
+    /// hart would. Errors are EFAULT.
+    pub(crate) fn user_paddr(&mut self, vaddr: u64, access: Access) -> Result<u64, i64> {
+        let who = Requester {
+            user: true,
+            sum: false,
+            mxr: false,
+        };
+        for _ in 0..2 {
+            match sv39::translate(&mut self.mem, self.aspace.root, vaddr, access, who) {
+                Ok(t) => return Ok(t.paddr),
+                Err(_) => {
+                    let ok = self
+                        .aspace
+                        .handle_fault(&mut self.mem, vaddr, access == Access::Write, false)
+                        .map_err(|_| EFAULT)?;
+                    if !ok {
+                        return Err(EFAULT);
+                    }
+                }
+            }
+        }
+        Err(EFAULT)
+    }
+
+    /// Reads guest memory.
+    pub(crate) fn read_mem(&mut self, vaddr: u64, buf: &mut [u8]) -> Result<(), i64> {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let va = vaddr.wrapping_add(done as u64);
+            let n = ((4096 - (va & 0xfff)) as usize).min(buf.len() - done);
+            let pa = self.user_paddr(va, Access::Read)?;
+            if !self.mem.read(pa, &mut buf[done..done + n]) {
+                return Err(EFAULT);
+            }
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Writes guest memory (keeping decoded code coherent).
+    pub(crate) fn write_mem(&mut self, vaddr: u64, data: &[u8]) -> Result<(), i64> {
+        let mut done = 0usize;
+        while done < data.len() {
+            let va = vaddr.wrapping_add(done as u64);
+            let n = ((4096 - (va & 0xfff)) as usize).min(data.len() - done);
+            let pa = self.user_paddr(va, Access::Write)?;
+            if !self.mem.write(pa, &data[done..done + n]) {
+                return Err(EFAULT);
+            }
+            self.code.pages.code_written(pa & !0xfff);
+            done += n;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn read_u64(&mut self, vaddr: u64) -> Result<u64, i64> {
+        let mut b = [0u8; 8];
+        self.read_mem(vaddr, &mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+
+    pub(crate) fn read_u32(&mut self, vaddr: u64) -> Result<u32, i64> {
+        let mut b = [0u8; 4];
+        self.read_mem(vaddr, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    pub(crate) fn write_u64(&mut self, vaddr: u64, v: u64) -> Result<(), i64> {
+        self.write_mem(vaddr, &v.to_le_bytes())
+    }
+
+    pub(crate) fn write_u32(&mut self, vaddr: u64, v: u32) -> Result<(), i64> {
+        self.write_mem(vaddr, &v.to_le_bytes())
+    }
+
+    /// Reads a NUL-terminated string (at most 4096 bytes).
+    pub(crate) fn read_cstr(&mut self, vaddr: u64) -> Result<Vec<u8>, i64> {
+        let mut out = Vec::new();
+        let mut va = vaddr;
+        loop {
+            let n = (4096 - (va & 0xfff)) as usize;
+            let mut chunk = vec![0u8; n];
+            self.read_mem(va, &mut chunk)?;
+            if let Some(z) = chunk.iter().position(|&c| c == 0) {
+                out.extend_from_slice(&chunk[..z]);
+                return Ok(out);
+            }
+            out.extend_from_slice(&chunk);
+            if out.len() > 1 << 20 {
+                return Err(ENAMETOOLONG);
+            }
+            va += n as u64;
+        }
+    }
+
+    /// Reads a NULL-terminated array of string pointers (argv, envp).
+    pub(crate) fn read_str_array(&mut self, vaddr: u64) -> Result<Vec<String>, i64> {
+        let mut v = Vec::new();
+        if vaddr == 0 {
+            return Ok(v);
+        }
+        for i in 0.. {
+            let p = self.read_u64(vaddr + i * 8)?;
+            if p == 0 {
+                break;
+            }
+            v.push(String::from_utf8_lossy(&self.read_cstr(p)?).into_owned());
+            if v.len() > 1 << 16 {
+                return Err(E2BIG);
+            }
+        }
+        Ok(v)
+    }
+
+    /// After the page tables changed: drop every hart's cached translations.
+    pub(crate) fn flush_all_tlbs(&mut self) {
+        for t in &mut self.threads {
+            t.hart.flush_tlb();
+        }
+    }
+
+    // ---- time and scheduling ------------------------------------------------
+
+    /// Simulated time of the running hart, in ns.
+    pub(crate) fn now_ns(&self) -> u64 {
+        let t = &self.threads[self.current];
+        t.hart.time_ns()
+    }
+
+    fn cycles_to_ns(&self, c: u64) -> u64 {
+        (c as u128 * 1_000_000_000 / self.opts.hart.clock_hz.max(1) as u128) as u64
+    }
+
+    fn ns_to_cycles(&self, ns: u64) -> u64 {
+        (ns as u128 * self.opts.hart.clock_hz as u128).div_ceil(1_000_000_000) as u64
+    }
+
+    /// Picks the thread to run next: on the hart with the smallest clock that
+    /// has a runnable thread, the next runnable one round-robin. Wakes
+    /// sleepers whose time has come; returns None on deadlock.
+    fn pick(&mut self) -> Option<usize> {
+        loop {
+            let mut best: Option<(u64, usize)> = None;
+            for (c, cpu) in self.cpus.iter().enumerate() {
+                let runnable = self
+                    .threads
+                    .iter()
+                    .any(|t| t.cpu == c && t.state == ThreadState::Runnable);
+                if runnable && best.is_none_or(|(bc, _)| cpu.cycles < bc) {
+                    best = Some((cpu.cycles, c));
+                }
+            }
+            // A timed wait that expires before the best hart's clock runs first.
+            let next_timer = self
+                .threads
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| match t.state {
+                    ThreadState::Sleep { until } => Some((until, i)),
+                    ThreadState::Futex {
+                        deadline: Some(d), ..
+                    } => Some((d, i)),
+                    _ => None,
+                })
+                .min();
+            if let Some((when, i)) = next_timer {
+                let best_ns = best.map(|(c, _)| self.cycles_to_ns(c));
+                if best_ns.is_none_or(|b| when <= b) {
+                    let cpu = self.threads[i].cpu;
+                    let wake_cycles = self.ns_to_cycles(when);
+                    if self.cpus[cpu].cycles < wake_cycles {
+                        self.cpus[cpu].cycles = wake_cycles;
+                    }
+                    let t = &mut self.threads[i];
+                    t.hart.x[10] = if matches!(t.state, ThreadState::Futex { .. }) {
+                        (-ETIMEDOUT) as u64
+                    } else {
+                        0
+                    };
+                    t.state = ThreadState::Runnable;
+                    continue;
+                }
+            }
+            let (_, c) = best?;
+            let n = self.threads.len();
+            let start = self.cpus[c].cursor;
+            for k in 0..n {
+                let i = (start + k) % n;
+                if self.threads[i].cpu == c && self.threads[i].state == ThreadState::Runnable {
+                    self.cpus[c].cursor = i + 1;
+                    return Some(i);
+                }
+            }
+            return None;
+        }
+    }
+
+    /// Runs the guest to completion.
+    pub fn run(&mut self) -> Result<Outcome, RunError> {
+        while self.exit.is_none() {
+            let Some(i) = self.pick() else {
+                if self.threads.iter().all(|t| t.state == ThreadState::Exited) {
+                    self.exit = Some(ExitKind::Code(0));
+                    break;
+                }
+                return Err(RunError::Deadlock);
+            };
+            self.current = i;
+            let cpu = self.threads[i].cpu;
+            let runnable = self
+                .threads
+                .iter()
+                .filter(|t| t.state == ThreadState::Runnable)
+                .count();
+            let mut budget = if runnable > 1 {
+                self.opts.quantum
+            } else {
+                self.opts.quantum.max(1_000_000)
+            };
+            if let Some(max) = self.opts.max_insns {
+                if self.total_insns >= max {
+                    self.exit = Some(ExitKind::InsnLimit);
+                    break;
+                }
+                budget = budget.min(max - self.total_insns);
+            }
+            let t = &mut self.threads[i];
+            t.hart.cycles = self.cpus[cpu].cycles;
+            t.hart.hart_id = cpu as u64;
+            let before = t.hart.instret;
+            let mut env = Env {
+                mem: &mut self.mem,
+                code: &mut self.code,
+            };
+            let exit = t.hart.run(&mut env, budget);
+            let ran = t.hart.instret - before;
+            self.total_insns += ran;
+            self.cpus[cpu].cycles = t.hart.cycles;
+            self.cpus[cpu].instret += ran;
+            match exit {
+                Exit::Budget => {}
+                Exit::Ecall => self.syscall(),
+                Exit::Wfi => {}
+                Exit::Trap(trap) => self.handle_trap(trap),
+            }
+            self.deliver_pending();
+        }
+        Ok(self.outcome())
+    }
+
+    fn handle_trap(&mut self, trap: Trap) {
+        let i = self.current;
+        let pc = self.threads[i].hart.pc;
+        use crate::signal::*;
+        match trap.cause {
+            Trap::LOAD_PAGE_FAULT | Trap::STORE_PAGE_FAULT | Trap::INSN_PAGE_FAULT => {
+                let write = trap.cause == Trap::STORE_PAGE_FAULT;
+                let exec = trap.cause == Trap::INSN_PAGE_FAULT;
+                match self
+                    .aspace
+                    .handle_fault(&mut self.mem, trap.tval, write, exec)
+                {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        let mapped = self.aspace.find(trap.tval).is_some();
+                        let code = if mapped { SEGV_ACCERR } else { SEGV_MAPERR };
+                        self.force_signal(SIGSEGV, code, trap.tval);
+                    }
+                    Err(_) => self.force_signal(SIGBUS, BUS_ADRERR, trap.tval),
+                }
+            }
+            Trap::ILLEGAL => self.force_signal(SIGILL, ILL_ILLOPC, pc),
+            Trap::BREAKPOINT => self.force_signal(SIGTRAP, TRAP_BRKPT, pc),
+            Trap::LOAD_MISALIGNED | Trap::STORE_MISALIGNED | Trap::INSN_MISALIGNED => {
+                self.force_signal(SIGBUS, BUS_ADRALN, trap.tval)
+            }
+            _ => self.force_signal(SIGSEGV, SEGV_ACCERR, trap.tval),
+        }
+    }
+
+    fn outcome(&self) -> Outcome {
+        let mut threads = self.exited.clone();
+        for t in &self.threads {
+            if t.state != ThreadState::Exited {
+                threads.push(thread_stats(t));
+            }
+        }
+        threads.sort_by_key(|t| t.tid);
+        let hart_cycles: Vec<u64> = self.cpus.iter().map(|c| c.cycles).collect();
+        let max_cycles = hart_cycles.iter().copied().max().unwrap_or(0);
+        Outcome {
+            exit: self.exit.unwrap_or(ExitKind::Code(0)),
+            instructions: self.total_insns,
+            sim_time_ns: self.cycles_to_ns(max_cycles),
+            hart_instructions: self.cpus.iter().map(|c| c.instret).collect(),
+            hart_cycles,
+            threads,
+            blocks_decoded: self.code.blocks_decoded,
+            is_initial_process: !self.is_child,
+        }
+    }
+
+    /// Marks thread `i` exited, handling CLONE_CHILD_CLEARTID.
+    pub(crate) fn exit_thread(&mut self, i: usize) {
+        let ctid = self.threads[i].clear_child_tid;
+        if ctid != 0 && self.write_u32(ctid, 0).is_ok() {
+            self.futex_wake(ctid, 1, u32::MAX);
+        }
+        self.exited.push(thread_stats(&self.threads[i]));
+        self.threads[i].state = ThreadState::Exited;
+    }
+
+    /// Wakes up to `n` threads waiting on `addr` whose bitset intersects.
+    pub(crate) fn futex_wake(&mut self, addr: u64, n: u64, bitset: u32) -> u64 {
+        let now = self.cpus[self.threads[self.current].cpu].cycles;
+        let mut woken = 0;
+        for t in self.threads.iter_mut() {
+            if woken >= n {
+                break;
+            }
+            if let ThreadState::Futex {
+                addr: a, bitset: b, ..
+            } = t.state
+            {
+                if a == addr && b & bitset != 0 {
+                    t.state = ThreadState::Runnable;
+                    t.hart.x[10] = 0;
+                    let c = &mut self.cpus[t.cpu];
+                    if c.cycles < now {
+                        c.cycles = now;
+                    }
+                    woken += 1;
+                }
+            }
+        }
+        woken
+    }
+
+    /// Prints a one-time notice about something the emulator lacks.
+    pub(crate) fn warn_once(&mut self, key: u64, msg: &str) {
+        if self.warned.insert(key) {
+            eprintln!("rvnvmm: {msg}");
+        }
+    }
+}
+
+fn thread_stats(t: &Thread) -> ThreadStats {
+    ThreadStats {
+        tid: t.tid,
+        hart: t.cpu,
+        instructions: t.hart.instret,
+        flush_insns: t.hart.stats.flush_insns,
+        tlb_refills: t.hart.stats.tlb_refills,
+    }
+}
+
+fn unsafe_id(f: unsafe extern "C" fn() -> u32) -> u64 {
+    // SAFETY: the get*id family has no preconditions.
+    unsafe { f() as u64 }
+}
+
+impl Process {
+    /// The epoch-based realtime clock in ns.
+    pub(crate) fn realtime_ns(&self) -> u64 {
+        self.opts.epoch_secs * 1_000_000_000 + self.now_ns()
+    }
+}
+
+impl Outcome {
+    /// The status `rvnvmm` should exit with (128+N for a signal).
+    pub fn exit_status(&self) -> i32 {
+        match self.exit {
+            ExitKind::Code(c) => c & 0xff,
+            ExitKind::Signal(s) => 128 + s,
+            ExitKind::InsnLimit => 0,
+        }
+    }
+}

@@ -1,0 +1,255 @@
+//! Guest signals: dispositions, masks, the riscv64 signal frame, delivery
+//! and `rt_sigreturn`.
+
+use crate::process::{ExitKind, Process, ThreadState};
+
+#[allow(missing_docs, dead_code)]
+pub(crate) mod consts {
+    pub const SIGHUP: i32 = 1;
+    pub const SIGINT: i32 = 2;
+    pub const SIGQUIT: i32 = 3;
+    pub const SIGILL: i32 = 4;
+    pub const SIGTRAP: i32 = 5;
+    pub const SIGABRT: i32 = 6;
+    pub const SIGBUS: i32 = 7;
+    pub const SIGFPE: i32 = 8;
+    pub const SIGKILL: i32 = 9;
+    pub const SIGUSR1: i32 = 10;
+    pub const SIGSEGV: i32 = 11;
+    pub const SIGPIPE: i32 = 13;
+    pub const SIGTERM: i32 = 15;
+    pub const SIGCHLD: i32 = 17;
+    pub const SIGCONT: i32 = 18;
+    pub const SIGSTOP: i32 = 19;
+    pub const SIGTSTP: i32 = 20;
+    pub const SIGTTIN: i32 = 21;
+    pub const SIGTTOU: i32 = 22;
+    pub const SIGURG: i32 = 23;
+    pub const SIGWINCH: i32 = 28;
+
+    pub const SEGV_MAPERR: i32 = 1;
+    pub const SEGV_ACCERR: i32 = 2;
+    pub const BUS_ADRALN: i32 = 1;
+    pub const BUS_ADRERR: i32 = 2;
+    pub const ILL_ILLOPC: i32 = 1;
+    pub const TRAP_BRKPT: i32 = 1;
+    pub const SI_USER: i32 = 0;
+    pub const SI_TKILL: i32 = -6;
+
+    pub const SA_SIGINFO: u64 = 4;
+    pub const SA_ONSTACK: u64 = 0x0800_0000;
+    pub const SA_RESTART: u64 = 0x1000_0000;
+    pub const SA_NODEFER: u64 = 0x4000_0000;
+    pub const SA_RESETHAND: u64 = 0x8000_0000;
+    pub const SS_ONSTACK: i32 = 1;
+    pub const SS_DISABLE: i32 = 2;
+}
+pub(crate) use consts::*;
+
+/// One signal's disposition (the kernel's `struct sigaction` on riscv64).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SigAction {
+    /// SIG_DFL (0), SIG_IGN (1) or a handler address.
+    pub handler: u64,
+    pub flags: u64,
+    pub mask: u64,
+}
+
+/// A signal waiting for delivery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SignalInfo {
+    pub signo: i32,
+    pub code: i32,
+    /// si_addr for faults, si_pid for kill.
+    pub addr: u64,
+}
+
+fn bit(sig: i32) -> u64 {
+    1u64 << (sig - 1)
+}
+
+/// Whether the default action of `sig` is to ignore it.
+fn default_ignored(sig: i32) -> bool {
+    matches!(sig, SIGCHLD | SIGURG | SIGWINCH | SIGCONT)
+}
+
+// Layout of the riscv64 rt_sigframe: siginfo (128 bytes), then ucontext:
+// uc_flags 8, uc_link 8, uc_stack 24, uc_sigmask 8 + 120 reserved, then
+// mcontext aligned to 16: 32 x-regs (pc first), 32 f-regs, fcsr, padding
+// to the size of the Q-extension state (528 bytes).
+const SIGINFO_SIZE: u64 = 128;
+const UC_STACK: u64 = 16;
+const UC_SIGMASK: u64 = 40;
+const UC_MCONTEXT: u64 = 176;
+const MC_FPREGS: u64 = 256;
+const FRAME_SIZE: u64 = SIGINFO_SIZE + UC_MCONTEXT + 256 + 528;
+
+impl Process {
+    /// Queues a signal for the current thread and delivers it now: used for
+    /// synchronous faults, which cannot be blocked or ignored usefully.
+    pub(crate) fn force_signal(&mut self, signo: i32, code: i32, addr: u64) {
+        let i = self.current;
+        let blocked = self.threads[i].sigmask & bit(signo) != 0;
+        let ignored = self.actions[signo as usize].handler == 1;
+        if blocked || ignored {
+            // Linux: a blocked or ignored synchronous fault kills the process.
+            self.actions[signo as usize].handler = 0;
+            self.threads[i].sigmask &= !bit(signo);
+        }
+        self.threads[i]
+            .pending
+            .insert(0, SignalInfo { signo, code, addr });
+        self.deliver_pending();
+    }
+
+    /// Queues a signal to thread index `i`.
+    pub(crate) fn queue_signal(&mut self, i: usize, info: SignalInfo) {
+        let t = &mut self.threads[i];
+        if !t.pending.iter().any(|p| p.signo == info.signo) {
+            t.pending.push(info);
+        }
+        // A signal interrupts a blocking wait.
+        if matches!(
+            t.state,
+            ThreadState::Futex { .. } | ThreadState::Sleep { .. }
+        ) {
+            t.state = ThreadState::Runnable;
+            t.hart.x[10] = (-crate::errno::EINTR) as u64;
+        }
+    }
+
+    /// Delivers the current thread's first deliverable pending signal.
+    pub(crate) fn deliver_pending(&mut self) {
+        if self.exit.is_some() {
+            return;
+        }
+        let i = self.current;
+        if self.threads[i].state == ThreadState::Exited {
+            return;
+        }
+        loop {
+            let mask = self.threads[i].sigmask;
+            let Some(pos) = self.threads[i]
+                .pending
+                .iter()
+                .position(|p| mask & bit(p.signo) == 0 || p.signo == SIGKILL || p.signo == SIGSTOP)
+            else {
+                return;
+            };
+            let info = self.threads[i].pending.remove(pos);
+            let act = self.actions[info.signo as usize];
+            match act.handler {
+                0 if default_ignored(info.signo) => continue,
+                0 => {
+                    self.exit = Some(ExitKind::Signal(info.signo));
+                    return;
+                }
+                1 => continue,
+                _ => {
+                    if self.setup_frame(i, info, act).is_err() {
+                        self.exit = Some(ExitKind::Signal(SIGSEGV));
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn setup_frame(&mut self, i: usize, info: SignalInfo, act: SigAction) -> Result<(), i64> {
+        let t = &self.threads[i];
+        let (ss_sp, ss_size, ss_flags) = t.altstack;
+        let sp_now = t.hart.x[2];
+        let on_alt = ss_flags & SS_DISABLE == 0 && sp_now.wrapping_sub(ss_sp) < ss_size;
+        let mut sp = if act.flags & SA_ONSTACK != 0 && ss_flags & SS_DISABLE == 0 && !on_alt {
+            ss_sp + ss_size
+        } else {
+            sp_now
+        };
+        sp = (sp - FRAME_SIZE) & !15;
+        let frame = sp;
+        let mut f = vec![0u8; FRAME_SIZE as usize];
+        let put = |f: &mut Vec<u8>, off: u64, v: &[u8]| {
+            f[off as usize..off as usize + v.len()].copy_from_slice(v)
+        };
+        // siginfo
+        put(&mut f, 0, &info.signo.to_le_bytes());
+        put(&mut f, 8, &info.code.to_le_bytes());
+        if matches!(info.code, SI_USER | SI_TKILL) {
+            put(&mut f, 16, &(info.addr as u32).to_le_bytes());
+        } else {
+            put(&mut f, 16, &info.addr.to_le_bytes());
+        }
+        let uc = SIGINFO_SIZE;
+        put(&mut f, uc + UC_STACK, &ss_sp.to_le_bytes());
+        put(
+            &mut f,
+            uc + UC_STACK + 8,
+            &(if on_alt { SS_ONSTACK } else { ss_flags }).to_le_bytes(),
+        );
+        put(&mut f, uc + UC_STACK + 16, &ss_size.to_le_bytes());
+        put(&mut f, uc + UC_SIGMASK, &t.sigmask.to_le_bytes());
+        let mc = uc + UC_MCONTEXT;
+        put(&mut f, mc, &t.hart.pc.to_le_bytes());
+        for r in 1..32 {
+            put(&mut f, mc + r * 8, &t.hart.x[r as usize].to_le_bytes());
+        }
+        for r in 0..32 {
+            put(
+                &mut f,
+                mc + MC_FPREGS + r * 8,
+                &t.hart.f[r as usize].to_le_bytes(),
+            );
+        }
+        let fcsr = (t.hart.frm as u32) << 5 | t.hart.fflags as u32;
+        put(&mut f, mc + MC_FPREGS + 256, &fcsr.to_le_bytes());
+        self.write_mem(frame, &f)?;
+        let restorer = self.sigreturn_page;
+        let t = &mut self.threads[i];
+        t.hart.x[2] = frame;
+        t.hart.x[1] = restorer;
+        t.hart.x[10] = info.signo as u64;
+        t.hart.x[11] = frame;
+        t.hart.x[12] = frame + uc;
+        t.hart.pc = act.handler;
+        t.sigmask |= act.mask;
+        if act.flags & SA_NODEFER == 0 {
+            t.sigmask |= bit(info.signo);
+        }
+        t.sigmask &= !(bit(SIGKILL) | bit(SIGSTOP));
+        if act.flags & SA_RESETHAND != 0 {
+            self.actions[info.signo as usize] = SigAction::default();
+        }
+        Ok(())
+    }
+
+    /// Sets the mask a pending handler's sigreturn will restore (sigsuspend).
+    pub(crate) fn patch_frame_mask(&mut self, i: usize, mask: u64) {
+        let frame = self.threads[i].hart.x[2];
+        let _ = self.write_u64(frame + SIGINFO_SIZE + UC_SIGMASK, mask);
+    }
+
+    /// rt_sigreturn: restores the registers and mask saved in the frame at sp.
+    pub(crate) fn sigreturn(&mut self) -> Result<(), i64> {
+        let i = self.current;
+        let frame = self.threads[i].hart.x[2];
+        let mut f = vec![0u8; FRAME_SIZE as usize];
+        self.read_mem(frame, &mut f)?;
+        let get =
+            |off: u64| u64::from_le_bytes(f[off as usize..off as usize + 8].try_into().unwrap());
+        let uc = SIGINFO_SIZE;
+        let mc = uc + UC_MCONTEXT;
+        let t = &mut self.threads[i];
+        t.hart.pc = get(mc);
+        for r in 1..32 {
+            t.hart.x[r as usize] = get(mc + r * 8);
+        }
+        for r in 0..32 {
+            t.hart.f[r as usize] = get(mc + MC_FPREGS + r * 8);
+        }
+        let fcsr = get(mc + MC_FPREGS + 256) as u32;
+        t.hart.fflags = (fcsr & 0x1f) as u8;
+        t.hart.frm = ((fcsr >> 5) & 7) as u8;
+        t.sigmask = get(uc + UC_SIGMASK) & !(bit(SIGKILL) | bit(SIGSTOP));
+        Ok(())
+    }
+}
