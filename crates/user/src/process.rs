@@ -222,7 +222,7 @@ impl Process {
         });
         let prog = p.opts.program.clone();
         let (args, env) = (p.opts.args.clone(), p.opts.env.clone());
-        p.exec(&prog, &args, &env)?;
+        p.exec(&prog, &args, &env, true)?;
         Ok(p)
     }
 
@@ -233,14 +233,20 @@ impl Process {
         path: &str,
         args: &[String],
         env: &[String],
+        from_host: bool,
     ) -> Result<(), LoadError> {
-        let host = self
-            .fs
-            .host_path(AT_FDCWD, path.as_bytes())
-            .map_err(|e| LoadError::Io {
-                path: path.to_string(),
-                source: std::io::Error::from_raw_os_error(e as i32),
-            })?;
+        // The program named on the command line is a host path even under
+        // --root; every path the guest names goes through its own view.
+        let host = if from_host {
+            PathBuf::from(path)
+        } else {
+            self.fs
+                .host_path(AT_FDCWD, path.as_bytes())
+                .map_err(|e| LoadError::Io {
+                    path: path.to_string(),
+                    source: std::io::Error::from_raw_os_error(e as i32),
+                })?
+        };
         let file = ElfFile::open(&host, path)?;
         let interp = match file.interpreter()? {
             Some(i) => {

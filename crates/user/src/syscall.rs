@@ -310,6 +310,9 @@ impl Process {
             227 => self.sys_msync(a[0], a[1]),
             228..=232 => Ok(0),
             233 => self.sys_madvise(a[0], a[1], a[2]),
+            258 => self.sys_riscv_hwprobe(a[0], a[1]),
+            // rseq is optional for glibc, which falls back without it.
+            293 => Err(ENOSYS),
             259 => {
                 self.code.pages.flush_pending = true;
                 Ok(0)
@@ -1120,6 +1123,28 @@ impl Process {
         Some(r as i64)
     }
 
+    /// riscv_hwprobe: what the harts implement (RV64IMAFDC).
+    fn sys_riscv_hwprobe(&mut self, pairs: u64, count: u64) -> Result<i64, i64> {
+        for k in 0..count.min(64) {
+            let key = self.read_u64(pairs + k * 16)? as i64;
+            let value: Option<u64> = match key {
+                0..=2 => Some(0), // mvendorid, marchid, mimpid
+                3 => Some(1),     // BASE_BEHAVIOR: IMA
+                4 => Some(1 | 2), // IMA_EXT_0: FD, C
+                5 => Some(0),     // CPUPERF_0: misaligned access speed unknown
+                _ => None,
+            };
+            match value {
+                Some(v) => self.write_u64(pairs + k * 16 + 8, v)?,
+                None => {
+                    self.write_u64(pairs + k * 16, u64::MAX)?;
+                    self.write_u64(pairs + k * 16 + 8, 0)?;
+                }
+            }
+        }
+        Ok(0)
+    }
+
     fn least_loaded_cpu(&self, affinity: u64) -> usize {
         (0..self.cpus.len())
             .filter(|&c| c >= 64 || affinity & (1 << c) != 0)
@@ -1168,7 +1193,7 @@ impl Process {
             let host = self.fs.host_path(AT_FDCWD, path.as_bytes())?;
             let f = crate::elf::ElfFile::open(&host, &path).map_err(|e| e.errno())?;
             drop(f);
-            self.exec(&path, &args, &env).map_err(|e| {
+            self.exec(&path, &args, &env, false).map_err(|e| {
                 eprintln!("rvnvmm: execve {path}: {e}");
                 e.errno()
             })?;

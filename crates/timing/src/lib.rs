@@ -1,1 +1,0 @@
-//! rvnvmm-timing
