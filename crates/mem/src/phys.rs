@@ -180,13 +180,60 @@ impl PhysMem {
         self.write(paddr, &v.to_le_bytes())
     }
 
-    /// Gives a 4 KiB page back to the host (it reads as zero afterwards).
+    /// Gives a 4 KiB page back to the host: it reads as zero afterwards and
+    /// is private anonymous memory again, even if it was backed by a file.
     pub fn discard_page(&mut self, paddr: u64) {
         if let Some(p) = self.host_ptr(paddr & !0xfff, 4096) {
-            // SAFETY: the page lies inside one of our private anonymous
-            // mappings; MADV_DONTNEED on it makes it read back as zeros.
-            unsafe { libc::madvise(p.cast(), 4096, libc::MADV_DONTNEED) };
+            // SAFETY: the page lies inside one of our mappings; replacing it
+            // with a fresh private anonymous page touches nothing else.
+            unsafe {
+                libc::mmap(
+                    p.cast(),
+                    4096,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
         }
+    }
+
+    /// Backs the RAM page at `paddr` with page `offset` of the host file
+    /// `fd`, shared: stores reach the file and other mappings of it, and
+    /// writes to the file are seen (a MAP_SHARED mapping, shared across
+    /// `fork` too). Undone by [`discard_page`](Self::discard_page).
+    pub fn share_file_page(
+        &mut self,
+        paddr: u64,
+        fd: i32,
+        offset: u64,
+        writable: bool,
+    ) -> std::io::Result<()> {
+        let p = self
+            .host_ptr(paddr & !0xfff, 4096)
+            .ok_or_else(|| std::io::Error::from_raw_os_error(libc::EFAULT))?;
+        let prot = if writable {
+            libc::PROT_READ | libc::PROT_WRITE
+        } else {
+            libc::PROT_READ
+        };
+        // SAFETY: MAP_FIXED over a page inside our own mapping; the result
+        // is checked.
+        let r = unsafe {
+            libc::mmap(
+                p.cast(),
+                4096,
+                prot,
+                libc::MAP_SHARED | libc::MAP_FIXED,
+                fd,
+                offset as i64,
+            )
+        };
+        if r == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
     }
 }
 

@@ -249,11 +249,13 @@ impl Fs {
                 0,
                 RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
             )?;
-            let raw = fd.as_raw_fd();
+            // Name the object through its descriptor's /proc link: every
+            // `*at` call follows it to exactly the object resolved here.
+            let name = cstr(format!("/proc/self/fd/{}", fd.as_raw_fd()).as_bytes())?;
             return Ok(HostName {
                 _owned: Some(fd),
-                dirfd: raw,
-                name: CString::default(),
+                dirfd: AT_FDCWD,
+                name,
             });
         }
         let parent = if split == 0 {
@@ -302,14 +304,16 @@ impl Fs {
             Some(_) => {
                 let n = self.resolve(AT_FDCWD, path, true)?;
                 let mut st: libc::stat = unsafe_zeroed_stat();
-                // SAFETY: n.dirfd is an O_PATH fd; st is writable.
-                if unsafe { libc::fstat(n.dirfd, &mut st) } < 0 {
+                // SAFETY: n.name is NUL-terminated; st is writable.
+                if unsafe { libc::stat(n.name.as_ptr(), &mut st) } < 0 {
                     return Err(-host_errno());
                 }
                 if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
                     return Err(ENOTDIR);
                 }
-                self.cwd = self.guest_path_of_fd(n.dirfd)?;
+                let host = std::fs::read_link(std::ffi::OsStr::from_bytes(n.name.as_bytes()))
+                    .map_err(|_| ENOENT)?;
+                self.cwd = self.host_to_guest(&host);
                 Ok(())
             }
             None => {

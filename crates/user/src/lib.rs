@@ -10,6 +10,7 @@
 pub mod elf;
 pub mod errno;
 pub mod fs;
+mod net;
 mod process;
 mod signal;
 mod syscall;

@@ -112,9 +112,19 @@ pub(crate) enum ThreadState {
         bitset: u32,
         deadline: Option<u64>,
     },
-    /// Sleeping until a simulated time (ns).
+    /// Sleeping until a simulated time (ns). With `restart`, the pc still
+    /// points at the ecall, which runs again on wake-up (polling calls).
     Sleep {
         until: u64,
+        restart: bool,
+    },
+    /// Waiting for any deliverable signal (pause, sigsuspend).
+    SigWait,
+    /// sigtimedwait: waiting for a signal of `set` (blocked ones); the pc
+    /// points at the ecall, which runs again when one arrives.
+    SigTimedWait {
+        set: u64,
+        deadline: Option<u64>,
     },
     Exited,
 }
@@ -127,6 +137,13 @@ pub(crate) struct Thread {
     pub sigmask: u64,
     pub pending: Vec<SignalInfo>,
     pub altstack: (u64, u64, i32),
+    /// The thread's name (prctl PR_SET_NAME), NUL-padded.
+    pub comm: [u8; 16],
+    /// The mask to restore after the next handler (set by sigsuspend).
+    pub saved_mask: Option<u64>,
+    /// Deadline (ns) of a restarting wait (poll, select, sigtimedwait) in
+    /// progress, kept across its re-executions.
+    pub wait_deadline: Option<u64>,
     pub cpu: usize,
     pub affinity: u64,
 }
@@ -162,6 +179,8 @@ pub struct Process {
     pub(crate) exited: Vec<ThreadStats>,
     /// State of the deterministic getrandom generator.
     pub(crate) rng_state: u64,
+    /// Resource limits (soft, hard) by RLIMIT_* number.
+    pub(crate) rlimits: [(u64, u64); 16],
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -204,6 +223,7 @@ impl Process {
             sigreturn_page: SIGRETURN_PAGE,
             exited: Vec::new(),
             rng_state: 0x9e37_79b9_7f4a_7c15,
+            rlimits: default_rlimits(),
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -217,6 +237,9 @@ impl Process {
             sigmask: 0,
             pending: Vec::new(),
             altstack: (0, 0, 2),
+            saved_mask: None,
+            wait_deadline: None,
+            comm: [0; 16],
             cpu: 0,
             affinity: u64::MAX,
         });
@@ -325,6 +348,10 @@ impl Process {
             "[stack]",
         );
         self.fs.exe_host = host.clone();
+        let base = path.rsplit('/').next().unwrap_or(path).as_bytes();
+        let mut comm = [0u8; 16];
+        comm[..base.len().min(15)].copy_from_slice(&base[..base.len().min(15)]);
+        self.threads[self.current].comm = comm;
         self.fs.exe_guest = if self.fs.confined() || path.starts_with('/') {
             path.to_string()
         } else {
@@ -587,7 +614,10 @@ impl Process {
                 .iter()
                 .enumerate()
                 .filter_map(|(i, t)| match t.state {
-                    ThreadState::Sleep { until } => Some((until, i)),
+                    ThreadState::Sleep { until, .. } => Some((until, i)),
+                    ThreadState::SigTimedWait {
+                        deadline: Some(d), ..
+                    } => Some((d, i)),
                     ThreadState::Futex {
                         deadline: Some(d), ..
                     } => Some((d, i)),
@@ -603,10 +633,13 @@ impl Process {
                         self.cpus[cpu].cycles = wake_cycles;
                     }
                     let t = &mut self.threads[i];
-                    t.hart.x[10] = if matches!(t.state, ThreadState::Futex { .. }) {
-                        (-ETIMEDOUT) as u64
-                    } else {
-                        0
+                    t.hart.x[10] = match t.state {
+                        // The restarted call finds its deadline passed.
+                        // A restarting call re-executes and sees its deadline.
+                        ThreadState::Sleep { restart: true, .. }
+                        | ThreadState::SigTimedWait { .. } => t.hart.x[10],
+                        ThreadState::Futex { .. } => (-ETIMEDOUT) as u64,
+                        _ => 0,
                     };
                     t.state = ThreadState::Runnable;
                     continue;
@@ -629,14 +662,27 @@ impl Process {
     /// Runs the guest to completion.
     pub fn run(&mut self) -> Result<Outcome, RunError> {
         while self.exit.is_none() {
+            self.take_host_signals();
             let Some(i) = self.pick() else {
                 if self.threads.iter().all(|t| t.state == ThreadState::Exited) {
                     self.exit = Some(ExitKind::Code(0));
                     break;
                 }
+                // Every thread waits. Only a signal from outside can wake
+                // one, and only if the guest handles some signal.
+                if self.actions.iter().any(|a| a.handler > 1) {
+                    crate::syscall::wait_for_host_signal();
+                    continue;
+                }
                 return Err(RunError::Deadlock);
             };
             self.current = i;
+            if !self.threads[i].pending.is_empty() {
+                self.deliver_pending();
+                if self.exit.is_some() {
+                    break;
+                }
+            }
             let cpu = self.threads[i].cpu;
             let runnable = self
                 .threads
@@ -773,6 +819,20 @@ impl Process {
             eprintln!("rvnvmm: {msg}");
         }
     }
+}
+
+/// Linux's defaults for a process started from a shell.
+fn default_rlimits() -> [(u64, u64); 16] {
+    const INF: u64 = u64::MAX;
+    let mut r = [(INF, INF); 16];
+    r[3] = (8 << 20, INF); // RLIMIT_STACK
+    r[4] = (0, INF); // RLIMIT_CORE
+    r[6] = (63_545, 63_545); // RLIMIT_NPROC
+    r[7] = (1024, 1 << 20); // RLIMIT_NOFILE
+    r[8] = (8 << 20, 8 << 20); // RLIMIT_MEMLOCK
+    r[11] = (63_545, 63_545); // RLIMIT_SIGPENDING
+    r[12] = (819_200, 819_200); // RLIMIT_MSGQUEUE
+    r
 }
 
 fn thread_stats(t: &Thread) -> ThreadStats {

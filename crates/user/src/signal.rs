@@ -60,9 +60,46 @@ pub(crate) struct SigAction {
 pub(crate) struct SignalInfo {
     pub signo: i32,
     pub code: i32,
-    /// si_addr for faults, si_pid for kill.
-    pub addr: u64,
+    /// Bytes 16..48 of the siginfo: si_addr for faults; si_pid, si_uid and
+    /// si_value for signals sent by a process.
+    pub data: [u64; 4],
 }
+
+impl SignalInfo {
+    /// A synchronous fault at `addr`.
+    pub fn fault(signo: i32, code: i32, addr: u64) -> SignalInfo {
+        SignalInfo {
+            signo,
+            code,
+            data: [addr, 0, 0, 0],
+        }
+    }
+
+    /// The first 48 bytes of the guest's siginfo (the rest is zero).
+    pub fn to_bytes(self) -> [u8; 128] {
+        let mut b = [0u8; 128];
+        b[0..4].copy_from_slice(&self.signo.to_le_bytes());
+        b[8..12].copy_from_slice(&self.code.to_le_bytes());
+        for (k, w) in self.data.iter().enumerate() {
+            b[16 + 8 * k..24 + 8 * k].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+
+    /// A signal sent by process `pid` (kill, tgkill, or the host).
+    pub fn sent(signo: i32, code: i32, pid: i32) -> SignalInfo {
+        // SAFETY: getuid has no preconditions.
+        let uid = unsafe { libc::getuid() } as u64;
+        SignalInfo {
+            signo,
+            code,
+            data: [pid as u32 as u64 | uid << 32, 0, 0, 0],
+        }
+    }
+}
+
+/// First real-time signal: these queue, standard signals merge.
+pub(crate) const SIGRTMIN: i32 = 32;
 
 fn bit(sig: i32) -> u64 {
     1u64 << (sig - 1)
@@ -98,23 +135,41 @@ impl Process {
         }
         self.threads[i]
             .pending
-            .insert(0, SignalInfo { signo, code, addr });
+            .insert(0, SignalInfo::fault(signo, code, addr));
         self.deliver_pending();
     }
 
     /// Queues a signal to thread index `i`.
     pub(crate) fn queue_signal(&mut self, i: usize, info: SignalInfo) {
         let t = &mut self.threads[i];
-        if !t.pending.iter().any(|p| p.signo == info.signo) {
+        if info.signo >= SIGRTMIN || !t.pending.iter().any(|p| p.signo == info.signo) {
             t.pending.push(info);
         }
-        // A signal interrupts a blocking wait.
-        if matches!(
-            t.state,
-            ThreadState::Futex { .. } | ThreadState::Sleep { .. }
-        ) {
-            t.state = ThreadState::Runnable;
-            t.hart.x[10] = (-crate::errno::EINTR) as u64;
+        if t.sigmask & bit(info.signo) != 0 {
+            // Blocked: it only wakes a sigtimedwait that waits for it.
+            if let ThreadState::SigTimedWait { set, .. } = t.state {
+                if set & bit(info.signo) != 0 {
+                    t.state = ThreadState::Runnable; // the call restarts and finds it
+                }
+            }
+            return;
+        }
+        // A deliverable signal interrupts a blocking wait.
+        match t.state {
+            ThreadState::Futex { .. }
+            | ThreadState::Sleep { restart: false, .. }
+            | ThreadState::SigWait => {
+                t.state = ThreadState::Runnable;
+                t.hart.x[10] = (-crate::errno::EINTR) as u64;
+            }
+            ThreadState::Sleep { restart: true, .. } | ThreadState::SigTimedWait { .. } => {
+                // Interrupted before the call could complete: EINTR too,
+                // after the ecall.
+                t.state = ThreadState::Runnable;
+                t.hart.x[10] = (-crate::errno::EINTR) as u64;
+                t.hart.pc += 4;
+            }
+            _ => {}
         }
     }
 
@@ -129,10 +184,16 @@ impl Process {
         }
         loop {
             let mask = self.threads[i].sigmask;
+            // Lowest-numbered deliverable signal first, FIFO within one.
             let Some(pos) = self.threads[i]
                 .pending
                 .iter()
-                .position(|p| mask & bit(p.signo) == 0 || p.signo == SIGKILL || p.signo == SIGSTOP)
+                .enumerate()
+                .filter(|(_, p)| {
+                    mask & bit(p.signo) == 0 || p.signo == SIGKILL || p.signo == SIGSTOP
+                })
+                .min_by_key(|&(k, p)| (p.signo, k))
+                .map(|(k, _)| k)
             else {
                 return;
             };
@@ -172,13 +233,7 @@ impl Process {
             f[off as usize..off as usize + v.len()].copy_from_slice(v)
         };
         // siginfo
-        put(&mut f, 0, &info.signo.to_le_bytes());
-        put(&mut f, 8, &info.code.to_le_bytes());
-        if matches!(info.code, SI_USER | SI_TKILL) {
-            put(&mut f, 16, &(info.addr as u32).to_le_bytes());
-        } else {
-            put(&mut f, 16, &info.addr.to_le_bytes());
-        }
+        put(&mut f, 0, &info.to_bytes());
         let uc = SIGINFO_SIZE;
         put(&mut f, uc + UC_STACK, &ss_sp.to_le_bytes());
         put(
@@ -187,7 +242,9 @@ impl Process {
             &(if on_alt { SS_ONSTACK } else { ss_flags }).to_le_bytes(),
         );
         put(&mut f, uc + UC_STACK + 16, &ss_size.to_le_bytes());
-        put(&mut f, uc + UC_SIGMASK, &t.sigmask.to_le_bytes());
+        // sigsuspend: the handler's return restores the mask from before it.
+        let saved_mask = t.saved_mask.unwrap_or(t.sigmask);
+        put(&mut f, uc + UC_SIGMASK, &saved_mask.to_le_bytes());
         let mc = uc + UC_MCONTEXT;
         put(&mut f, mc, &t.hart.pc.to_le_bytes());
         for r in 1..32 {
@@ -211,6 +268,9 @@ impl Process {
         t.hart.x[11] = frame;
         t.hart.x[12] = frame + uc;
         t.hart.pc = act.handler;
+        if let Some(m) = t.saved_mask.take() {
+            t.sigmask = m;
+        }
         t.sigmask |= act.mask;
         if act.flags & SA_NODEFER == 0 {
             t.sigmask |= bit(info.signo);
@@ -220,12 +280,6 @@ impl Process {
             self.actions[info.signo as usize] = SigAction::default();
         }
         Ok(())
-    }
-
-    /// Sets the mask a pending handler's sigreturn will restore (sigsuspend).
-    pub(crate) fn patch_frame_mask(&mut self, i: usize, mask: u64) {
-        let frame = self.threads[i].hart.x[2];
-        let _ = self.write_u64(frame + SIGINFO_SIZE + UC_SIGMASK, mask);
     }
 
     /// rt_sigreturn: restores the registers and mask saved in the frame at sp.

@@ -12,6 +12,7 @@ use crate::fs::{guest_stat, unsafe_zeroed_stat, AT_FDCWD};
 use crate::process::{ExitKind, Process, Thread, ThreadState};
 use crate::signal::*;
 use crate::vm::{Backing, PROT_EXEC, PROT_WRITE};
+use std::os::fd::FromRawFd;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Host signals received for the guest, as a bit mask (bit n-1 = signal n).
@@ -19,6 +20,29 @@ static HOST_PENDING: AtomicU64 = AtomicU64::new(0);
 
 extern "C" fn host_signal(sig: libc::c_int) {
     HOST_PENDING.fetch_or(1 << (sig - 1), Ordering::SeqCst);
+}
+
+/// Blocks the emulator until the host delivers a signal (every guest thread
+/// is waiting for one).
+pub(crate) fn wait_for_host_signal() {
+    // SAFETY: sigsuspend with an empty mask returns after any handler ran.
+    unsafe {
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        if HOST_PENDING.load(Ordering::SeqCst) == 0 {
+            libc::sigsuspend(&empty);
+        }
+    }
+}
+
+/// What a polling call that found nothing ready does next.
+pub(crate) enum Wait {
+    /// Block on the host for up to this many ms (-1: forever).
+    Host(i32),
+    /// The thread sleeps and re-executes the call.
+    Restarted,
+    /// The call's deadline has passed.
+    TimedOut,
 }
 
 const MAX_IO: usize = 64 << 20;
@@ -71,21 +95,13 @@ impl Process {
         if bits == 0 {
             return;
         }
-        let target = self
-            .threads
-            .iter()
-            .position(|t| t.state != ThreadState::Exited)
-            .unwrap_or(0);
         for s in 1..64 {
             if bits & (1 << (s - 1)) != 0 {
-                self.queue_signal(
-                    target,
-                    SignalInfo {
-                        signo: s,
-                        code: SI_USER,
-                        addr: 0,
-                    },
-                );
+                // The sender is unknown to us; report the parent as Linux
+                // would for a terminal or shell signal.
+                let target = self.signal_target(s);
+                let ppid = unsafe { libc::getppid() };
+                self.queue_signal(target, SignalInfo::sent(s, SI_USER, ppid));
             }
         }
     }
@@ -169,22 +185,15 @@ impl Process {
                 .and_then(|p| self.fs.chdir(&p).map(|_| 0)),
             50 => self.fs.fchdir(fd).map(|_| 0),
             52 => host(unsafe { libc::fchmod(fd, a[1] as u32) } as i64),
-            53 => self.path_op(a[0], a[1], true, |d, n| {
-                empty_or(d, n, |d, n, fl| unsafe {
-                    libc::fchmodat(d, n, a[2] as u32, fl & !libc::AT_EMPTY_PATH)
+            53 => self.path_op(a[0], a[1], true, |d, n| unsafe {
+                libc::fchmodat(d, n, a[2] as u32, 0)
+            } as i64),
+            54 => {
+                let follow = a[4] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+                self.path_op(a[0], a[1], follow, |d, n| unsafe {
+                    libc::fchownat(d, n, a[2] as u32, a[3] as u32, nofollow_flag(follow))
                 } as i64)
-            }),
-            54 => self.path_op(a[0], a[1], a[4] & 0x100 == 0, |d, n| {
-                empty_or(d, n, |d, n, fl| unsafe {
-                    libc::fchownat(
-                        d,
-                        n,
-                        a[2] as u32,
-                        a[3] as u32,
-                        fl | libc::AT_SYMLINK_NOFOLLOW,
-                    )
-                } as i64)
-            }),
+            }
             55 => host(unsafe { libc::fchown(fd, a[1] as u32, a[2] as u32) } as i64),
             56 => self.sys_openat(a[0], a[1], a[2], a[3]),
             57 => self.sys_close(fd),
@@ -208,8 +217,8 @@ impl Process {
             69 => self.sys_readv(fd, a[1], a[2], Some(a[3] as i64)),
             70 => self.sys_writev(fd, a[1], a[2], Some(a[3] as i64)),
             71 => self.sys_sendfile(a),
-            72 => self.sys_pselect6(a),
-            73 => self.sys_ppoll(a),
+            72 => return self.sys_pselect6(a),
+            73 => return self.sys_ppoll(a),
             78 => self.sys_readlinkat(a[0], a[1], a[2], a[3]),
             79 => self.sys_newfstatat(a[0], a[1], a[2], a[3]),
             80 => self.sys_fstat(fd, a[1]),
@@ -251,7 +260,10 @@ impl Process {
             130 => self.sys_tgkill(self.pid, a[0] as i32, a[1] as i32),
             131 => self.sys_tgkill(a[0] as i32, a[1] as i32, a[2] as i32),
             132 => self.sys_sigaltstack(a[0], a[1]),
-            133 => self.sys_sigsuspend(a[0]),
+            133 => return self.sys_sigsuspend(a[0]),
+            137 => return self.sys_sigtimedwait(a),
+            138 => self.sys_sigqueueinfo(a[0] as i32, None, a[1] as i32, a[2]),
+            240 => self.sys_sigqueueinfo(a[0] as i32, Some(a[1] as i32), a[2] as i32, a[3]),
             134 => self.sys_sigaction(a[0] as i32, a[1], a[2]),
             135 => self.sys_sigprocmask(a[0] as i32, a[1], a[2]),
             136 => {
@@ -276,10 +288,7 @@ impl Process {
                 unsafe { libc::umask(self.umask) };
                 Ok(old as i64)
             }
-            167 => match a[0] {
-                15 | 16 => Ok(0), // PR_SET_NAME, PR_GET_NAME
-                _ => Err(EINVAL),
-            },
+            167 => self.sys_prctl(a[0], a[1]),
             168 => {
                 let cpu = self.threads[self.current].cpu as u32;
                 if a[0] != 0 {
@@ -335,6 +344,7 @@ impl Process {
                 }
                 Ok(0)
             }
+            19..=22 | 198..=212 | 242 => return self.net_syscall(nr, a),
             _ => {
                 let name = syscall_name(nr);
                 self.warn_once(
@@ -361,12 +371,7 @@ impl Process {
     ) -> Result<i64, i64> {
         let p = self.read_cstr(path)?;
         let n = self.fs.resolve(dirfd as i32, &p, follow)?;
-        let name = if n.name.as_bytes().is_empty() {
-            c"".as_ptr()
-        } else {
-            n.name.as_ptr()
-        };
-        host(f(n.dirfd, name))
+        host(f(n.dirfd, n.name.as_ptr()))
     }
 
     fn path_buf_op(
@@ -556,13 +561,10 @@ impl Process {
 
     fn sys_linkat(&mut self, a: [u64; 6]) -> Result<i64, i64> {
         let (p1, p2) = (self.read_cstr(a[1])?, self.read_cstr(a[3])?);
-        let n1 = self.fs.resolve(a[0] as i32, &p1, a[4] & 0x400 != 0)?;
+        let follow = a[4] & libc::AT_SYMLINK_FOLLOW as u64 != 0;
+        let n1 = self.fs.resolve(a[0] as i32, &p1, follow)?;
         let n2 = self.fs.resolve(a[2] as i32, &p2, false)?;
-        let flags = if n1.name.as_bytes().is_empty() {
-            libc::AT_EMPTY_PATH
-        } else {
-            0
-        };
+        let flags = if follow { libc::AT_SYMLINK_FOLLOW } else { 0 };
         host(unsafe {
             libc::linkat(
                 n1.dirfd,
@@ -599,12 +601,9 @@ impl Process {
 
     fn sys_faccessat(&mut self, dirfd: u64, path: u64, mode: u64, flags: u64) -> Result<i64, i64> {
         let p = self.read_cstr(path)?;
-        let n = self.fs.resolve(dirfd as i32, &p, flags & 0x100 == 0)?;
-        let fl = if n.name.as_bytes().is_empty() {
-            libc::AT_EMPTY_PATH
-        } else {
-            0
-        } | (flags as i32 & libc::AT_EACCESS);
+        let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+        let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+        let fl = nofollow_flag(follow) | (flags as i32 & libc::AT_EACCESS);
         host(unsafe {
             libc::syscall(
                 libc::SYS_faccessat2,
@@ -630,16 +629,9 @@ impl Process {
         if p.is_empty() && flags & libc::AT_EMPTY_PATH as u64 != 0 {
             host(unsafe { libc::fstat(dirfd as i32, &mut st) } as i64)?;
         } else {
-            let n = self.fs.resolve(
-                dirfd as i32,
-                &p,
-                flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0,
-            )?;
-            let fl = if n.name.as_bytes().is_empty() {
-                libc::AT_EMPTY_PATH
-            } else {
-                libc::AT_SYMLINK_NOFOLLOW
-            };
+            let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+            let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+            let fl = nofollow_flag(follow);
             host(unsafe { libc::fstatat(n.dirfd, n.name.as_ptr(), &mut st, fl) } as i64)?;
         }
         self.write_mem(out, &guest_stat(&st))?;
@@ -669,15 +661,9 @@ impl Process {
                 )
             })?;
         } else {
-            let n = self
-                .fs
-                .resolve(a[0] as i32, &p, flags & libc::AT_SYMLINK_NOFOLLOW == 0)?;
-            let fl = (flags & !libc::AT_SYMLINK_NOFOLLOW)
-                | if n.name.as_bytes().is_empty() {
-                    libc::AT_EMPTY_PATH
-                } else {
-                    libc::AT_SYMLINK_NOFOLLOW
-                };
+            let follow = flags & libc::AT_SYMLINK_NOFOLLOW == 0;
+            let n = self.fs.resolve(a[0] as i32, &p, follow)?;
+            let fl = (flags & !libc::AT_SYMLINK_NOFOLLOW) | nofollow_flag(follow);
             host(unsafe {
                 libc::syscall(
                     libc::SYS_statx,
@@ -713,12 +699,9 @@ impl Process {
             });
         }
         let p = self.read_cstr(a[1])?;
-        let n = self.fs.resolve(a[0] as i32, &p, a[3] & 0x100 == 0)?;
-        let fl = if n.name.as_bytes().is_empty() {
-            libc::AT_EMPTY_PATH
-        } else {
-            libc::AT_SYMLINK_NOFOLLOW
-        };
+        let follow = a[3] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+        let n = self.fs.resolve(a[0] as i32, &p, follow)?;
+        let fl = nofollow_flag(follow);
         host(unsafe { libc::syscall(libc::SYS_utimensat, n.dirfd, n.name.as_ptr(), tp, fl) })
     }
 
@@ -738,64 +721,171 @@ impl Process {
         Ok(r)
     }
 
-    fn sys_ppoll(&mut self, a: [u64; 6]) -> Result<i64, i64> {
-        let n = (a[1] as usize).min(4096);
-        let mut fds = vec![0u8; n * 8];
-        self.read_mem(a[0], &mut fds)?;
-        let timeout = if a[2] != 0 {
-            let s = self.read_u64(a[2])? as i64;
-            let ns = self.read_u64(a[2] + 8)? as i64;
-            (s * 1000 + ns / 1_000_000) as i32
-        } else {
-            -1
-        };
-        let r = host(
-            unsafe { libc::poll(fds.as_mut_ptr().cast(), n as libc::nfds_t, timeout) } as i64,
-        )?;
-        self.write_mem(a[0], &fds)?;
-        Ok(r)
-    }
-
-    fn sys_pselect6(&mut self, a: [u64; 6]) -> Result<i64, i64> {
-        let n = a[0] as usize;
-        if n > 1024 {
+    /// Reads an optional timespec as nanoseconds.
+    fn read_timeout(&mut self, addr: u64) -> Result<Option<u64>, i64> {
+        if addr == 0 {
+            return Ok(None);
+        }
+        let s = self.read_u64(addr)?;
+        let ns = self.read_u64(addr + 8)?;
+        if s as i64 <= -1 || ns >= 1_000_000_000 {
             return Err(EINVAL);
         }
-        let bytes = n.div_ceil(64) * 8;
-        let mut sets = [vec![0u8; 128], vec![0u8; 128], vec![0u8; 128]];
-        for (k, s) in sets.iter_mut().enumerate() {
-            if a[1 + k] != 0 {
-                self.read_mem(a[1 + k], &mut s[..bytes])?;
-            }
+        Ok(Some(s.saturating_mul(1_000_000_000).saturating_add(ns)))
+    }
+
+    /// A polling call found nothing ready. With other guest threads able to
+    /// run, the thread sleeps for a short simulated interval and re-executes
+    /// the call (so the others progress, deterministically); alone, it
+    /// blocks on the host.
+    pub(crate) fn wait_or_restart(&mut self, timeout_ns: Option<u64>) -> Wait {
+        const POLL_INTERVAL_NS: u64 = 100_000;
+        let i = self.current;
+        let now = self.now_ns();
+        let deadline = self.threads[i]
+            .wait_deadline
+            .unwrap_or_else(|| timeout_ns.map_or(u64::MAX, |t| now.saturating_add(t)));
+        if now >= deadline {
+            self.threads[i].wait_deadline = None;
+            return Wait::TimedOut;
         }
-        let mut tv = libc::timeval {
-            tv_sec: 0,
-            tv_usec: 0,
-        };
-        let tvp = if a[4] != 0 {
-            tv.tv_sec = self.read_u64(a[4])? as i64;
-            tv.tv_usec = self.read_u64(a[4] + 8)? as i64 / 1000;
-            &mut tv as *mut libc::timeval
-        } else {
-            std::ptr::null_mut()
-        };
-        let ptr = |k: usize, s: &mut Vec<u8>| {
-            if a[1 + k] != 0 {
-                s.as_mut_ptr().cast::<libc::fd_set>()
-            } else {
-                std::ptr::null_mut()
-            }
-        };
-        let [s0, s1, s2] = &mut sets;
-        let r = host(
-            unsafe { libc::select(n as i32, ptr(0, s0), ptr(1, s1), ptr(2, s2), tvp) } as i64,
-        )?;
-        for (k, s) in sets.iter().enumerate() {
-            if a[1 + k] != 0 {
-                self.write_mem(a[1 + k], &s[..bytes])?;
-            }
+        let others = self.threads.iter().enumerate().any(|(k, t)| {
+            k != i
+                && matches!(
+                    t.state,
+                    ThreadState::Runnable
+                        | ThreadState::Sleep { .. }
+                        | ThreadState::SigTimedWait {
+                            deadline: Some(_),
+                            ..
+                        }
+                )
+        });
+        if !others {
+            self.threads[i].wait_deadline = None;
+            let ms = match timeout_ns {
+                None => -1,
+                Some(t) => {
+                    (deadline.saturating_sub(now).min(t) / 1_000_000).min(i32::MAX as u64) as i32
+                }
+            };
+            return Wait::Host(ms);
         }
-        Ok(r)
+        let t = &mut self.threads[i];
+        t.wait_deadline = Some(deadline);
+        t.state = ThreadState::Sleep {
+            until: now.saturating_add(POLL_INTERVAL_NS).min(deadline),
+            restart: true,
+        };
+        t.hart.pc -= 4;
+        Wait::Restarted
+    }
+
+    fn sys_ppoll(&mut self, a: [u64; 6]) -> Option<i64> {
+        let r = (|| -> Result<Option<i64>, i64> {
+            let n = a[1] as usize;
+            if n > 4096 {
+                return Err(EINVAL);
+            }
+            let timeout = self.read_timeout(a[2])?;
+            if n == 0 {
+                // pause(), or a plain sleep.
+                let i = self.current;
+                self.threads[i].state = match timeout {
+                    None => ThreadState::SigWait,
+                    Some(t) => ThreadState::Sleep {
+                        until: self.now_ns().saturating_add(t),
+                        restart: false,
+                    },
+                };
+                self.threads[i].hart.x[10] = if timeout.is_some() {
+                    0
+                } else {
+                    (-EINTR) as u64
+                };
+                return Ok(None);
+            }
+            let mut fds = vec![0u8; n * 8];
+            self.read_mem(a[0], &mut fds)?;
+            let poll = |fds: &mut Vec<u8>, ms: i32| {
+                host(unsafe { libc::poll(fds.as_mut_ptr().cast(), n as libc::nfds_t, ms) } as i64)
+            };
+            let mut r = poll(&mut fds, 0)?;
+            if r == 0 && timeout != Some(0) {
+                match self.wait_or_restart(timeout) {
+                    Wait::Restarted => return Ok(None),
+                    Wait::TimedOut => {}
+                    Wait::Host(ms) => r = poll(&mut fds, ms)?,
+                }
+            }
+            self.threads[self.current].wait_deadline = None;
+            self.write_mem(a[0], &fds)?;
+            Ok(Some(r))
+        })();
+        match r {
+            Ok(v) => v,
+            Err(e) => Some(-e),
+        }
+    }
+
+    fn sys_pselect6(&mut self, a: [u64; 6]) -> Option<i64> {
+        let r = (|| -> Result<Option<i64>, i64> {
+            let n = a[0] as usize;
+            if n > 1024 {
+                return Err(EINVAL);
+            }
+            let timeout = self.read_timeout(a[4])?;
+            let bytes = n.div_ceil(64) * 8;
+            let mut orig = [[0u8; 128]; 3];
+            for (k, s) in orig.iter_mut().enumerate() {
+                if a[1 + k] != 0 {
+                    self.read_mem(a[1 + k], &mut s[..bytes])?;
+                }
+            }
+            let select = |sets: &mut [[u8; 128]; 3], ms: i64| {
+                let mut tv = libc::timeval {
+                    tv_sec: ms.max(0) / 1000,
+                    tv_usec: (ms.max(0) % 1000) * 1000,
+                };
+                let tvp = if ms < 0 {
+                    std::ptr::null_mut()
+                } else {
+                    &mut tv as *mut libc::timeval
+                };
+                let [s0, s1, s2] = sets;
+                let p = |k: usize, s: &mut [u8; 128]| {
+                    if a[1 + k] != 0 {
+                        s.as_mut_ptr().cast::<libc::fd_set>()
+                    } else {
+                        std::ptr::null_mut()
+                    }
+                };
+                host(unsafe { libc::select(n as i32, p(0, s0), p(1, s1), p(2, s2), tvp) } as i64)
+            };
+            let mut sets = orig;
+            let mut r = select(&mut sets, 0)?;
+            if r == 0 && timeout != Some(0) {
+                match self.wait_or_restart(timeout) {
+                    Wait::Restarted => return Ok(None),
+                    Wait::TimedOut => {}
+                    Wait::Host(ms) => {
+                        sets = orig;
+                        r = select(&mut sets, ms as i64)?;
+                    }
+                }
+            }
+            self.threads[self.current].wait_deadline = None;
+            for (k, s) in sets.iter().enumerate() {
+                if a[1 + k] != 0 {
+                    self.write_mem(a[1 + k], &s[..bytes])?;
+                }
+            }
+            Ok(Some(r))
+        })();
+        match r {
+            Ok(v) => v,
+            Err(e) => Some(-e),
+        }
     }
 
     // ---- memory ---------------------------------------------------------------
@@ -821,10 +911,6 @@ impl Process {
             if addr + len > crate::vm::USER_TOP {
                 return Err(ENOMEM);
             }
-            if !self.aspace.is_free(addr, addr + len) {
-                let exec = self.aspace.unmap(&mut self.mem, addr, addr + len);
-                self.after_unmap(exec);
-            }
             addr
         } else if flags & MAP_FIXED_NOREPLACE != 0 {
             if !self.aspace.is_free(addr, addr + len) {
@@ -842,56 +928,70 @@ impl Process {
             self.aspace.find_free(len).ok_or(ENOMEM)?
         };
         let anon = flags & MAP_ANON != 0;
+        let shared = flags & MAP_SHARED != 0;
+        let file = if anon && !shared {
+            None
+        } else {
+            // The file behind the mapping: a duplicate of the guest's
+            // descriptor, or for shared anonymous memory a memfd (so forked
+            // children share it too). Pages come in on first touch.
+            let raw = if anon {
+                let fd = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
+                if fd < 0 || unsafe { libc::ftruncate(fd, len as i64) } < 0 {
+                    return Err(-host_errno());
+                }
+                fd
+            } else {
+                let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+                if fl < 0 {
+                    return Err(EBADF);
+                }
+                let acc = fl & libc::O_ACCMODE;
+                if acc == libc::O_WRONLY
+                    || (shared && prot & PROT_WRITE != 0 && acc == libc::O_RDONLY)
+                {
+                    return Err(EACCES);
+                }
+                let mut st = unsafe_zeroed_stat();
+                if unsafe { libc::fstat(fd, &mut st) } < 0
+                    || st.st_mode & libc::S_IFMT == libc::S_IFDIR
+                {
+                    return Err(ENODEV);
+                }
+                let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 1000) };
+                if dup < 0 {
+                    return Err(-host_errno());
+                }
+                dup
+            };
+            let writable = anon
+                || unsafe { libc::fcntl(raw, libc::F_GETFL) } & libc::O_ACCMODE == libc::O_RDWR;
+            // SAFETY: `raw` is a descriptor created above and owned from here on.
+            let fd = std::rc::Rc::new(unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) });
+            Some(crate::vm::FileMap {
+                fd,
+                offset: if anon { 0 } else { off },
+                shared,
+                writable,
+            })
+        };
+        if !self.aspace.is_free(start, start + len) {
+            let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+            self.after_unmap(exec);
+        }
         let name = if anon {
             "[anon]".to_string()
         } else {
             format!("fd {fd}")
         };
-        self.aspace.add(
-            start,
-            start + len,
-            prot,
-            if anon {
-                Backing::Anon
-            } else {
-                Backing::Populated
-            },
-            &name,
-        );
-        if !anon {
-            // Copy the file's contents in now; pages past its end stay zero.
-            let mut page = vec![0u8; 4096];
-            let mut va = start;
-            while va < start + len {
-                let r = unsafe {
-                    libc::pread(
-                        fd,
-                        page.as_mut_ptr().cast(),
-                        4096,
-                        (off + (va - start)) as i64,
-                    )
-                };
-                if r < 0 {
-                    let e = -host_errno();
-                    self.aspace.unmap(&mut self.mem, start, start + len);
-                    return Err(e);
-                }
-                if r == 0 {
-                    break;
-                }
-                let frame = self
-                    .aspace
-                    .populate_page(&mut self.mem, va, prot)
-                    .map_err(|_| ENOMEM)?;
-                self.mem.write(frame, &page[..r as usize]);
-                va += 4096;
-            }
-            if flags & MAP_SHARED != 0 && prot & PROT_WRITE != 0 {
-                let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 1000) };
-                if let Some(v) = self.aspace.vmas.get_mut(&start) {
-                    v.shared_file = Some((dup, off));
-                }
-            }
+        let backing = if file.is_none() {
+            Backing::Anon
+        } else {
+            Backing::Populated
+        };
+        self.aspace.add(start, start + len, prot, backing, &name);
+        if let Some(v) = self.aspace.vmas.get_mut(&start) {
+            v.file = file;
         }
         Ok(start as i64)
     }
@@ -968,6 +1068,12 @@ impl Process {
         };
         self.aspace
             .add(new, new + new_len, vma.prot, vma.backing.clone(), &vma.name);
+        if let Some(v) = self.aspace.vmas.get_mut(&new) {
+            v.file = vma.file.clone().map(|mut f| {
+                f.offset += old - vstart;
+                f
+            });
+        }
         self.aspace
             .move_pages(&mut self.mem, old, new, old_len)
             .map_err(|_| ENOMEM)?;
@@ -977,15 +1083,14 @@ impl Process {
     }
 
     fn sys_msync(&mut self, addr: u64, len: u64) -> Result<i64, i64> {
-        let vmas: Vec<(u64, crate::vm::Vma)> = self
-            .aspace
-            .vmas
-            .range(..addr + len)
-            .filter(|(_, v)| v.end > addr)
-            .map(|(&s, v)| (s, v.clone()))
-            .collect();
-        for (s, v) in vmas {
-            self.aspace.write_back(&self.mem, s, &v);
+        // Shared mappings are the host file's own pages: nothing to copy.
+        if addr & 0xfff != 0 {
+            return Err(EINVAL);
+        }
+        let mut a = addr;
+        while a < addr.saturating_add(len) {
+            let (_, v) = self.aspace.find(a).ok_or(ENOMEM)?;
+            a = v.end;
         }
         Ok(0)
     }
@@ -1072,6 +1177,9 @@ impl Process {
                 sigmask: self.threads[i].sigmask,
                 pending: Vec::new(),
                 altstack: (0, 0, SS_DISABLE),
+                saved_mask: None,
+                wait_deadline: None,
+                comm: self.threads[i].comm,
                 cpu,
                 affinity,
             });
@@ -1165,6 +1273,14 @@ impl Process {
             // `#!` scripts, up to four levels.
             for _ in 0..4 {
                 let host = self.fs.host_path(AT_FDCWD, path.as_bytes())?;
+                // Linux: only regular files with execute permission run.
+                let meta = std::fs::metadata(&host)
+                    .map_err(|e| e.raw_os_error().unwrap_or(ENOENT as i32) as i64)?;
+                let c = std::ffi::CString::new(host.as_os_str().as_encoded_bytes())
+                    .map_err(|_| EINVAL)?;
+                if !meta.is_file() || unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
+                    return Err(EACCES);
+                }
                 let mut head = [0u8; 256];
                 let n = std::fs::File::open(&host)
                     .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
@@ -1399,7 +1515,10 @@ impl Process {
             self.now_ns() + t
         };
         let i = self.current;
-        self.threads[i].state = ThreadState::Sleep { until };
+        self.threads[i].state = ThreadState::Sleep {
+            until,
+            restart: false,
+        };
         self.threads[i].hart.x[10] = 0;
         None
     }
@@ -1497,21 +1616,66 @@ impl Process {
 
     fn sys_rlimit(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
         // getrlimit(res, old) / setrlimit(res, new) / prlimit64(pid, res, new, old)
-        let (res, old) = match nr {
-            163 => (a[0], a[1]),
-            164 => return Ok(0),
-            _ => (a[1], a[3]),
+        let (pid, res, new, old) = match nr {
+            163 => (0, a[0], 0, a[1]),
+            164 => (0, a[0], a[1], 0),
+            _ => (a[0] as i32, a[1], a[2], a[3]),
         };
+        if pid != 0 && pid != self.pid {
+            return Err(ESRCH);
+        }
+        let r = self.rlimits.get(res as usize).copied().ok_or(EINVAL)?;
+        if new != 0 {
+            let (cur, max) = (self.read_u64(new)?, self.read_u64(new + 8)?);
+            if cur > max {
+                return Err(EINVAL);
+            }
+            if res == 7 {
+                // RLIMIT_NOFILE: descriptors are the host's, so the soft
+                // limit follows (within the host's hard limit).
+                let mut l = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                host(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) } as i64)?;
+                l.rlim_cur = cur.min(l.rlim_max);
+                host(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &l) } as i64)?;
+            }
+            self.rlimits[res as usize] = (cur, max);
+        }
         if old != 0 {
-            let (cur, max) = match res {
-                3 => (8 << 20, u64::MAX), // RLIMIT_STACK
-                7 => (1024, 1 << 20),     // RLIMIT_NOFILE
-                _ => (u64::MAX, u64::MAX),
-            };
-            self.write_u64(old, cur)?;
-            self.write_u64(old + 8, max)?;
+            self.write_u64(old, r.0)?;
+            self.write_u64(old + 8, r.1)?;
         }
         Ok(0)
+    }
+
+    fn sys_prctl(&mut self, op: u64, arg: u64) -> Result<i64, i64> {
+        const PR_SET_NAME: u64 = 15;
+        const PR_GET_NAME: u64 = 16;
+        let i = self.current;
+        match op {
+            PR_SET_NAME => {
+                let mut name = self.read_cstr(arg)?;
+                name.truncate(15);
+                let mut comm = [0u8; 16];
+                comm[..name.len()].copy_from_slice(&name);
+                self.threads[i].comm = comm;
+                Ok(0)
+            }
+            PR_GET_NAME => {
+                let comm = self.threads[i].comm;
+                self.write_mem(arg, &comm)?;
+                Ok(0)
+            }
+            _ => {
+                self.warn_once(
+                    3 << 32 | op,
+                    &format!("unsupported prctl option {op} returns EINVAL"),
+                );
+                Err(EINVAL)
+            }
+        }
     }
 
     fn sys_ids(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
@@ -1640,42 +1804,122 @@ impl Process {
         Ok(0)
     }
 
-    fn sys_sigsuspend(&mut self, mask: u64) -> Result<i64, i64> {
-        let m = self.read_u64(mask)?;
+    fn sys_sigsuspend(&mut self, mask: u64) -> Option<i64> {
+        let m = match self.read_u64(mask) {
+            Ok(m) => m,
+            Err(e) => return Some(-e),
+        };
         let i = self.current;
-        let old = self.threads[i].sigmask;
-        self.threads[i].sigmask = m;
-        // Wait for a host signal if none is deliverable yet.
-        while !self.threads[i]
+        let t = &mut self.threads[i];
+        // Wait with the temporary mask; the handler's sigreturn restores
+        // the old one, and the call returns -EINTR.
+        t.saved_mask = Some(t.sigmask);
+        t.sigmask = m & !((1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1)));
+        t.hart.x[10] = (-EINTR) as u64;
+        let deliverable = t
             .pending
             .iter()
-            .any(|p| m & (1 << (p.signo - 1)) == 0)
-        {
-            if self
-                .threads
+            .any(|p| t.sigmask & (1 << (p.signo - 1)) == 0);
+        if !deliverable {
+            t.state = ThreadState::SigWait;
+        }
+        None
+    }
+
+    fn sys_sigtimedwait(&mut self, a: [u64; 6]) -> Option<i64> {
+        let r = (|| -> Result<Option<i64>, i64> {
+            let set = self.read_u64(a[0])?;
+            let timeout = self.read_timeout(a[2])?;
+            let i = self.current;
+            let found = self.threads[i]
+                .pending
                 .iter()
-                .filter(|t| t.state == ThreadState::Runnable)
-                .count()
-                > 1
-            {
-                break;
+                .enumerate()
+                .filter(|(_, p)| set & (1 << (p.signo - 1)) != 0)
+                .min_by_key(|&(k, p)| (p.signo, k))
+                .map(|(k, _)| k);
+            if let Some(k) = found {
+                let info = self.threads[i].pending.remove(k);
+                self.threads[i].wait_deadline = None;
+                if a[1] != 0 {
+                    self.write_mem(a[1], &info.to_bytes())?;
+                }
+                return Ok(Some(info.signo as i64));
             }
-            let mut empty: libc::sigset_t = unsafe { std::mem::zeroed() };
-            unsafe { libc::sigemptyset(&mut empty) };
-            unsafe { libc::sigsuspend(&empty) };
-            self.take_host_signals();
+            let now = self.now_ns();
+            let deadline = match self.threads[i].wait_deadline {
+                Some(d) => d,
+                None => timeout.map_or(u64::MAX, |t| now.saturating_add(t)),
+            };
+            if now >= deadline {
+                self.threads[i].wait_deadline = None;
+                return Err(EAGAIN);
+            }
+            let t = &mut self.threads[i];
+            t.wait_deadline = Some(deadline);
+            t.state = ThreadState::SigTimedWait {
+                set,
+                deadline: (deadline != u64::MAX).then_some(deadline),
+            };
+            t.hart.pc -= 4;
+            Ok(None)
+        })();
+        match r {
+            Ok(v) => v,
+            Err(e) => Some(-e),
         }
-        // The call returns -EINTR into the handler's saved context, and the
-        // handler's sigreturn restores the pre-suspend mask.
-        self.threads[i].hart.x[10] = (-EINTR) as u64;
-        let pc = self.threads[i].hart.pc;
-        self.deliver_pending();
-        if self.threads[i].hart.pc != pc {
-            self.patch_frame_mask(i, old);
-        } else {
-            self.threads[i].sigmask = old;
+    }
+
+    /// rt_sigqueueinfo / rt_tgsigqueueinfo: a signal with the sender's
+    /// siginfo (sigqueue's value).
+    fn sys_sigqueueinfo(
+        &mut self,
+        tgid: i32,
+        tid: Option<i32>,
+        sig: i32,
+        uinfo: u64,
+    ) -> Result<i64, i64> {
+        let mut b = [0u8; 48];
+        self.read_mem(uinfo, &mut b)?;
+        if !(1..=64).contains(&sig) {
+            return Err(EINVAL);
         }
-        Err(EINTR)
+        if tgid != self.pid {
+            // Another process: the host carries the signal, not the value.
+            return host(unsafe { libc::kill(tgid, sig) } as i64);
+        }
+        let code = i32::from_le_bytes(b[8..12].try_into().unwrap());
+        let mut data = [0u64; 4];
+        for (k, w) in data.iter_mut().enumerate() {
+            *w = u64::from_le_bytes(b[16 + 8 * k..24 + 8 * k].try_into().unwrap());
+        }
+        let i = match tid {
+            Some(t) => self.thread_index(t).ok_or(ESRCH)?,
+            None => self.signal_target(sig),
+        };
+        self.queue_signal(
+            i,
+            SignalInfo {
+                signo: sig,
+                code,
+                data,
+            },
+        );
+        Ok(0)
+    }
+
+    /// The thread a process-directed signal goes to: the current one unless
+    /// it blocks the signal, then the first that does not.
+    fn signal_target(&self, sig: i32) -> usize {
+        let bit = 1u64 << (sig - 1);
+        let cur = self.current;
+        if self.threads[cur].sigmask & bit == 0 {
+            return cur;
+        }
+        self.threads
+            .iter()
+            .position(|t| t.state != ThreadState::Exited && t.sigmask & bit == 0)
+            .unwrap_or(cur)
     }
 
     fn sys_kill(&mut self, pid: i32, sig: i32) -> Result<i64, i64> {
@@ -1683,15 +1927,11 @@ impl Process {
             if sig == 0 {
                 return Ok(0);
             }
-            let i = self.current;
-            self.queue_signal(
-                i,
-                SignalInfo {
-                    signo: sig,
-                    code: SI_USER,
-                    addr: self.pid as u64,
-                },
-            );
+            if !(1..=64).contains(&sig) {
+                return Err(EINVAL);
+            }
+            let i = self.signal_target(sig);
+            self.queue_signal(i, SignalInfo::sent(sig, SI_USER, self.pid));
             return Ok(0);
         }
         host(unsafe { libc::kill(pid, sig) } as i64)
@@ -1703,14 +1943,10 @@ impl Process {
         }
         let i = self.thread_index(tid).ok_or(ESRCH)?;
         if sig != 0 {
-            self.queue_signal(
-                i,
-                SignalInfo {
-                    signo: sig,
-                    code: SI_TKILL,
-                    addr: self.pid as u64,
-                },
-            );
+            if !(1..=64).contains(&sig) {
+                return Err(EINVAL);
+            }
+            self.queue_signal(i, SignalInfo::sent(sig, SI_TKILL, self.pid));
         }
         Ok(0)
     }
@@ -1718,14 +1954,20 @@ impl Process {
     fn sys_sigaltstack(&mut self, ss: u64, old: u64) -> Result<i64, i64> {
         let i = self.current;
         let cur = self.threads[i].altstack;
+        let sp = self.threads[i].hart.x[2];
+        let on_stack = cur.2 & SS_DISABLE == 0 && sp.wrapping_sub(cur.0) < cur.1;
         if old != 0 {
+            let flags = if on_stack { SS_ONSTACK } else { cur.2 };
             let mut b = [0u8; 24];
             b[0..8].copy_from_slice(&cur.0.to_le_bytes());
-            b[8..12].copy_from_slice(&cur.2.to_le_bytes());
+            b[8..12].copy_from_slice(&flags.to_le_bytes());
             b[16..24].copy_from_slice(&cur.1.to_le_bytes());
             self.write_mem(old, &b)?;
         }
         if ss != 0 {
+            if on_stack {
+                return Err(EPERM);
+            }
             let sp = self.read_u64(ss)?;
             let flags = self.read_u32(ss + 8)? as i32;
             let size = self.read_u64(ss + 16)?;
@@ -1740,16 +1982,6 @@ impl Process {
         }
         Ok(0)
     }
-}
-
-fn empty_or(
-    d: i32,
-    n: *const libc::c_char,
-    f: impl FnOnce(i32, *const libc::c_char, i32) -> i64,
-) -> i64 {
-    // SAFETY: n is a valid NUL-terminated string from HostName.
-    let empty = unsafe { *n == 0 };
-    f(d, n, if empty { libc::AT_EMPTY_PATH } else { 0 })
 }
 
 fn sign_extend12(v: u32) -> i32 {
@@ -1804,5 +2036,15 @@ fn syscall_name(nr: u64) -> &'static str {
         424 => "pidfd_send_signal",
         434 => "pidfd_open",
         _ => "unknown",
+    }
+}
+
+/// The `*at` flag for a name resolved with or without following its last
+/// symlink.
+fn nofollow_flag(follow: bool) -> i32 {
+    if follow {
+        0
+    } else {
+        libc::AT_SYMLINK_NOFOLLOW
     }
 }

@@ -49,8 +49,22 @@ pub struct Vma {
     pub backing: Backing,
     /// A short name for diagnostics (`[heap]`, `[stack]`, a file name).
     pub name: String,
-    /// For a shared file mapping: the host file and offset to write back.
-    pub shared_file: Option<(i32, u64)>,
+    /// The file behind a file mapping or shared memory; pages are brought
+    /// in on first touch.
+    pub file: Option<FileMap>,
+}
+
+/// A mapped file (or, for shared anonymous memory, a memfd).
+#[derive(Clone, Debug)]
+pub struct FileMap {
+    /// The host descriptor, kept open while any area uses it.
+    pub fd: std::rc::Rc<std::os::fd::OwnedFd>,
+    /// File offset of the area's first byte.
+    pub offset: u64,
+    /// MAP_SHARED: the area's frames are the file's pages on the host.
+    pub shared: bool,
+    /// The file is open for writing (bounds mprotect of shared areas).
+    pub writable: bool,
 }
 
 /// A physical-frame allocator over one RAM range.
@@ -194,7 +208,9 @@ impl AddressSpace {
         };
         if vma.end > addr {
             let mut tail = vma.clone();
-            tail.shared_file = vma.shared_file.map(|(fd, off)| (fd, off + (addr - start)));
+            if let Some(f) = &mut tail.file {
+                f.offset += addr - start;
+            }
             self.vmas.get_mut(&start).unwrap().end = addr;
             self.vmas.insert(addr, tail);
         }
@@ -210,7 +226,7 @@ impl AddressSpace {
                 prot,
                 backing,
                 name: name.to_string(),
-                shared_file: None,
+                file: None,
             },
         );
     }
@@ -262,7 +278,39 @@ impl AddressSpace {
             return Ok(false);
         }
         let prot = vma.prot;
-        self.populate_page(mem, vaddr, prot)?;
+        let Some(file) = vma.file.clone() else {
+            self.populate_page(mem, vaddr, prot)?;
+            return Ok(true);
+        };
+        use std::os::fd::AsRawFd;
+        let (start, _) = self.find(vaddr).expect("found above");
+        let page = vaddr & !(PAGE_SIZE - 1);
+        let foff = file.offset + (page - start);
+        let fd = file.fd.as_raw_fd();
+        // SAFETY: fstat on a descriptor we own, into a zeroed stat.
+        let size = unsafe {
+            let mut st: libc::stat = std::mem::zeroed();
+            if libc::fstat(fd, &mut st) < 0 {
+                return Err(EIO);
+            }
+            st.st_size as u64
+        };
+        if foff >= size {
+            return Err(EFAULT); // past the end of the file: SIGBUS, as on Linux
+        }
+        let frame = self.populate_page(mem, page, prot)?;
+        if file.shared {
+            mem.share_file_page(frame, fd, foff, file.writable)
+                .map_err(|e| e.raw_os_error().unwrap_or(EIO as i32) as i64)?;
+        } else {
+            let mut buf = vec![0u8; PAGE_SIZE as usize];
+            // SAFETY: buf is writable for its length.
+            let n = unsafe { libc::pread(fd, buf.as_mut_ptr().cast(), buf.len(), foff as i64) };
+            if n < 0 {
+                return Err(EIO);
+            }
+            mem.write(frame, &buf);
+        }
         Ok(true)
     }
 
@@ -276,7 +324,6 @@ impl AddressSpace {
         for k in keys {
             let vma = self.vmas.remove(&k).unwrap();
             exec |= vma.prot & PROT_EXEC != 0;
-            self.write_back(mem, k, &vma);
             let mut va = k;
             while va < vma.end {
                 if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
@@ -287,32 +334,6 @@ impl AddressSpace {
             }
         }
         exec
-    }
-
-    /// Writes a shared file mapping's pages back to its file.
-    pub fn write_back(&self, mem: &PhysMem, start: u64, vma: &Vma) {
-        let Some((fd, off)) = vma.shared_file else {
-            return;
-        };
-        let mut va = start;
-        let mut buf = vec![0u8; PAGE_SIZE as usize];
-        while va < vma.end {
-            if let Some((_, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
-                if pte.0 & Pte::D != 0 && mem.read(pte.paddr(), &mut buf) {
-                    // SAFETY: buf is valid for its length; fd is the host fd
-                    // the guest mapped (a failure is ignored as msync would be).
-                    unsafe {
-                        libc::pwrite(
-                            fd,
-                            buf.as_ptr().cast(),
-                            buf.len(),
-                            (off + va - start) as i64,
-                        );
-                    }
-                }
-            }
-            va += PAGE_SIZE;
-        }
     }
 
     /// Changes the protection of `[start, end)`. Fails with ENOMEM if part of
@@ -328,6 +349,12 @@ impl AddressSpace {
         let mut a = start;
         while a < end {
             let (_, v) = self.find(a).ok_or(ENOMEM)?;
+            if v.file
+                .as_ref()
+                .is_some_and(|f| f.shared && !f.writable && prot & PROT_WRITE != 0)
+            {
+                return Err(EACCES);
+            }
             a = v.end;
         }
         self.split_at(start);
@@ -407,17 +434,14 @@ impl AddressSpace {
     }
 
     /// Drops the pages of `[start, end)` but keeps the areas: they read as
-    /// zero when touched again (MADV_DONTNEED on private memory).
+    /// zero when touched again (MADV_DONTNEED).
     pub fn discard(&mut self, mem: &mut PhysMem, start: u64, end: u64) {
+        // File pages are brought in again from the file on the next touch.
         let mut va = start & !(PAGE_SIZE - 1);
         while va < end {
-            if let Some((_, v)) = self.find(va) {
-                if v.shared_file.is_none() {
-                    if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
-                        mem.write_u64(pte_addr, 0);
-                        self.frames.release(mem, pte.paddr());
-                    }
-                }
+            if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
+                mem.write_u64(pte_addr, 0);
+                self.frames.release(mem, pte.paddr());
             }
             va += PAGE_SIZE;
         }

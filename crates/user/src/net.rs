@@ -1,0 +1,328 @@
+//! Sockets, epoll and eventfd: host descriptors, with the structures whose
+//! layout differs between riscv64 and the host converted.
+//!
+//! Safety: as in `syscall`, every `unsafe` block here is a host system call
+//! given integers or buffers owned by the caller for the length passed.
+#![allow(clippy::undocumented_unsafe_blocks)]
+
+use crate::errno::*;
+use crate::process::Process;
+
+/// Largest socket address we copy (sockaddr_storage).
+const SOCKADDR_MAX: usize = 128;
+
+fn host(r: i64) -> Result<i64, i64> {
+    if r < 0 {
+        Err(-host_errno())
+    } else {
+        Ok(r)
+    }
+}
+
+impl Process {
+    /// Socket, epoll and eventfd system calls.
+    /// `None` when the call blocked and will re-execute.
+    pub(crate) fn net_syscall(&mut self, nr: u64, a: [u64; 6]) -> Option<i64> {
+        let fd = a[0] as i32;
+        let r = match nr {
+            19 => host(unsafe { libc::eventfd(a[0] as u32, a[1] as i32) } as i64),
+            20 => host(unsafe { libc::epoll_create1(a[0] as i32) } as i64),
+            21 => self.epoll_ctl(fd, a[1] as i32, a[2] as i32, a[3]),
+            22 => return self.epoll_pwait(fd, a[1], a[2] as i32, a[3] as i32),
+            198 => host(unsafe { libc::socket(a[0] as i32, a[1] as i32, a[2] as i32) } as i64),
+            199 => self.socketpair(a),
+            200 | 203 => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
+                let p = addr.as_ptr().cast();
+                let len = addr.len() as libc::socklen_t;
+                host(if nr == 200 {
+                    unsafe { libc::bind(fd, p, len) }
+                } else {
+                    unsafe { libc::connect(fd, p, len) }
+                } as i64)
+            }),
+            201 => host(unsafe { libc::listen(fd, a[1] as i32) } as i64),
+            202 | 242 => {
+                let flags = if nr == 242 { a[3] as i32 } else { 0 };
+                self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::accept4(fd, p, l, flags) }
+                    as i64)
+            }
+            204 => {
+                self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getsockname(fd, p, l) }
+                    as i64)
+            }
+            205 => {
+                self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getpeername(fd, p, l) }
+                    as i64)
+            }
+            206 => self.sendto(fd, a),
+            207 => self.recvfrom(fd, a),
+            208 => {
+                let n = (a[4] as usize).min(4096);
+                let mut v = vec![0u8; n];
+                self.read_mem(a[3], &mut v).and_then(|_| {
+                    host(unsafe {
+                        libc::setsockopt(
+                            fd,
+                            a[1] as i32,
+                            a[2] as i32,
+                            v.as_ptr().cast(),
+                            n as libc::socklen_t,
+                        )
+                    } as i64)
+                })
+            }
+            209 => self.getsockopt(fd, a),
+            210 => host(unsafe { libc::shutdown(fd, a[1] as i32) } as i64),
+            211 => self.msg(fd, a[1], a[2] as i32, true),
+            212 => self.msg(fd, a[1], a[2] as i32, false),
+            _ => Err(ENOSYS),
+        };
+        Some(match r {
+            Ok(v) => v,
+            Err(e) => -e,
+        })
+    }
+
+    fn socketpair(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let mut sv = [0i32; 2];
+        host(
+            unsafe { libc::socketpair(a[0] as i32, a[1] as i32, a[2] as i32, sv.as_mut_ptr()) }
+                as i64,
+        )?;
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&sv[0].to_le_bytes());
+        b[4..].copy_from_slice(&sv[1].to_le_bytes());
+        if let Err(e) = self.write_mem(a[3], &b) {
+            unsafe {
+                libc::close(sv[0]);
+                libc::close(sv[1]);
+            }
+            return Err(e);
+        }
+        Ok(0)
+    }
+
+    fn read_sockaddr(&mut self, addr: u64, len: u64) -> Result<Vec<u8>, i64> {
+        if len as usize > SOCKADDR_MAX {
+            return Err(EINVAL);
+        }
+        let mut v = vec![0u8; len as usize];
+        self.read_mem(addr, &mut v)?;
+        Ok(v)
+    }
+
+    /// Calls `f` with a host sockaddr buffer and length, then copies the
+    /// address back to the guest's (addr, *len) if it gave one.
+    fn with_sockaddr_out(
+        &mut self,
+        addr: u64,
+        lenp: u64,
+        f: impl FnOnce(*mut libc::sockaddr, *mut libc::socklen_t) -> i64,
+    ) -> Result<i64, i64> {
+        let mut buf = [0u8; SOCKADDR_MAX];
+        let mut len: libc::socklen_t = SOCKADDR_MAX as libc::socklen_t;
+        let want = addr != 0 && lenp != 0;
+        let guest_len = if want { self.read_u32(lenp)? } else { 0 };
+        let r = if want {
+            host(f(buf.as_mut_ptr().cast(), &mut len))?
+        } else {
+            host(f(std::ptr::null_mut(), std::ptr::null_mut()))?
+        };
+        if want {
+            let n = (len as usize).min(guest_len as usize);
+            self.write_mem(addr, &buf[..n])?;
+            self.write_u32(lenp, len)?;
+        }
+        Ok(r)
+    }
+
+    fn sendto(&mut self, fd: i32, a: [u64; 6]) -> Result<i64, i64> {
+        let n = (a[2] as usize).min(64 << 20);
+        let mut data = vec![0u8; n];
+        self.read_mem(a[1], &mut data)?;
+        let addr = if a[4] != 0 {
+            Some(self.read_sockaddr(a[4], a[5])?)
+        } else {
+            None
+        };
+        let (p, l) = match &addr {
+            Some(v) => (v.as_ptr().cast(), v.len() as libc::socklen_t),
+            None => (std::ptr::null(), 0),
+        };
+        host(unsafe { libc::sendto(fd, data.as_ptr().cast(), n, a[3] as i32, p, l) } as i64)
+    }
+
+    fn recvfrom(&mut self, fd: i32, a: [u64; 6]) -> Result<i64, i64> {
+        let n = (a[2] as usize).min(64 << 20);
+        let mut data = vec![0u8; n];
+        let flags = a[3] as i32;
+        let dp = data.as_mut_ptr();
+        let r = self.with_sockaddr_out(a[4], a[5], |p, l| unsafe {
+            libc::recvfrom(fd, dp.cast(), n, flags, p, l)
+        } as i64)?;
+        self.write_mem(a[1], &data[..r as usize])?;
+        Ok(r)
+    }
+
+    fn getsockopt(&mut self, fd: i32, a: [u64; 6]) -> Result<i64, i64> {
+        let guest_len = self.read_u32(a[4])?;
+        let mut v = vec![0u8; (guest_len as usize).min(4096)];
+        let mut len = v.len() as libc::socklen_t;
+        host(unsafe {
+            libc::getsockopt(
+                fd,
+                a[1] as i32,
+                a[2] as i32,
+                v.as_mut_ptr().cast(),
+                &mut len,
+            )
+        } as i64)?;
+        self.write_mem(a[3], &v[..(len as usize).min(v.len())])?;
+        self.write_u32(a[4], len)?;
+        Ok(0)
+    }
+
+    /// sendmsg / recvmsg. The msghdr and iovec layouts are the same on
+    /// riscv64 and x86-64; their pointers are guest addresses, so the data,
+    /// name and control buffers are staged on the host.
+    fn msg(&mut self, fd: i32, mh: u64, flags: i32, send: bool) -> Result<i64, i64> {
+        let mut h = [0u8; 56];
+        self.read_mem(mh, &mut h)?;
+        let w = |k: usize| u64::from_le_bytes(h[k..k + 8].try_into().unwrap());
+        let (name, namelen, iov, iovlen, control, controllen) = (
+            w(0),
+            u32::from_le_bytes(h[8..12].try_into().unwrap()),
+            w(16),
+            w(24),
+            w(32),
+            w(40),
+        );
+        if iovlen > 1024 || namelen as usize > SOCKADDR_MAX || controllen > 65536 {
+            return Err(EINVAL);
+        }
+        let mut bufs: Vec<(u64, Vec<u8>)> = Vec::new();
+        for k in 0..iovlen {
+            let base = self.read_u64(iov + 16 * k)?;
+            let len = (self.read_u64(iov + 16 * k + 8)? as usize).min(64 << 20);
+            let mut v = vec![0u8; len];
+            if send {
+                self.read_mem(base, &mut v)?;
+            }
+            bufs.push((base, v));
+        }
+        let mut namebuf = vec![0u8; if name != 0 { SOCKADDR_MAX } else { 0 }];
+        if send && name != 0 {
+            self.read_mem(name, &mut namebuf[..namelen as usize])?;
+        }
+        let mut ctl = vec![0u8; controllen as usize];
+        if send && controllen > 0 {
+            self.read_mem(control, &mut ctl)?;
+        }
+        let mut iovs: Vec<libc::iovec> = bufs
+            .iter_mut()
+            .map(|(_, v)| libc::iovec {
+                iov_base: v.as_mut_ptr().cast(),
+                iov_len: v.len(),
+            })
+            .collect();
+        let mut m: libc::msghdr = unsafe { std::mem::zeroed() };
+        m.msg_name = if name != 0 {
+            namebuf.as_mut_ptr().cast()
+        } else {
+            std::ptr::null_mut()
+        };
+        m.msg_namelen = if send { namelen } else { namebuf.len() as u32 };
+        m.msg_iov = iovs.as_mut_ptr();
+        m.msg_iovlen = iovs.len();
+        m.msg_control = if controllen > 0 {
+            ctl.as_mut_ptr().cast()
+        } else {
+            std::ptr::null_mut()
+        };
+        m.msg_controllen = controllen as usize;
+        let r = host(if send {
+            unsafe { libc::sendmsg(fd, &m, flags) }
+        } else {
+            unsafe { libc::recvmsg(fd, &mut m, flags) }
+        } as i64)?;
+        if !send {
+            let mut left = r as usize;
+            for (base, v) in &bufs {
+                let n = left.min(v.len());
+                self.write_mem(*base, &v[..n])?;
+                left -= n;
+            }
+            if name != 0 {
+                self.write_mem(
+                    name,
+                    &namebuf[..(m.msg_namelen as usize).min(namelen as usize)],
+                )?;
+                self.write_u32(mh + 8, m.msg_namelen)?;
+            }
+            if controllen > 0 {
+                self.write_mem(control, &ctl[..m.msg_controllen.min(ctl.len())])?;
+            }
+            self.write_u64(mh + 40, m.msg_controllen as u64)?;
+            self.write_u32(mh + 48, m.msg_flags as u32)?;
+        }
+        Ok(r)
+    }
+
+    /// epoll_ctl: riscv64's `struct epoll_event` is 16 bytes (u32 events,
+    /// padding, u64 data); x86-64's is packed into 12.
+    fn epoll_ctl(&mut self, epfd: i32, op: i32, fd: i32, ev: u64) -> Result<i64, i64> {
+        let mut e = libc::epoll_event { events: 0, u64: 0 };
+        if ev != 0 {
+            e.events = self.read_u32(ev)?;
+            e.u64 = self.read_u64(ev + 8)?;
+        }
+        host(unsafe {
+            libc::epoll_ctl(
+                epfd,
+                op,
+                fd,
+                if ev != 0 {
+                    &mut e
+                } else {
+                    std::ptr::null_mut()
+                },
+            )
+        } as i64)
+    }
+
+    fn epoll_pwait(&mut self, epfd: i32, out: u64, max: i32, timeout_ms: i32) -> Option<i64> {
+        if !(1..=65536).contains(&max) {
+            return Some(-EINVAL);
+        }
+        let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
+        let wait = |evs: &mut Vec<libc::epoll_event>, ms: i32| {
+            host(unsafe { libc::epoll_wait(epfd, evs.as_mut_ptr(), max, ms) } as i64)
+        };
+        let mut r = match wait(&mut evs, 0) {
+            Ok(r) => r,
+            Err(e) => return Some(-e),
+        };
+        if r == 0 && timeout_ms != 0 {
+            let timeout = (timeout_ms > 0).then(|| timeout_ms as u64 * 1_000_000);
+            match self.wait_or_restart(timeout) {
+                crate::syscall::Wait::Restarted => return None,
+                crate::syscall::Wait::TimedOut => {}
+                crate::syscall::Wait::Host(ms) => match wait(&mut evs, ms) {
+                    Ok(v) => r = v,
+                    Err(e) => return Some(-e),
+                },
+            }
+        }
+        self.threads[self.current].wait_deadline = None;
+        for (k, e) in evs.iter().take(r as usize).enumerate() {
+            let mut b = [0u8; 16];
+            let (events, data) = (e.events, e.u64);
+            b[..4].copy_from_slice(&events.to_le_bytes());
+            b[8..].copy_from_slice(&data.to_le_bytes());
+            if let Err(err) = self.write_mem(out + 16 * k as u64, &b) {
+                return Some(-err);
+            }
+        }
+        Some(r)
+    }
+}
