@@ -1,7 +1,8 @@
 //! The decoded-block cache shared by the harts of one address space.
 //!
-//! A block is a run of decoded instructions from one virtual page that ends
-//! at the first control transfer, system instruction or page end. Blocks are
+//! A block is a run of decoded instructions from one virtual page: it goes on
+//! past not-taken conditional branches and same-page direct jumps, and ends at
+//! an indirect jump, a system instruction or the page end. Blocks are
 //! keyed by virtual PC. Physical pages that hold decoded code are remembered
 //! so the harts never cache them in their write TLBs: every store to such a
 //! page takes the slow path, which asks for the cache to be flushed (QEMU's

@@ -6,65 +6,81 @@ use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::Access;
 
 impl Hart {
-    /// Executes block `idx`. Returns `None` when the block ran to its end (the
-    /// PC now names the next block), or the exit that stopped it.
+    /// Executes block `idx` and the blocks after it while they are decoded
+    /// and the budget lasts. Returns `None` when the caller must look up,
+    /// decode or flush before going on (the PC names the next block), or the
+    /// exit that stopped execution.
     #[inline(never)]
-    pub(crate) fn exec_block(&mut self, env: &mut Env<'_>, idx: u32) -> Option<Exit> {
-        // The block stays alive while it runs: the cache is only flushed by
-        // `settle`, between blocks. Clone the slice pointer out so `env` can
-        // be borrowed mutably by loads and stores.
-        let block = env.code.block(idx);
-        let insns: *const [Insn] = &*block.insns;
-        // SAFETY: blocks are never freed or moved while a block executes: the
-        // arena only grows in `decode_block` and is cleared in `settle`, and
-        // neither is reachable from inside this function.
-        let insns = unsafe { &*insns };
-        let mut pc = self.pc;
-        for (i, ins) in insns.iter().enumerate() {
-            if self.trace {
-                eprintln!(
-                    "{} {:016x} {}",
-                    self.hart_id,
-                    pc,
-                    rvnvmm_isa::disasm(ins, pc)
-                );
-            }
-            match self.step(env, ins, pc, i as u64) {
-                Ok(Flow::Next) => {
-                    pc = pc.wrapping_add(ins.len as u64);
-                    if self.stop_block {
+    pub(crate) fn exec_blocks<const TRACE: bool>(
+        &mut self,
+        env: &mut Env<'_>,
+        mut idx: u32,
+        stop_at: u64,
+    ) -> Option<Exit> {
+        loop {
+            let block = env.code.block(idx);
+            let insns: *const [Insn] = &*block.insns;
+            // SAFETY: blocks are never freed or moved while they execute: the
+            // arena only grows in `decode_block` and is cleared in `settle`,
+            // neither of which is reachable from here.
+            let insns = unsafe { &*insns };
+            let mut pc = self.pc;
+            let mut next = None;
+            for (i, ins) in insns.iter().enumerate() {
+                if TRACE {
+                    eprintln!(
+                        "{} {:016x} {}",
+                        self.hart_id,
+                        pc,
+                        rvnvmm_isa::disasm(ins, pc)
+                    );
+                }
+                match self.step(env, ins, pc, i as u64) {
+                    Ok(Flow::Next) => pc = pc.wrapping_add(ins.len as u64),
+                    Ok(Flow::Goto(target)) => pc = target,
+                    Ok(Flow::Jump(target)) => {
+                        self.retire(i as u64 + 1);
+                        next = Some(target);
+                        break;
+                    }
+                    Ok(Flow::Stop) => {
+                        // Code was modified: end here so the cache is
+                        // flushed before anything else runs.
                         self.stop_block = false;
                         self.retire(i as u64 + 1);
-                        self.pc = pc;
+                        self.pc = pc.wrapping_add(ins.len as u64);
                         return None;
                     }
-                }
-                Ok(Flow::Jump(target)) => {
-                    self.retire(i as u64 + 1);
-                    self.pc = target;
-                    return None;
-                }
-                Ok(Flow::Exit(exit)) => {
-                    // ecall, wfi: the instruction counts as executed.
-                    self.retire(i as u64 + 1);
-                    self.pc = if exit == Exit::Wfi {
-                        pc + ins.len as u64
-                    } else {
-                        pc
-                    };
-                    return Some(exit);
-                }
-                Err(trap) => {
-                    self.retire(i as u64);
-                    self.pc = pc;
-                    self.stop_block = false;
-                    return Some(Exit::Trap(trap));
+                    Ok(Flow::Exit(exit)) => {
+                        // ecall, wfi: the instruction counts as executed.
+                        self.retire(i as u64 + 1);
+                        self.pc = if exit == Exit::Wfi {
+                            pc + ins.len as u64
+                        } else {
+                            pc
+                        };
+                        return Some(exit);
+                    }
+                    Err(trap) => {
+                        self.retire(i as u64);
+                        self.pc = pc;
+                        self.stop_block = false;
+                        return Some(Exit::Trap(trap));
+                    }
                 }
             }
+            match next {
+                Some(target) => self.pc = target,
+                None => {
+                    self.retire(insns.len() as u64);
+                    self.pc = pc;
+                }
+            }
+            if self.instret >= stop_at || env.code.pages.flush_pending {
+                return None;
+            }
+            idx = env.code.lookup(self.pc)?;
         }
-        self.retire(insns.len() as u64);
-        self.pc = pc;
-        None
     }
 
     #[inline(always)]
@@ -88,11 +104,9 @@ impl Hart {
         }
         macro_rules! branch {
             ($c:expr) => {{
-                return Ok(if $c {
-                    Flow::Jump(pc.wrapping_add(imm))
-                } else {
-                    Flow::Jump(pc + ins.len as u64)
-                });
+                if $c {
+                    return Ok(Flow::Jump(pc.wrapping_add(imm)));
+                }
             }};
         }
         macro_rules! load {
@@ -103,7 +117,10 @@ impl Hart {
         }
         macro_rules! store {
             ($size:expr) => {{
-                self.store(env, a.wrapping_add(imm), $size, b)?
+                self.store(env, a.wrapping_add(imm), $size, b)?;
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
             }};
         }
         macro_rules! amo_w {
@@ -114,7 +131,10 @@ impl Hart {
                 let f: fn(u32, u32) -> u32 = $f;
                 // SAFETY: as above.
                 unsafe { write_le(p, 4, f(old, b as u32) as u64) };
-                set!(old as i32 as i64 as u64)
+                set!(old as i32 as i64 as u64);
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
             }};
         }
         macro_rules! amo_d {
@@ -125,7 +145,10 @@ impl Hart {
                 let f: fn(u64, u64) -> u64 = $f;
                 // SAFETY: as above.
                 unsafe { write_le(p, 8, f(old, b)) };
-                set!(old)
+                set!(old);
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
             }};
         }
         use Op::*;
@@ -134,7 +157,9 @@ impl Hart {
             Auipc => set!(pc.wrapping_add(imm)),
             Jal => {
                 set!(pc + ins.len as u64);
-                return Ok(Flow::Jump(pc.wrapping_add(imm)));
+                // The block continues at the target when decoding followed
+                // the jump; otherwise the jal is its last instruction.
+                return Ok(Flow::Goto(pc.wrapping_add(imm)));
             }
             Jalr => {
                 let target = a.wrapping_add(imm) & !1;
@@ -189,7 +214,7 @@ impl Hart {
             Fence => {}
             FenceI => {
                 env.code.pages.flush_pending = true;
-                self.stop_block = true;
+                return Ok(Flow::Stop);
             }
             Ecall => return Ok(Flow::Exit(Exit::Ecall)),
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
@@ -263,7 +288,10 @@ impl Hart {
                     // SAFETY: as above.
                     unsafe { write_le(p, size, b) };
                 }
-                set!(!ok as u64)
+                set!(!ok as u64);
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
             }
             AmoswapW => amo_w!(|_, y| y),
             AmoaddW => amo_w!(|x, y| x.wrapping_add(y)),
@@ -293,11 +321,17 @@ impl Hart {
             }
             Fsw => {
                 let v = self.f[ins.rs2 as usize & 31];
-                self.store(env, a.wrapping_add(imm), 4, v)?
+                self.store(env, a.wrapping_add(imm), 4, v)?;
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
             }
             Fsd => {
                 let v = self.f[ins.rs2 as usize & 31];
-                self.store(env, a.wrapping_add(imm), 8, v)?
+                self.store(env, a.wrapping_add(imm), 8, v)?;
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
             }
             Mret | Sret | SfenceVma => return Err(Trap::new(Trap::ILLEGAL, 0)),
             Wfi => {
@@ -306,7 +340,12 @@ impl Hart {
                 }
                 return Ok(Flow::Exit(Exit::Wfi));
             }
-            CflushDL1 | CboClean | CboFlush | CboInval | CboZero => self.cache_op(env, ins, a)?,
+            CflushDL1 | CboClean | CboFlush | CboInval | CboZero => {
+                self.cache_op(env, ins, a)?;
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
+            }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
             _ => {
                 let v = self.exec_fp(ins, a)?;
@@ -355,6 +394,10 @@ impl Hart {
 pub(crate) enum Flow {
     /// Fall through.
     Next,
+    /// Continue at this address (a direct jump the block follows).
+    Goto(u64),
+    /// Fall through, but end the run of blocks (decoded code changed).
+    Stop,
     /// Control transfer: the block ends here.
     Jump(u64),
     /// Leave the run loop.

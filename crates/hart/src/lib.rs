@@ -199,7 +199,12 @@ impl Hart {
                     Err(t) => return Exit::Trap(t),
                 },
             };
-            if let Some(exit) = self.exec_block(env, idx) {
+            let exit = if self.trace {
+                self.exec_blocks::<true>(env, idx, stop_at)
+            } else {
+                self.exec_blocks::<false>(env, idx, stop_at)
+            };
+            if let Some(exit) = exit {
                 return exit;
             }
         }

@@ -239,7 +239,20 @@ impl Hart {
             let insn = decode(raw);
             let ends = ends_block(insn.op);
             insns.push(insn);
+            let at = pc;
             pc += insn.len as u64;
+            if insn.op == Op::Jal
+                && insns.len() < MAX_BLOCK_INSNS
+                && (pc & 0xfff) >= insn.len as u64
+            {
+                // A direct jump within the page: keep decoding at its target
+                // (the interpreter follows it without leaving the block).
+                let target = at.wrapping_add(insn.imm as u64);
+                if target & !0xfff == start & !0xfff {
+                    pc = target;
+                    continue;
+                }
+            }
             // Stop at the page end (a 4-byte instruction straddling it is the
             // last one) so one exec check covers the block.
             if ends
@@ -265,18 +278,14 @@ impl Hart {
     }
 }
 
-/// Whether an operation must be the last of its block.
+/// Whether an operation must be the last of its block. Conditional
+/// branches are not: a block continues on their fall-through path (a
+/// superblock), and a taken branch leaves it.
 fn ends_block(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
         Jal | Jalr
-            | Beq
-            | Bne
-            | Blt
-            | Bge
-            | Bltu
-            | Bgeu
             | Ecall
             | Ebreak
             | FenceI
