@@ -8,7 +8,7 @@
 //!
 //! The interpreter is the first of two execution engines the design allows:
 //! blocks are already the unit of decode and of time accounting, so a later
-//! dynamic translator can replace `exec_block` per block without touching the
+//! dynamic translator can replace the per-block body of `exec_blocks` without touching the
 //! TLB, the code-invalidation protocol or the callers.
 
 mod code;
