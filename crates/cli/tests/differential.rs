@@ -75,6 +75,7 @@ macro_rules! guest_programs {
 
 guest_programs! {
     abort_unhandled => (134, []);
+    affinity => (6, []);
     atomics => (3, []);
     bench_compute => (0, []);
     compressed => (5, []);

@@ -126,3 +126,61 @@ fn root_confines_every_path() {
     }
     let _ = std::fs::remove_dir_all(&base);
 }
+
+/// Reads `sim_time_ns` from a stats file, and its lines without the host
+/// measurements.
+fn stats_of(path: &Path) -> (u64, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let sim = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("\"sim_time_ns\": "))
+        .map(|v| v.trim_end_matches(',').parse().unwrap())
+        .expect("sim_time_ns");
+    let stable = text
+        .lines()
+        .filter(|l| !l.contains("host_seconds") && !l.contains("\"mips\""))
+        .map(String::from)
+        .collect();
+    (sim, stable)
+}
+
+#[test]
+fn threads_time_share_deterministically_and_scale_with_harts() {
+    let dir = tempdir();
+    let prog = repo().join("guest/build/static/pthreads");
+    assert!(prog.exists(), "run make -C guest");
+    let mut sim = Vec::new();
+    for harts in [1, 4] {
+        let mut runs = Vec::new();
+        for k in 0..2 {
+            let stats = dir.join(format!("h{harts}-{k}.json"));
+            let o = rvnvmm()
+                .args(["run", "--harts", &harts.to_string(), "--stats"])
+                .arg(&stats)
+                .arg(&prog)
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert_eq!(
+                o.status.code(),
+                Some(42),
+                "{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            runs.push(stats_of(&stats));
+        }
+        assert_eq!(
+            runs[0].1, runs[1].1,
+            "{harts} harts: statistics differ between runs"
+        );
+        sim.push(runs[0].0);
+    }
+    // Four threads on four harts finish in less simulated time than on one.
+    assert!(
+        sim[1] * 2 < sim[0],
+        "1 hart: {} ns, 4 harts: {} ns",
+        sim[0],
+        sim[1]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
