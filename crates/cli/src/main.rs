@@ -49,6 +49,10 @@ struct RunArgs {
     /// Write statistics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
+    /// Also write the statistics of every forked child process, each to
+    /// FILE.PID (by default only the process started here writes FILE).
+    #[arg(long, requires = "stats")]
+    stats_children: bool,
     /// Look up the dynamic linker and absolute paths here first (like qemu's -L).
     #[arg(long, value_name = "DIR")]
     sysroot: Option<PathBuf>,
@@ -168,11 +172,20 @@ fn run(a: RunArgs) -> Result<i32, String> {
     let mut process = Process::new(opts).map_err(|e| e.to_string())?;
     let outcome = process.run().map_err(|e| e.to_string())?;
     let host_seconds = started.elapsed().as_secs_f64();
-    if outcome.is_initial_process {
-        if let Some(path) = &a.stats {
+    if let Some(path) = &a.stats {
+        let target = if outcome.is_initial_process {
+            Some(path.clone())
+        } else if a.stats_children {
+            let mut p = path.clone().into_os_string();
+            p.push(format!(".{}", outcome.pid));
+            Some(PathBuf::from(p))
+        } else {
+            None
+        };
+        if let Some(target) = target {
             let json = stats::to_json(&cfg, &a.program, &outcome, host_seconds);
-            std::fs::write(path, json)
-                .map_err(|e| format!("cannot write stats to {}: {e}", path.display()))?;
+            std::fs::write(&target, json)
+                .map_err(|e| format!("cannot write stats to {}: {e}", target.display()))?;
         }
     }
     if let ExitKind::Signal(sig) = outcome.exit {

@@ -101,6 +101,8 @@ pub struct Outcome {
     /// Whether this is the process started by the command line (false in a
     /// forked child).
     pub is_initial_process: bool,
+    /// The guest (= host) process id.
+    pub pid: i32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -774,6 +776,7 @@ impl Process {
             threads,
             blocks_decoded: self.code.blocks_decoded,
             is_initial_process: !self.is_child,
+            pid: self.pid,
         }
     }
 
