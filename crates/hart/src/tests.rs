@@ -152,3 +152,174 @@ fn cycle_csr_reads_exact_mid_block() {
     );
     assert_eq!(h.x[10], 2);
 }
+
+fn r_type(op: u32, f3: u32, f7: u32, rd: u32, rs1: u32, rs2: u32) -> u32 {
+    f7 << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+
+/// Runs `code` (an `ecall` is appended) after `setup`, returning the hart.
+fn run_with(code: &[u32], setup: impl FnOnce(&mut Hart)) -> (Hart, PhysMem) {
+    let mut prog = code.to_vec();
+    prog.push(ECALL);
+    let (mut mem, mut code, mut h) = machine(&prog);
+    setup(&mut h);
+    let exit = h.run(
+        &mut Env {
+            mem: &mut mem,
+            code: &mut code,
+        },
+        u64::MAX,
+    );
+    assert_eq!(exit, Exit::Ecall, "program trapped");
+    (h, mem)
+}
+
+#[test]
+fn m_extension_edge_cases() {
+    let (div, rem, divw, remuw, mulh, mulhsu) = (
+        r_type(0x33, 4, 1, 10, 5, 6),
+        r_type(0x33, 6, 1, 11, 5, 6),
+        r_type(0x3b, 4, 1, 12, 5, 6),
+        r_type(0x3b, 7, 1, 13, 5, 6),
+        r_type(0x33, 1, 1, 14, 5, 7),
+        r_type(0x33, 2, 1, 15, 5, 7),
+    );
+    // Division by zero: quotient all ones, remainder the dividend.
+    let (h, _) = run_with(&[div, rem, divw, remuw], |h| {
+        h.x[5] = 0x1234_5678_9abc_def0;
+        h.x[6] = 0;
+    });
+    assert_eq!(h.x[10], u64::MAX);
+    assert_eq!(h.x[11], 0x1234_5678_9abc_def0);
+    assert_eq!(h.x[12], u64::MAX);
+    assert_eq!(
+        h.x[13], 0xffff_ffff_9abc_def0,
+        "remuw sign-extends the 32-bit dividend"
+    );
+    // Signed overflow: MIN / -1 = MIN, remainder 0.
+    let (h, _) = run_with(&[div, rem, divw, mulh, mulhsu], |h| {
+        h.x[5] = i64::MIN as u64;
+        h.x[6] = u64::MAX;
+        h.x[7] = u64::MAX;
+    });
+    assert_eq!(h.x[10], i64::MIN as u64);
+    assert_eq!(h.x[11], 0);
+    assert_eq!(h.x[12], 0, "divw of low words 0 / -1");
+    assert_eq!(h.x[14], 0, "mulh(MIN, -1) high half");
+    // -2^63 * (2^64 - 1) = -2^127 + 2^63, whose high half is 0x8000...
+    assert_eq!(
+        h.x[15], 0x8000_0000_0000_0000,
+        "mulhsu(MIN, 2^64-1) high half"
+    );
+}
+
+#[test]
+fn atomics_and_reservations() {
+    const BUF: u64 = BASE + 0x8000;
+    let amo = |f5: u32, f3: u32, rd: u32| r_type(0x2f, f3, f5 << 2, rd, 5, 6);
+    let prog = [
+        amo(0x00, 2, 10),                     // amoadd.w a0, t1, (t0)
+        amo(0x10, 3, 11),                     // amomin.d a1, t1, (t0)
+        r_type(0x2f, 3, 0x02 << 2, 12, 5, 0), // lr.d a2, (t0)
+        amo(0x03, 3, 13),                     // sc.d a3, t1, (t0): succeeds
+        amo(0x03, 3, 14),                     // sc.d a4, t1, (t0): no reservation, fails
+    ];
+    let (h, mem) = run_with(&prog, |h| {
+        h.x[5] = BUF;
+        h.x[6] = (-5i64) as u64;
+    });
+    assert_eq!(h.x[10], 0, "amoadd.w returns the old word");
+    // After amoadd.w: low word = -5 (0xfffffffb), high word 0 -> d = 0x00000000_fffffffb.
+    assert_eq!(
+        h.x[11], 0x0000_0000_ffff_fffb,
+        "amomin.d returns the old doubleword"
+    );
+    assert_eq!(h.x[12], (-5i64) as u64, "min(0xfffffffb, -5) = -5");
+    assert_eq!(h.x[13], 0, "sc after lr succeeds");
+    assert_eq!(h.x[14], 1, "sc without a reservation fails");
+    assert_eq!(mem.read_u64(BUF), Some((-5i64) as u64));
+}
+
+#[test]
+fn floating_point_rounding_nan_boxing_and_flags() {
+    let fadd_d_dyn = r_type(0x53, 7, 0x01, 1, 2, 3);
+    let fadd_s_rne = r_type(0x53, 0, 0x00, 4, 5, 6);
+    let fcvt_w_d_rtz = r_type(0x53, 1, 0x61, 10, 7, 0);
+    let fmin_d = r_type(0x53, 0, 0x15, 8, 9, 2);
+    let csrr_fflags = 0x0010_25f3; // csrrs a1, fflags, zero
+    let one = 1.0f64.to_bits();
+    let run = |frm: u8| {
+        run_with(
+            &[fadd_d_dyn, fadd_s_rne, fcvt_w_d_rtz, fmin_d, csrr_fflags],
+            |h| {
+                h.frm = frm;
+                h.f[2] = one;
+                h.f[3] = (2.0f64.powi(-60)).to_bits(); // inexact when added to 1
+                h.f[5] = 1.5f32.to_bits() as u64; // not NaN-boxed: reads as canonical NaN
+                h.f[6] = rvnvmm_fpu::box_f32(1.0f32.to_bits());
+                h.f[7] = 3e10f64.to_bits(); // out of i32 range
+                h.f[9] = 0x7ff4_0000_0000_0000; // signalling NaN
+            },
+        )
+        .0
+    };
+    let up = run(3); // RUP
+    assert_eq!(
+        up.f[1],
+        f64::from_bits(one).next_up().to_bits(),
+        "dynamic RUP rounds up"
+    );
+    let ne = run(0);
+    assert_eq!(ne.f[1], one, "RNE rounds to 1");
+    assert_eq!(
+        ne.f[4], 0xffff_ffff_7fc0_0000,
+        "unboxed operand gives a boxed canonical NaN"
+    );
+    assert_eq!(ne.x[10], i32::MAX as u64, "fcvt.w.d saturates");
+    assert_eq!(
+        ne.f[8], one,
+        "fmin with a signalling NaN returns the other operand"
+    );
+    // NX from the additions, NV from fcvt and the sNaN.
+    assert_eq!(ne.x[11] & 0x1f, 0x10 | 0x01);
+    assert_eq!(ne.fflags, 0x11);
+}
+
+#[test]
+fn fused_multiply_add_rounds_once() {
+    // fmadd.d f1, f2, f3, f4 (dynamic rm): a*b + c with a = b = 1 + 2^-27,
+    // c = -(1 + 2^-26): the exact result 2^-54 survives only without an
+    // intermediate rounding of a*b.
+    let fmadd_d = 4 << 27 | 1 << 25 | 3 << 20 | 2 << 15 | 7 << 12 | 1 << 7 | 0x43;
+    let a = 1.0 + 2f64.powi(-27);
+    let (h, _) = run_with(&[fmadd_d], |h| {
+        h.f[2] = a.to_bits();
+        h.f[3] = a.to_bits();
+        h.f[4] = (-(1.0 + 2f64.powi(-26))).to_bits();
+    });
+    assert_eq!(f64::from_bits(h.f[1]), 2f64.powi(-54));
+}
+
+#[test]
+fn illegal_rounding_mode_and_csr_traps() {
+    // fadd.d with rm = 5 (reserved) is illegal; so is a write to `cycle`.
+    let (mut mem, mut code, mut h) = machine(&[r_type(0x53, 5, 0x01, 1, 2, 3)]);
+    let exit = h.run(
+        &mut Env {
+            mem: &mut mem,
+            code: &mut code,
+        },
+        u64::MAX,
+    );
+    assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
+    let csrw_cycle = 0xc002_9073; // csrrw zero, cycle, t0
+    let (mut mem, mut code, mut h) = machine(&[csrw_cycle]);
+    let exit = h.run(
+        &mut Env {
+            mem: &mut mem,
+            code: &mut code,
+        },
+        u64::MAX,
+    );
+    assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
+}
