@@ -184,3 +184,31 @@ fn threads_time_share_deterministically_and_scale_with_harts() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A position-independent executable without an interpreter (static-pie):
+/// glibc's dynamic linker run as the program, loading a dynamic program
+/// itself, must print what qemu-riscv64 prints.
+#[test]
+fn static_pie_dynamic_linker_as_program() {
+    let (_, sysroot) = paths();
+    let ld = sysroot.join("lib/ld-linux-riscv64-lp64d.so.1");
+    let libs = sysroot.join("lib/riscv64-linux-gnu");
+    let prog = repo().join("guest/build/dynamic/float_print");
+    let run = |cmd: &mut Command| {
+        cmd.arg(&ld)
+            .arg("--library-path")
+            .arg(&libs)
+            .arg(&prog)
+            .output()
+            .unwrap()
+    };
+    let ours = run(rvnvmm().arg("run"));
+    let reference = run(&mut Command::new("qemu-riscv64"));
+    assert!(
+        ours.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ours.stderr)
+    );
+    assert!(!ours.stdout.is_empty());
+    assert_eq!(ours.stdout, reference.stdout);
+}
