@@ -306,3 +306,95 @@ pub const HWCAP_RV64GC: u64 = {
     }
     bits
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vm::AddressSpace;
+
+    /// A minimal static RISC-V executable: one R+X segment holding
+    /// `li a7, 93; ecall`.
+    fn tiny_elf() -> Vec<u8> {
+        let mut f = vec![0u8; 0x1000 + 8];
+        f[..4].copy_from_slice(b"\x7fELF");
+        f[4] = 2; // 64-bit
+        f[5] = 1; // little-endian
+        f[6] = 1; // version
+        let put16 =
+            |f: &mut Vec<u8>, o: usize, v: u16| f[o..o + 2].copy_from_slice(&v.to_le_bytes());
+        let put32 =
+            |f: &mut Vec<u8>, o: usize, v: u32| f[o..o + 4].copy_from_slice(&v.to_le_bytes());
+        let put64 =
+            |f: &mut Vec<u8>, o: usize, v: u64| f[o..o + 8].copy_from_slice(&v.to_le_bytes());
+        put16(&mut f, 16, 2); // ET_EXEC
+        put16(&mut f, 18, 243); // EM_RISCV
+        put32(&mut f, 20, 1);
+        put64(&mut f, 24, 0x10000 + 0x1000); // entry
+        put64(&mut f, 32, 64); // phoff
+        put16(&mut f, 52, 64); // ehsize
+        put16(&mut f, 54, 56); // phentsize
+        put16(&mut f, 56, 1); // phnum
+                              // PT_LOAD, R+X, offset 0, vaddr 0x10000, filesz = memsz = file size.
+        put32(&mut f, 64, 1);
+        put32(&mut f, 68, 5);
+        put64(&mut f, 72, 0);
+        put64(&mut f, 80, 0x10000);
+        put64(&mut f, 88, 0x10000);
+        let len = f.len() as u64;
+        put64(&mut f, 96, len);
+        put64(&mut f, 104, len);
+        put64(&mut f, 112, 0x1000);
+        put32(&mut f, 0x1000, 0x05d0_0893); // li a7, 93
+        put32(&mut f, 0x1004, 0x0000_0073); // ecall
+        f
+    }
+
+    fn load(data: Vec<u8>) -> Result<(u64, u64, u64, u64), LoadError> {
+        let mut mem = PhysMem::new(&[(0x8000_0000, 0x40_0000)]).unwrap();
+        let mut a = AddressSpace::new(&mut mem, 0x8000_0000, 0x40_0000).unwrap();
+        ElfFile {
+            data,
+            path: "t".into(),
+        }
+        .load(&mut mem, &mut a, Some(crate::vm::PIE_BASE))
+    }
+
+    #[test]
+    fn tiny_program_loads() {
+        let (bias, entry, phdr, end) = load(tiny_elf()).unwrap();
+        assert_eq!((bias, entry, phdr), (0, 0x11000, 0x10040));
+        assert_eq!(end, 0x10000 + 0x1008);
+    }
+
+    #[test]
+    fn corrupted_headers_are_errors_not_panics() {
+        let good = tiny_elf();
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..3000 {
+            let mut f = good.clone();
+            // Corrupt 1-4 bytes of the headers, sometimes truncate.
+            for _ in 0..1 + next() % 4 {
+                let at = (next() % 120) as usize;
+                f[at] = next() as u8;
+            }
+            if next() % 4 == 0 {
+                let n = (next() % f.len() as u64) as usize;
+                f.truncate(n);
+            }
+            let _ = load(f);
+        }
+        assert!(matches!(
+            load(good[..40].to_vec()),
+            Err(LoadError::Malformed { .. })
+        ));
+        let mut x86 = good.clone();
+        x86[18] = 62;
+        assert!(matches!(load(x86), Err(LoadError::WrongMachine { .. })));
+    }
+}
