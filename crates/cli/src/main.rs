@@ -130,6 +130,12 @@ pub(crate) fn user_options(
             cflush_user: cfg.cflush.allow_user,
         },
         ram: (dram.base, dram.size),
+        nvmm: cfg
+            .memory
+            .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+            .next()
+            .map(|(_, r)| (r.base, r.size)),
+        heap_on_nvmm: cfg.user.heap == rvnvmm_config::RegionKind::Nvmm,
         max_insns: None,
         trace: false,
         epoch_secs: 1_767_225_600, // 2026-01-01T00:00:00Z

@@ -212,3 +212,33 @@ fn static_pie_dynamic_linker_as_program() {
     assert!(!ours.stdout.is_empty());
     assert_eq!(ours.stdout, reference.stdout);
 }
+
+/// The programs for rvnvmm's own devices and instructions (guest/emu):
+/// each checks itself and exits 0, on the default machine and with the heap
+/// on NVMM.
+#[test]
+fn emulator_specific_programs_pass() {
+    let dir = repo().join("guest/build/emu");
+    let mut progs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|_| panic!("{} missing: run make -C guest", dir.display()))
+        .map(|e| e.unwrap().path())
+        .collect();
+    progs.sort();
+    assert!(!progs.is_empty());
+    for prog in progs {
+        for heap in ["dram", "nvmm"] {
+            let o = rvnvmm()
+                .args(["run", "--set", &format!("user.heap={heap}")])
+                .arg(&prog)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{} (heap on {heap}): {}{}",
+                prog.display(),
+                String::from_utf8_lossy(&o.stdout),
+                String::from_utf8_lossy(&o.stderr)
+            );
+        }
+    }
+}

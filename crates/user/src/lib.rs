@@ -7,6 +7,7 @@
 //! RISC-V program in place. Guest threads run on the configured number of
 //! harts, time-shared deterministically in simulated time.
 
+pub mod devices;
 pub mod elf;
 pub mod errno;
 pub mod fs;

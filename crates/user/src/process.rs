@@ -28,8 +28,14 @@ pub struct Options {
     pub harts: usize,
     /// Per-hart settings.
     pub hart: HartConfig,
-    /// Guest RAM the process's frames come from: base and size.
+    /// Guest RAM the process's frames come from (DRAM): base and size.
     pub ram: (u64, u64),
+    /// The NVMM region, if the machine has one: base and size. It is guest
+    /// RAM too; `/dev/nvmm` maps it, and with `heap_on_nvmm` the heap's
+    /// frames come from it.
+    pub nvmm: Option<(u64, u64)>,
+    /// Put brk and anonymous mmap memory on NVMM (`user.heap = nvmm`).
+    pub heap_on_nvmm: bool,
     /// Stop after about this many instructions (all threads together).
     pub max_insns: Option<u64>,
     /// Print every retired instruction to stderr.
@@ -192,9 +198,20 @@ pub(crate) const SIGRETURN_PAGE: u64 = STACK_TOP;
 impl Process {
     /// Creates the process and loads the program.
     pub fn new(opts: Options) -> Result<Process, RunError> {
-        let (base, size) = opts.ram;
-        let mut mem = PhysMem::new(&[(base, size)]).map_err(|e| RunError::Setup(e.to_string()))?;
-        let aspace = AddressSpace::new(&mut mem, base, size)
+        let mut ranges = vec![opts.ram];
+        ranges.extend(opts.nvmm);
+        let mut mem = PhysMem::new(&ranges).map_err(|e| RunError::Setup(e.to_string()))?;
+        let heap_pool = if opts.heap_on_nvmm {
+            if opts.nvmm.is_none() {
+                return Err(RunError::Setup(
+                    "user.heap = nvmm, but the machine has no NVMM region".into(),
+                ));
+            }
+            1
+        } else {
+            0
+        };
+        let aspace = AddressSpace::with_pools(&mut mem, &ranges, heap_pool)
             .map_err(|_| RunError::Setup("guest RAM too small".into()))?;
         let fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;

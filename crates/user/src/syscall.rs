@@ -488,6 +488,9 @@ impl Process {
 
     fn sys_openat(&mut self, dirfd: u64, path: u64, flags: u64, mode: u64) -> Result<i64, i64> {
         let p = self.read_cstr(path)?;
+        if let Some(dev) = crate::devices::Device::by_path(&p) {
+            return self.open_device(dev, flags as i32);
+        }
         self.fs
             .open(dirfd as i32, &p, flags as i32, mode as u32)
             .map(|f| f as i64)
@@ -929,6 +932,24 @@ impl Process {
         };
         let anon = flags & MAP_ANON != 0;
         let shared = flags & MAP_SHARED != 0;
+        if !anon {
+            if let Some(dev) = crate::devices::Device::of_fd(fd) {
+                // A window on physical memory (/dev/nvmm, /dev/nvmm-ctl).
+                let base = self.device_window(dev, off, len)?;
+                if !self.aspace.is_free(start, start + len) {
+                    let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+                    self.after_unmap(exec);
+                }
+                self.aspace.add(
+                    start,
+                    start + len,
+                    prot,
+                    Backing::Physical { base },
+                    dev.path(),
+                );
+                return Ok(start as i64);
+            }
+        }
         let file = if anon && !shared {
             None
         } else {
@@ -985,7 +1006,7 @@ impl Process {
             format!("fd {fd}")
         };
         let backing = if file.is_none() {
-            Backing::Anon
+            Backing::Heap
         } else {
             Backing::Populated
         };

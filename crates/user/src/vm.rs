@@ -31,8 +31,16 @@ pub const PIE_BASE: u64 = 0x2a_aaaa_a000;
 /// What backs an area.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Backing {
-    /// Zero-filled on demand.
+    /// Zero-filled on demand, from the system pool (the stack).
     Anon,
+    /// Zero-filled on demand, from the heap pool (brk, anonymous mmap).
+    Heap,
+    /// A window on fixed physical memory (`/dev/nvmm`): the page at
+    /// `start + k` is physical `base + k`, never allocated or freed.
+    Physical {
+        /// Physical address of the area's first byte.
+        base: u64,
+    },
     /// Populated with data when created (ELF segments, file maps); pages
     /// beyond the data are zero-filled on demand like anonymous memory.
     Populated,
@@ -67,34 +75,51 @@ pub struct FileMap {
     pub writable: bool,
 }
 
-/// A physical-frame allocator over one RAM range.
+/// One range of RAM frames are handed out from: data frames upwards from
+/// the bottom, page-table frames downwards from the top.
 #[derive(Clone, Debug)]
-pub struct Frames {
+struct Pool {
+    base: u64,
+    end: u64,
     next_data: u64,
     next_table: u64,
     free: Vec<u64>,
+}
+
+/// Physical-frame allocation over one or more pools: pool 0 holds the
+/// program image, stack and page tables (DRAM); the heap may come from
+/// another (NVMM with `user.heap = nvmm`).
+#[derive(Clone, Debug)]
+pub struct Frames {
+    pools: Vec<Pool>,
     /// Frames in use.
     pub used: u64,
 }
 
 impl Frames {
-    /// Frames from `[base, base + size)`.
-    pub fn new(base: u64, size: u64) -> Frames {
-        Frames {
-            next_data: base,
-            next_table: base + size,
-            free: Vec::new(),
-            used: 0,
-        }
+    /// Pools over the given `(base, size)` ranges.
+    pub fn new(ranges: &[(u64, u64)]) -> Frames {
+        let pools = ranges
+            .iter()
+            .map(|&(base, size)| Pool {
+                base,
+                end: base + size,
+                next_data: base,
+                next_table: base + size,
+                free: Vec::new(),
+            })
+            .collect();
+        Frames { pools, used: 0 }
     }
 
-    fn alloc_data(&mut self, mem: &mut PhysMem) -> Option<u64> {
-        let f = if self.next_data < self.next_table {
-            let f = self.next_data;
-            self.next_data += PAGE_SIZE;
+    fn alloc_data(&mut self, mem: &mut PhysMem, pool: usize) -> Option<u64> {
+        let p = &mut self.pools[pool];
+        let f = if p.next_data < p.next_table {
+            let f = p.next_data;
+            p.next_data += PAGE_SIZE;
             f
         } else {
-            let f = self.free.pop()?;
+            let f = p.free.pop()?;
             mem.zero(f, PAGE_SIZE);
             f
         };
@@ -103,11 +128,12 @@ impl Frames {
     }
 
     fn alloc_table(&mut self, mem: &mut PhysMem) -> Option<u64> {
-        let f = if self.next_table - PAGE_SIZE >= self.next_data {
-            self.next_table -= PAGE_SIZE;
-            self.next_table
+        let p = &mut self.pools[0];
+        let f = if p.next_table - PAGE_SIZE >= p.next_data {
+            p.next_table -= PAGE_SIZE;
+            p.next_table
         } else {
-            let f = self.free.pop()?;
+            let f = p.free.pop()?;
             mem.zero(f, PAGE_SIZE);
             f
         };
@@ -117,8 +143,14 @@ impl Frames {
 
     fn release(&mut self, mem: &mut PhysMem, frame: u64) {
         mem.discard_page(frame);
-        self.used -= 1;
-        self.free.push(frame);
+        if let Some(p) = self
+            .pools
+            .iter_mut()
+            .find(|p| frame >= p.base && frame < p.end)
+        {
+            self.used -= 1;
+            p.free.push(frame);
+        }
     }
 }
 
@@ -131,6 +163,8 @@ pub struct AddressSpace {
     pub root: u64,
     /// Frame allocator.
     pub frames: Frames,
+    /// The pool heap memory (brk, anonymous mmap) comes from.
+    pub heap_pool: usize,
     /// Start of the heap (program break at exec).
     pub brk_start: u64,
     /// Current program break.
@@ -142,6 +176,10 @@ pub struct AddressSpace {
 fn page_up(v: u64) -> u64 {
     (v + PAGE_SIZE - 1) & !(PAGE_SIZE - 1)
 }
+
+/// A software bit (RSW) marking a PTE whose physical page belongs to a
+/// device window, not to a frame pool: unmapping never frees it.
+const PTE_DEVICE: u64 = 1 << 8;
 
 fn pte_flags(prot: u32) -> u64 {
     let mut f = Pte::U | Pte::A | Pte::D;
@@ -160,12 +198,23 @@ fn pte_flags(prot: u32) -> u64 {
 impl AddressSpace {
     /// An empty address space using frames from `[base, base+size)`.
     pub fn new(mem: &mut PhysMem, base: u64, size: u64) -> Result<AddressSpace, i64> {
-        let mut frames = Frames::new(base, size);
+        Self::with_pools(mem, &[(base, size)], 0)
+    }
+
+    /// An empty address space whose frames come from `pools` (see
+    /// [`Frames`]); heap memory from pool `heap_pool`.
+    pub fn with_pools(
+        mem: &mut PhysMem,
+        pools: &[(u64, u64)],
+        heap_pool: usize,
+    ) -> Result<AddressSpace, i64> {
+        let mut frames = Frames::new(pools);
         let root = frames.alloc_table(mem).ok_or(ENOMEM)?;
         Ok(AddressSpace {
             vmas: BTreeMap::new(),
             root,
             frames,
+            heap_pool,
             brk_start: 0,
             brk: 0,
             mmap_top: MMAP_TOP,
@@ -234,11 +283,22 @@ impl AddressSpace {
     /// Maps one page at `vaddr` to a fresh zeroed frame with the area's
     /// protection. Returns the frame.
     pub fn populate_page(&mut self, mem: &mut PhysMem, vaddr: u64, prot: u32) -> Result<u64, i64> {
+        self.populate_page_in(mem, vaddr, prot, 0)
+    }
+
+    /// As [`populate_page`](Self::populate_page), with a frame from `pool`.
+    pub fn populate_page_in(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        prot: u32,
+        pool: usize,
+    ) -> Result<u64, i64> {
         let vaddr = vaddr & !(PAGE_SIZE - 1);
         if let Some((_, pte, 0)) = sv39::find_leaf(mem, self.root, vaddr) {
             return Ok(pte.paddr());
         }
-        let frame = self.frames.alloc_data(mem).ok_or(ENOMEM)?;
+        let frame = self.frames.alloc_data(mem, pool).ok_or(ENOMEM)?;
         let frames = &mut self.frames;
         sv39::map_page(
             mem,
@@ -278,8 +338,22 @@ impl AddressSpace {
             return Ok(false);
         }
         let prot = vma.prot;
+        let pool = match vma.backing {
+            Backing::Heap => self.heap_pool,
+            Backing::Physical { base } => {
+                let (start, _) = self.find(vaddr).expect("found above");
+                let page = vaddr & !(PAGE_SIZE - 1);
+                let pa = base + (page - start);
+                let frames = &mut self.frames;
+                let pte = Pte::leaf(pa, pte_flags(prot) | PTE_DEVICE);
+                sv39::map_page(mem, self.root, page, pte, &mut |m| frames.alloc_table(m))
+                    .ok_or(ENOMEM)?;
+                return Ok(true);
+            }
+            _ => 0,
+        };
         let Some(file) = vma.file.clone() else {
-            self.populate_page(mem, vaddr, prot)?;
+            self.populate_page_in(mem, vaddr, prot, pool)?;
             return Ok(true);
         };
         use std::os::fd::AsRawFd;
@@ -328,7 +402,9 @@ impl AddressSpace {
             while va < vma.end {
                 if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
                     mem.write_u64(pte_addr, 0);
-                    self.frames.release(mem, pte.paddr());
+                    if pte.0 & PTE_DEVICE == 0 {
+                        self.frames.release(mem, pte.paddr());
+                    }
                 }
                 va += PAGE_SIZE;
             }
@@ -398,7 +474,7 @@ impl AddressSpace {
                     old_end,
                     new_end,
                     PROT_READ | PROT_WRITE,
-                    Backing::Anon,
+                    Backing::Heap,
                     "[heap]",
                 ),
             }
@@ -441,7 +517,9 @@ impl AddressSpace {
         while va < end {
             if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
                 mem.write_u64(pte_addr, 0);
-                self.frames.release(mem, pte.paddr());
+                if pte.0 & PTE_DEVICE == 0 {
+                    self.frames.release(mem, pte.paddr());
+                }
             }
             va += PAGE_SIZE;
         }
