@@ -5,7 +5,7 @@ mod stats;
 
 use clap::{Args, Parser, Subcommand};
 use rvnvmm_config::Config;
-use rvnvmm_hart::HartConfig;
+use rvnvmm_hart::{CoreCosts, HartConfig};
 use rvnvmm_user::{ExitKind, Options, Process};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -128,6 +128,7 @@ pub(crate) fn user_options(
             clock_hz: cfg.machine.clock_hz,
             timebase_hz: 10_000_000,
             cflush_user: cfg.cflush.allow_user,
+            costs: core_costs(cfg),
         },
         ram: (dram.base, dram.size),
         nvmm: cfg
@@ -141,6 +142,26 @@ pub(crate) fn user_options(
         epoch_secs: 1_767_225_600, // 2026-01-01T00:00:00Z
         quantum: 10_000,
     })
+}
+
+/// The core's cycle costs: the config's `[core]` in the timing model, one
+/// cycle per instruction in the functional one.
+fn core_costs(cfg: &Config) -> CoreCosts {
+    match cfg.machine.model {
+        rvnvmm_config::Model::Functional => CoreCosts::FUNCTIONAL,
+        rvnvmm_config::Model::Timing => {
+            let c = &cfg.core;
+            CoreCosts {
+                alu: c.alu,
+                mul: c.mul,
+                div: c.div,
+                fpu: c.fpu,
+                fdiv: c.fdiv,
+                load_use: c.load_use,
+                branch_taken: c.branch_taken,
+            }
+        }
+    }
 }
 
 fn run(a: RunArgs) -> Result<i32, String> {

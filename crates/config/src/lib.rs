@@ -117,6 +117,18 @@ string_enum! {
 }
 
 string_enum! {
+    /// How much of the machine is timed.
+    pub enum Model {
+        /// The in-order core costs of `[core]`, the caches, bus and memory
+        /// controllers: guest time follows the modelled hardware.
+        Timing = "timing",
+        /// One cycle per instruction and no memory-system model: fastest,
+        /// for running software whose timing does not matter.
+        Functional = "functional",
+    }
+}
+
+string_enum! {
     /// Cache replacement policy.
     pub enum Replacement {
         /// Least recently used.
@@ -172,6 +184,9 @@ pub struct Machine {
     pub clock_hz: u64,
     /// ISA string, informational only (e.g. `rv64imafdc`).
     pub isa: String,
+    /// `timing` (the full model) or `functional` (one cycle per
+    /// instruction, no memory-system model).
+    pub model: Model,
 }
 
 /// `[core]`: cycles charged per instruction class by the in-order timing
@@ -500,6 +515,7 @@ impl Default for Machine {
             harts: 4,
             clock_hz: 50_000_000,
             isa: "rv64imafdc".into(),
+            model: Model::Timing,
         }
     }
 }

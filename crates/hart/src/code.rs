@@ -22,6 +22,9 @@ pub struct Block {
     pub pc: u64,
     /// The decoded instructions, in order.
     pub insns: Box<[Insn]>,
+    /// `cost[i]`: core cycles of the first `i` instructions (see
+    /// [`crate::CoreCosts`]).
+    pub cost: Box<[u32]>,
 }
 
 /// Physical pages holding decoded code, and whether a flush is owed.

@@ -12,9 +12,10 @@ const TIME: u16 = 0xC01;
 const INSTRET: u16 = 0xC02;
 
 impl Hart {
-    /// Executes a Zicsr instruction; `done` is the number of instructions of
-    /// the current block already retired (so counters read exactly).
-    pub(crate) fn csr_op(&mut self, ins: &Insn, done: u64) -> Result<u64, Trap> {
+    /// Executes a Zicsr instruction; `done` and `done_cycles` are the
+    /// instructions and cycles of the current block before it (so counters
+    /// read exactly).
+    pub(crate) fn csr_op(&mut self, ins: &Insn, done: u64, done_cycles: u64) -> Result<u64, Trap> {
         let csr = ins.imm as u16 & 0xfff;
         let illegal = Trap::new(Trap::ILLEGAL, 0);
         let src = match ins.op {
@@ -26,9 +27,9 @@ impl Hart {
             FFLAGS => self.fflags as u64,
             FRM => self.frm as u64,
             FCSR => (self.frm as u64) << 5 | self.fflags as u64,
-            CYCLE => self.cycles + done,
+            CYCLE => self.cycles + done_cycles,
             INSTRET => self.instret + done,
-            TIME => self.time_at(self.cycles + done),
+            TIME => self.time_at(self.cycles + done_cycles),
             _ => return Err(illegal),
         };
         if !writes {

@@ -20,10 +20,11 @@ impl Hart {
         loop {
             let block = env.code.block(idx);
             let insns: *const [Insn] = &*block.insns;
+            let cost: *const [u32] = &*block.cost;
             // SAFETY: blocks are never freed or moved while they execute: the
             // arena only grows in `decode_block` and is cleared in `settle`,
             // neither of which is reachable from here.
-            let insns = unsafe { &*insns };
+            let (insns, cost) = unsafe { (&*insns, &*cost) };
             let mut pc = self.pc;
             let mut next = None;
             for (i, ins) in insns.iter().enumerate() {
@@ -35,11 +36,12 @@ impl Hart {
                         rvnvmm_isa::disasm(ins, pc)
                     );
                 }
-                match self.step(env, ins, pc, i as u64) {
+                match self.step(env, ins, pc, i as u64, cost[i] as u64) {
                     Ok(Flow::Next) => pc = pc.wrapping_add(ins.len as u64),
                     Ok(Flow::Goto(target)) => pc = target,
                     Ok(Flow::Jump(target)) => {
-                        self.retire(i as u64 + 1);
+                        self.retire(i + 1, cost);
+                        self.cycles += self.config.costs.branch_taken as u64;
                         next = Some(target);
                         break;
                     }
@@ -47,13 +49,13 @@ impl Hart {
                         // Code was modified: end here so the cache is
                         // flushed before anything else runs.
                         self.stop_block = false;
-                        self.retire(i as u64 + 1);
+                        self.retire(i + 1, cost);
                         self.pc = pc.wrapping_add(ins.len as u64);
                         return None;
                     }
                     Ok(Flow::Exit(exit)) => {
                         // ecall, wfi: the instruction counts as executed.
-                        self.retire(i as u64 + 1);
+                        self.retire(i + 1, cost);
                         self.pc = if exit == Exit::Wfi {
                             pc + ins.len as u64
                         } else {
@@ -62,7 +64,7 @@ impl Hart {
                         return Some(exit);
                     }
                     Err(trap) => {
-                        self.retire(i as u64);
+                        self.retire(i, cost);
                         self.pc = pc;
                         self.stop_block = false;
                         return Some(Exit::Trap(trap));
@@ -72,7 +74,7 @@ impl Hart {
             match next {
                 Some(target) => self.pc = target,
                 None => {
-                    self.retire(insns.len() as u64);
+                    self.retire(insns.len(), cost);
                     self.pc = pc;
                 }
             }
@@ -84,13 +86,20 @@ impl Hart {
     }
 
     #[inline(always)]
-    fn retire(&mut self, n: u64) {
-        self.instret += n;
-        self.cycles += n;
+    fn retire(&mut self, n: usize, cost: &[u32]) {
+        self.instret += n as u64;
+        self.cycles += cost[n] as u64;
     }
 
     #[inline(always)]
-    fn step(&mut self, env: &mut Env<'_>, ins: &Insn, pc: u64, done: u64) -> Result<Flow, Trap> {
+    fn step(
+        &mut self,
+        env: &mut Env<'_>,
+        ins: &Insn,
+        pc: u64,
+        done: u64,
+        done_cycles: u64,
+    ) -> Result<Flow, Trap> {
         let rd = ins.rd as usize & 31;
         let a = self.x[ins.rs1 as usize & 31];
         let b = self.x[ins.rs2 as usize & 31];
@@ -219,7 +228,7 @@ impl Hart {
             Ecall => return Ok(Flow::Exit(Exit::Ecall)),
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
             Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
-                let v = self.csr_op(ins, done)?;
+                let v = self.csr_op(ins, done, done_cycles)?;
                 set!(v)
             }
             Mul => set!(a.wrapping_mul(b)),

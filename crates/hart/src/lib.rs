@@ -12,6 +12,7 @@
 //! TLB, the code-invalidation protocol or the callers.
 
 mod code;
+mod cost;
 mod csr;
 mod exec;
 mod fp;
@@ -20,6 +21,7 @@ pub mod tlb;
 mod trap;
 
 pub use code::{Block, CodeCache, CodePages, MAX_BLOCK_INSNS};
+pub use cost::CoreCosts;
 pub use trap::{Exit, Trap};
 
 use rvnvmm_mem::PhysMem;
@@ -54,6 +56,8 @@ pub struct HartConfig {
     /// (`cflush.d.l1`, `cbo.*`); otherwise they are illegal there, as on stock
     /// Rocket.
     pub cflush_user: bool,
+    /// The in-order core's cycle costs.
+    pub costs: CoreCosts,
 }
 
 impl Default for HartConfig {
@@ -62,6 +66,7 @@ impl Default for HartConfig {
             clock_hz: 50_000_000,
             timebase_hz: 10_000_000,
             cflush_user: true,
+            costs: CoreCosts::FUNCTIONAL,
         }
     }
 }

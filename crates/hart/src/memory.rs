@@ -266,6 +266,7 @@ impl Hart {
         let (idx, new_page) = env.code.insert(
             Block {
                 pc: start,
+                cost: crate::cost::prefix(&self.config.costs, &insns),
                 insns: insns.into_boxed_slice(),
             },
             ppage,

@@ -1,0 +1,175 @@
+//! The in-order core's cycle costs: a cost per instruction class, a stall
+//! when an instruction uses the result of the load just before it, and a
+//! penalty for each taken branch or jump. Costs within a block are summed
+//! once, when the block is decoded; only taken branches add at run time.
+
+use rvnvmm_isa::{Insn, Op};
+
+/// Cycles per instruction class (`[core]` in the machine config).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoreCosts {
+    /// ALU, shifts, compares, loads, stores, CSR and FP moves.
+    pub alu: u32,
+    /// Integer multiply.
+    pub mul: u32,
+    /// Integer divide and remainder.
+    pub div: u32,
+    /// FP arithmetic, conversion and comparison.
+    pub fpu: u32,
+    /// FP divide and square root.
+    pub fdiv: u32,
+    /// Extra cycles when an instruction reads the register the load just
+    /// before it writes.
+    pub load_use: u32,
+    /// Extra cycles for a taken branch or jump.
+    pub branch_taken: u32,
+}
+
+impl CoreCosts {
+    /// One cycle per instruction, nothing else: the functional model.
+    pub const FUNCTIONAL: CoreCosts = CoreCosts {
+        alu: 1,
+        mul: 1,
+        div: 1,
+        fpu: 1,
+        fdiv: 1,
+        load_use: 0,
+        branch_taken: 0,
+    };
+
+    /// The static cost of `ins`, given the instruction before it in the
+    /// block (for the load-use stall). Conditional branches and indirect
+    /// jumps pay `branch_taken` at run time, when taken.
+    pub fn cost(&self, ins: &Insn, prev: Option<&Insn>) -> u32 {
+        use Op::*;
+        let class = match ins.op {
+            Mul | Mulh | Mulhsu | Mulhu | Mulw => self.mul,
+            Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => self.div,
+            FdivS | FdivD | FsqrtS | FsqrtD => self.fdiv,
+            Jal => self.alu + self.branch_taken,
+            op if is_fp_compute(op) => self.fpu,
+            _ => self.alu,
+        };
+        let stall = match prev {
+            Some(p) if is_load(p.op) && p.rd != 0 && reads(ins, p.rd) => self.load_use,
+            _ => 0,
+        };
+        class + stall
+    }
+}
+
+fn is_load(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Flw | Fld | LrW | LrD
+    )
+}
+
+/// Whether `ins` may read register number `r` (either register file: a
+/// slight over-approximation that costs at most a stall).
+fn reads(ins: &Insn, r: u8) -> bool {
+    use Op::*;
+    match ins.op {
+        Lui | Auipc | Jal => false,
+        _ => ins.rs1 == r || ins.rs2 == r || ins.rs3 == r,
+    }
+}
+
+fn is_fp_compute(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        FmaddS
+            | FmsubS
+            | FnmsubS
+            | FnmaddS
+            | FaddS
+            | FsubS
+            | FmulS
+            | FminS
+            | FmaxS
+            | FcvtWS
+            | FcvtWuS
+            | FcvtLS
+            | FcvtLuS
+            | FeqS
+            | FltS
+            | FleS
+            | FcvtSW
+            | FcvtSWu
+            | FcvtSL
+            | FcvtSLu
+            | FmaddD
+            | FmsubD
+            | FnmsubD
+            | FnmaddD
+            | FaddD
+            | FsubD
+            | FmulD
+            | FminD
+            | FmaxD
+            | FcvtSD
+            | FcvtDS
+            | FcvtWD
+            | FcvtWuD
+            | FcvtLD
+            | FcvtLuD
+            | FeqD
+            | FltD
+            | FleD
+            | FcvtDW
+            | FcvtDWu
+            | FcvtDL
+            | FcvtDLu
+    )
+}
+
+/// Cumulative costs of a block: entry `i` is the cost of its first `i`
+/// instructions.
+pub(crate) fn prefix(costs: &CoreCosts, insns: &[Insn]) -> Box<[u32]> {
+    let mut out = Vec::with_capacity(insns.len() + 1);
+    let mut sum = 0u32;
+    out.push(0);
+    for (k, ins) in insns.iter().enumerate() {
+        sum += costs.cost(ins, k.checked_sub(1).map(|p| &insns[p]));
+        out.push(sum);
+    }
+    out.into_boxed_slice()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rvnvmm_isa::decode;
+
+    #[test]
+    fn classes_load_use_and_jumps() {
+        let c = CoreCosts {
+            alu: 1,
+            mul: 4,
+            div: 30,
+            fpu: 3,
+            fdiv: 20,
+            load_use: 2,
+            branch_taken: 1,
+        };
+        let ld_a0 = decode(0x0005_3503); // ld a0, 0(a0)
+        let add_a1 = decode(0x00a5_85b3); // add a1, a1, a0
+        let mul = decode(0x02b5_0533); // mul a0, a0, a1
+        let div = decode(0x02b5_4533); // div a0, a0, a1
+        let fadd = decode(0x02b5_7553); // fadd.d fa0, fa0, fa1
+        let j = decode(0x0000_006f); // jal zero, 0
+        assert_eq!(c.cost(&add_a1, Some(&ld_a0)), 1 + 2);
+        assert_eq!(c.cost(&add_a1, None), 1);
+        assert_eq!(c.cost(&mul, None), 4);
+        assert_eq!(c.cost(&div, None), 30);
+        assert_eq!(c.cost(&fadd, None), 3);
+        assert_eq!(c.cost(&j, None), 2);
+        assert_eq!(&*prefix(&c, &[ld_a0, add_a1, mul]), &[0, 1, 4, 8]);
+        assert_eq!(
+            &*prefix(&CoreCosts::FUNCTIONAL, &[ld_a0, add_a1, mul]),
+            &[0, 1, 2, 3]
+        );
+    }
+}
