@@ -29,6 +29,7 @@ mod compressed;
 pub mod csr;
 mod decode;
 mod disasm;
+pub mod encode;
 mod op;
 
 #[cfg(test)]
