@@ -1,0 +1,1262 @@
+//! Timing model of one DDR3 memory controller with banks and row buffers,
+//! and the three NVMM emulation methods of seed 000 §3 (coarse, fine,
+//! proposed). See `docs/memory-controller.md` for the model with timelines.
+//!
+//! The model is a pure function of the request stream: no host time, no
+//! hash-map iteration, no randomness. It is event driven, not per cycle:
+//! each bank keeps its open row and the earliest times of its next commands,
+//! the rank keeps its recent ACTs (tRRD, tFAW), the channel its data-bus
+//! bursts (tCCD), and queued work (posted writes, automatic precharges,
+//! refresh) is processed lazily when a request arrives or
+//! [`Controller::advance`] is called.
+//!
+//! ```
+//! use rvnvmm_config::Config;
+//! use rvnvmm_dram::Controller;
+//!
+//! let cfg = Config::default(); // freedom-u500: DRAM 1 GiB + NVMM 3 GiB on "ddr3"
+//! let mut ctrl = Controller::from_config(&cfg, "ddr3").unwrap();
+//! // A read of an NVMM line (proposed method, tRCD = 1000 ns) on a closed bank.
+//! let out = ctrl.read(0xC000_0000, 1_000_000);
+//! assert_eq!(out - 1_000_000, 1_020_000); // ACT, 1000 ns, RD, CL + burst, 5 ns clock
+//! ctrl.finish();
+//! let nvmm = ctrl.stats().into_iter().find(|s| s.name == "nvmm").unwrap();
+//! assert_eq!((nvmm.reads, nvmm.acts), (1, 1));
+//! ```
+//!
+//! # Time and quantisation
+//! Time is [`Ps`] (u64 picoseconds). DDR timings of the controller config are
+//! rounded up to whole DRAM clocks (`tck_ns`), NVMM latencies and the
+//! coarse-grain delays to whole controller clocks (`1000 / clock_mhz` ns:
+//! 5 ns at 200 MHz, the FPGAs' precision). Commands issue on the DRAM clock
+//! grid; requests are accepted, and read data handed back, on controller
+//! clock edges.
+//!
+//! # Arrival order
+//! Requests must be presented in (roughly) non-decreasing time. A request
+//! whose `now` is earlier than the latest arrival the controller has seen is
+//! treated as arriving at that latest time, so loosely synchronised CPUs
+//! never move the controller backwards and every run is deterministic.
+//! Times beyond [`HORIZON`] (2^62 ps, about 53 days) are treated as it.
+
+#![warn(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod microbench;
+mod stats;
+#[cfg(test)]
+mod tests;
+
+pub use stats::{empty_histogram, RegionStats};
+
+use rvnvmm_config::{AddressField, Config, Method, NvmmParams};
+use stats::hist_add;
+
+/// Time in picoseconds.
+pub type Ps = u64;
+
+/// The latest time the model represents, 2^62 ps (about 53 days of
+/// simulated time). Later `now` values are treated as this time, so that no
+/// time computation ever saturates (every latency is far shorter).
+pub const HORIZON: Ps = 1 << 62;
+
+/// Kind of a memory request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// A cache-line read (fill).
+    Read,
+    /// A cache-line write (write-back), posted.
+    Write,
+}
+
+/// When the `proposed` method lets an NVMM row close (the keep-open window).
+///
+/// The config crate's [`Method`] has only `proposed`; the variant used for
+/// it is a constructor option of this crate ([`Controller::set_keep_open`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeepOpen {
+    /// Seed 000 §3.3 as written: tRAS := `tras_ns`, and at each access
+    /// tRTP := max(tRTP_spec, tRAS remaining), tWR := max(tWR_spec, tRAS
+    /// remaining): no PRE before ACT + tRAS. A slow CPU's accesses after the
+    /// first do not extend the window.
+    #[default]
+    FromAct,
+    /// The window restarts at every access: in addition, no PRE before
+    /// (column command + tRAS − tRCD). For a row accessed once this is the
+    /// same as [`KeepOpen::FromAct`]; each later hit keeps the row open
+    /// another tRAS − tRCD. This fits seed 000 Fig. 8 and Table 3's 0.67
+    /// ratio better (see `docs/memory-controller.md`).
+    RestartAtAccess,
+}
+
+/// A DRAM command, for the optional command trace ([`Controller::set_trace`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CommandKind {
+    /// Activate: read a row from the cells into the row buffer.
+    Act,
+    /// Column read from the row buffer.
+    Rd,
+    /// Column write into the row buffer.
+    Wr,
+    /// Precharge: write the row buffer back to the cells and close it.
+    Pre,
+    /// Refresh of the whole rank (`bank` is 0, `row` is 0).
+    Ref,
+}
+
+/// One command of the trace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Command {
+    /// Issue time.
+    pub at: Ps,
+    /// Which command.
+    pub kind: CommandKind,
+    /// Rank.
+    pub rank: u32,
+    /// Bank within the rank.
+    pub bank: u32,
+    /// Row (for ACT/RD/WR/PRE).
+    pub row: u64,
+}
+
+/// Where a physical address lands in the DIMM.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Location {
+    /// Rank.
+    pub rank: u32,
+    /// Bank within the rank.
+    pub bank: u32,
+    /// Row within the bank.
+    pub row: u64,
+    /// Column (bus word) within the row.
+    pub column: u64,
+}
+
+/// Timing parameters in picoseconds, quantised.
+#[derive(Debug, Clone)]
+struct Timing {
+    tck: Ps,
+    clk: Ps,
+    cl: Ps,
+    cwl: Ps,
+    burst: Ps,
+    rcd: Ps,
+    rp: Ps,
+    ras: Ps,
+    rtp: Ps,
+    wr: Ps,
+    ccd: Ps,
+    rrd: Ps,
+    faw: Option<Ps>,
+    /// (tREFI, tRFC)
+    refresh: Option<(Ps, Ps)>,
+}
+
+/// Effective timing of the rows of one region.
+#[derive(Debug, Clone, Copy)]
+struct Eff {
+    rcd: Ps,
+    rp_clean: Ps,
+    rp_dirty: Ps,
+    ras: Ps,
+    /// `KeepOpen::RestartAtAccess` window (column command → earliest PRE).
+    restart: Option<Ps>,
+    coarse_read: Ps,
+    coarse_write: Ps,
+}
+
+#[derive(Debug, Clone)]
+struct RegionState {
+    name: String,
+    base: u64,
+    size: u64,
+    nvmm: Option<NvmmParams>,
+    stats: RegionStats,
+    last_bank: Option<u32>,
+    seen: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct OpenRow {
+    row: u64,
+    /// Region (index into `effs`) whose request opened the row.
+    region: usize,
+    col_ready: Ps,
+    /// Earliest PRE under the row's (possibly stretched) timing.
+    pre_ready: Ps,
+    /// Earliest PRE under the DDR3 spec timing (tRAS, tRTP, tWR of the
+    /// controller config): what a refresh waits for.
+    pre_spec: Ps,
+    dirty: bool,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Bank {
+    open: Option<OpenRow>,
+    /// Earliest ACT when closed.
+    act_ready: Ps,
+    /// Writes in the open row waiting for its PRE: (region, issue time, epoch).
+    pending: Vec<(usize, Ps, u32)>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Req {
+    seq: u64,
+    write: bool,
+    rank: u32,
+    bank: usize,
+    row: u64,
+    line: u64,
+    region: usize,
+    /// When the request entered the scheduler (after any coarse hold or
+    /// queue-space wait).
+    arrival: Ps,
+    /// Arrival at the controller input (for latency statistics).
+    issue: Ps,
+    /// Statistics period the request arrived in (see `reset_stats`).
+    epoch: u32,
+}
+
+/// A committed column command on the channel: (command, data start, data end).
+#[derive(Debug, Clone, Copy)]
+struct BusSlot {
+    cmd: Ps,
+    start: Ps,
+    end: Ps,
+}
+
+/// The result of scheduling one request.
+#[derive(Debug, Clone, Copy)]
+struct Done {
+    seq: u64,
+    col: Ps,
+}
+
+/// One DDR3 memory controller: its DIMM's banks and row buffers, a read
+/// queue and a posted write queue under FR-FCFS, and the NVMM emulation
+/// method of each region it serves.
+#[derive(Debug, Clone)]
+pub struct Controller {
+    name: String,
+    t: Timing,
+    keep_open: KeepOpen,
+    window_base: u64,
+    addr_mask: u64,
+    /// Address layout LSB-position form: (field, shift, mask), MSB first.
+    fields: Vec<(AddressField, u32, u64)>,
+    banks_per_rank: u32,
+    line_shift: u32,
+    regions: Vec<RegionState>,
+    /// One per region, plus DRAM timing for addresses outside every region.
+    effs: Vec<Eff>,
+    banks: Vec<Bank>,
+    /// Per rank: ACT times that may still constrain a new ACT, sorted.
+    acts: Vec<Vec<Ps>>,
+    /// Column commands that may still constrain a new one, sorted by command time.
+    bus: Vec<BusSlot>,
+    queue: Vec<Req>,
+    /// Scheduled writes whose WR has not issued yet: (WR time, line), sorted.
+    wr_pending: Vec<(Ps, u64)>,
+    write_cap: usize,
+    /// Data-out times of reads still in flight (the read queue), sorted.
+    rd_pending: Vec<Ps>,
+    read_cap: usize,
+    t_in: Ps,
+    read_gate: Ps,
+    write_gate: Ps,
+    next_ref: Ps,
+    seq: u64,
+    epoch: u32,
+    trace: Option<Vec<Command>>,
+    /// Scratch for `pick`: per bank its FR-FCFS choice, and the banks set.
+    best: Vec<Option<(usize, bool)>>,
+    touched: Vec<usize>,
+}
+
+fn align_up(t: Ps, g: Ps) -> Ps {
+    if g <= 1 {
+        return t;
+    }
+    match t % g {
+        0 => t,
+        r => t.saturating_add(g - r),
+    }
+}
+
+/// `ns` rounded up to whole periods of `unit` ps. Values are checked
+/// positive and finite by the caller.
+fn quantise(ns: f64, unit: Ps) -> Ps {
+    let units = (ns * 1000.0 / unit as f64 - 1e-9).ceil().max(0.0);
+    (units as u64).saturating_mul(unit)
+}
+
+fn check_ns(what: &str, v: f64, allow_zero: bool) -> Result<(), String> {
+    let ok = v.is_finite() && (v > 0.0 || (allow_zero && v == 0.0)) && v < 1e12;
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what} must be a {} number of ns below 1e12, got {v}",
+            if allow_zero {
+                "non-negative"
+            } else {
+                "positive"
+            }
+        ))
+    }
+}
+
+fn check_nvmm(region: &str, p: &NvmmParams) -> Result<(), String> {
+    let k = |f: &str| format!("memory.{region}.{f}");
+    check_ns(&k("trcd_ns"), p.trcd_ns, false)?;
+    check_ns(&k("trp_ns"), p.trp_ns, false)?;
+    check_ns(&k("tras_ns"), p.tras_ns, false)?;
+    check_ns(&k("coarse_read_ns"), p.coarse_read_ns, true)?;
+    check_ns(&k("coarse_write_ns"), p.coarse_write_ns, true)
+}
+
+impl Timing {
+    fn new(c: &rvnvmm_config::Controller) -> Result<Timing, String> {
+        check_ns("clock period (1000 / clock_mhz)", c.period_ns(), false)?;
+        for (k, v) in [
+            ("tck_ns", c.tck_ns),
+            ("tcl_ns", c.tcl_ns),
+            ("tcwl_ns", c.tcwl_ns),
+            ("tburst_ns", c.tburst_ns),
+            ("trcd_ns", c.trcd_ns),
+            ("trp_ns", c.trp_ns),
+            ("tras_ns", c.tras_ns),
+            ("trtp_ns", c.trtp_ns),
+            ("twr_ns", c.twr_ns),
+            ("tccd_ns", c.tccd_ns),
+            ("trrd_ns", c.trrd_ns),
+        ] {
+            check_ns(k, v, false)?;
+        }
+        if let Some(f) = c.tfaw_ns {
+            check_ns("tfaw_ns", f, false)?;
+        }
+        let tck = ((c.tck_ns * 1000.0).round() as Ps).max(1);
+        let clk = ((c.period_ns() * 1000.0).round() as Ps).max(1);
+        let q = |ns: f64| quantise(ns, tck);
+        let refresh = match &c.refresh {
+            None => None,
+            Some(r) => {
+                check_ns("refresh.trefi_ns", r.trefi_ns, false)?;
+                check_ns("refresh.trfc_ns", r.trfc_ns, false)?;
+                let (refi, rfc) = (q(r.trefi_ns), q(r.trfc_ns));
+                if rfc >= refi {
+                    return Err(format!(
+                        "refresh.trfc_ns ({}) must be below refresh.trefi_ns ({}), or the rank never leaves refresh",
+                        r.trfc_ns, r.trefi_ns
+                    ));
+                }
+                Some((refi, rfc))
+            }
+        };
+        Ok(Timing {
+            tck,
+            clk,
+            cl: q(c.tcl_ns),
+            cwl: q(c.tcwl_ns),
+            burst: q(c.tburst_ns),
+            rcd: q(c.trcd_ns),
+            rp: q(c.trp_ns),
+            ras: q(c.tras_ns),
+            rtp: q(c.trtp_ns),
+            wr: q(c.twr_ns),
+            ccd: q(c.tccd_ns),
+            rrd: q(c.trrd_ns),
+            faw: c.tfaw_ns.map(q),
+            refresh,
+        })
+    }
+
+    /// Effective row timing for a region with these NVMM settings.
+    fn eff(&self, nvmm: Option<&NvmmParams>, keep: KeepOpen) -> Eff {
+        let dram = Eff {
+            rcd: self.rcd,
+            rp_clean: self.rp,
+            rp_dirty: self.rp,
+            ras: self.ras,
+            restart: None,
+            coarse_read: 0,
+            coarse_write: 0,
+        };
+        let Some(p) = nvmm else { return dram };
+        let q = |ns: f64| quantise(ns, self.clk);
+        match p.method {
+            Method::Coarse => Eff {
+                coarse_read: q(p.coarse_read_ns),
+                coarse_write: q(p.coarse_write_ns),
+                ..dram
+            },
+            Method::Fine => Eff {
+                rcd: q(p.trcd_ns),
+                rp_dirty: q(p.trp_ns),
+                ..dram
+            },
+            Method::Proposed => {
+                let (rcd, ras) = (q(p.trcd_ns), q(p.tras_ns));
+                Eff {
+                    rcd,
+                    rp_dirty: q(p.trp_ns),
+                    ras,
+                    restart: match keep {
+                        KeepOpen::FromAct => None,
+                        KeepOpen::RestartAtAccess => Some(ras.saturating_sub(rcd)),
+                    },
+                    ..dram
+                }
+            }
+        }
+    }
+}
+
+impl Controller {
+    /// Builds the controller named `name` of `cfg`: `cfg.memory.controllers[name]`
+    /// serving every region of `cfg.memory.regions` whose `controller` is
+    /// `name` (in name order).
+    pub fn from_config(cfg: &Config, name: &str) -> Result<Controller, String> {
+        let c = cfg.memory.controllers.get(name).ok_or_else(|| {
+            let known: Vec<&str> = cfg.memory.controllers.keys().map(String::as_str).collect();
+            format!(
+                "no controller '{name}'; the config defines: {}",
+                known.join(", ")
+            )
+        })?;
+        let regions: Vec<(String, u64, u64, Option<NvmmParams>)> = cfg
+            .memory
+            .regions
+            .iter()
+            .filter(|(_, r)| r.controller == name)
+            .map(|(n, r)| (n.clone(), r.base, r.size, r.nvmm.clone()))
+            .collect();
+        Controller::new(name, c, &regions)
+    }
+
+    /// `cfg`: the controller's config; `regions`: the regions it serves, as
+    /// `(name, base, size, Option<NvmmParams>)` with physical bases.
+    /// Addresses passed to [`Controller::read`] and [`Controller::write`]
+    /// are physical; the controller maps `pa - window base` (the lowest
+    /// region base) through `cfg.address_layout()` into
+    /// rank/bank/row/column, wrapping at the DIMM's capacity.
+    pub fn new(
+        name: &str,
+        cfg: &rvnvmm_config::Controller,
+        regions: &[(String, u64, u64, Option<NvmmParams>)],
+    ) -> Result<Controller, String> {
+        let ctx = |e: String| format!("memory controller '{name}': {e}");
+        let t = Timing::new(cfg).map_err(ctx)?;
+        if regions.is_empty() {
+            return Err(ctx(
+                "serves no region; give at least one (name, base, size, nvmm)".into(),
+            ));
+        }
+        let layout = cfg.address_layout().map_err(ctx)?;
+        let total_bits: u32 = layout.iter().map(|b| b.bits).sum();
+        if total_bits > 64 {
+            return Err(ctx(format!(
+                "geometry needs {total_bits} address bits; at most 64 are supported"
+            )));
+        }
+        let mut fields = Vec::with_capacity(layout.len());
+        let mut pos = total_bits;
+        for b in &layout {
+            pos -= b.bits;
+            let mask = if b.bits >= 64 {
+                u64::MAX
+            } else {
+                (1u64 << b.bits) - 1
+            };
+            fields.push((b.field, pos, mask));
+        }
+        let addr_mask = if total_bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << total_bits) - 1
+        };
+        let nbanks = (cfg.ranks as usize)
+            .checked_mul(cfg.banks as usize)
+            .filter(|&n| n > 0 && n <= 1 << 16)
+            .ok_or_else(|| {
+                ctx(format!(
+                    "ranks x banks = {} x {} is not supported (1..=65536)",
+                    cfg.ranks, cfg.banks
+                ))
+            })?;
+        let mut rs = Vec::with_capacity(regions.len());
+        for (n, base, size, nvmm) in regions {
+            if let Some(p) = nvmm {
+                check_nvmm(n, p).map_err(ctx)?;
+            }
+            rs.push(RegionState {
+                name: n.clone(),
+                base: *base,
+                size: *size,
+                nvmm: nvmm.clone(),
+                stats: RegionStats::new(n),
+                last_bank: None,
+                seen: false,
+            });
+        }
+        let window_base = rs.iter().map(|r| r.base).min().unwrap_or(0);
+        // BL8: one burst moves 8 bus words; that is the line the controller
+        // forwards from its write queue unless told otherwise.
+        let burst_bytes = cfg.bus_bytes().max(1).saturating_mul(8);
+        let line_shift = burst_bytes.next_power_of_two().trailing_zeros();
+        let keep_open = KeepOpen::default();
+        let mut effs: Vec<Eff> = rs
+            .iter()
+            .map(|r| t.eff(r.nvmm.as_ref(), keep_open))
+            .collect();
+        effs.push(t.eff(None, keep_open));
+        let next_ref = t.refresh.map_or(Ps::MAX, |(refi, _)| refi);
+        Ok(Controller {
+            name: name.to_string(),
+            keep_open,
+            window_base,
+            addr_mask,
+            fields,
+            banks_per_rank: cfg.banks,
+            line_shift,
+            regions: rs,
+            effs,
+            banks: vec![Bank::default(); nbanks],
+            acts: vec![Vec::new(); cfg.ranks as usize],
+            bus: Vec::new(),
+            queue: Vec::new(),
+            wr_pending: Vec::new(),
+            write_cap: cfg.write_queue.max(1) as usize,
+            rd_pending: Vec::new(),
+            read_cap: cfg.read_queue.max(1) as usize,
+            t_in: 0,
+            read_gate: 0,
+            write_gate: 0,
+            next_ref,
+            seq: 0,
+            epoch: 0,
+            trace: None,
+            best: vec![None; nbanks],
+            touched: Vec::new(),
+            t,
+        })
+    }
+
+    /// The controller's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Chooses the keep-open rule of the `proposed` method (default
+    /// [`KeepOpen::FromAct`], the paper's text). Applies to rows opened or
+    /// accessed from now on.
+    pub fn set_keep_open(&mut self, k: KeepOpen) {
+        self.keep_open = k;
+        self.recompute_effs();
+    }
+
+    /// The keep-open rule in force.
+    pub fn keep_open(&self) -> KeepOpen {
+        self.keep_open
+    }
+
+    /// Sets the line size (bytes, a power of two) used to match a read
+    /// against queued writes for forwarding; default one BL8 burst
+    /// (`8 × row_buffer_bytes / columns`, 64 bytes on a x64 DIMM).
+    pub fn set_line_bytes(&mut self, bytes: u64) -> Result<(), String> {
+        if !bytes.is_power_of_two() {
+            return Err(format!("line size must be a power of two, got {bytes}"));
+        }
+        self.line_shift = bytes.trailing_zeros();
+        Ok(())
+    }
+
+    /// Turns the command trace on (cleared) or off.
+    pub fn set_trace(&mut self, on: bool) {
+        self.trace = on.then(Vec::new);
+    }
+
+    /// Takes the commands traced so far, sorted by time (commands of
+    /// different banks are decided out of time order; automatic precharges
+    /// appear once decided, e.g. after [`Controller::advance`]).
+    pub fn take_trace(&mut self) -> Vec<Command> {
+        let mut v = self.trace.as_mut().map(std::mem::take).unwrap_or_default();
+        v.sort_by_key(|c| c.at);
+        v
+    }
+
+    /// Where physical address `paddr` lands in the DIMM.
+    pub fn decode(&self, paddr: u64) -> Location {
+        let la = paddr.wrapping_sub(self.window_base) & self.addr_mask;
+        let mut loc = Location {
+            rank: 0,
+            bank: 0,
+            row: 0,
+            column: 0,
+        };
+        for &(field, shift, mask) in &self.fields {
+            let v = (la >> shift) & mask;
+            let bits = mask.count_ones();
+            let acc = |a: u64| if bits >= 64 { v } else { (a << bits) | v };
+            match field {
+                AddressField::Rank => loc.rank = acc(u64::from(loc.rank)) as u32,
+                AddressField::Bank => loc.bank = acc(u64::from(loc.bank)) as u32,
+                AddressField::Row => loc.row = acc(loc.row),
+                AddressField::Column => loc.column = acc(loc.column),
+                AddressField::Offset => {}
+            }
+        }
+        loc
+    }
+
+    /// Run-time control (the guest's control page): method and latencies of
+    /// NVMM region `region`. Applies to commands decided from now on.
+    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+        let Some(r) = self.regions.iter_mut().find(|r| r.name == region) else {
+            let known: Vec<&str> = self.regions.iter().map(|r| r.name.as_str()).collect();
+            return Err(format!(
+                "controller '{}' serves no region '{region}'; it serves: {}",
+                self.name,
+                known.join(", ")
+            ));
+        };
+        if r.nvmm.is_none() {
+            return Err(format!(
+                "region '{region}' is DRAM; NVMM methods and latencies apply only to kind = \"nvmm\" regions"
+            ));
+        }
+        check_nvmm(region, &params)?;
+        r.nvmm = Some(params);
+        self.recompute_effs();
+        Ok(())
+    }
+
+    /// The NVMM settings of `region` (None for DRAM or unknown regions).
+    pub fn nvmm(&self, region: &str) -> Option<&NvmmParams> {
+        self.regions
+            .iter()
+            .find(|r| r.name == region)
+            .and_then(|r| r.nvmm.as_ref())
+    }
+
+    fn recompute_effs(&mut self) {
+        for (i, r) in self.regions.iter().enumerate() {
+            self.effs[i] = self.t.eff(r.nvmm.as_ref(), self.keep_open);
+        }
+    }
+
+    /// Statistics, one per region, in the order the regions were given.
+    pub fn stats(&self) -> Vec<RegionStats> {
+        self.regions.iter().map(|r| r.stats.clone()).collect()
+    }
+
+    /// Zeroes every region's statistics. Writes already in flight are not
+    /// counted in the new period.
+    pub fn reset_stats(&mut self) {
+        self.epoch = self.epoch.wrapping_add(1);
+        for r in &mut self.regions {
+            r.stats = RegionStats::new(&r.name);
+            r.last_bank = None;
+            r.seen = false;
+        }
+    }
+
+    /// The latest arrival time the controller has seen (its current time).
+    pub fn now(&self) -> Ps {
+        self.t_in
+    }
+
+    /// Posted writes not yet written into a row buffer.
+    pub fn queued_writes(&self) -> usize {
+        self.queue.iter().filter(|q| q.write).count()
+            + (self.wr_pending.len() - self.wr_pending.partition_point(|w| w.0 <= self.t_in))
+    }
+
+    // ------------------------------------------------------------------
+    // Requests
+    // ------------------------------------------------------------------
+
+    /// [`Controller::read`] or [`Controller::write`] by `kind`: the time the
+    /// data leaves (read) or the write is accepted (write).
+    pub fn access(&mut self, kind: Access, paddr: u64, now: Ps) -> Ps {
+        match kind {
+            Access::Read => self.read(paddr, now),
+            Access::Write => self.write(paddr, now),
+        }
+    }
+
+    /// A read of one cache line arriving at the controller input at `now`;
+    /// returns the time its data leaves the controller (the CPU side adds
+    /// bus latency).
+    pub fn read(&mut self, paddr: u64, now: Ps) -> Ps {
+        let (t, mut req) = self.arrive(paddr, now, false);
+        let eff = self.effs[req.region];
+        // Read-queue space: at most `read_queue` reads in flight (several
+        // CPUs, or a cache with MSHRs); otherwise wait at the input until
+        // enough of them have left. `rd_pending` is sorted.
+        let mut t_in = t;
+        let first_busy = self.rd_pending.partition_point(|&d| d <= t_in);
+        let busy = self.rd_pending.len() - first_busy;
+        if busy >= self.read_cap {
+            t_in = align_up(
+                self.rd_pending[self.rd_pending.len() - self.read_cap],
+                self.t.clk,
+            );
+        }
+        let t_eff = align_up(
+            self.read_gate.max(t_in).saturating_add(eff.coarse_read),
+            self.t.clk,
+        );
+        self.read_gate = t_eff;
+        self.process_until(t_eff);
+        self.prune(t);
+        let forwarded = self.queue.iter().any(|q| q.write && q.line == req.line)
+            || self
+                .wr_pending
+                .iter()
+                .any(|&(w, l)| l == req.line && w > t_eff);
+        let done = if forwarded {
+            if let Some(r) = self.regions.get_mut(req.region) {
+                r.stats.forwarded += 1;
+            }
+            t_eff.saturating_add(self.t.clk)
+        } else {
+            req.arrival = t_eff;
+            let seq = req.seq;
+            self.queue.push(req);
+            let col = loop {
+                match self.step(None) {
+                    Some(d) if d.seq == seq => break d.col,
+                    Some(_) => {}
+                    // Unreachable: the read is queued, so a step always
+                    // schedules something. Stay total anyway.
+                    None => break t_eff,
+                }
+            };
+            align_up(
+                col.saturating_add(self.t.cl).saturating_add(self.t.burst),
+                self.t.clk,
+            )
+        };
+        let pos = self.rd_pending.partition_point(|&d| d <= done);
+        self.rd_pending.insert(pos, done);
+        if let Some(r) = self.regions.get_mut(req.region) {
+            let lat = done - t;
+            r.stats.read_latency_ps_sum = r.stats.read_latency_ps_sum.saturating_add(lat);
+            hist_add(&mut r.stats.read_latency_hist, lat);
+            r.stats.last_ps = r.stats.last_ps.max(done);
+        }
+        done
+    }
+
+    /// A write (write-back of one line) arriving at `now`; posted: returns
+    /// when the controller accepted it (a coarse-grain hold, then space in
+    /// the write queue), which is what a writer waits for. Its completion
+    /// (data in the cells: the PRE that writes its row back, plus tRP) is
+    /// tracked for statistics.
+    pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
+        let (t, mut req) = self.arrive(paddr, now, true);
+        let eff = self.effs[req.region];
+        let t_eff = align_up(
+            self.write_gate.max(t).saturating_add(eff.coarse_write),
+            self.t.clk,
+        );
+        self.write_gate = t_eff;
+        self.process_until(t_eff);
+        self.prune(t);
+        // Write-queue space: queued writes plus scheduled ones whose WR has
+        // not issued yet must number below `write_queue`.
+        let mut acc = t_eff;
+        loop {
+            let queued = self.queue.len();
+            if queued >= self.write_cap {
+                // Even once every scheduled WR has issued there is no room:
+                // schedule the next queued request.
+                if self.step(None).is_none() {
+                    break;
+                }
+                continue;
+            }
+            // At most `room` scheduled writes may still wait for their WR.
+            let room = self.write_cap - 1 - queued;
+            let n = self.wr_pending.len();
+            let waiting = n - self.wr_pending.partition_point(|w| w.0 <= acc);
+            if waiting <= room {
+                break;
+            }
+            // `wr_pending` is sorted: once the WR at index n-1-room has
+            // issued, at most `room` are left.
+            acc = acc.max(align_up(self.wr_pending[n - 1 - room].0, self.t.clk));
+        }
+        if acc > t_eff {
+            self.process_until(acc);
+        }
+        req.arrival = acc;
+        self.queue.push(req);
+        if let Some(r) = self.regions.get_mut(req.region) {
+            r.stats.write_wait_ps_sum = r.stats.write_wait_ps_sum.saturating_add(acc - t);
+            r.stats.last_ps = r.stats.last_ps.max(acc);
+        }
+        acc
+    }
+
+    /// Lets queued work (posted writes, automatic precharges, refresh)
+    /// happen up to `now`, e.g. when time passes without requests or at the
+    /// end of a run. Does not move the controller's arrival clock.
+    pub fn advance(&mut self, now: Ps) {
+        let now = now.min(HORIZON);
+        self.process_until(now);
+        // Automatic precharges that have happened by `now` in banks nobody
+        // waits for: record them (write completions, trace).
+        for b in 0..self.banks.len() {
+            let idle = !self.queue.iter().any(|q| q.bank == b);
+            if let Some(o) = self.banks[b].open {
+                if idle && o.pre_ready <= now {
+                    self.close(b, o.pre_ready);
+                }
+            }
+        }
+    }
+
+    /// Runs all queued work to completion (every write scheduled, every row
+    /// closed by its automatic precharge) and returns the time the
+    /// controller becomes idle. Refreshes after the last command are not run.
+    pub fn finish(&mut self) -> Ps {
+        while self.step(None).is_some() {}
+        let mut idle = self.t_in;
+        for b in 0..self.banks.len() {
+            if let Some(o) = self.banks[b].open {
+                // Closed by its automatic precharge, or by the next refresh
+                // if that comes first.
+                let at = if self.next_ref < o.pre_ready {
+                    Self::refresh_close(o, self.next_ref)
+                } else {
+                    o.pre_ready
+                };
+                self.close(b, at);
+            }
+            idle = idle.max(self.banks[b].act_ready);
+        }
+        idle
+    }
+
+    /// Common arrival handling: clamp the time, decode, count.
+    fn arrive(&mut self, paddr: u64, now: Ps, write: bool) -> (Ps, Req) {
+        let t = align_up(now.min(HORIZON), self.t.clk).max(self.t_in);
+        self.t_in = t;
+        let loc = self.decode(paddr);
+        let region = self
+            .regions
+            .iter()
+            .position(|r| paddr >= r.base && paddr - r.base < r.size)
+            .unwrap_or(self.regions.len());
+        let bank = loc.rank as usize * self.banks_per_rank as usize + loc.bank as usize;
+        let bank = bank.min(self.banks.len() - 1);
+        if let Some(r) = self.regions.get_mut(region) {
+            let s = &mut r.stats;
+            if write {
+                s.writes += 1;
+            } else {
+                s.reads += 1;
+            }
+            if !r.seen {
+                r.seen = true;
+                s.first_ps = t;
+            }
+            s.last_ps = s.last_ps.max(t);
+            if r.last_bank.is_some_and(|b| b as usize != bank) {
+                s.bank_switches += 1;
+            }
+            r.last_bank = Some(bank as u32);
+        }
+        self.seq += 1;
+        let req = Req {
+            seq: self.seq,
+            write,
+            rank: loc.rank,
+            bank,
+            row: loc.row,
+            line: (paddr.wrapping_sub(self.window_base) & self.addr_mask) >> self.line_shift,
+            region,
+            arrival: t,
+            issue: t,
+            epoch: self.epoch,
+        };
+        (t, req)
+    }
+
+    /// Drops history no future command can conflict with. Call only after
+    /// `process_until(l)` with `l >= t` for the arrival time `t`: then every
+    /// command still to be decided (queued requests, and new ones arriving at
+    /// or after `t`) issues at or after `t`.
+    fn prune(&mut self, t: Ps) {
+        let horizon = t.saturating_sub(self.t.rrd.max(self.t.faw.unwrap_or(0)));
+        for acts in &mut self.acts {
+            let n = acts.partition_point(|&a| a < horizon);
+            acts.drain(..n);
+        }
+        // A column command at or after `t` cannot collide with one whose
+        // command is more than `reach` earlier.
+        let n = self
+            .bus
+            .partition_point(|s| s.cmd.saturating_add(self.reach()) <= t);
+        self.bus.drain(..n);
+        let n = self.wr_pending.partition_point(|w| w.0 <= t);
+        self.wr_pending.drain(..n);
+        let n = self.rd_pending.partition_point(|&d| d <= t);
+        self.rd_pending.drain(..n);
+    }
+
+    /// How far apart (in command time) two column commands can be and still
+    /// constrain each other (tCCD, or overlapping data bursts).
+    fn reach(&self) -> Ps {
+        let t = &self.t;
+        t.ccd.max(t.cl.max(t.cwl) + t.burst)
+    }
+
+    // ------------------------------------------------------------------
+    // Scheduler
+    // ------------------------------------------------------------------
+
+    /// Schedules every queued request whose first command can issue before
+    /// `limit`, and the refreshes due by then. Afterwards every command
+    /// still to be decided issues at or after `limit`.
+    fn process_until(&mut self, limit: Ps) {
+        while self.step(Some(limit)).is_some() {}
+    }
+
+    fn is_hit(&self, q: &Req) -> bool {
+        matches!(self.banks[q.bank].open, Some(o) if o.row == q.row && q.arrival < o.pre_ready)
+    }
+
+    /// FR-FCFS choice: per bank the oldest row hit, else the oldest request;
+    /// across banks the one whose first command can issue earliest (ties:
+    /// hits, then oldest). Returns (first command time, queue index).
+    fn pick(&mut self) -> Option<(Ps, usize)> {
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        for (i, q) in self.queue.iter().enumerate() {
+            let hit = self.is_hit(q);
+            match self.best[q.bank] {
+                None => {
+                    self.best[q.bank] = Some((i, hit));
+                    touched.push(q.bank);
+                }
+                Some((_, false)) if hit => self.best[q.bank] = Some((i, hit)),
+                _ => {}
+            }
+        }
+        let mut choice: Option<(Ps, bool, u64, usize)> = None;
+        for &b in &touched {
+            let Some((i, hit)) = self.best[b].take() else {
+                continue;
+            };
+            let q = &self.queue[i];
+            let bank = &self.banks[b];
+            let first = match bank.open {
+                Some(o) if hit => q.arrival.max(o.col_ready),
+                Some(o) => o.pre_ready,
+                None => q.arrival.max(bank.act_ready),
+            };
+            let key = (first, !hit, q.seq, i);
+            if choice.is_none_or(|c| (key.0, key.1, key.2) < (c.0, c.1, c.2)) {
+                choice = Some(key);
+            }
+        }
+        self.touched = touched;
+        choice.map(|c| (c.0, c.3))
+    }
+
+    /// One scheduling step: a due refresh, or one request (all its
+    /// commands). `limit`: only what starts before it (refresh: due at or
+    /// before it). Returns the scheduled request, `None` if nothing was
+    /// scheduled.
+    fn step(&mut self, limit: Option<Ps>) -> Option<Done> {
+        loop {
+            let cand = self.pick();
+            if self.next_ref != Ps::MAX {
+                let due = self.next_ref;
+                let before_cand = cand.is_none_or(|(f, _)| due <= f);
+                let in_limit = match limit {
+                    Some(l) => due <= l,
+                    None => cand.is_some(),
+                };
+                if before_cand && in_limit {
+                    self.refresh(limit);
+                    continue;
+                }
+            }
+            return match cand {
+                Some((first, i)) if limit.is_none_or(|l| first < l) => Some(self.commit(i)),
+                _ => None,
+            };
+        }
+    }
+
+    /// Performs the refresh due at `self.next_ref`: every open row closes at
+    /// the due time or as soon as the DDR3 spec tRAS/tRTP/tWR allow (the
+    /// refresh path is unaffected by the NVMM methods, seed 001 §3.1: it does
+    /// not wait out a stretched tRAS, but a dirty NVMM row still takes the
+    /// NVMM tRP to write back), REF issues when all banks are precharged, and
+    /// no bank activates for tRFC.
+    fn refresh(&mut self, limit: Option<Ps>) {
+        let Some((refi, rfc)) = self.t.refresh else {
+            self.next_ref = Ps::MAX;
+            return;
+        };
+        let mut due = self.next_ref;
+        // Idle and closed: consecutive refreshes leave the same state, so
+        // only the last one due by `limit` matters.
+        if let Some(l) = limit {
+            let idle = self.queue.is_empty()
+                && self
+                    .banks
+                    .iter()
+                    .all(|b| b.open.is_none() && b.act_ready <= due);
+            if idle && l > due {
+                due += (l - due) / refi * refi;
+            }
+        }
+        let mut ref_at = due;
+        for b in 0..self.banks.len() {
+            if let Some(o) = self.banks[b].open {
+                self.close(b, Self::refresh_close(o, due));
+            }
+            ref_at = ref_at.max(self.banks[b].act_ready);
+        }
+        ref_at = align_up(ref_at, self.t.tck);
+        for b in &mut self.banks {
+            b.act_ready = ref_at.saturating_add(rfc);
+        }
+        for rank in 0..self.acts.len() {
+            self.log(ref_at, CommandKind::Ref, rank as u32, 0, 0);
+        }
+        self.next_ref = due.saturating_add(refi);
+    }
+
+    /// When a refresh due at `due` finds row `o` open: if its automatic
+    /// precharge came first, then; otherwise at the due time or as soon as
+    /// the spec timing allows.
+    fn refresh_close(o: OpenRow, due: Ps) -> Ps {
+        if o.pre_ready <= due {
+            o.pre_ready
+        } else {
+            o.pre_spec.max(due)
+        }
+    }
+
+    fn log(&mut self, at: Ps, kind: CommandKind, rank: u32, bank: u32, row: u64) {
+        if let Some(t) = &mut self.trace {
+            t.push(Command {
+                at,
+                kind,
+                rank,
+                bank,
+                row,
+            });
+        }
+    }
+
+    fn split_bank(&self, b: usize) -> (u32, u32) {
+        let per = self.banks_per_rank.max(1) as usize;
+        ((b / per) as u32, (b % per) as u32)
+    }
+
+    /// Precharges bank `b` at `at`: its row goes back to the cells, writes in
+    /// it complete at `at + tRP`.
+    fn close(&mut self, b: usize, at: Ps) {
+        let Some(o) = self.banks[b].open.take() else {
+            return;
+        };
+        let at = align_up(at, self.t.tck);
+        let eff = self.effs[o.region];
+        let rp = if o.dirty { eff.rp_dirty } else { eff.rp_clean };
+        let done = at.saturating_add(rp);
+        let bank = &mut self.banks[b];
+        bank.act_ready = bank.act_ready.max(done);
+        let pending = std::mem::take(&mut bank.pending);
+        for &(region, issue, epoch) in &pending {
+            if epoch != self.epoch {
+                continue;
+            }
+            if let Some(r) = self.regions.get_mut(region) {
+                let lat = done.saturating_sub(issue);
+                r.stats.writes_done += 1;
+                r.stats.write_latency_ps_sum = r.stats.write_latency_ps_sum.saturating_add(lat);
+                hist_add(&mut r.stats.write_latency_hist, lat);
+            }
+        }
+        let mut pending = pending;
+        pending.clear();
+        self.banks[b].pending = pending;
+        let (rank, bk) = self.split_bank(b);
+        self.log(at, CommandKind::Pre, rank, bk, o.row);
+    }
+
+    /// Schedules queued request `i` completely: PRE if another row is open,
+    /// ACT if needed, then its column command.
+    fn commit(&mut self, i: usize) -> Done {
+        let q = self.queue.remove(i);
+        let b = q.bank;
+        let hit = self.is_hit(&q);
+        let eff = self.effs[q.region];
+        let (rank, bk) = self.split_bank(b);
+        if !hit {
+            if let Some(o) = self.banks[b].open {
+                self.close(b, o.pre_ready);
+            }
+            let lb = q.arrival.max(self.banks[b].act_ready);
+            let act = self.act_slot(q.rank as usize, lb);
+            let acts = &mut self.acts[q.rank as usize];
+            let pos = acts.partition_point(|&a| a <= act);
+            acts.insert(pos, act);
+            self.banks[b].open = Some(OpenRow {
+                row: q.row,
+                region: q.region,
+                col_ready: act.saturating_add(eff.rcd),
+                pre_ready: act.saturating_add(eff.ras),
+                pre_spec: act.saturating_add(self.t.ras),
+                dirty: false,
+            });
+            self.log(act, CommandKind::Act, rank, bk, q.row);
+        }
+        let counted = q.epoch == self.epoch;
+        if let Some(r) = self.regions.get_mut(q.region).filter(|_| counted) {
+            if hit {
+                r.stats.row_hits += 1;
+            } else {
+                r.stats.acts += 1;
+            }
+        }
+        let o = self.banks[b].open.unwrap_or(OpenRow {
+            row: q.row,
+            region: q.region,
+            col_ready: q.arrival,
+            pre_ready: q.arrival,
+            pre_spec: q.arrival,
+            dirty: false,
+        });
+        let col = self.col_slot(q.arrival.max(o.col_ready), q.write);
+        let t = &self.t;
+        let lat = if q.write { t.cwl } else { t.cl };
+        let data_end = col.saturating_add(lat).saturating_add(t.burst);
+        let pos = self.bus.partition_point(|s| s.cmd <= col);
+        self.bus.insert(
+            pos,
+            BusSlot {
+                cmd: col,
+                start: col.saturating_add(lat),
+                end: data_end,
+            },
+        );
+        // Earliest PRE: tRAS from the ACT (already in pre_ready), tRTP after a
+        // read, tWR after the write data. For `proposed` rows tRTP/tWR are
+        // max(spec, tRAS remaining), which is the same bound.
+        let row_eff = self.effs[o.region];
+        let recovery = if q.write {
+            data_end.saturating_add(t.wr)
+        } else {
+            col.saturating_add(t.rtp)
+        };
+        let mut pre_ready = o.pre_ready.max(recovery);
+        let pre_spec = o.pre_spec.max(recovery);
+        if let Some(w) = row_eff.restart {
+            pre_ready = pre_ready.max(col.saturating_add(w));
+        }
+        let epoch = q.epoch;
+        let bank = &mut self.banks[b];
+        bank.open = Some(OpenRow {
+            pre_ready,
+            pre_spec,
+            dirty: o.dirty || q.write,
+            ..o
+        });
+        if q.write {
+            bank.pending.push((q.region, q.issue, epoch));
+            let pos = self.wr_pending.partition_point(|w| w.0 <= col);
+            self.wr_pending.insert(pos, (col, q.line));
+        }
+        self.log(
+            col,
+            if q.write {
+                CommandKind::Wr
+            } else {
+                CommandKind::Rd
+            },
+            rank,
+            bk,
+            q.row,
+        );
+        Done { seq: q.seq, col }
+    }
+
+    /// Earliest ACT at or after `lb` in `rank` respecting tRRD and tFAW
+    /// against the ACTs already decided (which may lie on both sides).
+    fn act_slot(&self, rank: usize, lb: Ps) -> Ps {
+        let t = &self.t;
+        let acts = &self.acts[rank];
+        let reach = t.rrd.max(t.faw.unwrap_or(0));
+        let mut at = align_up(lb, t.tck);
+        loop {
+            // Only ACTs within `reach` of `at` matter (sorted list).
+            let lo = acts.partition_point(|&a| a.saturating_add(reach) <= at);
+            let hi = acts.partition_point(|&a| a < at.saturating_add(reach));
+            let near = &acts[lo..hi];
+            let mut moved = false;
+            for &a in near {
+                if at < a.saturating_add(t.rrd) && a < at.saturating_add(t.rrd) {
+                    at = align_up(a.saturating_add(t.rrd), t.tck);
+                    moved = true;
+                }
+            }
+            if let Some(faw) = t.faw {
+                for w in near.windows(4) {
+                    let lo = w[0].min(at);
+                    let hi = w[3].max(at);
+                    if hi - lo < faw {
+                        at = align_up(w[0].saturating_add(faw), t.tck);
+                        moved = true;
+                    }
+                }
+            }
+            if !moved || at == Ps::MAX {
+                return at;
+            }
+        }
+    }
+
+    /// Earliest column command at or after `lb` whose data burst does not
+    /// overlap another and which keeps tCCD to the other column commands.
+    fn col_slot(&self, lb: Ps, write: bool) -> Ps {
+        let t = &self.t;
+        let lat = if write { t.cwl } else { t.cl };
+        let reach = self.reach();
+        let mut c = align_up(lb, t.tck);
+        loop {
+            // Only commands within `reach` of `c` matter (sorted list).
+            let lo = self
+                .bus
+                .partition_point(|s| s.cmd.saturating_add(reach) <= c);
+            let hi = self
+                .bus
+                .partition_point(|s| s.cmd < c.saturating_add(reach));
+            let mut moved = false;
+            for s in &self.bus[lo..hi] {
+                if c < s.cmd.saturating_add(t.ccd) && s.cmd < c.saturating_add(t.ccd) {
+                    c = align_up(s.cmd.saturating_add(t.ccd), t.tck);
+                    moved = true;
+                }
+                let start = c.saturating_add(lat);
+                let end = start.saturating_add(t.burst);
+                if start < s.end && s.start < end {
+                    c = align_up(c.max(s.end.saturating_sub(lat)), t.tck);
+                    moved = true;
+                }
+            }
+            if !moved || c == Ps::MAX {
+                return c;
+            }
+        }
+    }
+}

@@ -1,0 +1,220 @@
+//! Bus-monitor statistics of one region (seed 000 Fig. 6, DESIGN.md §1).
+
+use crate::Ps;
+
+/// Upper bounds (ns) of the latency histogram buckets; a last bucket with
+/// bound `u64::MAX` ps catches everything above.
+const BUCKET_BOUNDS_NS: [u64; 16] = [
+    10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 200_000,
+    500_000, 1_000_000,
+];
+
+/// The empty latency histogram: `(bucket upper bound in ps, count)`, bounds
+/// increasing, the last one `u64::MAX`. A latency `l` falls in the first
+/// bucket whose bound is `>= l`.
+pub fn empty_histogram() -> Vec<(Ps, u64)> {
+    BUCKET_BOUNDS_NS
+        .iter()
+        .map(|ns| (ns * 1000, 0))
+        .chain(std::iter::once((u64::MAX, 0)))
+        .collect()
+}
+
+pub(crate) fn hist_add(h: &mut [(Ps, u64)], latency: Ps) {
+    if let Some(b) = h.iter_mut().find(|(bound, _)| latency <= *bound) {
+        b.1 += 1;
+    }
+}
+
+/// Counters of one region, as the FPGA's bus monitor and more.
+///
+/// Counts are of requests seen at the controller: a read is one cache line
+/// read, a write one line written back. Times are simulated picoseconds.
+/// ACTs and row hits of a posted write are counted when the controller
+/// schedules it, and its latency when its row is written back to the cells
+/// (call [`crate::Controller::advance`] or [`crate::Controller::finish`]
+/// before reading the statistics at the end of a run).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RegionStats {
+    /// Region name (`dram`, `nvmm`, ...).
+    pub name: String,
+    /// Read requests.
+    pub reads: u64,
+    /// Write requests (write-backs).
+    pub writes: u64,
+    /// ACT commands issued for this region's requests.
+    pub acts: u64,
+    /// Requests served from an already open row (no ACT).
+    pub row_hits: u64,
+    /// Reads answered from the posted write queue (no DRAM access at all).
+    pub forwarded: u64,
+    /// Requests to a different bank than the previous request of this
+    /// region (the FPGA monitor's BANK PARA numerator).
+    pub bank_switches: u64,
+    /// Sum over reads of arrival at the controller input → data leaving the
+    /// controller (includes a coarse-grain hold).
+    pub read_latency_ps_sum: u64,
+    /// Writes whose data reached the cells (the PRE writing their row back
+    /// has completed); the denominator of [`RegionStats::avg_write_latency_ns`].
+    pub writes_done: u64,
+    /// Sum over completed writes of arrival at the controller input → data in
+    /// the cells (PRE + tRP of the row holding it).
+    pub write_latency_ps_sum: u64,
+    /// Sum over writes of what the writer waited: arrival → accepted (a
+    /// coarse-grain hold plus waiting for write-queue space).
+    pub write_wait_ps_sum: u64,
+    /// Arrival of the first request since the last reset (0 if none).
+    pub first_ps: Ps,
+    /// Latest arrival, read completion or write acceptance since the last
+    /// reset.
+    pub last_ps: Ps,
+    /// Read latency histogram, see [`empty_histogram`].
+    pub read_latency_hist: Vec<(Ps, u64)>,
+    /// Write latency (to data in cells) histogram, see [`empty_histogram`].
+    pub write_latency_hist: Vec<(Ps, u64)>,
+}
+
+impl RegionStats {
+    /// Zeroed statistics for region `name`.
+    pub fn new(name: &str) -> RegionStats {
+        RegionStats {
+            name: name.to_string(),
+            reads: 0,
+            writes: 0,
+            acts: 0,
+            row_hits: 0,
+            forwarded: 0,
+            bank_switches: 0,
+            read_latency_ps_sum: 0,
+            writes_done: 0,
+            write_latency_ps_sum: 0,
+            write_wait_ps_sum: 0,
+            first_ps: 0,
+            last_ps: 0,
+            read_latency_hist: empty_histogram(),
+            write_latency_hist: empty_histogram(),
+        }
+    }
+
+    /// Read + write requests.
+    pub fn requests(&self) -> u64 {
+        self.reads + self.writes
+    }
+
+    /// ACT/REQ: ACTs per request (lower = more row-buffer locality). 0 when
+    /// there were no requests.
+    pub fn act_per_req(&self) -> f64 {
+        ratio(self.acts, self.requests())
+    }
+
+    /// BANK PARA: share of requests going to a different bank than the
+    /// previous request of the region. 0 when there were no requests.
+    pub fn bank_para(&self) -> f64 {
+        ratio(self.bank_switches, self.requests())
+    }
+
+    /// Reads per write. `f64::INFINITY` when there were reads but no writes,
+    /// 0 when there were neither.
+    pub fn rw_ratio(&self) -> f64 {
+        match (self.reads, self.writes) {
+            (0, 0) => 0.0,
+            (_, 0) => f64::INFINITY,
+            (r, w) => r as f64 / w as f64,
+        }
+    }
+
+    /// Share of row accesses (requests that reached a bank) served without an
+    /// ACT: `row_hits / (row_hits + acts)`. 0 when there were none.
+    pub fn row_hit_rate(&self) -> f64 {
+        ratio(self.row_hits, self.row_hits + self.acts)
+    }
+
+    /// Average read latency at the controller in ns (0 without reads).
+    pub fn avg_read_latency_ns(&self) -> f64 {
+        ratio(self.read_latency_ps_sum, self.reads) / 1000.0
+    }
+
+    /// Average write latency (arrival → data in cells) in ns over the
+    /// completed writes (0 without any).
+    pub fn avg_write_latency_ns(&self) -> f64 {
+        ratio(self.write_latency_ps_sum, self.writes_done) / 1000.0
+    }
+
+    /// Average time a writer waited for its write to be accepted, in ns.
+    pub fn avg_write_wait_ns(&self) -> f64 {
+        ratio(self.write_wait_ps_sum, self.writes) / 1000.0
+    }
+
+    /// Requests per simulated second over `[first_ps, last_ps]` (0 if that
+    /// span is empty). Use [`RegionStats::req_per_sec_over`] with the run's
+    /// simulated time to get the paper's "requests per second of execution".
+    pub fn req_per_sec(&self) -> f64 {
+        self.req_per_sec_over(self.last_ps.saturating_sub(self.first_ps))
+    }
+
+    /// Requests per second over a span of `span_ps` simulated picoseconds (0
+    /// if the span is 0).
+    pub fn req_per_sec_over(&self, span_ps: Ps) -> f64 {
+        if span_ps == 0 {
+            0.0
+        } else {
+            self.requests() as f64 / (span_ps as f64 * 1e-12)
+        }
+    }
+}
+
+fn ratio(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn derived_helpers() {
+        let mut s = RegionStats::new("nvmm");
+        assert_eq!(s.act_per_req(), 0.0);
+        assert_eq!(s.rw_ratio(), 0.0);
+        assert_eq!(s.req_per_sec(), 0.0);
+        s.reads = 6;
+        s.writes = 2;
+        s.acts = 4;
+        s.row_hits = 4;
+        s.bank_switches = 2;
+        s.read_latency_ps_sum = 6 * 1_500_000;
+        s.writes_done = 1;
+        s.write_latency_ps_sum = 9_000_000;
+        s.write_wait_ps_sum = 2_000_000;
+        s.first_ps = 1_000_000;
+        s.last_ps = 9_000_000;
+        assert_eq!(s.act_per_req(), 0.5);
+        assert_eq!(s.bank_para(), 0.25);
+        assert_eq!(s.rw_ratio(), 3.0);
+        assert_eq!(s.row_hit_rate(), 0.5);
+        assert_eq!(s.avg_read_latency_ns(), 1500.0);
+        assert_eq!(s.avg_write_latency_ns(), 9000.0);
+        assert_eq!(s.avg_write_wait_ns(), 1000.0);
+        // 8 requests in 8 µs = 1e6 per second.
+        assert!((s.req_per_sec() - 1e6).abs() < 1e-3);
+        s.writes = 0;
+        assert_eq!(s.rw_ratio(), f64::INFINITY);
+    }
+
+    #[test]
+    fn histogram_buckets() {
+        let mut h = empty_histogram();
+        assert_eq!(h.last().unwrap().0, u64::MAX);
+        assert!(h.windows(2).all(|w| w[0].0 < w[1].0));
+        hist_add(&mut h, 10_000); // exactly 10 ns: first bucket
+        hist_add(&mut h, 10_001);
+        hist_add(&mut h, u64::MAX);
+        assert_eq!(h[0].1, 1);
+        assert_eq!(h[1].1, 1);
+        assert_eq!(h.last().unwrap().1, 1);
+    }
+}
