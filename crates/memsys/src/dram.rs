@@ -1,0 +1,91 @@
+//! [`Backend`] for the DDR3/NVMM controller model of `rvnvmm-dram`.
+
+use rvnvmm_config::{Config, NvmmParams};
+use rvnvmm_dram::Controller;
+use serde_json::{json, Value};
+
+use crate::backend::{Backend, Backends};
+use crate::time::Ps;
+
+impl Backend for Controller {
+    fn read(&mut self, paddr: u64, now: Ps) -> Ps {
+        Controller::read(self, paddr, now)
+    }
+
+    fn write(&mut self, paddr: u64, now: Ps) -> Ps {
+        Controller::write(self, paddr, now)
+    }
+
+    fn advance(&mut self, now: Ps) {
+        Controller::advance(self, now)
+    }
+
+    fn drain(&mut self, now: Ps) {
+        Controller::advance(self, now);
+        Controller::finish(self);
+    }
+
+    fn region_stats(&self, sim_time_ns: u64) -> Vec<(String, Value)> {
+        let hist = |h: &[(Ps, u64)]| -> Vec<Value> {
+            h.iter()
+                .map(|&(bound, n)| {
+                    let le = if bound == Ps::MAX {
+                        Value::Null
+                    } else {
+                        json!(bound as f64 / 1000.0)
+                    };
+                    json!({"le_ns": le, "count": n})
+                })
+                .collect()
+        };
+        self.stats()
+            .into_iter()
+            .map(|s| {
+                let v = json!({
+                    "reads": s.reads,
+                    "writes": s.writes,
+                    "acts": s.acts,
+                    "row_hits": s.row_hits,
+                    "forwarded": s.forwarded,
+                    "act_per_req": s.act_per_req(),
+                    "bank_para": s.bank_para(),
+                    // Reads per write; null when there were reads and no writes.
+                    "rw_ratio": s.rw_ratio(),
+                    "req_per_sec": s.req_per_sec_over(sim_time_ns.saturating_mul(1000)),
+                    "row_hit_rate": s.row_hit_rate(),
+                    "avg_read_latency_ns": s.avg_read_latency_ns(),
+                    "avg_write_latency_ns": s.avg_write_latency_ns(),
+                    "avg_write_wait_ns": s.avg_write_wait_ns(),
+                    "writes_done": s.writes_done,
+                    "read_latency_hist": hist(&s.read_latency_hist),
+                    "write_latency_hist": hist(&s.write_latency_hist),
+                });
+                (s.name, v)
+            })
+            .collect()
+    }
+
+    fn reset_stats(&mut self) {
+        Controller::reset_stats(self)
+    }
+
+    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+        Controller::set_nvmm(self, region, params)
+    }
+}
+
+/// One `rvnvmm_dram::Controller` per controller that a region of `cfg`
+/// names, matching reads against queued writes at the granularity of the
+/// lines that cross the bus (`line_bytes`).
+pub(crate) fn controllers(cfg: &Config, line_bytes: u64) -> Result<Backends, String> {
+    let mut out: Backends = Vec::new();
+    for name in cfg.memory.controllers.keys() {
+        if !cfg.memory.regions.values().any(|r| &r.controller == name) {
+            continue;
+        }
+        let mut c = Controller::from_config(cfg, name)?;
+        c.set_line_bytes(line_bytes)?;
+        out.push((name.clone(), Box::new(c)));
+    }
+    Ok(out)
+}
