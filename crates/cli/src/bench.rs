@@ -1,18 +1,690 @@
 //! `rvnvmm bench`: built-in benchmarks.
+//!
+//! `rvnvmm bench speed` runs a fixed set of riscv64 programs under this
+//! emulator (in-process, through [`rvnvmm_user::Process`] exactly as
+//! `rvnvmm run` does) and under Debian's `qemu-riscv64` in the same run, and
+//! prints the guest instruction count (counted by rvnvmm), each emulator's
+//! best wall time over a few runs and the MIPS that follow from them.
+//!
+//! Each rvnvmm measurement runs in a forked child of this process, with
+//! `/dev/null` as the guest's stdin and stdout, its own working directory,
+//! and the guest's process-wide host state (signal dispositions, umask,
+//! cwd, descriptors) thrown away with it; the child reports its
+//! instruction count through a pipe. The time is from the fork to the
+//! child's reaping, as qemu's is from its spawn to its reaping.
 
-use clap::Args;
+use crate::artefacts;
+use crate::MachineArgs;
+use clap::{Args, Subcommand};
+use rvnvmm_config::Config;
+use rvnvmm_user::Process;
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 /// Arguments of `rvnvmm bench`.
 #[derive(Args)]
 pub struct BenchArgs {
-    /// Which benchmark: `speed`.
-    pub name: String,
+    #[command(subcommand)]
+    which: Bench,
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// Guest MIPS of rvnvmm beside qemu-riscv64 on a fixed set of programs.
+    Speed(SpeedArgs),
+    /// Seed 000 Fig. 9 / Tables 3-4: average latency of a stride loop over
+    /// the NVMM region, STRIDE 4096 and 8192, per method, read and write.
+    Locality(MicroArgs),
+    /// Seed 000 Fig. 10 / Tables 5-6: average latency of a loop visiting
+    /// NBANK banks round-robin, NBANK 1..6, per method, read and write.
+    Banks(MicroArgs),
+}
+
+/// Options of the memory microbenchmarks.
+#[derive(Args)]
+struct MicroArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Print one JSON object per row instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Only this method (coarse, fine, proposed); default all three.
+    #[arg(long)]
+    method: Option<String>,
+    /// Only this operation (read, write); default both.
+    #[arg(long)]
+    op: Option<String>,
+    /// Bytes each loop covers (per bank for `banks`); the paper covers the
+    /// whole region, whose average this approaches.
+    #[arg(long, default_value_t = 16 << 20)]
+    size: u64,
+}
+
+#[derive(Args)]
+struct SpeedArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Print one JSON object per program instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// The qemu-riscv64 to compare with (default: $RVNVMM_QEMU, else PATH).
+    #[arg(long, value_name = "PATH")]
+    qemu: Option<PathBuf>,
+    /// Directory of the static guest programs (default: guest/build/static
+    /// of the repository rvnvmm was built from).
+    #[arg(long, value_name = "DIR")]
+    programs: Option<PathBuf>,
+    /// Runs per program and emulator; the fastest counts (default 3, or 1
+    /// with --quick).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    runs: Option<u32>,
+    /// Tiny workloads and one run: checks that the benchmark works, says
+    /// nothing about speed.
+    #[arg(long)]
+    quick: bool,
 }
 
 /// Runs a benchmark.
 pub fn main(b: BenchArgs) -> Result<i32, String> {
-    Err(format!(
-        "unknown benchmark '{}' (available: none yet in this build)",
-        b.name
-    ))
+    match b.which {
+        Bench::Speed(s) => speed(s),
+        Bench::Locality(m) => micro(m, false),
+        Bench::Banks(m) => micro(m, true),
+    }
+}
+
+/// Runs the locality or banks table: every (method, op, parameter) cell.
+fn micro(a: MicroArgs, banks: bool) -> Result<i32, String> {
+    use crate::microbench::{self, Op, Pattern};
+    let methods: Vec<String> = match &a.method {
+        Some(m) => vec![m.clone()],
+        None => vec!["coarse".into(), "fine".into(), "proposed".into()],
+    };
+    let ops: Vec<Op> = match a.op.as_deref() {
+        None => vec![Op::Read, Op::Write],
+        Some("read") => vec![Op::Read],
+        Some("write") => vec![Op::Write],
+        Some(o) => return Err(format!("--op wants read or write, got '{o}'")),
+    };
+    let name = if banks { "banks" } else { "locality" };
+    if !a.json {
+        println!(
+            "{:<10} {:<6} {:>8} {:>16} {:>10} {:>12}",
+            "method",
+            "op",
+            if banks { "nbank" } else { "stride" },
+            "avg latency ns",
+            "ACT/REQ",
+            "row hit rate"
+        );
+    }
+    for method in &methods {
+        let mut sets = a.machine.sets.clone();
+        sets.push(format!("memory.nvmm.method={method}"));
+        let cfg = crate::load_config(&MachineArgs {
+            config: a.machine.config.clone(),
+            sets,
+        })?;
+        let (_, nvmm) = cfg
+            .memory
+            .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+            .next()
+            .ok_or("the machine has no NVMM region")?;
+        let ctl = cfg
+            .memory
+            .controllers
+            .get(&nvmm.controller)
+            .ok_or("the NVMM region has no controller")?;
+        let (bank_bytes, row_bytes) = bank_and_row_strides(ctl)?;
+        for &op in &ops {
+            let params: Vec<u64> = if banks {
+                (1..=6).collect()
+            } else {
+                vec![4096, 8192]
+            };
+            for p in params {
+                let pattern = if banks {
+                    Pattern {
+                        base: nvmm.base,
+                        bank_stride: bank_bytes,
+                        nbank: p,
+                        step: row_bytes,
+                        rounds: (a.size / row_bytes).max(1),
+                        op,
+                    }
+                } else {
+                    Pattern {
+                        base: nvmm.base,
+                        bank_stride: 0,
+                        nbank: 1,
+                        step: p,
+                        rounds: (a.size.min(nvmm.size) / p).max(1),
+                        op,
+                    }
+                };
+                let m = microbench::run(&cfg, &pattern)?;
+                let region = &m.stats["regions"][nvmm_name(&cfg)];
+                let act_per_req = region["act_per_req"].as_f64().unwrap_or(f64::NAN);
+                let row_hit = region["row_hit_rate"].as_f64().unwrap_or(f64::NAN);
+                if a.json {
+                    let key = if banks { "nbank" } else { "stride" };
+                    println!(
+                        "{}",
+                        serde_json::json!({
+                            "bench": name, "machine": cfg.machine.name, "method": method, "op": op.as_str(),
+                            key: p, "accesses": m.accesses, "cycles": m.cycles, "avg_latency_ns": m.avg_latency_ns,
+                            "act_per_req": act_per_req, "row_hit_rate": row_hit,
+                        })
+                    );
+                } else {
+                    println!(
+                        "{method:<10} {:<6} {p:>8} {:>16.0} {act_per_req:>10.3} {row_hit:>12.3}",
+                        op.as_str(),
+                        m.avg_latency_ns
+                    );
+                }
+            }
+        }
+    }
+    Ok(0)
+}
+
+/// The name of the machine's first NVMM region.
+fn nvmm_name(cfg: &rvnvmm_config::Config) -> &str {
+    cfg.memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+        .next()
+        .map(|(n, _)| n)
+        .unwrap_or("nvmm")
+}
+
+/// From a controller's address mapping: the distance between consecutive
+/// banks and between consecutive rows of one bank.
+fn bank_and_row_strides(ctl: &rvnvmm_config::Controller) -> Result<(u64, u64), String> {
+    use rvnvmm_config::AddressField;
+    let layout = ctl.address_layout()?;
+    // Fields are listed from the most to the least significant bit.
+    let mut pos = 0u32;
+    let (mut bank, mut row) = (None, None);
+    for f in layout.iter().rev() {
+        match f.field {
+            AddressField::Bank if bank.is_none() => bank = Some(pos),
+            AddressField::Row if row.is_none() => row = Some(pos),
+            _ => {}
+        }
+        pos += f.bits;
+    }
+    match (bank, row) {
+        (Some(b), Some(r)) => Ok((1 << b, 1 << r)),
+        _ => Err("the controller's address mapping has no bank or row bits".into()),
+    }
+}
+
+/// Bytes of the text `gzip` compresses.
+const GZIP_INPUT_BYTES: usize = 4 << 20;
+const GZIP_INPUT_BYTES_QUICK: usize = 64 << 10;
+/// Iterations of the shell loop.
+const SH_LOOP: u32 = 2000;
+const SH_LOOP_QUICK: u32 = 20;
+
+/// A busybox `sh -c` loop that stays in one process: ash builtins (`echo`,
+/// `printf`, `test`/`[`, `read`, arithmetic, `case`) and redirections only.
+/// Every other busybox applet would fork (rvnvmm counts the instructions of
+/// the first process only, so a forked child's would go uncounted), and
+/// most would then `execve /proc/self/exe`, which under qemu-user without
+/// binfmt_misc falls back to the *host's* command of that name.
+const SH_SCRIPT: &str = r#"n=$1; i=0; s=1; k=0
+while [ $i -lt $n ]; do
+  s=$(( (s * 1103515245 + 12345 + i) % 2147483648 ))
+  case $((s % 3)) in 0) w=zero ;; 1) w=one ;; *) w=two ;; esac
+  printf '%d %s %x\n' "$i" "$w" "$s"
+  [ ${#w} -gt 3 ] && k=$((k + 1))
+  i=$((i + 1))
+done > loop.txt
+t=0
+while read -r a b c; do
+  test "$b" = one && t=$((t + a))
+  echo "$b:$c"
+done < loop.txt
+echo "k=$k t=$t"
+"#;
+
+/// One program of the set, with its arguments.
+struct Workload {
+    name: String,
+    program: PathBuf,
+    /// argv\[1..\].
+    args: Vec<String>,
+}
+
+/// The best (fastest) runs of one workload.
+struct Row {
+    name: String,
+    instructions: u64,
+    runs: u32,
+    rvnvmm_seconds: f64,
+    qemu_seconds: f64,
+}
+
+impl Row {
+    fn rvnvmm_mips(&self) -> f64 {
+        mips(self.instructions, self.rvnvmm_seconds)
+    }
+    fn qemu_mips(&self) -> f64 {
+        mips(self.instructions, self.qemu_seconds)
+    }
+    /// How many times longer rvnvmm took than qemu.
+    fn ratio(&self) -> f64 {
+        if self.qemu_seconds > 0.0 {
+            self.rvnvmm_seconds / self.qemu_seconds
+        } else {
+            0.0
+        }
+    }
+    fn to_json(&self, cfg: &Config) -> String {
+        serde_json::json!({
+            "program": self.name,
+            "machine": cfg.machine.name,
+            "model": cfg.machine.model.as_str(),
+            "instructions": self.instructions,
+            "runs": self.runs,
+            "rvnvmm_seconds": self.rvnvmm_seconds,
+            "rvnvmm_mips": self.rvnvmm_mips(),
+            "qemu_seconds": self.qemu_seconds,
+            "qemu_mips": self.qemu_mips(),
+            "ratio": self.ratio(),
+        })
+        .to_string()
+    }
+    fn to_table_line(&self) -> String {
+        format!(
+            "{:<28} {:>10.1} M {:>9.3} {:>8.1} {:>9.3} {:>8.1} {:>9.1}x",
+            self.name,
+            self.instructions as f64 / 1e6,
+            self.rvnvmm_seconds,
+            self.rvnvmm_mips(),
+            self.qemu_seconds,
+            self.qemu_mips(),
+            self.ratio()
+        )
+    }
+}
+
+fn mips(insns: u64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        insns as f64 / secs / 1e6
+    } else {
+        0.0
+    }
+}
+
+fn speed(a: SpeedArgs) -> Result<i32, String> {
+    // The functional model unless --set says otherwise: qemu models no
+    // timing either, and the figures in docs/performance.md are functional.
+    let mut machine = a.machine.clone();
+    machine.sets.insert(0, "machine.model=functional".into());
+    let cfg = crate::load_config(&machine)?;
+    // Everything is found before anything runs, so a missing piece fails
+    // in a second with its fix.
+    let qemu = match &a.qemu {
+        Some(q) if q.is_file() => q.clone(),
+        Some(q) => return Err(format!("--qemu {} does not exist", q.display())),
+        None => artefacts::qemu()?,
+    };
+    let program = |name: &str| match &a.programs {
+        Some(d) if !d.is_dir() => Err(format!("--programs {} is not a directory", d.display())),
+        Some(d) if !d.join(name).is_file() => {
+            Err(format!("--programs {}: no {name} in it", d.display()))
+        }
+        Some(d) => Ok(d.join(name)),
+        None => artefacts::guest_program(&artefacts::guest_build().join("static"), name),
+    };
+    let bench_compute = program("bench_compute")?;
+    let float_print = program("float_print")?;
+    let busybox = artefacts::busybox()?;
+    let runs = a.runs.unwrap_or(if a.quick { 1 } else { 3 });
+    let work = TempDir::new()?;
+    let text_bytes = if a.quick {
+        GZIP_INPUT_BYTES_QUICK
+    } else {
+        GZIP_INPUT_BYTES
+    };
+    std::fs::write(work.0.join("input.txt"), generate_text(text_bytes))
+        .map_err(|e| format!("cannot write the gzip input in {}: {e}", work.0.display()))?;
+    let sh_loop = if a.quick { SH_LOOP_QUICK } else { SH_LOOP };
+    let workloads = vec![
+        Workload {
+            name: if a.quick {
+                "bench_compute (0 rounds)".into()
+            } else {
+                "bench_compute".into()
+            },
+            program: bench_compute,
+            args: if a.quick { vec!["0".into()] } else { vec![] },
+        },
+        Workload {
+            name: "float_print".into(),
+            program: float_print,
+            args: vec![],
+        },
+        Workload {
+            name: format!("busybox gzip -6 ({})", size_text(text_bytes)),
+            program: busybox.clone(),
+            args: ["gzip", "-c", "-6", "input.txt"].map(String::from).to_vec(),
+        },
+        Workload {
+            name: format!("busybox sh loop ({sh_loop})"),
+            program: busybox,
+            args: vec![
+                "sh".into(),
+                "-c".into(),
+                SH_SCRIPT.into(),
+                "sh".into(),
+                sh_loop.to_string(),
+            ],
+        },
+    ];
+    // The same fixed environment for both emulators.
+    let env: Vec<String> = vec!["PATH=/usr/bin:/bin".into(), "LC_ALL=C".into()];
+
+    // Not holding the stdout lock: children are forked in between.
+    let out = |line: String| {
+        let mut o = std::io::stdout();
+        let _ = writeln!(o, "{line}");
+        let _ = o.flush();
+    };
+    if !a.json {
+        out(format!(
+            "rvnvmm bench speed: machine {} ({} model), best of {runs} run{}, \
+             instructions counted by rvnvmm; {}",
+            cfg.machine.name,
+            cfg.machine.model,
+            if runs == 1 { "" } else { "s" },
+            qemu_version(&qemu)
+        ));
+        out(format!(
+            "{:<28} {:>12} {:>9} {:>8} {:>9} {:>8} {:>10}",
+            "program", "instructions", "rvnvmm s", "MIPS", "qemu s", "MIPS", "rv/qemu"
+        ));
+    }
+    for w in &workloads {
+        let row = measure(&cfg, &qemu, w, &work.0, &env, runs)?;
+        out(if a.json {
+            row.to_json(&cfg)
+        } else {
+            row.to_table_line()
+        });
+    }
+    Ok(0)
+}
+
+/// Runs one workload `runs` times under each emulator, alternating.
+fn measure(
+    cfg: &Config,
+    qemu: &Path,
+    w: &Workload,
+    cwd: &Path,
+    env: &[String],
+    runs: u32,
+) -> Result<Row, String> {
+    let mut best_rv = f64::INFINITY;
+    let mut best_q = f64::INFINITY;
+    let mut instructions = None;
+    for _ in 0..runs {
+        let (n, t) = run_rvnvmm(cfg, w, cwd, env)?;
+        match instructions {
+            None => instructions = Some(n),
+            Some(m) if m != n => eprintln!(
+                "rvnvmm: warning: {}: the instruction count changed between runs \
+                 ({m} then {n}); runs should be deterministic",
+                w.name
+            ),
+            Some(_) => {}
+        }
+        best_rv = best_rv.min(t);
+        best_q = best_q.min(run_qemu(qemu, w, cwd, env)?);
+    }
+    Ok(Row {
+        name: w.name.clone(),
+        instructions: instructions.unwrap_or(0),
+        runs,
+        rvnvmm_seconds: best_rv,
+        qemu_seconds: best_q,
+    })
+}
+
+/// Runs the workload under qemu-riscv64; returns the wall time.
+fn run_qemu(qemu: &Path, w: &Workload, cwd: &Path, env: &[String]) -> Result<f64, String> {
+    let mut cmd = Command::new(qemu);
+    cmd.arg(&w.program)
+        .args(&w.args)
+        .current_dir(cwd)
+        .env_clear()
+        .envs(env.iter().filter_map(|kv| kv.split_once('=')))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null());
+    let t0 = Instant::now();
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start {}: {e}", qemu.display()))?;
+    let secs = t0.elapsed().as_secs_f64();
+    if !status.success() {
+        return Err(format!(
+            "{}: {} failed under qemu-riscv64 ({status})",
+            w.name,
+            w.program.display()
+        ));
+    }
+    Ok(secs)
+}
+
+/// Runs the workload under rvnvmm in a forked child; returns the
+/// instruction count and the wall time.
+fn run_rvnvmm(
+    cfg: &Config,
+    w: &Workload,
+    cwd: &Path,
+    env: &[String],
+) -> Result<(u64, f64), String> {
+    let program = w.program.to_string_lossy().into_owned();
+    let mut argv = vec![program.clone()];
+    argv.extend(w.args.iter().cloned());
+    let mut opts = crate::user_options(cfg, program, argv)?;
+    opts.env = env.to_vec();
+
+    let mut fds = [0i32; 2];
+    // SAFETY: pipe2 fills the two-element array.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+    }
+    // SAFETY: both descriptors were just created and are owned here only.
+    let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    let t0 = Instant::now();
+    // SAFETY: this process is single-threaded (the benchmark starts no
+    // threads), so the child may go on running ordinary Rust code.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+    }
+    if pid == 0 {
+        drop(rd);
+        child(opts, cwd, wr);
+    }
+    drop(wr);
+    let mut report = String::new();
+    let read = std::fs::File::from(rd).read_to_string(&mut report);
+    let mut status = 0;
+    // SAFETY: waiting for our own child with a valid status pointer.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            return Err(format!("waitpid: {}", std::io::Error::last_os_error()));
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    read.map_err(|e| format!("reading the benchmark child's report: {e}"))?;
+    let mut lines = report.lines();
+    let first = lines.next().unwrap_or("");
+    if lines.any(|l| l == "forked") {
+        return Err(format!(
+            "{}: the guest forked, so rvnvmm's instruction count would miss the child's",
+            w.name
+        ));
+    }
+    if let Some(msg) = first.strip_prefix("error ") {
+        return Err(format!("{}: {msg}", w.name));
+    }
+    let parsed = first.strip_prefix("done ").and_then(|r| {
+        let (n, st) = r.split_once(' ')?;
+        Some((n.parse::<u64>().ok()?, st.parse::<i32>().ok()?))
+    });
+    match parsed {
+        Some((n, 0)) if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 => Ok((n, secs)),
+        Some((_, st)) if st != 0 => Err(format!(
+            "{}: {} exited with status {st} under rvnvmm",
+            w.name,
+            w.program.display()
+        )),
+        _ => Err(format!(
+            "{}: the benchmark child ended without a report (wait status {status:#x})",
+            w.name
+        )),
+    }
+}
+
+/// The forked child: runs the guest with stdin and stdout on /dev/null and
+/// writes `done INSNS STATUS` or `error MESSAGE` to `report`. A process the
+/// guest forks returns here too and writes `forked`.
+fn child(opts: rvnvmm_user::Options, cwd: &Path, report: OwnedFd) -> ! {
+    let mut report = std::fs::File::from(report);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        redirect_stdio(cwd)?;
+        let mut p = Process::new(opts).map_err(|e| e.to_string())?;
+        p.run().map_err(|e| e.to_string())
+    }));
+    let (line, code) = match result {
+        Ok(Ok(o)) if !o.is_initial_process => ("forked\n".to_string(), o.exit_status()),
+        Ok(Ok(o)) => (format!("done {} {}\n", o.instructions, o.exit_status()), 0),
+        Ok(Err(e)) => (format!("error {}\n", e.replace('\n', " ")), 1),
+        Err(_) => ("error the emulator panicked\n".to_string(), 101),
+    };
+    let _ = report.write_all(line.as_bytes());
+    // SAFETY: ends this process without running the parent's exit path.
+    unsafe { libc::_exit(code) }
+}
+
+fn redirect_stdio(cwd: &Path) -> Result<(), String> {
+    let null = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+        .map_err(|e| format!("cannot open /dev/null: {e}"))?;
+    use std::os::fd::AsRawFd;
+    for fd in [0, 1] {
+        // SAFETY: dup2 of a valid descriptor onto stdin/stdout.
+        if unsafe { libc::dup2(null.as_raw_fd(), fd) } < 0 {
+            return Err(format!("dup2: {}", std::io::Error::last_os_error()));
+        }
+    }
+    std::env::set_current_dir(cwd).map_err(|e| format!("cannot chdir to {}: {e}", cwd.display()))
+}
+
+/// The first line of `qemu --version`, or a placeholder.
+fn qemu_version(qemu: &Path) -> String {
+    Command::new(qemu)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .next()
+                .map(str::to_string)
+        })
+        .unwrap_or_else(|| qemu.display().to_string())
+}
+
+fn size_text(bytes: usize) -> String {
+    if bytes >= 1 << 20 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{} KiB", bytes >> 10)
+    }
+}
+
+/// Deterministic text: a vocabulary of 500 words of 2 to 9 letters from
+/// `a`..`j`, then words drawn from it, 16 to a line, cut to `bytes` bytes
+/// (ending in a newline). Compresses about as well as English prose.
+fn generate_text(bytes: usize) -> Vec<u8> {
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = move || {
+        // xorshift64*
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let words: Vec<Vec<u8>> = (0..500)
+        .map(|_| {
+            let len = 2 + (next() >> 33) % 8;
+            (0..len)
+                .map(|_| b'a' + ((next() >> 33) % 10) as u8)
+                .collect()
+        })
+        .collect();
+    let mut text = Vec::with_capacity(bytes + 16);
+    let mut k = 0u64;
+    while text.len() < bytes {
+        text.extend_from_slice(&words[((next() >> 33) % 500) as usize]);
+        k += 1;
+        text.push(if k.is_multiple_of(16) { b'\n' } else { b' ' });
+    }
+    text.truncate(bytes);
+    if let Some(last) = text.last_mut() {
+        *last = b'\n';
+    }
+    text
+}
+
+/// A private temporary directory, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir, String> {
+        let p = std::env::temp_dir().join(format!("rvnvmm-bench-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+        Ok(TempDir(p))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_is_deterministic_and_sized() {
+        let a = generate_text(100_000);
+        assert_eq!(a.len(), 100_000);
+        assert_eq!(a, generate_text(100_000));
+        assert_eq!(a.last(), Some(&b'\n'));
+        assert!(a
+            .iter()
+            .all(|&c| c == b' ' || c == b'\n' || (b'a'..=b'j').contains(&c)));
+        // About 16 words of 5.5 letters and a separator to a line.
+        let lines = a.iter().filter(|&&c| c == b'\n').count();
+        assert!((800..1200).contains(&lines), "{lines} lines");
+    }
 }

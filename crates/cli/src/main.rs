@@ -1,6 +1,8 @@
 //! `rvnvmm`: the command-line front end.
 
+mod artefacts;
 mod bench;
+mod microbench;
 mod stats;
 
 use clap::{Args, Parser, Subcommand};
@@ -146,7 +148,7 @@ pub(crate) fn user_options(
 
 /// The core's cycle costs: the config's `[core]` in the timing model, one
 /// cycle per instruction in the functional one.
-fn core_costs(cfg: &Config) -> CoreCosts {
+pub(crate) fn core_costs(cfg: &Config) -> CoreCosts {
     match cfg.machine.model {
         rvnvmm_config::Model::Functional => CoreCosts::FUNCTIONAL,
         rvnvmm_config::Model::Timing => {
@@ -197,6 +199,10 @@ fn run(a: RunArgs) -> Result<i32, String> {
     opts.trace = a.trace;
     let started = std::time::Instant::now();
     let mut process = Process::new(opts).map_err(|e| e.to_string())?;
+    if cfg.machine.model == rvnvmm_config::Model::Timing {
+        let memsys = rvnvmm_memsys::MemorySystem::new(&cfg, cfg.machine.harts as usize)?;
+        process = process.with_memory_system(memsys);
+    }
     let outcome = process.run().map_err(|e| e.to_string())?;
     let host_seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &a.stats {

@@ -38,7 +38,7 @@ pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> S
     } else {
         0.0
     };
-    let v = json!({
+    let mut v = json!({
         "schema": "rvnvmm-stats/1",
         "machine": cfg.machine.name,
         "program": program,
@@ -52,5 +52,12 @@ pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> S
         "host_seconds": host_seconds,
         "mips": mips,
     });
+    if let (Some(serde_json::Value::Object(mem)), serde_json::Value::Object(top)) =
+        (&o.memory, &mut v)
+    {
+        for (k, val) in mem {
+            top.insert(k.clone(), val.clone());
+        }
+    }
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
 }

@@ -32,6 +32,9 @@
 //!   `RVNVMM_DIFF_KEEP=1` keeps the temporary directories;
 //!   `RVNVMM_DIFF_BIN` replaces the rvnvmm binary (to test the harness).
 
+#[path = "../src/artefacts.rs"]
+mod artefacts;
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
@@ -152,115 +155,30 @@ struct Env {
     keep: bool,
 }
 
-const SETUP_HINT: &str = "run `scripts/setup.sh` (fetches busybox and the trixie riscv64 sysroot) \
-                          and `make -C guest` (builds the guest programs) first";
-
 fn env() -> &'static Env {
     static ENV: OnceLock<Result<Env, String>> = OnceLock::new();
     match ENV.get_or_init(load_env) {
         Ok(e) => e,
-        Err(msg) => panic!("differential test setup failed: {msg}\n{SETUP_HINT}"),
+        Err(msg) => panic!(
+            "differential test setup failed: {msg}\n{}",
+            artefacts::SETUP_HINT
+        ),
     }
 }
 
 fn repo_root() -> PathBuf {
-    // crates/cli -> repository root
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .parent()
-        .and_then(Path::parent)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|| manifest.to_path_buf())
-}
-
-fn cache_dir() -> PathBuf {
-    if let Some(c) = std::env::var_os("RVNVMM_CACHE").filter(|c| !c.is_empty()) {
-        return PathBuf::from(c);
-    }
-    let home = std::env::var_os("HOME").unwrap_or_else(|| "/root".into());
-    PathBuf::from(home).join(".cache").join("rvnvmm")
-}
-
-/// Parses `KEY=VALUE` lines (optionally quoted values, `#` comments).
-fn parse_env_file(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let line = line.strip_prefix("export ").unwrap_or(line);
-        if let Some((k, v)) = line.split_once('=') {
-            let v = v.trim();
-            let v = v
-                .strip_prefix('"')
-                .and_then(|v| v.strip_suffix('"'))
-                .or_else(|| v.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
-                .unwrap_or(v);
-            out.push((k.trim().to_string(), v.to_string()));
-        }
-    }
-    out
-}
-
-fn find_in_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|d| d.join(name))
-        .find(|p| p.is_file())
+    artefacts::repo_root()
 }
 
 fn load_env() -> Result<Env, String> {
     let repo = repo_root();
-    let paths_env = cache_dir().join("paths.env");
-    let file_vars = match std::fs::read_to_string(&paths_env) {
-        Ok(t) => parse_env_file(&t),
-        Err(e) => {
-            if std::env::var_os("RVNVMM_BUSYBOX").is_none()
-                || std::env::var_os("RVNVMM_SYSROOT").is_none()
-            {
-                return Err(format!("cannot read {}: {e}", paths_env.display()));
-            }
-            Vec::new()
-        }
-    };
-    let lookup = |key: &str| -> Result<PathBuf, String> {
-        if let Some(v) = std::env::var_os(key).filter(|v| !v.is_empty()) {
-            return Ok(PathBuf::from(v));
-        }
-        file_vars
-            .iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| PathBuf::from(v))
-            .ok_or_else(|| format!("{key} is not set in {}", paths_env.display()))
-    };
-    let busybox = lookup("RVNVMM_BUSYBOX")?;
-    let sysroot = lookup("RVNVMM_SYSROOT")?;
-    if !busybox.is_file() {
-        return Err(format!(
-            "busybox binary {} does not exist",
-            busybox.display()
-        ));
-    }
-    if !sysroot.join("lib/ld-linux-riscv64-lp64d.so.1").exists() {
-        return Err(format!(
-            "sysroot {} has no lib/ld-linux-riscv64-lp64d.so.1",
-            sysroot.display()
-        ));
-    }
-    let qemu = match std::env::var_os("RVNVMM_QEMU").filter(|v| !v.is_empty()) {
-        Some(q) => PathBuf::from(q),
-        None => find_in_path("qemu-riscv64")
-            .ok_or("qemu-riscv64 is not on PATH (install qemu-user, or set RVNVMM_QEMU)")?,
-    };
-    let guest_build = repo.join("guest").join("build");
+    let busybox = artefacts::busybox()?;
+    let sysroot = artefacts::sysroot()?;
+    let qemu = artefacts::qemu()?;
+    let guest_build = artefacts::guest_build();
     for (name, _, _) in GUEST_PROGRAMS {
         for linkage in [Linkage::Static, Linkage::Dynamic] {
-            let p = guest_build.join(linkage.dir()).join(name);
-            if !p.is_file() {
-                return Err(format!("guest program {} is not built", p.display()));
-            }
+            artefacts::guest_program(&guest_build.join(linkage.dir()), name)?;
         }
     }
     let rvnvmm = match std::env::var_os("RVNVMM_DIFF_BIN").filter(|v| !v.is_empty()) {

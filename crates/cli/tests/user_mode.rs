@@ -2,37 +2,24 @@
 //! determinism of the statistics and `--root` confinement. Needs `scripts/setup.sh` and `make -C guest` first
 //! (`scripts/test.sh` does both).
 
+#[path = "../src/artefacts.rs"]
+mod artefacts;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+    artefacts::repo_root()
 }
 
 fn rvnvmm() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
 }
 
-/// Reads RVNVMM_BUSYBOX / RVNVMM_SYSROOT from the cache's paths.env.
+/// RVNVMM_BUSYBOX and RVNVMM_SYSROOT (environment, else the cache's paths.env).
 fn paths() -> (PathBuf, PathBuf) {
-    let cache = std::env::var_os("RVNVMM_CACHE")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cache/rvnvmm")
-        });
-    let text = std::fs::read_to_string(cache.join("paths.env")).unwrap_or_else(|_| {
-        panic!(
-            "{}/paths.env missing: run scripts/setup.sh",
-            cache.display()
-        )
-    });
-    let get = |k: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{k}=")))
-            .map(|v| PathBuf::from(v.trim_matches('"')))
-            .unwrap_or_else(|| panic!("{k} missing from paths.env: re-run scripts/setup.sh"))
-    };
-    (get("RVNVMM_BUSYBOX"), get("RVNVMM_SYSROOT"))
+    let get = |r: Result<PathBuf, String>| r.unwrap_or_else(|e| panic!("{e}"));
+    (get(artefacts::busybox()), get(artefacts::sysroot()))
 }
 
 fn programs(kind: &str) -> Vec<PathBuf> {

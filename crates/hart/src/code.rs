@@ -25,6 +25,8 @@ pub struct Block {
     /// `cost[i]`: core cycles of the first `i` instructions (see
     /// [`crate::CoreCosts`]).
     pub cost: Box<[u32]>,
+    /// Page offsets of the 64-byte lines it is fetched from.
+    pub fetch_lines: Box<[u16]>,
 }
 
 /// Physical pages holding decoded code, and whether a flush is owed.

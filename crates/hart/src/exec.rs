@@ -4,6 +4,7 @@ use crate::memory::{read_host, write_le};
 use crate::{Env, Exit, Hart, Priv, Trap};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::Access;
+use rvnvmm_memsys::FlushKind;
 
 impl Hart {
     /// Executes block `idx` and the blocks after it while they are decoded
@@ -25,10 +26,26 @@ impl Hart {
             // arena only grows in `decode_block` and is cleared in `settle`,
             // neither of which is reachable from here.
             let (insns, cost) = unsafe { (&*insns, &*cost) };
+            if let Some(t) = env.timing.as_deref_mut() {
+                // Instruction fetch: the block's lines through the L1I.
+                let hart = self.hart_id as usize;
+                if let Some((_, pa)) = self.tlb.exec.lookup_paddr(self.pc, 2) {
+                    let page = pa & !0xfff;
+                    for &off in block.fetch_lines.iter() {
+                        let line = page | off as u64;
+                        if !t.l1i_filter_hit(hart, line) {
+                            self.cycles += t.fetch(hart, line, self.cycles);
+                        }
+                    }
+                }
+            }
             let mut pc = self.pc;
             let mut next = None;
             for (i, ins) in insns.iter().enumerate() {
-                if TRACE {
+                let result = self.step(env, ins, pc, i as u64, cost[i] as u64);
+                if TRACE && result.is_ok() {
+                    // One line per retired instruction (a faulting one is
+                    // printed when it completes after the fault is handled).
                     eprintln!(
                         "{} {:016x} {}",
                         self.hart_id,
@@ -36,7 +53,7 @@ impl Hart {
                         rvnvmm_isa::disasm(ins, pc)
                     );
                 }
-                match self.step(env, ins, pc, i as u64, cost[i] as u64) {
+                match result {
                     Ok(Flow::Next) => pc = pc.wrapping_add(ins.len as u64),
                     Ok(Flow::Goto(target)) => pc = target,
                     Ok(Flow::Jump(target)) => {
@@ -120,13 +137,13 @@ impl Hart {
         }
         macro_rules! load {
             ($size:expr, $conv:expr) => {{
-                let v = self.load(env, a.wrapping_add(imm), $size)?;
+                let v = self.load(env, a.wrapping_add(imm), $size, done_cycles)?;
                 set!($conv(v))
             }};
         }
         macro_rules! store {
             ($size:expr) => {{
-                self.store(env, a.wrapping_add(imm), $size, b)?;
+                self.store(env, a.wrapping_add(imm), $size, b, done_cycles)?;
                 if self.stop_block {
                     return Ok(Flow::Stop);
                 }
@@ -134,7 +151,7 @@ impl Hart {
         }
         macro_rules! amo_w {
             ($f:expr) => {{
-                let p = self.rmw_ptr(env, a, 4)?;
+                let p = self.rmw_ptr(env, a, 4, done_cycles)?;
                 // SAFETY: rmw_ptr returned an aligned, writable 4-byte location in RAM.
                 let old = unsafe { read_host(p, 4) } as u32;
                 let f: fn(u32, u32) -> u32 = $f;
@@ -148,7 +165,7 @@ impl Hart {
         }
         macro_rules! amo_d {
             ($f:expr) => {{
-                let p = self.rmw_ptr(env, a, 8)?;
+                let p = self.rmw_ptr(env, a, 8, done_cycles)?;
                 // SAFETY: rmw_ptr returned an aligned, writable 8-byte location in RAM.
                 let old = unsafe { read_host(p, 8) };
                 let f: fn(u64, u64) -> u64 = $f;
@@ -283,13 +300,13 @@ impl Hart {
                 if a & (size - 1) != 0 {
                     return Err(Trap::new(Trap::LOAD_MISALIGNED, a));
                 }
-                let v = self.load(env, a, size)?;
+                let v = self.load(env, a, size, done_cycles)?;
                 self.reservation = Some((a, v));
                 set!(if size == 4 { v as i32 as i64 as u64 } else { v })
             }
             ScW | ScD => {
                 let size = if ins.op == ScW { 4 } else { 8 };
-                let p = self.rmw_ptr(env, a, size)?;
+                let p = self.rmw_ptr(env, a, size, done_cycles)?;
                 // SAFETY: rmw_ptr returned an aligned, writable location in RAM.
                 let cur = unsafe { read_host(p, size) };
                 let ok = self.reservation.take() == Some((a, cur));
@@ -321,23 +338,23 @@ impl Hart {
             AmominuD => amo_d!(|x, y| x.min(y)),
             AmomaxuD => amo_d!(|x, y| x.max(y)),
             Flw => {
-                let v = self.load(env, a.wrapping_add(imm), 4)?;
+                let v = self.load(env, a.wrapping_add(imm), 4, done_cycles)?;
                 self.f[rd] = rvnvmm_fpu::box_f32(v as u32);
             }
             Fld => {
-                let v = self.load(env, a.wrapping_add(imm), 8)?;
+                let v = self.load(env, a.wrapping_add(imm), 8, done_cycles)?;
                 self.f[rd] = v;
             }
             Fsw => {
                 let v = self.f[ins.rs2 as usize & 31];
-                self.store(env, a.wrapping_add(imm), 4, v)?;
+                self.store(env, a.wrapping_add(imm), 4, v, done_cycles)?;
                 if self.stop_block {
                     return Ok(Flow::Stop);
                 }
             }
             Fsd => {
                 let v = self.f[ins.rs2 as usize & 31];
-                self.store(env, a.wrapping_add(imm), 8, v)?;
+                self.store(env, a.wrapping_add(imm), 8, v, done_cycles)?;
                 if self.stop_block {
                     return Ok(Flow::Stop);
                 }
@@ -350,7 +367,7 @@ impl Hart {
                 return Ok(Flow::Exit(Exit::Wfi));
             }
             CflushDL1 | CboClean | CboFlush | CboInval | CboZero => {
-                self.cache_op(env, ins, a)?;
+                self.cache_op(env, ins, a, done_cycles)?;
                 if self.stop_block {
                     return Ok(Flow::Stop);
                 }
@@ -368,34 +385,45 @@ impl Hart {
 
     /// Cache-control instructions. Without a cache model they only check
     /// permissions and count; `cbo.zero` zeroes its 64-byte block.
-    fn cache_op(&mut self, env: &mut Env<'_>, ins: &Insn, addr: u64) -> Result<(), Trap> {
+    fn cache_op(&mut self, env: &mut Env<'_>, ins: &Insn, addr: u64, now: u64) -> Result<(), Trap> {
         if self.prv != Priv::Machine && !self.config.cflush_user {
             return Err(Trap::new(Trap::ILLEGAL, 0));
         }
         if ins.op == Op::CboZero {
             let base = addr & !63;
             for off in (0..64).step_by(8) {
-                self.store(env, base + off, 8, 0)?;
+                self.store(env, base + off, 8, 0, now)?;
             }
             return Ok(());
         }
         self.stats.flush_insns += 1;
+        let hart = self.hart_id as usize;
         if ins.op == Op::CflushDL1 && ins.rs1 == 0 {
-            return Ok(()); // whole L1D
+            // The whole L1D.
+            if let Some(t) = env.timing.as_deref_mut() {
+                self.cycles += t.flush_l1d(hart, self.cycles + now);
+            }
+            return Ok(());
         }
         // A flush may touch any line a load or store could.
-        self.translate(env.mem, addr, Access::Read)
-            .map(|_| ())
-            .map_err(|t| {
-                Trap::new(
-                    if t.is_page_fault() {
-                        Trap::STORE_PAGE_FAULT
-                    } else {
-                        Trap::STORE_ACCESS
-                    },
-                    addr,
-                )
-            })
+        let paddr = self.translate(env.mem, addr, Access::Read).map_err(|t| {
+            let cause = if t.is_page_fault() {
+                Trap::STORE_PAGE_FAULT
+            } else {
+                Trap::STORE_ACCESS
+            };
+            Trap::new(cause, addr)
+        })?;
+        if let Some(t) = env.timing.as_deref_mut() {
+            let kind = match ins.op {
+                Op::CboClean => FlushKind::Clean,
+                Op::CboInval => FlushKind::Inval,
+                Op::CboFlush => FlushKind::Flush,
+                _ => FlushKind::L1,
+            };
+            self.cycles += t.flush_line(hart, paddr, kind, self.cycles + now);
+        }
+        Ok(())
     }
 }
 

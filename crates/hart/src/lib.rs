@@ -25,6 +25,7 @@ pub use cost::CoreCosts;
 pub use trap::{Exit, Trap};
 
 use rvnvmm_mem::PhysMem;
+use rvnvmm_memsys::MemorySystem;
 
 /// Privilege levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -43,6 +44,31 @@ pub struct Env<'a> {
     pub mem: &'a mut PhysMem,
     /// Decoded code of the address space being run.
     pub code: &'a mut CodeCache,
+    /// The memory-system timing model (`None`: functional, no stalls).
+    pub timing: Option<&'a mut MemorySystem>,
+    /// Devices behind physical addresses that are not RAM.
+    pub mmio: Option<&'a mut dyn Mmio>,
+}
+
+impl<'a> Env<'a> {
+    /// An environment with memory and code only: functional, no devices.
+    pub fn functional(mem: &'a mut PhysMem, code: &'a mut CodeCache) -> Env<'a> {
+        Env {
+            mem,
+            code,
+            timing: None,
+            mmio: None,
+        }
+    }
+}
+
+/// A device reached by loads and stores to physical addresses outside RAM.
+pub trait Mmio {
+    /// A load of `size` bytes (1, 2, 4, 8) at `paddr`; `None` is an access
+    /// fault (nothing there).
+    fn load(&mut self, paddr: u64, size: u64) -> Option<u64>;
+    /// A store; `false` is an access fault.
+    fn store(&mut self, paddr: u64, size: u64, value: u64) -> bool;
 }
 
 /// Static properties of a hart set by the machine configuration.

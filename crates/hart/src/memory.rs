@@ -52,8 +52,14 @@ impl Hart {
     }
 
     /// Host address of the page holding `vaddr`, refilling the TLB for
-    /// `access`. Returns the host pointer for `vaddr` itself.
-    fn refill(&mut self, env: &mut Env<'_>, vaddr: u64, access: Access) -> Result<*mut u8, Trap> {
+    /// `access`. Returns the host pointer and the physical address of
+    /// `vaddr` itself; an access fault if the page is not RAM.
+    fn refill(
+        &mut self,
+        env: &mut Env<'_>,
+        vaddr: u64,
+        access: Access,
+    ) -> Result<(*mut u8, u64), Trap> {
         let paddr = self.translate(env.mem, vaddr, access)?;
         let ppage = paddr & !0xfff;
         let host = env
@@ -74,24 +80,61 @@ impl Hart {
                 }
             }
         }
-        Ok(host.wrapping_add((vaddr & 0xfff) as usize))
+        Ok((host.wrapping_add((vaddr & 0xfff) as usize), paddr))
     }
 
-    /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended.
+    /// Charges the memory-system model for a data access at `paddr`, made
+    /// `now` cycles into the current block: an L1 hit known to the filter
+    /// costs nothing beyond the core model; anything else stalls the hart.
     #[inline(always)]
-    pub(crate) fn load(&mut self, env: &mut Env<'_>, vaddr: u64, size: u64) -> Result<u64, Trap> {
-        if let Some(p) = self.tlb.read.lookup(vaddr, size) {
+    fn time_data(&mut self, env: &mut Env<'_>, paddr: u64, write: bool, now: u64) {
+        if let Some(t) = env.timing.as_deref_mut() {
+            let hart = self.hart_id as usize;
+            if !t.l1d_filter_hit(hart, paddr, write) {
+                self.cycles += t.data_access(hart, paddr, write, self.cycles + now);
+            }
+        }
+    }
+
+    /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended; `now` is the
+    /// cycle offset into the current block.
+    #[inline(always)]
+    pub(crate) fn load(
+        &mut self,
+        env: &mut Env<'_>,
+        vaddr: u64,
+        size: u64,
+        now: u64,
+    ) -> Result<u64, Trap> {
+        if let Some((p, paddr)) = self.tlb.read.lookup_paddr(vaddr, size) {
+            self.time_data(env, paddr, false, now);
             // SAFETY: the TLB only holds pages of live guest RAM and the
             // access is naturally aligned inside the page.
             return Ok(unsafe { read_le(p, size) });
         }
-        self.load_slow(env, vaddr, size)
+        self.load_slow(env, vaddr, size, now)
     }
 
     #[inline(never)]
-    fn load_slow(&mut self, env: &mut Env<'_>, vaddr: u64, size: u64) -> Result<u64, Trap> {
+    fn load_slow(
+        &mut self,
+        env: &mut Env<'_>,
+        vaddr: u64,
+        size: u64,
+        now: u64,
+    ) -> Result<u64, Trap> {
         if (vaddr & 0xfff) + size <= 4096 {
-            let p = self.refill(env, vaddr, Access::Read)?;
+            let paddr = self.translate(env.mem, vaddr, Access::Read)?;
+            if !env.mem.is_ram(paddr & !0xfff, 4096) {
+                return match env.mmio.as_deref_mut() {
+                    Some(dev) if vaddr & (size - 1) == 0 => dev
+                        .load(paddr, size)
+                        .ok_or(Trap::new(Trap::LOAD_ACCESS, vaddr)),
+                    _ => Err(Trap::new(Trap::LOAD_ACCESS, vaddr)),
+                };
+            }
+            let (p, paddr) = self.refill(env, vaddr, Access::Read)?;
+            self.time_data(env, paddr, false, now);
             // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
             // access does not cross its end.
             return Ok(unsafe { read_le(p, size) });
@@ -99,7 +142,10 @@ impl Hart {
         // Crosses a page: byte by byte, so each page is checked.
         let mut v = 0u64;
         for i in 0..size {
-            let p = self.refill(env, vaddr.wrapping_add(i), Access::Read)?;
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), Access::Read)?;
+            if i == 0 || paddr & 0xfff == 0 {
+                self.time_data(env, paddr, false, now);
+            }
             // SAFETY: as above, one byte.
             v |= (unsafe { *p } as u64) << (8 * i);
         }
@@ -114,13 +160,15 @@ impl Hart {
         vaddr: u64,
         size: u64,
         value: u64,
+        now: u64,
     ) -> Result<(), Trap> {
-        if let Some(p) = self.tlb.write.lookup(vaddr, size) {
+        if let Some((p, paddr)) = self.tlb.write.lookup_paddr(vaddr, size) {
+            self.time_data(env, paddr, true, now);
             // SAFETY: as in `load`; write TLB entries are writable RAM pages.
             unsafe { write_le(p, size, value) };
             return Ok(());
         }
-        self.store_slow(env, vaddr, size, value)
+        self.store_slow(env, vaddr, size, value, now)
     }
 
     #[inline(never)]
@@ -130,9 +178,23 @@ impl Hart {
         vaddr: u64,
         size: u64,
         value: u64,
+        now: u64,
     ) -> Result<(), Trap> {
         if (vaddr & 0xfff) + size <= 4096 {
-            let p = self.refill(env, vaddr, Access::Write)?;
+            let paddr = self.translate(env.mem, vaddr, Access::Write)?;
+            if !env.mem.is_ram(paddr & !0xfff, 4096) {
+                let ok = match env.mmio.as_deref_mut() {
+                    Some(dev) if vaddr & (size - 1) == 0 => dev.store(paddr, size, value),
+                    _ => false,
+                };
+                return if ok {
+                    Ok(())
+                } else {
+                    Err(Trap::new(Trap::STORE_ACCESS, vaddr))
+                };
+            }
+            let (p, paddr) = self.refill(env, vaddr, Access::Write)?;
+            self.time_data(env, paddr, true, now);
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -140,7 +202,11 @@ impl Hart {
         // Check every page first so a faulting store writes nothing.
         let mut ptrs = [std::ptr::null_mut(); 8];
         for i in 0..size {
-            ptrs[i as usize] = self.refill(env, vaddr.wrapping_add(i), Access::Write)?;
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), Access::Write)?;
+            if i == 0 || paddr & 0xfff == 0 {
+                self.time_data(env, paddr, true, now);
+            }
+            ptrs[i as usize] = p;
         }
         for (i, p) in ptrs.iter().take(size as usize).enumerate() {
             // SAFETY: each pointer came from refill for one byte.
@@ -150,21 +216,25 @@ impl Hart {
     }
 
     /// A host pointer for an aligned read-modify-write of `size` bytes (AMOs,
-    /// `sc`): misaligned raises a store-address-misaligned exception.
+    /// `sc`): misaligned raises a store-address-misaligned exception. The
+    /// access is timed as a store (the line is fetched exclusive).
     #[inline]
     pub(crate) fn rmw_ptr(
         &mut self,
         env: &mut Env<'_>,
         vaddr: u64,
         size: u64,
+        now: u64,
     ) -> Result<*mut u8, Trap> {
         if vaddr & (size - 1) != 0 {
             return Err(Trap::new(Trap::STORE_MISALIGNED, vaddr));
         }
-        if let Some(p) = self.tlb.write.lookup(vaddr, size) {
-            return Ok(p);
-        }
-        self.refill(env, vaddr, Access::Write)
+        let (p, paddr) = match self.tlb.write.lookup_paddr(vaddr, size) {
+            Some(hit) => hit,
+            None => self.refill(env, vaddr, Access::Write)?,
+        };
+        self.time_data(env, paddr, true, now);
+        Ok(p)
     }
 
     /// Reads guest virtual memory for the kernel (no TLB fill, no A/D
@@ -203,7 +273,7 @@ impl Hart {
     fn fetch_u16(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<u16, Trap> {
         let p = match self.tlb.exec.lookup(vaddr, 2) {
             Some(p) => p,
-            None => self.refill(env, vaddr, Access::Exec)?,
+            None => self.refill(env, vaddr, Access::Exec)?.0,
         };
         // SAFETY: an aligned 2-byte read inside a RAM page.
         Ok(unsafe { read_le(p, 2) } as u16)
@@ -267,6 +337,7 @@ impl Hart {
             Block {
                 pc: start,
                 cost: crate::cost::prefix(&self.config.costs, &insns),
+                fetch_lines: fetch_lines(start, &insns),
                 insns: insns.into_boxed_slice(),
             },
             ppage,
@@ -277,6 +348,27 @@ impl Hart {
         }
         Ok(idx)
     }
+}
+
+/// The distinct 64-byte lines (as page offsets) a block's instructions come
+/// from, in first-use order: what the instruction cache sees per execution.
+fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn]) -> Box<[u16]> {
+    let mut lines: Vec<u16> = Vec::new();
+    let mut pc = start;
+    for ins in insns {
+        for a in [pc, pc + ins.len as u64 - 1] {
+            let off = ((a & 0xfff) & !63) as u16;
+            if (a & !0xfff) == (start & !0xfff) && !lines.contains(&off) {
+                lines.push(off);
+            }
+        }
+        pc = if ins.op == Op::Jal {
+            pc.wrapping_add(ins.imm as u64)
+        } else {
+            pc + ins.len as u64
+        };
+    }
+    lines.into_boxed_slice()
 }
 
 /// Whether an operation must be the last of its block. Conditional

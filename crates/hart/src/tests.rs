@@ -48,13 +48,7 @@ fn counted_loop_retires_exact_instruction_count() {
         bne(11, 0, -8),
         ECALL,
     ]);
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(exit, Exit::Ecall);
     assert_eq!(h.x[10], 300);
     assert_eq!(h.instret, 2 + 300 + 1);
@@ -85,13 +79,7 @@ fn store_to_decoded_code_is_seen_next_time() {
         ECALL,
     ];
     let (mut mem, mut code, mut h) = machine(&prog);
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(exit, Exit::Ecall);
     assert_eq!(h.x[10], 101);
     assert!(code.flushes >= 1);
@@ -100,13 +88,7 @@ fn store_to_decoded_code_is_seen_next_time() {
 #[test]
 fn illegal_and_misaligned_amo_trap_without_retiring() {
     let (mut mem, mut code, mut h) = machine(&[addi(10, 0, 1), 0]);
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
     assert_eq!(h.pc, BASE + 4);
     assert_eq!(h.instret, 1);
@@ -114,13 +96,7 @@ fn illegal_and_misaligned_amo_trap_without_retiring() {
     let amoadd = 0x00b6_252f;
     let (mut mem, mut code, mut h) = machine(&[addi(12, 0, 2), amoadd]);
     h.x[12] = 0;
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::STORE_MISALIGNED, 2)));
 }
 
@@ -128,13 +104,7 @@ fn illegal_and_misaligned_amo_trap_without_retiring() {
 fn unmapped_fetch_is_an_access_fault() {
     let (mut mem, mut code, mut h) = machine(&[ECALL]);
     h.pc = 0x1000;
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        10,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), 10);
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::INSN_ACCESS, 0x1000)));
 }
 
@@ -143,13 +113,7 @@ fn cycle_csr_reads_exact_mid_block() {
     // addi; addi; csrrs a0, cycle, zero; ecall
     let rdcycle = 0xc000_2573;
     let (mut mem, mut code, mut h) = machine(&[addi(5, 0, 1), addi(5, 5, 1), rdcycle, ECALL]);
-    h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(h.x[10], 2);
 }
 
@@ -163,13 +127,7 @@ fn run_with(code: &[u32], setup: impl FnOnce(&mut Hart)) -> (Hart, PhysMem) {
     prog.push(ECALL);
     let (mut mem, mut code, mut h) = machine(&prog);
     setup(&mut h);
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(exit, Exit::Ecall, "program trapped");
     (h, mem)
 }
@@ -304,22 +262,10 @@ fn fused_multiply_add_rounds_once() {
 fn illegal_rounding_mode_and_csr_traps() {
     // fadd.d with rm = 5 (reserved) is illegal; so is a write to `cycle`.
     let (mut mem, mut code, mut h) = machine(&[r_type(0x53, 5, 0x01, 1, 2, 3)]);
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
     let csrw_cycle = 0xc002_9073; // csrrw zero, cycle, t0
     let (mut mem, mut code, mut h) = machine(&[csrw_cycle]);
-    let exit = h.run(
-        &mut Env {
-            mem: &mut mem,
-            code: &mut code,
-        },
-        u64::MAX,
-    );
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
 }

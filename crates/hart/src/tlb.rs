@@ -62,6 +62,21 @@ impl TlbTable {
         }
     }
 
+    /// As [`lookup`](Self::lookup), also giving the guest physical address
+    /// of `vaddr` (for the timing model).
+    #[inline(always)]
+    pub fn lookup_paddr(&self, vaddr: u64, size: u64) -> Option<(*mut u8, u64)> {
+        let e = &self.entries[Self::index(vaddr)];
+        if vaddr & (!0xfff | (size - 1)) == e.tag {
+            Some((
+                (vaddr as usize).wrapping_add(e.addend) as *mut u8,
+                e.ppage | (vaddr & 0xfff),
+            ))
+        } else {
+            None
+        }
+    }
+
     /// Caches the mapping of the page holding `vaddr` to host page `host`.
     pub fn fill(&mut self, vaddr: u64, host: *mut u8, ppage: u64) {
         let page = vaddr & !0xfff;

@@ -9,6 +9,7 @@ use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_T
 use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Trap};
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
+use rvnvmm_memsys::MemorySystem;
 use std::path::PathBuf;
 
 /// Everything `rvnvmm run` decides about a run.
@@ -109,6 +110,9 @@ pub struct Outcome {
     pub is_initial_process: bool,
     /// The guest (= host) process id.
     pub pid: i32,
+    /// The memory system's statistics (caches, flushes, regions), when
+    /// the machine is timed.
+    pub memory: Option<serde_json::Value>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -189,6 +193,8 @@ pub struct Process {
     pub(crate) rng_state: u64,
     /// Resource limits (soft, hard) by RLIMIT_* number.
     pub(crate) rlimits: [(u64, u64); 16],
+    /// The memory-system timing model, if the machine is timed.
+    pub(crate) memsys: Option<MemorySystem>,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -243,6 +249,7 @@ impl Process {
             exited: Vec::new(),
             rng_state: 0x9e37_79b9_7f4a_7c15,
             rlimits: default_rlimits(),
+            memsys: None,
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -266,6 +273,13 @@ impl Process {
         let (args, env) = (p.opts.args.clone(), p.opts.env.clone());
         p.exec(&prog, &args, &env, true)?;
         Ok(p)
+    }
+
+    /// Times memory accesses with `memsys` (caches, bus, controllers)
+    /// from now on.
+    pub fn with_memory_system(mut self, memsys: MemorySystem) -> Process {
+        self.memsys = Some(memsys);
+        self
     }
 
     /// Replaces the process image with `path` (execve). The current thread
@@ -431,7 +445,6 @@ impl Process {
             arg_ptrs.push(push_bytes(self, &mut sp, &cstr(a))?);
         }
         arg_ptrs.reverse();
-        let platform = push_bytes(self, &mut sp, b"riscv64\0")?;
         // AT_RANDOM: 16 bytes, fixed so runs are deterministic.
         let random = push_bytes(self, &mut sp, b"rvnvmm-at-random")?;
         sp &= !15;
@@ -447,9 +460,7 @@ impl Process {
             (AT_EUID, unsafe_id(libc::geteuid)),
             (AT_GID, unsafe_id(libc::getgid)),
             (AT_EGID, unsafe_id(libc::getegid)),
-            (AT_PLATFORM, platform),
             (AT_HWCAP, HWCAP_RV64GC),
-            (AT_HWCAP2, 0),
             (AT_CLKTCK, 100),
             (AT_SECURE, 0),
             (AT_RANDOM, random),
@@ -688,8 +699,16 @@ impl Process {
                     break;
                 }
                 // Every thread waits. Only a signal from outside can wake
-                // one, and only if the guest handles some signal.
-                if self.actions.iter().any(|a| a.handler > 1) {
+                // one: a thread in pause/sigsuspend/sigwait waits for it as
+                // long as it takes (a fatal one ends the emulator on the
+                // host), and a handled one wakes futex waiters with EINTR.
+                let waits_for_signal = self.threads.iter().any(|t| {
+                    matches!(
+                        t.state,
+                        ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. }
+                    )
+                });
+                if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
                     crate::syscall::wait_for_host_signal();
                     continue;
                 }
@@ -727,6 +746,8 @@ impl Process {
             let mut env = Env {
                 mem: &mut self.mem,
                 code: &mut self.code,
+                timing: self.memsys.as_mut(),
+                mmio: None,
             };
             let exit = t.hart.run(&mut env, budget);
             let ran = t.hart.instret - before;
@@ -774,7 +795,7 @@ impl Process {
         }
     }
 
-    fn outcome(&self) -> Outcome {
+    fn outcome(&mut self) -> Outcome {
         let mut threads = self.exited.clone();
         for t in &self.threads {
             if t.state != ThreadState::Exited {
@@ -784,16 +805,22 @@ impl Process {
         threads.sort_by_key(|t| t.tid);
         let hart_cycles: Vec<u64> = self.cpus.iter().map(|c| c.cycles).collect();
         let max_cycles = hart_cycles.iter().copied().max().unwrap_or(0);
+        let sim_time_ns = self.cycles_to_ns(max_cycles);
+        let memory = self.memsys.as_mut().map(|m| {
+            m.finish(max_cycles);
+            m.stats_json(sim_time_ns)
+        });
         Outcome {
             exit: self.exit.unwrap_or(ExitKind::Code(0)),
             instructions: self.total_insns,
-            sim_time_ns: self.cycles_to_ns(max_cycles),
+            sim_time_ns,
             hart_instructions: self.cpus.iter().map(|c| c.instret).collect(),
             hart_cycles,
             threads,
             blocks_decoded: self.code.blocks_decoded,
             is_initial_process: !self.is_child,
             pid: self.pid,
+            memory,
         }
     }
 

@@ -1,0 +1,210 @@
+//! The paper's microbenchmarks as loops rvnvmm generates itself and runs on
+//! a bare hart (no kernel, physical addresses), timed with the guest's own
+//! `cycle` counter: seed 000 Fig. 9 (stride over the NVMM region) and
+//! Fig. 10 (round-robin over NBANK banks), seed 001 Fig. 4 (bandwidth).
+
+use rvnvmm_config::Config;
+use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Priv};
+use rvnvmm_isa::encode::*;
+use rvnvmm_mem::PhysMem;
+use rvnvmm_memsys::MemorySystem;
+
+/// A read or a write loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    /// `ld` in the loop.
+    Read,
+    /// `sd` in the loop.
+    Write,
+}
+
+impl Op {
+    /// "read" / "write".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Op::Read => "read",
+            Op::Write => "write",
+        }
+    }
+}
+
+/// The access pattern: `rows` rounds; in each, one access to each of
+/// `nbank` places `bank_stride` apart; the next round starts `step`
+/// further on. Fig. 9 is `nbank = 1, step = STRIDE`; Fig. 10 is
+/// `bank_stride = SZBANK, step = row size`.
+#[derive(Clone, Copy, Debug)]
+pub struct Pattern {
+    /// Physical address of the first access.
+    pub base: u64,
+    /// Distance between the banks of one round.
+    pub bank_stride: u64,
+    /// Accesses per round.
+    pub nbank: u64,
+    /// Distance between rounds.
+    pub step: u64,
+    /// Rounds.
+    pub rounds: u64,
+    /// Load or store.
+    pub op: Op,
+}
+
+/// What one loop measured.
+#[derive(Clone, Debug)]
+pub struct Measurement {
+    /// Accesses made.
+    pub accesses: u64,
+    /// Guest cycles between the two `rdcycle`s.
+    pub cycles: u64,
+    /// Average time per access in ns (the paper's `(end - start) / iterations`).
+    pub avg_latency_ns: f64,
+    /// The memory system's statistics after the loop.
+    pub stats: serde_json::Value,
+}
+
+// Registers of the generated loop.
+const T0: u8 = 5;
+const T1: u8 = 6;
+const T2: u8 = 7;
+const S0: u8 = 8;
+const S1: u8 = 9;
+const S2: u8 = 18;
+const S3: u8 = 19;
+const S4: u8 = 20;
+const A3: u8 = 13;
+const A4: u8 = 14;
+const A5: u8 = 15;
+
+/// The loop as machine code:
+/// ```text
+///   s0 = base; s1 = bank_stride; s2 = nbank; s3 = step; s4 = rounds
+///   rdcycle t0;  a3 = 0
+/// outer: a4 = s0 + a3; a5 = s2
+/// inner: ld/sd t1, 0(a4); a4 += s1; a5 -= 1; bnez a5, inner
+///        a3 += s3; s4 -= 1; bnez s4, outer
+///   rdcycle t2; ecall
+/// ```
+pub fn generate(p: &Pattern) -> Vec<u32> {
+    let mut code = Vec::new();
+    for (reg, v) in [
+        (S0, p.base),
+        (S1, p.bank_stride),
+        (S2, p.nbank),
+        (S3, p.step),
+        (S4, p.rounds),
+    ] {
+        code.extend(li(reg, v));
+    }
+    code.push(addi(T1, 0, 0x5a));
+    code.push(csrr(T0, 0xc00));
+    code.push(addi(A3, 0, 0));
+    let outer = code.len();
+    code.push(add(A4, S0, A3));
+    code.push(addi(A5, S2, 0));
+    let inner = code.len();
+    code.push(match p.op {
+        Op::Read => ld(T1, A4, 0),
+        Op::Write => sd(T1, A4, 0),
+    });
+    code.push(add(A4, A4, S1));
+    code.push(addi(A5, A5, -1));
+    code.push(bne(A5, 0, -4 * (code.len() - inner) as i32));
+    code.push(add(A3, A3, S3));
+    code.push(addi(S4, S4, -1));
+    code.push(bne(S4, 0, -4 * (code.len() - outer) as i32));
+    code.push(csrr(T2, 0xc00));
+    code.push(ECALL);
+    code
+}
+
+/// Runs `pattern` on hart 0 of the machine `cfg` with its full timing
+/// model. The code sits at the start of the first DRAM region.
+pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
+    let ranges: Vec<(u64, u64)> = cfg
+        .memory
+        .regions
+        .values()
+        .map(|r| (r.base, r.size))
+        .collect();
+    let mut mem = PhysMem::new(&ranges).map_err(|e| e.to_string())?;
+    let (_, dram) = cfg
+        .memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Dram)
+        .next()
+        .ok_or("the machine has no DRAM region for the benchmark's code")?;
+    let code = generate(pattern);
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    if !mem.write(dram.base, &bytes) {
+        return Err("cannot place the benchmark code".into());
+    }
+    let last = pattern.base
+        + (pattern.rounds.max(1) - 1) * pattern.step
+        + (pattern.nbank.max(1) - 1) * pattern.bank_stride;
+    if !mem.is_ram(pattern.base, 8) || !mem.is_ram(last, 8) {
+        return Err(format!(
+            "the benchmark's accesses ({:#x}..={last:#x}) leave guest RAM",
+            pattern.base
+        ));
+    }
+    let mut memsys = MemorySystem::new(cfg, 1)?;
+    let mut hart = Hart::new(
+        0,
+        HartConfig {
+            clock_hz: cfg.machine.clock_hz,
+            costs: crate::core_costs(cfg),
+            ..HartConfig::default()
+        },
+    );
+    hart.prv = Priv::Machine;
+    hart.pc = dram.base;
+    let mut cache = CodeCache::default();
+    let mut env = Env {
+        mem: &mut mem,
+        code: &mut cache,
+        timing: Some(&mut memsys),
+        mmio: None,
+    };
+    match hart.run(&mut env, u64::MAX) {
+        Exit::Ecall => {}
+        other => return Err(format!("the benchmark loop stopped with {other:?}")),
+    }
+    let cycles = hart.x[T2 as usize] - hart.x[T0 as usize];
+    let accesses = pattern.rounds * pattern.nbank;
+    let ns = cycles as f64 * 1e9 / cfg.machine.clock_hz as f64;
+    memsys.finish(hart.cycles);
+    let sim_ns = (hart.cycles as u128 * 1_000_000_000 / cfg.machine.clock_hz as u128) as u64;
+    Ok(Measurement {
+        accesses,
+        cycles,
+        avg_latency_ns: ns / accesses as f64,
+        stats: memsys.stats_json(sim_ns),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loop_makes_the_requested_accesses() {
+        let cfg = Config::load(None, &["machine.model=functional".to_string()]).unwrap();
+        let nvmm = cfg
+            .memory
+            .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+            .next()
+            .unwrap()
+            .1
+            .base;
+        let p = Pattern {
+            base: nvmm,
+            bank_stride: 1 << 20,
+            nbank: 3,
+            step: 8192,
+            rounds: 10,
+            op: Op::Write,
+        };
+        let m = run(&cfg, &p).unwrap();
+        assert_eq!(m.accesses, 30);
+        // Three instructions per inner iteration, three more per round.
+        assert!(m.cycles >= 30 * 4 + 10 * 3, "{} cycles", m.cycles);
+    }
+}

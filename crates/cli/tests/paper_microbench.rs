@@ -1,0 +1,97 @@
+//! The fidelity checks of seed 000 §5.1-§5.2 on the `freedom-u500` machine
+//! with the paper's settings (coarse 1000/1000 ns; fine tRCD = tRP =
+//! 1000 ns; proposed adds tRAS = 7000 ns), run through `rvnvmm bench
+//! locality` and `rvnvmm bench banks --json`. The bounds are the ones the
+//! project's issue sets from the paper's Tables 3-6.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+/// (method, op, parameter) -> average latency in ns.
+fn table(bench: &str) -> BTreeMap<(String, String, u64), f64> {
+    let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args(["bench", bench, "--json", "--size", "4194304"])
+        .output()
+        .expect("run rvnvmm bench");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let key = if bench == "banks" { "nbank" } else { "stride" };
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("one JSON object per line");
+            let k = (
+                v["method"].as_str().unwrap().to_string(),
+                v["op"].as_str().unwrap().to_string(),
+                v[key].as_u64().unwrap(),
+            );
+            (k, v["avg_latency_ns"].as_f64().unwrap())
+        })
+        .collect()
+}
+
+fn get(t: &BTreeMap<(String, String, u64), f64>, m: &str, op: &str, p: u64) -> f64 {
+    t[&(m.to_string(), op.to_string(), p)]
+}
+
+#[test]
+fn locality_shows_only_under_the_proposed_method() {
+    let t = table("locality");
+    let ratio = |m: &str| get(&t, m, "read", 4096) / get(&t, m, "read", 8192);
+    assert!(
+        (0.45..=0.80).contains(&ratio("proposed")),
+        "proposed read 4096/8192 = {}",
+        ratio("proposed")
+    );
+    for m in ["coarse", "fine"] {
+        assert!(
+            (0.85..=1.0).contains(&ratio(m)),
+            "{m} read 4096/8192 = {}",
+            ratio(m)
+        );
+    }
+}
+
+#[test]
+fn bank_parallelism_shows_only_under_the_proposed_method() {
+    let t = table("banks");
+    let fall = |m: &str, op: &str, to: u64| 1.0 - get(&t, m, op, to) / get(&t, m, op, 1);
+    assert!(
+        fall("proposed", "read", 4) >= 0.45,
+        "proposed read falls {:.2} from 1 to 4 banks",
+        fall("proposed", "read", 4)
+    );
+    assert!(
+        fall("proposed", "write", 6) >= 0.50,
+        "proposed write falls {:.2}",
+        fall("proposed", "write", 6)
+    );
+    for m in ["coarse", "fine"] {
+        for n in 2..=6 {
+            assert!(
+                fall(m, "read", n).abs() < 0.10,
+                "{m} read changes {:.2} at {n} banks",
+                fall(m, "read", n)
+            );
+        }
+    }
+    for n in 2..=6 {
+        assert!(
+            fall("coarse", "write", n).abs() < 0.10,
+            "coarse write changes at {n} banks"
+        );
+    }
+    let wr = get(&t, "proposed", "write", 1) / get(&t, "proposed", "read", 1);
+    assert!(
+        (2.0..=3.5).contains(&wr),
+        "proposed write/read latency at one bank = {wr:.2}"
+    );
+    assert!(
+        get(&t, "fine", "write", 1) > get(&t, "coarse", "write", 1),
+        "fine write latency above coarse"
+    );
+}
