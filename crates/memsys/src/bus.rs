@@ -29,6 +29,13 @@ impl Timeline {
     /// The earliest `s >= t` such that `[s, s + len)` overlaps no
     /// reservation.
     pub(crate) fn earliest_fit(&self, t: Ps, len: Ps) -> Ps {
+        // Fast path: at or after the last reservation (one hart, or the
+        // hart that is furthest ahead) nothing can be in the way.
+        match self.busy.last_key_value() {
+            None => return t,
+            Some((_, &end)) if t >= end => return t,
+            _ => {}
+        }
         let mut s = t;
         if let Some((_, &end)) = self.busy.range(..=s).next_back() {
             s = s.max(end);
@@ -49,6 +56,20 @@ impl Timeline {
     pub(crate) fn reserve(&mut self, s: Ps, len: Ps) {
         if len == 0 {
             return;
+        }
+        // Fast path: extending or following the last reservation.
+        if let Some(mut last) = self.busy.last_entry() {
+            if *last.get() == s {
+                *last.get_mut() = s + len;
+                return;
+            }
+            if *last.get() < s {
+                self.busy.insert(s, s + len);
+                while self.busy.len() > TIMELINE_CAP {
+                    self.busy.pop_first();
+                }
+                return;
+            }
         }
         let mut start = s;
         let mut end = s + len;
