@@ -17,7 +17,6 @@ use crate::artefacts;
 use crate::MachineArgs;
 use clap::{Args, Subcommand};
 use rvnvmm_config::Config;
-use rvnvmm_user::Process;
 use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -513,7 +512,7 @@ fn run_rvnvmm(
     }
     if pid == 0 {
         drop(rd);
-        child(opts, cwd, wr);
+        child(cfg, opts, cwd, wr);
     }
     drop(wr);
     let mut report = String::new();
@@ -559,11 +558,11 @@ fn run_rvnvmm(
 /// The forked child: runs the guest with stdin and stdout on /dev/null and
 /// writes `done INSNS STATUS` or `error MESSAGE` to `report`. A process the
 /// guest forks returns here too and writes `forked`.
-fn child(opts: rvnvmm_user::Options, cwd: &Path, report: OwnedFd) -> ! {
+fn child(cfg: &Config, opts: rvnvmm_user::Options, cwd: &Path, report: OwnedFd) -> ! {
     let mut report = std::fs::File::from(report);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         redirect_stdio(cwd)?;
-        let mut p = Process::new(opts).map_err(|e| e.to_string())?;
+        let mut p = crate::new_process(cfg, opts)?;
         p.run().map_err(|e| e.to_string())
     }));
     let (line, code) = match result {

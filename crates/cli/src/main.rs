@@ -146,6 +146,19 @@ pub(crate) fn user_options(
     })
 }
 
+/// The user-mode process for `opts` on machine `cfg`, with the memory-system
+/// model attached when the machine is timed.
+pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, String> {
+    let process = Process::new(opts).map_err(|e| e.to_string())?;
+    Ok(match cfg.machine.model {
+        rvnvmm_config::Model::Timing => {
+            let memsys = rvnvmm_memsys::MemorySystem::new(cfg, cfg.machine.harts as usize)?;
+            process.with_memory_system(memsys)
+        }
+        rvnvmm_config::Model::Functional => process,
+    })
+}
+
 /// The core's cycle costs: the config's `[core]` in the timing model, one
 /// cycle per instruction in the functional one.
 pub(crate) fn core_costs(cfg: &Config) -> CoreCosts {
@@ -198,11 +211,7 @@ fn run(a: RunArgs) -> Result<i32, String> {
     opts.max_insns = a.max_insns;
     opts.trace = a.trace;
     let started = std::time::Instant::now();
-    let mut process = Process::new(opts).map_err(|e| e.to_string())?;
-    if cfg.machine.model == rvnvmm_config::Model::Timing {
-        let memsys = rvnvmm_memsys::MemorySystem::new(&cfg, cfg.machine.harts as usize)?;
-        process = process.with_memory_system(memsys);
-    }
+    let mut process = new_process(&cfg, opts)?;
     let outcome = process.run().map_err(|e| e.to_string())?;
     let host_seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &a.stats {
