@@ -149,7 +149,10 @@ pub(crate) fn user_options(
 /// The user-mode process for `opts` on machine `cfg`, with the memory-system
 /// model attached when the machine is timed.
 pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, String> {
-    let process = Process::new(opts).map_err(|e| e.to_string())?;
+    let mut process = Process::new(opts).map_err(|e| e.to_string())?;
+    if let Some(page) = rvnvmm_memsys::control::ControlPage::new(cfg) {
+        process = process.with_control_page(page);
+    }
     Ok(match cfg.machine.model {
         rvnvmm_config::Model::Timing => {
             let memsys = rvnvmm_memsys::MemorySystem::new(cfg, cfg.machine.harts as usize)?;

@@ -63,12 +63,20 @@ impl<'a> Env<'a> {
 }
 
 /// A device reached by loads and stores to physical addresses outside RAM.
+/// It is handed the memory-system model too (the control page reads and
+/// sets it).
 pub trait Mmio {
     /// A load of `size` bytes (1, 2, 4, 8) at `paddr`; `None` is an access
     /// fault (nothing there).
-    fn load(&mut self, paddr: u64, size: u64) -> Option<u64>;
+    fn load(&mut self, paddr: u64, size: u64, timing: Option<&mut MemorySystem>) -> Option<u64>;
     /// A store; `false` is an access fault.
-    fn store(&mut self, paddr: u64, size: u64, value: u64) -> bool;
+    fn store(
+        &mut self,
+        paddr: u64,
+        size: u64,
+        value: u64,
+        timing: Option<&mut MemorySystem>,
+    ) -> bool;
 }
 
 /// Static properties of a hart set by the machine configuration.

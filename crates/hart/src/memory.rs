@@ -128,7 +128,7 @@ impl Hart {
             if !env.mem.is_ram(paddr & !0xfff, 4096) {
                 return match env.mmio.as_deref_mut() {
                     Some(dev) if vaddr & (size - 1) == 0 => dev
-                        .load(paddr, size)
+                        .load(paddr, size, env.timing.as_deref_mut())
                         .ok_or(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                     _ => Err(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                 };
@@ -184,7 +184,9 @@ impl Hart {
             let paddr = self.translate(env.mem, vaddr, Access::Write)?;
             if !env.mem.is_ram(paddr & !0xfff, 4096) {
                 let ok = match env.mmio.as_deref_mut() {
-                    Some(dev) if vaddr & (size - 1) == 0 => dev.store(paddr, size, value),
+                    Some(dev) if vaddr & (size - 1) == 0 => {
+                        dev.store(paddr, size, value, env.timing.as_deref_mut())
+                    }
                     _ => false,
                 };
                 return if ok {

@@ -53,6 +53,7 @@
 mod backend;
 mod bus;
 mod cache;
+pub mod control;
 mod dram;
 mod filter;
 mod time;

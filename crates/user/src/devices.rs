@@ -13,6 +13,37 @@ use std::ffi::CString;
 /// Physical address of the memory system's control page.
 pub const CONTROL_PAGE_BASE: u64 = 0x1010_0000;
 
+/// The devices behind physical addresses that are not RAM: the control page.
+#[derive(Debug, Default)]
+pub(crate) struct Devices {
+    pub control: Option<rvnvmm_memsys::control::ControlPage>,
+}
+
+impl rvnvmm_hart::Mmio for Devices {
+    fn load(
+        &mut self,
+        paddr: u64,
+        size: u64,
+        timing: Option<&mut rvnvmm_memsys::MemorySystem>,
+    ) -> Option<u64> {
+        let off = paddr.checked_sub(CONTROL_PAGE_BASE)?;
+        self.control.as_mut()?.load(timing, off, size)
+    }
+
+    fn store(
+        &mut self,
+        paddr: u64,
+        size: u64,
+        value: u64,
+        timing: Option<&mut rvnvmm_memsys::MemorySystem>,
+    ) -> bool {
+        match (paddr.checked_sub(CONTROL_PAGE_BASE), self.control.as_mut()) {
+            (Some(off), Some(cp)) => cp.store(timing, off, size, value),
+            _ => false,
+        }
+    }
+}
+
 /// The device files.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Device {

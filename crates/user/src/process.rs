@@ -195,6 +195,8 @@ pub struct Process {
     pub(crate) rlimits: [(u64, u64); 16],
     /// The memory-system timing model, if the machine is timed.
     pub(crate) memsys: Option<MemorySystem>,
+    /// Devices outside RAM (the memory system's control page).
+    pub(crate) devices: crate::devices::Devices,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -250,6 +252,7 @@ impl Process {
             rng_state: 0x9e37_79b9_7f4a_7c15,
             rlimits: default_rlimits(),
             memsys: None,
+            devices: Default::default(),
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -279,6 +282,12 @@ impl Process {
     /// from now on.
     pub fn with_memory_system(mut self, memsys: MemorySystem) -> Process {
         self.memsys = Some(memsys);
+        self
+    }
+
+    /// Maps the memory system's control page (`/dev/nvmm-ctl`).
+    pub fn with_control_page(mut self, page: rvnvmm_memsys::control::ControlPage) -> Process {
+        self.devices.control = Some(page);
         self
     }
 
@@ -747,7 +756,7 @@ impl Process {
                 mem: &mut self.mem,
                 code: &mut self.code,
                 timing: self.memsys.as_mut(),
-                mmio: None,
+                mmio: Some(&mut self.devices),
             };
             let exit = t.hart.run(&mut env, budget);
             let ran = t.hart.instret - before;
