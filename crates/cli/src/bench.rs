@@ -40,6 +40,29 @@ enum Bench {
     /// Seed 000 Fig. 10 / Tables 5-6: average latency of a loop visiting
     /// NBANK banks round-robin, NBANK 1..6, per method, read and write.
     Banks(MicroArgs),
+    /// Seed 001 Fig. 4 / §4.1: NVMM bandwidth normalised to DRAM for STRIDE
+    /// 4, 32 and 8192 over 1 MiB, over a grid of added tRCD and tRP (run it
+    /// with --config zc706).
+    Bandwidth(BandwidthArgs),
+}
+
+/// Options of `bench bandwidth`.
+#[derive(Args)]
+struct BandwidthArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Print one JSON object per row instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Only this operation (read, write); default both.
+    #[arg(long)]
+    op: Option<String>,
+    /// Added tRCD/tRP values in ns (comma-separated); every pair is run.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![0u32, 200, 400, 600, 800, 1000])]
+    added: Vec<u32>,
+    /// Bytes each loop covers (the paper: 1 MiB, twice its LLC).
+    #[arg(long, default_value_t = 1 << 20)]
+    size: u64,
 }
 
 /// Options of the memory microbenchmarks.
@@ -92,7 +115,96 @@ pub fn main(b: BenchArgs) -> Result<i32, String> {
         Bench::Speed(s) => speed(s),
         Bench::Locality(m) => micro(m, false),
         Bench::Banks(m) => micro(m, true),
+        Bench::Bandwidth(b) => bandwidth(b),
     }
+}
+
+/// NVMM bandwidth over DRAM bandwidth for every (op, stride, added tRCD,
+/// added tRP): both loops run the same code, one over the first DRAM region
+/// (16 MiB past its start, clear of the code) and one over the NVMM region.
+fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
+    use crate::microbench::{self, Op, Pattern};
+    let ops: Vec<Op> = match a.op.as_deref() {
+        None => vec![Op::Read, Op::Write],
+        Some("read") => vec![Op::Read],
+        Some("write") => vec![Op::Write],
+        Some(o) => return Err(format!("--op wants read or write, got '{o}'")),
+    };
+    let base_cfg = crate::load_config(&a.machine)?;
+    let (nvmm_name, nvmm) = base_cfg
+        .memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+        .next()
+        .map(|(n, r)| (n.to_string(), r.clone()))
+        .ok_or("the machine has no NVMM region")?;
+    let (_, dram) = base_cfg
+        .memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Dram)
+        .next()
+        .ok_or("no DRAM region")?;
+    let ctl = base_cfg
+        .memory
+        .controllers
+        .get(&nvmm.controller)
+        .ok_or("the NVMM region has no controller")?;
+    let (spec_trcd, spec_trp) = (ctl.trcd_ns, ctl.trp_ns);
+    let dram_base = dram.base + (16 << 20);
+    if !a.json {
+        println!(
+            "{:<6} {:>7} {:>10} {:>10} {:>12}",
+            "op", "stride", "+tRCD ns", "+tRP ns", "NVMM/DRAM"
+        );
+    }
+    for &op in &ops {
+        for stride in [4u64, 32, 8192] {
+            let pattern = |base| Pattern {
+                base,
+                bank_stride: 0,
+                nbank: 1,
+                step: stride,
+                rounds: (a.size / stride).max(1),
+                op,
+            };
+            let dram_ns = microbench::run(&base_cfg, &pattern(dram_base))?.avg_latency_ns;
+            for &add_rcd in &a.added {
+                for &add_rp in &a.added {
+                    let mut sets = a.machine.sets.clone();
+                    sets.push(format!(
+                        "memory.{nvmm_name}.trcd_ns={}",
+                        spec_trcd + add_rcd as f64
+                    ));
+                    sets.push(format!(
+                        "memory.{nvmm_name}.trp_ns={}",
+                        spec_trp + add_rp as f64
+                    ));
+                    let cfg = crate::load_config(&MachineArgs {
+                        config: a.machine.config.clone(),
+                        sets,
+                    })?;
+                    let nvmm_ns = microbench::run(&cfg, &pattern(nvmm.base))?.avg_latency_ns;
+                    // Same bytes per access on both sides: bandwidth is the
+                    // inverse of the time per access.
+                    let ratio = dram_ns / nvmm_ns;
+                    if a.json {
+                        println!(
+                            "{}",
+                            serde_json::json!({
+                                "bench": "bandwidth", "machine": cfg.machine.name, "op": op.as_str(), "stride": stride,
+                                "added_trcd_ns": add_rcd, "added_trp_ns": add_rp,
+                                "dram_ns_per_access": dram_ns, "nvmm_ns_per_access": nvmm_ns, "ratio": ratio,
+                            })
+                        );
+                    } else {
+                        println!(
+                            "{:<6} {stride:>7} {add_rcd:>10} {add_rp:>10} {ratio:>12.3}",
+                            op.as_str()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(0)
 }
 
 /// Runs the locality or banks table: every (method, op, parameter) cell.

@@ -81,6 +81,13 @@ struct RunArgs {
 }
 
 fn main() -> ExitCode {
+    // Rust ignores SIGPIPE; a Unix command (and a guest program whose
+    // SIGPIPE is at its default) dies of it instead, which also keeps
+    // `rvnvmm ... | head` from failing on a closed pipe.
+    // SAFETY: resetting a signal disposition before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => run(a),

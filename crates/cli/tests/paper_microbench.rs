@@ -95,3 +95,60 @@ fn bank_parallelism_shows_only_under_the_proposed_method() {
         "fine write latency above coarse"
     );
 }
+
+/// Seed 001 §4.1 on `zc706`: NVMM bandwidth relative to DRAM falls as tRCD
+/// and tRP grow, and writes (which need both an ACT and a dirty PRE) suffer
+/// from tRP where reads do not.
+#[test]
+fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args([
+            "bench",
+            "bandwidth",
+            "--config",
+            "zc706",
+            "--json",
+            "--added",
+            "0,1000",
+        ])
+        .output()
+        .expect("run rvnvmm bench bandwidth");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut table: BTreeMap<(String, u64, u64, u64), f64> = BTreeMap::new();
+    for line in String::from_utf8(out.stdout).unwrap().lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        let key = (
+            r["op"].as_str().unwrap().to_string(),
+            r["stride"].as_u64().unwrap(),
+            r["added_trcd_ns"].as_u64().unwrap(),
+            r["added_trp_ns"].as_u64().unwrap(),
+        );
+        table.insert(key, r["ratio"].as_f64().unwrap());
+    }
+    let ratio =
+        |op: &str, stride: u64, rcd: u64, rp: u64| table[&(op.to_string(), stride, rcd, rp)];
+    for stride in [4, 32, 8192] {
+        for op in ["read", "write"] {
+            assert!(
+                ratio(op, stride, 1000, 1000) < 0.5 * ratio(op, stride, 0, 0),
+                "{op} stride {stride}"
+            );
+        }
+        let (w0, wp) = (
+            ratio("write", stride, 0, 0),
+            ratio("write", stride, 0, 1000),
+        );
+        assert!(
+            wp < 0.8 * w0,
+            "writes pay tRP: stride {stride}: {w0} -> {wp}"
+        );
+        assert!(
+            (ratio("read", stride, 0, 1000) - ratio("read", stride, 0, 0)).abs() < 0.05,
+            "reads do not"
+        );
+    }
+}
