@@ -135,8 +135,13 @@ pub struct Location {
 /// Timing parameters in picoseconds, quantised.
 #[derive(Debug, Clone)]
 struct Timing {
+    /// The DRAM clock (used through `tck_grid`; kept for the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     tck: Ps,
     clk: Ps,
+    /// `tck` and `clk` as grids for [`Grid::up`].
+    tck_grid: Grid,
+    clk_grid: Grid,
     cl: Ps,
     cwl: Ps,
     burst: Ps,
@@ -273,6 +278,8 @@ pub struct Controller {
     touched: Vec<usize>,
 }
 
+/// `t` rounded up to a multiple of `g` (the reference for [`Grid::up`]).
+#[cfg(test)]
 fn align_up(t: Ps, g: Ps) -> Ps {
     if g <= 1 {
         return t;
@@ -280,6 +287,47 @@ fn align_up(t: Ps, g: Ps) -> Ps {
     match t % g {
         0 => t,
         r => t.saturating_add(g - r),
+    }
+}
+
+/// A fixed clock grid of `g` ps: rounds up to it like `align_up` without a
+/// hardware division (the scheduler rounds to the DRAM and controller
+/// clocks many times per request).
+#[derive(Debug, Clone, Copy)]
+struct Grid {
+    g: Ps,
+    /// `floor(2^64 / g)` (0 when `g <= 1`).
+    m: u64,
+}
+
+impl Grid {
+    fn new(g: Ps) -> Grid {
+        let m = if g <= 1 {
+            0
+        } else {
+            u64::try_from((1u128 << 64) / u128::from(g)).unwrap_or(u64::MAX)
+        };
+        Grid { g, m }
+    }
+
+    /// The first multiple of `g` at or after `t` (saturating), exactly as
+    /// `align_up`: with `m = floor(2^64 / g)`, `floor(t * m / 2^64)` is
+    /// `floor(t / g)` or one less (`t * m / 2^64` is below `t / g` by less
+    /// than `t / 2^64 < 1`), so one correction gives the exact remainder.
+    #[inline(always)]
+    fn up(&self, t: Ps) -> Ps {
+        if self.g <= 1 {
+            return t;
+        }
+        let q = ((u128::from(t) * u128::from(self.m)) >> 64) as u64;
+        let mut r = t - q * self.g;
+        if r >= self.g {
+            r -= self.g;
+        }
+        match r {
+            0 => t,
+            r => t.saturating_add(self.g - r),
+        }
     }
 }
 
@@ -357,6 +405,8 @@ impl Timing {
         Ok(Timing {
             tck,
             clk,
+            tck_grid: Grid::new(tck),
+            clk_grid: Grid::new(clk),
             cl: q(c.tcl_ns),
             cwl: q(c.tcwl_ns),
             burst: q(c.tburst_ns),
@@ -699,15 +749,15 @@ impl Controller {
         let first_busy = self.rd_pending.partition_point(|&d| d <= t_in);
         let busy = self.rd_pending.len() - first_busy;
         if busy >= self.read_cap {
-            t_in = align_up(
-                self.rd_pending[self.rd_pending.len() - self.read_cap],
-                self.t.clk,
-            );
+            t_in = self
+                .t
+                .clk_grid
+                .up(self.rd_pending[self.rd_pending.len() - self.read_cap]);
         }
-        let t_eff = align_up(
-            self.read_gate.max(t_in).saturating_add(eff.coarse_read),
-            self.t.clk,
-        );
+        let t_eff = self
+            .t
+            .clk_grid
+            .up(self.read_gate.max(t_in).saturating_add(eff.coarse_read));
         self.read_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -734,10 +784,9 @@ impl Controller {
                     None => break t_eff,
                 }
             };
-            align_up(
-                col.saturating_add(self.t.cl).saturating_add(self.t.burst),
-                self.t.clk,
-            )
+            self.t
+                .clk_grid
+                .up(col.saturating_add(self.t.cl).saturating_add(self.t.burst))
         };
         let pos = self.rd_pending.partition_point(|&d| d <= done);
         self.rd_pending.insert(pos, done);
@@ -758,10 +807,10 @@ impl Controller {
     pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
         let (t, mut req) = self.arrive(paddr, now, true);
         let eff = self.effs[req.region];
-        let t_eff = align_up(
-            self.write_gate.max(t).saturating_add(eff.coarse_write),
-            self.t.clk,
-        );
+        let t_eff = self
+            .t
+            .clk_grid
+            .up(self.write_gate.max(t).saturating_add(eff.coarse_write));
         self.write_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -787,7 +836,7 @@ impl Controller {
             }
             // `wr_pending` is sorted: once the WR at index n-1-room has
             // issued, at most `room` are left.
-            acc = acc.max(align_up(self.wr_pending[n - 1 - room].0, self.t.clk));
+            acc = acc.max(self.t.clk_grid.up(self.wr_pending[n - 1 - room].0));
         }
         if acc > t_eff {
             self.process_until(acc);
@@ -843,7 +892,7 @@ impl Controller {
 
     /// Common arrival handling: clamp the time, decode, count.
     fn arrive(&mut self, paddr: u64, now: Ps, write: bool) -> (Ps, Req) {
-        let t = align_up(now.min(HORIZON), self.t.clk).max(self.t_in);
+        let t = self.t.clk_grid.up(now.min(HORIZON)).max(self.t_in);
         self.t_in = t;
         let loc = self.decode(paddr);
         let region = self
@@ -1025,7 +1074,7 @@ impl Controller {
             }
             ref_at = ref_at.max(self.banks[b].act_ready);
         }
-        ref_at = align_up(ref_at, self.t.tck);
+        ref_at = self.t.tck_grid.up(ref_at);
         for b in &mut self.banks {
             b.act_ready = ref_at.saturating_add(rfc);
         }
@@ -1069,7 +1118,7 @@ impl Controller {
         let Some(o) = self.banks[b].open.take() else {
             return;
         };
-        let at = align_up(at, self.t.tck);
+        let at = self.t.tck_grid.up(at);
         let eff = self.effs[o.region];
         let rp = if o.dirty { eff.rp_dirty } else { eff.rp_clean };
         let done = at.saturating_add(rp);
@@ -1197,7 +1246,7 @@ impl Controller {
         let t = &self.t;
         let acts = &self.acts[rank];
         let reach = t.rrd.max(t.faw.unwrap_or(0));
-        let mut at = align_up(lb, t.tck);
+        let mut at = t.tck_grid.up(lb);
         loop {
             // Only ACTs within `reach` of `at` matter (sorted list).
             let lo = acts.partition_point(|&a| a.saturating_add(reach) <= at);
@@ -1206,7 +1255,7 @@ impl Controller {
             let mut moved = false;
             for &a in near {
                 if at < a.saturating_add(t.rrd) && a < at.saturating_add(t.rrd) {
-                    at = align_up(a.saturating_add(t.rrd), t.tck);
+                    at = t.tck_grid.up(a.saturating_add(t.rrd));
                     moved = true;
                 }
             }
@@ -1215,7 +1264,7 @@ impl Controller {
                     let lo = w[0].min(at);
                     let hi = w[3].max(at);
                     if hi - lo < faw {
-                        at = align_up(w[0].saturating_add(faw), t.tck);
+                        at = t.tck_grid.up(w[0].saturating_add(faw));
                         moved = true;
                     }
                 }
@@ -1232,7 +1281,7 @@ impl Controller {
         let t = &self.t;
         let lat = if write { t.cwl } else { t.cl };
         let reach = self.reach();
-        let mut c = align_up(lb, t.tck);
+        let mut c = t.tck_grid.up(lb);
         loop {
             // Only commands within `reach` of `c` matter (sorted list).
             let lo = self
@@ -1244,18 +1293,63 @@ impl Controller {
             let mut moved = false;
             for s in &self.bus[lo..hi] {
                 if c < s.cmd.saturating_add(t.ccd) && s.cmd < c.saturating_add(t.ccd) {
-                    c = align_up(s.cmd.saturating_add(t.ccd), t.tck);
+                    c = t.tck_grid.up(s.cmd.saturating_add(t.ccd));
                     moved = true;
                 }
                 let start = c.saturating_add(lat);
                 let end = start.saturating_add(t.burst);
                 if start < s.end && s.start < end {
-                    c = align_up(c.max(s.end.saturating_sub(lat)), t.tck);
+                    c = t.tck_grid.up(c.max(s.end.saturating_sub(lat)));
                     moved = true;
                 }
             }
             if !moved || c == Ps::MAX {
                 return c;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod grid_tests {
+    use super::*;
+
+    #[test]
+    fn grid_up_is_align_up() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for g in [
+            0u64,
+            1,
+            2,
+            3,
+            1250,
+            1500,
+            1875,
+            5000,
+            7519,
+            1 << 20,
+            u64::MAX,
+        ] {
+            let grid = Grid::new(g);
+            for t in [
+                0u64,
+                1,
+                g.wrapping_sub(1),
+                g,
+                g.wrapping_add(1),
+                HORIZON,
+                u64::MAX - 1,
+                u64::MAX,
+            ] {
+                assert_eq!(grid.up(t), align_up(t, g), "g {g} t {t}");
+            }
+            for _ in 0..20_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                for t in [x, x >> 20, x >> 40] {
+                    assert_eq!(grid.up(t), align_up(t, g), "g {g} t {t}");
+                }
             }
         }
     }

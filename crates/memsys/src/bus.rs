@@ -10,7 +10,7 @@
 //! arrive in time order (the scheduler of DESIGN §5), this is exactly a
 //! first-come first-served bus.
 
-use std::collections::BTreeMap;
+use std::collections::VecDeque;
 
 use crate::time::Ps;
 
@@ -19,31 +19,46 @@ use crate::time::Ps;
 const TIMELINE_CAP: usize = 4096;
 
 /// Busy intervals of a resource that serves one transfer at a time.
+///
+/// A ring buffer of `(start, end)` sorted by start: the common case (one
+/// hart, or the hart furthest ahead) appends at the back and forgets at the
+/// front, both O(1) without allocation; an out-of-order reservation is a
+/// binary search and an insertion.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Timeline {
-    /// start -> end, disjoint, non-adjacent (adjacent ones are merged).
-    busy: BTreeMap<Ps, Ps>,
+    /// `(start, end)`, sorted, disjoint, non-adjacent (adjacent ones are
+    /// merged).
+    busy: VecDeque<(Ps, Ps)>,
 }
 
 impl Timeline {
     /// The earliest `s >= t` such that `[s, s + len)` overlaps no
     /// reservation.
+    #[inline]
     pub(crate) fn earliest_fit(&self, t: Ps, len: Ps) -> Ps {
         // Fast path: at or after the last reservation (one hart, or the
         // hart that is furthest ahead) nothing can be in the way.
-        match self.busy.last_key_value() {
+        match self.busy.back() {
             None => return t,
-            Some((_, &end)) if t >= end => return t,
+            Some(&(_, end)) if t >= end => return t,
             _ => {}
         }
+        self.earliest_fit_slow(t, len)
+    }
+
+    fn earliest_fit_slow(&self, t: Ps, len: Ps) -> Ps {
         let mut s = t;
-        if let Some((_, &end)) = self.busy.range(..=s).next_back() {
-            s = s.max(end);
+        // The last reservation starting at or before `s`.
+        let i = self.busy.partition_point(|&(st, _)| st <= s);
+        if i > 0 {
+            s = s.max(self.busy[i - 1].1);
         }
         if len == 0 {
             return s;
         }
-        for (&start, &end) in self.busy.range(s..) {
+        // Reservations starting at or after `s`, in order.
+        let j = self.busy.partition_point(|&(st, _)| st < s);
+        for &(start, end) in self.busy.range(j..) {
             if start >= s + len {
                 break;
             }
@@ -53,40 +68,55 @@ impl Timeline {
     }
 
     /// Books `[s, s + len)`, which must be free.
+    #[inline]
     pub(crate) fn reserve(&mut self, s: Ps, len: Ps) {
         if len == 0 {
             return;
         }
         // Fast path: extending or following the last reservation.
-        if let Some(mut last) = self.busy.last_entry() {
-            if *last.get() == s {
-                *last.get_mut() = s + len;
+        if let Some(last) = self.busy.back_mut() {
+            if last.1 == s {
+                last.1 = s + len;
                 return;
             }
-            if *last.get() < s {
-                self.busy.insert(s, s + len);
+            if last.1 < s {
+                self.busy.push_back((s, s + len));
                 while self.busy.len() > TIMELINE_CAP {
-                    self.busy.pop_first();
+                    self.busy.pop_front();
                 }
                 return;
             }
         }
+        self.reserve_slow(s, len);
+    }
+
+    fn reserve_slow(&mut self, s: Ps, len: Ps) {
         let mut start = s;
         let mut end = s + len;
-        if let Some((&ps, &pe)) = self.busy.range(..=s).next_back() {
+        // Merge with the reservation starting at or before `s` if it reaches `s`.
+        let i = self.busy.partition_point(|&(st, _)| st <= s);
+        let mut at = i;
+        if i > 0 {
+            let (ps, pe) = self.busy[i - 1];
             if pe >= s {
                 start = ps;
                 end = end.max(pe);
-                self.busy.remove(&ps);
+                self.busy.remove(i - 1);
+                at = i - 1;
             }
         }
-        if let Some(&ne) = self.busy.get(&end) {
-            self.busy.remove(&end);
-            end = ne;
+        // Merge with the reservation starting exactly at `end`.
+        let k = self.busy.partition_point(|&(st, _)| st < end);
+        if k < self.busy.len() && self.busy[k].0 == end {
+            end = self.busy[k].1;
+            self.busy.remove(k);
         }
-        self.busy.insert(start, end);
+        // Nothing starts inside [s, s + len) (it was free), so `start` goes
+        // where the merged-away neighbour was, or where `s` would go.
+        debug_assert_eq!(at, self.busy.partition_point(|&(st, _)| st < start));
+        self.busy.insert(at, (start, end));
         while self.busy.len() > TIMELINE_CAP {
-            self.busy.pop_first();
+            self.busy.pop_front();
         }
     }
 

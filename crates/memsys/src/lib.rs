@@ -701,10 +701,25 @@ impl MemorySystem {
         *slot = Some(slot.map_or(t, |p| p.max(t)));
     }
 
-    /// No request can come before this (from a hart that has presented
-    /// one): in-flight records ending earlier can be forgotten.
+    /// No request can come before this: in-flight records ending earlier
+    /// can be forgotten. A hart that has presented nothing yet may still
+    /// present a request at time 0, unless the scheduler said otherwise
+    /// ([`MemorySystem::note_hart_time`]).
     fn low_water(&self) -> Ps {
-        self.hart_ps.iter().flatten().copied().min().unwrap_or(0)
+        self.hart_ps
+            .iter()
+            .map(|p| p.unwrap_or(0))
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// Tells the model that hart `hart` will present no request before
+    /// `now_cycles` (its clock, or for a hart with nothing to run, the
+    /// earliest time work could reach it). Lets the model forget history
+    /// sooner; never changes a result.
+    pub fn note_hart_time(&mut self, hart: usize, now_cycles: u64) {
+        let t = self.clock.cycles_to_ps(now_cycles);
+        self.note_time(hart, t);
     }
 
     fn data_access_ps(&mut self, h: usize, paddr: u64, write: bool, t: Ps) -> Ps {

@@ -763,6 +763,24 @@ impl Process {
             self.total_insns += ran;
             self.cpus[cpu].cycles = t.hart.cycles;
             self.cpus[cpu].instret += ran;
+            if let Some(m) = self.memsys.as_mut() {
+                // Every hart's requests come at or after its clock; a hart
+                // with nothing to run gets work no earlier than the slowest
+                // busy one.
+                let busy = |c: usize| {
+                    self.threads
+                        .iter()
+                        .any(|t| t.cpu == c && t.state != ThreadState::Exited)
+                };
+                let floor = (0..self.cpus.len())
+                    .filter(|&c| busy(c))
+                    .map(|c| self.cpus[c].cycles)
+                    .min()
+                    .unwrap_or(0);
+                for c in 0..self.cpus.len() {
+                    m.note_hart_time(c, if busy(c) { self.cpus[c].cycles } else { floor });
+                }
+            }
             match exit {
                 Exit::Budget => {}
                 Exit::Ecall => self.syscall(),
