@@ -7,17 +7,10 @@
 
 use crate::errno::*;
 use crate::process::Process;
+use crate::syscall::host;
 
 /// Largest socket address we copy (sockaddr_storage).
 const SOCKADDR_MAX: usize = 128;
-
-fn host(r: i64) -> Result<i64, i64> {
-    if r < 0 {
-        Err(-host_errno())
-    } else {
-        Ok(r)
-    }
-}
 
 impl Process {
     /// Socket, epoll and eventfd system calls.

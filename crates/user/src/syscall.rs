@@ -54,7 +54,9 @@ fn ret(r: Result<i64, i64>) -> i64 {
     }
 }
 
-fn host(r: i64) -> Result<i64, i64> {
+/// A host call's return value as a syscall result: negative means the
+/// call failed with the host's errno.
+pub(crate) fn host(r: i64) -> Result<i64, i64> {
     if r < 0 {
         Err(-host_errno())
     } else {
