@@ -123,30 +123,16 @@ pub fn main(b: BenchArgs) -> Result<i32, String> {
 /// added tRP): both loops run the same code, one over the first DRAM region
 /// (16 MiB past its start, clear of the code) and one over the NVMM region.
 fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
-    use crate::microbench::{self, Op, Pattern};
-    let ops: Vec<Op> = match a.op.as_deref() {
-        None => vec![Op::Read, Op::Write],
-        Some("read") => vec![Op::Read],
-        Some("write") => vec![Op::Write],
-        Some(o) => return Err(format!("--op wants read or write, got '{o}'")),
-    };
+    use crate::microbench::{self, Pattern};
+    let ops = parse_ops(a.op.as_deref())?;
     let base_cfg = crate::load_config(&a.machine)?;
-    let (nvmm_name, nvmm) = base_cfg
-        .memory
-        .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
-        .next()
-        .map(|(n, r)| (n.to_string(), r.clone()))
-        .ok_or("the machine has no NVMM region")?;
+    let (nvmm_name, nvmm, ctl) = nvmm_region(&base_cfg)?;
+    let (nvmm_name, nvmm) = (nvmm_name.to_string(), nvmm.clone());
     let (_, dram) = base_cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
         .ok_or("no DRAM region")?;
-    let ctl = base_cfg
-        .memory
-        .controllers
-        .get(&nvmm.controller)
-        .ok_or("the NVMM region has no controller")?;
     let (spec_trcd, spec_trp) = (ctl.trcd_ns, ctl.trp_ns);
     let dram_base = dram.base + (16 << 20);
     if !a.json {
@@ -209,17 +195,12 @@ fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
 
 /// Runs the locality or banks table: every (method, op, parameter) cell.
 fn micro(a: MicroArgs, banks: bool) -> Result<i32, String> {
-    use crate::microbench::{self, Op, Pattern};
+    use crate::microbench::{self, Pattern};
     let methods: Vec<String> = match &a.method {
         Some(m) => vec![m.clone()],
         None => vec!["coarse".into(), "fine".into(), "proposed".into()],
     };
-    let ops: Vec<Op> = match a.op.as_deref() {
-        None => vec![Op::Read, Op::Write],
-        Some("read") => vec![Op::Read],
-        Some("write") => vec![Op::Write],
-        Some(o) => return Err(format!("--op wants read or write, got '{o}'")),
-    };
+    let ops = parse_ops(a.op.as_deref())?;
     let name = if banks { "banks" } else { "locality" };
     if !a.json {
         println!(
@@ -239,16 +220,7 @@ fn micro(a: MicroArgs, banks: bool) -> Result<i32, String> {
             config: a.machine.config.clone(),
             sets,
         })?;
-        let (_, nvmm) = cfg
-            .memory
-            .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
-            .next()
-            .ok_or("the machine has no NVMM region")?;
-        let ctl = cfg
-            .memory
-            .controllers
-            .get(&nvmm.controller)
-            .ok_or("the NVMM region has no controller")?;
+        let (_, nvmm, ctl) = nvmm_region(&cfg)?;
         let (bank_bytes, row_bytes) = bank_and_row_strides(ctl)?;
         for &op in &ops {
             let params: Vec<u64> = if banks {
@@ -301,6 +273,34 @@ fn micro(a: MicroArgs, banks: bool) -> Result<i32, String> {
         }
     }
     Ok(0)
+}
+
+/// `--op`: both operations, or the one named.
+fn parse_ops(op: Option<&str>) -> Result<Vec<crate::microbench::Op>, String> {
+    use crate::microbench::Op;
+    match op {
+        None => Ok(vec![Op::Read, Op::Write]),
+        Some("read") => Ok(vec![Op::Read]),
+        Some("write") => Ok(vec![Op::Write]),
+        Some(o) => Err(format!("--op wants read or write, got '{o}'")),
+    }
+}
+
+/// The machine's first NVMM region, with its name and controller.
+fn nvmm_region(
+    cfg: &rvnvmm_config::Config,
+) -> Result<(&str, &rvnvmm_config::Region, &rvnvmm_config::Controller), String> {
+    let (name, region) = cfg
+        .memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+        .next()
+        .ok_or("the machine has no NVMM region")?;
+    let ctl = cfg
+        .memory
+        .controllers
+        .get(&region.controller)
+        .ok_or("the NVMM region has no controller")?;
+    Ok((name, region, ctl))
 }
 
 /// The name of the machine's first NVMM region.
