@@ -3,7 +3,7 @@
 coarse / fine / proposed) on the freedom-u500 machine, the paper's value
 beside rvnvmm's for every cell.
 
-    python3 experiments/seed000_tables.py [--rvnvmm PATH] [--size BYTES]
+    python3 experiments/seed000_tables.py [--rvnvmm PATH] [--size BYTES] [--set KEY=VALUE ...]
 
 Runs `rvnvmm bench locality --json` and `rvnvmm bench banks --json` (paper
 settings are the machine's defaults: coarse 1000/1000 ns, fine tRCD = tRP =
@@ -36,8 +36,9 @@ for op, rows in (
             PAPER[("banks", method, op, nbank)] = ns
 
 
-def run(rvnvmm, bench, size):
-    out = subprocess.run([rvnvmm, "bench", bench, "--json", "--size", str(size)],
+def run(rvnvmm, bench, size, sets):
+    extra = [arg for kv in sets for arg in ("--set", kv)]
+    out = subprocess.run([rvnvmm, "bench", bench, "--json", "--size", str(size), *extra],
                          check=True, capture_output=True, text=True).stdout
     key = "nbank" if bench == "banks" else "stride"
     return {(bench, r["method"], r["op"], r[key]): r["avg_latency_ns"]
@@ -49,10 +50,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rvnvmm", default=os.path.join(here, "..", "target", "release", "rvnvmm"))
     ap.add_argument("--size", type=int, default=64 << 20, help="bytes per loop (per bank for Tables 5-6)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="override a config key, e.g. memory.nvmm.keep_open=restart-at-access")
     a = ap.parse_args()
     if not os.path.exists(a.rvnvmm):
         sys.exit(f"{a.rvnvmm} not found: run cargo build --release -p rvnvmm")
-    ours = {**run(a.rvnvmm, "locality", a.size), **run(a.rvnvmm, "banks", a.size)}
+    ours = {**run(a.rvnvmm, "locality", a.size, a.set),
+            **run(a.rvnvmm, "banks", a.size, a.set)}
     titles = {("locality", "read"): "Table 3: read latency vs STRIDE",
               ("locality", "write"): "Table 4: write latency vs STRIDE",
               ("banks", "read"): "Table 5: read latency vs NBANK",

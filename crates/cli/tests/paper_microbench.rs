@@ -96,9 +96,10 @@ fn bank_parallelism_shows_only_under_the_proposed_method() {
     );
 }
 
-/// Seed 001 §4.1 on `zc706`: NVMM bandwidth relative to DRAM falls as tRCD
-/// and tRP grow, and writes (which need both an ACT and a dirty PRE) suffer
-/// from tRP where reads do not.
+/// Seed 001 §4.1 on `zc706`: NVMM bandwidth relative to DRAM is about half
+/// at +0 ns (the PL path), falls to about a tenth for reads at +1000 ns, and
+/// writes (a fill's ACT and PRE, a write-back's ACT and PRE) suffer from both
+/// added latencies.
 #[test]
 fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
     let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
@@ -146,9 +147,17 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
             wp < 0.8 * w0,
             "writes pay tRP: stride {stride}: {w0} -> {wp}"
         );
-        assert!(
-            (ratio("read", stride, 0, 1000) - ratio("read", stride, 0, 0)).abs() < 0.05,
-            "reads do not"
-        );
+    }
+    // The paper's figures, within the factor of 1.5 the fidelity target
+    // allows: reads about 0.5 at +0 and 0.10 at +1000 ns tRCD (tRP stays at
+    // +0 for reads, as in the paper), writes about 0.6 at +0.
+    let within = |got: f64, paper: f64| got > paper / 1.5 && got < paper * 1.5;
+    for stride in [32, 8192] {
+        let r0 = ratio("read", stride, 0, 0);
+        assert!(within(r0, 0.5), "read stride {stride} at +0: {r0}");
+        let r1 = ratio("read", stride, 1000, 0);
+        assert!(within(r1, 0.10), "read stride {stride} at +1000: {r1}");
+        let w0 = ratio("write", stride, 0, 0);
+        assert!(within(w0, 0.6), "write stride {stride} at +0: {w0}");
     }
 }

@@ -117,6 +117,32 @@ string_enum! {
 }
 
 string_enum! {
+    /// Which precharges of an NVMM row pay the NVMM write latency `trp_ns`
+    /// (methods `fine` and `proposed`).
+    pub enum TrpOn {
+        /// Only the precharge of a row buffer that was written: seed 000's
+        /// fine-grain and proposed methods (a clean row writes nothing back
+        /// to the cells, so it closes at the DRAM tRP).
+        Dirty = "dirty",
+        /// Every precharge: seed 001 §3.1's modified MIG, where tRP is one
+        /// timing parameter of every PRE whatever the row held.
+        Always = "always",
+    }
+}
+
+string_enum! {
+    /// When the `proposed` method's keep-open window of an NVMM row ends.
+    pub enum KeepOpen {
+        /// Seed 000 §3.3 as written: no PRE before ACT + `tras_ns` (tRTP :=
+        /// max(tRTP_spec, tRAS remaining), tWR likewise).
+        FromAct = "from-act",
+        /// Also no PRE before a column command + (`tras_ns` - `trcd_ns`):
+        /// every access restarts the window, the shape of seed 000 Fig. 8.
+        RestartAtAccess = "restart-at-access",
+    }
+}
+
+string_enum! {
     /// How much of the machine is timed.
     pub enum Model {
         /// The in-order core costs of `[core]`, the caches, bus and memory
@@ -368,6 +394,10 @@ pub struct NvmmParams {
     pub coarse_read_ns: f64,
     /// `coarse`: delay added at the controller input to each write, in ns.
     pub coarse_write_ns: f64,
+    /// `fine`/`proposed`: which precharges pay `trp_ns`.
+    pub trp_on: TrpOn,
+    /// `proposed`: when the keep-open window ends.
+    pub keep_open: KeepOpen,
 }
 
 /// `[memory.controllers.NAME]`: a DDR3 memory controller and its DIMM.
@@ -425,6 +455,12 @@ pub struct Controller {
     pub write_queue: u32,
     /// Request scheduler.
     pub scheduler: Scheduler,
+    /// Fixed latency each way between the bus and the controller's queues
+    /// (a clock-domain or interconnect crossing in front of the controller,
+    /// e.g. the PS-to-PL AXI path of seed 001's FPGA controller): a request
+    /// reaches the queues this long after the bus delivers it, and read data
+    /// reaches the bus this long after it leaves the DRAM.
+    pub interface_latency_ns: f64,
     /// `[memory.controllers.NAME.refresh]`; absent = refresh not modelled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refresh: Option<Refresh>,
@@ -629,6 +665,8 @@ impl Default for NvmmParams {
             tras_ns: 7000.0,
             coarse_read_ns: 1000.0,
             coarse_write_ns: 1000.0,
+            trp_on: TrpOn::Dirty,
+            keep_open: KeepOpen::FromAct,
         }
     }
 }
@@ -660,6 +698,7 @@ impl Default for Controller {
             read_queue: 8,
             write_queue: 8,
             scheduler: Scheduler::FrFcfs,
+            interface_latency_ns: 0.0,
             refresh: None,
         }
     }

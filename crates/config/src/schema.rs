@@ -11,8 +11,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::{Table, Value};
 
 use crate::{
-    Config, Controller, Memory, Method, NvmmParams, Refresh, Region, RegionKind, Replacement,
-    Scheduler,
+    Config, Controller, KeepOpen, Memory, Method, NvmmParams, Refresh, Region, RegionKind,
+    Replacement, Scheduler, TrpOn,
 };
 
 /// The table key under `[memory]` that holds controllers; every other key
@@ -92,6 +92,8 @@ fn kind_of(key: &str, v: &Value) -> LeafKind {
         _ => match last {
             "heap" | "kind" => LeafKind::Enum(RegionKind::NAMES),
             "method" => LeafKind::Enum(Method::NAMES),
+            "trp_on" => LeafKind::Enum(TrpOn::NAMES),
+            "keep_open" => LeafKind::Enum(KeepOpen::NAMES),
             "replacement" => LeafKind::Enum(Replacement::NAMES),
             "scheduler" => LeafKind::Enum(Scheduler::NAMES),
             "mapping" => LeafKind::Mapping,
@@ -372,6 +374,10 @@ pub(crate) struct RawRegion {
     coarse_read_ns: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     coarse_write_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    trp_on: Option<TrpOn>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    keep_open: Option<KeepOpen>,
 }
 
 impl TryFrom<RawRegion> for Region {
@@ -388,6 +394,8 @@ impl TryFrom<RawRegion> for Region {
                     tras_ns: r.tras_ns.unwrap_or(d.tras_ns),
                     coarse_read_ns: r.coarse_read_ns.unwrap_or(d.coarse_read_ns),
                     coarse_write_ns: r.coarse_write_ns.unwrap_or(d.coarse_write_ns),
+                    trp_on: r.trp_on.unwrap_or(d.trp_on),
+                    keep_open: r.keep_open.unwrap_or(d.keep_open),
                 })
             }
             RegionKind::Dram => {
@@ -398,6 +406,8 @@ impl TryFrom<RawRegion> for Region {
                     ("tras_ns", r.tras_ns.is_some()),
                     ("coarse_read_ns", r.coarse_read_ns.is_some()),
                     ("coarse_write_ns", r.coarse_write_ns.is_some()),
+                    ("trp_on", r.trp_on.is_some()),
+                    ("keep_open", r.keep_open.is_some()),
                 ];
                 if let Some((k, _)) = given.iter().find(|(_, set)| *set) {
                     return Err(nvmm_only_message(k));
@@ -435,6 +445,8 @@ impl From<Region> for RawRegion {
             tras_ns: n.as_ref().map(|n| n.tras_ns),
             coarse_read_ns: n.as_ref().map(|n| n.coarse_read_ns),
             coarse_write_ns: n.as_ref().map(|n| n.coarse_write_ns),
+            trp_on: n.as_ref().map(|n| n.trp_on),
+            keep_open: n.as_ref().map(|n| n.keep_open),
         }
     }
 }
@@ -525,6 +537,8 @@ mod tests {
             "tras_ns",
             "coarse_read_ns",
             "coarse_write_ns",
+            "trp_on",
+            "keep_open",
         ] {
             assert!(s.region[k].1, "{k} should be NVMM-only");
         }

@@ -638,4 +638,6 @@ fn enum_names_match_serde() {
     check::<Method>(Method::NAMES);
     check::<Replacement>(Replacement::NAMES);
     check::<Scheduler>(Scheduler::NAMES);
+    check::<TrpOn>(TrpOn::NAMES);
+    check::<KeepOpen>(KeepOpen::NAMES);
 }

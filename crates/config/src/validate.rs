@@ -249,6 +249,7 @@ impl Config {
         if let Some(v) = ctrl.tfaw_ns {
             c.positive_ns(&k("tfaw_ns"), v);
         }
+        c.non_negative_ns(&k("interface_latency_ns"), ctrl.interface_latency_ns);
         c.tras(&k("tras_ns"), ctrl.tras_ns);
         if let Some(r) = &ctrl.refresh {
             c.positive_ns(&k("refresh.trefi_ns"), r.trefi_ns);

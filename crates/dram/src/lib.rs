@@ -49,7 +49,7 @@ mod tests;
 
 pub use stats::{empty_histogram, RegionStats};
 
-use rvnvmm_config::{AddressField, Config, Method, NvmmParams};
+use rvnvmm_config::{AddressField, Config, Method, NvmmParams, TrpOn};
 use stats::hist_add;
 
 /// Time in picoseconds.
@@ -69,25 +69,10 @@ pub enum Access {
     Write,
 }
 
-/// When the `proposed` method lets an NVMM row close (the keep-open window).
-///
-/// The config crate's [`Method`] has only `proposed`; the variant used for
-/// it is a constructor option of this crate ([`Controller::set_keep_open`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeepOpen {
-    /// Seed 000 §3.3 as written: tRAS := `tras_ns`, and at each access
-    /// tRTP := max(tRTP_spec, tRAS remaining), tWR := max(tWR_spec, tRAS
-    /// remaining): no PRE before ACT + tRAS. A slow CPU's accesses after the
-    /// first do not extend the window.
-    #[default]
-    FromAct,
-    /// The window restarts at every access: in addition, no PRE before
-    /// (column command + tRAS − tRCD). For a row accessed once this is the
-    /// same as [`KeepOpen::FromAct`]; each later hit keeps the row open
-    /// another tRAS − tRCD. This fits seed 000 Fig. 8 and Table 3's 0.67
-    /// ratio better (see `docs/memory-controller.md`).
-    RestartAtAccess,
-}
+/// When the `proposed` method lets an NVMM row close: a region setting
+/// (`keep_open` of [`NvmmParams`]), re-exported here for the tests and
+/// tools that drive the controller directly.
+pub use rvnvmm_config::KeepOpen;
 
 /// A DRAM command, for the optional command trace ([`Controller::set_trace`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -244,7 +229,6 @@ struct Done {
 pub struct Controller {
     name: String,
     t: Timing,
-    keep_open: KeepOpen,
     window_base: u64,
     addr_mask: u64,
     /// Address layout LSB-position form: (field, shift, mask), MSB first.
@@ -423,7 +407,7 @@ impl Timing {
     }
 
     /// Effective row timing for a region with these NVMM settings.
-    fn eff(&self, nvmm: Option<&NvmmParams>, keep: KeepOpen) -> Eff {
+    fn eff(&self, nvmm: Option<&NvmmParams>) -> Eff {
         let dram = Eff {
             rcd: self.rcd,
             rp_clean: self.rp,
@@ -435,6 +419,10 @@ impl Timing {
         };
         let Some(p) = nvmm else { return dram };
         let q = |ns: f64| quantise(ns, self.clk);
+        let rp_clean = match p.trp_on {
+            TrpOn::Dirty => self.rp,
+            TrpOn::Always => q(p.trp_ns),
+        };
         match p.method {
             Method::Coarse => Eff {
                 coarse_read: q(p.coarse_read_ns),
@@ -444,6 +432,7 @@ impl Timing {
             Method::Fine => Eff {
                 rcd: q(p.trcd_ns),
                 rp_dirty: q(p.trp_ns),
+                rp_clean,
                 ..dram
             },
             Method::Proposed => {
@@ -451,8 +440,9 @@ impl Timing {
                 Eff {
                     rcd,
                     rp_dirty: q(p.trp_ns),
+                    rp_clean,
                     ras,
-                    restart: match keep {
+                    restart: match p.keep_open {
                         KeepOpen::FromAct => None,
                         KeepOpen::RestartAtAccess => Some(ras.saturating_sub(rcd)),
                     },
@@ -555,16 +545,11 @@ impl Controller {
         // forwards from its write queue unless told otherwise.
         let burst_bytes = cfg.bus_bytes().max(1).saturating_mul(8);
         let line_shift = burst_bytes.next_power_of_two().trailing_zeros();
-        let keep_open = KeepOpen::default();
-        let mut effs: Vec<Eff> = rs
-            .iter()
-            .map(|r| t.eff(r.nvmm.as_ref(), keep_open))
-            .collect();
-        effs.push(t.eff(None, keep_open));
+        let mut effs: Vec<Eff> = rs.iter().map(|r| t.eff(r.nvmm.as_ref())).collect();
+        effs.push(t.eff(None));
         let next_ref = t.refresh.map_or(Ps::MAX, |(refi, _)| refi);
         Ok(Controller {
             name: name.to_string(),
-            keep_open,
             window_base,
             addr_mask,
             fields,
@@ -598,17 +583,16 @@ impl Controller {
         &self.name
     }
 
-    /// Chooses the keep-open rule of the `proposed` method (default
-    /// [`KeepOpen::FromAct`], the paper's text). Applies to rows opened or
+    /// Sets the keep-open rule of the `proposed` method for every NVMM
+    /// region (the `keep_open` of their settings). Applies to rows opened or
     /// accessed from now on.
     pub fn set_keep_open(&mut self, k: KeepOpen) {
-        self.keep_open = k;
+        for r in &mut self.regions {
+            if let Some(p) = &mut r.nvmm {
+                p.keep_open = k;
+            }
+        }
         self.recompute_effs();
-    }
-
-    /// The keep-open rule in force.
-    pub fn keep_open(&self) -> KeepOpen {
-        self.keep_open
     }
 
     /// Sets the line size (bytes, a power of two) used to match a read
@@ -692,7 +676,7 @@ impl Controller {
 
     fn recompute_effs(&mut self) {
         for (i, r) in self.regions.iter().enumerate() {
-            self.effs[i] = self.t.eff(r.nvmm.as_ref(), self.keep_open);
+            self.effs[i] = self.t.eff(r.nvmm.as_ref());
         }
     }
 

@@ -85,33 +85,31 @@ fn quantisation_to_dram_and_controller_clocks() {
         tras_ns: 7000.0,
         coarse_read_ns: 2.0,
         coarse_write_ns: 0.0,
+        ..NvmmParams::default()
     };
-    let e = t.eff(Some(&p), KeepOpen::FromAct);
+    let e = t.eff(Some(&p));
     assert_eq!(
         (e.rcd, e.rp_dirty, e.rp_clean, e.ras),
         (1_015_000, 1_005_000, 13_750, 7_000_000)
     );
     assert_eq!(e.restart, None);
-    let e = t.eff(Some(&p), KeepOpen::RestartAtAccess);
+    let e = t.eff(Some(&NvmmParams {
+        keep_open: KeepOpen::RestartAtAccess,
+        ..p
+    }));
     assert_eq!(e.restart, Some(7_000_000 - 1_015_000));
-    let coarse = t.eff(
-        Some(&NvmmParams {
-            method: Method::Coarse,
-            ..p
-        }),
-        KeepOpen::FromAct,
-    );
+    let coarse = t.eff(Some(&NvmmParams {
+        method: Method::Coarse,
+        ..p
+    }));
     assert_eq!(
         (coarse.coarse_read, coarse.coarse_write, coarse.rcd),
         (5_000, 0, 13_750)
     );
-    let fine = t.eff(
-        Some(&NvmmParams {
-            method: Method::Fine,
-            ..p
-        }),
-        KeepOpen::FromAct,
-    );
+    let fine = t.eff(Some(&NvmmParams {
+        method: Method::Fine,
+        ..p
+    }));
     assert_eq!(
         (fine.rcd, fine.rp_dirty, fine.ras),
         (1_015_000, 1_005_000, 35_000)
@@ -430,6 +428,30 @@ fn fine_trp_is_stretched_only_for_a_dirty_row() {
     // Write latency: issue (100) -> data in cells (PRE + tRP = 2130).
     assert_eq!((s.writes_done, s.write_latency_ps_sum), (1, 2_030_000));
     assert_eq!(s.write_wait_ps_sum, 0);
+}
+
+#[test]
+fn fine_with_trp_on_always_stretches_every_precharge() {
+    // Seed 001's modified MIG: the clean row 0 also takes the NVMM tRP
+    // before row 1 can open (compare the first case above: ACT at 1121.25).
+    let mut c = ctrl(Method::Fine);
+    let p = NvmmParams {
+        trp_on: TrpOn::Always,
+        ..c.nvmm("nvmm").unwrap().clone()
+    };
+    c.set_nvmm("nvmm", p).unwrap();
+    c.read(NVMM, 100 * NS);
+    assert_eq!(c.read(NVMM + ROW, 200 * NS), 3_130_000);
+    assert_eq!(
+        times(&mut c),
+        [
+            (Act, 100_000),
+            (Rd, 1_100_000),
+            (Pre, 1_107_500),
+            (Act, 2_107_500), // + NVMM tRP 1000 although the row was clean
+            (Rd, 3_107_500),
+        ]
+    );
 }
 
 // ---------------------------------------------------------------------
@@ -984,6 +1006,8 @@ fn traffic(c: &mut Controller, seed: u64, n: usize, wild: bool) -> Vec<Ps> {
                 tras_ns: 1.0 + r.below(80_000) as f64,
                 coarse_read_ns: r.below(2000) as f64,
                 coarse_write_ns: r.below(2000) as f64,
+                trp_on: [TrpOn::Dirty, TrpOn::Always][r.below(2) as usize],
+                keep_open: c.nvmm("nvmm").map_or(KeepOpen::FromAct, |p| p.keep_open),
             };
             c.set_nvmm("nvmm", p).unwrap();
         }

@@ -4,8 +4,8 @@ use rvnvmm_config::{Config, NvmmParams};
 use rvnvmm_dram::Controller;
 use serde_json::{json, Value};
 
-use crate::backend::{Backend, Backends};
-use crate::time::Ps;
+use crate::backend::{Backend, Backends, Crossing};
+use crate::time::{ns_to_ps, Ps};
 
 impl Backend for Controller {
     fn read(&mut self, paddr: u64, now: Ps) -> Ps {
@@ -85,7 +85,12 @@ pub(crate) fn controllers(cfg: &Config, line_bytes: u64) -> Result<Backends, Str
         }
         let mut c = Controller::from_config(cfg, name)?;
         c.set_line_bytes(line_bytes)?;
-        out.push((name.clone(), Box::new(c)));
+        let each_way = ns_to_ps(cfg.memory.controllers[name].interface_latency_ns);
+        if each_way > 0 {
+            out.push((name.clone(), Box::new(Crossing { inner: c, each_way })));
+        } else {
+            out.push((name.clone(), Box::new(c)));
+        }
     }
     Ok(out)
 }

@@ -64,7 +64,7 @@ mod tests;
 use rvnvmm_config::{Config, NvmmParams};
 use serde_json::{json, Map, Value};
 
-pub use backend::{Backend, Backends, FixedLatency};
+pub use backend::{Backend, Backends, Crossing, FixedLatency};
 pub use bus::BusStats;
 pub use cache::{CacheStats, LineState};
 pub use filter::FILTER_ENTRIES;
