@@ -79,7 +79,7 @@ const A5: u8 = 15;
 ///   s0 = base; s1 = bank_stride; s2 = nbank; s3 = step; s4 = rounds
 ///   rdcycle t0;  a3 = 0
 /// outer: a4 = s0 + a3; a5 = s2
-/// inner: ld/sd t1, 0(a4); a4 += s1; a5 -= 1; bnez a5, inner
+/// inner: ld/sd (lw/sw below 8-byte strides) t1, 0(a4); a4 += s1; a5 -= 1; bnez a5, inner
 ///        a3 += s3; s4 -= 1; bnez s4, outer
 ///   rdcycle t2; ecall
 /// ```
@@ -101,9 +101,15 @@ pub fn generate(p: &Pattern) -> Vec<u32> {
     code.push(add(A4, S0, A3));
     code.push(addi(A5, S2, 0));
     let inner = code.len();
-    code.push(match p.op {
-        Op::Read => ld(T1, A4, 0),
-        Op::Write => sd(T1, A4, 0),
+    // Word accesses when the stride is shorter than a doubleword (seed 001
+    // Fig. 4's STRIDE 4, whose `unsigned long` is 4 bytes on its ARMv7), so
+    // no access is misaligned.
+    let narrow = p.step < 8 || (p.nbank > 1 && p.bank_stride < 8);
+    code.push(match (p.op, narrow) {
+        (Op::Read, false) => ld(T1, A4, 0),
+        (Op::Write, false) => sd(T1, A4, 0),
+        (Op::Read, true) => lw(T1, A4, 0),
+        (Op::Write, true) => sw(T1, A4, 0),
     });
     code.push(add(A4, A4, S1));
     code.push(addi(A5, A5, -1));

@@ -4,6 +4,9 @@
 //! locality` and `rvnvmm bench banks --json`. The bounds are the ones the
 //! project's issue sets from the paper's Tables 3-6.
 
+#[path = "../src/artefacts.rs"]
+mod artefacts;
+
 use std::collections::BTreeMap;
 use std::process::Command;
 
@@ -159,5 +162,135 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
         assert!(within(r1, 0.10), "read stride {stride} at +1000: {r1}");
         let w0 = ratio("write", stride, 0, 0);
         assert!(within(w0, 0.6), "write stride {stride} at +0: {w0}");
+    }
+}
+
+/// The average latency `guest/build/emu/nvmm_microbench ARGS` measures in
+/// user mode on `config` with `sets`.
+fn c_loop(config: &str, sets: &[&str], args: &[&str]) -> f64 {
+    let prog = artefacts::repo_root().join("guest/build/emu/nvmm_microbench");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rvnvmm"));
+    cmd.args(["run", "--config", config]);
+    for s in sets {
+        cmd.args(["--set", s]);
+    }
+    let out = cmd.arg(&prog).args(args).output().expect("run rvnvmm");
+    assert!(
+        out.status.success(),
+        "{} {args:?}: {}{} (run make -C guest)",
+        prog.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    text.trim()
+        .strip_prefix("avg_latency_ns ")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("unexpected output {text:?}"))
+}
+
+/// One JSON row of `rvnvmm bench ARGS --json` matching `filter`.
+fn builtin(args: &[&str], filter: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .arg("bench")
+        .args(args)
+        .arg("--json")
+        .output()
+        .expect("run rvnvmm bench");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|v| filter(v))
+        .expect("the row")
+}
+
+/// The same loops compiled from C (guest/emu/nvmm_microbench.c) and run as
+/// a Linux program in user mode, on /dev/nvmm and anonymous DRAM, measure
+/// what the built-in bare-hart loops measure, within 10% (the C program also
+/// pays its page-table walks).
+#[test]
+fn c_loops_agree_with_the_built_in_ones() {
+    let size = "4194304";
+    let close = |c: f64, b: f64, what: &str| {
+        assert!(
+            (c / b - 1.0).abs() < 0.10,
+            "{what}: C {c:.0} ns, built-in {b:.0} ns"
+        );
+    };
+    for method in ["coarse", "proposed"] {
+        let set = format!("memory.nvmm.method={method}");
+        for op in ["read", "write"] {
+            for stride in [4096u64, 8192] {
+                let b = builtin(
+                    &["locality", "--size", size, "--method", method, "--op", op],
+                    |v| v["stride"] == stride,
+                );
+                let c = c_loop(
+                    "freedom-u500",
+                    &[&set],
+                    &["locality", &stride.to_string(), size, op],
+                );
+                close(
+                    c,
+                    b["avg_latency_ns"].as_f64().unwrap(),
+                    &format!("{method} {op} stride {stride}"),
+                );
+            }
+        }
+        for nbank in [1u64, 3] {
+            let b = builtin(
+                &["banks", "--size", size, "--method", method, "--op", "read"],
+                |v| v["nbank"] == nbank,
+            );
+            // freedom-u500: bank-row-column, 512 MiB banks, 8 KiB rows.
+            let c = c_loop(
+                "freedom-u500",
+                &[&set],
+                &[
+                    "banks",
+                    &nbank.to_string(),
+                    size,
+                    "536870912",
+                    "8192",
+                    "read",
+                ],
+            );
+            close(
+                c,
+                b["avg_latency_ns"].as_f64().unwrap(),
+                &format!("{method} read nbank {nbank}"),
+            );
+        }
+    }
+    // Seed 001 Fig. 4 at +0 ns on zc706: DRAM and NVMM time per access.
+    let spec = ["memory.nvmm.trcd_ns=13.75", "memory.nvmm.trp_ns=13.75"];
+    for op in ["read", "write"] {
+        for stride in [4u64, 32] {
+            let b = builtin(
+                &["bandwidth", "--config", "zc706", "--added", "0", "--op", op],
+                |v| v["stride"] == stride,
+            );
+            for (region, key) in [
+                ("dram", "dram_ns_per_access"),
+                ("nvmm", "nvmm_ns_per_access"),
+            ] {
+                let c = c_loop(
+                    "zc706",
+                    &spec,
+                    &["bandwidth", &stride.to_string(), "1048576", op, region],
+                );
+                close(
+                    c,
+                    b[key].as_f64().unwrap(),
+                    &format!("zc706 {op} stride {stride} {region}"),
+                );
+            }
+        }
     }
 }

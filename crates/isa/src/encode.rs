@@ -35,15 +35,29 @@ pub fn ld(rd: u8, rs1: u8, imm: i32) -> u32 {
     i_type(0x03, 3, rd, rs1, imm)
 }
 
-/// `sd rs2, imm(rs1)`.
-pub fn sd(rs2: u8, rs1: u8, imm: i32) -> u32 {
+/// `lw rd, imm(rs1)`.
+pub fn lw(rd: u8, rs1: u8, imm: i32) -> u32 {
+    i_type(0x03, 2, rd, rs1, imm)
+}
+
+fn s_type(f3: u32, rs2: u8, rs1: u8, imm: i32) -> u32 {
     let imm = imm as u32;
     ((imm >> 5) & 0x7f) << 25
         | (rs2 as u32) << 20
         | (rs1 as u32) << 15
-        | 3 << 12
+        | f3 << 12
         | (imm & 0x1f) << 7
         | 0x23
+}
+
+/// `sd rs2, imm(rs1)`.
+pub fn sd(rs2: u8, rs1: u8, imm: i32) -> u32 {
+    s_type(3, rs2, rs1, imm)
+}
+
+/// `sw rs2, imm(rs1)`.
+pub fn sw(rs2: u8, rs1: u8, imm: i32) -> u32 {
+    s_type(2, rs2, rs1, imm)
 }
 
 /// `bne rs1, rs2, offset` (even, within ±4 KiB).
@@ -107,6 +121,10 @@ mod tests {
         assert_eq!((s.op, s.rs2, s.rs1, s.imm), (Op::Sd, 6, 7, -8));
         let l = decode(ld(6, 7, 16));
         assert_eq!((l.op, l.rd, l.rs1, l.imm), (Op::Ld, 6, 7, 16));
+        let s = decode(sw(6, 7, 40));
+        assert_eq!((s.op, s.rs2, s.rs1, s.imm), (Op::Sw, 6, 7, 40));
+        let l = decode(lw(6, 7, -16));
+        assert_eq!((l.op, l.rd, l.rs1, l.imm), (Op::Lw, 6, 7, -16));
         let b = decode(bne(5, 0, -12));
         assert_eq!((b.op, b.rs1, b.rs2, b.imm), (Op::Bne, 5, 0, -12));
         let c = decode(csrr(5, 0xc00));
