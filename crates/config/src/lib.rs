@@ -501,6 +501,11 @@ pub struct Refresh {
     pub trefi_ns: f64,
     /// Duration of one refresh (all banks unavailable).
     pub trfc_ns: f64,
+    /// Refreshes the controller may postpone while a row is open whose
+    /// precharge is not yet due (DDR3 allows up to 8); it issues them back to
+    /// back with the next refresh that finds no row to cut short, or when
+    /// this many are owed. 0: every refresh at its due time.
+    pub postpone_max: u32,
 }
 
 /// `[user]`: the process built by user mode (`rvnvmm run`).
@@ -644,7 +649,13 @@ impl Memory {
             "ddr3".to_string(),
             Controller {
                 tfaw_ns: Some(30.0),
-                refresh: Some(Refresh::default()),
+                // Arrival order and postponed refreshes: see
+                // configs/freedom-u500.toml.
+                scheduler: Scheduler::Fcfs,
+                refresh: Some(Refresh {
+                    postpone_max: 8,
+                    ..Refresh::default()
+                }),
                 ..Controller::default()
             },
         );
@@ -710,6 +721,7 @@ impl Default for Refresh {
         Refresh {
             trefi_ns: 7800.0,
             trfc_ns: 260.0,
+            postpone_max: 0,
         }
     }
 }

@@ -254,6 +254,15 @@ impl Config {
         if let Some(r) = &ctrl.refresh {
             c.positive_ns(&k("refresh.trefi_ns"), r.trefi_ns);
             c.positive_ns(&k("refresh.trfc_ns"), r.trfc_ns);
+            if r.postpone_max > 8 {
+                c.error(
+                    k("refresh.postpone_max"),
+                    format!(
+                        "{} refreshes: DDR3 allows at most 8 to be postponed",
+                        r.postpone_max
+                    ),
+                );
+            }
             if r.trfc_ns >= r.trefi_ns {
                 c.error(
                     k("refresh.trfc_ns"),

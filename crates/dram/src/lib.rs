@@ -49,7 +49,7 @@ mod tests;
 
 pub use stats::{empty_histogram, RegionStats};
 
-use rvnvmm_config::{AddressField, Config, Method, NvmmParams, TrpOn};
+use rvnvmm_config::{AddressField, Config, Method, NvmmParams, Scheduler, TrpOn};
 use stats::hist_add;
 
 /// Time in picoseconds.
@@ -140,6 +140,8 @@ struct Timing {
     faw: Option<Ps>,
     /// (tREFI, tRFC)
     refresh: Option<(Ps, Ps)>,
+    /// Refreshes that may be postponed.
+    postpone_max: u32,
 }
 
 /// Effective timing of the rows of one region.
@@ -229,6 +231,8 @@ struct Done {
 pub struct Controller {
     name: String,
     t: Timing,
+    /// `fcfs`: strictly oldest first; otherwise FR-FCFS.
+    fcfs: bool,
     window_base: u64,
     addr_mask: u64,
     /// Address layout LSB-position form: (field, shift, mask), MSB first.
@@ -254,6 +258,8 @@ pub struct Controller {
     read_gate: Ps,
     write_gate: Ps,
     next_ref: Ps,
+    /// Refreshes postponed so far.
+    owed: u32,
     seq: u64,
     epoch: u32,
     trace: Option<Vec<Command>>,
@@ -387,6 +393,7 @@ impl Timing {
             }
         };
         Ok(Timing {
+            postpone_max: c.refresh.as_ref().map_or(0, |r| r.postpone_max),
             tck,
             clk,
             tck_grid: Grid::new(tck),
@@ -550,6 +557,7 @@ impl Controller {
         let next_ref = t.refresh.map_or(Ps::MAX, |(refi, _)| refi);
         Ok(Controller {
             name: name.to_string(),
+            fcfs: cfg.scheduler == Scheduler::Fcfs,
             window_base,
             addr_mask,
             fields,
@@ -569,6 +577,7 @@ impl Controller {
             read_gate: 0,
             write_gate: 0,
             next_ref,
+            owed: 0,
             seq: 0,
             epoch: 0,
             trace: None,
@@ -862,7 +871,7 @@ impl Controller {
             if let Some(o) = self.banks[b].open {
                 // Closed by its automatic precharge, or by the next refresh
                 // if that comes first.
-                let at = if self.next_ref < o.pre_ready {
+                let at = if self.next_ref < o.pre_ready && self.owed >= self.t.postpone_max {
                     Self::refresh_close(o, self.next_ref)
                 } else {
                     o.pre_ready
@@ -963,10 +972,34 @@ impl Controller {
         matches!(self.banks[q.bank].open, Some(o) if o.row == q.row && q.arrival < o.pre_ready)
     }
 
+    /// The next request to schedule: [`Controller::pick_fcfs`] or
+    /// [`Controller::pick_fr_fcfs`]. Returns (first command time, queue
+    /// index).
+    fn pick(&mut self) -> Option<(Ps, usize)> {
+        if self.fcfs {
+            self.pick_fcfs()
+        } else {
+            self.pick_fr_fcfs()
+        }
+    }
+
+    /// FCFS choice: the oldest request, whatever its bank or row; its
+    /// commands still overlap those of other banks already scheduled.
+    fn pick_fcfs(&self) -> Option<(Ps, usize)> {
+        let (i, q) = self.queue.iter().enumerate().min_by_key(|(_, q)| q.seq)?;
+        let bank = &self.banks[q.bank];
+        let first = match bank.open {
+            Some(o) if self.is_hit(q) => q.arrival.max(o.col_ready),
+            Some(o) => o.pre_ready,
+            None => q.arrival.max(bank.act_ready),
+        };
+        Some((first, i))
+    }
+
     /// FR-FCFS choice: per bank the oldest row hit, else the oldest request;
     /// across banks the one whose first command can issue earliest (ties:
-    /// hits, then oldest). Returns (first command time, queue index).
-    fn pick(&mut self) -> Option<(Ps, usize)> {
+    /// hits, then oldest).
+    fn pick_fr_fcfs(&mut self) -> Option<(Ps, usize)> {
         let mut touched = std::mem::take(&mut self.touched);
         touched.clear();
         for (i, q) in self.queue.iter().enumerate() {
@@ -1051,6 +1084,18 @@ impl Controller {
                 due += (l - due) / refi * refi;
             }
         }
+        // Postpone while the refresh would cut an open row short.
+        let cuts_a_row = self
+            .banks
+            .iter()
+            .any(|b| b.open.is_some_and(|o| o.pre_ready > due));
+        if cuts_a_row && self.owed < self.t.postpone_max {
+            self.owed += 1;
+            self.next_ref = due.saturating_add(refi);
+            return;
+        }
+        let count = u64::from(self.owed) + 1;
+        self.owed = 0;
         let mut ref_at = due;
         for b in 0..self.banks.len() {
             if let Some(o) = self.banks[b].open {
@@ -1060,10 +1105,12 @@ impl Controller {
         }
         ref_at = self.t.tck_grid.up(ref_at);
         for b in &mut self.banks {
-            b.act_ready = ref_at.saturating_add(rfc);
+            b.act_ready = ref_at.saturating_add(rfc * count);
         }
-        for rank in 0..self.acts.len() {
-            self.log(ref_at, CommandKind::Ref, rank as u32, 0, 0);
+        for k in 0..count {
+            for rank in 0..self.acts.len() {
+                self.log(ref_at + k * rfc, CommandKind::Ref, rank as u32, 0, 0);
+            }
         }
         self.next_ref = due.saturating_add(refi);
     }

@@ -176,6 +176,7 @@ fn constructor_errors_say_what_is_wrong() {
         refresh: Some(Refresh {
             trefi_ns: 100.0,
             trfc_ns: 200.0,
+            ..Refresh::default()
         }),
         ..cfg.clone()
     };
@@ -754,6 +755,35 @@ fn fr_fcfs_row_hit_overtakes_older_conflict() {
 }
 
 #[test]
+fn fcfs_keeps_arrival_order_even_for_a_row_hit() {
+    // The case above under `scheduler = "fcfs"`: the older write to row 1
+    // goes first, so the later read of row 0 finds its row closed.
+    let cfg = CtrlCfg {
+        scheduler: rvnvmm_config::Scheduler::Fcfs,
+        ..CtrlCfg::default()
+    };
+    let mut c = with_cfg(&cfg, Method::Proposed);
+    c.read(NVMM, 100 * NS);
+    c.write(NVMM + ROW, 2_000 * NS);
+    assert_eq!(c.read(NVMM + 64, 3_000 * NS), 16_135_000);
+    c.finish();
+    assert_eq!(
+        times(&mut c),
+        [
+            (Act, 100_000),
+            (Rd, 1_100_000),
+            (Pre, 7_100_000),
+            (Act, 7_113_750),
+            (Wr, 8_113_750),
+            (Pre, 14_113_750),
+            (Act, 15_113_750), // after the dirty row's NVMM tRP
+            (Rd, 16_113_750),
+            (Pre, 22_113_750),
+        ]
+    );
+}
+
+#[test]
 fn fr_fcfs_oldest_first_among_misses() {
     let mut c = ctrl(Method::Fine);
     c.write(DRAM + ROW, 100 * NS);
@@ -821,6 +851,36 @@ fn refresh_does_not_wait_for_a_stretched_tras() {
             (Rd, 9_073_750),
         ]
     );
+}
+
+#[test]
+fn refresh_postponed_while_a_row_is_open_then_issued_back_to_back() {
+    let cfg = CtrlCfg {
+        refresh: Some(Refresh {
+            postpone_max: 2,
+            ..Refresh::default()
+        }),
+        ..CtrlCfg::default()
+    };
+    let mut c = with_cfg(&cfg, Method::Proposed);
+    // Row 0 is open until 8000 by tRAS: the 7.8 µs refresh is postponed,
+    // and the row closes at its own time.
+    c.read(NVMM, 1_000 * NS);
+    assert_eq!(c.read(NVMM + ROW, 7_900 * NS), 9_035_000);
+    // Row 2 (ACT 15027.5) is open over the 15.6 µs refresh: postponed
+    // again. Row 3 opens at 23000, before the 23.4 µs refresh, which finds
+    // two owed: it closes the row at the spec timing, then three REFs back
+    // to back.
+    assert_eq!(c.read(NVMM + 2 * ROW, 14_000 * NS), 16_050_000);
+    assert_eq!(c.read(NVMM + 3 * ROW, 23_000 * NS), 24_020_000);
+    c.advance(30_000 * NS);
+    let t = times(&mut c);
+    let refs: Vec<Ps> = t.iter().filter(|x| x.0 == Ref).map(|x| x.1).collect();
+    // The row's RD (24000) was committed before the refresh was decided:
+    // PRE at RD + tRTP, REF tRP later.
+    assert_eq!(refs, [24_021_250, 24_281_250, 24_541_250]);
+    assert!(t.contains(&(Pre, 8_000_000)));
+    assert!(t.contains(&(Pre, 24_007_500)));
 }
 
 #[test]
@@ -1062,6 +1122,7 @@ fn configs() -> Vec<CtrlCfg> {
             refresh: Some(Refresh {
                 trefi_ns: 7800.0,
                 trfc_ns: 260.0,
+                ..Refresh::default()
             }),
             ..base
         },
