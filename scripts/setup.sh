@@ -10,7 +10,9 @@
 #  3. fetches riscv64 packages from Debian trixie through a PRIVATE apt root
 #     (the system's apt sources are never touched), extracts them into the
 #     cache and assembles a merged sysroot;
-#  4. writes $CACHE/paths.env with RVNVMM_BUSYBOX and RVNVMM_SYSROOT.
+#  4. writes $CACHE/paths.env with RVNVMM_BUSYBOX and RVNVMM_SYSROOT;
+#  5. installs the experiment workflow (python/: rvnvmm-sweep, rvnvmm-report)
+#     and its test dependencies into the venv $CACHE/venv.
 #
 # Environment:
 #   RVNVMM_CACHE      cache directory (default: $HOME/.cache/rvnvmm)
@@ -28,12 +30,19 @@ KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 APTROOT="$CACHE/apt-$SUITE-$ARCH"
 DEBDIR="$CACHE/debian"
 SYSROOT="$CACHE/sysroot-$SUITE-$ARCH"
-PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1)
-SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6)
+# The workload suite (guest/workloads, docs/workloads.md) runs Debian's own
+# riscv64 xz, bzip2, gzip, sqlite3, lua5.4, gawk and mawk from the sysroot
+# ($RVNVMM_SYSROOT/usr/bin/NAME), with their shared libraries beside libc.
+WORKLOAD_PACKAGES=(xz-utils bzip2 gzip sqlite3 lua5.4 gawk mawk
+                   liblzma5 libbz2-1.0 libsqlite3-0 zlib1g libreadline8t64
+                   readline-common libtinfo6 libgmp10 libmpfr6 libsigsegv2)
+PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}")
+SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}")
 
 # ---------------------------------------------------------------- host tools
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu qemu-user
-               debian-archive-keyring make curl ca-certificates)
+               debian-archive-keyring make curl ca-certificates
+               python3-venv chromium)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"
@@ -251,7 +260,8 @@ else
 fi
 
 for f in lib/ld-linux-riscv64-lp64d.so.1 lib/riscv64-linux-gnu/libc.so.6 \
-         lib/riscv64-linux-gnu/libstdc++.so.6 lib/riscv64-linux-gnu/libgcc_s.so.1; do
+         lib/riscv64-linux-gnu/libstdc++.so.6 lib/riscv64-linux-gnu/libgcc_s.so.1 \
+         usr/bin/xz usr/bin/bzip2 usr/bin/gzip usr/bin/sqlite3 usr/bin/lua5.4 usr/bin/gawk usr/bin/mawk; do
     [ -e "$SYSROOT/$f" ] || die "sysroot is missing $f"
 done
 
@@ -264,3 +274,24 @@ EOF
 mv "$PATHS_ENV.tmp" "$PATHS_ENV"
 log "wrote $PATHS_ENV"
 cat "$PATHS_ENV"
+
+# ------------------------------------------------------------ python venv
+# python/ installed editable with its test extras. The venv is reinstalled
+# only when python/pyproject.toml or the checkout's location changes, so a
+# re-run costs one hash.
+TOP="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$CACHE/venv"
+VENV_KEY="$(sha256sum "$TOP/python/pyproject.toml" | cut -d' ' -f1) $TOP"
+if [ -x "$VENV/bin/rvnvmm-sweep" ] && [ -x "$VENV/bin/pytest" ] \
+   && [ "$(cat "$VENV/.rvnvmm-key" 2>/dev/null)" = "$VENV_KEY" ]; then
+    log "python venv up to date: $VENV"
+else
+    log "installing python/ into $VENV"
+    command -v python3 >/dev/null || die "python3 not found"
+    if ! "$VENV/bin/python" -c '' 2>/dev/null; then
+        python3 -m venv --clear "$VENV" || die "python3 -m venv failed"
+    fi
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e "$TOP/python[test]" \
+        || die "pip install of python/ failed"
+    printf '%s\n' "$VENV_KEY" > "$VENV/.rvnvmm-key"
+fi

@@ -8,3 +8,5 @@ cd "$top"
 bash scripts/setup.sh
 make -C guest -j2
 cargo test --workspace --release -j2
+# The experiment workflow (python/), against the release rvnvmm cargo just built.
+"${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}/venv/bin/pytest" python/tests -q
