@@ -1,0 +1,204 @@
+/* Named phases: bus-monitor counter deltas between begin and end, so a
+ * program can report its kernel alone. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct phase {
+    struct nvmm_phase p;
+    int active;
+    struct nvmm_stats start;
+};
+
+static struct phase phases[NVMM_MAX_PHASES];
+static int nphases;
+static pthread_mutex_t phase_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int valid_name(const char *name)
+{
+    if (!name || !*name || strlen(name) >= NVMM_PHASE_NAME)
+        return 0;
+    /* Names appear unquoted in the text report. */
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+        if (*c <= ' ' || *c == '"' || *c == '\\' || *c == '=' || *c == 0x7f)
+            return 0;
+    return 1;
+}
+
+static struct phase *find(const char *name)
+{
+    for (int i = 0; i < nphases; i++)
+        if (!strcmp(phases[i].p.name, name))
+            return &phases[i];
+    return NULL;
+}
+
+static void sub_add(struct nvmm_counters *acc, const struct nvmm_counters *a,
+                    const struct nvmm_counters *b)
+{
+    acc->reads += b->reads - a->reads;
+    acc->writes += b->writes - a->writes;
+    acc->acts += b->acts - a->acts;
+    acc->row_hits += b->row_hits - a->row_hits;
+    acc->bank_switches += b->bank_switches - a->bank_switches;
+    acc->read_lat_ns += b->read_lat_ns - a->read_lat_ns;
+    acc->write_lat_ns += b->write_lat_ns - a->write_lat_ns;
+    acc->writes_done += b->writes_done - a->writes_done;
+}
+
+int nvmm_phase_begin(const char *name)
+{
+    if (!valid_name(name)) {
+        errno = EINVAL;
+        return -1;
+    }
+    struct nvmm_stats now;
+    pthread_mutex_lock(&phase_lock);
+    int rc = -1;
+    struct phase *ph = find(name);
+    if (ph && ph->active) {
+        errno = EINVAL;
+        goto out;
+    }
+    if (!ph) {
+        if (nphases == NVMM_MAX_PHASES) {
+            errno = ENOSPC;
+            goto out;
+        }
+        ph = &phases[nphases];
+        memset(ph, 0, sizeof *ph);
+        strcpy(ph->p.name, name);
+    }
+    /* Last, so the phase's own bookkeeping is not in its counts. */
+    if (nvmm_stats_read(&now) < 0)
+        goto out;
+    if (ph == &phases[nphases])
+        nphases++;
+    ph->start = now;
+    ph->active = 1;
+    rc = 0;
+out:
+    pthread_mutex_unlock(&phase_lock);
+    return rc;
+}
+
+int nvmm_phase_end(const char *name)
+{
+    struct nvmm_stats now;
+    /* First, for the same reason. */
+    if (nvmm_stats_read(&now) < 0)
+        return -1;
+    pthread_mutex_lock(&phase_lock);
+    int rc = -1;
+    struct phase *ph = name ? find(name) : NULL;
+    if (!ph || !ph->active) {
+        errno = EINVAL;
+    } else {
+        sub_add(&ph->p.delta.nvmm, &ph->start.nvmm, &now.nvmm);
+        sub_add(&ph->p.delta.dram, &ph->start.dram, &now.dram);
+        ph->p.delta.time_ns += now.time_ns - ph->start.time_ns;
+        ph->p.calls++;
+        ph->active = 0;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&phase_lock);
+    return rc;
+}
+
+int nvmm_phase_get(const char *name, struct nvmm_phase *out)
+{
+    pthread_mutex_lock(&phase_lock);
+    struct phase *ph = name ? find(name) : NULL;
+    if (ph)
+        *out = ph->p;
+    pthread_mutex_unlock(&phase_lock);
+    if (!ph)
+        errno = ENOENT;
+    return ph ? 0 : -1;
+}
+
+void nvmm_phase_clear(void)
+{
+    pthread_mutex_lock(&phase_lock);
+    nphases = 0;
+    pthread_mutex_unlock(&phase_lock);
+}
+
+static const char *const region_names[2] = {"nvmm", "dram"};
+
+static const struct nvmm_counters *region_of(const struct nvmm_phase *p, int r)
+{
+    return r == 0 ? &p->delta.nvmm : &p->delta.dram;
+}
+
+void nvmm_phase_report(FILE *out)
+{
+    pthread_mutex_lock(&phase_lock);
+    for (int i = 0; i < nphases; i++) {
+        const struct nvmm_phase *p = &phases[i].p;
+        for (int r = 0; r < 2; r++) {
+            const struct nvmm_counters *c = region_of(p, r);
+            double rw = nvmm_rw_ratio(c);
+            char rwbuf[32];
+            if (isinf(rw))
+                strcpy(rwbuf, "inf");
+            else
+                snprintf(rwbuf, sizeof rwbuf, "%.4f", rw);
+            fprintf(out,
+                    "nvmm-phase name=%s region=%s calls=%lu time_ns=%llu"
+                    " reads=%llu writes=%llu acts=%llu row_hits=%llu bank_switches=%llu"
+                    " read_lat_ns=%llu write_lat_ns=%llu writes_done=%llu"
+                    " act_per_req=%.4f bank_para=%.4f rw_ratio=%s"
+                    " avg_read_ns=%.1f avg_write_ns=%.1f\n",
+                    p->name, region_names[r], p->calls, (unsigned long long)p->delta.time_ns,
+                    (unsigned long long)c->reads, (unsigned long long)c->writes,
+                    (unsigned long long)c->acts, (unsigned long long)c->row_hits,
+                    (unsigned long long)c->bank_switches, (unsigned long long)c->read_lat_ns,
+                    (unsigned long long)c->write_lat_ns, (unsigned long long)c->writes_done,
+                    nvmm_act_per_req(c), nvmm_bank_para(c), rwbuf, nvmm_avg_read_ns(c),
+                    nvmm_avg_write_ns(c));
+        }
+    }
+    pthread_mutex_unlock(&phase_lock);
+    fflush(out);
+}
+
+void nvmm_phase_report_json(FILE *out)
+{
+    pthread_mutex_lock(&phase_lock);
+    fputs("{\"phases\": [", out);
+    for (int i = 0; i < nphases; i++) {
+        const struct nvmm_phase *p = &phases[i].p;
+        fprintf(out, "%s\n  {\"name\": \"%s\", \"calls\": %lu, \"time_ns\": %llu, \"regions\": {",
+                i ? "," : "", p->name, p->calls, (unsigned long long)p->delta.time_ns);
+        for (int r = 0; r < 2; r++) {
+            const struct nvmm_counters *c = region_of(p, r);
+            double rw = nvmm_rw_ratio(c);
+            char rwbuf[32];
+            if (isinf(rw))
+                strcpy(rwbuf, "null");
+            else
+                snprintf(rwbuf, sizeof rwbuf, "%.4f", rw);
+            fprintf(out,
+                    "%s\"%s\": {\"reads\": %llu, \"writes\": %llu, \"acts\": %llu,"
+                    " \"row_hits\": %llu, \"bank_switches\": %llu, \"read_lat_ns\": %llu,"
+                    " \"write_lat_ns\": %llu, \"writes_done\": %llu, \"act_per_req\": %.4f,"
+                    " \"bank_para\": %.4f, \"rw_ratio\": %s, \"avg_read_ns\": %.1f,"
+                    " \"avg_write_ns\": %.1f}",
+                    r ? ", " : "", region_names[r], (unsigned long long)c->reads,
+                    (unsigned long long)c->writes, (unsigned long long)c->acts,
+                    (unsigned long long)c->row_hits, (unsigned long long)c->bank_switches,
+                    (unsigned long long)c->read_lat_ns, (unsigned long long)c->write_lat_ns,
+                    (unsigned long long)c->writes_done, nvmm_act_per_req(c), nvmm_bank_para(c),
+                    rwbuf, nvmm_avg_read_ns(c), nvmm_avg_write_ns(c));
+        }
+        fputs("}}", out);
+    }
+    fputs("\n]}\n", out);
+    pthread_mutex_unlock(&phase_lock);
+    fflush(out);
+}
