@@ -675,6 +675,46 @@ impl Controller {
         Ok(())
     }
 
+    /// Moves the boundary between NVMM region `region` and the DRAM region
+    /// of this controller that ends where it begins: from now on NVMM timing
+    /// and statistics start at `boundary` (seed 000 Fig. 6's configuration
+    /// register). The union of the two regions stays the same; `boundary`
+    /// must be 4 KiB aligned and leave each region at least one page.
+    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+        let n = self
+            .regions
+            .iter()
+            .position(|r| r.name == region && r.nvmm.is_some())
+            .ok_or_else(|| {
+                format!(
+                    "controller '{}' serves no NVMM region '{region}'",
+                    self.name
+                )
+            })?;
+        let base = self.regions[n].base;
+        let end = base + self.regions[n].size;
+        let d = self
+            .regions
+            .iter()
+            .position(|r| r.nvmm.is_none() && r.base + r.size == base)
+            .ok_or_else(|| {
+                format!(
+                    "no DRAM region of controller '{}' ends where '{region}' begins, so there is no boundary to move",
+                    self.name
+                )
+            })?;
+        let low = self.regions[d].base;
+        if !boundary.is_multiple_of(4096) || boundary <= low || boundary >= end {
+            return Err(format!(
+                "boundary {boundary:#x} must be 4 KiB aligned and strictly between {low:#x} and {end:#x}"
+            ));
+        }
+        self.regions[d].size = boundary - low;
+        self.regions[n].base = boundary;
+        self.regions[n].size = end - boundary;
+        Ok(())
+    }
+
     /// The NVMM settings of `region` (None for DRAM or unknown regions).
     pub fn nvmm(&self, region: &str) -> Option<&NvmmParams> {
         self.regions

@@ -34,6 +34,14 @@ pub trait Backend {
     }
     /// Drops the statistics.
     fn reset_stats(&mut self) {}
+    /// Moves the start of NVMM region `region` (and the end of the DRAM
+    /// region below it) to `boundary` at run time.
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+        let _ = boundary;
+        Err(format!(
+            "this memory controller cannot move the boundary of region '{region}'"
+        ))
+    }
     /// Changes the NVMM emulation of one of its regions at run time.
     fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
         let _ = params;
@@ -142,6 +150,10 @@ impl<B: Backend> Backend for Crossing<B> {
     fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
         self.inner.set_nvmm(region, params)
     }
+
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+        self.inner.set_boundary(region, boundary)
+    }
 }
 
 /// A shared handle, so a test can keep looking at a backend it gave away.
@@ -166,6 +178,9 @@ impl<B: Backend> Backend for std::sync::Arc<std::sync::Mutex<B>> {
     }
     fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
         lock(self).set_nvmm(region, params)
+    }
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+        lock(self).set_boundary(region, boundary)
     }
 }
 
@@ -206,6 +221,19 @@ impl Routes {
         let i = self.routes.partition_point(|r| r.base <= paddr);
         let r = self.routes.get(i.checked_sub(1)?)?;
         (paddr < r.end).then_some(r)
+    }
+
+    /// Moves the boundary between the route ending at `boundary_was` and the
+    /// one starting there (region `upper`) to `boundary`.
+    pub(crate) fn move_boundary(&mut self, upper: usize, boundary: u64) {
+        let Some(i) = self.routes.iter().position(|r| r.region == upper) else {
+            return;
+        };
+        let was = self.routes[i].base;
+        self.routes[i].base = boundary;
+        if let Some(lower) = self.routes.iter_mut().find(|r| r.end == was) {
+            lower.end = boundary;
+        }
     }
 }
 

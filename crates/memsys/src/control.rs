@@ -14,12 +14,14 @@
 //! | 0x020 | `TRAS_NS` | RW | stretched tRAS (proposed) |
 //! | 0x028 | `COARSE_READ_NS` | RW | read delay (coarse) |
 //! | 0x030 | `COARSE_WRITE_NS` | RW | write delay (coarse) |
-//! | 0x038 | `BOUNDARY` | RO | physical address where NVMM begins |
+//! | 0x038 | `BOUNDARY` | RW | physical address where NVMM timing begins: moves the split between the NVMM region and the DRAM region below it on the same controller (4 KiB aligned, each keeps a page) |
 //! | 0x040 | `COMMAND` | WO | 1: snapshot the counters; 2: reset them |
 //! | 0x100 + 0x40·r | counters of region r (0 = the NVMM region, 1 = DRAM) | RO | reads, writes, acts, row_hits, bank switches, read latency sum (ns), write latency sum (ns), writes completed |
 //!
 //! A latency write takes effect for the next requests; the method and the
-//! latencies form one setting, applied as a whole on every write.
+//! latencies form one setting, applied as a whole on every write. Stores of
+//! values the memory system refuses, and stores to read-only registers, are
+//! ignored (read the register back to see what holds).
 
 use crate::MemorySystem;
 use rvnvmm_config::{Config, Method, NvmmParams, RegionKind};
@@ -100,8 +102,11 @@ impl ControlPage {
         Some((word >> shift) & mask)
     }
 
-    /// A store of `size` bytes at `offset`; `false` for a read-only or
-    /// invalid register or value.
+    /// A store of `size` bytes at `offset`; `false` (an access fault) only
+    /// outside the page or for a store narrower than a register. Like WARL
+    /// CSRs, a read-only register or a value the memory system refuses
+    /// (method 7, a boundary outside the regions) leaves the register
+    /// unchanged, which software sees by reading it back.
     pub fn store(
         &mut self,
         ms: Option<&mut MemorySystem>,
@@ -120,7 +125,7 @@ impl ControlPage {
                     0 => Method::Coarse,
                     1 => Method::Fine,
                     2 => Method::Proposed,
-                    _ => return false,
+                    _ => return true,
                 }
             }
             2 => p.trcd_ns = value as f64,
@@ -128,50 +133,47 @@ impl ControlPage {
             4 => p.tras_ns = value as f64,
             5 => p.coarse_read_ns = value as f64,
             6 => p.coarse_write_ns = value as f64,
-            8 => return self.command(ms, value),
-            _ => return false,
-        }
-        if let Some(ms) = ms {
-            if ms.set_nvmm(&self.region, p.clone()).is_err() {
-                return false;
+            7 => {
+                if ms.is_none_or(|ms| ms.set_boundary(&self.region, value).is_ok()) {
+                    self.boundary = value;
+                }
+                return true;
             }
+            8 => {
+                self.command(ms, value);
+                return true;
+            }
+            _ => return true,
         }
-        self.params = p;
+        if ms.is_none_or(|ms| ms.set_nvmm(&self.region, p.clone()).is_ok()) {
+            self.params = p;
+        }
         true
     }
 
-    fn command(&mut self, ms: Option<&mut MemorySystem>, value: u64) -> bool {
-        let Some(ms) = ms else {
-            return value == 1 || value == 2;
-        };
+    /// Runs a `COMMAND` (1 snapshot, 2 reset; others are ignored).
+    fn command(&mut self, ms: Option<&mut MemorySystem>, value: u64) {
+        let Some(ms) = ms else { return };
         match value {
             1 => {
                 let stats = ms.stats_json(0);
                 for (k, name) in self.regions.iter().enumerate() {
                     let r = &stats["regions"][name];
                     let n = |key: &str| r[key].as_u64().unwrap_or(0);
-                    let sum_ns = |avg: &str, count: &str| {
-                        (r[avg].as_f64().unwrap_or(0.0) * n(count) as f64).round() as u64
-                    };
                     self.snapshot[k] = [
                         n("reads"),
                         n("writes"),
                         n("acts"),
                         n("row_hits"),
-                        (r["bank_para"].as_f64().unwrap_or(0.0) * (n("reads") + n("writes")) as f64)
-                            .round() as u64,
-                        sum_ns("avg_read_latency_ns", "reads"),
-                        sum_ns("avg_write_latency_ns", "writes_done"),
+                        n("bank_switches"),
+                        n("read_latency_total_ns"),
+                        n("write_latency_total_ns"),
                         n("writes_done"),
                     ];
                 }
-                true
             }
-            2 => {
-                ms.reset_stats();
-                true
-            }
-            _ => false,
+            2 => ms.reset_stats(),
+            _ => {}
         }
     }
 }
@@ -192,13 +194,35 @@ mod tests {
         assert_eq!(cp.load(Some(&mut ms), 0x08, 8), Some(0));
         assert!(cp.store(Some(&mut ms), 0x28, 8, 2000));
         assert_eq!(cp.load(Some(&mut ms), 0x28, 8), Some(2000));
-        assert!(!cp.store(Some(&mut ms), 0x08, 8, 7), "no method 7");
-        assert!(!cp.store(Some(&mut ms), 0x00, 8, 1), "MAGIC is read-only");
-        assert!(
-            !cp.store(Some(&mut ms), 0x38, 8, 1),
-            "BOUNDARY is read-only"
-        );
+        assert!(cp.store(Some(&mut ms), 0x08, 8, 7), "no method 7: ignored");
+        assert_eq!(cp.load(Some(&mut ms), 0x08, 8), Some(0));
+        assert!(cp.store(Some(&mut ms), 0x00, 8, 1), "MAGIC is read-only");
+        assert_eq!(cp.load(Some(&mut ms), 0, 8), Some(MAGIC));
+        assert!(cp.store(Some(&mut ms), 0x38, 8, 1), "a boundary below DRAM");
+        assert_eq!(cp.load(Some(&mut ms), 0x38, 8), Some(0xC000_0000));
         assert_eq!(cp.load(Some(&mut ms), 0x1000, 8), None);
+        assert!(!cp.store(Some(&mut ms), 0x1000, 8, 0));
+    }
+
+    #[test]
+    fn the_boundary_moves_nvmm_timing_and_statistics() {
+        let cfg = Config::default(); // DRAM 0x8000_0000.., NVMM 0xC000_0000..
+        let mut ms = MemorySystem::new(&cfg, 1).unwrap();
+        let mut cp = ControlPage::new(&cfg).unwrap();
+        let pa = 0xB000_0000u64; // DRAM until the boundary moves below it
+        let dram_read = ms.data_access(0, pa, false, 0);
+        assert!(cp.store(Some(&mut ms), 0x38, 8, 0xA000_0000));
+        assert_eq!(cp.load(Some(&mut ms), 0x38, 8), Some(0xA000_0000));
+        let t = 1_000_000;
+        let nvmm_read = ms.data_access(0, pa + 0x10_0000, false, t);
+        assert!(
+            nvmm_read > dram_read + 40,
+            "{dram_read} -> {nvmm_read} cycles: NVMM's tRCD (1000 ns = 50 cycles)"
+        );
+        ms.finish(10 * t);
+        assert!(cp.store(Some(&mut ms), 0x40, 8, 1));
+        assert_eq!(cp.load(Some(&mut ms), 0x100, 8), Some(1), "an NVMM read");
+        assert_eq!(cp.load(Some(&mut ms), 0x140, 8), Some(1), "a DRAM read");
     }
 
     #[test]

@@ -57,6 +57,9 @@ impl Backend for Controller {
                     "avg_write_latency_ns": s.avg_write_latency_ns(),
                     "avg_write_wait_ns": s.avg_write_wait_ns(),
                     "writes_done": s.writes_done,
+                    "bank_switches": s.bank_switches,
+                    "read_latency_total_ns": s.read_latency_ps_sum / 1000,
+                    "write_latency_total_ns": s.write_latency_ps_sum / 1000,
                     "read_latency_hist": hist(&s.read_latency_hist),
                     "write_latency_hist": hist(&s.write_latency_hist),
                 });
@@ -71,6 +74,10 @@ impl Backend for Controller {
 
     fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
         Controller::set_nvmm(self, region, params)
+    }
+
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+        Controller::set_boundary(self, region, boundary)
     }
 }
 

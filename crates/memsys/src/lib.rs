@@ -507,6 +507,26 @@ impl MemorySystem {
         b.backend.set_nvmm(region, params)
     }
 
+    /// Moves the start of NVMM region `region`, and the end of the DRAM
+    /// region below it on the same controller, to `boundary` (the control
+    /// page's `BOUNDARY`): timing and statistics follow at once.
+    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+        let r = self
+            .regions
+            .iter()
+            .position(|r| r.name == region)
+            .ok_or_else(|| format!("no memory region named '{region}'"))?;
+        let ctrl = &self.regions[r].controller;
+        let b = self
+            .backends
+            .iter_mut()
+            .find(|b| &b.name == ctrl)
+            .ok_or_else(|| format!("region '{region}' has no controller"))?;
+        b.backend.set_boundary(region, boundary)?;
+        self.routes.move_boundary(r, boundary);
+        Ok(())
+    }
+
     /// Which of several harts presenting a request at the same instant the
     /// bus arbiter serves first: rank 0 is next in round-robin order. A
     /// scheduler that runs the hart with the smallest local time should

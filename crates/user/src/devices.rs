@@ -94,6 +94,8 @@ impl Process {
     pub(crate) fn open_device(&mut self, dev: Device, flags: i32) -> Result<i64, i64> {
         let size = match dev {
             Device::Nvmm => self.opts.nvmm.ok_or(ENODEV)?.1,
+            // A machine without NVMM has no control page.
+            Device::NvmmControl if self.devices.control.is_none() => return Err(ENODEV),
             Device::NvmmControl => 4096,
         };
         let name = CString::new(dev.memfd_name()).expect("no NUL");
