@@ -17,12 +17,17 @@ pub const PS_PER_S: u128 = 1_000_000_000_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Clock {
     hz: u64,
+    /// Picoseconds per cycle when that is a whole number (50 MHz: 20000),
+    /// so the conversions on every miss need no 128-bit division.
+    exact_ps: Option<u64>,
 }
 
 impl Clock {
     /// A clock of `hz` Hz (at least 1).
     pub fn new(hz: u64) -> Clock {
-        Clock { hz: hz.max(1) }
+        let hz = hz.max(1);
+        let exact_ps = (PS_PER_S % u128::from(hz) == 0).then(|| (PS_PER_S / u128::from(hz)) as u64);
+        Clock { hz, exact_ps }
     }
 
     /// The frequency in Hz.
@@ -34,12 +39,18 @@ impl Clock {
     /// (saturating).
     #[inline]
     pub fn cycles_to_ps(&self, cycles: u64) -> Ps {
+        if let Some(p) = self.exact_ps {
+            return cycles.saturating_mul(p);
+        }
         u64::try_from(u128::from(cycles) * PS_PER_S / u128::from(self.hz)).unwrap_or(u64::MAX)
     }
 
     /// The first cycle boundary at or after `ps`: `ceil(ps * hz / 1e12)`.
     #[inline]
     pub fn ps_to_cycles_ceil(&self, ps: Ps) -> u64 {
+        if let Some(p) = self.exact_ps {
+            return ps.div_ceil(p);
+        }
         u64::try_from((u128::from(ps) * u128::from(self.hz)).div_ceil(PS_PER_S)).unwrap_or(u64::MAX)
     }
 
@@ -78,6 +89,32 @@ mod tests {
                     c.ps_to_cycles_ceil(c.cycles_to_ps(cycles)),
                     cycles,
                     "{hz} {cycles}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_whole_picosecond_shortcut_agrees_with_the_general_path() {
+        for hz in [50_000_000u64, 1_000_000_000, 200_000_000] {
+            let fast = Clock::new(hz);
+            assert!(fast.exact_ps.is_some());
+            let slow = Clock { hz, exact_ps: None };
+            for v in [
+                0u64,
+                1,
+                19_999,
+                20_000,
+                20_001,
+                123_456_789_123,
+                u64::MAX / 3,
+                u64::MAX,
+            ] {
+                assert_eq!(fast.cycles_to_ps(v), slow.cycles_to_ps(v), "{hz} {v}");
+                assert_eq!(
+                    fast.ps_to_cycles_ceil(v),
+                    slow.ps_to_cycles_ceil(v),
+                    "{hz} {v}"
                 );
             }
         }
