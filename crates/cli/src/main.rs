@@ -3,6 +3,7 @@
 mod artefacts;
 mod bench;
 mod microbench;
+mod progress;
 mod stats;
 
 use clap::{Args, Parser, Subcommand};
@@ -73,6 +74,9 @@ struct RunArgs {
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
     trace: bool,
+    /// No progress line on a terminal (it appears after two seconds).
+    #[arg(long)]
+    no_progress: bool,
     /// The riscv64 ELF to run.
     program: String,
     /// Its arguments.
@@ -222,7 +226,22 @@ fn run(a: RunArgs) -> Result<i32, String> {
     opts.trace = a.trace;
     let started = std::time::Instant::now();
     let mut process = new_process(&cfg, opts)?;
-    let outcome = process.run().map_err(|e| e.to_string())?;
+    let line = progress::Progress::on_terminal(a.max_insns)
+        .filter(|_| !a.no_progress && !a.trace)
+        .map(|p| std::sync::Arc::new(std::sync::Mutex::new(p)));
+    if let Some(line) = &line {
+        let line = line.clone();
+        process = process.with_progress(move |insns, ns| {
+            if let Ok(mut p) = line.lock() {
+                p.update(insns, ns);
+            }
+        });
+    }
+    let outcome = process.run();
+    if let Some(p) = line.as_ref().and_then(|l| l.lock().ok()).as_mut() {
+        p.finish();
+    }
+    let outcome = outcome.map_err(|e| e.to_string())?;
     let host_seconds = started.elapsed().as_secs_f64();
     if let Some(path) = &a.stats {
         let target = if outcome.is_initial_process {

@@ -197,6 +197,9 @@ pub struct Process {
     pub(crate) memsys: Option<MemorySystem>,
     /// Devices outside RAM (the memory system's control page).
     pub(crate) devices: crate::devices::Devices,
+    /// Told (instructions so far, simulated ns) after every time slice of
+    /// the initial process: a progress display.
+    pub(crate) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -253,6 +256,7 @@ impl Process {
             rlimits: default_rlimits(),
             memsys: None,
             devices: Default::default(),
+            progress: None,
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -282,6 +286,14 @@ impl Process {
     /// from now on.
     pub fn with_memory_system(mut self, memsys: MemorySystem) -> Process {
         self.memsys = Some(memsys);
+        self
+    }
+
+    /// Calls `f(instructions, simulated ns)` after every time slice (a
+    /// million instructions or a blocking system call) of the initial
+    /// process; forked children do not.
+    pub fn with_progress(mut self, f: impl FnMut(u64, u64) + Send + 'static) -> Process {
+        self.progress = Some(Box::new(f));
         self
     }
 
@@ -763,6 +775,13 @@ impl Process {
             self.total_insns += ran;
             self.cpus[cpu].cycles = t.hart.cycles;
             self.cpus[cpu].instret += ran;
+            if !self.is_child && self.progress.is_some() {
+                let latest = self.cpus.iter().map(|c| c.cycles).max().unwrap_or(0);
+                let ns = self.cycles_to_ns(latest);
+                if let Some(f) = self.progress.as_mut() {
+                    f(self.total_insns, ns);
+                }
+            }
             if let Some(m) = self.memsys.as_mut() {
                 // Every hart's requests come at or after its clock; a hart
                 // with nothing to run gets work no earlier than the slowest
