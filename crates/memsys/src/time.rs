@@ -26,7 +26,9 @@ impl Clock {
     /// A clock of `hz` Hz (at least 1).
     pub fn new(hz: u64) -> Clock {
         let hz = hz.max(1);
-        let exact_ps = (PS_PER_S % u128::from(hz) == 0).then(|| (PS_PER_S / u128::from(hz)) as u64);
+        let exact_ps = PS_PER_S
+            .is_multiple_of(u128::from(hz))
+            .then(|| (PS_PER_S / u128::from(hz)) as u64);
         Clock { hz, exact_ps }
     }
 
