@@ -222,7 +222,23 @@ impl Process {
         } else {
             0
         };
-        let aspace = AddressSpace::with_pools(&mut mem, &ranges, heap_pool)
+        // Heap frames come from the upper half of the NVMM region: the
+        // lower half is left to /dev/nvmm windows, which programs map from
+        // offset 0, so the two never share frames by default (and a window
+        // over heap frames in use is refused: `Frames::claim`).
+        let pools: Vec<(u64, u64)> = ranges
+            .iter()
+            .enumerate()
+            .map(|(i, &(base, size))| {
+                if i == 1 {
+                    let half = (size / 2) & !0xfff;
+                    (base + half, size - half)
+                } else {
+                    (base, size)
+                }
+            })
+            .collect();
+        let aspace = AddressSpace::with_pools(&mut mem, &pools, heap_pool)
             .map_err(|_| RunError::Setup("guest RAM too small".into()))?;
         let fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;

@@ -938,6 +938,7 @@ impl Process {
             if let Some(dev) = crate::devices::Device::of_fd(fd) {
                 // A window on physical memory (/dev/nvmm, /dev/nvmm-ctl).
                 let base = self.device_window(dev, off, len)?;
+                self.aspace.frames.claim(base, base + len)?;
                 if !self.aspace.is_free(start, start + len) {
                     let exec = self.aspace.unmap(&mut self.mem, start, start + len);
                     self.after_unmap(exec);

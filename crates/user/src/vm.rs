@@ -84,6 +84,9 @@ struct Pool {
     next_data: u64,
     next_table: u64,
     free: Vec<u64>,
+    /// Ranges mapped as device windows, never handed out (see
+    /// [`Frames::claim`]).
+    claimed: Vec<(u64, u64)>,
 }
 
 /// Physical-frame allocation over one or more pools: pool 0 holds the
@@ -107,6 +110,7 @@ impl Frames {
                 next_data: base,
                 next_table: base + size,
                 free: Vec::new(),
+                claimed: Vec::new(),
             })
             .collect();
         Frames { pools, used: 0 }
@@ -114,6 +118,13 @@ impl Frames {
 
     fn alloc_data(&mut self, mem: &mut PhysMem, pool: usize) -> Option<u64> {
         let p = &mut self.pools[pool];
+        while let Some(&(_, end)) = p
+            .claimed
+            .iter()
+            .find(|&&(b, e)| p.next_data >= b && p.next_data < e)
+        {
+            p.next_data = end.next_multiple_of(PAGE_SIZE);
+        }
         let f = if p.next_data < p.next_table {
             let f = p.next_data;
             p.next_data += PAGE_SIZE;
@@ -139,6 +150,24 @@ impl Frames {
         };
         self.used += 1;
         Some(f)
+    }
+
+    /// Keeps `[base, end)` out of the frame pools from now on: a device
+    /// window (`/dev/nvmm`) maps those physical pages directly, so handing
+    /// them out as heap frames too would alias two guest objects. `EBUSY`
+    /// if a pool already handed out frames there; otherwise later data
+    /// frames skip the range.
+    pub fn claim(&mut self, base: u64, end: u64) -> Result<(), i64> {
+        for (i, p) in self.pools.iter_mut().enumerate() {
+            if end <= p.base || base >= p.end {
+                continue;
+            }
+            if i == 0 || base < p.next_data {
+                return Err(crate::errno::EBUSY);
+            }
+            p.claimed.push((base, end));
+        }
+        Ok(())
     }
 
     fn release(&mut self, mem: &mut PhysMem, frame: u64) {
@@ -558,6 +587,21 @@ mod tests {
         let (_, pte, _) = sv39::find_leaf(&mem, a.root, 0x10_1000).unwrap();
         assert_eq!(pte.paddr(), f0 + PAGE_SIZE);
         assert!(!a.handle_fault(&mut mem, 0x30_0000, false, false).unwrap());
+    }
+
+    #[test]
+    fn heap_frames_skip_device_windows_and_never_alias_them() {
+        let mut mem = PhysMem::new(&[(0x8000_0000, 0x10_0000), (0xC000_0000, 0x10_0000)]).unwrap();
+        let mut f = Frames::new(&[(0x8000_0000, 0x10_0000), (0xC000_0000, 0x10_0000)]);
+        let first = f.alloc_data(&mut mem, 1).unwrap();
+        assert_eq!(first, 0xC000_0000);
+        // A window over frames the heap already has: refused.
+        assert_eq!(f.claim(0xC000_0000, 0xC000_2000), Err(crate::errno::EBUSY));
+        // A window just above: later heap frames jump over it.
+        assert_eq!(f.claim(0xC000_1000, 0xC000_3000), Ok(()));
+        assert_eq!(f.alloc_data(&mut mem, 1), Some(0xC000_3000));
+        // The DRAM pool (program, stack, page tables) is never a window.
+        assert_eq!(f.claim(0x8000_0000, 0x8000_1000), Err(crate::errno::EBUSY));
     }
 
     #[test]
