@@ -28,7 +28,7 @@ struct Cli {
 enum Cmd {
     /// Run a riscv64 Linux program in user mode (syscall emulation).
     Run(RunArgs),
-    /// Built-in benchmarks (`speed`: emulated MIPS beside qemu-riscv64).
+    /// Built-in benchmarks: `speed` (MIPS beside qemu-riscv64) and the papers' microbenchmarks (`locality`, `banks`, `bandwidth`).
     Bench(bench::BenchArgs),
     /// Print the effective configuration as TOML.
     Config(MachineArgs),
