@@ -42,7 +42,7 @@ SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}")
 # ---------------------------------------------------------------- host tools
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu qemu-user
                debian-archive-keyring make curl ca-certificates
-               python3-venv chromium)
+               python3-venv chromium device-tree-compiler)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"

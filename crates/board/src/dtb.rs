@@ -1,0 +1,623 @@
+//! The flattened device tree of the board, as OpenSBI and Linux read it
+//! (layout after QEMU `virt`; node by node in `docs/board.md`).
+
+use crate::board::{virtio_base, Board};
+use crate::clint::CLINT_SIZE;
+use crate::map::*;
+use crate::plic::{plic_size, PLIC_SOURCES};
+use crate::syscon::{POWEROFF, REBOOT, SYSCON_SIZE};
+use crate::uart::{UART_CLOCK_HZ, UART_SIZE};
+use crate::virtio::VIRTIO_MMIO_SIZE;
+use rvnvmm_memsys::control::CONTROL_PAGE_SIZE;
+use vm_fdt::{FdtWriter, FdtWriterResult};
+
+/// The ISA the harts implement, as `riscv,isa` spells it.
+pub const ISA: &str = "rv64imafdc_zicntr_zicsr_zifencei_zicbom_svnapot";
+
+/// How the NVMM regions appear to the guest.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NvmmMode {
+    /// Not memory to the kernel at all: outside every `memory` node, so
+    /// Linux never allocates from it and user space maps it through
+    /// `/dev/mem` (seed 000 §4.2). The NVMM control page's node gives its
+    /// address and size.
+    #[default]
+    Reserved,
+    /// A `pmem-region` node per region (persistent: no `volatile`), so
+    /// Linux's `of_pmem` driver makes `/dev/pmem0`, ... (a raw namespace;
+    /// `ndctl create-namespace -m fsdax` turns it into one for DAX).
+    Pmem,
+}
+
+/// What the device tree says beyond the board itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DtbOptions {
+    /// The kernel command line (`/chosen/bootargs`).
+    pub bootargs: String,
+    /// The initramfs's physical `[start, end)` (`linux,initrd-start/end`).
+    pub initrd: Option<(u64, u64)>,
+    /// How the NVMM regions appear.
+    pub nvmm: NvmmMode,
+    /// The `riscv,isa` string; `riscv,isa-base` and
+    /// `riscv,isa-extensions` are derived from it.
+    pub isa: String,
+}
+
+impl Default for DtbOptions {
+    fn default() -> Self {
+        DtbOptions {
+            bootargs: String::new(),
+            initrd: None,
+            nvmm: NvmmMode::default(),
+            isa: ISA.to_string(),
+        }
+    }
+}
+
+/// Why a device tree cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum DtbError {
+    /// The `riscv,isa` string is not `rv32…`/`rv64…`.
+    #[error("'{0}' is not a RISC-V ISA string")]
+    Isa(String),
+    /// The writer refused (e.g. a NUL in the command line).
+    #[error("device tree: {0}")]
+    Fdt(#[from] vm_fdt::Error),
+}
+
+const PHANDLE_PLIC: u32 = 1;
+const PHANDLE_SYSCON: u32 = 2;
+/// Hart h's cpu node is `PHANDLE_CPU + 2h`, its interrupt controller the
+/// next one.
+const PHANDLE_CPU: u32 = 0x10;
+
+/// Interrupt causes as the harts' interrupt controllers number them.
+const IRQ_M_SOFT: u32 = 3;
+const IRQ_M_TIMER: u32 = 7;
+const IRQ_S_EXT: u32 = 9;
+const IRQ_M_EXT: u32 = 11;
+
+/// The path of the UART node (`stdout-path`, `serial0`).
+pub const UART_PATH: &str = "/soc/serial@10000000";
+
+/// `riscv,isa-base` and `riscv,isa-extensions` for an ISA string:
+/// `rv64imafdc_zicsr` gives `rv64i` and `i m a f d c zicsr` (`g` is spelled
+/// out as `i m a f d zicsr zifencei`).
+pub fn isa_parts(isa: &str) -> Option<(String, Vec<String>)> {
+    let isa = isa.to_ascii_lowercase();
+    let xlen = isa.get(..4).filter(|p| *p == "rv64" || *p == "rv32")?;
+    let mut parts = isa[4..].split('_');
+    let letters = parts.next()?;
+    let first = letters.chars().next()?;
+    if !matches!(first, 'i' | 'e' | 'g') || !letters.chars().all(|c| c.is_ascii_lowercase()) {
+        return None;
+    }
+    let mut ext: Vec<String> = Vec::new();
+    let mut add = |e: &str| {
+        if !ext.iter().any(|x| x == e) {
+            ext.push(e.to_string());
+        }
+    };
+    for c in letters.chars() {
+        match c {
+            'g' => ["i", "m", "a", "f", "d", "zicsr", "zifencei"]
+                .into_iter()
+                .for_each(&mut add),
+            c => add(c.encode_utf8(&mut [0; 4])),
+        }
+    }
+    parts.filter(|p| !p.is_empty()).for_each(add);
+    let base = if first == 'e' { 'e' } else { 'i' };
+    Some((format!("{xlen}{base}"), ext))
+}
+
+/// `reg` cells of a 2-cell address and 2-cell size.
+fn reg(base: u64, size: u64) -> [u64; 2] {
+    [base, size]
+}
+
+impl Board {
+    /// The device tree blob for this board. OpenSBI edits it in place
+    /// (reserved memory for itself, hart and PLIC fix-ups), growing it:
+    /// the loader must leave free memory after it (e.g. put it at the
+    /// start of an otherwise unused 2 MiB block, as QEMU does).
+    pub fn dtb(&self, opts: &DtbOptions) -> Result<Vec<u8>, DtbError> {
+        let (isa_base, isa_ext) =
+            isa_parts(&opts.isa).ok_or_else(|| DtbError::Isa(opts.isa.clone()))?;
+        let mut w = FdtWriter::new()?;
+        let root = w.begin_node("")?;
+        w.property_u32("#address-cells", 2)?;
+        w.property_u32("#size-cells", 2)?;
+        w.property_string_list(
+            "compatible",
+            vec!["rvnvmm,virt".into(), "riscv-virtio".into()],
+        )?;
+        w.property_string("model", "rvnvmm,virt")?;
+
+        let chosen = w.begin_node("chosen")?;
+        w.property_string("bootargs", &opts.bootargs)?;
+        w.property_string("stdout-path", UART_PATH)?;
+        if let Some((start, end)) = opts.initrd {
+            w.property_u64("linux,initrd-start", start)?;
+            w.property_u64("linux,initrd-end", end)?;
+        }
+        w.end_node(chosen)?;
+
+        let aliases = w.begin_node("aliases")?;
+        w.property_string("serial0", UART_PATH)?;
+        w.end_node(aliases)?;
+
+        for r in self.dram() {
+            let n = w.begin_node(&format!("memory@{:x}", r.base))?;
+            w.property_string("device_type", "memory")?;
+            w.property_array_u64("reg", &reg(r.base, r.size))?;
+            w.end_node(n)?;
+        }
+        if opts.nvmm == NvmmMode::Pmem {
+            for r in self.nvmm() {
+                let n = w.begin_node(&format!("pmem@{:x}", r.base))?;
+                w.property_string("compatible", "pmem-region")?;
+                w.property_array_u64("reg", &reg(r.base, r.size))?;
+                w.end_node(n)?;
+            }
+        }
+
+        self.cpus(&mut w, opts, &isa_base, &isa_ext)?;
+
+        for (name, value) in [("poweroff", POWEROFF), ("reboot", REBOOT)] {
+            let n = w.begin_node(name)?;
+            w.property_string("compatible", &format!("syscon-{name}"))?;
+            w.property_u32("regmap", PHANDLE_SYSCON)?;
+            w.property_u32("offset", 0)?;
+            w.property_u32("value", value)?;
+            w.end_node(n)?;
+        }
+
+        self.soc(&mut w)?;
+        w.end_node(root)?;
+        Ok(w.finish()?)
+    }
+
+    fn cpus(
+        &self,
+        w: &mut FdtWriter,
+        opts: &DtbOptions,
+        base: &str,
+        ext: &[String],
+    ) -> FdtWriterResult<()> {
+        let cpus = w.begin_node("cpus")?;
+        w.property_u32("#address-cells", 1)?;
+        w.property_u32("#size-cells", 0)?;
+        w.property_u32("timebase-frequency", self.timebase_hz() as u32)?;
+        for h in 0..self.harts() as u32 {
+            let cpu = w.begin_node(&format!("cpu@{h}"))?;
+            w.property_string("device_type", "cpu")?;
+            w.property_u32("reg", h)?;
+            w.property_string("status", "okay")?;
+            w.property_string("compatible", "riscv")?;
+            w.property_string("riscv,isa", &opts.isa.to_ascii_lowercase())?;
+            w.property_string("riscv,isa-base", base)?;
+            w.property_string_list("riscv,isa-extensions", ext.to_vec())?;
+            w.property_string("mmu-type", "riscv,sv39")?;
+            w.property_u32("riscv,cbom-block-size", self.cbom_block_bytes())?;
+            w.property_phandle(PHANDLE_CPU + 2 * h)?;
+            let intc = w.begin_node("interrupt-controller")?;
+            w.property_u32("#address-cells", 0)?;
+            w.property_u32("#interrupt-cells", 1)?;
+            w.property_null("interrupt-controller")?;
+            w.property_string("compatible", "riscv,cpu-intc")?;
+            w.property_phandle(intc_phandle(h))?;
+            w.end_node(intc)?;
+            w.end_node(cpu)?;
+        }
+        let map = w.begin_node("cpu-map")?;
+        let cluster = w.begin_node("cluster0")?;
+        for h in 0..self.harts() as u32 {
+            let core = w.begin_node(&format!("core{h}"))?;
+            w.property_u32("cpu", PHANDLE_CPU + 2 * h)?;
+            w.end_node(core)?;
+        }
+        w.end_node(cluster)?;
+        w.end_node(map)?;
+        w.end_node(cpus)
+    }
+
+    /// `interrupts-extended` cells: every hart's `(intc, cause)` for each
+    /// cause in `causes`.
+    fn per_hart(&self, causes: &[u32]) -> Vec<u32> {
+        (0..self.harts() as u32)
+            .flat_map(|h| causes.iter().flat_map(move |&c| [intc_phandle(h), c]))
+            .collect()
+    }
+
+    fn soc(&self, w: &mut FdtWriter) -> FdtWriterResult<()> {
+        let soc = w.begin_node("soc")?;
+        w.property_u32("#address-cells", 2)?;
+        w.property_u32("#size-cells", 2)?;
+        w.property_string("compatible", "simple-bus")?;
+        w.property_null("ranges")?;
+
+        let test = w.begin_node(&format!("test@{SYSCON_BASE:x}"))?;
+        w.property_string_list(
+            "compatible",
+            vec![
+                "sifive,test1".into(),
+                "sifive,test0".into(),
+                "syscon".into(),
+            ],
+        )?;
+        w.property_array_u64("reg", &reg(SYSCON_BASE, SYSCON_SIZE))?;
+        w.property_phandle(PHANDLE_SYSCON)?;
+        w.end_node(test)?;
+
+        let clint = w.begin_node(&format!("clint@{CLINT_BASE:x}"))?;
+        w.property_string_list(
+            "compatible",
+            vec!["sifive,clint0".into(), "riscv,clint0".into()],
+        )?;
+        w.property_array_u64("reg", &reg(CLINT_BASE, CLINT_SIZE))?;
+        w.property_array_u32(
+            "interrupts-extended",
+            &self.per_hart(&[IRQ_M_SOFT, IRQ_M_TIMER]),
+        )?;
+        w.end_node(clint)?;
+
+        let plic = w.begin_node(&format!("plic@{PLIC_BASE:x}"))?;
+        w.property_string_list(
+            "compatible",
+            vec!["sifive,plic-1.0.0".into(), "riscv,plic0".into()],
+        )?;
+        w.property_array_u64("reg", &reg(PLIC_BASE, plic_size(2 * self.harts())))?;
+        w.property_u32("#address-cells", 0)?;
+        w.property_u32("#interrupt-cells", 1)?;
+        w.property_null("interrupt-controller")?;
+        w.property_u32("riscv,ndev", PLIC_SOURCES)?;
+        // Context 2h is hart h's M-mode, 2h+1 its S-mode.
+        w.property_array_u32(
+            "interrupts-extended",
+            &self.per_hart(&[IRQ_M_EXT, IRQ_S_EXT]),
+        )?;
+        w.property_phandle(PHANDLE_PLIC)?;
+        w.end_node(plic)?;
+
+        let uart = w.begin_node(&format!("serial@{UART0_BASE:x}"))?;
+        w.property_string("compatible", "ns16550a")?;
+        w.property_array_u64("reg", &reg(UART0_BASE, UART_SIZE))?;
+        w.property_u32("clock-frequency", UART_CLOCK_HZ)?;
+        w.property_u32("interrupt-parent", PHANDLE_PLIC)?;
+        w.property_u32("interrupts", UART0_IRQ)?;
+        w.end_node(uart)?;
+
+        for k in 0..self.virtio().len() {
+            let base = virtio_base(k);
+            let n = w.begin_node(&format!("virtio_mmio@{base:x}"))?;
+            w.property_string("compatible", "virtio,mmio")?;
+            w.property_array_u64("reg", &reg(base, VIRTIO_MMIO_SIZE))?;
+            w.property_u32("interrupt-parent", PHANDLE_PLIC)?;
+            w.property_u32("interrupts", VIRTIO_IRQ_BASE + k as u32)?;
+            w.end_node(n)?;
+        }
+
+        if self.has_control_page() {
+            let n = w.begin_node(&format!("nvmm-control@{CONTROL_PAGE_BASE:x}"))?;
+            w.property_string("compatible", "rvnvmm,nvmm-control")?;
+            w.property_array_u64("reg", &reg(CONTROL_PAGE_BASE, CONTROL_PAGE_SIZE))?;
+            // Where the NVMM is, for user space in either mode.
+            let regions: Vec<u64> = self
+                .nvmm()
+                .iter()
+                .flat_map(|r| reg(r.base, r.size))
+                .collect();
+            w.property_array_u64("rvnvmm,nvmm-regions", &regions)?;
+            w.end_node(n)?;
+        }
+        w.end_node(soc)
+    }
+}
+
+fn intc_phandle(hart: u32) -> u32 {
+    PHANDLE_CPU + 2 * hart + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Console, Entropy, InputQueue};
+    use fdt::Fdt;
+    use rvnvmm_config::Config;
+
+    fn board(harts: u32) -> Board {
+        let mut cfg = Config::default();
+        cfg.machine.harts = harts;
+        Board::builder(&cfg)
+            .uart(Box::new(std::io::sink()), InputQueue::new())
+            .virtio(Entropy::new(1))
+            .virtio(Console::new(Box::new(std::io::sink()), InputQueue::new()))
+            .build()
+            .unwrap()
+    }
+
+    fn prop<'a>(fdt: &'a Fdt<'a>, path: &str, name: &str) -> &'a [u8] {
+        let node = fdt
+            .find_node(path)
+            .unwrap_or_else(|| panic!("no node {path}"));
+        node.property(name)
+            .unwrap_or_else(|| panic!("no {path}:{name}"))
+            .value
+    }
+
+    fn cells(v: &[u8]) -> Vec<u32> {
+        v.chunks(4)
+            .map(|c| u32::from_be_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    fn u64s(v: &[u8]) -> Vec<u64> {
+        v.chunks(8)
+            .map(|c| u64::from_be_bytes(c.try_into().unwrap()))
+            .collect()
+    }
+
+    fn strings(v: &[u8]) -> Vec<&str> {
+        v.strip_suffix(&[0])
+            .unwrap()
+            .split(|&b| b == 0)
+            .map(|s| std::str::from_utf8(s).unwrap())
+            .collect()
+    }
+
+    fn string<'a>(fdt: &'a Fdt<'a>, path: &str, name: &str) -> &'a str {
+        let s = strings(prop(fdt, path, name));
+        assert_eq!(s.len(), 1, "{path}:{name}");
+        s[0]
+    }
+
+    #[test]
+    fn isa_strings_split_into_base_and_extensions() {
+        let (base, ext) = isa_parts(ISA).unwrap();
+        assert_eq!(base, "rv64i");
+        assert_eq!(
+            ext,
+            ["i", "m", "a", "f", "d", "c", "zicntr", "zicsr", "zifencei", "zicbom", "svnapot"]
+        );
+        let (base, ext) = isa_parts("RV64GC_Zicbom").unwrap();
+        assert_eq!(base, "rv64i");
+        assert_eq!(
+            ext,
+            ["i", "m", "a", "f", "d", "zicsr", "zifencei", "c", "zicbom"]
+        );
+        assert_eq!(isa_parts("rv32e").unwrap().0, "rv32e");
+        assert!(isa_parts("x86").is_none());
+        assert!(isa_parts("rv64").is_none());
+        assert!(isa_parts("rv64m").is_none());
+    }
+
+    #[test]
+    fn device_tree_round_trip() {
+        let b = board(2);
+        let opts = DtbOptions {
+            bootargs: "console=ttyS0 root=/dev/vda".into(),
+            initrd: Some((0x8800_0000, 0x8812_3456)),
+            ..DtbOptions::default()
+        };
+        let blob = b.dtb(&opts).unwrap();
+        let fdt = Fdt::new(&blob).unwrap();
+
+        assert_eq!(
+            strings(prop(&fdt, "/", "compatible")),
+            ["rvnvmm,virt", "riscv-virtio"]
+        );
+        assert_eq!(cells(prop(&fdt, "/", "#address-cells")), [2]);
+        assert_eq!(fdt.chosen().bootargs(), Some("console=ttyS0 root=/dev/vda"));
+        assert_eq!(string(&fdt, "/chosen", "stdout-path"), UART_PATH);
+        assert_eq!(
+            u64s(prop(&fdt, "/chosen", "linux,initrd-start")),
+            [0x8800_0000]
+        );
+        assert_eq!(
+            u64s(prop(&fdt, "/chosen", "linux,initrd-end")),
+            [0x8812_3456]
+        );
+        assert_eq!(string(&fdt, "/aliases", "serial0"), UART_PATH);
+
+        // DRAM is system RAM; the NVMM is nowhere in memory.
+        assert_eq!(string(&fdt, "/memory@80000000", "device_type"), "memory");
+        assert_eq!(
+            u64s(prop(&fdt, "/memory@80000000", "reg")),
+            [0x8000_0000, 0x4000_0000]
+        );
+        let memory_nodes = fdt
+            .all_nodes()
+            .filter(|n| n.name.starts_with("memory") || n.name.starts_with("pmem"))
+            .count();
+        assert_eq!(memory_nodes, 1);
+
+        // Harts and their interrupt controllers.
+        assert_eq!(
+            cells(prop(&fdt, "/cpus", "timebase-frequency")),
+            [10_000_000]
+        );
+        let mut intc = Vec::new();
+        for h in 0..2 {
+            let cpu = format!("/cpus/cpu@{h}");
+            assert_eq!(cells(prop(&fdt, &cpu, "reg")), [h]);
+            assert_eq!(string(&fdt, &cpu, "device_type"), "cpu");
+            assert_eq!(string(&fdt, &cpu, "riscv,isa"), ISA);
+            assert_eq!(string(&fdt, &cpu, "riscv,isa-base"), "rv64i");
+            let ext = strings(prop(&fdt, &cpu, "riscv,isa-extensions"));
+            assert!(ext.contains(&"zicbom") && ext.contains(&"svnapot") && ext.contains(&"c"));
+            assert_eq!(string(&fdt, &cpu, "mmu-type"), "riscv,sv39");
+            assert_eq!(cells(prop(&fdt, &cpu, "riscv,cbom-block-size")), [64]);
+            let ic = format!("{cpu}/interrupt-controller");
+            assert_eq!(string(&fdt, &ic, "compatible"), "riscv,cpu-intc");
+            assert!(prop(&fdt, &ic, "interrupt-controller").is_empty());
+            intc.push(cells(prop(&fdt, &ic, "phandle"))[0]);
+            let core = cells(prop(
+                &fdt,
+                &format!("/cpus/cpu-map/cluster0/core{h}"),
+                "cpu",
+            ));
+            assert_eq!(core, cells(prop(&fdt, &cpu, "phandle")));
+        }
+        assert!(fdt.find_node("/cpus/cpu@2").is_none());
+
+        assert_eq!(
+            u64s(prop(&fdt, "/soc/clint@2000000", "reg")),
+            [0x200_0000, 0x1_0000]
+        );
+        assert_eq!(
+            cells(prop(&fdt, "/soc/clint@2000000", "interrupts-extended")),
+            [intc[0], 3, intc[0], 7, intc[1], 3, intc[1], 7]
+        );
+        let plic = "/soc/plic@c000000";
+        assert_eq!(u64s(prop(&fdt, plic, "reg")), [0xc00_0000, 0x20_4000]);
+        assert_eq!(cells(prop(&fdt, plic, "riscv,ndev")), [95]);
+        assert_eq!(
+            cells(prop(&fdt, plic, "interrupts-extended")),
+            [intc[0], 11, intc[0], 9, intc[1], 11, intc[1], 9]
+        );
+        let plic_phandle = cells(prop(&fdt, plic, "phandle"));
+
+        let uart = "/soc/serial@10000000";
+        assert_eq!(string(&fdt, uart, "compatible"), "ns16550a");
+        assert_eq!(u64s(prop(&fdt, uart, "reg")), [0x1000_0000, 0x100]);
+        assert_eq!(cells(prop(&fdt, uart, "interrupts")), [10]);
+        assert_eq!(cells(prop(&fdt, uart, "interrupt-parent")), plic_phandle);
+        assert_eq!(cells(prop(&fdt, uart, "clock-frequency")), [3_686_400]);
+
+        for (k, path) in ["/soc/virtio_mmio@10001000", "/soc/virtio_mmio@10002000"]
+            .into_iter()
+            .enumerate()
+        {
+            assert_eq!(string(&fdt, path, "compatible"), "virtio,mmio");
+            assert_eq!(
+                u64s(prop(&fdt, path, "reg")),
+                [0x1000_1000 + 0x1000 * k as u64, 0x1000]
+            );
+            assert_eq!(cells(prop(&fdt, path, "interrupts")), [1 + k as u32]);
+            assert_eq!(cells(prop(&fdt, path, "interrupt-parent")), plic_phandle);
+        }
+        assert!(fdt.find_node("/soc/virtio_mmio@10003000").is_none());
+
+        let test = "/soc/test@100000";
+        assert_eq!(
+            strings(prop(&fdt, test, "compatible")),
+            ["sifive,test1", "sifive,test0", "syscon"]
+        );
+        assert_eq!(u64s(prop(&fdt, test, "reg")), [0x10_0000, 0x1000]);
+        let test_phandle = cells(prop(&fdt, test, "phandle"));
+        for (node, value) in [("/poweroff", 0x5555), ("/reboot", 0x7777)] {
+            assert_eq!(
+                string(&fdt, node, "compatible"),
+                format!("syscon{}", &node.replace('/', "-"))
+            );
+            assert_eq!(cells(prop(&fdt, node, "regmap")), test_phandle);
+            assert_eq!(cells(prop(&fdt, node, "offset")), [0]);
+            assert_eq!(cells(prop(&fdt, node, "value")), [value]);
+        }
+
+        let ctl = "/soc/nvmm-control@10100000";
+        assert_eq!(string(&fdt, ctl, "compatible"), "rvnvmm,nvmm-control");
+        assert_eq!(u64s(prop(&fdt, ctl, "reg")), [0x1010_0000, 0x1000]);
+        assert_eq!(
+            u64s(prop(&fdt, ctl, "rvnvmm,nvmm-regions")),
+            [0xc000_0000, 0xc000_0000]
+        );
+    }
+
+    #[test]
+    fn pmem_mode_describes_nvmm_as_a_pmem_region() {
+        let blob = board(1)
+            .dtb(&DtbOptions {
+                nvmm: NvmmMode::Pmem,
+                ..DtbOptions::default()
+            })
+            .unwrap();
+        let fdt = Fdt::new(&blob).unwrap();
+        let pmem = "/pmem@c0000000";
+        assert_eq!(string(&fdt, pmem, "compatible"), "pmem-region");
+        assert_eq!(u64s(prop(&fdt, pmem, "reg")), [0xc000_0000, 0xc000_0000]);
+        assert!(fdt.find_node(pmem).unwrap().property("volatile").is_none());
+        assert_eq!(
+            u64s(prop(&fdt, "/memory@80000000", "reg")),
+            [0x8000_0000, 0x4000_0000]
+        );
+        assert!(fdt
+            .find_node("/chosen")
+            .unwrap()
+            .property("linux,initrd-start")
+            .is_none());
+    }
+
+    #[test]
+    fn machine_without_nvmm_has_no_nvmm_nodes() {
+        let mut cfg = Config::default();
+        cfg.memory.regions.remove("nvmm");
+        let b = Board::builder(&cfg).build().unwrap();
+        for mode in [NvmmMode::Reserved, NvmmMode::Pmem] {
+            let blob = b
+                .dtb(&DtbOptions {
+                    nvmm: mode,
+                    ..DtbOptions::default()
+                })
+                .unwrap();
+            let fdt = Fdt::new(&blob).unwrap();
+            assert!(fdt.all_nodes().all(|n| !n.name.starts_with("pmem")
+                && !n.name.starts_with("nvmm-control")
+                && !n.name.starts_with("virtio")));
+        }
+    }
+
+    #[test]
+    fn bad_options_are_errors() {
+        let b = board(1);
+        let nul = DtbOptions {
+            bootargs: "a\0b".into(),
+            ..DtbOptions::default()
+        };
+        assert!(matches!(b.dtb(&nul), Err(DtbError::Fdt(_))));
+        let isa = DtbOptions {
+            isa: "arm64".into(),
+            ..DtbOptions::default()
+        };
+        assert!(matches!(b.dtb(&isa), Err(DtbError::Isa(_))));
+    }
+
+    /// `dtc` (scripts/setup.sh installs it) decompiles the blob without a
+    /// warning: its checks cover unit addresses, `reg` sizes, interrupt
+    /// and phandle references.
+    #[test]
+    fn dtc_accepts_the_blob_without_warnings() {
+        if std::process::Command::new("dtc")
+            .arg("--version")
+            .output()
+            .is_err()
+        {
+            eprintln!("dtc not installed: skipped (scripts/setup.sh installs it)");
+            return;
+        }
+        for mode in [NvmmMode::Reserved, NvmmMode::Pmem] {
+            let blob = board(4)
+                .dtb(&DtbOptions {
+                    bootargs: "console=ttyS0".into(),
+                    initrd: Some((0x8400_0000, 0x8500_0000)),
+                    nvmm: mode,
+                    ..DtbOptions::default()
+                })
+                .unwrap();
+            let path = std::env::temp_dir()
+                .join(format!("rvnvmm-board-{}-{mode:?}.dtb", std::process::id()));
+            std::fs::write(&path, &blob).unwrap();
+            let out = std::process::Command::new("dtc")
+                .args(["-I", "dtb", "-O", "dts", "-o", "-"])
+                .arg(&path)
+                .output()
+                .unwrap();
+            let _ = std::fs::remove_file(&path);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success() && stderr.is_empty(), "dtc: {stderr}");
+            let dts = String::from_utf8_lossy(&out.stdout);
+            assert!(dts.contains("serial@10000000"), "{dts}");
+        }
+    }
+}
