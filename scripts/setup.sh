@@ -10,7 +10,8 @@
 #  3. fetches riscv64 packages from Debian trixie through a PRIVATE apt root
 #     (the system's apt sources are never touched), extracts them into the
 #     cache and assembles a merged sysroot;
-#  4. writes $CACHE/paths.env with RVNVMM_BUSYBOX and RVNVMM_SYSROOT;
+#  4. writes $CACHE/paths.env with RVNVMM_BUSYBOX, RVNVMM_SYSROOT, and the
+#     full system's RVNVMM_OPENSBI, RVNVMM_KERNEL, RVNVMM_MODULES;
 #  5. installs the experiment workflow (python/: rvnvmm-sweep, rvnvmm-report)
 #     and its test dependencies into the venv $CACHE/venv.
 #
@@ -36,13 +37,18 @@ SYSROOT="$CACHE/sysroot-$SUITE-$ARCH"
 WORKLOAD_PACKAGES=(xz-utils bzip2 gzip sqlite3 lua5.4 gawk mawk
                    liblzma5 libbz2-1.0 libsqlite3-0 zlib1g libreadline8t64
                    readline-common libtinfo6 libgmp10 libmpfr6 libsigsegv2)
-PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}")
+# Full system (rvnvmm boot): OpenSBI's fw_dynamic and Debian's riscv64
+# kernel with its modules. The kernel's package is named after its ABI, so
+# it is found through the linux-image-riscv64 metapackage below.
+SYSTEM_PACKAGES=(opensbi linux-image-riscv64)
+PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}" "${SYSTEM_PACKAGES[@]}")
 SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}")
 
 # ---------------------------------------------------------------- host tools
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu qemu-user
                debian-archive-keyring make curl ca-certificates
-               python3-venv chromium device-tree-compiler)
+               python3-venv chromium device-tree-compiler
+               qemu-system-misc cpio)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"
@@ -203,10 +209,30 @@ fetch() {
     printf '%s\n' "$dir"
 }
 
+# The kernel package the metapackage points at (linux-image-6.12.N+debM-riscv64).
+KERNEL_PKG="$(papt_cache depends linux-image-riscv64 2>/dev/null \
+    | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-riscv64\).*/\1/p' | head -n1)"
+[ -n "$KERNEL_PKG" ] || die "cannot resolve linux-image-riscv64 to a kernel package in $SUITE/$ARCH"
+while read -r k v; do
+    case "$k" in
+        Package:) cur="$v" ;;
+        Version:) [ -n "${VERSIONS[$cur]:-}" ] || VERSIONS[$cur]="$v" ;;
+    esac
+done < <(papt_cache show --no-all-versions "$KERNEL_PKG" 2>/dev/null || true)
+PACKAGES+=("$KERNEL_PKG")
+
 declare -A DIRS
 for p in "${PACKAGES[@]}"; do
     DIRS[$p]="$(fetch "$p")"
 done
+
+# ------------------------------------------------------ firmware, kernel
+OPENSBI="${DIRS[opensbi]}/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"
+[ -f "$OPENSBI" ] || die "fw_dynamic.bin not found in ${DIRS[opensbi]}"
+KERNEL="$(find "${DIRS[$KERNEL_PKG]}/boot" -maxdepth 1 -name 'vmlinu*' -type f | head -n1)"
+[ -n "$KERNEL" ] || die "no kernel image in ${DIRS[$KERNEL_PKG]}/boot"
+MODULES="$(find "${DIRS[$KERNEL_PKG]}" -maxdepth 4 -path '*/lib/modules/*' -type d -name '6.*' | head -n1)"
+[ -n "$MODULES" ] || die "no kernel modules in ${DIRS[$KERNEL_PKG]}"
 
 # ------------------------------------------------------------ busybox
 BUSYBOX=""
@@ -270,6 +296,9 @@ PATHS_ENV="$CACHE/paths.env"
 cat > "$PATHS_ENV.tmp" <<EOF
 RVNVMM_BUSYBOX=$BUSYBOX
 RVNVMM_SYSROOT=$SYSROOT
+RVNVMM_OPENSBI=$OPENSBI
+RVNVMM_KERNEL=$KERNEL
+RVNVMM_MODULES=$MODULES
 EOF
 mv "$PATHS_ENV.tmp" "$PATHS_ENV"
 log "wrote $PATHS_ENV"

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Builds the initramfs that `rvnvmm boot` (and qemu-system-riscv64, for
+# comparison) boots: Debian's riscv64 busybox-static, the kernel modules the
+# board needs that Debian's kernel builds as modules, the guest SDK's test
+# programs and the NVMM microbenchmark, and an /init that loads the modules,
+# runs /etc/rvnvmm/rc (if the kernel command line says `rvnvmm.rc=1`) and
+# gives a shell on the console.
+#
+#   scripts/build-initramfs.sh [OUT]     # default $RVNVMM_CACHE/initramfs/initramfs-KEY.cpio.gz
+#
+# Prints the path of the image. Needs scripts/setup.sh (paths.env) and
+# `make -C guest` first. The image is rebuilt only when an input changes
+# (its name carries a hash of them).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+CACHE="${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}"
+# shellcheck source=/dev/null
+. "$CACHE/paths.env"
+die() { echo "build-initramfs: $*" >&2; exit 1; }
+for v in RVNVMM_BUSYBOX RVNVMM_MODULES; do
+    [ -n "${!v:-}" ] || die "$v missing from $CACHE/paths.env: run scripts/setup.sh"
+done
+command -v cpio >/dev/null || die "cpio not found: run scripts/setup.sh"
+
+# Modules in load order (dependencies first). The 8250 UART, SMP, syscon
+# power-off, Svnapot, Zicbom, THP and FS_DAX are built into Debian's kernel.
+MODULES=(
+    kernel/drivers/virtio/virtio_mmio.ko
+    kernel/drivers/block/virtio_blk.ko
+    kernel/drivers/char/hw_random/virtio-rng.ko
+    kernel/drivers/nvdimm/libnvdimm.ko
+    kernel/drivers/nvdimm/nd_btt.ko
+    kernel/drivers/nvdimm/nd_pmem.ko
+    kernel/drivers/nvdimm/of_pmem.ko
+)
+PROGRAMS=(
+    "$top/guest/build/emu/nvmm_microbench"
+    "$top/guest/build/emu/control_page"
+)
+for t in "$top"/sdk/libnvmm/build/tests/*; do
+    [ -x "$t" ] && PROGRAMS+=("$t")
+done
+
+key_inputs() {
+    sha256sum "$0" "$RVNVMM_BUSYBOX" "${PROGRAMS[@]}"
+    for m in "${MODULES[@]}"; do ls -l "$RVNVMM_MODULES/$m".xz 2>/dev/null || ls -l "$RVNVMM_MODULES/$m"; done
+}
+for p in "${PROGRAMS[@]}"; do [ -x "$p" ] || die "$p missing: run make -C guest"; done
+KEY=$(key_inputs | sha256sum | cut -c1-16)
+OUT="${1:-$CACHE/initramfs/initramfs-$KEY.cpio.gz}"
+if [ -f "$OUT" ]; then
+    echo "$OUT"
+    exit 0
+fi
+mkdir -p "$(dirname "$OUT")"
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,mnt,etc/rvnvmm,lib/modules,opt/rvnvmm}
+cp "$RVNVMM_BUSYBOX" "$root/bin/busybox"
+for m in "${MODULES[@]}"; do
+    name=$(basename "$m")
+    if [ -f "$RVNVMM_MODULES/$m.xz" ]; then
+        xz -dc "$RVNVMM_MODULES/$m.xz" > "$root/lib/modules/$name"
+    elif [ -f "$RVNVMM_MODULES/$m" ]; then
+        cp "$RVNVMM_MODULES/$m" "$root/lib/modules/$name"
+    else
+        die "module $m not found under $RVNVMM_MODULES"
+    fi
+    echo "$name" >> "$root/lib/modules/order"
+done
+for p in "${PROGRAMS[@]}"; do cp "$p" "$root/opt/rvnvmm/"; done
+
+cat > "$root/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null || mdev -s
+for m in $(cat /lib/modules/order); do
+    insmod /lib/modules/$m 2>/dev/null || echo "init: insmod $m failed"
+done
+echo "rvnvmm initramfs: $(nproc) harts online"
+if grep -q 'rvnvmm.rc=1' /proc/cmdline && [ -x /etc/rvnvmm/rc ]; then
+    /etc/rvnvmm/rc
+    poweroff -f
+fi
+exec setsid cttyhack sh
+EOF
+chmod 755 "$root/init"
+
+# The automated boot test's script: facts the test compares between rvnvmm
+# and qemu-system-riscv64 (timings differ and are not printed here).
+cat > "$root/etc/rvnvmm/rc" <<'EOF'
+#!/bin/sh
+echo "rc: harts $(nproc)"
+grep -c '^processor' /proc/cpuinfo | sed 's/^/rc: cpuinfo processors /'
+uname -sm | sed 's/^/rc: uname /'
+for m in virtio_mmio libnvdimm nd_pmem of_pmem; do
+    grep -q "^$m " /proc/modules && echo "rc: module $m loaded"
+done
+[ -e /dev/pmem0 ] && echo "rc: /dev/pmem0 present"
+echo "rc: done"
+EOF
+chmod 755 "$root/etc/rvnvmm/rc"
+
+tmp="$OUT.tmp.$$"
+(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9n) > "$tmp"
+mv "$tmp" "$OUT"
+echo "$OUT"
