@@ -291,6 +291,17 @@ for f in lib/ld-linux-riscv64-lp64d.so.1 lib/riscv64-linux-gnu/libc.so.6 \
     [ -e "$SYSROOT/$f" ] || die "sysroot is missing $f"
 done
 
+# Files the guest's libc reads by absolute path, which would otherwise come
+# from the host (rvnvmm --sysroot and qemu -L fall back to host paths) and
+# change the guest's instruction counts whenever the host changes: an empty
+# ld.so cache (the loader then searches the default directories), and a
+# minimal passwd / nsswitch.conf for getpwuid.
+mkdir -p "$SYSROOT/etc"
+[ -e "$SYSROOT/etc/ld.so.cache" ] || : > "$SYSROOT/etc/ld.so.cache"
+[ -e "$SYSROOT/etc/nsswitch.conf" ] || printf 'passwd: files\ngroup: files\n' > "$SYSROOT/etc/nsswitch.conf"
+[ -e "$SYSROOT/etc/passwd" ] || printf 'root:x:0:0:root:/root:/bin/sh\n' > "$SYSROOT/etc/passwd"
+[ -e "$SYSROOT/etc/group" ] || printf 'root:x:0:\n' > "$SYSROOT/etc/group"
+
 # ------------------------------------------------------------ paths.env
 PATHS_ENV="$CACHE/paths.env"
 cat > "$PATHS_ENV.tmp" <<EOF

@@ -1,0 +1,523 @@
+//! The workload suite at its "test" size (guest/workloads, docs/workloads.md):
+//! every workload must print the same stdout, end with the same status and
+//! leave the same files in its working directory under `qemu-riscv64` (the
+//! reference) and under `rvnvmm run` with the heap on DRAM and on NVMM, in
+//! the functional and in the timing model.
+//!
+//! Artefacts (the tests fail, not skip, when they are missing):
+//! * `scripts/setup.sh`: `RVNVMM_SYSROOT` (the trixie riscv64 sysroot, which
+//!   also holds Debian's xz, bzip2, gzip, sqlite3, lua5.4 and mawk);
+//! * `make -C guest`: the kernels in `guest/build/workloads/bin`, the inputs
+//!   in `guest/build/workloads/inputs` and `guest/build/workloads/manifest.json`
+//!   (`guest/workloads/workloads.toml` as JSON);
+//! * `qemu-riscv64` on PATH (or `RVNVMM_QEMU`).
+//!
+//! Conventions as in `differential.rs`: each run gets a fresh temporary
+//! directory as its working directory, `$HOME` and `$TMPDIR`, a cleared
+//! environment (`PATH=/usr/bin:/bin`, `LC_ALL=C`) and `/dev/null` as
+//! stdin; stderr is not compared.  `RVNVMM_DIFF_TIMEOUT` (seconds, default
+//! 300) bounds each run, `RVNVMM_DIFF_KEEP=1` keeps the directories.
+
+#[path = "../src/artefacts.rs"]
+mod artefacts;
+
+use std::collections::BTreeMap;
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::io::Read;
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Declares one test per workload of `guest/workloads/workloads.toml`
+/// (a hyphen in the name becomes an underscore).
+macro_rules! workloads {
+    ($($test:ident => $name:expr;)*) => {
+        const WORKLOADS: &[&str] = &[$($name),*];
+        mod workload {
+            $(
+                #[test]
+                fn $test() {
+                    super::run_workload($name);
+                }
+            )*
+        }
+    };
+}
+
+workloads! {
+    stream => "stream";
+    gups => "gups";
+    lbm => "lbm";
+    mcf => "mcf";
+    nbody => "nbody";
+    mcts => "mcts";
+    rbtree => "rbtree";
+    xz => "xz";
+    xz_d => "xz-d";
+    bzip2 => "bzip2";
+    gzip => "gzip";
+    gzip_d => "gzip-d";
+    sqlite => "sqlite";
+    lua => "lua";
+    awk => "awk";
+}
+
+/// The rvnvmm configurations every workload runs in, beside qemu.
+const CONFIGS: &[(&str, &[&str])] = &[
+    (
+        "functional, heap on DRAM",
+        &[
+            "--set",
+            "machine.model=functional",
+            "--set",
+            "user.heap=dram",
+        ],
+    ),
+    (
+        "functional, heap on NVMM",
+        &[
+            "--set",
+            "machine.model=functional",
+            "--set",
+            "user.heap=nvmm",
+        ],
+    ),
+    (
+        "timing, heap on DRAM",
+        &["--set", "machine.model=timing", "--set", "user.heap=dram"],
+    ),
+    (
+        "timing, heap on NVMM",
+        &["--set", "machine.model=timing", "--set", "user.heap=nvmm"],
+    ),
+];
+
+// ------------------------------------------------------------- environment
+
+struct Workload {
+    name: String,
+    binary: String,
+    sysroot: bool,
+    test_args: Vec<String>,
+    status: i32,
+}
+
+struct Env {
+    sysroot: PathBuf,
+    qemu: PathBuf,
+    rvnvmm: PathBuf,
+    bin: PathBuf,
+    inputs: PathBuf,
+    workloads: Vec<Workload>,
+    timeout: Duration,
+    keep: bool,
+}
+
+fn env() -> &'static Env {
+    static ENV: OnceLock<Result<Env, String>> = OnceLock::new();
+    match ENV.get_or_init(load_env) {
+        Ok(e) => e,
+        Err(msg) => panic!(
+            "workload test setup failed: {msg}\n{}",
+            artefacts::SETUP_HINT
+        ),
+    }
+}
+
+fn workloads_src() -> PathBuf {
+    artefacts::repo_root().join("guest").join("workloads")
+}
+
+fn workloads_build() -> PathBuf {
+    artefacts::guest_build().join("workloads")
+}
+
+fn str_field(v: &serde_json::Value, key: &str, name: &str) -> Result<String, String> {
+    v.get(key)
+        .and_then(|x| x.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| format!("workload {name}: `{key}` missing or not a string"))
+}
+
+fn load_manifest() -> Result<Vec<Workload>, String> {
+    let json_path = workloads_build().join("manifest.json");
+    let toml_path = workloads_src().join("workloads.toml");
+    let text = std::fs::read_to_string(&json_path).map_err(|e| {
+        format!(
+            "{} cannot be read ({e}): run `make -C guest`",
+            json_path.display()
+        )
+    })?;
+    let mtime = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let (Some(j), Some(t)) = (mtime(&json_path), mtime(&toml_path)) {
+        if t > j {
+            return Err(format!(
+                "{} is older than {}: run `make -C guest`",
+                json_path.display(),
+                toml_path.display()
+            ));
+        }
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", json_path.display()))?;
+    let list = v
+        .get("workload")
+        .and_then(|w| w.as_array())
+        .ok_or_else(|| format!("{}: no `workload` array", json_path.display()))?;
+    let mut out = Vec::new();
+    for w in list {
+        let name = str_field(w, "name", "?")?;
+        let args = |size: &str| -> Result<Vec<String>, String> {
+            w.get("args")
+                .and_then(|a| a.get(size))
+                .and_then(|a| a.as_array())
+                .ok_or_else(|| format!("workload {name}: no args.{size}"))?
+                .iter()
+                .map(|x| {
+                    x.as_str()
+                        .map(str::to_string)
+                        .ok_or_else(|| format!("workload {name}: a non-string argument"))
+                })
+                .collect()
+        };
+        let test_args = args("test")?;
+        args("ref")?;
+        out.push(Workload {
+            binary: str_field(w, "binary", &name)?,
+            sysroot: w.get("sysroot").and_then(|s| s.as_bool()).unwrap_or(false),
+            status: w.get("status").and_then(|s| s.as_i64()).unwrap_or(0) as i32,
+            test_args,
+            name,
+        });
+    }
+    Ok(out)
+}
+
+fn load_env() -> Result<Env, String> {
+    let sysroot = artefacts::sysroot()?;
+    let qemu = artefacts::qemu()?;
+    let rvnvmm = match std::env::var_os("RVNVMM_DIFF_BIN").filter(|v| !v.is_empty()) {
+        Some(b) => PathBuf::from(b),
+        None => PathBuf::from(env!("CARGO_BIN_EXE_rvnvmm")),
+    };
+    let build = workloads_build();
+    let inputs = build.join("inputs");
+    if !inputs.join("SHA256SUMS").is_file() {
+        return Err(format!(
+            "the workload inputs in {} are not generated: run `make -C guest`",
+            inputs.display()
+        ));
+    }
+    let timeout = std::env::var("RVNVMM_DIFF_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse::<u64>().ok())
+        .unwrap_or(300);
+    let keep = std::env::var("RVNVMM_DIFF_KEEP")
+        .map(|v| v == "1")
+        .unwrap_or(false);
+    Ok(Env {
+        sysroot,
+        qemu,
+        rvnvmm,
+        bin: build.join("bin"),
+        inputs,
+        workloads: load_manifest()?,
+        timeout: Duration::from_secs(timeout),
+        keep,
+    })
+}
+
+impl Env {
+    fn expand(&self, s: &str) -> String {
+        s.replace("{bin}", &self.bin.to_string_lossy())
+            .replace("{inputs}", &self.inputs.to_string_lossy())
+            .replace("{sysroot}", &self.sysroot.to_string_lossy())
+    }
+
+    fn workload(&self, name: &str) -> &Workload {
+        self.workloads
+            .iter()
+            .find(|w| w.name == name)
+            .unwrap_or_else(|| panic!("workload {name} is not in guest/workloads/workloads.toml"))
+    }
+}
+
+// ------------------------------------------------------------------ running
+
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+struct TempDir {
+    path: PathBuf,
+    keep: bool,
+}
+
+impl TempDir {
+    fn new(tag: &str, keep: bool) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let path = std::env::temp_dir().join(format!("rvnvmm-wl-{}-{n}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("mkdir {}: {e}", path.display()));
+        TempDir { path, keep }
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+struct RunResult {
+    what: String,
+    command: String,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+    /// Exit code, or 128 + signal.
+    status: i32,
+    timed_out: bool,
+    /// Files left in the working directory: relative path -> contents.
+    files: BTreeMap<String, Vec<u8>>,
+}
+
+fn spawn_reader<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = r.read_to_end(&mut buf);
+        buf
+    })
+}
+
+fn collect_files(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let rel = p
+            .strip_prefix(root)
+            .map(|r| r.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if p.is_dir() {
+            out.insert(format!("{rel}/"), Vec::new());
+            collect_files(root, &p, out);
+        } else {
+            out.insert(rel, std::fs::read(&p).unwrap_or_default());
+        }
+    }
+}
+
+fn run_command(what: String, mut cmd: Command, cwd: &Path, timeout: Duration) -> RunResult {
+    cmd.current_dir(cwd)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("TMPDIR", cwd)
+        .env("HOME", cwd)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut parts = vec![sh_quote(&cmd.get_program().to_string_lossy())];
+    parts.extend(cmd.get_args().map(|a| sh_quote(&a.to_string_lossy())));
+    let command = format!(
+        "cd {cwd} && env -i PATH=/usr/bin:/bin TMPDIR={cwd} HOME={cwd} LC_ALL=C {} </dev/null",
+        parts.join(" "),
+        cwd = sh_quote(&cwd.to_string_lossy())
+    );
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {command}: {e}"));
+    let out = spawn_reader(child.stdout.take().expect("stdout"));
+    let err = spawn_reader(child.stderr.take().expect("stderr"));
+    let start = Instant::now();
+    let mut timed_out = false;
+    let raw = loop {
+        match child.try_wait() {
+            Ok(Some(st)) => break st,
+            Ok(None) => {
+                if start.elapsed() > timeout {
+                    timed_out = true;
+                    let _ = child.kill();
+                    break child.wait().expect("wait after kill");
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Err(e) => panic!("wait for {command}: {e}"),
+        }
+    };
+    let status = match (raw.code(), raw.signal()) {
+        (Some(c), _) => c,
+        (None, Some(s)) => 128 + s,
+        (None, None) => -1,
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    let mut files = BTreeMap::new();
+    collect_files(cwd, cwd, &mut files);
+    RunResult {
+        what,
+        command,
+        stdout,
+        stderr,
+        status,
+        timed_out,
+        files,
+    }
+}
+
+fn tail_text(bytes: &[u8], max: usize) -> String {
+    let s = String::from_utf8_lossy(bytes);
+    if s.len() <= max {
+        return s.into_owned();
+    }
+    let mut cut = s.len() - max;
+    while !s.is_char_boundary(cut) {
+        cut += 1;
+    }
+    format!("...{}", &s[cut..])
+}
+
+/// Where two outputs first differ (by line for text, by byte offset else).
+fn describe_diff(expected: &[u8], actual: &[u8]) -> String {
+    let first = expected
+        .iter()
+        .zip(actual.iter())
+        .position(|(x, y)| x != y)
+        .unwrap_or(expected.len().min(actual.len()));
+    let line = expected[..first].iter().filter(|&&b| b == b'\n').count() + 1;
+    let ctx = |b: &[u8]| -> String {
+        let from = first.saturating_sub(80);
+        let to = (first + 80).min(b.len());
+        format!("{:?}", String::from_utf8_lossy(&b[from..to]))
+    };
+    format!(
+        "stdout differs at byte {first} (line {line}; qemu {} bytes, rvnvmm {} bytes)\n  q {}\n  r {}\n",
+        expected.len(),
+        actual.len(),
+        ctx(expected),
+        ctx(actual)
+    )
+}
+
+fn run_workload(name: &str) {
+    let env = env();
+    let w = env.workload(name);
+    let prog = env.expand(&w.binary);
+    assert!(
+        Path::new(&prog).is_file(),
+        "{prog} does not exist: run `scripts/setup.sh` and `make -C guest`"
+    );
+    let args: Vec<String> = w.test_args.iter().map(|a| env.expand(a)).collect();
+
+    // Reference: qemu.
+    let qdir = TempDir::new(&format!("{name}-qemu"), env.keep);
+    let mut qc = Command::new(&env.qemu);
+    if w.sysroot {
+        qc.arg("-L").arg(&env.sysroot);
+    }
+    qc.arg(&prog).args(&args);
+    let q = run_command("qemu-riscv64".into(), qc, &qdir.path, env.timeout);
+    if q.timed_out || q.status != w.status {
+        panic!(
+            "{name}: the reference run under qemu ended with status {}{} (expected {}); \
+             the test environment is broken\ncommand: {}\nstderr:\n{}",
+            q.status,
+            if q.timed_out { " (timed out)" } else { "" },
+            w.status,
+            q.command,
+            tail_text(&q.stderr, 2000)
+        );
+    }
+
+    let mut failures = String::new();
+    for (i, (label, opts)) in CONFIGS.iter().enumerate() {
+        let rdir = TempDir::new(&format!("{name}-rvnvmm{i}"), env.keep);
+        let mut rc = Command::new(&env.rvnvmm);
+        rc.arg("run");
+        if w.sysroot {
+            rc.arg("--sysroot").arg(&env.sysroot);
+        }
+        rc.args(*opts).arg("--").arg(&prog).args(&args);
+        let r = run_command(format!("rvnvmm ({label})"), rc, &rdir.path, env.timeout);
+        let panicked = String::from_utf8_lossy(&r.stderr).contains("panicked");
+        let same_files = q.files == r.files;
+        if q.stdout == r.stdout && q.status == r.status && !r.timed_out && !panicked && same_files {
+            continue;
+        }
+        let _ = writeln!(failures, "{name}: {} differs from qemu-riscv64", r.what);
+        let _ = writeln!(failures, "  qemu:   {}", q.command);
+        let _ = writeln!(failures, "  rvnvmm: {}", r.command);
+        if q.status != r.status || r.timed_out {
+            let _ = writeln!(
+                failures,
+                "exit status: qemu {} / rvnvmm {}{}",
+                q.status,
+                r.status,
+                if r.timed_out { " (TIMED OUT)" } else { "" }
+            );
+        }
+        if panicked {
+            let _ = writeln!(failures, "rvnvmm panicked");
+        }
+        if q.stdout != r.stdout {
+            failures.push_str(&describe_diff(&q.stdout, &r.stdout));
+        }
+        if !same_files {
+            let qk: BTreeSet<&String> = q.files.keys().collect();
+            let rk: BTreeSet<&String> = r.files.keys().collect();
+            let _ = writeln!(
+                failures,
+                "files left in the working directory differ: qemu {qk:?}, rvnvmm {rk:?}"
+            );
+        }
+        let _ = writeln!(
+            failures,
+            "rvnvmm stderr (tail):\n{}",
+            tail_text(&r.stderr, 2000)
+        );
+    }
+    assert!(failures.is_empty(), "{failures}");
+}
+
+// ------------------------------------------------------ suite consistency
+
+/// The manifest and the list above name the same workloads, every kernel
+/// source has a workload, and every workload has its test and ref sizes.
+#[test]
+fn every_workload_is_listed() {
+    let env = env();
+    let in_manifest: BTreeSet<&str> = env.workloads.iter().map(|w| w.name.as_str()).collect();
+    let listed: BTreeSet<&str> = WORKLOADS.iter().copied().collect();
+    assert_eq!(
+        in_manifest, listed,
+        "guest/workloads/workloads.toml and the workloads! list in \
+         crates/cli/tests/workloads.rs disagree"
+    );
+    let src = workloads_src().join("src");
+    let kernels: BTreeSet<String> = std::fs::read_dir(&src)
+        .unwrap_or_else(|e| panic!("cannot list {}: {e}", src.display()))
+        .filter_map(|e| e.ok())
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension()? == "c")
+                .then(|| p.file_stem().map(|s| s.to_string_lossy().into_owned()))?
+        })
+        .collect();
+    let used: BTreeSet<String> = env
+        .workloads
+        .iter()
+        .filter_map(|w| w.binary.strip_prefix("{bin}/").map(str::to_string))
+        .collect();
+    assert_eq!(
+        kernels, used,
+        "guest/workloads/src/*.c and the {{bin}} workloads of workloads.toml disagree"
+    );
+}
