@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
@@ -109,6 +110,19 @@ int main(void)
     prctl(PR_GET_NAME, name, 0, 0, 0);
     printf("prctl name=%s\n", name);
     printf("sched_yield=%d\n", sched_yield());
+    /* mincore: residency of touched and untouched pages; ENOMEM unmapped. */
+    unsigned char *mc = mmap(NULL, 4 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char vec[4] = {0xee, 0xee, 0xee, 0xee};
+    mc[0] = 1;
+    mc[2 * 4096] = 1;
+    int mr = mincore(mc, 4 * 4096, vec);
+    munmap(mc, 4 * 4096);
+    errno = 0;
+    int mu = mincore(mc, 4096, vec + 3);
+    printf("mincore=%d vec=%d%d%d unmapped=%d %s\n", mr, vec[0] & 1, vec[1] & 1, vec[2] & 1, mu,
+           strerror(errno));
+    printf("no_new_privs set=%d get=%d\n", prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0),
+           prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
     cpu_set_t cs;
     CPU_ZERO(&cs);
     printf("sched_getaffinity=%d count>=1=%d\n", sched_getaffinity(0, sizeof cs, &cs),

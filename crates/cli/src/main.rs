@@ -77,11 +77,10 @@ struct RunArgs {
     /// No progress line on a terminal (it appears after two seconds).
     #[arg(long)]
     no_progress: bool,
-    /// The riscv64 ELF to run.
-    program: String,
-    /// Its arguments.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    args: Vec<String>,
+    /// The riscv64 ELF to run, then its arguments: everything from the
+    /// program on is the guest's (`rvnvmm run PROG --help` passes --help on).
+    #[arg(value_name = "PROGRAM [ARGS]", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    command: Vec<String>,
 }
 
 fn main() -> ExitCode {
@@ -199,9 +198,9 @@ fn run(a: RunArgs) -> Result<i32, String> {
         machine.sets.push(format!("machine.harts={h}"));
     }
     let cfg = load_config(&machine)?;
-    let mut argv = vec![a.program.clone()];
-    argv.extend(a.args.iter().cloned());
-    let mut opts = user_options(&cfg, a.program.clone(), argv)?;
+    let program = a.command[0].clone();
+    let argv = a.command.clone();
+    let mut opts = user_options(&cfg, program.clone(), argv)?;
     for kv in &a.envs {
         let key = kv.split('=').next().unwrap_or("");
         if !kv.contains('=') || key.is_empty() {
@@ -254,7 +253,7 @@ fn run(a: RunArgs) -> Result<i32, String> {
             None
         };
         if let Some(target) = target {
-            let json = stats::to_json(&cfg, &a.program, &outcome, host_seconds);
+            let json = stats::to_json(&cfg, &program, &outcome, host_seconds);
             std::fs::write(&target, json)
                 .map_err(|e| format!("cannot write stats to {}: {e}", target.display()))?;
         }

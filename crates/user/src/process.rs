@@ -200,6 +200,8 @@ pub struct Process {
     /// Told (instructions so far, simulated ns) after every time slice of
     /// the initial process: a progress display.
     pub(crate) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
+    /// `prctl(PR_SET_NO_NEW_PRIVS)` was called.
+    pub(crate) no_new_privs: bool,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -273,6 +275,7 @@ impl Process {
             memsys: None,
             devices: Default::default(),
             progress: None,
+            no_new_privs: false,
             opts,
         };
         p.next_tid = p.pid + 1;

@@ -319,11 +319,14 @@ impl Process {
             223 => Ok(0),
             226 => self.sys_mprotect(a[0], a[1], a[2] as u32),
             227 => self.sys_msync(a[0], a[1]),
-            228..=232 => Ok(0),
+            // mlock, munlock, mlockall, munlockall: every page stays put.
+            228..=231 => Ok(0),
+            232 => self.sys_mincore(a[0], a[1], a[2]),
             233 => self.sys_madvise(a[0], a[1], a[2]),
             258 => self.sys_riscv_hwprobe(a[0], a[1]),
-            // rseq is optional for glibc, which falls back without it.
-            293 => Err(ENOSYS),
+            // rseq is optional for glibc, which falls back without it; a
+            // kernel without Landlock answers its calls so (xz's sandbox).
+            293 | 444..=446 => Err(ENOSYS),
             259 => {
                 self.code.pages.flush_pending = true;
                 Ok(0)
@@ -1674,11 +1677,42 @@ impl Process {
         Ok(0)
     }
 
+    /// mincore: one byte per page of `[addr, addr + len)`, 1 if the page
+    /// has a frame; `ENOMEM` if a page is not mapped (which libsigsegv's
+    /// stack probing relies on).
+    fn sys_mincore(&mut self, addr: u64, len: u64, vec: u64) -> Result<i64, i64> {
+        const PAGE: u64 = 4096;
+        if addr % PAGE != 0 {
+            return Err(EINVAL);
+        }
+        let end = addr.checked_add(len).ok_or(ENOMEM)?.next_multiple_of(PAGE);
+        let mut flags = Vec::with_capacity(((end - addr) / PAGE) as usize);
+        for page in (addr..end).step_by(PAGE as usize) {
+            if self.aspace.find(page).is_none() {
+                return Err(ENOMEM);
+            }
+            let resident = rvnvmm_mem::sv39::find_leaf(&self.mem, self.aspace.root, page).is_some();
+            flags.push(u8::from(resident));
+        }
+        self.write_mem(vec, &flags)?;
+        Ok(0)
+    }
+
     fn sys_prctl(&mut self, op: u64, arg: u64) -> Result<i64, i64> {
         const PR_SET_NAME: u64 = 15;
         const PR_GET_NAME: u64 = 16;
+        const PR_SET_NO_NEW_PRIVS: u64 = 38;
+        const PR_GET_NO_NEW_PRIVS: u64 = 39;
         let i = self.current;
         match op {
+            // The emulator grants no privileges, so the one-way flag only
+            // needs remembering.
+            PR_SET_NO_NEW_PRIVS if arg == 1 => {
+                self.no_new_privs = true;
+                Ok(0)
+            }
+            PR_SET_NO_NEW_PRIVS => Err(EINVAL),
+            PR_GET_NO_NEW_PRIVS => Ok(i64::from(self.no_new_privs)),
             PR_SET_NAME => {
                 let mut name = self.read_cstr(arg)?;
                 name.truncate(15);
