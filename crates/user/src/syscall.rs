@@ -1682,7 +1682,7 @@ impl Process {
     /// stack probing relies on).
     fn sys_mincore(&mut self, addr: u64, len: u64, vec: u64) -> Result<i64, i64> {
         const PAGE: u64 = 4096;
-        if addr % PAGE != 0 {
+        if !addr.is_multiple_of(PAGE) {
             return Err(EINVAL);
         }
         let end = addr.checked_add(len).ok_or(ENOMEM)?.next_multiple_of(PAGE);
