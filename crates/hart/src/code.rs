@@ -27,6 +27,11 @@ pub struct Block {
     pub cost: Box<[u32]>,
     /// Page offsets of the 64-byte lines it is fetched from.
     pub fetch_lines: Box<[u16]>,
+    /// The instruction bits, for the `tval` of an illegal instruction.
+    pub raw: Box<[u32]>,
+    /// The physical page the second half of a last instruction straddling
+    /// the page end came from.
+    pub next_ppage: Option<u64>,
 }
 
 /// Physical pages holding decoded code, and whether a flush is owed.
@@ -55,7 +60,8 @@ impl CodePages {
         }
     }
 
-    fn mark(&mut self, ppage: u64) -> bool {
+    /// Records `ppage` as a code page; true if it was not one.
+    pub fn mark(&mut self, ppage: u64) -> bool {
         let new = self.pages.insert(ppage);
         if new {
             self.generation += 1;
@@ -92,7 +98,7 @@ impl Default for CodeCache {
 }
 
 impl CodeCache {
-    /// The block starting at `pc`, if decoded.
+    /// The block with key `pc` (see [`insert`](Self::insert)), if decoded.
     #[inline(always)]
     pub fn lookup(&mut self, pc: u64) -> Option<u32> {
         let slot = ((pc >> 1) as usize) & (FAST_ENTRIES - 1);
@@ -111,15 +117,16 @@ impl CodeCache {
         &self.blocks[idx as usize]
     }
 
-    /// Adds a block decoded from physical page `ppage`; returns its index and
-    /// whether the page newly became a code page.
-    pub fn insert(&mut self, block: Block, ppage: u64) -> (u32, bool) {
+    /// Adds a block decoded from physical page `ppage`, found by `key` (its
+    /// PC, or its physical address when the cache is shared by address
+    /// spaces); returns its index and whether the page newly became a code
+    /// page.
+    pub fn insert(&mut self, key: u64, block: Block, ppage: u64) -> (u32, bool) {
         let idx = self.blocks.len() as u32;
-        let pc = block.pc;
         self.blocks.push(block);
-        self.map.insert(pc, idx);
-        let slot = ((pc >> 1) as usize) & (FAST_ENTRIES - 1);
-        self.fast[slot] = (pc, idx);
+        self.map.insert(key, idx);
+        let slot = ((key >> 1) as usize) & (FAST_ENTRIES - 1);
+        self.fast[slot] = (key, idx);
         self.blocks_decoded += 1;
         let new_page = self.pages.mark(ppage);
         (idx, new_page)

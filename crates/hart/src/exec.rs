@@ -1,6 +1,7 @@
 //! The interpreter: executes one decoded block.
 
 use crate::memory::{read_host, write_le};
+use crate::privileged::{envcfg, mstatus};
 use crate::{Env, Exit, Hart, Priv, Trap};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::Access;
@@ -10,9 +11,11 @@ impl Hart {
     /// Executes block `idx` and the blocks after it while they are decoded
     /// and the budget lasts. Returns `None` when the caller must look up,
     /// decode or flush before going on (the PC names the next block), or the
-    /// exit that stopped execution.
+    /// exit that stopped execution. `FULL`: full-system mode, where traps are
+    /// taken here, the chain stops when an event is due, and blocks are
+    /// found by physical PC.
     #[inline(never)]
-    pub(crate) fn exec_blocks<const TRACE: bool>(
+    pub(crate) fn exec_blocks<const TRACE: bool, const FULL: bool>(
         &mut self,
         env: &mut Env<'_>,
         mut idx: u32,
@@ -22,10 +25,11 @@ impl Hart {
             let block = env.code.block(idx);
             let insns: *const [Insn] = &*block.insns;
             let cost: *const [u32] = &*block.cost;
+            let raw: *const [u32] = &*block.raw;
             // SAFETY: blocks are never freed or moved while they execute: the
             // arena only grows in `decode_block` and is cleared in `settle`,
             // neither of which is reachable from here.
-            let (insns, cost) = unsafe { (&*insns, &*cost) };
+            let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
             if let Some(t) = env.timing.as_deref_mut() {
                 // Instruction fetch: the block's lines through the L1I.
                 let hart = self.hart_id as usize;
@@ -42,7 +46,7 @@ impl Hart {
             let mut pc = self.pc;
             let mut next = None;
             for (i, ins) in insns.iter().enumerate() {
-                let result = self.step(env, ins, pc, i as u64, cost[i] as u64);
+                let result = self.step::<FULL>(env, ins, pc, i as u64, cost[i] as u64);
                 if TRACE && result.is_ok() {
                     // One line per retired instruction (a faulting one is
                     // printed when it completes after the fault is handled).
@@ -84,6 +88,15 @@ impl Hart {
                         self.retire(i, cost);
                         self.pc = pc;
                         self.stop_block = false;
+                        if FULL {
+                            let tval = if trap.cause == Trap::ILLEGAL {
+                                raw[i] as u64
+                            } else {
+                                trap.tval
+                            };
+                            self.take_trap(trap.cause, tval, false);
+                            return None;
+                        }
                         return Some(Exit::Trap(trap));
                     }
                 }
@@ -95,10 +108,23 @@ impl Hart {
                     self.pc = pc;
                 }
             }
-            if self.instret >= stop_at || env.code.pages.flush_pending {
+            if self.instret >= stop_at
+                || env.code.pages.flush_pending
+                || (FULL && self.cycles >= self.event_at)
+            {
                 return None;
             }
-            idx = env.code.lookup(self.pc)?;
+            let key = if FULL {
+                // A fetch-TLB hit gives the physical PC; anything else (and a
+                // block that may straddle pages) goes back to `run`.
+                match self.tlb.exec.lookup_paddr(self.pc, 2) {
+                    Some((_, pa)) if pa & 0xfff != 0xffe => pa,
+                    _ => return None,
+                }
+            } else {
+                self.pc
+            };
+            idx = env.code.lookup(key)?;
         }
     }
 
@@ -109,7 +135,7 @@ impl Hart {
     }
 
     #[inline(always)]
-    fn step(
+    fn step<const FULL: bool>(
         &mut self,
         env: &mut Env<'_>,
         ins: &Insn,
@@ -117,14 +143,16 @@ impl Hart {
         done: u64,
         done_cycles: u64,
     ) -> Result<Flow, Trap> {
-        let rd = ins.rd as usize & 31;
+        // Read at each use rather than kept in a register across the match:
+        // the interpreter loop is short of registers.
+        let rd = || ins.rd as usize & 31;
         let a = self.x[ins.rs1 as usize & 31];
         let b = self.x[ins.rs2 as usize & 31];
         let imm = ins.imm as u64;
         macro_rules! set {
             ($v:expr) => {{
                 let v: u64 = $v;
-                self.x[rd] = v;
+                self.x[rd()] = v;
                 self.x[0] = 0;
             }};
         }
@@ -242,6 +270,7 @@ impl Hart {
                 env.code.pages.flush_pending = true;
                 return Ok(Flow::Stop);
             }
+            Ecall if FULL => return Err(Trap::new(Trap::ECALL_U + self.prv as u64, 0)),
             Ecall => return Ok(Flow::Exit(Exit::Ecall)),
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
             Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
@@ -338,14 +367,17 @@ impl Hart {
             AmominuD => amo_d!(|x, y| x.min(y)),
             AmomaxuD => amo_d!(|x, y| x.max(y)),
             Flw => {
+                self.fp_dirty()?;
                 let v = self.load(env, a.wrapping_add(imm), 4, done_cycles)?;
-                self.f[rd] = rvnvmm_fpu::box_f32(v as u32);
+                self.f[rd()] = rvnvmm_fpu::box_f32(v as u32);
             }
             Fld => {
+                self.fp_dirty()?;
                 let v = self.load(env, a.wrapping_add(imm), 8, done_cycles)?;
-                self.f[rd] = v;
+                self.f[rd()] = v;
             }
             Fsw => {
+                self.fp_dirty()?;
                 let v = self.f[ins.rs2 as usize & 31];
                 self.store(env, a.wrapping_add(imm), 4, v, done_cycles)?;
                 if self.stop_block {
@@ -353,19 +385,17 @@ impl Hart {
                 }
             }
             Fsd => {
+                self.fp_dirty()?;
                 let v = self.f[ins.rs2 as usize & 31];
                 self.store(env, a.wrapping_add(imm), 8, v, done_cycles)?;
                 if self.stop_block {
                     return Ok(Flow::Stop);
                 }
             }
-            Mret | Sret | SfenceVma => return Err(Trap::new(Trap::ILLEGAL, 0)),
-            Wfi => {
-                if self.prv == Priv::User {
-                    return Err(Trap::new(Trap::ILLEGAL, 0));
-                }
-                return Ok(Flow::Exit(Exit::Wfi));
-            }
+            Mret => return self.mret().map(Flow::Jump),
+            Sret => return self.sret().map(Flow::Jump),
+            SfenceVma => self.sfence_vma(ins.rs1 != 0, a)?,
+            Wfi => return self.wfi::<FULL>(done_cycles),
             CflushDL1 | CboClean | CboFlush | CboInval | CboZero => {
                 self.cache_op(env, ins, a, done_cycles)?;
                 if self.stop_block {
@@ -374,6 +404,7 @@ impl Hart {
             }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
             _ => {
+                self.fp_dirty()?;
                 let v = self.exec_fp(ins, a)?;
                 if let Some(v) = v {
                     set!(v)
@@ -383,12 +414,25 @@ impl Hart {
         Ok(Flow::Next)
     }
 
+    /// `wfi`: illegal in U-mode, and in S-mode under TW. In user-mode
+    /// emulation it always exits; in full-system mode only when no enabled
+    /// interrupt is pending (else it completes at once).
+    #[inline(never)]
+    fn wfi<const FULL: bool>(&mut self, now: u64) -> Result<Flow, Trap> {
+        let tw = self.csrs.mstatus & mstatus::TW != 0;
+        if self.prv == Priv::User || (FULL && self.prv == Priv::Supervisor && tw) {
+            return Err(Trap::new(Trap::ILLEGAL, 0));
+        }
+        if FULL && self.mip_at(self.cycles + now) & self.csrs.mie != 0 {
+            return Ok(Flow::Next);
+        }
+        Ok(Flow::Exit(Exit::Wfi))
+    }
+
     /// Cache-control instructions. Without a cache model they only check
     /// permissions and count; `cbo.zero` zeroes its 64-byte block.
     fn cache_op(&mut self, env: &mut Env<'_>, ins: &Insn, addr: u64, now: u64) -> Result<(), Trap> {
-        if self.prv != Priv::Machine && !self.config.cflush_user {
-            return Err(Trap::new(Trap::ILLEGAL, 0));
-        }
+        let inval_as_flush = self.cache_op_allowed(ins.op)?;
         if ins.op == Op::CboZero {
             let base = addr & !63;
             for off in (0..64).step_by(8) {
@@ -414,9 +458,13 @@ impl Hart {
             };
             Trap::new(cause, addr)
         })?;
+        if !self.pmp_allows(paddr & !63, 64, Access::Read) {
+            return Err(Trap::new(Trap::STORE_ACCESS, addr));
+        }
         if let Some(t) = env.timing.as_deref_mut() {
             let kind = match ins.op {
                 Op::CboClean => FlushKind::Clean,
+                Op::CboInval if inval_as_flush => FlushKind::Flush,
                 Op::CboInval => FlushKind::Inval,
                 Op::CboFlush => FlushKind::Flush,
                 _ => FlushKind::L1,
@@ -424,6 +472,42 @@ impl Hart {
             self.cycles += t.flush_line(hart, paddr, kind, self.cycles + now);
         }
         Ok(())
+    }
+}
+
+impl Hart {
+    /// Whether a cache-control instruction may run here: M-mode always;
+    /// below, `cflush_user` must allow it and, in full-system mode, the
+    /// Zicbom/Zicboz enables of `menvcfg` (and `senvcfg` for U-mode). Returns
+    /// whether `cbo.inval` is to run as a flush (CBIE = 01).
+    #[inline(never)]
+    fn cache_op_allowed(&self, op: Op) -> Result<bool, Trap> {
+        let illegal = Err(Trap::new(Trap::ILLEGAL, 0));
+        if self.prv == Priv::Machine {
+            return Ok(false);
+        }
+        if !self.config.cflush_user {
+            return illegal;
+        }
+        if !self.full_system || op == Op::CflushDL1 {
+            return Ok(false);
+        }
+        let (m, s) = (self.csrs.menvcfg, self.csrs.senvcfg);
+        // The enables that apply: menvcfg's, and senvcfg's too from U-mode.
+        let both = |bit: u64| m & bit != 0 && (self.prv != Priv::User || s & bit != 0);
+        match op {
+            Op::CboClean | Op::CboFlush if both(envcfg::CBCFE) => Ok(false),
+            Op::CboZero if both(envcfg::CBZE) => Ok(false),
+            Op::CboInval => {
+                let cbie = |v: u64| (v & envcfg::CBIE) >> envcfg::CBIE_SHIFT;
+                let (mi, si) = (cbie(m), cbie(s));
+                if mi == 0 || (self.prv == Priv::User && si == 0) {
+                    return illegal;
+                }
+                Ok(mi == 1 || (self.prv == Priv::User && si == 1))
+            }
+            _ => illegal,
+        }
     }
 }
 

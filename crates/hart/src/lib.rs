@@ -1,10 +1,22 @@
-//! One RISC-V hart (RV64IMAFDC + Zicsr, Zifencei, Zicntr, Zicbom) for rvnvmm.
+//! One RISC-V hart (RV64IMAFDC + Zicsr, Zifencei, Zicntr, Zicbom, Zicboz,
+//! Sstc, Svnapot; M, S and U modes with Sv39 and PMP) for rvnvmm.
 //!
-//! The hart interprets decoded basic blocks from a [`CodeCache`] shared by all
-//! harts of an address space, translates addresses through a software
-//! [`tlb::Tlb`] backed by Sv39 page tables in guest memory, and stops with an
-//! [`Exit`] whenever something outside the hart must act (a system call, a
-//! trap, the end of its time slice).
+//! The hart interprets decoded basic blocks from a [`CodeCache`], translates
+//! addresses through a software [`tlb::Tlb`] backed by Sv39 page tables in
+//! guest memory, and stops with an [`Exit`] whenever something outside the
+//! hart must act.
+//!
+//! It runs in one of two modes:
+//!
+//! * **User-mode emulation** (the default, [`Hart::new`]): the caller is the
+//!   kernel. `ecall` and every exception exit to it ([`Exit::Ecall`],
+//!   [`Exit::Trap`]); blocks are keyed by virtual PC.
+//! * **Full system** ([`Hart::set_full_system`]): the hart starts in M-mode
+//!   and takes exceptions and interrupts architecturally through
+//!   `mtvec`/`stvec` (delegation, `mret`/`sret`, PMP, Sstc). Only the end of
+//!   the budget and a `wfi` with nothing pending exit; the board drives the
+//!   interrupt lines through [`InterruptLines`]. Blocks are keyed by
+//!   physical PC, so one code cache serves every address space.
 //!
 //! The interpreter is the first of two execution engines the design allows:
 //! blocks are already the unit of decode and of time accounting, so a later
@@ -16,13 +28,20 @@ mod cost;
 mod csr;
 mod exec;
 mod fp;
+mod interrupt;
 mod memory;
+mod pmp;
+pub mod privileged;
 pub mod tlb;
 mod trap;
 
 pub use code::{Block, CodeCache, CodePages, MAX_BLOCK_INSNS};
 pub use cost::CoreCosts;
+pub use interrupt::{irq, InterruptLines};
 pub use trap::{Exit, Trap};
+
+use privileged::PrivState;
+use std::sync::Arc;
 
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -112,6 +131,10 @@ pub struct HartStats {
     pub flush_insns: u64,
     /// Software-TLB refills (page walks) for loads, stores and fetches.
     pub tlb_refills: u64,
+    /// Exceptions taken architecturally (full-system mode).
+    pub exceptions: u64,
+    /// Interrupts taken (full-system mode).
+    pub interrupts: u64,
 }
 
 /// The architectural state of one hart plus its private caches of decoded
@@ -134,7 +157,8 @@ pub struct Hart {
     /// Current privilege level.
     pub prv: Priv,
     /// Physical address of the Sv39 root table, or `None` for bare
-    /// (untranslated) addressing.
+    /// (untranslated) addressing. Set by the user-mode kernel, or by `satp`
+    /// writes in full-system mode.
     pub page_table: Option<u64>,
     /// `mhartid`.
     pub hart_id: u64,
@@ -144,18 +168,33 @@ pub struct Hart {
     pub stats: HartStats,
     /// Load reservation: address and the value loaded by `lr`.
     pub(crate) reservation: Option<(u64, u64)>,
-    /// The software TLB.
+    /// The software TLB of the current translation context.
     pub tlb: tlb::Tlb,
+    /// The TLBs of the other translation contexts.
+    tlb_contexts: tlb::TlbContexts,
     /// Code-page generation the write TLB was filled under.
     code_generation: u64,
     /// Set by a store that modified decoded code: end the current block.
     stop_block: bool,
     /// Print each retired instruction to stderr.
     pub trace: bool,
+    /// Full-system mode: traps are taken architecturally.
+    full_system: bool,
+    /// The privileged CSRs.
+    pub(crate) csrs: PrivState,
+    /// Physical memory protection.
+    pub(crate) pmp: pmp::Pmp,
+    /// Interrupt inputs shared with the devices.
+    lines: Arc<InterruptLines>,
+    /// The clock value at which to look at interrupts and timers next (full
+    /// system); 0 means at the next block boundary.
+    pub(crate) event_at: u64,
+    /// The last trap taken (cause with the interrupt bit, and tval).
+    pub(crate) last_trap: Trap,
 }
 
 impl Hart {
-    /// A hart in U-mode with all registers zero.
+    /// A hart for user-mode emulation, in U-mode with all registers zero.
     pub fn new(hart_id: u64, config: HartConfig) -> Hart {
         Hart {
             x: [0; 32],
@@ -172,10 +211,42 @@ impl Hart {
             stats: HartStats::default(),
             reservation: None,
             tlb: tlb::Tlb::default(),
+            tlb_contexts: tlb::TlbContexts::default(),
             code_generation: 0,
             stop_block: false,
             trace: false,
+            full_system: false,
+            csrs: PrivState::user_mode(),
+            pmp: pmp::Pmp::default(),
+            lines: Arc::default(),
+            event_at: 0,
+            last_trap: Trap::new(0, 0),
         }
+    }
+
+    /// Switches between user-mode emulation and full-system mode. Either
+    /// way the privileged state is reset; full-system mode starts in M-mode
+    /// with interrupts off, paging Bare, PMP off and the FPU off, as at
+    /// reset. The PC and registers are left for the board to set.
+    pub fn set_full_system(&mut self, on: bool) {
+        self.full_system = on;
+        self.csrs = if on {
+            PrivState::reset()
+        } else {
+            PrivState::user_mode()
+        };
+        self.pmp = pmp::Pmp::default();
+        self.page_table = None;
+        self.reservation = None;
+        self.prv = if on { Priv::Machine } else { Priv::User };
+        self.flush_tlb();
+        self.sync_tlb_context();
+        self.event_at = 0;
+    }
+
+    /// Whether the hart is in full-system mode.
+    pub fn full_system(&self) -> bool {
+        self.full_system
     }
 
     /// Copies the architectural register state of `other` (for a new thread
@@ -208,9 +279,13 @@ impl Hart {
             as u64
     }
 
-    /// Drops the cached translations (after the page tables changed).
+    /// Drops the cached translations of every context (after the page
+    /// tables changed).
     pub fn flush_tlb(&mut self) {
         self.tlb.flush();
+        for t in self.tlb_contexts.saved_mut() {
+            t.flush();
+        }
     }
 
     /// Drops the reservation of `lr` (a context switch does this on Linux).
@@ -223,9 +298,17 @@ impl Hart {
     pub fn run(&mut self, env: &mut Env<'_>, budget: u64) -> Exit {
         if self.code_generation != env.code.pages.generation {
             self.tlb.write.flush();
+            for t in self.tlb_contexts.saved_mut() {
+                t.write.flush();
+            }
             self.code_generation = env.code.pages.generation;
         }
+        // The caller may have changed `prv`.
+        self.sync_tlb_context();
         let stop_at = self.instret.saturating_add(budget);
+        if self.full_system {
+            return self.run_full_system(env, stop_at);
+        }
         loop {
             env.code.settle();
             if self.instret >= stop_at {
@@ -233,22 +316,99 @@ impl Hart {
             }
             let idx = match env.code.lookup(self.pc) {
                 Some(i) => i,
-                None => match self.decode_block(env) {
+                None => match self.decode_block(env, self.pc) {
                     Ok(i) => i,
                     Err(t) => return Exit::Trap(t),
                 },
             };
             let exit = if self.trace {
-                self.exec_blocks::<true>(env, idx, stop_at)
+                self.exec_blocks::<true, false>(env, idx, stop_at)
             } else {
-                self.exec_blocks::<false>(env, idx, stop_at)
+                self.exec_blocks::<false, false>(env, idx, stop_at)
             };
             if let Some(exit) = exit {
                 return exit;
             }
         }
     }
+
+    /// [`run`](Self::run) in full-system mode: exits only at the end of the
+    /// budget, at a `wfi` with nothing pending, or with [`Exit::Trap`] (the
+    /// last trap taken) when traps repeat without an instruction retiring
+    /// (e.g. a trap vector that itself faults).
+    fn run_full_system(&mut self, env: &mut Env<'_>, stop_at: u64) -> Exit {
+        /// Traps in a row without progress before giving up.
+        const STUCK: u32 = 64;
+        // Lines and comparators may have changed since the last run.
+        self.event_at = 0;
+        let mut stuck = 0;
+        let exit = loop {
+            env.code.settle();
+            if self.instret >= stop_at {
+                break Exit::Budget;
+            }
+            if self.cycles >= self.event_at {
+                self.service_events();
+            }
+            let before = self.instret;
+            let idx = match self.lookup_physical(env) {
+                Ok(i) => i,
+                Err(t) => {
+                    self.take_trap(t.cause, t.tval, false);
+                    stuck += 1;
+                    if stuck > STUCK {
+                        break Exit::Trap(self.last_trap);
+                    }
+                    continue;
+                }
+            };
+            let exit = if self.trace {
+                self.exec_blocks::<true, true>(env, idx, stop_at)
+            } else {
+                self.exec_blocks::<false, true>(env, idx, stop_at)
+            };
+            if let Some(exit) = exit {
+                break exit;
+            }
+            if self.instret == before {
+                stuck += 1;
+                if stuck > STUCK {
+                    break Exit::Trap(self.last_trap);
+                }
+            } else {
+                stuck = 0;
+            }
+        };
+        self.publish_time(self.cycles);
+        exit
+    }
+
+    /// The code-cache index of the block at the PC, found by physical
+    /// address, decoding it if needed.
+    fn lookup_physical(&mut self, env: &mut Env<'_>) -> Result<u32, Trap> {
+        let pc = self.pc;
+        let key = self.fetch_paddr(env, pc)?;
+        if let Some(idx) = env.code.lookup(key) {
+            // A block starting at a page's last halfword may straddle into
+            // the next page; it holds only while that page maps to the frame
+            // it was decoded from.
+            match env.code.block(idx).next_ppage {
+                None => return Ok(idx),
+                Some(np) => {
+                    let next = self
+                        .fetch_paddr(env, pc + 2)
+                        .map_err(|t| Trap::new(t.cause, pc + 2))?;
+                    if next & !0xfff == np {
+                        return Ok(idx);
+                    }
+                }
+            }
+        }
+        self.decode_block(env, key)
+    }
 }
 
+#[cfg(test)]
+mod priv_tests;
 #[cfg(test)]
 mod tests;

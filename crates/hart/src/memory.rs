@@ -1,6 +1,7 @@
 //! Data and instruction access through the software TLB.
 
 use crate::code::{Block, MAX_BLOCK_INSNS};
+use crate::privileged::mstatus;
 use crate::{Env, Hart, Priv, Trap};
 use rvnvmm_isa::{decode, Op};
 use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
@@ -8,38 +9,67 @@ use rvnvmm_mem::PhysMem;
 
 impl Hart {
     /// Translates `vaddr` for `access`, raising the matching page or access
-    /// fault.
+    /// fault. Loads and stores use the data privilege (MPRV), fetches the
+    /// current one; M-mode and Bare are untranslated.
     pub fn translate(
         &mut self,
         mem: &mut PhysMem,
         vaddr: u64,
         access: Access,
     ) -> Result<u64, Trap> {
+        self.walk(mem, vaddr, access).map(|(paddr, _)| paddr)
+    }
+
+    /// As [`translate`](Self::translate), also giving log2 of the size of
+    /// the page that mapped `vaddr`.
+    fn walk(&mut self, mem: &mut PhysMem, vaddr: u64, access: Access) -> Result<(u64, u32), Trap> {
         let Some(root) = self.page_table else {
-            return Ok(vaddr);
+            return Ok((vaddr, 12));
         };
-        if self.prv == Priv::Machine {
-            return Ok(vaddr);
+        let prv = self.access_prv(access);
+        if prv == Priv::Machine {
+            return Ok((vaddr, 12));
         }
         self.stats.tlb_refills += 1;
+        let ms = self.csrs.mstatus;
         let who = Requester {
-            user: self.prv == Priv::User,
-            sum: false,
-            mxr: false,
+            user: prv == Priv::User,
+            sum: ms & mstatus::SUM != 0,
+            mxr: ms & mstatus::MXR != 0,
         };
-        sv39::translate(mem, root, vaddr, access, who)
-            .map(|t| t.paddr)
+        // The walker's own accesses are S-mode accesses for PMP.
+        let (pmp, full) = (&self.pmp, self.full_system);
+        let mut pte_ok = |pa: u64, write: bool| {
+            let a = if write { Access::Write } else { Access::Read };
+            !full || pmp.check(pa, 8, a, Priv::Supervisor)
+        };
+        sv39::translate_with(mem, root, vaddr, access, who, &mut pte_ok)
+            .map(|t| (t.paddr, t.page_shift))
             .map_err(|f| {
                 let cause = match (f, access) {
                     (Fault::Page, Access::Read) => Trap::LOAD_PAGE_FAULT,
                     (Fault::Page, Access::Write) => Trap::STORE_PAGE_FAULT,
                     (Fault::Page, Access::Exec) => Trap::INSN_PAGE_FAULT,
-                    (Fault::Access, Access::Read) => Trap::LOAD_ACCESS,
-                    (Fault::Access, Access::Write) => Trap::STORE_ACCESS,
-                    (Fault::Access, Access::Exec) => Trap::INSN_ACCESS,
+                    (Fault::Access, _) => Self::access_fault(access, vaddr).cause,
                 };
                 Trap::new(cause, vaddr)
             })
+    }
+
+    /// The privilege an access is made with.
+    #[inline]
+    fn access_prv(&self, access: Access) -> Priv {
+        if access == Access::Exec {
+            self.prv
+        } else {
+            self.data_prv()
+        }
+    }
+
+    /// Whether PMP lets `len` bytes at `paddr` be accessed (always, in
+    /// user-mode emulation).
+    pub(crate) fn pmp_allows(&self, paddr: u64, len: u64, access: Access) -> bool {
+        !self.full_system || self.pmp.check(paddr, len, access, self.access_prv(access))
     }
 
     fn access_fault(access: Access, vaddr: u64) -> Trap {
@@ -53,34 +83,49 @@ impl Hart {
 
     /// Host address of the page holding `vaddr`, refilling the TLB for
     /// `access`. Returns the host pointer and the physical address of
-    /// `vaddr` itself; an access fault if the page is not RAM.
+    /// `vaddr` itself; an access fault if the page is not RAM or PMP denies
+    /// the `size` bytes there. A page PMP does not treat as a whole is not
+    /// cached, so each access to it comes back here.
     fn refill(
         &mut self,
         env: &mut Env<'_>,
         vaddr: u64,
+        size: u64,
         access: Access,
     ) -> Result<(*mut u8, u64), Trap> {
-        let paddr = self.translate(env.mem, vaddr, access)?;
+        let (paddr, shift) = self.walk(env.mem, vaddr, access)?;
         let ppage = paddr & !0xfff;
         let host = env
             .mem
             .host_ptr(ppage, 4096)
             .ok_or_else(|| Self::access_fault(access, vaddr))?;
+        let cache = self.pmp_allows(ppage, 4096, access);
+        if !cache && !self.pmp_allows(paddr, size, access) {
+            return Err(Self::access_fault(access, vaddr));
+        }
         match access {
-            Access::Read => self.tlb.read.fill(vaddr, host, ppage),
-            Access::Exec => self.tlb.exec.fill(vaddr, host, ppage),
+            Access::Read if cache => self.tlb.read.fill_sized(vaddr, host, ppage, shift),
+            Access::Exec if cache => self.tlb.exec.fill_sized(vaddr, host, ppage, shift),
             Access::Write => {
                 if env.code.pages.contains(ppage) {
                     // Keep code pages out of the write TLB so every store to
                     // them comes here and invalidates the decoded blocks.
                     env.code.pages.code_written(ppage);
                     self.stop_block = true;
-                } else {
-                    self.tlb.write.fill(vaddr, host, ppage);
+                } else if cache {
+                    self.tlb.write.fill_sized(vaddr, host, ppage, shift);
                 }
             }
+            _ => {}
         }
         Ok((host.wrapping_add((vaddr & 0xfff) as usize), paddr))
+    }
+
+    /// Before a device access: devices see the current time, and the hart
+    /// looks at its interrupt lines at the end of the block.
+    fn before_mmio(&mut self, now: u64) {
+        self.publish_time(self.cycles + now);
+        self.event_at = 0;
     }
 
     /// Charges the memory-system model for a data access at `paddr`, made
@@ -126,6 +171,10 @@ impl Hart {
         if (vaddr & 0xfff) + size <= 4096 {
             let paddr = self.translate(env.mem, vaddr, Access::Read)?;
             if !env.mem.is_ram(paddr & !0xfff, 4096) {
+                if !self.pmp_allows(paddr, size, Access::Read) {
+                    return Err(Trap::new(Trap::LOAD_ACCESS, vaddr));
+                }
+                self.before_mmio(now);
                 return match env.mmio.as_deref_mut() {
                     Some(dev) if vaddr & (size - 1) == 0 => dev
                         .load(paddr, size, env.timing.as_deref_mut())
@@ -133,7 +182,7 @@ impl Hart {
                     _ => Err(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                 };
             }
-            let (p, paddr) = self.refill(env, vaddr, Access::Read)?;
+            let (p, paddr) = self.refill(env, vaddr, size, Access::Read)?;
             self.time_data(env, paddr, false, now);
             // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
             // access does not cross its end.
@@ -142,7 +191,7 @@ impl Hart {
         // Crosses a page: byte by byte, so each page is checked.
         let mut v = 0u64;
         for i in 0..size {
-            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), Access::Read)?;
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read)?;
             if i == 0 || paddr & 0xfff == 0 {
                 self.time_data(env, paddr, false, now);
             }
@@ -183,6 +232,10 @@ impl Hart {
         if (vaddr & 0xfff) + size <= 4096 {
             let paddr = self.translate(env.mem, vaddr, Access::Write)?;
             if !env.mem.is_ram(paddr & !0xfff, 4096) {
+                if !self.pmp_allows(paddr, size, Access::Write) {
+                    return Err(Trap::new(Trap::STORE_ACCESS, vaddr));
+                }
+                self.before_mmio(now);
                 let ok = match env.mmio.as_deref_mut() {
                     Some(dev) if vaddr & (size - 1) == 0 => {
                         dev.store(paddr, size, value, env.timing.as_deref_mut())
@@ -195,7 +248,7 @@ impl Hart {
                     Err(Trap::new(Trap::STORE_ACCESS, vaddr))
                 };
             }
-            let (p, paddr) = self.refill(env, vaddr, Access::Write)?;
+            let (p, paddr) = self.refill(env, vaddr, size, Access::Write)?;
             self.time_data(env, paddr, true, now);
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
@@ -204,7 +257,7 @@ impl Hart {
         // Check every page first so a faulting store writes nothing.
         let mut ptrs = [std::ptr::null_mut(); 8];
         for i in 0..size {
-            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), Access::Write)?;
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write)?;
             if i == 0 || paddr & 0xfff == 0 {
                 self.time_data(env, paddr, true, now);
             }
@@ -233,7 +286,7 @@ impl Hart {
         }
         let (p, paddr) = match self.tlb.write.lookup_paddr(vaddr, size) {
             Some(hit) => hit,
-            None => self.refill(env, vaddr, Access::Write)?,
+            None => self.refill(env, vaddr, size, Access::Write)?,
         };
         self.time_data(env, paddr, true, now);
         Ok(p)
@@ -272,17 +325,31 @@ impl Hart {
         Ok(())
     }
 
-    fn fetch_u16(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<u16, Trap> {
-        let p = match self.tlb.exec.lookup(vaddr, 2) {
-            Some(p) => p,
-            None => self.refill(env, vaddr, Access::Exec)?.0,
+    /// Fetches the halfword at `vaddr`: its value and physical address.
+    fn fetch_u16(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<(u16, u64), Trap> {
+        let (p, paddr) = match self.tlb.exec.lookup_paddr(vaddr, 2) {
+            Some(hit) => hit,
+            None => self.refill(env, vaddr, 2, Access::Exec)?,
         };
         // SAFETY: an aligned 2-byte read inside a RAM page.
-        Ok(unsafe { read_le(p, 2) } as u16)
+        Ok((unsafe { read_le(p, 2) } as u16, paddr))
     }
 
-    /// Decodes the block at `pc` into the code cache.
-    pub(crate) fn decode_block(&mut self, env: &mut Env<'_>) -> Result<u32, Trap> {
+    /// The physical address of the instruction at `vaddr` (the code-cache
+    /// key in full-system mode), refilling the fetch TLB if needed.
+    pub(crate) fn fetch_paddr(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<u64, Trap> {
+        if vaddr & 1 != 0 {
+            return Err(Trap::new(Trap::INSN_MISALIGNED, vaddr));
+        }
+        match self.tlb.exec.lookup_paddr(vaddr, 2) {
+            Some((_, paddr)) => Ok(paddr),
+            None => Ok(self.refill(env, vaddr, 2, Access::Exec)?.1),
+        }
+    }
+
+    /// Decodes the block at `pc` into the code cache under `key` (the PC in
+    /// user-mode emulation, its physical address in full-system mode).
+    pub(crate) fn decode_block(&mut self, env: &mut Env<'_>, key: u64) -> Result<u32, Trap> {
         let start = self.pc;
         if start & 1 != 0 {
             return Err(Trap::new(Trap::INSN_MISALIGNED, start));
@@ -292,16 +359,28 @@ impl Hart {
             return Err(Trap::new(Trap::INSN_ACCESS, start));
         }
         let mut insns = Vec::with_capacity(16);
+        let mut raws = Vec::with_capacity(16);
+        let mut next_ppage = None;
         let mut pc = start;
         loop {
             let lo = match self.fetch_u16(env, pc) {
-                Ok(v) => v,
+                Ok((v, _)) => v,
                 Err(t) if insns.is_empty() => return Err(t),
                 Err(_) => break,
             };
             let raw = if lo & 3 == 3 {
+                // Physically keyed blocks depend on one page only, except
+                // one that starts with an instruction straddling two.
+                if self.full_system && pc & 0xfff == 0xffe && !insns.is_empty() {
+                    break;
+                }
                 match self.fetch_u16(env, pc + 2) {
-                    Ok(hi) => lo as u32 | (hi as u32) << 16,
+                    Ok((hi, pa)) => {
+                        if pa & !0xfff != ppage {
+                            next_ppage = Some(pa & !0xfff);
+                        }
+                        lo as u32 | (hi as u32) << 16
+                    }
                     Err(t) if insns.is_empty() => return Err(Trap::new(t.cause, pc + 2)),
                     Err(_) => break,
                 }
@@ -311,6 +390,7 @@ impl Hart {
             let insn = decode(raw);
             let ends = ends_block(insn.op);
             insns.push(insn);
+            raws.push(raw);
             let at = pc;
             pc += insn.len as u64;
             if insn.op == Op::Jal
@@ -336,19 +416,41 @@ impl Hart {
             }
         }
         let (idx, new_page) = env.code.insert(
+            key,
             Block {
                 pc: start,
                 cost: crate::cost::prefix(&self.config.costs, &insns),
                 fetch_lines: fetch_lines(start, &insns),
                 insns: insns.into_boxed_slice(),
+                raw: raws.into_boxed_slice(),
+                next_ppage,
             },
             ppage,
         );
+        let mut marked = new_page;
         if new_page {
-            self.tlb.write.flush_ppage(ppage);
+            self.flush_write_ppage(ppage);
+        }
+        // The second half of a straddling instruction is code too: stores
+        // to it must invalidate the block.
+        if let Some(np) = next_ppage {
+            if env.code.pages.mark(np) {
+                self.flush_write_ppage(np);
+                marked = true;
+            }
+        }
+        if marked {
             self.code_generation = env.code.pages.generation;
         }
         Ok(idx)
+    }
+
+    /// Drops page `ppage` from the store TLB of every context.
+    fn flush_write_ppage(&mut self, ppage: u64) {
+        self.tlb.write.flush_ppage(ppage);
+        for t in self.tlb_contexts.saved_mut() {
+            t.write.flush_ppage(ppage);
+        }
     }
 }
 

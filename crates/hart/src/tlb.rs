@@ -34,12 +34,16 @@ impl TlbEntry {
 #[derive(Clone)]
 pub struct TlbTable {
     entries: Box<[TlbEntry; TLB_ENTRIES]>,
+    /// Some entry came from a page larger than 4 KiB since the last full
+    /// flush, so flushing one page must drop its neighbours too.
+    huge: bool,
 }
 
 impl Default for TlbTable {
     fn default() -> Self {
         TlbTable {
             entries: Box::new([TlbEntry::EMPTY; TLB_ENTRIES]),
+            huge: false,
         }
     }
 }
@@ -87,8 +91,25 @@ impl TlbTable {
         };
     }
 
-    /// Drops the entry for the page holding `vaddr`.
+    /// As [`fill`](Self::fill) for a 4 KiB piece of a page of `1 << page_shift`
+    /// bytes (a superpage or Svnapot range).
+    pub fn fill_sized(&mut self, vaddr: u64, host: *mut u8, ppage: u64, page_shift: u32) {
+        self.fill(vaddr, host, ppage);
+        self.huge |= page_shift > 12;
+    }
+
+    /// Drops the entry for the page holding `vaddr`, and every other piece
+    /// of the large page that may hold it (anything in its 1 GiB region)
+    /// once the table has cached a large page.
     pub fn flush_page(&mut self, vaddr: u64) {
+        if self.huge {
+            for e in self.entries.iter_mut() {
+                if e.tag != TlbEntry::INVALID && (e.tag ^ vaddr) >> 30 == 0 {
+                    *e = TlbEntry::EMPTY;
+                }
+            }
+            return;
+        }
         let e = &mut self.entries[Self::index(vaddr)];
         if e.tag == vaddr & !0xfff {
             *e = TlbEntry::EMPTY;
@@ -107,6 +128,7 @@ impl TlbTable {
     /// Drops every entry.
     pub fn flush(&mut self) {
         self.entries.fill(TlbEntry::EMPTY);
+        self.huge = false;
     }
 }
 
@@ -135,6 +157,46 @@ impl Tlb {
         self.read.flush_page(vaddr);
         self.write.flush_page(vaddr);
         self.exec.flush_page(vaddr);
+    }
+}
+
+/// Most translation contexts kept besides the active one.
+const SAVED_CONTEXTS: usize = 6;
+
+/// The TLBs of the translation contexts the hart is not in. A context is
+/// what decides a translation besides the page tables: the fetch privilege,
+/// the data privilege (MPRV) and SUM/MXR. Switching context swaps whole
+/// tables (three pointers), so a trap or `sret` keeps both sides' entries
+/// and the hot path never looks at the context.
+#[derive(Default)]
+pub(crate) struct TlbContexts {
+    /// The key of the context whose tables are the hart's active [`Tlb`].
+    pub active: u8,
+    /// Inactive contexts, least recently used first.
+    saved: Vec<(u8, Tlb)>,
+}
+
+impl TlbContexts {
+    /// Makes `key` the active context: `tlb` is swapped with its saved
+    /// tables, or with empty ones if it has none.
+    pub fn switch(&mut self, tlb: &mut Tlb, key: u8) {
+        let next = match self.saved.iter().position(|(k, _)| *k == key) {
+            Some(i) => self.saved.remove(i).1,
+            None if self.saved.len() >= SAVED_CONTEXTS => {
+                let mut t = self.saved.remove(0).1;
+                t.flush();
+                t
+            }
+            None => Tlb::default(),
+        };
+        let old = std::mem::replace(tlb, next);
+        self.saved.push((self.active, old));
+        self.active = key;
+    }
+
+    /// The saved tables of every inactive context.
+    pub fn saved_mut(&mut self) -> impl Iterator<Item = &mut Tlb> {
+        self.saved.iter_mut().map(|(_, t)| t)
     }
 }
 

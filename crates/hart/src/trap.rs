@@ -46,10 +46,18 @@ impl Trap {
 pub enum Exit {
     /// The instruction budget is used up.
     Budget,
-    /// An `ecall` from U-mode: `pc` points at the `ecall`.
+    /// An `ecall` (user-mode emulation only; in full-system mode it traps):
+    /// `pc` points at the `ecall`.
     Ecall,
-    /// An exception other than `ecall`: `pc` points at the faulting instruction.
+    /// User-mode emulation: an exception other than `ecall`; `pc` points at
+    /// the faulting instruction. Full-system mode takes exceptions itself
+    /// and returns this only when traps repeat without an instruction
+    /// retiring (a trap vector that faults): the last trap taken, its cause
+    /// with the interrupt bit.
     Trap(Trap),
-    /// A `wfi`: `pc` points after it.
+    /// A `wfi`: `pc` points after it. In full-system mode only when no
+    /// interrupt enabled in `mie` is pending: the board may move the hart's
+    /// clock to its next event ([`crate::Hart::timer_deadline`] or a
+    /// device's) before running it again.
     Wfi,
 }

@@ -78,7 +78,8 @@ impl Pte {
 pub struct Translation {
     /// The physical address of the accessed byte.
     pub paddr: u64,
-    /// Log2 of the size of the page that mapped it (12, 21 or 30).
+    /// Log2 of the size of the page that mapped it: 12, 21 or 30, or 16 for
+    /// a 64 KiB Svnapot range.
     pub page_shift: u32,
     /// The leaf entry's flag bits after the A/D update.
     pub flags: u64,
@@ -116,14 +117,35 @@ pub fn translate(
     access: Access,
     who: Requester,
 ) -> Result<Translation, Fault> {
+    translate_with(mem, root, vaddr, access, who, &mut |_, _| true)
+}
+
+/// Bits 60..54 of a PTE are reserved and 62..61 belong to Svpbmt, which is
+/// not implemented: a leaf or pointer with any of them set is a page fault.
+const RESERVED: u64 = 0x7f << 54 | 3 << 61;
+
+/// As [`translate`], asking `pte_ok(paddr, write)` before the walker reads
+/// (`write` false) or updates (`write` true) the 8-byte entry at `paddr`, as
+/// PMP must for these implicit accesses: a refusal is an access fault.
+pub fn translate_with(
+    mem: &mut PhysMem,
+    root: u64,
+    vaddr: u64,
+    access: Access,
+    who: Requester,
+    pte_ok: &mut dyn FnMut(u64, bool) -> bool,
+) -> Result<Translation, Fault> {
     if !canonical(vaddr) {
         return Err(Fault::Page);
     }
     let mut table = root;
     for level in (0..3).rev() {
         let pte_addr = table + vpn(vaddr, level) * 8;
+        if !pte_ok(pte_addr, false) {
+            return Err(Fault::Access);
+        }
         let pte = Pte(mem.read_u64(pte_addr).ok_or(Fault::Access)?);
-        if !pte.valid() || (pte.0 & Pte::W != 0 && pte.0 & Pte::R == 0) {
+        if !pte.valid() || (pte.0 & Pte::W != 0 && pte.0 & Pte::R == 0) || pte.0 & RESERVED != 0 {
             return Err(Fault::Page);
         }
         if !pte.is_leaf() {
@@ -147,7 +169,7 @@ pub fn translate(
         if !allowed || !mode_ok {
             return Err(Fault::Page);
         }
-        let shift = 12 + 9 * level;
+        let mut shift = 12 + 9 * level;
         let mut base = pte.paddr();
         if level > 0 && (base >> 12) & ((1 << (9 * level)) - 1) != 0 {
             return Err(Fault::Page); // misaligned superpage
@@ -158,15 +180,21 @@ pub fn translate(
                 return Err(Fault::Page);
             }
             base = (base & !0xffff) | (vaddr & 0xf000);
+            shift = 16;
         }
         let mut new = pte.0 | Pte::A;
         if access == Access::Write {
             new |= Pte::D;
         }
-        if new != pte.0 && !mem.write_u64(pte_addr, new) {
+        if new != pte.0 && (!pte_ok(pte_addr, true) || !mem.write_u64(pte_addr, new)) {
             return Err(Fault::Access);
         }
-        let offset_mask = (1u64 << shift) - 1;
+        // A NAPOT base already holds the 4 KiB page within the range.
+        let offset_mask = if shift == 16 {
+            0xfff
+        } else {
+            (1u64 << shift) - 1
+        };
         return Ok(Translation {
             paddr: (base & !offset_mask) | (vaddr & offset_mask),
             page_shift: shift,
@@ -331,6 +359,43 @@ mod tests {
         assert_eq!(
             translate(&mut mem, root, 1 << 40, Access::Read, USER),
             Err(Fault::Page)
+        );
+    }
+
+    #[test]
+    fn reserved_bits_napot_and_refused_pte_accesses() {
+        let (mut mem, root, mut alloc) = setup();
+        let napot = Pte(Pte::leaf(0x8031_8000, Pte::R | Pte::U).0 | Pte::N);
+        map_page(&mut mem, root, 0x5000, napot, &mut alloc);
+        let t = translate(&mut mem, root, 0x5abc, Access::Read, USER).unwrap();
+        assert_eq!(
+            t.paddr, 0x8031_5abc,
+            "64 KiB NAPOT: offset within the range"
+        );
+        assert_eq!(t.page_shift, 16);
+        // Svpbmt bits without Svpbmt, and the reserved bits, are page faults.
+        for bits in [1u64 << 61, 1 << 54] {
+            let pte = Pte(Pte::leaf(0x8030_0000, Pte::R | Pte::U).0 | bits);
+            map_page(&mut mem, root, 0x6000, pte, &mut alloc);
+            assert_eq!(
+                translate(&mut mem, root, 0x6000, Access::Read, USER),
+                Err(Fault::Page)
+            );
+        }
+        // A walker refused the leaf's update (as PMP would) faults with an
+        // access fault and leaves the entry alone.
+        let pte = Pte::leaf(0x8030_0000, Pte::R | Pte::U);
+        map_page(&mut mem, root, 0x7000, pte, &mut alloc);
+        let mut no_writes = |_: u64, write: bool| !write;
+        assert_eq!(
+            translate_with(&mut mem, root, 0x7000, Access::Read, USER, &mut no_writes),
+            Err(Fault::Access)
+        );
+        assert_eq!(find_leaf(&mem, root, 0x7000).unwrap().1, pte);
+        let mut nothing = |_: u64, _: bool| false;
+        assert_eq!(
+            translate_with(&mut mem, root, 0x7000, Access::Read, USER, &mut nothing),
+            Err(Fault::Access)
         );
     }
 
