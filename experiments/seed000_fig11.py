@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Seed 000 Fig. 11 / Tables 7-9: each workload's time on NVMM, normalised to DRAM.
+
+    python3 experiments/seed000_fig11.py [--size test|ref] [--jobs N] [--only a,b] [--out DIR]
+
+For every workload of the suite (guest/workloads, docs/workloads.md) it runs
+the unmodified program on `freedom-u500` with the full timing model four
+times: its heap on DRAM (the baseline), then on NVMM (`user.heap=nvmm`,
+seed 000 §5.3's LD_PRELOAD jemalloc) under coarse, fine and proposed with
+the paper's settings. It prints one table per method with the normalised
+time and the NVMM region's request frequency (requests/s), ACT/REQ,
+BANK PARA and read/write ratio (Tables 7-9), then checks the paper's
+reading:
+
+* under coarse and fine, normalised time follows request frequency
+  (Spearman rank correlation);
+* under proposed, workloads with low ACT/REQ (row-buffer locality) or a
+  high read/write ratio slow down less than their request frequency
+  predicts: the exceptions, named with the reason.
+
+Statistics of every run go to OUT/NAME.SETTING.json; `--out` defaults to a
+fresh directory under /tmp. A figure (bars of normalised time per method,
+request frequency as a line: Fig. 11) is written to OUT/fig11.png when
+matplotlib is available (the experiment venv of scripts/setup.sh has it).
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "guest" / "workloads"))
+import workloads  # noqa: E402  (the suite's manifest and runner)
+
+SETTINGS = {
+    "dram": ["--set", "user.heap=dram"],
+    "coarse": ["--set", "user.heap=nvmm", "--set", "memory.nvmm.method=coarse"],
+    "fine": ["--set", "user.heap=nvmm", "--set", "memory.nvmm.method=fine"],
+    "proposed": ["--set", "user.heap=nvmm", "--set", "memory.nvmm.method=proposed"],
+}
+METHODS = ("coarse", "fine", "proposed")
+
+
+def run_one(w, size, setting, out):
+    """Runs workload `w` under `setting`; returns its stats and stdout."""
+    stats = out / f"{w['name']}.{setting}.json"
+    opts = ["--config", "freedom-u500", "--set", "machine.model=timing", "--no-progress",
+            "--stats", str(stats), *SETTINGS[setting]]
+    with tempfile.TemporaryDirectory(prefix="rvnvmm-fig11-") as cwd:
+        p = subprocess.run(workloads.command(w, size, opts), cwd=cwd, env=workloads.guest_env(cwd),
+                           stdin=subprocess.DEVNULL, capture_output=True)
+    if p.returncode != w["status"]:
+        raise SystemExit(f"{w['name']} ({setting}) exited {p.returncode}: {p.stderr.decode()[-400:]}")
+    return json.loads(stats.read_text()), p.stdout
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation (no ties correction needed for floats)."""
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        for rank, i in enumerate(order):
+            r[i] = rank
+        return r
+    rx, ry = ranks(xs), ranks(ys)
+    n = len(xs)
+    mx, my = sum(rx) / n, sum(ry) / n
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    vy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (vx * vy) if vx and vy else 0.0
+
+
+def fit_through_origin(xs, ys):
+    """Least-squares slope of y = k x."""
+    den = sum(x * x for x in xs)
+    return sum(x * y for x, y in zip(xs, ys)) / den if den else 0.0
+
+
+def median(v):
+    s = sorted(v)
+    return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--size", choices=workloads.SIZES, default="ref")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--only", help="comma-separated workload names")
+    ap.add_argument("--out", type=Path)
+    a = ap.parse_args()
+    ws = workloads.load_manifest()["workload"]
+    if a.only:
+        keep = set(a.only.split(","))
+        ws = [w for w in ws if w["name"] in keep]
+        missing = keep - {w["name"] for w in ws}
+        if missing:
+            raise SystemExit(f"unknown workloads: {', '.join(sorted(missing))}")
+    out = a.out or Path(tempfile.mkdtemp(prefix="seed000-fig11-"))
+    out.mkdir(parents=True, exist_ok=True)
+    jobs = [(w, s) for w in ws for s in SETTINGS]
+    res = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
+        futs = {ex.submit(run_one, w, a.size, s, out): (w["name"], s) for w, s in jobs}
+        for f in concurrent.futures.as_completed(futs):
+            res[futs[f]] = f.result()
+    rows = []
+    for w in ws:
+        n = w["name"]
+        base_stats, base_out = res[(n, "dram")]
+        row = {"name": n, "base_ns": base_stats["sim_time_ns"]}
+        for m in METHODS:
+            st, stdout = res[(n, m)]
+            if stdout != base_out:
+                raise SystemExit(f"{n}: output under {m} differs from the DRAM run")
+            r = st["regions"]["nvmm"]
+            row[m] = {
+                "norm": st["sim_time_ns"] / row["base_ns"],
+                "req_per_sec": r["req_per_sec"],
+                "act_per_req": r["act_per_req"],
+                "bank_para": r["bank_para"],
+                "rw_ratio": r["rw_ratio"] if r["rw_ratio"] is not None else float("inf"),
+            }
+        rows.append(row)
+
+    for m in METHODS:
+        print(f"\n{m}: time on NVMM / time on DRAM (seed 000 Fig. 11, Tables 7-9)")
+        print(f"{'workload':<10} {'norm. time':>10} {'req/s':>12} {'ACT/REQ':>8} {'BANK PARA':>9} {'R/W':>7}")
+        for r in sorted(rows, key=lambda r: r[m]["req_per_sec"]):
+            c = r[m]
+            print(f"{r['name']:<10} {c['norm']:>10.3f} {c['req_per_sec']:>12.0f} {c['act_per_req']:>8.3f} "
+                  f"{c['bank_para']:>9.3f} {c['rw_ratio']:>7.2f}")
+
+    print("\nDoes normalised time follow request frequency?")
+    for m in METHODS:
+        rho = spearman([r[m]["req_per_sec"] for r in rows], [r[m]["norm"] for r in rows])
+        print(f"  {m:<9} Spearman rho = {rho:+.2f}")
+
+    # Proposed: the slowdown request frequency predicts, from a line through
+    # the origin fitted over every workload; an exception slows down less
+    # than 75% of its prediction.
+    xs = [r["proposed"]["req_per_sec"] for r in rows]
+    ys = [r["proposed"]["norm"] - 1 for r in rows]
+    k = fit_through_origin(xs, ys)
+    med_act = median([r["proposed"]["act_per_req"] for r in rows])
+    med_rw = median([r["proposed"]["rw_ratio"] for r in rows])
+    print(f"\nProposed: slowdown predicted from request frequency alone = {k * 1e6:.3f} per M req/s")
+    print(f"  (median ACT/REQ {med_act:.3f}, median R/W {med_rw:.2f})")
+    exceptions = 0
+    for r in rows:
+        c = r["proposed"]
+        predicted = k * c["req_per_sec"]
+        if predicted <= 0.05 or c["norm"] - 1 >= 0.75 * predicted:
+            continue
+        why = []
+        if c["act_per_req"] < med_act:
+            why.append(f"low ACT/REQ {c['act_per_req']:.3f} (row-buffer hits are not slowed)")
+        if c["rw_ratio"] > med_rw:
+            why.append(f"high R/W {c['rw_ratio']:.2f} (few dirty rows pay tRP)")
+        if not why:
+            why.append(f"bank parallelism {c['bank_para']:.3f} overlaps the stretched tRAS")
+        exceptions += 1
+        print(f"  exception: {r['name']}: slows down {c['norm'] - 1:+.1%}, its request frequency "
+              f"predicts {predicted:+.1%}: {'; '.join(why)}")
+    if not exceptions:
+        print("  no exceptions")
+
+    (out / "fig11.json").write_text(json.dumps(rows, indent=1))
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"\nstatistics in {out} (no matplotlib: no figure)")
+        return
+    order = sorted(rows, key=lambda r: r["proposed"]["req_per_sec"])
+    fig, ax = plt.subplots(figsize=(max(6, len(order) * 0.7), 4))
+    width = 0.27
+    for i, m in enumerate(METHODS):
+        ax.bar([j + (i - 1) * width for j in range(len(order))], [r[m]["norm"] for r in order], width, label=m)
+    ax.set_xticks(range(len(order)), [r["name"] for r in order], rotation=45, ha="right")
+    ax.set_ylabel("time on NVMM / DRAM")
+    ax2 = ax.twinx()
+    ax2.plot(range(len(order)), [r["proposed"]["req_per_sec"] / 1e6 for r in order], "k.-", label="requests")
+    ax2.set_ylabel("NVMM requests per second [M]")
+    ax.legend(loc="upper left")
+    fig.tight_layout()
+    fig.savefig(out / "fig11.png", dpi=120)
+    print(f"\nstatistics and fig11.png in {out}")
+
+
+if __name__ == "__main__":
+    main()
