@@ -301,6 +301,20 @@ impl Board {
         }
     }
 
+    /// Whether the UART's driver enabled its received-data interrupt (see
+    /// [`crate::uart::Uart::rx_interrupt_enabled`]).
+    pub fn uart_rx_enabled(&self) -> bool {
+        self.uart.rx_interrupt_enabled()
+    }
+
+    /// Hart `hart`'s `mtimecmp` on the scale of the harts' `time` CSR
+    /// (which does not see stores to `mtime`): hand it to the hart
+    /// ([`rvnvmm_hart::InterruptLines::set_mtimecmp`]) so it raises MTIP
+    /// itself at the exact cycle, rather than when the board next looks.
+    pub fn mtimecmp(&self, hart: usize) -> u64 {
+        self.clint.mtimecmp_ticks(hart)
+    }
+
     /// The earliest time, not before the current one, at which a timer
     /// interrupt becomes pending (on any hart), or `None` if no timer is
     /// armed. Harts all waiting in WFI may skip ahead to it; with `None`

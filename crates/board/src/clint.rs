@@ -71,6 +71,17 @@ impl Clint {
         self.mtimecmp[hart]
     }
 
+    /// Hart `hart`'s `mtimecmp` on the time base's own scale (without the
+    /// offset a store to `mtime` set): MTIP is pending once `now_ns ·
+    /// timebase / 1e9` reaches it. What a hart that compares its own
+    /// `time` CSR with the comparator needs. `u64::MAX` never fires.
+    pub fn mtimecmp_ticks(&self, hart: usize) -> u64 {
+        match self.mtimecmp[hart] {
+            u64::MAX => u64::MAX,
+            cmp => cmp.saturating_sub(self.offset),
+        }
+    }
+
     /// Whether hart `hart`'s machine timer interrupt (MTIP) is pending.
     pub fn mtip(&self, hart: usize, now_ns: u64) -> bool {
         self.mtime(now_ns) >= self.mtimecmp[hart]
@@ -182,6 +193,23 @@ mod tests {
     use super::*;
 
     const TB: u64 = 10_000_000;
+
+    #[test]
+    fn mtimecmp_on_the_time_base_scale_ignores_the_mtime_offset() {
+        let mut c = Clint::new(1, TB);
+        assert_eq!(c.mtimecmp_ticks(0), u64::MAX, "never fires at reset");
+        assert!(c.store(MTIMECMP, 8, 500, 0));
+        assert_eq!(c.mtimecmp_ticks(0), 500);
+        // mtime set 100 ticks ahead of the time base: the comparator is
+        // reached 100 ticks earlier on the harts' `time` scale.
+        c.set_mtime(0, 100);
+        assert_eq!(c.mtimecmp_ticks(0), 400);
+        assert!(!c.mtip(0, 39_999) && c.mtip(0, 40_000));
+        assert!(c.store(MTIMECMP, 8, 50, 0));
+        assert_eq!(c.mtimecmp_ticks(0), 0, "already due");
+        assert!(c.store(MTIMECMP, 8, u64::MAX, 0));
+        assert_eq!(c.mtimecmp_ticks(0), u64::MAX);
+    }
 
     #[test]
     fn mtime_follows_simulated_time_and_can_be_set() {

@@ -107,6 +107,14 @@ impl Uart {
         *self = Uart::new(out, input);
     }
 
+    /// Whether the driver enabled the received-data interrupt (IER.RDI):
+    /// Linux does once the console is opened, after the FIFO resets of its
+    /// probe and start-up, which drop what the FIFO held. A host that must
+    /// not lose input typed (or piped) early holds it back until then.
+    pub fn rx_interrupt_enabled(&self) -> bool {
+        self.ier & IER_RDI != 0
+    }
+
     fn fifo_enabled(&self) -> bool {
         self.fcr & FCR_ENABLE != 0
     }
