@@ -3,8 +3,9 @@
 # comparison) boots: Debian's riscv64 busybox-static, the kernel modules the
 # board needs that Debian's kernel builds as modules, the guest SDK's test
 # programs and the NVMM microbenchmark, and an /init that loads the modules,
-# runs /etc/rvnvmm/rc (if the kernel command line says `rvnvmm.rc=1`) and
-# gives a shell on the console.
+# runs /etc/rvnvmm/rc and powers off (if the kernel command line says
+# `rvnvmm.rc=1`), or starts busybox init with a shell on the console
+# (`poweroff` and `reboot` then work).
 #
 #   scripts/build-initramfs.sh [OUT]     # default $RVNVMM_CACHE/initramfs/initramfs-KEY.cpio.gz
 #
@@ -79,14 +80,25 @@ mount -t devtmpfs devtmpfs /dev 2>/dev/null || mdev -s
 for m in $(cat /lib/modules/order); do
     insmod /lib/modules/$m 2>/dev/null || echo "init: insmod $m failed"
 done
+# A pmem-region in the device tree becomes /dev/pmem0 a little after
+# of_pmem loads.
+if ls /proc/device-tree | grep -q pmem; then
+    for i in $(seq 50); do [ -e /dev/pmem0 ] && break; sleep 0.1; done
+fi
 echo "rvnvmm initramfs: $(nproc) harts online"
 if grep -q 'rvnvmm.rc=1' /proc/cmdline && [ -x /etc/rvnvmm/rc ]; then
     /etc/rvnvmm/rc
     poweroff -f
 fi
-exec setsid cttyhack sh
+# busybox init as PID 1, so `poweroff` and `reboot` work from the shell.
+exec /bin/init
 EOF
 chmod 755 "$root/init"
+cat > "$root/etc/inittab" <<'EOF'
+::respawn:-/bin/sh
+::ctrlaltdel:/bin/reboot
+::shutdown:/bin/sync
+EOF
 
 # The automated boot test's script: facts the test compares between rvnvmm
 # and qemu-system-riscv64 (timings differ and are not printed here).

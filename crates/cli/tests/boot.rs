@@ -201,7 +201,7 @@ fn piped_console_input_reaches_the_shell() {
         .stdin
         .take()
         .unwrap()
-        .write_all(b"echo guest says $((6*7))\nnproc\npoweroff -f\n")
+        .write_all(b"echo guest says $((6*7))\nnproc\npoweroff\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
     let console = String::from_utf8_lossy(&out.stdout);
