@@ -490,9 +490,11 @@ impl MemorySystem {
         }
     }
 
-    /// Changes the NVMM emulation of region `region` at run time (the
-    /// control page).
-    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+    /// The index of region `region` and the controller model serving it.
+    fn region_backend(
+        &mut self,
+        region: &str,
+    ) -> Result<(usize, &mut Box<dyn Backend + Send>), String> {
         let r = self
             .regions
             .iter()
@@ -504,25 +506,21 @@ impl MemorySystem {
             .iter_mut()
             .find(|b| &b.name == ctrl)
             .ok_or_else(|| format!("region '{region}' has no controller"))?;
-        b.backend.set_nvmm(region, params)
+        Ok((r, &mut b.backend))
+    }
+
+    /// Changes the NVMM emulation of region `region` at run time (the
+    /// control page).
+    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+        self.region_backend(region)?.1.set_nvmm(region, params)
     }
 
     /// Moves the start of NVMM region `region`, and the end of the DRAM
     /// region below it on the same controller, to `boundary` (the control
     /// page's `BOUNDARY`): timing and statistics follow at once.
     pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
-        let r = self
-            .regions
-            .iter()
-            .position(|r| r.name == region)
-            .ok_or_else(|| format!("no memory region named '{region}'"))?;
-        let ctrl = &self.regions[r].controller;
-        let b = self
-            .backends
-            .iter_mut()
-            .find(|b| &b.name == ctrl)
-            .ok_or_else(|| format!("region '{region}' has no controller"))?;
-        b.backend.set_boundary(region, boundary)?;
+        let (r, backend) = self.region_backend(region)?;
+        backend.set_boundary(region, boundary)?;
         self.routes.move_boundary(r, boundary);
         Ok(())
     }
