@@ -2,7 +2,7 @@
  * into the tree is preceded by an undo-log record, as a PMDK-like
  * transaction does), under an insert / delete / lookup mix.
  *
- * Usage: rbtree N OPS [persist[:K]]
+ * Usage: rbtree N OPS [plain|persist[:K]]
  *   N    keys inserted first (phase 1, write-heavy)
  *   OPS  operations of phase 2 (50% lookup, 25% insert or update, 25%
  *        delete, over a key universe of 2N) and again of phase 3 (lookups
@@ -390,6 +390,10 @@ int main(int argc, char **argv)
     long ops = wl_arg(argc, argv, 2, 10000);
     if (argc > 3 && strncmp(argv[3], "persist", 7) == 0)
         persist = argv[3][7] == ':' ? atol(argv[3] + 8) : 1;
+    else if (argc > 3 && strcmp(argv[3], "plain") != 0) {
+        fprintf(stderr, "usage: rbtree N OPS [plain|persist[:K]]\n");
+        return 2;
+    }
     durable_tx = persist > 0;
     if (n < 1 || ops < 0) {
         fprintf(stderr, "usage: rbtree N OPS\n");
