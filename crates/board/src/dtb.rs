@@ -12,7 +12,7 @@ use rvnvmm_memsys::control::CONTROL_PAGE_SIZE;
 use vm_fdt::{FdtWriter, FdtWriterResult};
 
 /// The ISA the harts implement, as `riscv,isa` spells it.
-pub const ISA: &str = "rv64imafdc_zicntr_zicsr_zifencei_zicbom_svnapot";
+pub const ISA: &str = "rv64imafdc_zicntr_zicsr_zifencei_zicbom_sstc_svnapot";
 
 /// How the NVMM regions appear to the guest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(base, "rv64i");
         assert_eq!(
             ext,
-            ["i", "m", "a", "f", "d", "c", "zicntr", "zicsr", "zifencei", "zicbom", "svnapot"]
+            ["i", "m", "a", "f", "d", "c", "zicntr", "zicsr", "zifencei", "zicbom", "sstc", "svnapot"]
         );
         let (base, ext) = isa_parts("RV64GC_Zicbom").unwrap();
         assert_eq!(base, "rv64i");
