@@ -378,7 +378,10 @@ mod tests {
         assert_eq!(base, "rv64i");
         assert_eq!(
             ext,
-            ["i", "m", "a", "f", "d", "c", "zicntr", "zicsr", "zifencei", "zicbom", "sstc", "svnapot"]
+            [
+                "i", "m", "a", "f", "d", "c", "zicntr", "zicsr", "zifencei", "zicbom", "sstc",
+                "svnapot"
+            ]
         );
         let (base, ext) = isa_parts("RV64GC_Zicbom").unwrap();
         assert_eq!(base, "rv64i");
