@@ -35,6 +35,9 @@ pub struct Plic {
     priority: Vec<u32>,
     level: Vec<bool>,
     claimed: Vec<bool>,
+    /// `level && !claimed` per source, 32 to a word: what `best` scans,
+    /// since every hart asks after every slice.
+    pending: Vec<u32>,
     enable: Vec<Vec<u32>>,
     threshold: Vec<u32>,
 }
@@ -49,6 +52,7 @@ impl Plic {
             priority: vec![0; n],
             level: vec![false; n],
             claimed: vec![false; n],
+            pending: vec![0; n.div_ceil(32)],
             enable: vec![vec![0; n.div_ceil(32)]; contexts],
             threshold: vec![0; contexts],
         }
@@ -69,12 +73,23 @@ impl Plic {
         let level = std::mem::take(&mut self.level);
         *self = Plic::new(self.sources, self.contexts());
         self.level = level;
+        for s in 1..=self.sources {
+            self.refresh(s);
+        }
+    }
+
+    /// Recomputes source `s`'s pending bit.
+    fn refresh(&mut self, s: u32) {
+        let (w, b) = (s as usize / 32, s % 32);
+        let on = self.level[s as usize] && !self.claimed[s as usize];
+        self.pending[w] = self.pending[w] & !(1 << b) | u32::from(on) << b;
     }
 
     /// Drives source `source`'s interrupt line.
     pub fn set_level(&mut self, source: u32, high: bool) {
         if (1..=self.sources).contains(&source) {
             self.level[source as usize] = high;
+            self.refresh(source);
         }
     }
 
@@ -92,10 +107,16 @@ impl Plic {
     /// above the threshold, lowest ID among equals), or 0.
     fn best(&self, ctx: usize) -> u32 {
         let mut best = (0, 0);
-        for s in 1..=self.sources {
-            let p = self.priority[s as usize];
-            if p > best.1 && p > self.threshold[ctx] && self.is_pending(s) && self.enabled(ctx, s) {
-                best = (s, p);
+        for (w, (&pend, &en)) in self.pending.iter().zip(&self.enable[ctx]).enumerate() {
+            let mut m = pend & en;
+            while m != 0 {
+                let s = w as u32 * 32 + m.trailing_zeros();
+                m &= m - 1;
+                let p = self.priority[s as usize];
+                // Sources in increasing order: a tie keeps the lower ID.
+                if p > best.1 && p > self.threshold[ctx] {
+                    best = (s, p);
+                }
             }
         }
         best.0
@@ -111,6 +132,7 @@ impl Plic {
         let s = self.best(ctx);
         if s != 0 {
             self.claimed[s as usize] = true;
+            self.refresh(s);
         }
         s
     }
@@ -120,6 +142,7 @@ impl Plic {
     pub fn complete(&mut self, ctx: usize, s: u32) {
         if (1..=self.sources).contains(&s) && self.enabled(ctx, s) {
             self.claimed[s as usize] = false;
+            self.refresh(s);
         }
     }
 
