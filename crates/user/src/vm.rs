@@ -162,7 +162,9 @@ impl Frames {
             if end <= p.base || base >= p.end {
                 continue;
             }
-            if i == 0 || base < p.next_data {
+            // Busy if frames were handed out where the range overlaps the
+            // pool: data frames lie in [p.base, p.next_data).
+            if i == 0 || base.max(p.base) < p.next_data {
                 return Err(crate::errno::EBUSY);
             }
             p.claimed.push((base, end));
@@ -602,6 +604,19 @@ mod tests {
         assert_eq!(f.alloc_data(&mut mem, 1), Some(0xC000_3000));
         // The DRAM pool (program, stack, page tables) is never a window.
         assert_eq!(f.claim(0x8000_0000, 0x8000_1000), Err(crate::errno::EBUSY));
+    }
+
+    #[test]
+    fn a_window_from_below_a_fresh_pool_may_cover_it() {
+        // The NVMM heap pool is the region's upper half; a window over the
+        // whole region starts below the pool and overlaps no frame yet.
+        let mut f = Frames::new(&[(0x8000_0000, 0x10_0000), (0xC008_0000, 0x8_0000)]);
+        assert_eq!(f.claim(0xC000_0000, 0xC010_0000), Ok(()));
+        let mut mem = PhysMem::new(&[(0x8000_0000, 0x10_0000), (0xC000_0000, 0x10_0000)]).unwrap();
+        let mut g = Frames::new(&[(0x8000_0000, 0x10_0000), (0xC008_0000, 0x8_0000)]);
+        assert_eq!(g.alloc_data(&mut mem, 1), Some(0xC008_0000));
+        assert_eq!(g.claim(0xC000_0000, 0xC010_0000), Err(crate::errno::EBUSY));
+        assert_eq!(g.claim(0xC000_0000, 0xC008_0000), Ok(()), "below the pool");
     }
 
     #[test]
