@@ -27,13 +27,16 @@
 //! emulator waits for console input.
 
 use crate::artefacts;
+use crate::profile::{Profile, Symbols};
 use crate::{core_costs, load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::{
     map, Block, Board, DtbOptions, Entropy, ExitRequest, GuestMemory, InputQueue, MemoryFault,
     NvmmMode,
 };
-use rvnvmm_hart::{irq, CodeCache, CodePages, Env, Exit, Hart, HartConfig, InterruptLines, Mmio};
+use rvnvmm_hart::{
+    irq, CodeCache, CodePages, Env, Exit, Hart, HartConfig, InterruptLines, Mmio, SYNC_TOLERANCE,
+};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 use std::collections::VecDeque;
@@ -45,6 +48,7 @@ use std::time::{Duration, Instant};
 
 /// Instructions a hart runs before the next hart in time order gets a turn.
 pub const SLICE: u64 = 10_000;
+
 /// `fw_dynamic_info.magic` ("OSBI").
 pub const FW_DYNAMIC_INFO_MAGIC: u64 = 0x4942_534f;
 /// `fw_dynamic_info.version`.
@@ -109,6 +113,14 @@ pub struct BootArgs {
     /// N instructions (all harts together).
     #[arg(long, value_name = "N")]
     max_insns: Option<u64>,
+    /// Write a profile of where simulated time goes (privilege level,
+    /// function, pc) to FILE; kernel functions are named from the
+    /// System.map beside the kernel image, or from --symbols.
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// A System.map for --profile.
+    #[arg(long, value_name = "FILE", requires = "profile")]
+    symbols: Option<PathBuf>,
 }
 
 /// The fields of a RISC-V Linux `Image` header the loader uses
@@ -463,6 +475,32 @@ struct Machine {
     input: InputQueue,
     console: Console,
     insns: u64,
+    /// Where the time goes, with `--profile`.
+    profile: Option<Profile>,
+}
+
+/// Runs `budget` instructions of `hart` in sampling periods, recording
+/// where each period ends.
+fn run_sampled(hart: &mut Hart, env: &mut Env, budget: u64, profile: &mut Profile) -> Exit {
+    let mut left = budget;
+    loop {
+        let period = profile.next_period().min(left);
+        let (insns, cycles) = (hart.instret, hart.cycles);
+        let exit = hart.run(env, period);
+        profile.record(
+            hart.prv,
+            hart.pc,
+            hart.instret - insns,
+            hart.cycles - cycles,
+        );
+        let ran = hart.instret - insns;
+        left = left.saturating_sub(ran);
+        // A period cut short ended the run (a sync stop, see
+        // `Hart::set_sync_limit`) just as a full one would.
+        if !matches!(exit, Exit::Budget) || left == 0 || ran < period {
+            return exit;
+        }
+    }
 }
 
 /// How a run ended.
@@ -533,7 +571,19 @@ impl Machine {
             if let Some(max) = max_insns {
                 budget = budget.min(max - self.insns).max(1);
             }
+            // The earliest time another hart could reach the memory system:
+            // this one may not go past it there (`Hart::set_sync_limit`).
+            let others = (0..n)
+                .filter(|&o| o != h)
+                .filter_map(|o| match self.state[o] {
+                    State::Running => Some(self.harts[o].cycles),
+                    State::Wfi => self.harts[o]
+                        .timer_deadline()
+                        .map(|d| d.max(self.harts[o].cycles)),
+                })
+                .min();
             let hart = &mut self.harts[h];
+            hart.set_sync_limit(others.map_or(u64::MAX, |c| c.saturating_add(SYNC_TOLERANCE)));
             self.board.set_time(hart.time_ns());
             let before = hart.instret;
             let exit = {
@@ -548,7 +598,10 @@ impl Machine {
                     timing: self.memsys.as_mut(),
                     mmio: Some(&mut bus),
                 };
-                hart.run(&mut env, budget)
+                match self.profile.as_mut() {
+                    None => hart.run(&mut env, budget),
+                    Some(profile) => run_sampled(hart, &mut env, budget, profile),
+                }
             };
             self.insns += hart.instret - before;
             let now_cycles = hart.cycles;
@@ -835,6 +888,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         input,
         console,
         insns: 0,
+        profile: a.profile.as_ref().map(|_| Profile::default()),
     };
     sync_lines(&m.board, &m.lines);
 
@@ -853,6 +907,18 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         let json = stats_json(&cfg, &mut m, &result, host_seconds);
         std::fs::write(path, json)
             .map_err(|e| format!("cannot write stats to {}: {e}", path.display()))?;
+    }
+    if let (Some(path), Some(profile)) = (&a.profile, &m.profile) {
+        let map = a.symbols.clone().or_else(|| Symbols::beside(&kernel_path));
+        let symbols = match &map {
+            Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
+                "symbol map",
+                p,
+            )?))),
+            None => None,
+        };
+        std::fs::write(path, profile.report(symbols.as_ref(), 60))
+            .map_err(|e| format!("cannot write the profile to {}: {e}", path.display()))?;
     }
     match result? {
         End::PowerOff(code) => Ok(i32::from(code)),

@@ -4,6 +4,7 @@ mod artefacts;
 mod bench;
 mod boot;
 mod microbench;
+mod profile;
 mod progress;
 mod stats;
 

@@ -38,6 +38,11 @@ impl Hart {
                     for &off in block.fetch_lines.iter() {
                         let line = page | off as u64;
                         if !t.l1i_filter_hit(hart, line) {
+                            if self.cycles > self.sync_limit && !t.l1i_private_hit(hart, line) {
+                                // Ahead of the other harts: let them catch
+                                // up before this fetch reaches memory.
+                                return Some(Exit::Budget);
+                            }
                             self.cycles += t.fetch(hart, line, self.cycles);
                         }
                     }
@@ -88,6 +93,9 @@ impl Hart {
                         self.retire(i, cost);
                         self.pc = pc;
                         self.stop_block = false;
+                        if trap.cause == Trap::SYNC_STOP {
+                            return Some(Exit::Budget);
+                        }
                         if FULL {
                             let tval = if trap.cause == Trap::ILLEGAL {
                                 raw[i] as u64

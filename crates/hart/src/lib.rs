@@ -46,6 +46,14 @@ use std::sync::Arc;
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 
+/// How many cycles a hart may run ahead of the other harts before an
+/// access past its private L1 makes it wait for them
+/// ([`Hart::set_sync_limit`]): well below a miss to memory, so requests
+/// from different harts reach the bus and the controllers nearly in
+/// simulated-time order, while a few cycles of slack spare the scheduler
+/// a switch for every near-tie.
+pub const SYNC_TOLERANCE: u64 = 16;
+
 /// Privilege levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priv {
@@ -191,6 +199,10 @@ pub struct Hart {
     pub(crate) event_at: u64,
     /// The last trap taken (cause with the interrupt bit, and tval).
     pub(crate) last_trap: Trap,
+    /// The latest local time (cycles) at which this hart may take an access
+    /// past its private L1 to the shared memory system; a later one ends
+    /// `run` before the instruction (see [`Hart::set_sync_limit`]).
+    sync_limit: u64,
 }
 
 impl Hart {
@@ -221,7 +233,27 @@ impl Hart {
             lines: Arc::default(),
             event_at: 0,
             last_trap: Trap::new(0, 0),
+            sync_limit: u64::MAX,
         }
+    }
+
+    /// Bounds how far ahead of the other harts this one may reach the
+    /// shared memory system (bus, L2, controllers) in simulated time.
+    ///
+    /// Harts are simulated one after another, so without a bound a hart
+    /// that ran ahead books the controllers far into the future and a hart
+    /// that lags behind queues behind requests that, in simulated time,
+    /// have not happened yet. With a limit, an access that misses the
+    /// private L1 at a local time after `limit` cycles ends [`Hart::run`]
+    /// with [`Exit::Budget`] before that instruction executes (nothing of
+    /// it is done; it re-executes when the hart runs again), so the
+    /// scheduler can first run the harts that lag behind. L1 hits never
+    /// stop, so a hart whose working set fits its caches runs on. The
+    /// scheduler sets the limit to the earliest time another hart could
+    /// reach the memory system (plus a tolerance) before each `run`;
+    /// `u64::MAX` (the default) means no limit.
+    pub fn set_sync_limit(&mut self, limit: u64) {
+        self.sync_limit = limit;
     }
 
     /// Switches between user-mode emulation and full-system mode. Either

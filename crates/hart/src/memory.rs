@@ -131,14 +131,27 @@ impl Hart {
     /// Charges the memory-system model for a data access at `paddr`, made
     /// `now` cycles into the current block: an L1 hit known to the filter
     /// costs nothing beyond the core model; anything else stalls the hart.
+    /// Stops (`Trap::SYNC_STOP`) instead when the access would leave the
+    /// private L1 after the sync limit.
     #[inline(always)]
-    fn time_data(&mut self, env: &mut Env<'_>, paddr: u64, write: bool, now: u64) {
+    fn time_data(
+        &mut self,
+        env: &mut Env<'_>,
+        paddr: u64,
+        write: bool,
+        now: u64,
+    ) -> Result<(), Trap> {
         if let Some(t) = env.timing.as_deref_mut() {
             let hart = self.hart_id as usize;
             if !t.l1d_filter_hit(hart, paddr, write) {
-                self.cycles += t.data_access(hart, paddr, write, self.cycles + now);
+                let at = self.cycles + now;
+                if at > self.sync_limit && !t.l1d_private_hit(hart, paddr, write) {
+                    return Err(Trap::new(Trap::SYNC_STOP, 0));
+                }
+                self.cycles += t.data_access(hart, paddr, write, at);
             }
         }
+        Ok(())
     }
 
     /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended; `now` is the
@@ -152,7 +165,7 @@ impl Hart {
         now: u64,
     ) -> Result<u64, Trap> {
         if let Some((p, paddr)) = self.tlb.read.lookup_paddr(vaddr, size) {
-            self.time_data(env, paddr, false, now);
+            self.time_data(env, paddr, false, now)?;
             // SAFETY: the TLB only holds pages of live guest RAM and the
             // access is naturally aligned inside the page.
             return Ok(unsafe { read_le(p, size) });
@@ -183,7 +196,7 @@ impl Hart {
                 };
             }
             let (p, paddr) = self.refill(env, vaddr, size, Access::Read)?;
-            self.time_data(env, paddr, false, now);
+            self.time_data(env, paddr, false, now)?;
             // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
             // access does not cross its end.
             return Ok(unsafe { read_le(p, size) });
@@ -193,7 +206,7 @@ impl Hart {
         for i in 0..size {
             let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read)?;
             if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, false, now);
+                self.time_data(env, paddr, false, now)?;
             }
             // SAFETY: as above, one byte.
             v |= (unsafe { *p } as u64) << (8 * i);
@@ -212,7 +225,7 @@ impl Hart {
         now: u64,
     ) -> Result<(), Trap> {
         if let Some((p, paddr)) = self.tlb.write.lookup_paddr(vaddr, size) {
-            self.time_data(env, paddr, true, now);
+            self.time_data(env, paddr, true, now)?;
             // SAFETY: as in `load`; write TLB entries are writable RAM pages.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -249,7 +262,7 @@ impl Hart {
                 };
             }
             let (p, paddr) = self.refill(env, vaddr, size, Access::Write)?;
-            self.time_data(env, paddr, true, now);
+            self.time_data(env, paddr, true, now)?;
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -259,7 +272,7 @@ impl Hart {
         for i in 0..size {
             let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write)?;
             if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, true, now);
+                self.time_data(env, paddr, true, now)?;
             }
             ptrs[i as usize] = p;
         }
@@ -288,7 +301,7 @@ impl Hart {
             Some(hit) => hit,
             None => self.refill(env, vaddr, size, Access::Write)?,
         };
-        self.time_data(env, paddr, true, now);
+        self.time_data(env, paddr, true, now)?;
         Ok(p)
     }
 

@@ -26,6 +26,11 @@ impl Trap {
     pub const LOAD_PAGE_FAULT: u64 = 13;
     pub const STORE_PAGE_FAULT: u64 = 15;
 
+    /// Not an exception: the hart must stop before this instruction because
+    /// it would reach the shared memory system beyond its sync limit
+    /// (`Hart::set_sync_limit`). Never taken architecturally.
+    pub(crate) const SYNC_STOP: u64 = u64::MAX;
+
     /// A trap with the given cause and value.
     pub const fn new(cause: u64, tval: u64) -> Trap {
         Trap { cause, tval }

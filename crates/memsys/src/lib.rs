@@ -381,6 +381,28 @@ impl MemorySystem {
         false
     }
 
+    /// True if a data access of `hart` to `paddr` would be served by its
+    /// own L1D alone (the line present, and for a store held Exclusive or
+    /// Modified): it touches nothing another hart shares, so it needs no
+    /// synchronisation with them. Changes no state. False when the L1D is
+    /// disabled.
+    pub fn l1d_private_hit(&self, hart: usize, paddr: u64, write: bool) -> bool {
+        let c = &self.l1d[hart];
+        if !c.enabled() {
+            return false;
+        }
+        match c.find(paddr >> self.d_shift) {
+            Some(slot) => !write || matches!(c.state(slot), Modified | Exclusive),
+            None => false,
+        }
+    }
+
+    /// As [`MemorySystem::l1d_private_hit`] for an instruction fetch.
+    pub fn l1i_private_hit(&self, hart: usize, paddr: u64) -> bool {
+        let c = &self.l1i[hart];
+        c.enabled() && c.find(paddr >> self.i_shift).is_some()
+    }
+
     /// log2 of the L1D line size: accesses that cross a line boundary must
     /// be presented once per line.
     pub fn l1d_line_shift(&self) -> u32 {

@@ -6,7 +6,7 @@ use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
-use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Trap};
+use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -663,6 +663,34 @@ impl Process {
         (ns as u128 * self.opts.hart.clock_hz as u128).div_ceil(1_000_000_000) as u64
     }
 
+    /// How far the thread about to run on `cpu` may go before an access past
+    /// its L1 must wait for the other harts (`Hart::set_sync_limit`): the
+    /// earliest clock of another hart with a runnable thread, or of a timed
+    /// wait on another hart, plus the tolerance.
+    fn sync_limit(&self, cpu: usize) -> u64 {
+        let mut earliest = u64::MAX;
+        for t in &self.threads {
+            if t.cpu == cpu {
+                continue;
+            }
+            let at = match t.state {
+                ThreadState::Runnable => self.cpus[t.cpu].cycles,
+                ThreadState::Sleep { until, .. }
+                | ThreadState::SigTimedWait {
+                    deadline: Some(until),
+                    ..
+                }
+                | ThreadState::Futex {
+                    deadline: Some(until),
+                    ..
+                } => self.ns_to_cycles(until).max(self.cpus[t.cpu].cycles),
+                _ => continue,
+            };
+            earliest = earliest.min(at);
+        }
+        earliest.saturating_add(SYNC_TOLERANCE)
+    }
+
     /// Picks the thread to run next: on the hart with the smallest clock that
     /// has a runnable thread, the next runnable one round-robin. Wakes
     /// sleepers whose time has come; returns None on deadlock.
@@ -779,9 +807,11 @@ impl Process {
                 }
                 budget = budget.min(max - self.total_insns);
             }
+            let limit = self.sync_limit(cpu);
             let t = &mut self.threads[i];
             t.hart.cycles = self.cpus[cpu].cycles;
             t.hart.hart_id = cpu as u64;
+            t.hart.set_sync_limit(limit);
             let before = t.hart.instret;
             let mut env = Env {
                 mem: &mut self.mem,
