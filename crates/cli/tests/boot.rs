@@ -233,3 +233,91 @@ fn debian_linux_boots_on_the_timing_model() {
     assert_eq!(out.status.code(), Some(0), "{console}\n{stderr}");
     assert_eq!(rc_lines(&console), RC_LINES, "{console}\n{stderr}");
 }
+
+/// One table of `nvmm_microbench tables`: (op, stride or nbank) -> average
+/// latency in ns.
+fn microbench_table(out: &str) -> std::collections::BTreeMap<(String, u64), f64> {
+    out.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if f.len() < 4 || !["coarse", "fine", "proposed"].contains(&f[0]) {
+                return None;
+            }
+            Some(((f[1].to_string(), f[2].parse().ok()?), f[3].parse().ok()?))
+        })
+        .collect()
+}
+
+/// Seed 000's locality and bank microbenchmarks (Tables 3-6, through
+/// libnvmm and `/dev/mem`) inside Linux on the timed four-hart machine
+/// agree with the same program in user mode: each ratio the paper reads
+/// off the tables within 15%. The loop runs on a `nohz_full` CPU, as one
+/// measures on a real machine, so timer ticks do not stretch it.
+#[test]
+fn the_seed_000_microbenchmarks_inside_linux_agree_with_user_mode() {
+    use std::io::Write;
+    let args = ["tables", "16777216", "536870912", "8192"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args(["boot", "--initrd"])
+        .arg(initramfs())
+        .args([
+            "--append",
+            "console=ttyS0 quiet cryptomgr.notests nohz_full=1-3",
+            "--max-insns",
+            "30000000000",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rvnvmm boot");
+    let script = format!(
+        "nproc\ntaskset -c 2 /opt/rvnvmm/nvmm_microbench {}\npoweroff\n",
+        args.join(" ")
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(script.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let console = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{console}\n{stderr}");
+    assert!(
+        console.lines().any(|l| l.trim_end() == "4"),
+        "4 harts online:\n{console}"
+    );
+    let linux = microbench_table(&console);
+
+    let user = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .arg("run")
+        .arg(artefacts::repo_root().join("guest/build/emu/nvmm_microbench"))
+        .args(args)
+        .output()
+        .expect("run the microbenchmark in user mode");
+    let user_out = String::from_utf8_lossy(&user.stdout);
+    assert!(user.status.success(), "{user_out}");
+    let user = microbench_table(&user_out);
+    assert_eq!(linux.len(), 16, "{console}");
+    assert_eq!(user.len(), 16, "{user_out}");
+
+    let ratio = |t: &std::collections::BTreeMap<(String, u64), f64>, op: &str, a: u64, b: u64| {
+        t[&(op.to_string(), a)] / t[&(op.to_string(), b)]
+    };
+    // Table 3/4: stride 4096 over 8192; Tables 5/6: NBANK 4 (reads) and 6
+    // (writes) over NBANK 1.
+    for (op, a, b) in [
+        ("read", 4096, 8192),
+        ("write", 4096, 8192),
+        ("read", 4, 1),
+        ("write", 6, 1),
+    ] {
+        let (l, u) = (ratio(&linux, op, a, b), ratio(&user, op, a, b));
+        assert!(
+            (l / u - 1.0).abs() <= 0.15,
+            "{op} {a}/{b}: Linux {l:.3}, user mode {u:.3}\n{console}\n{user_out}"
+        );
+    }
+}
