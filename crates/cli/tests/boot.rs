@@ -45,6 +45,35 @@ fn boot(args: &[&str]) -> Output {
         .expect("run rvnvmm boot")
 }
 
+/// Boots with `args` after the initramfs, the console input written at
+/// once (long before Linux opens the console: none of it may be lost).
+/// Returns the exit status, the console (without carriage returns) and
+/// stderr.
+fn boot_with_input(args: &[&str], input: &str) -> (Option<i32>, String, String) {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args(["boot", "--max-insns", "30000000000", "--initrd"])
+        .arg(initramfs())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rvnvmm boot");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).replace('\r', ""),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
     let p = std::env::temp_dir().join(format!("rvnvmm-boot-{}-{name}", std::process::id()));
     std::fs::write(&p, contents).unwrap();
@@ -180,33 +209,16 @@ fn a_kernel_that_is_not_an_image_is_a_clear_error() {
 
 #[test]
 fn piped_console_input_reaches_the_shell() {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .args(["boot", "--set", "machine.model=functional", "--initrd"])
-        .arg(initramfs())
-        .args([
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--set",
+            "machine.model=functional",
             "--append",
             "console=ttyS0 quiet",
-            "--max-insns",
-            "30000000000",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run rvnvmm boot");
-    // Written at once, long before Linux opens the console: none of it
-    // may be lost.
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"echo guest says $((6*7))\nnproc\npoweroff\n")
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let console = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{console}\n{stderr}");
+        ],
+        "echo guest says $((6*7))\nnproc\npoweroff\n",
+    );
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
     let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
     assert!(lines.contains(&"guest says 42"), "{console}");
     assert!(lines.contains(&"4"), "{console}");
@@ -255,36 +267,19 @@ fn microbench_table(out: &str) -> std::collections::BTreeMap<(String, u64), f64>
 /// measures on a real machine, so timer ticks do not stretch it.
 #[test]
 fn the_seed_000_microbenchmarks_inside_linux_agree_with_user_mode() {
-    use std::io::Write;
     let args = ["tables", "16777216", "536870912", "8192"];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .args(["boot", "--initrd"])
-        .arg(initramfs())
-        .args([
-            "--append",
-            "console=ttyS0 quiet cryptomgr.notests nohz_full=1-3",
-            "--max-insns",
-            "30000000000",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run rvnvmm boot");
     let script = format!(
         "nproc\ntaskset -c 2 /opt/rvnvmm/nvmm_microbench {}\npoweroff\n",
         args.join(" ")
     );
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(script.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    let console = String::from_utf8_lossy(&out.stdout).replace('\r', "");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(0), "{console}\n{stderr}");
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--append",
+            "console=ttyS0 quiet cryptomgr.notests nohz_full=1-3",
+        ],
+        &script,
+    );
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
     assert!(
         console.lines().any(|l| l.trim_end() == "4"),
         "4 harts online:\n{console}"
