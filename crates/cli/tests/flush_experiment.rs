@@ -1,18 +1,29 @@
-//! Seed 001 Tables 7-12 in small: the persistent red-black tree of the
-//! workload suite (`rbtree N OPS persist:K`) on `zc706`, its heap on NVMM.
-//! The cache-flush overhead grows with the lines written back, and stays
-//! nearly flat over the added tRCD/tRP. `experiments/seed001_flush.py` is
-//! the full grid. Needs `make -C guest` first.
+//! Seed 001 Tables 7-12 in small: the durable modes of the workload suite
+//! (`rbtree N OPS persist:K`, `lbm ... persist`, `nbody ... persist`,
+//! `mcts ... persist`) on `zc706`, heap on NVMM. Persistence leaves the
+//! output alone (under qemu too, which has no `cbo.clean`); the cache-flush
+//! overhead grows with the lines written back and stays nearly flat over
+//! the added tRCD/tRP. `experiments/seed001_flush.py` is the full grid and
+//! the per-workload table. Needs `make -C guest` and `qemu-riscv64`.
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
 
 use std::process::{Command, Stdio};
 
-/// (simulated ns, lines written back by flushes, stdout) of one run.
-fn run(persist: u32, added_rcd: f64, added_rp: f64) -> (f64, u64, Vec<u8>) {
+/// What one run gives.
+struct Run {
+    sim_ns: f64,
+    /// Flush instructions issued (lines flushed).
+    flushes: u64,
+    lines_written_back: u64,
+    stdout: Vec<u8>,
+}
+
+/// One run of the kernel `prog ARGS [DURABLE]` at the added tRCD/tRP (ns).
+fn run(prog: &str, args: &[&str], durable: Option<&str>, added_rcd: f64, added_rp: f64) -> Run {
     let repo = artefacts::repo_root();
-    let prog = repo.join("guest/build/workloads/bin/rbtree");
+    let prog = repo.join("guest/build/workloads/bin").join(prog);
     let dir = tempfile_dir();
     let stats = dir.join("s.json");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rvnvmm"));
@@ -26,10 +37,8 @@ fn run(persist: u32, added_rcd: f64, added_rp: f64) -> (f64, u64, Vec<u8>) {
         .args(["--set", &format!("memory.nvmm.trp_ns={}", 13.75 + added_rp)])
         .arg("--")
         .arg(&prog)
-        .args(["2000", "2000"]);
-    if persist > 0 {
-        cmd.arg(format!("persist:{persist}"));
-    }
+        .args(args)
+        .args(durable);
     let out = cmd
         .current_dir(&dir)
         .env_clear()
@@ -46,11 +55,12 @@ fn run(persist: u32, added_rcd: f64, added_rp: f64) -> (f64, u64, Vec<u8>) {
     let s: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    (
-        s["sim_time_ns"].as_f64().unwrap(),
-        s["flushes"]["lines_written_back"].as_u64().unwrap(),
-        out.stdout,
-    )
+    Run {
+        sim_ns: s["sim_time_ns"].as_f64().unwrap(),
+        flushes: s["flushes"]["instructions"].as_u64().unwrap(),
+        lines_written_back: s["flushes"]["lines_written_back"].as_u64().unwrap(),
+        stdout: out.stdout,
+    }
 }
 
 fn tempfile_dir() -> std::path::PathBuf {
@@ -65,15 +75,26 @@ fn tempfile_dir() -> std::path::PathBuf {
     d
 }
 
+/// rbtree at the added latencies, every K-th transaction durable (0: none).
+fn rbtree(persist: u32, added_rcd: f64, added_rp: f64) -> Run {
+    let durable = format!("persist:{persist}");
+    let durable = (persist > 0).then_some(durable.as_str());
+    run("rbtree", &["2000", "2000"], durable, added_rcd, added_rp)
+}
+
 #[test]
 fn flush_overhead_follows_lines_written_back_not_nvmm_latency() {
-    let (plain, none, out) = run(0, 1000.0, 1000.0);
-    assert_eq!(none, 0);
+    let plain = rbtree(0, 1000.0, 1000.0);
+    assert_eq!(plain.lines_written_back, 0);
     let mut last = (1.0, 0);
     for k in [8, 2, 1] {
-        let (t, lines, o) = run(k, 1000.0, 1000.0);
-        assert_eq!(o, out, "persistence must not change the output");
-        let overhead = t / plain;
+        let r = rbtree(k, 1000.0, 1000.0);
+        assert_eq!(
+            r.stdout, plain.stdout,
+            "persistence must not change the output"
+        );
+        let overhead = r.sim_ns / plain.sim_ns;
+        let lines = r.lines_written_back;
         assert!(
             lines > last.1 && overhead > last.0,
             "K={k}: {lines} lines, overhead {overhead:.3} after {last:?}"
@@ -82,7 +103,7 @@ fn flush_overhead_follows_lines_written_back_not_nvmm_latency() {
     }
     let mut grid = Vec::new();
     for (rcd, rp) in [(0.0, 0.0), (0.0, 1000.0), (1000.0, 0.0), (1000.0, 1000.0)] {
-        grid.push(run(1, rcd, rp).0 / run(0, rcd, rp).0);
+        grid.push(rbtree(1, rcd, rp).sim_ns / rbtree(0, rcd, rp).sim_ns);
     }
     let (lo, hi) = grid
         .iter()
@@ -91,4 +112,92 @@ fn flush_overhead_follows_lines_written_back_not_nvmm_latency() {
         hi / lo < 1.15,
         "flush overhead over added tRCD/tRP {grid:?} should stay nearly flat"
     );
+}
+
+/// The manifest's test sizes of the kernels given a durable mode beside
+/// rbtree, and the fewest flushes their `persist` must issue: every line
+/// of what it writes back, every step (32-byte lines on zc706).
+const DURABLE: &[(&str, &[&str], u64)] = &[
+    // The whole destination grid, 12 x 12 x 10 cells of 160 bytes, 2 steps.
+    ("lbm", &["12", "12", "10", "2"], 2 * 12 * 12 * 10 * 160 / 32),
+    // Six arrays of 128 doubles (positions, velocities), 10 steps.
+    ("nbody", &["128", "10"], 10 * 6 * 128 * 8 / 32),
+    // At least the new node of every iteration (80 bytes: 3 lines), and
+    // at least 300 * 3 / 4 iterations a move over at least 7 moves.
+    ("mcts", &["300", "1"], 7 * 225 * 3),
+];
+
+#[test]
+fn durable_modes_keep_the_output_and_flush_what_they_wrote() {
+    for &(prog, args, fewest) in DURABLE {
+        let plain = run(prog, args, None, 1000.0, 1000.0);
+        assert_eq!(plain.flushes, 0, "{prog} without persist flushed");
+        let durable = run(prog, args, Some("persist"), 1000.0, 1000.0);
+        assert_eq!(
+            String::from_utf8_lossy(&durable.stdout),
+            String::from_utf8_lossy(&plain.stdout),
+            "{prog}: persistence must not change the output"
+        );
+        assert!(
+            durable.flushes >= fewest && durable.lines_written_back > 0,
+            "{prog} persist: {} flushes ({} lines written back), at least {fewest} expected",
+            durable.flushes,
+            durable.lines_written_back
+        );
+        assert!(
+            durable.sim_ns > plain.sim_ns,
+            "{prog}: the write-backs take time"
+        );
+    }
+}
+
+#[test]
+fn per_workload_overhead_ranks_with_lines_flushed_where_they_differ_widely() {
+    // nbody flushes a few thousand lines, mcts fifty times as many over a
+    // similar run: the overheads (Table 11) rank as the lines (Table 12).
+    let overhead = |prog: &str, args: &[&str], durable: &str| {
+        let plain = run(prog, args, None, 1000.0, 1000.0);
+        let d = run(prog, args, Some(durable), 1000.0, 1000.0);
+        (d.sim_ns / plain.sim_ns, d.flushes)
+    };
+    let nbody = overhead("nbody", &["128", "10"], "persist");
+    let mcts = overhead("mcts", &["300", "1"], "persist");
+    assert!(
+        nbody.1 * 20 < mcts.1 && nbody.0 < mcts.0,
+        "nbody (overhead, lines) {nbody:?} against mcts {mcts:?}"
+    );
+    // Within mcts, every 4th iteration durable: fewer lines, less overhead.
+    let mcts4 = overhead("mcts", &["300", "1"], "persist:4");
+    assert!(
+        mcts4.1 < mcts.1 && mcts4.0 < mcts.0,
+        "mcts persist:4 {mcts4:?} against persist {mcts:?}"
+    );
+}
+
+#[test]
+fn durable_modes_run_without_write_backs_where_cbo_clean_is_illegal() {
+    // qemu-riscv64 has no Zicbom: the kernels notice and run on, with the
+    // output of rvnvmm's plain run (the programs stay portable).
+    let qemu = artefacts::qemu().unwrap_or_else(|e| panic!("{e}"));
+    let bin = artefacts::repo_root().join("guest/build/workloads/bin");
+    let rbtree: (&str, &[&str]) = ("rbtree", &["2000", "2000"]);
+    let durable = DURABLE.iter().map(|&(prog, args, _)| (prog, args));
+    for (prog, args) in durable.chain([rbtree]) {
+        let out = Command::new(&qemu)
+            .arg(bin.join(prog))
+            .args(args)
+            .arg("persist")
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run qemu-riscv64");
+        assert!(out.status.success(), "{prog} persist under qemu: {out:?}");
+        let plain = run(prog, args, None, 0.0, 0.0);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&plain.stdout),
+            "{prog} persist under qemu"
+        );
+    }
 }

@@ -2,7 +2,11 @@
  * 519.lbm_r / 619.lbm_s (a channel with obstacles, two grids, one fused
  * collide-and-stream sweep per time step).
  *
- * Usage: lbm NX NY NZ STEPS
+ * Usage: lbm NX NY NZ STEPS [plain|persist[:K]]
+ *   persist  after every (K-th) time step, before the grids swap, write
+ *        back the whole destination grid (fence, cbo.clean on every line,
+ *        fence), as seed 001 did for 519.lbm_r's dstGrid; the output is the
+ *        same (wl.h).
  *
  * The channel is periodic in x and y, walled at z = 0 and z = NZ - 1, and
  * holds spherical obstacles placed by a fixed-seed generator; a body force
@@ -126,14 +130,24 @@ static void report(const double *g, long t)
            (unsigned long long)h);
 }
 
+/* Every `persist`-th step is durable; 0: none. */
+static long persist;
+
+/* Out of line, to leave main's loop as it was. */
+static __attribute__((noinline)) void persist_grid(const double *grid, size_t bytes)
+{
+    wl_persist(grid, bytes);
+}
+
 int main(int argc, char **argv)
 {
     NX = wl_arg(argc, argv, 1, 32);
     NY = wl_arg(argc, argv, 2, 32);
     NZ = wl_arg(argc, argv, 3, 32);
     long steps = wl_arg(argc, argv, 4, 10);
+    persist = wl_persist_arg(argc, argv, 5);
     if (NX < 2 || NY < 2 || NZ < 3 || steps < 0) {
-        fprintf(stderr, "usage: lbm NX NY NZ STEPS\n");
+        fprintf(stderr, "usage: lbm NX NY NZ STEPS [plain|persist[:K]]\n");
         return 2;
     }
     for (int i = 0; i < Q; i++) {
@@ -156,6 +170,8 @@ int main(int argc, char **argv)
     report(g, 0);
     for (long t = 1; t <= steps; t++) {
         step(g, h, omega, force);
+        if (persist && t % persist == 0)
+            persist_grid(h, bytes);
         double *tmp = g;
         g = h;
         h = tmp;

@@ -1,10 +1,15 @@
 /* mcts: Monte-Carlo tree search (UCT) playing Connect Four against itself,
  * like SPEC CPU 2017's 541.leela_r (UCT over Go with random playouts).
  *
- * Usage: mcts ITERATIONS GAMES
+ * Usage: mcts ITERATIONS GAMES [plain|persist[:K]]
  *   ITERATIONS  UCT iterations per move for the first player (the second
  *               gets 3/4 of it, so games are not all draws)
  *   GAMES       games to play, each from the empty board with its own seed
+ *   persist     every (K-th) iteration writes back the nodes it wrote: the
+ *               whole of every node on the backed-up path, which holds the
+ *               new node and its parent (cbo.clean on each line, then a
+ *               fence); seed 001 flushed 541.leela_r's new nodes.  The
+ *               output is the same (wl.h).
  *
  * Each iteration walks the tree from the root by UCB1, expands one node
  * (malloc), plays a random game to the end on a 7x6 bitboard and backs the
@@ -70,6 +75,22 @@ typedef struct node {
 } node;
 
 static long nodes_alive, nodes_total, max_tree;
+
+/* Every `persist`-th iteration is durable (0: none); the phase counts
+ * iterations across moves and games. */
+static long persist, persist_phase;
+
+/* Writes back the nodes of the path from n to the root, every K-th call
+ * (out of line, to leave the search loop as it was). */
+static __attribute__((noinline)) void persist_path(const struct node *n)
+{
+    persist_phase = persist_phase + 1 == persist ? 0 : persist_phase + 1;
+    if (persist_phase != 0)
+        return;
+    for (; n; n = n->parent)
+        wl_clean_range(n, sizeof *n);
+    wl_fence();
+}
 
 static node *new_node(node *parent, int move, const board *b, int terminal)
 {
@@ -158,11 +179,14 @@ static int search(const board *root_board, long iterations, wl_rng *r)
         /* Simulate. */
         double res = won ? 1.0 : b.moves == W * H ? 0.5 : playout(b, r);
         /* Back up. */
+        node *leaf = n;
         for (; n; n = n->parent) {
             n->visits++;
             n->wins += res;
             res = 1.0 - res;
         }
+        if (persist)
+            persist_path(leaf);
     }
     int best = -1;
     uint32_t most = 0;
@@ -181,8 +205,9 @@ int main(int argc, char **argv)
 {
     long iters = wl_arg(argc, argv, 1, 2000);
     long games = wl_arg(argc, argv, 2, 2);
+    persist = wl_persist_arg(argc, argv, 3);
     if (iters < 1 || games < 1) {
-        fprintf(stderr, "usage: mcts ITERATIONS GAMES\n");
+        fprintf(stderr, "usage: mcts ITERATIONS GAMES [plain|persist[:K]]\n");
         return 2;
     }
     printf("mcts: Connect Four %dx%d, %ld / %ld iterations per move, %ld games\n", W, H, iters,

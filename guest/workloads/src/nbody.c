@@ -2,7 +2,11 @@
  * cutoff, like SPEC CPU 2017's 508.namd_r (its inner loop is the pairwise
  * non-bonded force with a cutoff test).
  *
- * Usage: nbody N STEPS
+ * Usage: nbody N STEPS [plain|persist[:K]]
+ *   persist  after every (K-th) step write back the positions and
+ *        velocities it updated (a range write-back of each array: fence,
+ *        cbo.clean on every line, fence), as seed 001 flushed 508.namd_r's
+ *        atoms after moving them; the output is the same (wl.h).
  *
  * N atoms with alternating charges start on a jittered cubic lattice in a
  * periodic box (minimum-image convention); velocity-Verlet integration.
@@ -82,6 +86,20 @@ static double kinetic(void)
     return k;
 }
 
+/* Every `persist`-th step is durable; 0: none. */
+static long persist;
+
+/* Out of line, to leave main's loop as it was. */
+static __attribute__((noinline)) void persist_state(void)
+{
+    wl_persist(px, N * sizeof(double));
+    wl_persist(py, N * sizeof(double));
+    wl_persist(pz, N * sizeof(double));
+    wl_persist(vx, N * sizeof(double));
+    wl_persist(vy, N * sizeof(double));
+    wl_persist(vz, N * sizeof(double));
+}
+
 static double *arr(void)
 {
     return wl_alloc(N * sizeof(double));
@@ -91,8 +109,9 @@ int main(int argc, char **argv)
 {
     N = wl_arg(argc, argv, 1, 1000);
     long steps = wl_arg(argc, argv, 2, 10);
+    persist = wl_persist_arg(argc, argv, 3);
     if (N < 2 || steps < 0) {
-        fprintf(stderr, "usage: nbody N STEPS\n");
+        fprintf(stderr, "usage: nbody N STEPS [plain|persist[:K]]\n");
         return 2;
     }
     px = arr(), py = arr(), pz = arr(), vx = arr(), vy = arr(), vz = arr();
@@ -136,6 +155,8 @@ int main(int argc, char **argv)
             vy[i] += 0.5 * DT * fy[i];
             vz[i] += 0.5 * DT * fz[i];
         }
+        if (persist && t % persist == 0)
+            persist_state();
         if (t % every == 0 || t == steps)
             printf("step %4ld epot=%.12e ekin=%.12e pairs_in_cutoff=%ld\n", t, epot, kinetic(),
                    pairs);
