@@ -16,6 +16,7 @@
 //! | 0x030 | `COARSE_WRITE_NS` | RW | write delay (coarse) |
 //! | 0x038 | `BOUNDARY` | RW | physical address where NVMM timing begins: moves the split between the NVMM region and the DRAM region below it on the same controller (4 KiB aligned, each keeps a page) |
 //! | 0x040 | `COMMAND` | WO | 1: snapshot the counters; 2: reset them |
+//! | 0x048 | `LINE_BYTES` | RO | the L1 data cache's line size: the step of a range flush |
 //! | 0x100 + 0x40·r | counters of region r (0 = the NVMM region, 1 = DRAM) | RO | reads, writes, acts, row_hits, bank switches, read latency sum (ns), write latency sum (ns), writes completed |
 //!
 //! A latency write takes effect for the next requests; the method and the
@@ -40,6 +41,7 @@ pub struct ControlPage {
     region: String,
     params: NvmmParams,
     boundary: u64,
+    line_bytes: u64,
     regions: Vec<String>,
     snapshot: Vec<[u64; COUNTERS]>,
 }
@@ -59,6 +61,7 @@ impl ControlPage {
             region: name.to_string(),
             params: r.nvmm.clone()?,
             boundary: r.base,
+            line_bytes: u64::from(cfg.cache.l1d.line_bytes),
             snapshot: vec![[0; COUNTERS]; regions.len()],
             regions,
         })
@@ -79,6 +82,7 @@ impl ControlPage {
             5 => p.coarse_read_ns.round() as u64,
             6 => p.coarse_write_ns.round() as u64,
             7 => self.boundary,
+            9 => self.line_bytes,
             i if (0x20..0x20 + 8 * self.regions.len() as u64).contains(&i) => {
                 let k = (i - 0x20) as usize;
                 self.snapshot[k / COUNTERS][k % COUNTERS]
@@ -200,6 +204,19 @@ mod tests {
         assert_eq!(cp.load(Some(&mut ms), 0, 8), Some(MAGIC));
         assert!(cp.store(Some(&mut ms), 0x38, 8, 1), "a boundary below DRAM");
         assert_eq!(cp.load(Some(&mut ms), 0x38, 8), Some(0xC000_0000));
+        assert_eq!(
+            cp.load(Some(&mut ms), 0x48, 8),
+            Some(64),
+            "freedom-u500's lines"
+        );
+        assert!(
+            cp.store(Some(&mut ms), 0x48, 8, 32),
+            "LINE_BYTES is read-only"
+        );
+        assert_eq!(cp.load(Some(&mut ms), 0x48, 8), Some(64));
+        let zc706 = Config::load(Some("zc706"), &[]).unwrap();
+        let mut zcp = ControlPage::new(&zc706).unwrap();
+        assert_eq!(zcp.load(None, 0x48, 8), Some(32));
         assert_eq!(cp.load(Some(&mut ms), 0x1000, 8), None);
         assert!(!cp.store(Some(&mut ms), 0x1000, 8, 0));
     }

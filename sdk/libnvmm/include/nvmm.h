@@ -22,7 +22,8 @@
 extern "C" {
 #endif
 
-/* Cache line size the flush routines step by (the emulated Rocket L1D). */
+/* The Rocket L1D line (freedom-u500); nvmm_flush steps by the machine's
+ * own line size, nvmm_line_size(). */
 #define NVMM_LINE 64
 /* Alignment of every block NVMM_Malloc returns. */
 #define NVMM_ALIGN 16
@@ -183,6 +184,8 @@ int nvmm_set_method(enum nvmm_method m);
 int nvmm_get_method(void);                       /* -1 with errno on error */
 int nvmm_set_latency(enum nvmm_latency which, uint64_t ns);
 int64_t nvmm_get_latency(enum nvmm_latency which); /* -1 with errno on error */
+/* The L1 data cache's line size: the step of nvmm_flush (32 when unknown). */
+size_t nvmm_line_size(void);
 /* Physical address where NVMM begins (0 with errno on error). */
 uint64_t nvmm_boundary(void);
 /* Is the control page available? */

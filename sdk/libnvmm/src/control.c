@@ -88,6 +88,15 @@ uint64_t nvmm_boundary(void)
     return ctl ? REG(CTL_BOUNDARY) : 0;
 }
 
+size_t nvmm_line_size(void)
+{
+    volatile uint64_t *ctl = nvmm_ctl_page();
+    uint64_t line = ctl ? REG(CTL_LINE_BYTES) : 0;
+    /* No control page, or one from before the register: the smallest line
+     * of the machines rvnvmm models, which never skips a line. */
+    return line >= 16 && line <= 4096 && (line & (line - 1)) == 0 ? (size_t)line : 32;
+}
+
 int nvmm_set_method(enum nvmm_method m)
 {
     volatile uint64_t *ctl = nvmm_ctl_page();

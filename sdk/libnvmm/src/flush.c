@@ -37,19 +37,33 @@ static inline void fence(void)
     __asm__ volatile("fence rw, rw" ::: "memory");
 }
 
+/* The machine's line size (control page), looked up once: a fixed 64
+ * would skip every other line of zc706's 32-byte lines. */
+static size_t line_step(void)
+{
+    static size_t step;
+    size_t s = __atomic_load_n(&step, __ATOMIC_RELAXED);
+    if (!s) {
+        s = nvmm_line_size();
+        __atomic_store_n(&step, s, __ATOMIC_RELAXED);
+    }
+    return s;
+}
+
 void nvmm_flush(const void *addr, size_t len)
 {
     if (len == 0)
         return;
-    uintptr_t p = (uintptr_t)addr & ~(uintptr_t)(NVMM_LINE - 1);
-    uintptr_t end = (uintptr_t)addr + len;
     enum mode m = mode();
+    size_t step = m == NONE ? NVMM_LINE : line_step();
+    uintptr_t p = (uintptr_t)addr & ~(uintptr_t)(step - 1);
+    uintptr_t end = (uintptr_t)addr + len;
     fence();
     if (m == CFLUSH)
-        for (; p < end; p += NVMM_LINE)
+        for (; p < end; p += step)
             __asm__ volatile(".insn i 0x73, 0, x0, %0, -0x340" ::"r"(p) : "memory");
     else if (m == CBO)
-        for (; p < end; p += NVMM_LINE)
+        for (; p < end; p += step)
             __asm__ volatile(".insn i 0x0f, 2, x0, %0, 2" ::"r"(p) : "memory");
     fence();
 }

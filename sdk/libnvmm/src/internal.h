@@ -20,6 +20,7 @@ enum {
     CTL_COARSE_WRITE = 0x030,
     CTL_BOUNDARY = 0x038,
     CTL_COMMAND = 0x040,
+    CTL_LINE_BYTES = 0x048,
     CTL_COUNTERS = 0x100, /* + 0x40 * region (0 NVMM, 1 DRAM), 8 registers */
 };
 #define CTL_MAGIC_VALUE 0x314C54434D4D564Eull /* "NVMMCTL1" */
