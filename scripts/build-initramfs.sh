@@ -34,6 +34,16 @@ MODULES=(
     kernel/drivers/nvdimm/nd_pmem.ko
     kernel/drivers/nvdimm/of_pmem.ko
 )
+# Loaded only to mount a root file system from the disk
+# (`rvnvmm.root=/dev/vda`, scripts/build-rootfs.sh).
+ROOT_MODULES=(
+    kernel/lib/crc16.ko
+    kernel/fs/mbcache.ko
+    kernel/fs/jbd2/jbd2.ko
+    kernel/crypto/crc32c_generic.ko
+    kernel/lib/libcrc32c.ko
+    kernel/fs/ext4/ext4.ko
+)
 PROGRAMS=(
     "$top/guest/build/emu/nvmm_microbench"
     "$top/guest/build/emu/control_page"
@@ -44,7 +54,7 @@ done
 
 key_inputs() {
     sha256sum "$0" "$RVNVMM_BUSYBOX" "${PROGRAMS[@]}"
-    for m in "${MODULES[@]}"; do ls -l "$RVNVMM_MODULES/$m".xz 2>/dev/null || ls -l "$RVNVMM_MODULES/$m"; done
+    for m in "${MODULES[@]}" "${ROOT_MODULES[@]}"; do ls -l "$RVNVMM_MODULES/$m".xz 2>/dev/null || ls -l "$RVNVMM_MODULES/$m"; done
 }
 for p in "${PROGRAMS[@]}"; do [ -x "$p" ] || die "$p missing: run make -C guest"; done
 KEY=$(key_inputs | sha256sum | cut -c1-16)
@@ -58,17 +68,20 @@ root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,dev,proc,sys,tmp,mnt,etc/rvnvmm,lib/modules,opt/rvnvmm}
 cp "$RVNVMM_BUSYBOX" "$root/bin/busybox"
-for m in "${MODULES[@]}"; do
-    name=$(basename "$m")
-    if [ -f "$RVNVMM_MODULES/$m.xz" ]; then
-        xz -dc "$RVNVMM_MODULES/$m.xz" > "$root/lib/modules/$name"
-    elif [ -f "$RVNVMM_MODULES/$m" ]; then
-        cp "$RVNVMM_MODULES/$m" "$root/lib/modules/$name"
+add_module() { # MODULE ORDER-FILE
+    local name
+    name=$(basename "$1")
+    if [ -f "$RVNVMM_MODULES/$1.xz" ]; then
+        xz -dc "$RVNVMM_MODULES/$1.xz" > "$root/lib/modules/$name"
+    elif [ -f "$RVNVMM_MODULES/$1" ]; then
+        cp "$RVNVMM_MODULES/$1" "$root/lib/modules/$name"
     else
-        die "module $m not found under $RVNVMM_MODULES"
+        die "module $1 not found under $RVNVMM_MODULES"
     fi
-    echo "$name" >> "$root/lib/modules/order"
-done
+    echo "$name" >> "$root/lib/modules/$2"
+}
+for m in "${MODULES[@]}"; do add_module "$m" order; done
+for m in "${ROOT_MODULES[@]}"; do add_module "$m" root-order; done
 for p in "${PROGRAMS[@]}"; do cp "$p" "$root/opt/rvnvmm/"; done
 
 cat > "$root/init" <<'EOF'
@@ -86,6 +99,27 @@ if ls /proc/device-tree | grep -q pmem; then
     for i in $(seq 50); do [ -e /dev/pmem0 ] && break; sleep 0.1; done
 fi
 echo "rvnvmm initramfs: $(nproc) harts online"
+# rvnvmm.root=DEVICE: mount that ext4 file system (read-only, for the
+# system's own fsck, unless the command line says `rw`) and run its init
+# (rvnvmm.init=PATH, default /sbin/init) as PID 1.
+arg() { tr ' ' '\n' < /proc/cmdline | sed -n "s/^$1=//p" | tail -n 1; }
+rootdev=$(arg rvnvmm.root)
+if [ -n "$rootdev" ]; then
+    for m in $(cat /lib/modules/root-order); do
+        insmod /lib/modules/$m 2>/dev/null || echo "init: insmod $m failed"
+    done
+    for i in $(seq 50); do [ -b "$rootdev" ] && break; sleep 0.1; done
+    mkdir -p /newroot
+    rootmode=ro
+    tr ' ' '\n' < /proc/cmdline | grep -qx rw && rootmode=rw
+    if mount -t ext4 -o "$rootmode" "$rootdev" /newroot; then
+        rootinit=$(arg rvnvmm.init)
+        mount --move /dev /newroot/dev
+        umount /sys /proc
+        exec switch_root /newroot "${rootinit:-/sbin/init}"
+    fi
+    echo "init: cannot mount $rootdev; staying in the initramfs"
+fi
 if grep -q 'rvnvmm.rc=1' /proc/cmdline && [ -x /etc/rvnvmm/rc ]; then
     /etc/rvnvmm/rc
     poweroff -f
