@@ -27,6 +27,7 @@ pub const ENOSYS: i64 = 38;
 pub const ELOOP: i64 = 40;
 pub const ETIMEDOUT: i64 = 110;
 pub const EXDEV: i64 = 18;
+pub const EOPNOTSUPP: i64 = 95;
 
 /// The calling thread's host errno, negated, as a syscall result.
 pub fn host_errno() -> i64 {

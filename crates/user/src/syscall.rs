@@ -905,6 +905,18 @@ impl Process {
         const MAP_FIXED: u32 = 0x10;
         const MAP_ANON: u32 = 0x20;
         const MAP_FIXED_NOREPLACE: u32 = 0x10_0000;
+        const MAP_TYPE: u32 = 0x0f;
+        const MAP_SHARED_VALIDATE: u32 = 3;
+        const MAP_SYNC: u32 = 0x8_0000;
+        // Linux's map types: 1 shared, 2 private, 3 shared with the flags
+        // validated; MAP_SYNC (only there) promises a DAX mapping, which
+        // only the physical-memory devices give: a host file's pages are
+        // page cache, so refusing it is what tells a program so.
+        let kind = flags & MAP_TYPE;
+        if !(1..=3).contains(&kind) {
+            return Err(EINVAL);
+        }
+        let sync = kind == MAP_SHARED_VALIDATE && flags & MAP_SYNC != 0;
         if len == 0
             || off & 0xfff != 0
             || (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 && addr & 0xfff != 0)
@@ -937,8 +949,16 @@ impl Process {
         };
         let anon = flags & MAP_ANON != 0;
         let shared = flags & MAP_SHARED != 0;
+        let device = if anon {
+            None
+        } else {
+            crate::devices::Device::of_fd(fd)
+        };
+        if sync && device.is_none() {
+            return Err(EOPNOTSUPP);
+        }
         if !anon {
-            if let Some(dev) = crate::devices::Device::of_fd(fd) {
+            if let Some(dev) = device {
                 // A window on physical memory (/dev/nvmm, /dev/nvmm-ctl).
                 let base = self.device_window(dev, off, len)?;
                 self.aspace.frames.claim(base, base + len)?;

@@ -49,6 +49,7 @@ const char *nvmm_errname(int e)
     case EACCES: return "permission denied";
     case EPERM: return "operation not permitted";
     case EBUSY: return "already initialised";
+    case EOPNOTSUPP: return "no DAX mapping (mount a file system with -o dax)";
     default: return "error";
     }
 }
@@ -129,7 +130,18 @@ done:
     return rc;
 }
 
-/* A Linux DAX device: the whole file is persistent memory. */
+#ifndef MAP_SHARED_VALIDATE
+#define MAP_SHARED_VALIDATE 0x03
+#endif
+#ifndef MAP_SYNC
+#define MAP_SYNC 0x80000
+#endif
+
+/* Persistent memory under Linux: a device-DAX device or a file on a file
+ * system mounted with -o dax. Mapped with MAP_SYNC, which only a DAX
+ * mapping accepts: a plain mmap of the block device /dev/pmem0 would be
+ * page-cache copies in DRAM, and the program would measure DRAM while
+ * believing it measures NVMM. */
 static int map_pmem(const char *path, size_t size, int64_t offset, struct nvmm_mapping *out)
 {
     int fd = open_rw(path);
@@ -138,10 +150,19 @@ static int map_pmem(const char *path, size_t size, int64_t offset, struct nvmm_m
     size_t dev = fd_size(fd);
     uint64_t off = offset >= 0 ? (uint64_t)offset : 0;
     int rc = -1;
-    if (off % PAGE || (dev && off + size > dev))
+    if (off % PAGE || (dev && off + size > dev)) {
         errno = off % PAGE ? EINVAL : ENOMEM;
-    else
-        rc = map_fd(fd, size, off, out);
+    } else {
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_SYNC, fd,
+                       (off_t)off);
+        if (p != MAP_FAILED) {
+            out->base = p;
+            out->size = size;
+            rc = 0;
+        } else if (errno == EOPNOTSUPP || errno == EINVAL) {
+            errno = EOPNOTSUPP;
+        }
+    }
     out->phys = 0;
     close(fd);
     return rc;
@@ -217,12 +238,25 @@ static const char *probe(void)
 int nvmm_backend_map(const char *device, size_t size, int64_t offset, struct nvmm_mapping *out)
 {
     memset(out, 0, sizeof *out);
+    int probed = !(device && *device) && !(getenv("NVMM_DEVICE") && *getenv("NVMM_DEVICE"));
     const char *dev = device && *device ? device : probe();
     if (!dev) {
         errno = ENODEV;
         return -1;
     }
-    return map_named(dev, size, offset, out);
+    int rc = map_named(dev, size, offset, out);
+    if (rc != 0 && errno == EOPNOTSUPP && strcmp(dev, "/dev/mem") != 0) {
+        nvmm_say("libnvmm: %s has no DAX mapping (its mmap would be DRAM page cache, "
+                 "not NVMM)%s\n",
+                 dev, probed && nvmm_ctl_kind() == 2 ? "; using /dev/mem" : "");
+        if (probed && nvmm_ctl_kind() == 2) {
+            memset(out, 0, sizeof *out);
+            rc = map_named("/dev/mem", size, offset, out);
+        } else {
+            errno = EOPNOTSUPP;
+        }
+    }
+    return rc;
 }
 
 size_t nvmm_backend_device_size(const char *device)
