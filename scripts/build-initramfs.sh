@@ -33,6 +33,8 @@ MODULES=(
     kernel/drivers/nvdimm/nd_btt.ko
     kernel/drivers/nvdimm/nd_pmem.ko
     kernel/drivers/nvdimm/of_pmem.ko
+    kernel/drivers/dax/device_dax.ko
+    kernel/drivers/dax/dax_pmem.ko
 )
 # Loaded only to mount a root file system from the disk
 # (`rvnvmm.root=/dev/vda`, scripts/build-rootfs.sh).
@@ -83,6 +85,26 @@ add_module() { # MODULE ORDER-FILE
 for m in "${MODULES[@]}"; do add_module "$m" order; done
 for m in "${ROOT_MODULES[@]}"; do add_module "$m" root-order; done
 for p in "${PROGRAMS[@]}"; do cp "$p" "$root/opt/rvnvmm/"; done
+# Under `rvnvmm boot --nvmm pmem`: turn the pmem namespace into a
+# device-DAX /dev/dax0.0, which libnvmm maps with MAP_SYNC (the block
+# device /dev/pmem0 has no DAX mapping). What `ndctl create-namespace -m
+# devdax` does, through sysfs; the page structures live in the NVMM itself.
+cat > "$root/opt/rvnvmm/pmem-devdax" <<'EOF'
+#!/bin/sh
+nd=/sys/bus/nd
+for i in $(seq 100); do [ -e $nd/devices/namespace0.0 ] && break; sleep 0.1; done
+[ -e $nd/devices/namespace0.0 ] || { echo "pmem-devdax: no pmem namespace (boot with --nvmm pmem)" >&2; exit 1; }
+[ -e /dev/dax0.0 ] && { echo /dev/dax0.0; exit 0; }
+echo namespace0.0 > $nd/drivers/nd_pmem/unbind 2>/dev/null
+d=$(cat $nd/devices/region0/dax_seed)
+cat /proc/sys/kernel/random/uuid > $nd/devices/$d/uuid &&
+    echo namespace0.0 > $nd/devices/$d/namespace &&
+    echo pmem > $nd/devices/$d/mode &&
+    echo $d > $nd/drivers/dax_pmem/bind || { echo "pmem-devdax: failed" >&2; exit 1; }
+for i in $(seq 50); do [ -e /dev/dax0.0 ] && break; sleep 0.1; done
+[ -e /dev/dax0.0 ] && echo /dev/dax0.0
+EOF
+chmod 755 "$root/opt/rvnvmm/pmem-devdax"
 
 cat > "$root/init" <<'EOF'
 #!/bin/busybox sh

@@ -222,7 +222,10 @@ int main(int argc, char **argv)
             if (!known)
                 return usage();
         }
-        char *nv = map_nvmm(6 * bank);
+        /* What the loops touch (NBANK 6 ends in the sixth bank), rounded
+         * to 2 MiB, the alignment a device-DAX mapping needs. */
+        uint64_t span = (5 * bank + size + (2u << 20) - 1) & ~(uint64_t)((2u << 20) - 1);
+        char *nv = map_nvmm(span);
         if (!nv)
             return 2;
         /* The table is printed when the program ends: on a console, writing

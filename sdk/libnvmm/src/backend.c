@@ -159,8 +159,6 @@ static int map_pmem(const char *path, size_t size, int64_t offset, struct nvmm_m
             out->base = p;
             out->size = size;
             rc = 0;
-        } else if (errno == EOPNOTSUPP || errno == EINVAL) {
-            errno = EOPNOTSUPP;
         }
     }
     out->phys = 0;
