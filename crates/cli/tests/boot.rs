@@ -316,3 +316,39 @@ fn the_seed_000_microbenchmarks_inside_linux_agree_with_user_mode() {
         );
     }
 }
+
+/// NVMM as a `pmem-region`: Linux's block device `/dev/pmem0` has no DAX
+/// mapping, so libnvmm refuses it (rather than measure DRAM page cache);
+/// the initramfs's `pmem-devdax` turns the namespace into device DAX, and
+/// the microbenchmark maps `/dev/dax0.0` through libnvmm.
+#[test]
+fn nvmm_as_pmem_is_mapped_through_device_dax() {
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--set",
+            "machine.model=functional",
+            "--nvmm",
+            "pmem",
+            "--append",
+            "console=ttyS0 quiet",
+        ],
+        "NVMM_DEVICE=/dev/pmem0 /opt/rvnvmm/nvmm_microbench locality 4096 2097152 read\n\
+         /opt/rvnvmm/pmem-devdax\n\
+         NVMM_DEVICE=/dev/dax0.0 /opt/rvnvmm/nvmm_microbench locality 4096 2097152 read\n\
+         poweroff\n",
+    );
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    assert!(
+        console.contains("/dev/pmem0 has no DAX mapping"),
+        "{console}"
+    );
+    assert!(
+        console.lines().any(|l| l.trim_end() == "/dev/dax0.0"),
+        "{console}"
+    );
+    assert_eq!(
+        console.matches("avg_latency_ns ").count(),
+        1,
+        "only the device-DAX run measures:\n{console}"
+    );
+}
