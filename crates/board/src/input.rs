@@ -59,6 +59,15 @@ impl InputQueue {
         self.state().bytes.is_empty()
     }
 
+    /// Puts `bytes` back in front of the queue (they were taken but not
+    /// consumed).
+    pub fn unread(&self, bytes: &[u8]) {
+        let mut s = self.state();
+        for &b in bytes.iter().rev() {
+            s.bytes.push_front(b);
+        }
+    }
+
     /// Takes up to `max` bytes, never blocking.
     pub fn pop(&self, max: usize) -> Vec<u8> {
         let mut s = self.state();

@@ -59,6 +59,9 @@ pub struct Uart {
     out_buf: Vec<u8>,
     rx: VecDeque<u8>,
     ier: u8,
+    /// The guest has enabled the receive interrupt once: from then on the
+    /// FIFO is refilled only while it is enabled (see `poll_input`).
+    rx_gated: bool,
     fcr: u8,
     lcr: u8,
     mcr: u8,
@@ -88,6 +91,7 @@ impl Uart {
             out_buf: Vec::new(),
             rx: VecDeque::new(),
             ier: 0,
+            rx_gated: false,
             fcr: 0,
             lcr: 0,
             mcr: 0,
@@ -140,8 +144,13 @@ impl Uart {
 
     /// Moves queued input into the receive FIFO (not in loopback mode, where
     /// the line is disconnected).
+    ///
+    /// Once a driver has enabled the receive interrupt, input waits in the
+    /// queue while it is disabled: a port being closed or (re)opened does
+    /// not read, and Linux's start-up sequence clears the FIFO and reads
+    /// RBR to discard, which would lose typed-ahead bytes.
     pub fn poll_input(&mut self) {
-        if self.loopback() {
+        if self.loopback() || (self.rx_gated && self.ier & IER_RDI == 0) {
             return;
         }
         let room = self.rx_capacity().saturating_sub(self.rx.len());
@@ -268,6 +277,10 @@ impl Uart {
             1 => {
                 let changed = (self.ier ^ v) & IER_THRI;
                 self.ier = v & 0x0f;
+                if self.ier & IER_RDI != 0 {
+                    self.rx_gated = true;
+                    self.poll_input();
+                }
                 if changed != 0 {
                     // THR is always empty: enabling THRI raises it at once.
                     self.thr_ipending = self.ier & IER_THRI != 0;
@@ -275,7 +288,12 @@ impl Uart {
             }
             2 => {
                 if (self.fcr ^ v) & FCR_ENABLE != 0 || v & FCR_CLEAR_RX != 0 {
-                    self.rx.clear();
+                    // Bytes from the host go back to the queue: input is
+                    // never lost (the loopback's own bytes are).
+                    let unread: Vec<u8> = self.rx.drain(..).collect();
+                    if !self.loopback() {
+                        self.input.unread(&unread);
+                    }
                 }
                 // Bits 1 and 2 clear the FIFOs and read back as 0.
                 self.fcr = v & 0xc9;
@@ -340,6 +358,26 @@ pub(crate) mod tests {
         assert_eq!(echoed, b"hi\n");
         assert_eq!(out.0.lock().unwrap().as_slice(), b"hi\n");
         assert_eq!(u.load(0), 0, "empty RBR reads 0");
+    }
+
+    #[test]
+    fn typed_ahead_input_survives_a_port_restart() {
+        let (mut u, _, input) = uart();
+        u.store(2, 0x07);
+        u.store(1, u64::from(IER_RDI)); // a driver takes the port
+        input.push(b"ab");
+        u.poll_input();
+        assert_eq!(u.load(5) & 1, 1, "in the FIFO");
+        // Linux closes and reopens it: IER off, FIFO cleared, RBR read to
+        // discard, then the receive interrupt back on.
+        u.store(1, 0);
+        u.store(2, 0x07);
+        u.poll_input();
+        assert_eq!(u.load(5) & 1, 0, "nothing offered while the port is closed");
+        assert_eq!(u.load(0), 0);
+        u.store(1, u64::from(IER_RDI));
+        assert_eq!(u.load(0), u64::from(b'a'));
+        assert_eq!(u.load(0), u64::from(b'b'));
     }
 
     #[test]
