@@ -34,18 +34,20 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/guest_run.rs"]
+mod guest_run;
+
+use guest_run::{run_command, sh_quote, tail_text, Run as RunResult, TempDir};
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::hash::{Hash, Hasher};
-use std::io::Read;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 // ---------------------------------------------------------------- the corpus
 
@@ -208,10 +210,6 @@ fn load_env() -> Result<Env, String> {
 }
 
 /// Single-quotes a string for /bin/sh.
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
 fn write_executable(path: &Path, text: &str) -> std::io::Result<()> {
     std::fs::write(path, text)?;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
@@ -287,126 +285,6 @@ fn make_applet_dirs(busybox: &Path, qemu: &Path) -> Result<(PathBuf, PathBuf), S
 
 // ------------------------------------------------------------------ running
 
-struct TempDir {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl TempDir {
-    fn new(tag: &str, keep: bool) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path =
-            std::env::temp_dir().join(format!("rvnvmm-diff-{}-{n}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("mkdir {}: {e}", path.display()));
-        TempDir { path, keep }
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
-}
-
-struct RunResult {
-    command: String,
-    stdout: Vec<u8>,
-    stderr: Vec<u8>,
-    /// Normalised: exit code, or 128 + signal.
-    status: i32,
-    raw: ExitStatus,
-    timed_out: bool,
-}
-
-fn normalise(st: ExitStatus) -> i32 {
-    match (st.code(), st.signal()) {
-        (Some(c), _) => c,
-        (None, Some(s)) => 128 + s,
-        (None, None) => -1,
-    }
-}
-
-fn spawn_reader<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = r.read_to_end(&mut buf);
-        buf
-    })
-}
-
-fn run_command(mut cmd: Command, cwd: &Path, path_dir: &Path, timeout: Duration) -> RunResult {
-    cmd.current_dir(cwd)
-        .env_clear()
-        .env("PATH", path_dir)
-        .env("TMPDIR", cwd)
-        .env("HOME", cwd)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let command = show_command(&cmd, cwd, path_dir);
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {command}: {e}"));
-    let out = spawn_reader(child.stdout.take().expect("stdout"));
-    let err = spawn_reader(child.stderr.take().expect("stderr"));
-    let start = Instant::now();
-    let mut timed_out = false;
-    let raw = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break st,
-            Ok(None) => {
-                if start.elapsed() > timeout {
-                    timed_out = true;
-                    let _ = child.kill();
-                    break child.wait().expect("wait after kill");
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(e) => panic!("wait for {command}: {e}"),
-        }
-    };
-    // A guest child that outlives the process could keep the pipes open;
-    // bound the wait for EOF.
-    let stdout = join_bounded(out, Duration::from_secs(30));
-    let stderr = join_bounded(err, Duration::from_secs(30));
-    RunResult {
-        command,
-        stdout,
-        stderr,
-        status: normalise(raw),
-        raw,
-        timed_out,
-    }
-}
-
-/// A shell-pasteable rendering of a command line with its environment.
-fn show_command(cmd: &Command, cwd: &Path, path_dir: &Path) -> String {
-    let mut parts = vec![sh_quote(&cmd.get_program().to_string_lossy())];
-    parts.extend(cmd.get_args().map(|a| sh_quote(&a.to_string_lossy())));
-    format!(
-        "cd {cwd} && env -i PATH={path} TMPDIR={cwd} HOME={cwd} LC_ALL=C {cmd} </dev/null",
-        cwd = sh_quote(&cwd.to_string_lossy()),
-        path = sh_quote(&path_dir.to_string_lossy()),
-        cmd = parts.join(" ")
-    )
-}
-
-fn join_bounded(h: std::thread::JoinHandle<Vec<u8>>, limit: Duration) -> Vec<u8> {
-    let start = Instant::now();
-    while !h.is_finished() {
-        if start.elapsed() > limit {
-            return b"<output pipe still open after the process ended>".to_vec();
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    h.join().unwrap_or_default()
-}
-
 /// Describes where two outputs first differ, with context.
 fn describe_diff(expected: &[u8], actual: &[u8]) -> String {
     let e = String::from_utf8_lossy(expected);
@@ -459,18 +337,6 @@ fn describe_diff(expected: &[u8], actual: &[u8]) -> String {
         );
     }
     s
-}
-
-fn tail_text(bytes: &[u8], max: usize) -> String {
-    let s = String::from_utf8_lossy(bytes);
-    if s.len() <= max {
-        return s.into_owned();
-    }
-    let mut cut = s.len() - max;
-    while !s.is_char_boundary(cut) {
-        cut += 1;
-    }
-    format!("...{}", &s[cut..])
 }
 
 fn status_text(r: &RunResult) -> String {

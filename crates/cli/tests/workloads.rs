@@ -20,17 +20,18 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/guest_run.rs"]
+mod guest_run;
+
+use guest_run::{tail_text, TempDir};
 
 use std::collections::BTreeMap;
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::io::Read;
-use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::process::Command;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Declares one test per workload of `guest/workloads/workloads.toml`
 /// (a hyphen in the name becomes an underscore).
@@ -248,34 +249,6 @@ impl Env {
 
 // ------------------------------------------------------------------ running
 
-fn sh_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "'\\''"))
-}
-
-struct TempDir {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl TempDir {
-    fn new(tag: &str, keep: bool) -> TempDir {
-        static COUNTER: AtomicUsize = AtomicUsize::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let path = std::env::temp_dir().join(format!("rvnvmm-wl-{}-{n}-{tag}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path).unwrap_or_else(|e| panic!("mkdir {}: {e}", path.display()));
-        TempDir { path, keep }
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
-}
-
 struct RunResult {
     what: String,
     command: String,
@@ -286,14 +259,6 @@ struct RunResult {
     timed_out: bool,
     /// Files left in the working directory: relative path -> contents.
     files: BTreeMap<String, Vec<u8>>,
-}
-
-fn spawn_reader<R: Read + Send + 'static>(mut r: R) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        let _ = r.read_to_end(&mut buf);
-        buf
-    })
 }
 
 fn collect_files(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
@@ -315,74 +280,19 @@ fn collect_files(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
     }
 }
 
-fn run_command(what: String, mut cmd: Command, cwd: &Path, timeout: Duration) -> RunResult {
-    cmd.current_dir(cwd)
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("TMPDIR", cwd)
-        .env("HOME", cwd)
-        .env("LC_ALL", "C")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut parts = vec![sh_quote(&cmd.get_program().to_string_lossy())];
-    parts.extend(cmd.get_args().map(|a| sh_quote(&a.to_string_lossy())));
-    let command = format!(
-        "cd {cwd} && env -i PATH=/usr/bin:/bin TMPDIR={cwd} HOME={cwd} LC_ALL=C {} </dev/null",
-        parts.join(" "),
-        cwd = sh_quote(&cwd.to_string_lossy())
-    );
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {command}: {e}"));
-    let out = spawn_reader(child.stdout.take().expect("stdout"));
-    let err = spawn_reader(child.stderr.take().expect("stderr"));
-    let start = Instant::now();
-    let mut timed_out = false;
-    let raw = loop {
-        match child.try_wait() {
-            Ok(Some(st)) => break st,
-            Ok(None) => {
-                if start.elapsed() > timeout {
-                    timed_out = true;
-                    let _ = child.kill();
-                    break child.wait().expect("wait after kill");
-                }
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Err(e) => panic!("wait for {command}: {e}"),
-        }
-    };
-    let status = match (raw.code(), raw.signal()) {
-        (Some(c), _) => c,
-        (None, Some(s)) => 128 + s,
-        (None, None) => -1,
-    };
-    let stdout = out.join().unwrap_or_default();
-    let stderr = err.join().unwrap_or_default();
+fn run_command(what: String, cmd: Command, cwd: &Path, timeout: Duration) -> RunResult {
+    let run = guest_run::run_command(cmd, cwd, Path::new("/usr/bin:/bin"), timeout);
     let mut files = BTreeMap::new();
     collect_files(cwd, cwd, &mut files);
     RunResult {
         what,
-        command,
-        stdout,
-        stderr,
-        status,
-        timed_out,
+        command: run.command,
+        stdout: run.stdout,
+        stderr: run.stderr,
+        status: run.status,
+        timed_out: run.timed_out,
         files,
     }
-}
-
-fn tail_text(bytes: &[u8], max: usize) -> String {
-    let s = String::from_utf8_lossy(bytes);
-    if s.len() <= max {
-        return s.into_owned();
-    }
-    let mut cut = s.len() - max;
-    while !s.is_char_boundary(cut) {
-        cut += 1;
-    }
-    format!("...{}", &s[cut..])
 }
 
 /// Where two outputs first differ (by line for text, by byte offset else).
