@@ -7,34 +7,13 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/initramfs.rs"]
+mod initramfs;
+
+use initramfs::{initramfs, rc_lines, RC_LINES};
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
-
-/// The script's lines under qemu-system-riscv64 (`tests/system.rs`).
-const RC_LINES: [&str; 8] = [
-    "rc: harts 4",
-    "rc: cpuinfo processors 4",
-    "rc: uname Linux riscv64",
-    "rc: module virtio_mmio loaded",
-    "rc: module libnvdimm loaded",
-    "rc: module nd_pmem loaded",
-    "rc: module of_pmem loaded",
-    "rc: done",
-];
-
-fn initramfs() -> String {
-    let out = Command::new("bash")
-        .arg(artefacts::repo_root().join("scripts/build-initramfs.sh"))
-        .output()
-        .expect("run build-initramfs.sh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 fn boot(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
@@ -78,14 +57,6 @@ fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
     let p = std::env::temp_dir().join(format!("rvnvmm-boot-{}-{name}", std::process::id()));
     std::fs::write(&p, contents).unwrap();
     p
-}
-
-fn rc_lines(console: &str) -> Vec<&str> {
-    console
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| l.starts_with("rc: "))
-        .collect()
 }
 
 #[test]

@@ -7,6 +7,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/initramfs.rs"]
+mod initramfs;
 
 use std::process::{Command, Stdio};
 
@@ -27,17 +29,7 @@ fn paths_env(key: &str) -> String {
 
 #[test]
 fn the_initramfs_boots_debian_linux_on_four_harts_under_qemu() {
-    let repo = artefacts::repo_root();
-    let out = Command::new("bash")
-        .arg(repo.join("scripts/build-initramfs.sh"))
-        .output()
-        .expect("run build-initramfs.sh");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let initramfs = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let initramfs = initramfs::initramfs();
     let out = Command::new("qemu-system-riscv64")
         .args([
             "-machine",
@@ -58,23 +50,9 @@ fn the_initramfs_boots_debian_linux_on_four_harts_under_qemu() {
         .expect("run qemu-system-riscv64 (scripts/setup.sh installs it)");
     let console = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{console}");
-    let rc: Vec<&str> = console
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| l.starts_with("rc: "))
-        .collect();
     assert_eq!(
-        rc,
-        [
-            "rc: harts 4",
-            "rc: cpuinfo processors 4",
-            "rc: uname Linux riscv64",
-            "rc: module virtio_mmio loaded",
-            "rc: module libnvdimm loaded",
-            "rc: module nd_pmem loaded",
-            "rc: module of_pmem loaded",
-            "rc: done",
-        ],
+        initramfs::rc_lines(&console),
+        initramfs::RC_LINES,
         "{console}"
     );
     assert!(console.contains("reboot: Power down"), "{console}");
