@@ -129,13 +129,12 @@ fn bank_parallelism_shows_only_under_the_proposed_method() {
             "coarse write changes at {n} banks"
         );
     }
-    // The issue asks for 2-3.5 (paper 2.6). A write costs the fill's row
-    // cycle and the write-back's; with Rocket's random replacement a
-    // quarter of the victims are the line just filled, whose write-back hits
-    // the open row, so the model gives about 1.9 (docs/experiments.md).
+    // Paper 2.6. A write costs the fill's row cycle and the write-back's; a
+    // read one row cycle, cut short now and then by a refresh
+    // (docs/experiments.md).
     let wr = get(&t, "proposed", "write", 1) / get(&t, "proposed", "read", 1);
     assert!(
-        (1.8..=3.5).contains(&wr),
+        (2.0..=3.5).contains(&wr),
         "proposed write/read latency at one bank = {wr:.2}"
     );
     assert!(
@@ -198,9 +197,15 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
     }
     // The paper's figures, within the factor of 1.5 the fidelity target
     // allows: reads about 0.5 at +0 and 0.10 at +1000 ns tRCD (tRP stays at
-    // +0 for reads, as in the paper), writes about 0.6 at +0.
+    // +0 for reads, as in the paper), writes about 0.6 at +0 and 0.03 at
+    // +1000/+1000 ns.
     let within = |got: f64, paper: f64| got > paper / 1.5 && got < paper * 1.5;
     for stride in [32, 8192] {
+        let w1 = ratio("write", stride, 1000, 1000);
+        assert!(
+            within(w1, 0.03),
+            "write stride {stride} at +1000/+1000: {w1}"
+        );
         let r0 = ratio("read", stride, 0, 0);
         assert!(within(r0, 0.5), "read stride {stride} at +0: {r0}");
         let r1 = ratio("read", stride, 1000, 0);

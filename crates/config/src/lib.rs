@@ -172,6 +172,11 @@ string_enum! {
         FrFcfs = "fr-fcfs",
         /// Strictly oldest first.
         Fcfs = "fcfs",
+        /// FR-FCFS among reads; a posted write is scheduled only when no
+        /// read is waiting (in the gaps between reads, or when the write
+        /// queue is full and must make room), as controllers with a write
+        /// buffer drained around reads do.
+        ReadFirst = "read-first",
     }
 }
 
@@ -653,7 +658,7 @@ impl Memory {
                 // configs/freedom-u500.toml.
                 scheduler: Scheduler::Fcfs,
                 refresh: Some(Refresh {
-                    postpone_max: 8,
+                    postpone_max: 2,
                     ..Refresh::default()
                 }),
                 ..Controller::default()

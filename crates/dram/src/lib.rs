@@ -231,8 +231,8 @@ struct Done {
 pub struct Controller {
     name: String,
     t: Timing,
-    /// `fcfs`: strictly oldest first; otherwise FR-FCFS.
-    fcfs: bool,
+    /// How the next request is chosen.
+    scheduler: Scheduler,
     window_base: u64,
     addr_mask: u64,
     /// Address layout LSB-position form: (field, shift, mask), MSB first.
@@ -266,6 +266,27 @@ pub struct Controller {
     /// Scratch for `pick`: per bank its FR-FCFS choice, and the banks set.
     best: Vec<Option<(usize, bool)>>,
     touched: Vec<usize>,
+    /// `read-first`: the write queue is being drained (it reached the high
+    /// watermark and has not yet fallen to the low one).
+    draining: bool,
+    /// `read-first`: every queued write may be scheduled (`finish`).
+    flushing: bool,
+}
+
+/// Which requests a scheduling choice may take.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Only {
+    Any,
+    Reads,
+    Writes,
+}
+
+/// `read-first`'s write-queue watermarks for a queue of `cap` entries:
+/// drain from 85% full down to half full (gem5's defaults), at least one
+/// write per drain.
+fn write_watermarks(cap: usize) -> (usize, usize) {
+    let high = (cap * 85).div_ceil(100).max(1);
+    (high, (cap / 2).min(high - 1))
 }
 
 /// `t` rounded up to a multiple of `g` (the reference for [`Grid::up`]).
@@ -557,7 +578,7 @@ impl Controller {
         let next_ref = t.refresh.map_or(Ps::MAX, |(refi, _)| refi);
         Ok(Controller {
             name: name.to_string(),
-            fcfs: cfg.scheduler == Scheduler::Fcfs,
+            scheduler: cfg.scheduler,
             window_base,
             addr_mask,
             fields,
@@ -583,6 +604,8 @@ impl Controller {
             trace: None,
             best: vec![None; nbanks],
             touched: Vec::new(),
+            draining: false,
+            flushing: false,
             t,
         })
     }
@@ -905,7 +928,9 @@ impl Controller {
     /// closed by its automatic precharge) and returns the time the
     /// controller becomes idle. Refreshes after the last command are not run.
     pub fn finish(&mut self) -> Ps {
+        self.flushing = true;
         while self.step(None).is_some() {}
+        self.flushing = false;
         let mut idle = self.t_in;
         for b in 0..self.banks.len() {
             if let Some(o) = self.banks[b].open {
@@ -1016,10 +1041,10 @@ impl Controller {
     /// [`Controller::pick_fr_fcfs`]. Returns (first command time, queue
     /// index).
     fn pick(&mut self) -> Option<(Ps, usize)> {
-        if self.fcfs {
-            self.pick_fcfs()
-        } else {
-            self.pick_fr_fcfs()
+        match self.scheduler {
+            Scheduler::Fcfs => self.pick_fcfs(),
+            Scheduler::FrFcfs => self.pick_fr_fcfs(Only::Any),
+            Scheduler::ReadFirst => self.pick_read_first(),
         }
     }
 
@@ -1036,13 +1061,44 @@ impl Controller {
         Some((first, i))
     }
 
+    /// `read-first` choice: reads by FR-FCFS; posted writes wait in the
+    /// write queue until it reaches its high watermark, then drain (FR-FCFS
+    /// among writes, reads waiting) down to the low watermark, as gem5's and
+    /// Ramulator's write-buffering controllers do. A write the queue holds
+    /// below the watermark costs a read nothing; the bank time is paid in
+    /// the drain.
+    fn pick_read_first(&mut self) -> Option<(Ps, usize)> {
+        let writes = self.queue.iter().filter(|q| q.write).count();
+        let (high, low) = write_watermarks(self.write_cap);
+        if writes >= high {
+            self.draining = true;
+        } else if writes <= low {
+            self.draining = false;
+        }
+        let reads = self.queue.len() - writes;
+        let writes_only = self.draining || (reads == 0 && self.flushing);
+        if !writes_only && reads == 0 {
+            return None;
+        }
+        self.pick_fr_fcfs(if writes_only {
+            Only::Writes
+        } else {
+            Only::Reads
+        })
+    }
+
     /// FR-FCFS choice: per bank the oldest row hit, else the oldest request;
     /// across banks the one whose first command can issue earliest (ties:
-    /// hits, then oldest).
-    fn pick_fr_fcfs(&mut self) -> Option<(Ps, usize)> {
+    /// hits, then oldest), among the requests `only` admits.
+    fn pick_fr_fcfs(&mut self, only: Only) -> Option<(Ps, usize)> {
         let mut touched = std::mem::take(&mut self.touched);
         touched.clear();
         for (i, q) in self.queue.iter().enumerate() {
+            match only {
+                Only::Reads if q.write => continue,
+                Only::Writes if !q.write => continue,
+                _ => {}
+            }
             let hit = self.is_hit(q);
             match self.best[q.bank] {
                 None => {

@@ -783,6 +783,68 @@ fn fcfs_keeps_arrival_order_even_for_a_row_hit() {
     );
 }
 
+fn read_first() -> Controller {
+    let cfg = CtrlCfg {
+        scheduler: rvnvmm_config::Scheduler::ReadFirst,
+        ..CtrlCfg::default()
+    };
+    with_cfg(&cfg, Method::Fine)
+}
+
+/// The rows of bank `bank` in the order they were activated.
+fn act_rows(c: &mut Controller, bank: u32) -> Vec<u64> {
+    trace(c)
+        .into_iter()
+        .filter(|x| x.0 == Act && x.2 == bank)
+        .map(|x| x.3)
+        .collect()
+}
+
+#[test]
+fn read_first_lets_a_read_pass_a_buffered_write() {
+    // A write-back to row 1 posted just before a fill of row 2, same bank.
+    // FR-FCFS starts the write at once (the bank was idle), and the read
+    // waits for its row cycle; read-first holds the write in the queue.
+    let mut fr = ctrl(Method::Fine);
+    fr.write(DRAM + ROW, 100 * NS);
+    // WR 113.75, data end 128.75, + tWR, PRE 143.75, ACT 157.5, RD 171.25.
+    assert_eq!(fr.read(DRAM + 2 * ROW, 105 * NS), 190 * NS);
+    fr.finish();
+    assert_eq!(act_rows(&mut fr, 0), [1, 2]);
+
+    let mut c = read_first();
+    assert_eq!(c.write(DRAM + ROW, 100 * NS), 100 * NS);
+    // ACT 105, RD + tRCD 13.75, data after CL 13.75 + burst 5, on the
+    // 5 ns controller clock.
+    assert_eq!(c.read(DRAM + 2 * ROW, 105 * NS), 140 * NS);
+    assert_eq!(c.queued_writes(), 1);
+    // The write is written at the end (or when the queue fills).
+    c.finish();
+    assert_eq!(act_rows(&mut c, 0), [2, 1]);
+    let s = stats(&c, "dram");
+    assert_eq!((s.reads, s.writes, s.writes_done), (1, 1, 1));
+}
+
+#[test]
+fn read_first_drains_from_the_high_to_the_low_watermark() {
+    assert_eq!(write_watermarks(8), (7, 4));
+    assert_eq!(write_watermarks(1), (1, 0));
+    assert_eq!(write_watermarks(64), (55, 32));
+    let mut c = read_first();
+    for r in 1..=7 {
+        c.write(DRAM + r * ROW, 100 * NS);
+    }
+    assert_eq!(c.queued_writes(), 7);
+    // A read much later, in another bank: by then the full queue has
+    // drained three writes (rows 1-3, oldest first) and stopped at four.
+    let done = c.read(DRAM + BANK, 10_000 * NS);
+    assert_eq!(done, 10_035 * NS);
+    assert_eq!(c.queued_writes(), 4);
+    assert_eq!(act_rows(&mut c, 0), [1, 2, 3]);
+    c.finish();
+    assert_eq!(stats(&c, "dram").writes_done, 7);
+}
+
 #[test]
 fn fr_fcfs_oldest_first_among_misses() {
     let mut c = ctrl(Method::Fine);
