@@ -41,7 +41,12 @@ int main(void)
     printf("data survives munmap: %s\n", survives ? "ok" : "FAIL");
     void *dax = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED_VALIDATE | MAP_SYNC, fd, 0);
     printf("MAP_SYNC on /dev/nvmm: %s\n", dax != MAP_FAILED ? "ok" : "FAIL");
-    char path[] = "/tmp/rvnvmm-dev-nvmm-XXXXXX";
+    /* In the working directory, not /tmp: the name mkstemp picks is the
+     * same in every run (the emulator's randomness is seeded), so two
+     * concurrent runs sharing a directory would collide and retry, and
+     * their instruction counts would differ. A sweep gives each run its
+     * own working directory. */
+    char path[] = "rvnvmm-dev-nvmm-XXXXXX";
     int file = mkstemp(path);
     int refused = 0;
     if (file >= 0 && ftruncate(file, 4096) == 0) {
