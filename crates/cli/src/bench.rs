@@ -63,6 +63,10 @@ struct BandwidthArgs {
     /// Bytes each loop covers (the paper: 1 MiB, twice its LLC).
     #[arg(long, default_value_t = 1 << 20)]
     size: u64,
+    /// Passes over the range; the last is timed, the earlier ones leave the
+    /// caches as runs before it would (1: a cold single pass).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    passes: u64,
 }
 
 /// Options of the memory microbenchmarks.
@@ -122,9 +126,9 @@ pub fn main(b: BenchArgs) -> Result<i32, String> {
 /// NVMM bandwidth over DRAM bandwidth for every (op, stride, added tRCD,
 /// added tRP): both loops run the same code, one over the first DRAM region
 /// (16 MiB past its start, clear of the code) and one over the NVMM region,
-/// each timed on its second pass: the first leaves the caches as a sweep of
-/// runs on one machine does (a write pass then writes back a dirty line of
-/// the pass before for every line it fills).
+/// each timed on its last pass (`--passes`, default 2): the first leaves the
+/// caches as a sweep of runs on one machine does (a write pass then writes
+/// back a dirty line of the pass before for every line it fills).
 fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
     use crate::microbench::{self, Pattern};
     let ops = parse_ops(a.op.as_deref())?;
@@ -153,7 +157,7 @@ fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
                 step: stride,
                 rounds: (a.size / stride).max(1),
                 op,
-                passes: 2,
+                passes: a.passes,
             };
             let dram_ns = microbench::run(&base_cfg, &pattern(dram_base))?.avg_latency_ns;
             for &add_rcd in &a.added {
@@ -180,7 +184,7 @@ fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
                             "{}",
                             serde_json::json!({
                                 "bench": "bandwidth", "machine": cfg.machine.name, "op": op.as_str(), "stride": stride,
-                                "added_trcd_ns": add_rcd, "added_trp_ns": add_rp,
+                                "added_trcd_ns": add_rcd, "added_trp_ns": add_rp, "passes": a.passes,
                                 "dram_ns_per_access": dram_ns, "nvmm_ns_per_access": nvmm_ns, "ratio": ratio,
                             })
                         );
