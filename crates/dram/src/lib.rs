@@ -235,8 +235,9 @@ pub struct Controller {
     scheduler: Scheduler,
     window_base: u64,
     addr_mask: u64,
-    /// Address layout LSB-position form: (field, shift, mask), MSB first.
-    fields: Vec<(AddressField, u32, u64)>,
+    /// Address layout LSB-position form: (field, shift, mask, width in
+    /// bits), MSB first.
+    fields: Vec<(AddressField, u32, u64, u32)>,
     banks_per_rank: u32,
     line_shift: u32,
     regions: Vec<RegionState>,
@@ -537,7 +538,7 @@ impl Controller {
             } else {
                 (1u64 << b.bits) - 1
             };
-            fields.push((b.field, pos, mask));
+            fields.push((b.field, pos, mask, b.bits));
         }
         let addr_mask = if total_bits >= 64 {
             u64::MAX
@@ -661,9 +662,8 @@ impl Controller {
             row: 0,
             column: 0,
         };
-        for &(field, shift, mask) in &self.fields {
+        for &(field, shift, mask, bits) in &self.fields {
             let v = (la >> shift) & mask;
-            let bits = mask.count_ones();
             let acc = |a: u64| if bits >= 64 { v } else { (a << bits) | v };
             match field {
                 AddressField::Rank => loc.rank = acc(u64::from(loc.rank)) as u32,
