@@ -77,6 +77,15 @@ impl Profile {
                 100.0 * x as f64 / of as f64
             }
         };
+        // time%, insns% and cycles per instruction of a group of samples.
+        let shares = |s: &Sample| {
+            format!(
+                "{:6.2} {:7.2} {:12.2}",
+                pct(s.cycles, total_cycles),
+                pct(s.insns, total_insns),
+                s.cycles as f64 / s.insns.max(1) as f64
+            )
+        };
         let mut by_prv: BTreeMap<u8, Sample> = BTreeMap::new();
         let mut by_fn: BTreeMap<(u8, String), Sample> = BTreeMap::new();
         for (&(prv, pc), s) in &self.samples {
@@ -105,14 +114,7 @@ impl Profile {
             "\n# by privilege level\n# time%  insns%  cycles/insn  level"
         );
         for (prv, s) in &by_prv {
-            let _ = writeln!(
-                out,
-                "{:6.2} {:7.2} {:12.2}  {}",
-                pct(s.cycles, total_cycles),
-                pct(s.insns, total_insns),
-                s.cycles as f64 / s.insns.max(1) as f64,
-                prv_name(*prv)
-            );
+            let _ = writeln!(out, "{}  {}", shares(s), prv_name(*prv));
         }
         let mut fns: Vec<_> = by_fn.into_iter().collect();
         fns.sort_by(|a, b| b.1.cycles.cmp(&a.1.cycles).then(a.0.cmp(&b.0)));
@@ -121,14 +123,7 @@ impl Profile {
             "\n# by function\n# time%  insns%  cycles/insn  level  function"
         );
         for ((prv, name), s) in fns.iter().take(top) {
-            let _ = writeln!(
-                out,
-                "{:6.2} {:7.2} {:12.2}  {:5}  {name}",
-                pct(s.cycles, total_cycles),
-                pct(s.insns, total_insns),
-                s.cycles as f64 / s.insns.max(1) as f64,
-                prv_name(*prv)
-            );
+            let _ = writeln!(out, "{}  {:5}  {name}", shares(s), prv_name(*prv));
         }
         let mut pcs: Vec<_> = self.samples.iter().collect();
         pcs.sort_by(|a, b| b.1.cycles.cmp(&a.1.cycles).then(a.0.cmp(b.0)));
