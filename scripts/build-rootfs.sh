@@ -22,7 +22,8 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 CACHE="${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}"
-MIRROR="${RVNVMM_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+# RVNVMM_DEBIAN_MIRROR, else the host's own Debian apt source (as scripts/setup.sh).
+MIRROR="$(python3 "$top/scripts/debian_packages.py" mirror)" || exit 1
 SUITE=trixie
 SIZE=2G
 IMAGE="${1:-$CACHE/rootfs/$SUITE-riscv64.img}"

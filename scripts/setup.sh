@@ -7,29 +7,48 @@
 #     apt-get, only those that are missing;
 #  2. makes sure a Rust toolchain exists (rustup, minimal profile, if cargo
 #     is not on PATH);
-#  3. fetches riscv64 packages from Debian trixie through a PRIVATE apt root
-#     (the system's apt sources are never touched), extracts them into the
-#     cache and assembles a merged sysroot;
+#  3. fetches the riscv64 packages pinned by scripts/debian-riscv64.lock from
+#     a Debian mirror's pool/ (found in the host's apt sources), checks each
+#     .deb's SHA256 against the lock, keeps it in the cache and extracts it,
+#     then assembles a merged sysroot (scripts/debian_packages.py; the
+#     system's apt sources are never touched);
 #  4. writes $CACHE/paths.env with RVNVMM_BUSYBOX, RVNVMM_SYSROOT, and the
 #     full system's RVNVMM_OPENSBI, RVNVMM_KERNEL, RVNVMM_MODULES;
 #  5. installs the experiment workflow (python/: rvnvmm-sweep, rvnvmm-report)
 #     and its test dependencies into the venv $CACHE/venv.
 #
-# Environment:
-#   RVNVMM_CACHE      cache directory (default: $HOME/.cache/rvnvmm)
-#   RVNVMM_SKIP_HOST  if set to 1, skip steps 1 and 2 (host tools)
+#   scripts/setup.sh                 # set up (or check) this machine
+#   scripts/setup.sh --update-lock   # first re-resolve the lock from the signed
+#                                    # package index (then commit the lock)
+#
+# Environment (README.md, "Set-up", says more):
+#   RVNVMM_CACHE          cache directory (default: $HOME/.cache/rvnvmm)
+#   RVNVMM_SKIP_HOST      if set to 1, skip steps 1 and 2 (host tools)
+#   RVNVMM_DEBIAN_MIRROR  Debian mirror URL (default: the host's apt sources)
+#   RVNVMM_DEBIAN_LOCK    package lock (default: scripts/debian-riscv64.lock)
+#   RVNVMM_DEBIAN_KEYRING keyring verifying the package index
+#   RVNVMM_FETCH_RETRIES, RVNVMM_FETCH_BACKOFF, RVNVMM_FETCH_BACKOFF_MAX,
+#   RVNVMM_FETCH_TIMEOUT  retries of transient download failures (default 4),
+#                         first back-off and its cap, per-request timeout (s)
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
 
-CACHE="${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}"
+TOP="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+UPDATE_LOCK=0
+for arg in "$@"; do
+    case "$arg" in
+        --update-lock) UPDATE_LOCK=1 ;;
+        -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"; exit 0 ;;
+        *) die "unknown argument '$arg' (scripts/setup.sh [--update-lock])" ;;
+    esac
+done
+
+export RVNVMM_CACHE="${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}"
+CACHE="$RVNVMM_CACHE"
 SUITE=trixie
 ARCH=riscv64
-MIRROR=http://deb.debian.org/debian
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-APTROOT="$CACHE/apt-$SUITE-$ARCH"
-DEBDIR="$CACHE/debian"
 SYSROOT="$CACHE/sysroot-$SUITE-$ARCH"
 # The workload suite (guest/workloads, docs/workloads.md) runs Debian's own
 # riscv64 xz, bzip2, gzip, sqlite3, lua5.4, gawk and mawk from the sysroot
@@ -48,7 +67,7 @@ SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}")
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu qemu-user
                debian-archive-keyring make curl ca-certificates
                python3-venv chromium device-tree-compiler
-               qemu-system-misc cpio)
+               qemu-system-misc cpio gnupg)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"
@@ -100,139 +119,32 @@ if [ "${RVNVMM_SKIP_HOST:-0}" != 1 ]; then
     ensure_rust
 fi
 
-command -v apt-get >/dev/null || die "apt-get not found"
+command -v python3 >/dev/null || die "python3 not found"
 command -v dpkg-deb >/dev/null || die "dpkg-deb not found"
-[ -r "$KEYRING" ] || die "$KEYRING missing (install debian-archive-keyring)"
+mkdir -p "$CACHE"
 
-# ------------------------------------------------------- private apt root
-mkdir -p "$APTROOT/etc/apt/sources.list.d" \
-         "$APTROOT/etc/apt/preferences.d" \
-         "$APTROOT/etc/apt/apt.conf.d" \
-         "$APTROOT/var/lib/apt/lists/partial" \
-         "$APTROOT/var/cache/apt/archives/partial" \
-         "$APTROOT/var/lib/dpkg" \
-         "$DEBDIR"
-[ -e "$APTROOT/var/lib/dpkg/status" ] || : > "$APTROOT/var/lib/dpkg/status"
-
-SOURCES="$APTROOT/etc/apt/sources.list.d/debian.sources"
-NEW_SOURCES="Types: deb
-URIs: $MIRROR
-Suites: $SUITE
-Components: main
-Architectures: $ARCH
-Signed-By: $KEYRING"
-if [ ! -f "$SOURCES" ] || [ "$(cat "$SOURCES")" != "$NEW_SOURCES" ]; then
-    printf '%s\n' "$NEW_SOURCES" > "$SOURCES"
-    rm -f "$APTROOT/.last-update"
-fi
-
-APT_OPTS=(
-    -o "Dir=$APTROOT"
-    -o "Dir::State=$APTROOT/var/lib/apt"
-    -o "Dir::State::status=$APTROOT/var/lib/dpkg/status"
-    -o "Dir::Cache=$APTROOT/var/cache/apt"
-    -o "Dir::Etc=$APTROOT/etc/apt"
-    -o "Dir::Etc::sourcelist=/dev/null"
-    -o "Dir::Etc::sourceparts=$APTROOT/etc/apt/sources.list.d"
-    -o "Dir::Etc::preferencesparts=$APTROOT/etc/apt/preferences.d"
-    -o "Dir::Etc::parts=$APTROOT/etc/apt/apt.conf.d"
-    -o "APT::Architecture=$ARCH"
-    -o "APT::Architectures=$ARCH"
-    -o "Debug::NoLocking=1"
-    # Downloads land in the cache, which the _apt user may not be able to
-    # write to: do not drop privileges.
-    -o "APT::Sandbox::User=$(id -un)"
-    # Only the Packages indices are needed (skip appstream metadata etc.).
-    -o "Acquire::IndexTargets::deb::DEP-11::DefaultEnabled=false"
-    -o "Acquire::IndexTargets::deb::DEP-11-icons::DefaultEnabled=false"
-    -o "Acquire::IndexTargets::deb::DEP-11-icons-hidpi::DefaultEnabled=false"
-    -o "Acquire::IndexTargets::deb::DEP-11-icons-small::DefaultEnabled=false"
-    -o "Acquire::IndexTargets::deb::CNF::DefaultEnabled=false"
-    -o "Acquire::Languages=none"
-)
-
-papt_get() { apt-get "${APT_OPTS[@]}" "$@"; }
-papt_cache() { apt-cache "${APT_OPTS[@]}" "$@"; }
-
-# Refresh the package lists at most once a day.
-STAMP="$APTROOT/.last-update"
-need_update=1
-if [ -f "$STAMP" ] && [ -n "$(find "$STAMP" -mmin -1440 2>/dev/null)" ] \
-   && compgen -G "$APTROOT/var/lib/apt/lists/*_Packages*" >/dev/null; then
-    need_update=0
-fi
-if [ "$need_update" = 1 ]; then
-    log "updating private apt lists ($SUITE/$ARCH)"
-    papt_get -q update >&2 || die "apt-get update in the private root failed"
-    touch "$STAMP"
-else
-    log "private apt lists are fresh (< 1 day)"
-fi
-
-# Candidate versions of all packages, from one apt-cache call.
-declare -A VERSIONS
-while read -r k v; do
-    case "$k" in
-        Package:) cur="$v" ;;
-        Version:) [ -n "${VERSIONS[$cur]:-}" ] || VERSIONS[$cur]="$v" ;;
-    esac
-done < <(papt_cache show --no-all-versions "${PACKAGES[@]}" 2>/dev/null || true)
-
-# pkg_version PKG -> candidate version
-pkg_version() {
-    [ -n "${VERSIONS[$1]:-}" ] || die "package $1 not found in $SUITE/$ARCH"
-    printf '%s\n' "${VERSIONS[$1]}"
-}
-
-# fetch PKG -> prints extracted directory
-fetch() {
-    local pkg="$1" ver dir tmp deb
-    ver="$(pkg_version "$pkg")"
-    # Like Debian's .deb file names, spell an epoch colon as %3a.
-    dir="$DEBDIR/${pkg}_${ver//:/%3a}"
-    if [ -d "$dir" ]; then
-        log "have $pkg $ver"
-        printf '%s\n' "$dir"
-        return
-    fi
-    log "downloading $pkg $ver"
-    tmp="$(mktemp -d "$DEBDIR/.tmp-$pkg.XXXXXX")"
-    ( cd "$tmp" && papt_get -q download "$pkg=$ver" >&2 ) \
-        || { rm -rf "$tmp"; die "download of $pkg failed"; }
-    deb="$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n1)"
-    [ -n "$deb" ] || { rm -rf "$tmp"; die "no .deb downloaded for $pkg"; }
-    mkdir "$tmp/root"
-    dpkg-deb -x "$deb" "$tmp/root"
-    # Atomic publish: the directory exists only once fully extracted.
-    mv "$tmp/root" "$dir"
-    rm -rf "$tmp"
-    printf '%s\n' "$dir"
-}
-
-# The kernel package the metapackage points at (linux-image-6.12.N+debM-riscv64).
-KERNEL_PKG="$(papt_cache depends linux-image-riscv64 2>/dev/null \
-    | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-riscv64\).*/\1/p' | head -n1)"
-[ -n "$KERNEL_PKG" ] || die "cannot resolve linux-image-riscv64 to a kernel package in $SUITE/$ARCH"
-while read -r k v; do
-    case "$k" in
-        Package:) cur="$v" ;;
-        Version:) [ -n "${VERSIONS[$cur]:-}" ] || VERSIONS[$cur]="$v" ;;
-    esac
-done < <(papt_cache show --no-all-versions "$KERNEL_PKG" 2>/dev/null || true)
-PACKAGES+=("$KERNEL_PKG")
-
+# ------------------------------------------------------- Debian packages
+# PACKAGE<TAB>DIR lines; linux-image-riscv64 (the metapackage) gives the
+# directory of the kernel package it points at.
+if [ "$UPDATE_LOCK" = 1 ]; then fetch_command=update-lock; else fetch_command=fetch; fi
+listing="$(python3 "$TOP/scripts/debian_packages.py" "$fetch_command" --codename "$SUITE" "${PACKAGES[@]}")" \
+    || exit 1
 declare -A DIRS
+while IFS=$'\t' read -r p dir; do
+    DIRS[$p]="$dir"
+done <<< "$listing"
 for p in "${PACKAGES[@]}"; do
-    DIRS[$p]="$(fetch "$p")"
+    [ -n "${DIRS[$p]:-}" ] || die "no directory for package $p"
 done
+KERNEL_DIR="${DIRS[linux-image-riscv64]}"
 
 # ------------------------------------------------------ firmware, kernel
 OPENSBI="${DIRS[opensbi]}/usr/lib/riscv64-linux-gnu/opensbi/generic/fw_dynamic.bin"
 [ -f "$OPENSBI" ] || die "fw_dynamic.bin not found in ${DIRS[opensbi]}"
-KERNEL="$(find "${DIRS[$KERNEL_PKG]}/boot" -maxdepth 1 -name 'vmlinu*' -type f | head -n1)"
-[ -n "$KERNEL" ] || die "no kernel image in ${DIRS[$KERNEL_PKG]}/boot"
-MODULES="$(find "${DIRS[$KERNEL_PKG]}" -maxdepth 4 -path '*/lib/modules/*' -type d -name '6.*' | head -n1)"
-[ -n "$MODULES" ] || die "no kernel modules in ${DIRS[$KERNEL_PKG]}"
+KERNEL="$(find "$KERNEL_DIR/boot" -maxdepth 1 -name 'vmlinu*' -type f | head -n1)"
+[ -n "$KERNEL" ] || die "no kernel image in $KERNEL_DIR/boot"
+MODULES="$(find "$KERNEL_DIR" -maxdepth 4 -path '*/lib/modules/*' -type d -name '6.*' | head -n1)"
+[ -n "$MODULES" ] || die "no kernel modules in $KERNEL_DIR"
 
 # ------------------------------------------------------------ busybox
 BUSYBOX=""
@@ -319,7 +231,6 @@ cat "$PATHS_ENV"
 # python/ installed editable with its test extras. The venv is reinstalled
 # only when python/pyproject.toml or the checkout's location changes, so a
 # re-run costs one hash.
-TOP="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$CACHE/venv"
 VENV_KEY="$(sha256sum "$TOP/python/pyproject.toml" | cut -d' ' -f1) $TOP"
 if [ -x "$VENV/bin/rvnvmm-sweep" ] && [ -x "$VENV/bin/pytest" ] \
