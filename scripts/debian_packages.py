@@ -208,9 +208,9 @@ def debian_mirror(env: dict[str, str] | None = None, apt_etc: Path = Path("/etc/
 class FetchError(Exception):
     """A download that did not succeed; `gone` means the server says the file does not exist."""
 
-    def __init__(self, url: str, detail: str, gone: bool = False):
+    def __init__(self, url: str, detail: str, gone: bool = False, mismatch: bool = False):
         super().__init__(f"{url}: {detail}")
-        self.url, self.detail, self.gone = url, detail, gone
+        self.url, self.detail, self.gone, self.mismatch = url, detail, gone, mismatch
 
 
 def download(url: str, dest: Path, retry: Retry, size: int | None = None, sha256: str | None = None) -> None:
@@ -221,7 +221,9 @@ def download(url: str, dest: Path, retry: Retry, size: int | None = None, sha256
     """
     part = dest.with_name(dest.name + ".part")
     failures = 0
+    mismatch = False  # the last try got a whole answer, but not the file expected
     while True:
+        mismatch = False
         try:
             request = urllib.request.Request(url, headers={"User-Agent": "rvnvmm-setup"})
             digest, length = hashlib.sha256(), 0
@@ -248,13 +250,16 @@ def download(url: str, dest: Path, retry: Retry, size: int | None = None, sha256
             if isinstance(e.reason, FileNotFoundError):
                 raise FetchError(url, "no such file", gone=True) from None
             reason = str(e.reason)
-        except (_Transient, OSError, http.client.HTTPException, socket.timeout) as e:
+        except _Transient as e:
+            part.unlink(missing_ok=True)
+            reason, mismatch = str(e), True
+        except (OSError, http.client.HTTPException, socket.timeout) as e:
             part.unlink(missing_ok=True)
             reason = str(e) or type(e).__name__
         failures += 1
         if failures >= retry.attempts:
             tries = "1 try" if failures == 1 else f"{failures} tries"
-            raise FetchError(url, f"{reason} ({tries})")
+            raise FetchError(url, f"{reason} ({tries})", mismatch=mismatch)
         pause = retry.delay(failures)
         log(f"{url}: {reason}; retrying in {pause:g} s")
         time.sleep(pause)
@@ -755,6 +760,16 @@ class Setup:
         log(f"wrote {self.lock_path} from {origin}")
 
     def _unreachable_message(self, deb: Deb, e: FetchError) -> str:
+        if e.mismatch:
+            return _paragraph(
+                f"the Debian mirror {self.mirror} serves a different {deb.name} {deb.version} than the "
+                f"{'lock' if self.lock.for_wanted(deb.wanted) == deb else 'signed index'} records:",
+                [str(e)],
+                "Refused: set-up installs only .debs whose size and SHA256 match. A mirror in the middle "
+                "of a sync can do this for a while; a lasting difference means a damaged mirror (or a lock "
+                "edited by hand). Run scripts/setup.sh again later, or set RVNVMM_DEBIAN_MIRROR to another "
+                "Debian mirror.",
+            )
         return _paragraph(
             f"cannot download {deb.name} {deb.version} from the Debian mirror {self.mirror}:",
             [str(e)],

@@ -366,6 +366,8 @@ def test_deb_that_does_not_match_the_lock_is_refused(tmp_path, mirror, cache, ar
     done = run_setup(cache, mirror.url, lock, archive_key[1])
     assert done.returncode != 0
     assert f"SHA256 {hashlib.sha256(deb.read_bytes()).hexdigest()}, expected" in done.stderr
+    assert "serves a different zlib1g 1.0-1 than the lock records" in said(done)
+    assert "(3 tries)" in done.stderr and "Refused" in done.stderr
     assert not (cache / "debs" / deb.name).exists()
     assert not list((cache / "debian").glob("zlib1g_*"))
 
