@@ -30,6 +30,7 @@ import filecmp
 import hashlib
 import http.client
 import os
+import pwd
 import re
 import shutil
 import socket
@@ -190,7 +191,8 @@ def debian_mirror(env: dict[str, str] | None = None, apt_etc: Path = Path("/etc/
     if override:
         if not _usable_uri(override):
             raise SetupError(
-                f"RVNVMM_DEBIAN_MIRROR={override} is not an http://, https:// or file:// URL of a Debian archive"
+                f"RVNVMM_DEBIAN_MIRROR={override} is not an http://, https:// or file:// URL "
+                "of a Debian archive"
             )
         return override.rstrip("/")
     for uri, suites, components in host_sources(apt_etc):
@@ -464,8 +466,6 @@ class PrivateApt:
 
 
 def _user_name() -> str:
-    import pwd
-
     return pwd.getpwuid(os.getuid()).pw_name
 
 
@@ -711,7 +711,8 @@ class Setup:
             except FetchError as e:
                 if not e.gone:
                     raise SetupError(self._unreachable_message(deb, e)) from None
-                fallback.append((name, f"the lock pins {deb.name} {deb.version}, which the mirror no longer has"))
+                why = f"the lock pins {deb.name} {deb.version}, which the mirror no longer has"
+                fallback.append((name, why))
                 continue
             if how == "have":
                 log(f"have {deb.name} {deb.version}")
@@ -740,14 +741,16 @@ class Setup:
         try:
             apt = self.index()
         except IndexUnavailable as e:
-            raise SetupError(self._no_index_message("refreshing the lock needs the package index", e.failures)) from None
+            why = "refreshing the lock needs the package index"
+            raise SetupError(self._no_index_message(why, e.failures)) from None
         debs = []
         for name in wanted:
             deb = apt.resolve(name)
             if deb is None:
                 raise SetupError(f"the package index of {apt.suite} has no {name} for {ARCH}")
             debs.append(deb)
-        origin = f"the signed index of suite {apt.suite} (codename {self.lock.codename}), dated {apt.release_date()}"
+        origin = (f"the signed index of suite {apt.suite} (codename {self.lock.codename}), "
+                  f"dated {apt.release_date()}")
         new = Lock(self.lock.codename, debs, origin)
         old = {d.wanted: d for d in self.lock.debs}
         for deb in debs:

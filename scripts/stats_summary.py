@@ -44,13 +44,15 @@ def summary_rows(stats: dict[str, Any]) -> list[tuple[str, str]]:
     if "l2" in caches:
         rows.append(("L2 hit rate", _rate(caches["l2"]["hits"], caches["l2"]["misses"])))
     if "bus" in stats:
-        rows.append(("bus utilization", f"{100 * stats['bus']['utilization']:.2f} % ({stats['bus']['transfers']:,} transfers)"))
+        bus = stats["bus"]
+        rows.append(("bus utilization", f"{100 * bus['utilization']:.2f} % ({bus['transfers']:,} transfers)"))
     for name, r in stats.get("regions", {}).items():
         if r["reads"] + r["writes"] == 0:
             rows.append((f"{name.upper()} controller", "no requests"))
             continue
         rows.append((f"{name.upper()} reads / writes", f"{r['reads']:,} / {r['writes']:,}"))
-        rows.append((f"{name.upper()} row hits, ACT/REQ", f"{100 * r['row_hit_rate']:.2f} %, {r['act_per_req']:.3f}"))
+        rows.append((f"{name.upper()} row hits, ACT/REQ",
+                     f"{100 * r['row_hit_rate']:.2f} %, {r['act_per_req']:.3f}"))
         rows.append((f"{name.upper()} read latency", f"{r['avg_read_latency_ns']:.1f} ns at the controller, "
                                                       f"{r['avg_cpu_read_ns']:.1f} ns seen by the CPU"))
     if "mips" in stats:
@@ -72,7 +74,8 @@ def main(argv: list[str]) -> int:
             stats = json.load(f)
         print(format_table(summary_rows(stats)))
     except (OSError, ValueError, KeyError, TypeError) as e:
-        print(f"stats_summary: {argv[0]}: not an rvnvmm statistics file ({type(e).__name__}: {e})", file=sys.stderr)
+        why = f"{type(e).__name__}: {e}"
+        print(f"stats_summary: {argv[0]}: not an rvnvmm statistics file ({why})", file=sys.stderr)
         return 1
     return 0
 

@@ -91,7 +91,8 @@ class FakeMirror:
         self.server.shutdown()
         self.server.server_close()
 
-    def add(self, name: str, version: str, wanted: str | None = None, depends: str = "") -> debian_packages.Deb:
+    def add(self, name: str, version: str, wanted: str | None = None,
+            depends: str = "") -> debian_packages.Deb:
         """Build NAME_VERSION_riscv64.deb into pool/."""
         tree = self.root / "build" / f"{name}_{version}"
         for rel in CONTENTS.get(name, [f"usr/share/doc/{name}/copyright"]):
@@ -204,7 +205,8 @@ def cache(tmp_path):
     return cache
 
 
-def run_setup(cache: Path, mirror_url: str, lock: Path, keyring: Path, *args: str) -> subprocess.CompletedProcess:
+def run_setup(cache: Path, mirror_url: str, lock: Path, keyring: Path,
+              *args: str) -> subprocess.CompletedProcess:
     env = {
         **os.environ,
         "RVNVMM_CACHE": str(cache),
@@ -253,7 +255,8 @@ def test_fresh_cache_with_the_lock_needs_no_index(tmp_path, mirror, cache, archi
     assert (Path(env["RVNVMM_SYSROOT"]) / "usr/bin/gawk").is_file()
     # The verified .debs stay in the cache, each tree names the .deb it came from.
     libc6 = mirror.debs["libc6"]
-    assert hashlib.sha256((cache / "debs" / Path(libc6.filename).name).read_bytes()).hexdigest() == libc6.sha256
+    kept = cache / "debs" / Path(libc6.filename).name
+    assert hashlib.sha256(kept.read_bytes()).hexdigest() == libc6.sha256
     assert (cache / "debian" / "libc6_1.0-1.verified").read_text().split()[0] == libc6.sha256
     assert (cache / "debian" / "gawk_1%3a1.0-1").is_dir()
 
@@ -275,7 +278,8 @@ def test_fresh_cache_mid_sync_mirror_ends_with_the_clear_message(tmp_path, mirro
     assert not (cache / "paths.env").exists()
 
 
-def test_fresh_cache_unreachable_mirror_fails_fast_with_the_clear_message(tmp_path, mirror, cache, archive_key):
+def test_fresh_cache_unreachable_mirror_fails_fast_with_the_clear_message(
+        tmp_path, mirror, cache, archive_key):
     lock = write_lock(tmp_path / "lock", mirror)
     start = time.monotonic()
     done = run_setup(cache, f"http://127.0.0.1:{free_port()}/debian", lock, archive_key[1])
@@ -405,6 +409,14 @@ def test_tree_of_an_older_setup_is_adopted_when_identical(tmp_path, mirror, cach
     assert run_setup(cache, mirror.url, lock, archive_key[1]).returncode == 0
     assert (tree / "usr/lib/riscv64-linux-gnu/libc.so.6").read_text() == \
         "libc6 1.0-1 usr/lib/riscv64-linux-gnu/libc.so.6\n"
+    # With the mirror out of reach, an unrecorded tree is used, with a warning.
+    (cache / "debian" / "libc6_1.0-1.verified").unlink()
+    (cache / "debs" / Path(mirror.debs["libc6"].filename).name).unlink()
+    mirror.stop()
+    done = run_setup(cache, f"http://127.0.0.1:{free_port()}/debian", lock, archive_key[1])
+    assert done.returncode == 0, done.stderr
+    assert "WARNING: cannot download libc6 1.0-1 to verify the tree" in done.stderr
+    assert "using it unverified" in said(done)
 
 
 # ------------------------------------------------------------------ the mirror
@@ -420,7 +432,8 @@ def test_mirror_is_the_first_debian_main_source_of_the_host(tmp_path):
         "Types: deb-src\nURIs: http://src.example/debian\nSuites: bookworm\nComponents: main\n\n"
         "Types: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\n"
         "Components: main\n\n"
-        "Types: deb\nEnabled: no\nURIs: http://disabled.example/debian\nSuites: bookworm\nComponents: main\n\n"
+        "Types: deb\nEnabled: no\nURIs: http://disabled.example/debian\nSuites: bookworm\n"
+        "Components: main\n\n"
         "# the main archive\nTypes: deb\nURIs: http://mirror.example/debian/\n"
         "Suites: bookworm bookworm-updates\nComponents: main contrib\n")
     assert debian_packages.debian_mirror({}, etc) == "http://mirror.example/debian"
@@ -457,5 +470,6 @@ def test_lock_errors_name_the_line(tmp_path):
     with pytest.raises(debian_packages.SetupError, match=r"lock:3: bad size or SHA256"):
         debian_packages.Lock.read(path)
     path.write_text("codename trixie\ndeb libc6 1.0 12 " + "0" * 64 + " ../etc/passwd\n")
-    with pytest.raises(debian_packages.SetupError, match=r"lock:2: \.\./etc/passwd is not a path under pool/"):
+    with pytest.raises(debian_packages.SetupError,
+                       match=r"lock:2: \.\./etc/passwd is not a path under pool/"):
         debian_packages.Lock.read(path)
