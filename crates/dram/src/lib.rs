@@ -1,6 +1,8 @@
 //! Timing model of one DDR3 memory controller with banks and row buffers,
 //! and the three NVMM emulation methods of seed 000 §3 (coarse, fine,
-//! proposed). See `docs/memory-controller.md` for the model with timelines.
+//! proposed), each a plug-in of the shared DDR3 path behind the
+//! [`NvmmMethod`] trait ([`method`]). See `docs/memory-controller.md` for
+//! the model with timelines.
 //!
 //! The model is a pure function of the request stream: no host time, no
 //! hash-map iteration, no randomness. It is event driven, not per cycle:

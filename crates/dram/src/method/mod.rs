@@ -153,7 +153,7 @@ pub trait NvmmMethod: fmt::Debug + Send {
 }
 
 /// A method as registered: its name and how to build it from a region's
-/// settings (already checked by [`build`]).
+/// settings (already checked: every latency of the setting is valid).
 #[derive(Clone, Copy)]
 pub struct Registration {
     /// The name `memory.NAME.method` gives.
