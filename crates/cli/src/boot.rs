@@ -873,7 +873,9 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         harts.push(hart);
     }
     let memsys = match cfg.machine.model {
-        rvnvmm_config::Model::Timing => Some(MemorySystem::new(&cfg, n)?),
+        rvnvmm_config::Model::Timing => {
+            Some(MemorySystem::new(&cfg, n).map_err(|e| e.to_string())?)
+        }
         rvnvmm_config::Model::Functional => None,
     };
     let mut m = Machine {

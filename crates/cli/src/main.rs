@@ -170,7 +170,8 @@ pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, String
     }
     Ok(match cfg.machine.model {
         rvnvmm_config::Model::Timing => {
-            let memsys = rvnvmm_memsys::MemorySystem::new(cfg, cfg.machine.harts as usize)?;
+            let memsys = rvnvmm_memsys::MemorySystem::new(cfg, cfg.machine.harts as usize)
+                .map_err(|e| e.to_string())?;
             process.with_memory_system(memsys)
         }
         rvnvmm_config::Model::Functional => process,

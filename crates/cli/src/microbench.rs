@@ -155,7 +155,7 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
             pattern.base
         ));
     }
-    let mut memsys = MemorySystem::new(cfg, 1)?;
+    let mut memsys = MemorySystem::new(cfg, 1).map_err(|e| e.to_string())?;
     let mut hart = Hart::new(
         0,
         HartConfig {

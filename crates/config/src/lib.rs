@@ -346,7 +346,7 @@ impl Memory {
 
 /// `[memory.NAME]`: one region of physical memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "schema::RawRegion", into = "schema::RawRegion")]
+#[serde(from = "schema::RawRegion", into = "schema::RawRegion")]
 pub struct Region {
     /// Physical base address.
     pub base: u64,

@@ -11,7 +11,7 @@ use crate::schema::{
     flatten, map_names, nvmm_only_message, order_key, render, schema, suggest, LeafKind,
     CONTROLLERS, REGION_REQUIRED,
 };
-use crate::{AddressMapping, Config, ConfigError, Origin};
+use crate::{AddressMapping, Config, ConfigError, Origin, RegionKind};
 
 /// The machines compiled into the binary: `configs/NAME.toml`.
 const BUILTINS: &[(&str, &str)] = &[
@@ -173,6 +173,7 @@ fn build(text: &str, origin: Origin, overrides: &[String]) -> Result<Config, Con
         set_by.insert(key, Origin::Set(arg.clone()));
     }
     check_required(&full, &origin)?;
+    check_dram_regions(&full, &origin, &set_by)?;
     Config::deserialize(Value::Table(full)).map_err(|e| {
         let (key, message) = split_toml_error(&e);
         ConfigError::Value {
@@ -319,18 +320,12 @@ fn walk_tree(
         };
         if prefix == "memory" && k != CONTROLLERS {
             check_name("region", &key, k, origin)?;
-            if let Value::Table(region) = &*v {
-                let is_dram = region.get("kind").and_then(Value::as_str) == Some("dram");
-                let nvmm_only = schema().region.iter().filter(|(_, (_, only))| *only);
-                for (rel, _) in nvmm_only {
-                    if is_dram && region.contains_key(rel) {
-                        return Err(ConfigError::Value {
-                            key: format!("{key}.{rel}"),
-                            message: nvmm_only_message(rel),
-                            origin: origin.clone(),
-                        });
-                    }
-                }
+            if let Some(rel) = v.as_table().and_then(nvmm_key_on_dram) {
+                return Err(ConfigError::Value {
+                    key: format!("{key}.{rel}"),
+                    message: nvmm_only_message(rel),
+                    origin: origin.clone(),
+                });
             }
         } else if prefix == "memory.controllers" {
             check_name("controller", &key, k, origin)?;
@@ -353,6 +348,44 @@ fn walk_tree(
                 suggestion: suggest(&leaf, valid.keys().map(String::as_str)),
                 key: leaf,
                 origin: origin.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The first NVMM-only key of `region` if its kind is "dram".
+fn nvmm_key_on_dram(region: &Table) -> Option<&'static str> {
+    if region.get("kind").and_then(Value::as_str) != Some(RegionKind::Dram.as_str()) {
+        return None;
+    }
+    schema()
+        .region
+        .iter()
+        .find(|(rel, (_, nvmm_only))| *nvmm_only && region.contains_key(rel.as_str()))
+        .map(|(rel, _)| rel.as_str())
+}
+
+/// After the overrides: no DRAM region may keep NVMM keys (`--set
+/// memory.nvmm.kind=dram` on a file that gives them). Blames the override
+/// that set the kind, if one did.
+fn check_dram_regions(
+    full: &Table,
+    origin: &Origin,
+    set_by: &BTreeMap<String, Origin>,
+) -> Result<(), ConfigError> {
+    let Some(mem) = full.get("memory").and_then(Value::as_table) else {
+        return Ok(());
+    };
+    for (name, r) in mem.iter().filter(|(k, _)| *k != CONTROLLERS) {
+        if let Some(rel) = r.as_table().and_then(nvmm_key_on_dram) {
+            return Err(ConfigError::Value {
+                key: format!("memory.{name}.{rel}"),
+                message: nvmm_only_message(rel),
+                origin: set_by
+                    .get(&format!("memory.{name}.kind"))
+                    .unwrap_or(origin)
+                    .clone(),
             });
         }
     }

@@ -353,74 +353,41 @@ pub(crate) fn suggest<'a>(
 // serde glue
 // ---------------------------------------------------------------------------
 
-/// The TOML form of a region: NVMM keys are optional and only allowed on
-/// `kind = "nvmm"` regions.
+/// The TOML form of a region: the keys every region has, then its medium,
+/// tagged by `kind`. The NVMM keys are the fields of [`NvmmParams`],
+/// declared there once; a `kind = "dram"` region takes none of them
+/// (loading reports one given there with [`nvmm_only_message`] before
+/// serde sees it).
 #[derive(Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub(crate) struct RawRegion {
     base: u64,
     size: u64,
-    kind: RegionKind,
     controller: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    method: Option<Method>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    trcd_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    trp_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    tras_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    coarse_read_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    coarse_write_ns: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    trp_on: Option<TrpOn>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    keep_open: Option<KeepOpen>,
+    #[serde(flatten)]
+    medium: Medium,
 }
 
-impl TryFrom<RawRegion> for Region {
-    type Error = String;
+/// What a region is made of, tagged by `kind`.
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "kind")]
+enum Medium {
+    #[serde(rename = "dram")]
+    Dram,
+    #[serde(rename = "nvmm")]
+    Nvmm(NvmmParams),
+}
 
-    fn try_from(r: RawRegion) -> Result<Region, String> {
-        let nvmm = match r.kind {
-            RegionKind::Nvmm => {
-                let d = NvmmParams::default();
-                Some(NvmmParams {
-                    method: r.method.unwrap_or(d.method),
-                    trcd_ns: r.trcd_ns.unwrap_or(d.trcd_ns),
-                    trp_ns: r.trp_ns.unwrap_or(d.trp_ns),
-                    tras_ns: r.tras_ns.unwrap_or(d.tras_ns),
-                    coarse_read_ns: r.coarse_read_ns.unwrap_or(d.coarse_read_ns),
-                    coarse_write_ns: r.coarse_write_ns.unwrap_or(d.coarse_write_ns),
-                    trp_on: r.trp_on.unwrap_or(d.trp_on),
-                    keep_open: r.keep_open.unwrap_or(d.keep_open),
-                })
-            }
-            RegionKind::Dram => {
-                let given = [
-                    ("method", r.method.is_some()),
-                    ("trcd_ns", r.trcd_ns.is_some()),
-                    ("trp_ns", r.trp_ns.is_some()),
-                    ("tras_ns", r.tras_ns.is_some()),
-                    ("coarse_read_ns", r.coarse_read_ns.is_some()),
-                    ("coarse_write_ns", r.coarse_write_ns.is_some()),
-                    ("trp_on", r.trp_on.is_some()),
-                    ("keep_open", r.keep_open.is_some()),
-                ];
-                if let Some((k, _)) = given.iter().find(|(_, set)| *set) {
-                    return Err(nvmm_only_message(k));
-                }
-                None
-            }
-        };
-        Ok(Region {
+impl From<RawRegion> for Region {
+    fn from(r: RawRegion) -> Region {
+        Region {
             base: r.base,
             size: r.size,
             controller: r.controller,
-            nvmm,
-        })
+            nvmm: match r.medium {
+                Medium::Dram => None,
+                Medium::Nvmm(p) => Some(p),
+            },
+        }
     }
 }
 
@@ -432,21 +399,14 @@ pub(crate) fn nvmm_only_message(key: &str) -> String {
 
 impl From<Region> for RawRegion {
     fn from(r: Region) -> RawRegion {
-        let kind = r.kind();
-        let n = r.nvmm;
         RawRegion {
             base: r.base,
             size: r.size,
-            kind,
             controller: r.controller,
-            method: n.as_ref().map(|n| n.method),
-            trcd_ns: n.as_ref().map(|n| n.trcd_ns),
-            trp_ns: n.as_ref().map(|n| n.trp_ns),
-            tras_ns: n.as_ref().map(|n| n.tras_ns),
-            coarse_read_ns: n.as_ref().map(|n| n.coarse_read_ns),
-            coarse_write_ns: n.as_ref().map(|n| n.coarse_write_ns),
-            trp_on: n.as_ref().map(|n| n.trp_on),
-            keep_open: n.as_ref().map(|n| n.keep_open),
+            medium: match r.nvmm {
+                None => Medium::Dram,
+                Some(p) => Medium::Nvmm(p),
+            },
         }
     }
 }
@@ -525,6 +485,22 @@ mod tests {
         assert_eq!(hex(0), "0x0");
         assert_eq!(hex(0xabc), "0xABC");
         assert_eq!(hex(0xC000_0000), "0xC000_0000");
+    }
+
+    #[test]
+    fn nvmm_keys_are_the_fields_of_nvmm_params() {
+        let mut fields = Vec::new();
+        flatten("", &to_table(&NvmmParams::default()), &mut fields);
+        let mut fields: Vec<String> = fields.into_iter().map(|(k, _)| k).collect();
+        fields.sort();
+        let mut nvmm_only: Vec<String> = schema()
+            .region
+            .iter()
+            .filter(|(_, (_, only))| *only)
+            .map(|(k, _)| k.clone())
+            .collect();
+        nvmm_only.sort();
+        assert_eq!(fields, nvmm_only);
     }
 
     #[test]

@@ -357,8 +357,8 @@ fn nvmm_keys_rejected_on_dram_region() {
     let e = load_with(&["memory.dram.trcd_ns=1000"]).unwrap_err();
     assert!(msg_has(&e, "applies only to NVMM regions"), "{e}");
     let text = Config::default().to_toml_string().replace(
-        "controller = \"ddr3\"\n\n[memory.nvmm]",
-        "controller = \"ddr3\"\nmethod = \"fine\"\n\n[memory.nvmm]",
+        "kind = \"dram\"\n\n[memory.nvmm]",
+        "kind = \"dram\"\nmethod = \"fine\"\n\n[memory.nvmm]",
     );
     let e = Config::from_toml_str(&text, &[]).unwrap_err();
     assert!(msg_has(&e, "memory.dram.method"), "{e}");

@@ -1,6 +1,8 @@
 //! Timing model of one DDR3 memory controller with banks and row buffers,
 //! and the three NVMM emulation methods of seed 000 §3 (coarse, fine,
-//! proposed). See `docs/memory-controller.md` for the model with timelines.
+//! proposed), each a plug-in of the shared DDR3 path behind the
+//! [`NvmmMethod`] trait ([`method`]). See `docs/memory-controller.md` for
+//! the model with timelines.
 //!
 //! The model is a pure function of the request stream: no host time, no
 //! hash-map iteration, no randomness. It is event driven, not per cycle:
@@ -42,17 +44,24 @@
 #![warn(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod error;
+pub mod method;
 pub mod microbench;
 mod stats;
 #[cfg(test)]
 mod tests;
 
+pub use error::{DramError, MAX_LATENCY_NS};
+pub use method::NvmmMethod;
 pub use stats::{empty_histogram, RegionStats};
 
-use rvnvmm_config::{AddressField, Config, Method, NvmmParams, Scheduler, TrpOn};
+use error::check_ns;
+use method::{Ddr3, OpenWindow, Spec};
+use rvnvmm_config::{AddressField, Config, NvmmParams, Scheduler};
 use stats::hist_add;
 
-/// Time in picoseconds.
+/// Simulated time in picoseconds: the one time type of the controller and
+/// of the memory system above it (`u64`: about 213 days).
 pub type Ps = u64;
 
 /// The latest time the model represents, 2^62 ps (about 53 days of
@@ -120,8 +129,7 @@ pub struct Location {
 /// Timing parameters in picoseconds, quantised.
 #[derive(Debug, Clone)]
 struct Timing {
-    /// The DRAM clock (used through `tck_grid`; kept for the tests).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// The DRAM clock (commands issue through `tck_grid`).
     tck: Ps,
     clk: Ps,
     /// `tck` and `clk` as grids for [`Grid::up`].
@@ -144,25 +152,14 @@ struct Timing {
     postpone_max: u32,
 }
 
-/// Effective timing of the rows of one region.
-#[derive(Debug, Clone, Copy)]
-struct Eff {
-    rcd: Ps,
-    rp_clean: Ps,
-    rp_dirty: Ps,
-    ras: Ps,
-    /// `KeepOpen::RestartAtAccess` window (column command → earliest PRE).
-    restart: Option<Ps>,
-    coarse_read: Ps,
-    coarse_write: Ps,
-}
-
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct RegionState {
     name: String,
     base: u64,
     size: u64,
     nvmm: Option<NvmmParams>,
+    /// The method the region runs ([`Ddr3`] for DRAM).
+    method: Box<dyn NvmmMethod>,
     stats: RegionStats,
     last_bank: Option<u32>,
     seen: bool,
@@ -171,7 +168,7 @@ struct RegionState {
 #[derive(Debug, Clone, Copy)]
 struct OpenRow {
     row: u64,
-    /// Region (index into `effs`) whose request opened the row.
+    /// Region (index into `methods`) whose request opened the row.
     region: usize,
     col_ready: Ps,
     /// Earliest PRE under the row's (possibly stretched) timing.
@@ -227,10 +224,12 @@ struct Done {
 /// One DDR3 memory controller: its DIMM's banks and row buffers, a read
 /// queue and a posted write queue under FR-FCFS, and the NVMM emulation
 /// method of each region it serves.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Controller {
     name: String,
     t: Timing,
+    /// The DDR3 timing the methods start from.
+    spec: Spec,
     /// How the next request is chosen.
     scheduler: Scheduler,
     window_base: u64,
@@ -241,8 +240,8 @@ pub struct Controller {
     banks_per_rank: u32,
     line_shift: u32,
     regions: Vec<RegionState>,
-    /// One per region, plus DRAM timing for addresses outside every region.
-    effs: Vec<Eff>,
+    /// The timing of addresses outside every region.
+    outside: Ddr3,
     banks: Vec<Bank>,
     /// Per rank: ACT times that may still constrain a new ACT, sorted.
     acts: Vec<Vec<Ps>>,
@@ -350,33 +349,8 @@ fn quantise(ns: f64, unit: Ps) -> Ps {
     (units as u64).saturating_mul(unit)
 }
 
-fn check_ns(what: &str, v: f64, allow_zero: bool) -> Result<(), String> {
-    let ok = v.is_finite() && (v > 0.0 || (allow_zero && v == 0.0)) && v < 1e12;
-    if ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "{what} must be a {} number of ns below 1e12, got {v}",
-            if allow_zero {
-                "non-negative"
-            } else {
-                "positive"
-            }
-        ))
-    }
-}
-
-fn check_nvmm(region: &str, p: &NvmmParams) -> Result<(), String> {
-    let k = |f: &str| format!("memory.{region}.{f}");
-    check_ns(&k("trcd_ns"), p.trcd_ns, false)?;
-    check_ns(&k("trp_ns"), p.trp_ns, false)?;
-    check_ns(&k("tras_ns"), p.tras_ns, false)?;
-    check_ns(&k("coarse_read_ns"), p.coarse_read_ns, true)?;
-    check_ns(&k("coarse_write_ns"), p.coarse_write_ns, true)
-}
-
 impl Timing {
-    fn new(c: &rvnvmm_config::Controller) -> Result<Timing, String> {
+    fn new(c: &rvnvmm_config::Controller) -> Result<Timing, DramError> {
         check_ns("clock period (1000 / clock_mhz)", c.period_ns(), false)?;
         for (k, v) in [
             ("tck_ns", c.tck_ns),
@@ -406,10 +380,10 @@ impl Timing {
                 check_ns("refresh.trfc_ns", r.trfc_ns, false)?;
                 let (refi, rfc) = (q(r.trefi_ns), q(r.trfc_ns));
                 if rfc >= refi {
-                    return Err(format!(
-                        "refresh.trfc_ns ({}) must be below refresh.trefi_ns ({}), or the rank never leaves refresh",
-                        r.trfc_ns, r.trefi_ns
-                    ));
+                    return Err(DramError::RefreshTooLong {
+                        trfc_ns: r.trfc_ns,
+                        trefi_ns: r.trefi_ns,
+                    });
                 }
                 Some((refi, rfc))
             }
@@ -435,49 +409,14 @@ impl Timing {
         })
     }
 
-    /// Effective row timing for a region with these NVMM settings.
-    fn eff(&self, nvmm: Option<&NvmmParams>) -> Eff {
-        let dram = Eff {
+    /// What the methods start from.
+    fn spec(&self) -> Spec {
+        Spec {
             rcd: self.rcd,
-            rp_clean: self.rp,
-            rp_dirty: self.rp,
+            rp: self.rp,
             ras: self.ras,
-            restart: None,
-            coarse_read: 0,
-            coarse_write: 0,
-        };
-        let Some(p) = nvmm else { return dram };
-        let q = |ns: f64| quantise(ns, self.clk);
-        let rp_clean = match p.trp_on {
-            TrpOn::Dirty => self.rp,
-            TrpOn::Always => q(p.trp_ns),
-        };
-        match p.method {
-            Method::Coarse => Eff {
-                coarse_read: q(p.coarse_read_ns),
-                coarse_write: q(p.coarse_write_ns),
-                ..dram
-            },
-            Method::Fine => Eff {
-                rcd: q(p.trcd_ns),
-                rp_dirty: q(p.trp_ns),
-                rp_clean,
-                ..dram
-            },
-            Method::Proposed => {
-                let (rcd, ras) = (q(p.trcd_ns), q(p.tras_ns));
-                Eff {
-                    rcd,
-                    rp_dirty: q(p.trp_ns),
-                    rp_clean,
-                    ras,
-                    restart: match p.keep_open {
-                        KeepOpen::FromAct => None,
-                        KeepOpen::RestartAtAccess => Some(ras.saturating_sub(rcd)),
-                    },
-                    ..dram
-                }
-            }
+            tck: self.tck,
+            clk: self.clk,
         }
     }
 }
@@ -486,14 +425,15 @@ impl Controller {
     /// Builds the controller named `name` of `cfg`: `cfg.memory.controllers[name]`
     /// serving every region of `cfg.memory.regions` whose `controller` is
     /// `name` (in name order).
-    pub fn from_config(cfg: &Config, name: &str) -> Result<Controller, String> {
-        let c = cfg.memory.controllers.get(name).ok_or_else(|| {
-            let known: Vec<&str> = cfg.memory.controllers.keys().map(String::as_str).collect();
-            format!(
-                "no controller '{name}'; the config defines: {}",
-                known.join(", ")
-            )
-        })?;
+    pub fn from_config(cfg: &Config, name: &str) -> Result<Controller, DramError> {
+        let c = cfg
+            .memory
+            .controllers
+            .get(name)
+            .ok_or_else(|| DramError::UnknownController {
+                name: name.to_string(),
+                known: cfg.memory.controllers.keys().cloned().collect(),
+            })?;
         let regions: Vec<(String, u64, u64, Option<NvmmParams>)> = cfg
             .memory
             .regions
@@ -514,20 +454,18 @@ impl Controller {
         name: &str,
         cfg: &rvnvmm_config::Controller,
         regions: &[(String, u64, u64, Option<NvmmParams>)],
-    ) -> Result<Controller, String> {
-        let ctx = |e: String| format!("memory controller '{name}': {e}");
+    ) -> Result<Controller, DramError> {
+        let ctx = |e: DramError| DramError::setup(name, e);
         let t = Timing::new(cfg).map_err(ctx)?;
         if regions.is_empty() {
-            return Err(ctx(
-                "serves no region; give at least one (name, base, size, nvmm)".into(),
-            ));
+            return Err(ctx(DramError::NoRegion));
         }
-        let layout = cfg.address_layout().map_err(ctx)?;
+        let layout = cfg
+            .address_layout()
+            .map_err(|e| ctx(DramError::Mapping(e)))?;
         let total_bits: u32 = layout.iter().map(|b| b.bits).sum();
         if total_bits > 64 {
-            return Err(ctx(format!(
-                "geometry needs {total_bits} address bits; at most 64 are supported"
-            )));
+            return Err(ctx(DramError::AddressBits(total_bits)));
         }
         let mut fields = Vec::with_capacity(layout.len());
         let mut pos = total_bits;
@@ -549,21 +487,24 @@ impl Controller {
             .checked_mul(cfg.banks as usize)
             .filter(|&n| n > 0 && n <= 1 << 16)
             .ok_or_else(|| {
-                ctx(format!(
-                    "ranks x banks = {} x {} is not supported (1..=65536)",
-                    cfg.ranks, cfg.banks
-                ))
+                ctx(DramError::Banks {
+                    ranks: cfg.ranks,
+                    banks: cfg.banks,
+                })
             })?;
+        let spec = t.spec();
         let mut rs = Vec::with_capacity(regions.len());
         for (n, base, size, nvmm) in regions {
-            if let Some(p) = nvmm {
-                check_nvmm(n, p).map_err(ctx)?;
-            }
+            let method: Box<dyn NvmmMethod> = match nvmm {
+                Some(p) => method::build(p.method.as_str(), n, p, &spec).map_err(ctx)?,
+                None => Box::new(Ddr3),
+            };
             rs.push(RegionState {
                 name: n.clone(),
                 base: *base,
                 size: *size,
                 nvmm: nvmm.clone(),
+                method,
                 stats: RegionStats::new(n),
                 last_bank: None,
                 seen: false,
@@ -574,8 +515,6 @@ impl Controller {
         // forwards from its write queue unless told otherwise.
         let burst_bytes = cfg.bus_bytes().max(1).saturating_mul(8);
         let line_shift = burst_bytes.next_power_of_two().trailing_zeros();
-        let mut effs: Vec<Eff> = rs.iter().map(|r| t.eff(r.nvmm.as_ref())).collect();
-        effs.push(t.eff(None));
         let next_ref = t.refresh.map_or(Ps::MAX, |(refi, _)| refi);
         Ok(Controller {
             name: name.to_string(),
@@ -586,7 +525,8 @@ impl Controller {
             banks_per_rank: cfg.banks,
             line_shift,
             regions: rs,
-            effs,
+            outside: Ddr3,
+            spec,
             banks: vec![Bank::default(); nbanks],
             acts: vec![Vec::new(); cfg.ranks as usize],
             bus: Vec::new(),
@@ -620,20 +560,31 @@ impl Controller {
     /// region (the `keep_open` of their settings). Applies to rows opened or
     /// accessed from now on.
     pub fn set_keep_open(&mut self, k: KeepOpen) {
-        for r in &mut self.regions {
-            if let Some(p) = &mut r.nvmm {
-                p.keep_open = k;
+        let names: Vec<String> = self
+            .regions
+            .iter()
+            .filter(|r| r.nvmm.is_some())
+            .map(|r| r.name.clone())
+            .collect();
+        for name in names {
+            if let Some(p) = self.nvmm(&name) {
+                let p = NvmmParams {
+                    keep_open: k,
+                    ..p.clone()
+                };
+                // The region's setting was accepted before; only keep_open
+                // changed, which every value of is valid.
+                let _ = self.set_nvmm(&name, p);
             }
         }
-        self.recompute_effs();
     }
 
     /// Sets the line size (bytes, a power of two) used to match a read
     /// against queued writes for forwarding; default one BL8 burst
     /// (`8 × row_buffer_bytes / columns`, 64 bytes on a x64 DIMM).
-    pub fn set_line_bytes(&mut self, bytes: u64) -> Result<(), String> {
+    pub fn set_line_bytes(&mut self, bytes: u64) -> Result<(), DramError> {
         if !bytes.is_power_of_two() {
-            return Err(format!("line size must be a power of two, got {bytes}"));
+            return Err(DramError::LineBytes(bytes));
         }
         self.line_shift = bytes.trailing_zeros();
         Ok(())
@@ -678,24 +629,51 @@ impl Controller {
 
     /// Run-time control (the guest's control page): method and latencies of
     /// NVMM region `region`. Applies to commands decided from now on.
-    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
-        let Some(r) = self.regions.iter_mut().find(|r| r.name == region) else {
-            let known: Vec<&str> = self.regions.iter().map(|r| r.name.as_str()).collect();
-            return Err(format!(
-                "controller '{}' serves no region '{region}'; it serves: {}",
-                self.name,
-                known.join(", ")
-            ));
-        };
-        if r.nvmm.is_none() {
-            return Err(format!(
-                "region '{region}' is DRAM; NVMM methods and latencies apply only to kind = \"nvmm\" regions"
-            ));
-        }
-        check_nvmm(region, &params)?;
+    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), DramError> {
+        let spec = self.spec;
+        let r = self.nvmm_region(region)?;
+        let method = method::build(params.method.as_str(), region, &params, &spec)?;
         r.nvmm = Some(params);
-        self.recompute_effs();
+        r.method = method;
         Ok(())
+    }
+
+    /// Runs registered method `name` (see [`method::REGISTRY`]) in NVMM
+    /// region `region`, with the region's current settings: a method
+    /// without a `memory.NAME.method` spelling of its own (a model under
+    /// study, a test double) runs this way. Applies to commands decided
+    /// from now on.
+    pub fn set_method(&mut self, region: &str, name: &str) -> Result<(), DramError> {
+        let spec = self.spec;
+        let r = self.nvmm_region(region)?;
+        let params = r.nvmm.clone().unwrap_or_default();
+        r.method = method::build(name, region, &params, &spec)?;
+        Ok(())
+    }
+
+    /// The name of the method region `region` runs (`ddr3` for DRAM), or
+    /// `None` for a region this controller does not serve.
+    pub fn method(&self, region: &str) -> Option<&'static str> {
+        self.regions
+            .iter()
+            .find(|r| r.name == region)
+            .map(|r| r.method.name())
+    }
+
+    /// NVMM region `region`, or why there is none.
+    fn nvmm_region(&mut self, region: &str) -> Result<&mut RegionState, DramError> {
+        let Some(i) = self.regions.iter().position(|r| r.name == region) else {
+            return Err(DramError::UnknownRegion {
+                controller: self.name.clone(),
+                region: region.to_string(),
+                known: self.regions.iter().map(|r| r.name.clone()).collect(),
+            });
+        };
+        let r = &mut self.regions[i];
+        if r.nvmm.is_none() {
+            return Err(DramError::NotNvmm(region.to_string()));
+        }
+        Ok(r)
     }
 
     /// Moves the boundary between NVMM region `region` and the DRAM region
@@ -703,16 +681,14 @@ impl Controller {
     /// and statistics start at `boundary` (seed 000 Fig. 6's configuration
     /// register). The union of the two regions stays the same; `boundary`
     /// must be 4 KiB aligned and leave each region at least one page.
-    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), DramError> {
         let n = self
             .regions
             .iter()
             .position(|r| r.name == region && r.nvmm.is_some())
-            .ok_or_else(|| {
-                format!(
-                    "controller '{}' serves no NVMM region '{region}'",
-                    self.name
-                )
+            .ok_or_else(|| DramError::NoNvmmRegion {
+                controller: self.name.clone(),
+                region: region.to_string(),
             })?;
         let base = self.regions[n].base;
         let end = base + self.regions[n].size;
@@ -720,17 +696,13 @@ impl Controller {
             .regions
             .iter()
             .position(|r| r.nvmm.is_none() && r.base + r.size == base)
-            .ok_or_else(|| {
-                format!(
-                    "no DRAM region of controller '{}' ends where '{region}' begins, so there is no boundary to move",
-                    self.name
-                )
+            .ok_or_else(|| DramError::NoBoundary {
+                controller: self.name.clone(),
+                region: region.to_string(),
             })?;
         let low = self.regions[d].base;
         if !boundary.is_multiple_of(4096) || boundary <= low || boundary >= end {
-            return Err(format!(
-                "boundary {boundary:#x} must be 4 KiB aligned and strictly between {low:#x} and {end:#x}"
-            ));
+            return Err(DramError::Boundary { boundary, low, end });
         }
         self.regions[d].size = boundary - low;
         self.regions[n].base = boundary;
@@ -746,15 +718,16 @@ impl Controller {
             .and_then(|r| r.nvmm.as_ref())
     }
 
-    fn recompute_effs(&mut self) {
-        for (i, r) in self.regions.iter().enumerate() {
-            self.effs[i] = self.t.eff(r.nvmm.as_ref());
-        }
-    }
-
-    /// Statistics, one per region, in the order the regions were given.
+    /// Statistics, one per region, in the order the regions were given,
+    /// with the counters of each region's method.
     pub fn stats(&self) -> Vec<RegionStats> {
-        self.regions.iter().map(|r| r.stats.clone()).collect()
+        self.regions
+            .iter()
+            .map(|r| RegionStats {
+                method: r.method.counters(),
+                ..r.stats.clone()
+            })
+            .collect()
     }
 
     /// Zeroes every region's statistics. Writes already in flight are not
@@ -763,6 +736,7 @@ impl Controller {
         self.epoch = self.epoch.wrapping_add(1);
         for r in &mut self.regions {
             r.stats = RegionStats::new(&r.name);
+            r.method.reset_counters();
             r.last_bank = None;
             r.seen = false;
         }
@@ -797,7 +771,6 @@ impl Controller {
     /// bus latency).
     pub fn read(&mut self, paddr: u64, now: Ps) -> Ps {
         let (t, mut req) = self.arrive(paddr, now, false);
-        let eff = self.effs[req.region];
         // Read-queue space: at most `read_queue` reads in flight (several
         // CPUs, or a cache with MSHRs); otherwise wait at the input until
         // enough of them have left. `rd_pending` is sorted.
@@ -810,10 +783,9 @@ impl Controller {
                 .clk_grid
                 .up(self.rd_pending[self.rd_pending.len() - self.read_cap]);
         }
-        let t_eff = self
-            .t
-            .clk_grid
-            .up(self.read_gate.max(t_in).saturating_add(eff.coarse_read));
+        let at = method_of(&mut self.regions, &mut self.outside, req.region)
+            .arrival(Access::Read, self.read_gate.max(t_in));
+        let t_eff = self.t.clk_grid.up(at);
         self.read_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -862,11 +834,9 @@ impl Controller {
     /// tracked for statistics.
     pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
         let (t, mut req) = self.arrive(paddr, now, true);
-        let eff = self.effs[req.region];
-        let t_eff = self
-            .t
-            .clk_grid
-            .up(self.write_gate.max(t).saturating_add(eff.coarse_write));
+        let at = method_of(&mut self.regions, &mut self.outside, req.region)
+            .arrival(Access::Write, self.write_gate.max(t));
+        let t_eff = self.t.clk_grid.up(at);
         self.write_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -937,7 +907,7 @@ impl Controller {
                 // Closed by its automatic precharge, or by the next refresh
                 // if that comes first.
                 let at = if self.next_ref < o.pre_ready && self.owed >= self.t.postpone_max {
-                    Self::refresh_close(o, self.next_ref)
+                    self.refresh_close(o, self.next_ref)
                 } else {
                     o.pre_ready
                 };
@@ -1195,7 +1165,8 @@ impl Controller {
         let mut ref_at = due;
         for b in 0..self.banks.len() {
             if let Some(o) = self.banks[b].open {
-                self.close(b, Self::refresh_close(o, due));
+                let at = self.refresh_close(o, due);
+                self.close(b, at);
             }
             ref_at = ref_at.max(self.banks[b].act_ready);
         }
@@ -1211,14 +1182,16 @@ impl Controller {
         self.next_ref = due.saturating_add(refi);
     }
 
-    /// When a refresh due at `due` finds row `o` open: if its automatic
-    /// precharge came first, then; otherwise at the due time or as soon as
-    /// the spec timing allows.
-    fn refresh_close(o: OpenRow, due: Ps) -> Ps {
-        if o.pre_ready <= due {
-            o.pre_ready
-        } else {
-            o.pre_spec.max(due)
+    /// When a refresh due at `due` closes row `o`: its method decides
+    /// ([`NvmmMethod::refresh_close`]).
+    fn refresh_close(&self, o: OpenRow, due: Ps) -> Ps {
+        let window = OpenWindow {
+            pre_ready: o.pre_ready,
+            pre_spec: o.pre_spec,
+        };
+        match self.regions.get(o.region) {
+            Some(r) => r.method.refresh_close(window, due),
+            None => self.outside.refresh_close(window, due),
         }
     }
 
@@ -1246,9 +1219,8 @@ impl Controller {
             return;
         };
         let at = self.t.tck_grid.up(at);
-        let eff = self.effs[o.region];
-        let rp = if o.dirty { eff.rp_dirty } else { eff.rp_clean };
-        let done = at.saturating_add(rp);
+        let done = method_of(&mut self.regions, &mut self.outside, o.region)
+            .precharge(at, o.dirty, &self.spec);
         let bank = &mut self.banks[b];
         bank.act_ready = bank.act_ready.max(done);
         let pending = std::mem::take(&mut bank.pending);
@@ -1276,7 +1248,6 @@ impl Controller {
         let q = self.queue.remove(i);
         let b = q.bank;
         let hit = self.is_hit(&q);
-        let eff = self.effs[q.region];
         let (rank, bk) = self.split_bank(b);
         if !hit {
             if let Some(o) = self.banks[b].open {
@@ -1287,11 +1258,13 @@ impl Controller {
             let acts = &mut self.acts[q.rank as usize];
             let pos = acts.partition_point(|&a| a <= act);
             acts.insert(pos, act);
+            let opened =
+                method_of(&mut self.regions, &mut self.outside, q.region).activate(act, &self.spec);
             self.banks[b].open = Some(OpenRow {
                 row: q.row,
                 region: q.region,
-                col_ready: act.saturating_add(eff.rcd),
-                pre_ready: act.saturating_add(eff.ras),
+                col_ready: opened.col_ready,
+                pre_ready: opened.pre_ready,
                 pre_spec: act.saturating_add(self.t.ras),
                 dirty: false,
             });
@@ -1326,20 +1299,21 @@ impl Controller {
                 end: data_end,
             },
         );
-        // Earliest PRE: tRAS from the ACT (already in pre_ready), tRTP after a
-        // read, tWR after the write data. For `proposed` rows tRTP/tWR are
-        // max(spec, tRAS remaining), which is the same bound.
-        let row_eff = self.effs[o.region];
+        // Earliest PRE: the row's keep-open time from the ACT (already in
+        // pre_ready), tRTP after a read, tWR after the write data; then
+        // whatever the method of the region that opened the row adds.
         let recovery = if q.write {
             data_end.saturating_add(t.wr)
         } else {
             col.saturating_add(t.rtp)
         };
-        let mut pre_ready = o.pre_ready.max(recovery);
+        let access = if q.write { Access::Write } else { Access::Read };
+        let pre_ready = method_of(&mut self.regions, &mut self.outside, o.region).column(
+            access,
+            col,
+            o.pre_ready.max(recovery),
+        );
         let pre_spec = o.pre_spec.max(recovery);
-        if let Some(w) = row_eff.restart {
-            pre_ready = pre_ready.max(col.saturating_add(w));
-        }
         let epoch = q.epoch;
         let bank = &mut self.banks[b];
         bank.open = Some(OpenRow {
@@ -1434,6 +1408,21 @@ impl Controller {
                 return c;
             }
         }
+    }
+}
+
+/// The method of region index `region`; one past the last region (an
+/// address outside every region) runs DDR3. A free function so that the
+/// caller may use the controller's other fields meanwhile.
+#[inline]
+fn method_of<'a>(
+    regions: &'a mut [RegionState],
+    outside: &'a mut Ddr3,
+    region: usize,
+) -> &'a mut dyn NvmmMethod {
+    match regions.get_mut(region) {
+        Some(r) => r.method.as_mut(),
+        None => outside,
     }
 }
 

@@ -72,6 +72,10 @@ pub struct RegionStats {
     pub read_latency_hist: Vec<(Ps, u64)>,
     /// Write latency (to data in cells) histogram, see [`empty_histogram`].
     pub write_latency_hist: Vec<(Ps, u64)>,
+    /// Counters of the region's NVMM method, `(name, value)`
+    /// ([`crate::NvmmMethod::counters`]); empty for the methods of seed 000
+    /// and for DRAM, which have none.
+    pub method: Vec<(&'static str, u64)>,
 }
 
 impl RegionStats {
@@ -93,6 +97,7 @@ impl RegionStats {
             last_ps: 0,
             read_latency_hist: empty_histogram(),
             write_latency_hist: empty_histogram(),
+            method: Vec::new(),
         }
     }
 

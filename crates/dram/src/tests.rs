@@ -9,8 +9,9 @@
 //! 1000, tRAS = 7000, coarse 1000/1000 ns.
 
 use super::*;
+use crate::method::{coarse::Coarse, fine::Fine, proposed::Proposed};
 use crate::microbench::{banks, stride, BlockingCpu, Op};
-use rvnvmm_config::{AddressMapping, Controller as CtrlCfg, Refresh};
+use rvnvmm_config::{AddressMapping, Controller as CtrlCfg, KeepOpen, Method, Refresh, TrpOn};
 use CommandKind::*;
 
 const NS: Ps = 1000;
@@ -87,33 +88,43 @@ fn quantisation_to_dram_and_controller_clocks() {
         coarse_write_ns: 0.0,
         ..NvmmParams::default()
     };
-    let e = t.eff(Some(&p));
+    let spec = t.spec();
+    let e = Proposed::new(&p, &spec);
     assert_eq!(
-        (e.rcd, e.rp_dirty, e.rp_clean, e.ras),
+        (e.fine.rcd, e.fine.rp_dirty, e.fine.rp_clean, e.ras),
         (1_015_000, 1_005_000, 13_750, 7_000_000)
     );
     assert_eq!(e.restart, None);
-    let e = t.eff(Some(&NvmmParams {
-        keep_open: KeepOpen::RestartAtAccess,
-        ..p
-    }));
+    let e = Proposed::new(
+        &NvmmParams {
+            keep_open: KeepOpen::RestartAtAccess,
+            ..p.clone()
+        },
+        &spec,
+    );
     assert_eq!(e.restart, Some(7_000_000 - 1_015_000));
-    let coarse = t.eff(Some(&NvmmParams {
-        method: Method::Coarse,
-        ..p
-    }));
-    assert_eq!(
-        (coarse.coarse_read, coarse.coarse_write, coarse.rcd),
-        (5_000, 0, 13_750)
-    );
-    let fine = t.eff(Some(&NvmmParams {
-        method: Method::Fine,
-        ..p
-    }));
-    assert_eq!(
-        (fine.rcd, fine.rp_dirty, fine.ras),
-        (1_015_000, 1_005_000, 35_000)
-    );
+    let coarse = Coarse::new(&p, &spec);
+    assert_eq!((coarse.read, coarse.write), (5_000, 0));
+    let fine = Fine::new(&p, &spec);
+    assert_eq!((fine.rcd, fine.rp_dirty), (1_015_000, 1_005_000));
+    // Every method's row timing as the controller sees it.
+    for (m, rcd, ras) in [
+        (Method::Coarse, 13_750, 35_000),
+        (Method::Fine, 1_015_000, 35_000),
+        (Method::Proposed, 1_015_000, 7_000_000),
+    ] {
+        let p = NvmmParams {
+            method: m,
+            ..p.clone()
+        };
+        let rules = RowRules::of(
+            method::build(m.as_str(), "nvmm", &p, &spec)
+                .unwrap()
+                .as_mut(),
+            &spec,
+        );
+        assert_eq!((rules.rcd, rules.ras), (rcd, ras), "{m}");
+    }
 }
 
 #[test]
@@ -159,13 +170,15 @@ fn decode_bank_row_column_and_others() {
 #[test]
 fn constructor_errors_say_what_is_wrong() {
     let cfg = CtrlCfg::default();
-    let e = Controller::new("x", &cfg, &[]).unwrap_err();
+    let e = Controller::new("x", &cfg, &[]).unwrap_err().to_string();
     assert!(e.contains("serves no region"), "{e}");
     let bad = CtrlCfg {
         trcd_ns: 0.0,
         ..cfg.clone()
     };
-    let e = Controller::new("x", &bad, &regions(Method::Fine)).unwrap_err();
+    let e = Controller::new("x", &bad, &regions(Method::Fine))
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("trcd_ns") && e.contains("positive"), "{e}");
     let bad = CtrlCfg {
         banks: 6,
@@ -181,13 +194,24 @@ fn constructor_errors_say_what_is_wrong() {
         ..cfg.clone()
     };
     let e = Controller::new("x", &bad, &regions(Method::Fine)).unwrap_err();
-    assert!(e.contains("trfc_ns"), "{e}");
+    assert!(
+        matches!(&e, DramError::Setup { problem, .. } if matches!(**problem, DramError::RefreshTooLong { .. })),
+        "{e}"
+    );
+    assert!(e.to_string().contains("trfc_ns"), "{e}");
     let mut r = regions(Method::Fine);
     r[1].3.as_mut().unwrap().trp_ns = f64::NAN;
-    let e = Controller::new("x", &cfg, &r).unwrap_err();
+    let e = Controller::new("x", &cfg, &r).unwrap_err().to_string();
     assert!(e.contains("memory.nvmm.trp_ns"), "{e}");
     let e = Controller::from_config(&Config::default(), "nope").unwrap_err();
-    assert!(e.contains("ddr3"), "{e}");
+    assert_eq!(
+        e,
+        DramError::UnknownController {
+            name: "nope".into(),
+            known: vec!["ddr3".into()]
+        }
+    );
+    assert!(e.to_string().contains("ddr3"), "{e}");
 }
 
 #[test]
@@ -203,7 +227,13 @@ fn shipped_configs_build() {
     assert_eq!(ps.t.clk, 1875);
     // pl-ddr3 serves only the NVMM region: its window starts at its base.
     assert_eq!(pl.decode(0xC000_0000).bank, 0);
-    assert_eq!(pl.effs[0].rcd, 1_015_000);
+    assert_eq!(pl.method("nvmm"), Some("fine"));
+    let mut pl = pl;
+    let spec = pl.spec;
+    assert_eq!(
+        RowRules::of(pl.regions[0].method.as_mut(), &spec).rcd,
+        1_015_000
+    );
 }
 
 // ---------------------------------------------------------------------
@@ -1013,16 +1043,22 @@ fn set_nvmm_switches_method_at_run_time() {
     assert!(c
         .set_nvmm("dram", params(Method::Fine))
         .unwrap_err()
+        .to_string()
         .contains("DRAM"));
     assert!(c
         .set_nvmm("pmem", params(Method::Fine))
         .unwrap_err()
+        .to_string()
         .contains("dram, nvmm"));
     let bad = NvmmParams {
         tras_ns: -1.0,
         ..params(Method::Proposed)
     };
-    assert!(c.set_nvmm("nvmm", bad).unwrap_err().contains("tras_ns"));
+    assert!(c
+        .set_nvmm("nvmm", bad)
+        .unwrap_err()
+        .to_string()
+        .contains("tras_ns"));
 }
 
 #[test]
@@ -1244,9 +1280,30 @@ fn results_never_precede_the_request() {
     }
 }
 
+/// A method's row timing, asked through its hooks: tRCD, tRAS, tRP of a
+/// clean and of a dirty row.
+struct RowRules {
+    rcd: Ps,
+    ras: Ps,
+    rp_clean: Ps,
+    rp_dirty: Ps,
+}
+
+impl RowRules {
+    fn of(m: &mut dyn NvmmMethod, spec: &Spec) -> RowRules {
+        let a = m.activate(0, spec);
+        RowRules {
+            rcd: a.col_ready,
+            ras: a.pre_ready,
+            rp_clean: m.precharge(0, false, spec),
+            rp_dirty: m.precharge(0, true, spec),
+        }
+    }
+}
+
 /// Replays a trace and checks the DDR3 rules for one timing set, with the
-/// row timing `e` (tRCD, tRAS, tRP of a clean and of a dirty row).
-fn check_legal(cmds: &[Command], t: &Timing, e: &Eff, banks: usize) {
+/// row timing `e`.
+fn check_legal(cmds: &[Command], t: &Timing, e: &RowRules, banks: usize) {
     #[derive(Clone, Copy)]
     struct B {
         open: Option<u64>,
@@ -1332,7 +1389,8 @@ fn random_dram_traffic_gives_a_legal_ddr3_trace() {
         traffic(&mut c, 1234 + i as u64, 3000, false);
         let cmds = c.take_trace();
         assert!(cmds.iter().filter(|c| c.kind == Act).count() > 100);
-        check_legal(&cmds, &c.t, &c.effs[0], c.banks.len());
+        let rules = RowRules::of(c.regions[0].method.as_mut(), &c.spec);
+        check_legal(&cmds, &c.t, &rules, c.banks.len());
     }
 }
 
@@ -1350,7 +1408,8 @@ fn random_nvmm_traffic_keeps_the_stretched_timings() {
             c.set_trace(true);
             traffic(&mut c, 77, 3000, false);
             let cmds = c.take_trace();
-            check_legal(&cmds, &c.t, &c.effs[0], c.banks.len());
+            let rules = RowRules::of(c.regions[0].method.as_mut(), &c.spec);
+            check_legal(&cmds, &c.t, &rules, c.banks.len());
         }
     }
 }

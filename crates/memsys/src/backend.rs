@@ -8,6 +8,7 @@
 use rvnvmm_config::NvmmParams;
 
 use crate::time::Ps;
+use crate::MemsysError;
 
 /// A memory controller as the bus sees it. Addresses are physical
 /// (line-aligned); times are absolute [`Ps`].
@@ -36,18 +37,20 @@ pub trait Backend {
     fn reset_stats(&mut self) {}
     /// Moves the start of NVMM region `region` (and the end of the DRAM
     /// region below it) to `boundary` at run time.
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
         let _ = boundary;
-        Err(format!(
-            "this memory controller cannot move the boundary of region '{region}'"
-        ))
+        Err(MemsysError::Unsupported {
+            region: region.to_string(),
+            what: "move the boundary",
+        })
     }
     /// Changes the NVMM emulation of one of its regions at run time.
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
         let _ = params;
-        Err(format!(
-            "this memory controller cannot change region '{region}' at run time"
-        ))
+        Err(MemsysError::Unsupported {
+            region: region.to_string(),
+            what: "change the NVMM setting",
+        })
     }
 }
 
@@ -147,11 +150,11 @@ impl<B: Backend> Backend for Crossing<B> {
         self.inner.reset_stats()
     }
 
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
         self.inner.set_nvmm(region, params)
     }
 
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
         self.inner.set_boundary(region, boundary)
     }
 }
@@ -176,10 +179,10 @@ impl<B: Backend> Backend for std::sync::Arc<std::sync::Mutex<B>> {
     fn reset_stats(&mut self) {
         lock(self).reset_stats()
     }
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
         lock(self).set_nvmm(region, params)
     }
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
         lock(self).set_boundary(region, boundary)
     }
 }

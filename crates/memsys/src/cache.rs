@@ -7,6 +7,8 @@
 
 use rvnvmm_config::{CacheLevel, Replacement};
 
+use crate::MemsysError;
+
 /// MESI state of a line. L1I lines are `Shared` (clean, read-only); L2 lines
 /// are `Exclusive` (clean) or `Modified` (dirty).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -95,20 +97,22 @@ impl Cache {
     /// Builds a cache from its config level; `seed` seeds the random
     /// replacement (fixed per cache, so runs are deterministic). A disabled
     /// level gives a cache with no sets.
-    pub(crate) fn new(name: &str, level: &CacheLevel, seed: u64) -> Result<Cache, String> {
+    pub(crate) fn new(name: &str, level: &CacheLevel, seed: u64) -> Result<Cache, MemsysError> {
         let (sets, ways, line_shift) = if level.enabled {
             if !level.line_bytes.is_power_of_two() || level.line_bytes < 4 {
-                return Err(format!(
-                    "{name}: line_bytes {} must be a power of two of at least 4",
-                    level.line_bytes
-                ));
+                return Err(MemsysError::LineBytes {
+                    cache: name.to_string(),
+                    line_bytes: level.line_bytes,
+                });
             }
             let sets = level.sets();
             if level.ways == 0 || sets == 0 || !sets.is_power_of_two() {
-                return Err(format!(
-                    "{name}: {} bytes in {} ways of {} bytes is not a power-of-two number of sets",
-                    level.size_bytes, level.ways, level.line_bytes
-                ));
+                return Err(MemsysError::Sets {
+                    cache: name.to_string(),
+                    size_bytes: level.size_bytes,
+                    ways: level.ways,
+                    line_bytes: level.line_bytes,
+                });
             }
             (
                 sets as usize,

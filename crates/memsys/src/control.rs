@@ -2,22 +2,12 @@
 //! "NVMM configuration registers"): read and set the NVMM method and
 //! latencies at run time, snapshot and reset the bus-monitor counters.
 //!
-//! Layout (64-bit little-endian registers; narrower accesses read or write
-//! the low bytes of the register they fall in):
-//!
-//! | offset | name | access | meaning |
-//! |---|---|---|---|
-//! | 0x000 | `MAGIC` | RO | `0x314C_5443_4D4D_564E` ("NVMMCTL1") |
-//! | 0x008 | `METHOD` | RW | 0 coarse, 1 fine, 2 proposed |
-//! | 0x010 | `TRCD_NS` | RW | NVMM read latency (fine/proposed) |
-//! | 0x018 | `TRP_NS` | RW | NVMM write latency (fine/proposed) |
-//! | 0x020 | `TRAS_NS` | RW | stretched tRAS (proposed) |
-//! | 0x028 | `COARSE_READ_NS` | RW | read delay (coarse) |
-//! | 0x030 | `COARSE_WRITE_NS` | RW | write delay (coarse) |
-//! | 0x038 | `BOUNDARY` | RW | physical address where NVMM timing begins: moves the split between the NVMM region and the DRAM region below it on the same controller (4 KiB aligned, each keeps a page) |
-//! | 0x040 | `COMMAND` | WO | 1: snapshot the counters; 2: reset them |
-//! | 0x048 | `LINE_BYTES` | RO | the L1 data cache's line size: the step of a range flush |
-//! | 0x100 + 0x40·r | counters of region r (0 = the NVMM region, 1 = DRAM) | RO | reads, writes, acts, row_hits, bank switches, read latency sum (ns), write latency sum (ns), writes completed |
+//! The registers are [`REGISTERS`] (64-bit little-endian; narrower accesses
+//! read or write the low bytes of the register they fall in), followed by
+//! [`COUNTER_NAMES`] per region from [`COUNTERS`]. That table is the one
+//! declaration of the layout: `docs/memory-system.md` shows it as generated
+//! by [`register_table_markdown`], and libnvmm's `src/internal.h` is tested
+//! against it.
 //!
 //! A latency write takes effect for the next requests; the method and the
 //! latencies form one setting, applied as a whole on every write. Stores of
@@ -32,7 +22,190 @@ pub const CONTROL_PAGE_SIZE: u64 = 4096;
 /// The `MAGIC` register's value.
 pub const MAGIC: u64 = u64::from_le_bytes(*b"NVMMCTL1");
 
-const COUNTERS: usize = 8;
+/// Byte offsets of the registers.
+pub mod reg {
+    /// `MAGIC`.
+    pub const MAGIC: u64 = 0x000;
+    /// `METHOD`.
+    pub const METHOD: u64 = 0x008;
+    /// `TRCD_NS`.
+    pub const TRCD_NS: u64 = 0x010;
+    /// `TRP_NS`.
+    pub const TRP_NS: u64 = 0x018;
+    /// `TRAS_NS`.
+    pub const TRAS_NS: u64 = 0x020;
+    /// `COARSE_READ_NS`.
+    pub const COARSE_READ_NS: u64 = 0x028;
+    /// `COARSE_WRITE_NS`.
+    pub const COARSE_WRITE_NS: u64 = 0x030;
+    /// `BOUNDARY`.
+    pub const BOUNDARY: u64 = 0x038;
+    /// `COMMAND`.
+    pub const COMMAND: u64 = 0x040;
+    /// `LINE_BYTES`.
+    pub const LINE_BYTES: u64 = 0x048;
+}
+
+/// Start of the counter blocks: region `r`'s block is at
+/// `COUNTERS + COUNTER_STRIDE * r` (0 = the NVMM region, then the DRAM
+/// regions by name).
+pub const COUNTERS: u64 = 0x100;
+/// Bytes from one region's counter block to the next.
+pub const COUNTER_STRIDE: u64 = 0x40;
+/// The counters of a block, in register order: the statistics keys of the
+/// region they copy (`docs/stats.md`).
+pub const COUNTER_NAMES: [&str; 8] = [
+    "reads",
+    "writes",
+    "acts",
+    "row_hits",
+    "bank_switches",
+    "read_latency_total_ns",
+    "write_latency_total_ns",
+    "writes_done",
+];
+
+/// `METHOD` values.
+pub const METHOD_CODES: [(u64, Method); 3] = [
+    (0, Method::Coarse),
+    (1, Method::Fine),
+    (2, Method::Proposed),
+];
+
+/// `COMMAND` values: copy the counters into the page.
+pub const COMMAND_SNAPSHOT: u64 = 1;
+/// `COMMAND` values: reset the memory system's statistics.
+pub const COMMAND_RESET: u64 = 2;
+
+/// Who may access a register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Loads only; stores are ignored.
+    ReadOnly,
+    /// Loads and stores.
+    ReadWrite,
+    /// Stores only; loads read 0.
+    WriteOnly,
+}
+
+impl Access {
+    /// `RO`, `RW` or `WO`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::ReadOnly => "RO",
+            Access::ReadWrite => "RW",
+            Access::WriteOnly => "WO",
+        }
+    }
+}
+
+/// One register of the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Register {
+    /// Byte offset (one of [`reg`]).
+    pub offset: u64,
+    /// Name in the docs.
+    pub name: &'static str,
+    /// Name of its offset in libnvmm's `src/internal.h`.
+    pub c_name: &'static str,
+    /// Loads, stores or both.
+    pub access: Access,
+    /// What it holds.
+    pub meaning: &'static str,
+}
+
+/// Every register, in offset order.
+pub const REGISTERS: [Register; 10] = [
+    Register {
+        offset: reg::MAGIC,
+        name: "MAGIC",
+        c_name: "CTL_MAGIC",
+        access: Access::ReadOnly,
+        meaning: "`0x314C_5443_4D4D_564E` (\"NVMMCTL1\")",
+    },
+    Register {
+        offset: reg::METHOD,
+        name: "METHOD",
+        c_name: "CTL_METHOD",
+        access: Access::ReadWrite,
+        meaning: "0 coarse, 1 fine, 2 proposed",
+    },
+    Register {
+        offset: reg::TRCD_NS,
+        name: "TRCD_NS",
+        c_name: "CTL_TRCD",
+        access: Access::ReadWrite,
+        meaning: "NVMM read latency (fine/proposed)",
+    },
+    Register {
+        offset: reg::TRP_NS,
+        name: "TRP_NS",
+        c_name: "CTL_TRP",
+        access: Access::ReadWrite,
+        meaning: "NVMM write latency (fine/proposed)",
+    },
+    Register {
+        offset: reg::TRAS_NS,
+        name: "TRAS_NS",
+        c_name: "CTL_TRAS",
+        access: Access::ReadWrite,
+        meaning: "stretched tRAS (proposed)",
+    },
+    Register {
+        offset: reg::COARSE_READ_NS,
+        name: "COARSE_READ_NS",
+        c_name: "CTL_COARSE_READ",
+        access: Access::ReadWrite,
+        meaning: "read delay (coarse)",
+    },
+    Register {
+        offset: reg::COARSE_WRITE_NS,
+        name: "COARSE_WRITE_NS",
+        c_name: "CTL_COARSE_WRITE",
+        access: Access::ReadWrite,
+        meaning: "write delay (coarse)",
+    },
+    Register {
+        offset: reg::BOUNDARY,
+        name: "BOUNDARY",
+        c_name: "CTL_BOUNDARY",
+        access: Access::ReadWrite,
+        meaning: "physical address where NVMM timing begins: moves the split between the NVMM region and the DRAM region below it on the same controller (4 KiB aligned, each keeps a page)",
+    },
+    Register {
+        offset: reg::COMMAND,
+        name: "COMMAND",
+        c_name: "CTL_COMMAND",
+        access: Access::WriteOnly,
+        meaning: "1: snapshot the counters; 2: reset them",
+    },
+    Register {
+        offset: reg::LINE_BYTES,
+        name: "LINE_BYTES",
+        c_name: "CTL_LINE_BYTES",
+        access: Access::ReadOnly,
+        meaning: "the L1 data cache's line size: the step of a range flush",
+    },
+];
+
+/// The register table as Markdown, as `docs/memory-system.md` shows it.
+pub fn register_table_markdown() -> String {
+    let mut out = String::from("| offset | name | access | meaning |\n|---|---|---|---|\n");
+    for r in &REGISTERS {
+        out.push_str(&format!(
+            "| {:#05x} | `{}` | {} | {} |\n",
+            r.offset,
+            r.name,
+            r.access.as_str(),
+            r.meaning
+        ));
+    }
+    out.push_str(&format!(
+        "| {COUNTERS:#05x} + {COUNTER_STRIDE:#x}·r | counters of region r (0 = the NVMM region, then the DRAM regions) | RO | {} |\n",
+        COUNTER_NAMES.join(", ")
+    ));
+    out
+}
 
 /// The control page's own state: the NVMM setting it last applied and the
 /// counter snapshot.
@@ -43,7 +216,7 @@ pub struct ControlPage {
     boundary: u64,
     line_bytes: u64,
     regions: Vec<String>,
-    snapshot: Vec<[u64; COUNTERS]>,
+    snapshot: Vec<[u64; COUNTER_NAMES.len()]>,
 }
 
 impl ControlPage {
@@ -62,30 +235,37 @@ impl ControlPage {
             params: r.nvmm.clone()?,
             boundary: r.base,
             line_bytes: u64::from(cfg.cache.l1d.line_bytes),
-            snapshot: vec![[0; COUNTERS]; regions.len()],
+            snapshot: vec![[0; COUNTER_NAMES.len()]; regions.len()],
             regions,
         })
     }
 
-    fn register(&self, index: u64) -> u64 {
+    /// The 64-bit register at byte offset `offset` (a multiple of 8).
+    fn register(&self, offset: u64) -> u64 {
         let p = &self.params;
-        match index {
-            0 => MAGIC,
-            1 => match p.method {
-                Method::Coarse => 0,
-                Method::Fine => 1,
-                Method::Proposed => 2,
-            },
-            2 => p.trcd_ns.round() as u64,
-            3 => p.trp_ns.round() as u64,
-            4 => p.tras_ns.round() as u64,
-            5 => p.coarse_read_ns.round() as u64,
-            6 => p.coarse_write_ns.round() as u64,
-            7 => self.boundary,
-            9 => self.line_bytes,
-            i if (0x20..0x20 + 8 * self.regions.len() as u64).contains(&i) => {
-                let k = (i - 0x20) as usize;
-                self.snapshot[k / COUNTERS][k % COUNTERS]
+        let counters = COUNTERS..COUNTERS + COUNTER_STRIDE * self.regions.len() as u64;
+        match offset {
+            reg::MAGIC => MAGIC,
+            reg::METHOD => METHOD_CODES
+                .iter()
+                .find(|(_, m)| *m == p.method)
+                .map_or(u64::MAX, |(code, _)| *code),
+            reg::TRCD_NS => p.trcd_ns.round() as u64,
+            reg::TRP_NS => p.trp_ns.round() as u64,
+            reg::TRAS_NS => p.tras_ns.round() as u64,
+            reg::COARSE_READ_NS => p.coarse_read_ns.round() as u64,
+            reg::COARSE_WRITE_NS => p.coarse_write_ns.round() as u64,
+            reg::BOUNDARY => self.boundary,
+            reg::LINE_BYTES => self.line_bytes,
+            o if counters.contains(&o) => {
+                let (block, within) = (
+                    (o - COUNTERS) / COUNTER_STRIDE,
+                    (o - COUNTERS) % COUNTER_STRIDE,
+                );
+                self.snapshot[block as usize]
+                    .get((within / 8) as usize)
+                    .copied()
+                    .unwrap_or(0)
             }
             _ => 0,
         }
@@ -96,7 +276,7 @@ impl ControlPage {
         if offset >= CONTROL_PAGE_SIZE || !offset.is_multiple_of(size) {
             return None;
         }
-        let word = self.register(offset / 8);
+        let word = self.register(offset & !7);
         let shift = (offset % 8) * 8;
         let mask = if size == 8 {
             u64::MAX
@@ -123,27 +303,23 @@ impl ControlPage {
             return false;
         }
         let mut p = self.params.clone();
-        match offset / 8 {
-            1 => {
-                p.method = match value {
-                    0 => Method::Coarse,
-                    1 => Method::Fine,
-                    2 => Method::Proposed,
-                    _ => return true,
-                }
-            }
-            2 => p.trcd_ns = value as f64,
-            3 => p.trp_ns = value as f64,
-            4 => p.tras_ns = value as f64,
-            5 => p.coarse_read_ns = value as f64,
-            6 => p.coarse_write_ns = value as f64,
-            7 => {
+        match offset {
+            reg::METHOD => match METHOD_CODES.iter().find(|(code, _)| *code == value) {
+                Some((_, m)) => p.method = *m,
+                None => return true,
+            },
+            reg::TRCD_NS => p.trcd_ns = value as f64,
+            reg::TRP_NS => p.trp_ns = value as f64,
+            reg::TRAS_NS => p.tras_ns = value as f64,
+            reg::COARSE_READ_NS => p.coarse_read_ns = value as f64,
+            reg::COARSE_WRITE_NS => p.coarse_write_ns = value as f64,
+            reg::BOUNDARY => {
                 if ms.is_none_or(|ms| ms.set_boundary(&self.region, value).is_ok()) {
                     self.boundary = value;
                 }
                 return true;
             }
-            8 => {
+            reg::COMMAND => {
                 self.command(ms, value);
                 return true;
             }
@@ -155,28 +331,19 @@ impl ControlPage {
         true
     }
 
-    /// Runs a `COMMAND` (1 snapshot, 2 reset; others are ignored).
+    /// Runs a `COMMAND` ([`COMMAND_SNAPSHOT`], [`COMMAND_RESET`]; others
+    /// are ignored).
     fn command(&mut self, ms: Option<&mut MemorySystem>, value: u64) {
         let Some(ms) = ms else { return };
         match value {
-            1 => {
+            COMMAND_SNAPSHOT => {
                 let stats = ms.stats_json(0);
                 for (k, name) in self.regions.iter().enumerate() {
                     let r = &stats["regions"][name];
-                    let n = |key: &str| r[key].as_u64().unwrap_or(0);
-                    self.snapshot[k] = [
-                        n("reads"),
-                        n("writes"),
-                        n("acts"),
-                        n("row_hits"),
-                        n("bank_switches"),
-                        n("read_latency_total_ns"),
-                        n("write_latency_total_ns"),
-                        n("writes_done"),
-                    ];
+                    self.snapshot[k] = COUNTER_NAMES.map(|key| r[key].as_u64().unwrap_or(0));
                 }
             }
-            2 => ms.reset_stats(),
+            COMMAND_RESET => ms.reset_stats(),
             _ => {}
         }
     }
@@ -185,6 +352,112 @@ impl ControlPage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
+
+    /// `#define NAME VALUE` lines of a C header, values as integers
+    /// (decimal or hex, with an optional `u`/`ull` suffix).
+    fn c_defines(header: &str) -> BTreeMap<String, u64> {
+        let mut out = BTreeMap::new();
+        for line in header.lines() {
+            let mut words = line.split_whitespace();
+            if words.next() != Some("#define") {
+                continue;
+            }
+            let (Some(name), Some(value)) = (words.next(), words.next()) else {
+                continue;
+            };
+            let digits = value.trim_end_matches(['u', 'U', 'l', 'L']);
+            let parsed = match digits.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => digits.parse(),
+            };
+            if let Ok(v) = parsed {
+                out.insert(name.to_string(), v);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn libnvmm_header_matches_the_register_table() {
+        let defines = c_defines(include_str!("../../../sdk/libnvmm/src/internal.h"));
+        let mut expected: BTreeMap<String, u64> = REGISTERS
+            .iter()
+            .map(|r| (r.c_name.to_string(), r.offset))
+            .collect();
+        for (name, v) in [
+            ("CTL_COUNTERS", COUNTERS),
+            ("CTL_COUNTER_STRIDE", COUNTER_STRIDE),
+            ("CTL_COMMAND_SNAPSHOT", COMMAND_SNAPSHOT),
+            ("CTL_COMMAND_RESET", COMMAND_RESET),
+            ("CTL_MAGIC_VALUE", MAGIC),
+            ("CTL_PAGE", CONTROL_PAGE_SIZE),
+        ] {
+            expected.insert(name.to_string(), v);
+        }
+        // The page's physical address is the board's business.
+        let header: BTreeMap<String, u64> = defines
+            .into_iter()
+            .filter(|(k, _)| k.starts_with("CTL_") && k != "CTL_PHYS_DEFAULT")
+            .collect();
+        assert_eq!(header, expected, "sdk/libnvmm/src/internal.h");
+        assert_eq!(COUNTER_STRIDE, 8 * COUNTER_NAMES.len() as u64);
+    }
+
+    #[test]
+    fn libnvmm_method_numbers_match_the_method_register() {
+        let h = include_str!("../../../sdk/libnvmm/include/nvmm.h");
+        let decl = h
+            .lines()
+            .find(|l| l.starts_with("enum nvmm_method"))
+            .expect("nvmm.h declares enum nvmm_method");
+        let body = decl.split(['{', '}']).nth(1).unwrap_or("");
+        let mut header: Vec<(String, u64)> = body
+            .split(',')
+            .filter_map(|e| {
+                let (name, v) = e.split_once('=')?;
+                Some((name.trim().to_string(), v.trim().parse().ok()?))
+            })
+            .collect();
+        header.sort();
+        let mut ours: Vec<(String, u64)> = METHOD_CODES
+            .iter()
+            .map(|(code, m)| (format!("NVMM_{}", m.as_str().to_uppercase()), *code))
+            .collect();
+        ours.sort();
+        assert_eq!(header, ours);
+    }
+
+    #[test]
+    fn the_docs_show_the_register_table() {
+        let docs = include_str!("../../../docs/memory-system.md");
+        let table = register_table_markdown();
+        assert!(
+            docs.contains(&table),
+            "docs/memory-system.md must contain the register table as generated:\n{table}"
+        );
+    }
+
+    #[test]
+    fn the_method_register_documents_its_codes() {
+        let codes: Vec<String> = METHOD_CODES
+            .iter()
+            .map(|(code, m)| format!("{code} {m}"))
+            .collect();
+        let method = REGISTERS.iter().find(|r| r.offset == reg::METHOD).unwrap();
+        assert_eq!(method.meaning, codes.join(", "));
+    }
+
+    #[test]
+    fn offsets_are_distinct_aligned_and_below_the_counters() {
+        for (i, r) in REGISTERS.iter().enumerate() {
+            assert!(r.offset.is_multiple_of(8) && r.offset < COUNTERS, "{r:?}");
+            assert!(
+                REGISTERS[..i].iter().all(|q| q.offset < r.offset),
+                "{r:?} out of order"
+            );
+        }
+    }
 
     #[test]
     fn registers_read_and_set_the_nvmm_method() {

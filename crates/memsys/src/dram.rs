@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 
 use crate::backend::{Backend, Backends, Crossing};
 use crate::time::{ns_to_ps, Ps};
+use crate::MemsysError;
 
 impl Backend for Controller {
     fn read(&mut self, paddr: u64, now: Ps) -> Ps {
@@ -41,7 +42,7 @@ impl Backend for Controller {
         self.stats()
             .into_iter()
             .map(|s| {
-                let v = json!({
+                let mut v = json!({
                     "reads": s.reads,
                     "writes": s.writes,
                     "acts": s.acts,
@@ -63,6 +64,15 @@ impl Backend for Controller {
                     "read_latency_hist": hist(&s.read_latency_hist),
                     "write_latency_hist": hist(&s.write_latency_hist),
                 });
+                // Only a method with counters of its own adds the object.
+                if !s.method.is_empty() {
+                    let own: serde_json::Map<String, Value> = s
+                        .method
+                        .iter()
+                        .map(|&(k, n)| (k.to_string(), json!(n)))
+                        .collect();
+                    v["method"] = Value::Object(own);
+                }
                 (s.name, v)
             })
             .collect()
@@ -72,19 +82,19 @@ impl Backend for Controller {
         Controller::reset_stats(self)
     }
 
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
-        Controller::set_nvmm(self, region, params)
+    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
+        Ok(Controller::set_nvmm(self, region, params)?)
     }
 
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
-        Controller::set_boundary(self, region, boundary)
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
+        Ok(Controller::set_boundary(self, region, boundary)?)
     }
 }
 
 /// One `rvnvmm_dram::Controller` per controller that a region of `cfg`
 /// names, matching reads against queued writes at the granularity of the
 /// lines that cross the bus (`line_bytes`).
-pub(crate) fn controllers(cfg: &Config, line_bytes: u64) -> Result<Backends, String> {
+pub(crate) fn controllers(cfg: &Config, line_bytes: u64) -> Result<Backends, MemsysError> {
     let mut out: Backends = Vec::new();
     for name in cfg.memory.controllers.keys() {
         if !cfg.memory.regions.values().any(|r| &r.controller == name) {

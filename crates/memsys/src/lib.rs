@@ -55,6 +55,7 @@ mod bus;
 mod cache;
 pub mod control;
 mod dram;
+mod error;
 mod filter;
 mod time;
 
@@ -67,6 +68,7 @@ use serde_json::{json, Map, Value};
 pub use backend::{Backend, Backends, Crossing, FixedLatency};
 pub use bus::BusStats;
 pub use cache::{CacheStats, LineState};
+pub use error::MemsysError;
 pub use filter::FILTER_ENTRIES;
 
 #[cfg(test)]
@@ -214,7 +216,7 @@ impl std::fmt::Debug for MemorySystem {
 impl MemorySystem {
     /// The memory system of `cfg` for `harts` harts, with a controller model
     /// per `[memory.controllers.NAME]`.
-    pub fn new(cfg: &Config, harts: usize) -> Result<MemorySystem, String> {
+    pub fn new(cfg: &Config, harts: usize) -> Result<MemorySystem, MemsysError> {
         let backends = default_backends(cfg)?;
         MemorySystem::with_backends(cfg, harts, Options::for_config(cfg), backends)
     }
@@ -226,9 +228,9 @@ impl MemorySystem {
         harts: usize,
         options: Options,
         backends: Backends,
-    ) -> Result<MemorySystem, String> {
+    ) -> Result<MemorySystem, MemsysError> {
         if harts == 0 {
-            return Err("the memory system needs at least one hart".into());
+            return Err(MemsysError::NoHarts);
         }
         let c = &cfg.cache;
         let clock = Clock::new(cfg.machine.clock_hz);
@@ -243,11 +245,11 @@ impl MemorySystem {
             let l2 = Cache::new("l2", &c.l2, 0x5EED_0002)?;
             for (name, level) in [("l1i", &c.l1i), ("l1d", &c.l1d)] {
                 if level.enabled && level.line_bytes != c.l2.line_bytes {
-                    return Err(format!(
-                        "cache.{name}.line_bytes ({}) must equal cache.l2.line_bytes ({}) \
-                         when the L2 is enabled",
-                        level.line_bytes, c.l2.line_bytes
-                    ));
+                    return Err(MemsysError::L2LineBytes {
+                        level: name,
+                        line_bytes: level.line_bytes,
+                        l2_line_bytes: c.l2.line_bytes,
+                    });
                 }
             }
             Some(l2)
@@ -266,7 +268,7 @@ impl MemorySystem {
         let mut slots: Vec<BackendSlot> = Vec::new();
         for (name, backend) in backends {
             if slots.iter().any(|s| s.name == name) {
-                return Err(format!("controller '{name}' given twice"));
+                return Err(MemsysError::ControllerTwice(name));
             }
             slots.push(BackendSlot { name, backend });
         }
@@ -276,11 +278,9 @@ impl MemorySystem {
             let backend = slots
                 .iter()
                 .position(|s| s.name == r.controller)
-                .ok_or_else(|| {
-                    format!(
-                        "region '{name}' names controller '{}', which has no model",
-                        r.controller
-                    )
+                .ok_or_else(|| MemsysError::NoModel {
+                    region: name.clone(),
+                    controller: r.controller.clone(),
                 })?;
             routes.push(Route {
                 base: r.base,
@@ -516,31 +516,34 @@ impl MemorySystem {
     fn region_backend(
         &mut self,
         region: &str,
-    ) -> Result<(usize, &mut Box<dyn Backend + Send>), String> {
+    ) -> Result<(usize, &mut Box<dyn Backend + Send>), MemsysError> {
         let r = self
             .regions
             .iter()
             .position(|r| r.name == region)
-            .ok_or_else(|| format!("no memory region named '{region}'"))?;
+            .ok_or_else(|| MemsysError::UnknownRegion(region.to_string()))?;
         let ctrl = &self.regions[r].controller;
         let b = self
             .backends
             .iter_mut()
             .find(|b| &b.name == ctrl)
-            .ok_or_else(|| format!("region '{region}' has no controller"))?;
+            .ok_or_else(|| MemsysError::NoModel {
+                region: region.to_string(),
+                controller: ctrl.clone(),
+            })?;
         Ok((r, &mut b.backend))
     }
 
     /// Changes the NVMM emulation of region `region` at run time (the
     /// control page).
-    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), String> {
+    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
         self.region_backend(region)?.1.set_nvmm(region, params)
     }
 
     /// Moves the start of NVMM region `region`, and the end of the DRAM
     /// region below it on the same controller, to `boundary` (the control
     /// page's `BOUNDARY`): timing and statistics follow at once.
-    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), String> {
+    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
         let (r, backend) = self.region_backend(region)?;
         backend.set_boundary(region, boundary)?;
         self.routes.move_boundary(r, boundary);
@@ -1212,7 +1215,7 @@ fn avg_ns(sum_ps: Ps, n: u64) -> f64 {
 
 /// The controller models of a config: `rvnvmm_dram::Controller`s, told the
 /// size of the lines that cross the bus.
-fn default_backends(cfg: &Config) -> Result<Backends, String> {
+fn default_backends(cfg: &Config) -> Result<Backends, MemsysError> {
     let c = &cfg.cache;
     let line = if c.l2.enabled {
         c.l2.line_bytes

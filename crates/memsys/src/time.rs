@@ -7,8 +7,7 @@
 //! round trip of a whole cycle count is the identity and a stall is always
 //! computed from absolute times (no rounding error accumulates over a run).
 
-/// Simulated time in picoseconds.
-pub type Ps = u64;
+pub use rvnvmm_dram::Ps;
 
 /// Picoseconds per second.
 pub const PS_PER_S: u128 = 1_000_000_000_000;

@@ -160,7 +160,7 @@ int64_t nvmm_get_latency(enum nvmm_latency which)
 
 static void read_region(volatile uint64_t *ctl, int r, struct nvmm_counters *c)
 {
-    volatile uint64_t *q = ctl + (CTL_COUNTERS + 0x40 * r) / 8;
+    volatile uint64_t *q = ctl + (CTL_COUNTERS + CTL_COUNTER_STRIDE * r) / 8;
     c->reads = q[0];
     c->writes = q[1];
     c->acts = q[2];
@@ -177,7 +177,7 @@ int nvmm_stats_read(struct nvmm_stats *out)
     if (!ctl)
         return -1;
     pthread_mutex_lock(&ctl_lock);
-    REG(CTL_COMMAND) = 1;
+    REG(CTL_COMMAND) = CTL_COMMAND_SNAPSHOT;
     read_region(ctl, 0, &out->nvmm);
     read_region(ctl, 1, &out->dram);
     pthread_mutex_unlock(&ctl_lock);
@@ -193,7 +193,7 @@ int nvmm_stats_reset(void)
     if (!ctl)
         return -1;
     pthread_mutex_lock(&ctl_lock);
-    REG(CTL_COMMAND) = 2;
+    REG(CTL_COMMAND) = CTL_COMMAND_RESET;
     pthread_mutex_unlock(&ctl_lock);
     return 0;
 }

@@ -9,20 +9,25 @@
 
 #define NVMM_HIDDEN __attribute__((visibility("hidden")))
 
-/* Control page registers (crates/memsys/src/control.rs). */
-enum {
-    CTL_MAGIC = 0x000,
-    CTL_METHOD = 0x008,
-    CTL_TRCD = 0x010,
-    CTL_TRP = 0x018,
-    CTL_TRAS = 0x020,
-    CTL_COARSE_READ = 0x028,
-    CTL_COARSE_WRITE = 0x030,
-    CTL_BOUNDARY = 0x038,
-    CTL_COMMAND = 0x040,
-    CTL_LINE_BYTES = 0x048,
-    CTL_COUNTERS = 0x100, /* + 0x40 * region (0 NVMM, 1 DRAM), 8 registers */
-};
+/* Control page registers: byte offsets (the table in
+ * crates/memsys/src/control.rs; a test there checks these against it). */
+#define CTL_MAGIC 0x000
+#define CTL_METHOD 0x008
+#define CTL_TRCD 0x010
+#define CTL_TRP 0x018
+#define CTL_TRAS 0x020
+#define CTL_COARSE_READ 0x028
+#define CTL_COARSE_WRITE 0x030
+#define CTL_BOUNDARY 0x038
+#define CTL_COMMAND 0x040
+#define CTL_LINE_BYTES 0x048
+/* Counter block of region r (0 NVMM, 1 DRAM): 8 registers at
+ * CTL_COUNTERS + CTL_COUNTER_STRIDE * r. */
+#define CTL_COUNTERS 0x100
+#define CTL_COUNTER_STRIDE 0x40
+/* CTL_COMMAND values. */
+#define CTL_COMMAND_SNAPSHOT 1
+#define CTL_COMMAND_RESET 2
 #define CTL_MAGIC_VALUE 0x314C54434D4D564Eull /* "NVMMCTL1" */
 #define CTL_PAGE 4096
 /* Physical address of the control page on rvnvmm machines (full system). */

@@ -1,0 +1,74 @@
+//! What can go wrong building or reconfiguring the memory system.
+
+use rvnvmm_dram::DramError;
+
+/// A memory system that cannot be built, or a run-time change it refuses.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum MemsysError {
+    /// No hart to serve.
+    #[error("the memory system needs at least one hart")]
+    NoHarts,
+
+    /// A cache line size the model cannot use.
+    #[error("{cache}: line_bytes {line_bytes} must be a power of two of at least 4")]
+    LineBytes {
+        /// The cache (`hart0.l1d`, `l2`, ...).
+        cache: String,
+        /// The size given.
+        line_bytes: u32,
+    },
+
+    /// A cache geometry that is not a power-of-two number of sets.
+    #[error("{cache}: {size_bytes} bytes in {ways} ways of {line_bytes} bytes is not a power-of-two number of sets")]
+    Sets {
+        /// The cache.
+        cache: String,
+        /// Capacity.
+        size_bytes: u64,
+        /// Associativity.
+        ways: u32,
+        /// Line size.
+        line_bytes: u32,
+    },
+
+    /// An L1 whose lines differ from the L2's.
+    #[error("cache.{level}.line_bytes ({line_bytes}) must equal cache.l2.line_bytes ({l2_line_bytes}) when the L2 is enabled")]
+    L2LineBytes {
+        /// `l1i` or `l1d`.
+        level: &'static str,
+        /// The L1's line size.
+        line_bytes: u32,
+        /// The L2's.
+        l2_line_bytes: u32,
+    },
+
+    /// Two controller models under one name.
+    #[error("controller '{0}' given twice")]
+    ControllerTwice(String),
+
+    /// A region whose controller has no model.
+    #[error("region '{region}' names controller '{controller}', which has no model")]
+    NoModel {
+        /// The region.
+        region: String,
+        /// The controller it names.
+        controller: String,
+    },
+
+    /// A region name the machine does not have.
+    #[error("no memory region named '{0}'")]
+    UnknownRegion(String),
+
+    /// A change the controller model of `region` does not support.
+    #[error("this memory controller cannot {what} of region '{region}' at run time")]
+    Unsupported {
+        /// The region.
+        region: String,
+        /// What was asked (`change the NVMM method`, `move the boundary`).
+        what: &'static str,
+    },
+
+    /// The controller model refused.
+    #[error(transparent)]
+    Controller(#[from] DramError),
+}
