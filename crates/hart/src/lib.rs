@@ -43,6 +43,7 @@ pub use trap::{Exit, Trap};
 use privileged::PrivState;
 use std::sync::Arc;
 
+use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 
@@ -119,6 +120,9 @@ pub struct HartConfig {
     pub cflush_user: bool,
     /// The in-order core's cycle costs.
     pub costs: CoreCosts,
+    /// The extensions implemented: an instruction outside them decodes as
+    /// illegal, and `misa` shows their letters.
+    pub isa: ExtSet,
 }
 
 impl Default for HartConfig {
@@ -128,6 +132,7 @@ impl Default for HartConfig {
             timebase_hz: 10_000_000,
             cflush_user: true,
             costs: CoreCosts::FUNCTIONAL,
+            isa: ExtSet::ALL,
         }
     }
 }
@@ -440,6 +445,8 @@ impl Hart {
     }
 }
 
+#[cfg(test)]
+mod ext_tests;
 #[cfg(test)]
 mod priv_tests;
 #[cfg(test)]
