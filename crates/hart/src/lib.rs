@@ -1,5 +1,7 @@
 //! One RISC-V hart (RV64IMAFDC + Zicsr, Zifencei, Zicntr, Zicbom, Zicboz,
-//! Sstc, Svnapot; M, S and U modes with Sv39 and PMP) for rvnvmm.
+//! Zicbop, the RVA23U64 scalar integer extensions, Sstc, Svnapot; M, S and
+//! U modes with Sv39 and PMP) for rvnvmm. [`HartConfig::isa`] turns
+//! extensions off.
 //!
 //! The hart interprets decoded basic blocks from a [`CodeCache`], translates
 //! addresses through a software [`tlb::Tlb`] backed by Sv39 page tables in
