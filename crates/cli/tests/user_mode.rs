@@ -326,3 +326,42 @@ fn extensions_beyond_qemu_pass_their_checks() {
     assert!(!out.contains("FAIL") && out.lines().count() >= 17, "{out}");
     assert!(!isa_ext(Some("rv64gc"), &[]).status.success());
 }
+
+/// `--trace` names the new instructions in `objdump -M no-aliases` syntax
+/// (compressed ones as their 32-bit expansions, as elsewhere).
+#[test]
+fn trace_disassembles_the_new_extensions() {
+    let prog = repo().join("guest/build/emu/isa_ext");
+    let o = rvnvmm()
+        .arg("run")
+        .arg("--trace")
+        .arg(&prog)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let trace = String::from_utf8_lossy(&o.stderr);
+    let texts: Vec<&str> = trace
+        .lines()
+        .filter_map(|l| l.splitn(3, ' ').nth(2))
+        .collect();
+    for want in [
+        "add.uw s0,s0,zero",
+        "sext.b s0,s0",
+        "zext.h s0,s0",
+        "xori s0,s0,-1",
+        "mul s0,s0,s1",
+        "mop.rr.7 ",
+        "c.mop.1",
+        "wrs.nto",
+        "wrs.sto",
+        "ntl.p1",
+        "ntl.all",
+    ] {
+        assert!(
+            texts.iter().any(|t| t.starts_with(want)),
+            "no `{want}` in the trace"
+        );
+    }
+    assert!(texts.iter().any(|t| t.starts_with("czero.eqz ")));
+    assert!(texts.iter().any(|t| t.starts_with("mop.r.0 ")));
+}
