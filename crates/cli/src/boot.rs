@@ -868,6 +868,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         cflush_user: cfg.cflush.allow_user,
         costs: core_costs(&cfg),
         isa,
+        misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
     };
     let n = board.harts();
     let mut harts = Vec::with_capacity(n);

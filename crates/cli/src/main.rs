@@ -150,6 +150,7 @@ pub(crate) fn user_options(
                 .machine
                 .extensions()
                 .map_err(|e| format!("machine.isa: {e}"))?,
+            misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
         },
         ram: (dram.base, dram.size),
         nvmm: cfg

@@ -165,6 +165,19 @@ string_enum! {
 }
 
 string_enum! {
+    /// How the harts' scalar misaligned loads and stores perform, as
+    /// `riscv_hwprobe` (`MISALIGNED_SCALAR_PERF`, `CPUPERF_0`) tells software.
+    pub enum Misaligned {
+        /// Done in hardware, one access per line touched, faster than the
+        /// byte accesses that would replace them (the model's behaviour).
+        Fast = "fast",
+        /// Trapped and emulated by firmware, as on Rocket: software (glibc's
+        /// `memcpy`) avoids them.
+        Emulated = "emulated",
+    }
+}
+
+string_enum! {
     /// Memory-controller request scheduler.
     pub enum Scheduler {
         /// First-ready, first-come first-served: row-buffer hits first, then
@@ -218,6 +231,11 @@ pub struct Machine {
     /// [`rvnvmm_isa::ExtSet`]). An instruction outside it is illegal. The
     /// default is every extension the emulator implements.
     pub isa: String,
+    /// What `riscv_hwprobe` reports for scalar misaligned accesses. The
+    /// model does them in hardware either way; `emulated` describes a core
+    /// (Rocket) whose firmware emulates them, so software picks the same
+    /// aligned routines it picks on that board.
+    pub misaligned: Misaligned,
     /// `timing` (the full model) or `functional` (one cycle per
     /// instruction, no memory-system model).
     pub model: Model,
@@ -574,6 +592,7 @@ impl Default for Machine {
             harts: 4,
             clock_hz: 50_000_000,
             isa: rvnvmm_isa::ExtSet::ALL.to_string(),
+            misaligned: Misaligned::Fast,
             model: Model::Timing,
         }
     }

@@ -125,6 +125,9 @@ pub struct HartConfig {
     /// The extensions implemented: an instruction outside them decodes as
     /// illegal, and `misa` shows their letters.
     pub isa: ExtSet,
+    /// Whether software is told misaligned scalar accesses are fast
+    /// (`riscv_hwprobe`); otherwise they are reported as emulated.
+    pub misaligned_fast: bool,
 }
 
 impl Default for HartConfig {
@@ -135,6 +138,7 @@ impl Default for HartConfig {
             cflush_user: true,
             costs: CoreCosts::FUNCTIONAL,
             isa: ExtSet::ALL,
+            misaligned_fast: true,
         }
     }
 }

@@ -5,7 +5,8 @@
 
 use crate::errno::*;
 use crate::process::Process;
-use rvnvmm_isa::{Ext, ExtSet, CBOZ_BLOCK_BYTES};
+use rvnvmm_hart::HartConfig;
+use rvnvmm_isa::{Ext, CBOZ_BLOCK_BYTES};
 
 /// Keys (`RISCV_HWPROBE_KEY_*`).
 pub const KEY_MVENDORID: i64 = 0;
@@ -28,6 +29,9 @@ const BASE_BEHAVIOR_IMA: u64 = 1;
 /// and stores in hardware, as one access per line touched, faster than the
 /// byte accesses that would replace them.
 const MISALIGNED_SCALAR_FAST: u64 = 3;
+/// `RISCV_HWPROBE_MISALIGNED_SCALAR_EMULATED`: misaligned accesses trap and
+/// firmware emulates them (Rocket), so software should avoid them.
+const MISALIGNED_SCALAR_EMULATED: u64 = 1;
 /// `RISCV_HWPROBE_MISALIGNED_VECTOR_UNSUPPORTED`: there is no V.
 const MISALIGNED_VECTOR_UNSUPPORTED: u64 = 4;
 /// `RISCV_HWPROBE_WHICH_CPUS`: the call answers which CPUs match the pairs.
@@ -37,13 +41,17 @@ const SV39_HIGHEST_USER_VA: u64 = (1 << 38) - 1;
 
 /// What the machine's harts answer for `key` (all harts are alike), or
 /// `None` for a key Linux does not know.
-pub fn value(key: i64, isa: ExtSet, timebase_hz: u64) -> Option<u64> {
+pub fn value(key: i64, hart: &HartConfig) -> Option<u64> {
+    let (isa, timebase_hz) = (hart.isa, hart.timebase_hz);
     Some(match key {
         // The harts' mvendorid, marchid and mimpid CSRs: 0, not implemented.
         KEY_MVENDORID | KEY_MARCHID | KEY_MIMPID => 0,
         KEY_BASE_BEHAVIOR => BASE_BEHAVIOR_IMA,
         KEY_IMA_EXT_0 => isa.hwprobe_ima_ext_0(),
-        KEY_CPUPERF_0 | KEY_MISALIGNED_SCALAR_PERF => MISALIGNED_SCALAR_FAST,
+        KEY_CPUPERF_0 | KEY_MISALIGNED_SCALAR_PERF if hart.misaligned_fast => {
+            MISALIGNED_SCALAR_FAST
+        }
+        KEY_CPUPERF_0 | KEY_MISALIGNED_SCALAR_PERF => MISALIGNED_SCALAR_EMULATED,
         KEY_ZICBOZ_BLOCK_SIZE if isa.has(Ext::Zicboz) => CBOZ_BLOCK_BYTES as u64,
         KEY_ZICBOZ_BLOCK_SIZE => 0,
         KEY_HIGHEST_VIRT_ADDRESS => SV39_HIGHEST_USER_VA,
@@ -83,11 +91,10 @@ impl Process {
                 return Err(EINVAL);
             }
         }
-        let (isa, timebase) = (self.opts.hart.isa, self.opts.hart.timebase_hz);
         for k in 0..count {
             let at = pairs.wrapping_add(k.wrapping_mul(16));
             let key = self.read_u64(at)? as i64;
-            let (key, v) = match value(key, isa, timebase) {
+            let (key, v) = match value(key, &self.opts.hart) {
                 Some(v) => (key, v),
                 None => (-1, 0),
             };
@@ -115,7 +122,6 @@ impl Process {
         if set.iter().all(|&w| w == 0) {
             set = self.online_cpus();
         }
-        let (isa, timebase) = (self.opts.hart.isa, self.opts.hart.timebase_hz);
         let mut clear_all = false;
         for k in 0..count {
             let at = pairs.wrapping_add(k.wrapping_mul(16));
@@ -131,7 +137,7 @@ impl Process {
             }
             // Every hart has the same value; Linux knows every key up to
             // MAX_KEY.
-            let have = value(key, isa, timebase).unwrap_or(0);
+            let have = value(key, &self.opts.hart).unwrap_or(0);
             let matches = if is_bitmask(key) {
                 have & want == want
             } else {
@@ -178,25 +184,49 @@ impl Process {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rvnvmm_isa::ExtSet;
+
+    fn hart(isa: ExtSet, timebase_hz: u64) -> HartConfig {
+        HartConfig {
+            isa,
+            timebase_hz,
+            ..HartConfig::default()
+        }
+    }
 
     #[test]
     fn values_follow_the_extension_set() {
         let all = ExtSet::ALL;
         let gc = ExtSet::RV64GC;
-        assert_eq!(value(KEY_BASE_BEHAVIOR, all, 10_000_000), Some(1));
-        let ext = value(KEY_IMA_EXT_0, all, 10_000_000).unwrap();
+        assert_eq!(value(KEY_BASE_BEHAVIOR, &hart(all, 10_000_000)), Some(1));
+        let ext = value(KEY_IMA_EXT_0, &hart(all, 10_000_000)).unwrap();
         // FD, C, Zba, Zbb, Zbs, Zicboz, Zbc, Zicond, Zihintpause, Zcb, Zawrs.
         for bit in [0, 1, 3, 4, 5, 6, 7, 35, 36, 44, 48] {
             assert_ne!(ext & 1 << bit, 0, "bit {bit}");
         }
-        assert_eq!(value(KEY_IMA_EXT_0, gc, 1), Some(1 | 2 | 1 << 43 | 1 << 45));
-        assert_eq!(value(KEY_ZICBOZ_BLOCK_SIZE, all, 1), Some(64));
-        assert_eq!(value(KEY_ZICBOZ_BLOCK_SIZE, gc, 1), Some(0));
-        assert_eq!(value(KEY_TIME_CSR_FREQ, gc, 10_000_000), Some(10_000_000));
-        assert_eq!(value(KEY_HIGHEST_VIRT_ADDRESS, gc, 1), Some(0x3f_ffff_ffff));
-        assert_eq!(value(KEY_MISALIGNED_SCALAR_PERF, gc, 1), Some(3));
-        assert_eq!(value(KEY_CPUPERF_0, gc, 1), Some(3));
-        assert_eq!(value(11, gc, 1), None);
+        assert_eq!(
+            value(KEY_IMA_EXT_0, &hart(gc, 1)),
+            Some(1 | 2 | 1 << 43 | 1 << 45)
+        );
+        assert_eq!(value(KEY_ZICBOZ_BLOCK_SIZE, &hart(all, 1)), Some(64));
+        assert_eq!(value(KEY_ZICBOZ_BLOCK_SIZE, &hart(gc, 1)), Some(0));
+        assert_eq!(
+            value(KEY_TIME_CSR_FREQ, &hart(gc, 10_000_000)),
+            Some(10_000_000)
+        );
+        assert_eq!(
+            value(KEY_HIGHEST_VIRT_ADDRESS, &hart(gc, 1)),
+            Some(0x3f_ffff_ffff)
+        );
+        assert_eq!(value(KEY_MISALIGNED_SCALAR_PERF, &hart(gc, 1)), Some(3));
+        assert_eq!(value(KEY_CPUPERF_0, &hart(gc, 1)), Some(3));
+        let emulated = HartConfig {
+            misaligned_fast: false,
+            ..hart(gc, 1)
+        };
+        assert_eq!(value(KEY_MISALIGNED_SCALAR_PERF, &emulated), Some(1));
+        assert_eq!(value(KEY_CPUPERF_0, &emulated), Some(1));
+        assert_eq!(value(11, &hart(gc, 1)), None);
         assert_eq!(value(-5, gc, 1), None);
     }
 }
