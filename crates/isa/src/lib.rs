@@ -28,14 +28,18 @@
 mod compressed;
 pub mod csr;
 mod decode;
+mod decode_fp_ext;
 mod disasm;
 pub mod encode;
 mod op;
 
 #[cfg(test)]
 mod testdata;
+#[cfg(test)]
+mod testdata_zfh;
 
 pub use compressed::expand_compressed;
 pub use decode::decode;
+pub use decode_fp_ext::{fp_extension, FpExtension};
 pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
 pub use op::{Insn, Op};
