@@ -45,7 +45,7 @@ impl CoreCosts {
         let class = match ins.op {
             Mul | Mulh | Mulhsu | Mulhu | Mulw => self.mul,
             Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => self.div,
-            FdivS | FdivD | FsqrtS | FsqrtD => self.fdiv,
+            FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => self.fdiv,
             Jal => self.alu + self.branch_taken,
             op if is_fp_compute(op) => self.fpu,
             _ => self.alu,
@@ -62,7 +62,7 @@ fn is_load(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Flw | Fld | LrW | LrD
+        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Flh | Flw | Fld | LrW | LrD
     )
 }
 
@@ -122,6 +122,49 @@ fn is_fp_compute(op: Op) -> bool {
             | FcvtDWu
             | FcvtDL
             | FcvtDLu
+            | FmaddH
+            | FmsubH
+            | FnmsubH
+            | FnmaddH
+            | FaddH
+            | FsubH
+            | FmulH
+            | FminH
+            | FmaxH
+            | FcvtSH
+            | FcvtHS
+            | FcvtDH
+            | FcvtHD
+            | FcvtWH
+            | FcvtWuH
+            | FcvtLH
+            | FcvtLuH
+            | FeqH
+            | FltH
+            | FleH
+            | FcvtHW
+            | FcvtHWu
+            | FcvtHL
+            | FcvtHLu
+            | FminmH
+            | FmaxmH
+            | FminmS
+            | FmaxmS
+            | FminmD
+            | FmaxmD
+            | FroundH
+            | FroundnxH
+            | FroundS
+            | FroundnxS
+            | FroundD
+            | FroundnxD
+            | FcvtmodWD
+            | FleqH
+            | FltqH
+            | FleqS
+            | FltqS
+            | FleqD
+            | FltqD
     )
 }
 
@@ -165,6 +208,15 @@ mod tests {
         assert_eq!(c.cost(&mul, None), 4);
         assert_eq!(c.cost(&div, None), 30);
         assert_eq!(c.cost(&fadd, None), 3);
+        assert_eq!(c.cost(&decode(0x04c5_f553), None), 3); // fadd.h
+        assert_eq!(c.cost(&decode(0x1cc5_8553), None), 20); // fdiv.h
+        assert_eq!(c.cost(&decode(0x5c05_f553), None), 20); // fsqrt.h
+        assert_eq!(c.cost(&decode(0x4045_f553), None), 3); // fround.s
+        assert_eq!(c.cost(&decode(0xc285_9553), None), 3); // fcvtmod.w.d
+        assert_eq!(c.cost(&decode(0xf010_0553), None), 1); // fli.s: a move
+        assert_eq!(c.cost(&decode(0xe405_8553), None), 1); // fmv.x.h
+        let flh_a0 = decode(0x0005_1507); // flh fa0, 0(a0)
+        assert_eq!(c.cost(&fadd, Some(&flh_a0)), 3 + 2, "flh is a load");
         assert_eq!(c.cost(&j, None), 2);
         assert_eq!(&*prefix(&c, &[ld_a0, add_a1, mul]), &[0, 1, 4, 8]);
         assert_eq!(
