@@ -28,6 +28,8 @@
 //!   busybox binary.
 //! * Dynamic programs run with `qemu-riscv64 -L SYSROOT` and
 //!   `rvnvmm run --sysroot SYSROOT`; static ones and busybox without.
+//! * A program that needs an extension qemu's default CPU lacks gets a
+//!   `-cpu` from `QEMU_CPU`; rvnvmm implements them all by default.
 //! * `RVNVMM_DIFF_TIMEOUT` (seconds, default 300) bounds each run;
 //!   `RVNVMM_DIFF_KEEP=1` keeps the temporary directories;
 //!   `RVNVMM_DIFF_BIN` replaces the rvnvmm binary (to test the harness).
@@ -100,7 +102,12 @@ guest_programs! {
     signals => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
+    zfh_random => (16, []);
 }
+
+/// `qemu-riscv64 -cpu` for the programs that need extensions its default
+/// CPU lacks (qemu 7.2 spells these properties with capitals).
+const QEMU_CPU: &[(&str, &str)] = &[("zfh_random", "rv64,Zfh=true,Zfhmin=true")];
 
 /// Declares one test per busybox script: `busybox::NAME` runs
 /// `busybox sh guest/busybox/NAME.sh`.
@@ -400,6 +407,10 @@ fn run_guest(linkage: Linkage, name: &str, expected_status: i32, args: &[&str]) 
     let qdir = TempDir::new(&format!("{name}-qemu"), env.keep);
     let wrapper = qdir.path.join(".self-under-qemu");
     let mut qemu_prefix = vec![env.qemu.to_string_lossy().into_owned()];
+    if let Some((_, cpu)) = QEMU_CPU.iter().find(|(n, _)| *n == name) {
+        qemu_prefix.push("-cpu".into());
+        qemu_prefix.push(cpu.to_string());
+    }
     if linkage == Linkage::Dynamic {
         qemu_prefix.push("-L".into());
         qemu_prefix.push(env.sysroot.to_string_lossy().into_owned());
