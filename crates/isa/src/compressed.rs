@@ -5,7 +5,11 @@
 //! instruction a 16-bit parcel stands for, so the rest of the decoder only has
 //! to understand 32-bit encodings. HINT encodings (e.g. `c.addi x0, imm`,
 //! `c.slli` with `rd = 0`, shifts by 0) expand to their (architecturally
-//! no-op) 32-bit forms; reserved encodings yield `None`.
+//! no-op) 32-bit forms; reserved encodings yield `None`. Zcb's additions
+//! expand to the Zba/Zbb/M/base instructions they abbreviate; Zcmop's
+//! `c.mop.N` has no 32-bit equivalent and is decoded apart.
+
+use crate::ext::Ext;
 
 /// Bits `hi..=lo` of `h`, shifted down to bit 0.
 #[inline(always)]
@@ -76,6 +80,34 @@ const OP_LUI: u32 = 0x37;
 const OP_32: u32 = 0x3b;
 const OP_JALR: u32 = 0x67;
 
+/// The Zcb unary operations (`100 111 rd' 11 op 01`) on `r`.
+fn zcb_unary(op: u32, r: u32) -> Option<u32> {
+    match op {
+        0 => Some(i_type(0xff, r, 7, r, OP_IMM)), // c.zext.b: andi r,r,255
+        1 => Some(i_type(0x604, r, 1, r, OP_IMM)), // c.sext.b: sext.b
+        2 => Some(r_type(0x04, 0, r, 4, r, OP_32)), // c.zext.h: zext.h
+        3 => Some(i_type(0x605, r, 1, r, OP_IMM)), // c.sext.h: sext.h
+        4 => Some(r_type(0x04, 0, r, 0, r, OP_32)), // c.zext.w: add.uw r,r,zero
+        5 => Some(i_type(-1, r, 4, r, OP_IMM)),   // c.not: xori r,r,-1
+        _ => None,
+    }
+}
+
+/// The compressed extension a 16-bit parcel belongs to: Zcb for its
+/// additions, Zcmop for `c.mop.N`, Zcd for the FP double loads and stores,
+/// Zca for the rest. (What the expansion needs besides, e.g. Zbb for
+/// `c.sext.b`, is the expanded operation's own extension.)
+pub fn compressed_extension(half: u16) -> Ext {
+    let h = half as u32;
+    match (h & 3, bits(h, 15, 13)) {
+        (0, 4) => Ext::Zcb,
+        (1, 4) if bits(h, 12, 10) == 7 && bits(h, 6, 5) >= 2 => Ext::Zcb,
+        (1, 3) if h & 0xf0ff == 0x6081 => Ext::Zcmop,
+        (0 | 2, 1 | 5) => Ext::Zcd,
+        _ => Ext::Zca,
+    }
+}
+
 /// Expands the 16-bit RV64C instruction `half` to the equivalent 32-bit
 /// encoding.
 ///
@@ -117,7 +149,21 @@ pub fn expand_compressed(half: u16) -> Option<u32> {
                 1 => Some(i_type(uimm_d as i32, rs1_p, 3, rd_p, OP_LOAD_FP)), // c.fld
                 2 => Some(i_type(uimm_w as i32, rs1_p, 2, rd_p, OP_LOAD)),    // c.lw
                 3 => Some(i_type(uimm_d as i32, rs1_p, 3, rd_p, OP_LOAD)),    // c.ld
-                4 => None,
+                4 => {
+                    // Zcb loads and stores: uimm[1] = h[5], uimm[0] = h[6]
+                    // (byte forms) or h[6] selects the signed load
+                    // (halfword forms).
+                    let ub = (bit(h, 5) << 1) | bit(h, 6);
+                    let uh = bit(h, 5) << 1;
+                    match (bits(h, 12, 10), bit(h, 6)) {
+                        (0, _) => Some(i_type(ub as i32, rs1_p, 4, rd_p, OP_LOAD)), // c.lbu
+                        (1, 0) => Some(i_type(uh as i32, rs1_p, 5, rd_p, OP_LOAD)), // c.lhu
+                        (1, _) => Some(i_type(uh as i32, rs1_p, 1, rd_p, OP_LOAD)), // c.lh
+                        (2, _) => Some(s_type(ub as i32, rd_p, rs1_p, 0, OP_STORE)), // c.sb
+                        (3, 0) => Some(s_type(uh as i32, rd_p, rs1_p, 1, OP_STORE)), // c.sh
+                        _ => None,
+                    }
+                }
                 5 => Some(s_type(uimm_d as i32, rd_p, rs1_p, 3, OP_STORE_FP)), // c.fsd
                 6 => Some(s_type(uimm_w as i32, rd_p, rs1_p, 2, OP_STORE)),    // c.sw
                 _ => Some(s_type(uimm_d as i32, rd_p, rs1_p, 3, OP_STORE)),    // c.sd
@@ -170,7 +216,8 @@ pub fn expand_compressed(half: u16) -> Option<u32> {
                                 (0, 3) => Some(r_type(0, rs2_p, rs1_p, 7, rs1_p, OP)),    // c.and
                                 (1, 0) => Some(r_type(0x20, rs2_p, rs1_p, 0, rs1_p, OP_32)), // c.subw
                                 (1, 1) => Some(r_type(0, rs2_p, rs1_p, 0, rs1_p, OP_32)), // c.addw
-                                _ => None,
+                                (1, 2) => Some(r_type(1, rs2_p, rs1_p, 0, rs1_p, OP)),    // c.mul
+                                _ => zcb_unary(bits(h, 4, 2), rs1_p),
                             }
                         }
                     }
@@ -284,8 +331,8 @@ mod tests {
     #[test]
     fn reserved() {
         for h in [
-            0x0000u16, 0x0004, 0x001c, 0x8000, 0x9c00, 0x2001, 0x6101, 0x6501, 0x6001, 0x9c41,
-            0x9c61, 0x8002, 0x4002, 0x6002, 0x5002, 0x7002, 0x6022,
+            0x0000u16, 0x0004, 0x001c, 0x9000, 0x9c00, 0x8c40, 0x2001, 0x6101, 0x6501, 0x6001,
+            0x6081, 0x9c79, 0x9c7d, 0x8002, 0x4002, 0x6002, 0x5002, 0x7002, 0x6022,
         ] {
             assert_eq!(expand_compressed(h), None, "{h:#06x}");
         }

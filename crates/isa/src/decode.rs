@@ -4,8 +4,9 @@
 //! tables, no allocation. Every encoding that is reserved or belongs to an
 //! extension the emulator does not implement decodes to [`Op::Illegal`].
 
-use crate::compressed::expand_compressed;
+use crate::compressed::{compressed_extension, expand_compressed};
 use crate::decode_fp_ext;
+use crate::ext::{Ext, ExtSet};
 use crate::op::{Insn, Op};
 
 /// Builds an [`Insn`] of length 4 with `rs3 = 0` and `rm = 0`.
@@ -65,10 +66,104 @@ pub fn decode(raw: u32) -> Insn {
                 len: 2,
                 ..decode32(w)
             },
-            None => Insn::illegal(2),
+            None => decode_c_mop(raw as u16),
         }
     } else {
         decode32(raw)
+    }
+}
+
+/// Decodes as [`decode`] does, for a hart implementing only the extensions
+/// in `isa`: an instruction of an extension outside it is illegal, and a
+/// hint outside it (`pause`, `ntl.*`, `prefetch.*`) is the base
+/// instruction whose encoding it borrows (a `fence`, an `add` or an `ori`
+/// to `x0`), as on a hart that never heard of the hint.
+#[inline]
+pub fn decode_for(raw: u32, isa: ExtSet) -> Insn {
+    let insn = decode(raw);
+    if isa == ExtSet::ALL || insn.op == Op::Illegal {
+        return insn;
+    }
+    let compressed_ok = insn.len == 4 || isa.has(compressed_extension(raw as u16));
+    let op_ok = if decode_fp_ext::fp_extension(insn.op).is_some() {
+        decode_fp_ext::enabled(insn.op, isa)
+    } else {
+        op_extension(insn.op).is_none_or(|e| isa.has(e))
+    };
+    if compressed_ok && op_ok {
+        return insn;
+    }
+    if !compressed_ok {
+        return Insn::illegal(insn.len);
+    }
+    match insn.op {
+        Op::Pause => Insn {
+            rm: 0x10,
+            ..mk(Op::Fence, 0, 0, 0, 0)
+        },
+        Op::NtlP1 | Op::NtlPall | Op::NtlS1 | Op::NtlAll => Insn {
+            len: insn.len,
+            ..mk(Op::Add, 0, 0, insn.rs2 as u32, 0)
+        },
+        Op::PrefetchI | Op::PrefetchR | Op::PrefetchW => {
+            let low = match insn.op {
+                Op::PrefetchI => 0,
+                Op::PrefetchR => 1,
+                _ => 3,
+            };
+            mk(Op::Ori, 0, insn.rs1 as u32, 0, insn.imm | low)
+        }
+        _ => Insn::illegal(insn.len),
+    }
+}
+
+/// The extension a (32-bit or expanded) operation belongs to; `None` for
+/// the base ISA and for what another setting governs (`cflush.d.l1`). Some
+/// floating-point operations need more than this one (Zfa's half forms
+/// need Zfh too, the double forms D): `decode_for` checks all of it.
+pub fn op_extension(op: Op) -> Option<Ext> {
+    use Op::*;
+    let within = |first: Op, last: Op| (first as u16..=last as u16).contains(&(op as u16));
+    Some(match op {
+        _ if within(Mul, Remuw) => Ext::M,
+        _ if within(LrW, AmomaxuD) => Ext::A,
+        _ if within(Flw, FmvWX) => Ext::F,
+        _ if within(Fld, FmvDX) => Ext::D,
+        _ if within(Csrrw, Csrrci) => Ext::Zicsr,
+        _ if within(AddUw, SlliUw) => Ext::Zba,
+        _ if within(Andn, Rev8) => Ext::Zbb,
+        _ if within(Clmul, Clmulr) => Ext::Zbc,
+        _ if within(Bclr, Bseti) => Ext::Zbs,
+        FenceI => Ext::Zifencei,
+        CboClean | CboFlush | CboInval => Ext::Zicbom,
+        CboZero => Ext::Zicboz,
+        CzeroEqz | CzeroNez => Ext::Zicond,
+        Pause => Ext::Zihintpause,
+        NtlP1 | NtlPall | NtlS1 | NtlAll => Ext::Zihintntl,
+        PrefetchI | PrefetchR | PrefetchW => Ext::Zicbop,
+        MopR | MopRr => Ext::Zimop,
+        CMop => Ext::Zcmop,
+        WrsNto | WrsSto => Ext::Zawrs,
+        _ => match decode_fp_ext::fp_extension(op)? {
+            decode_fp_ext::FpExtension::Zfhmin => Ext::Zfhmin,
+            decode_fp_ext::FpExtension::Zfh => Ext::Zfh,
+            decode_fp_ext::FpExtension::Zfa | decode_fp_ext::FpExtension::ZfaAndZfh => Ext::Zfa,
+        },
+    })
+}
+
+/// `c.mop.N` (Zcmop): the reserved `c.lui xN, 0` encodings for odd N below
+/// 16. Anything else that does not expand is illegal.
+fn decode_c_mop(h: u16) -> Insn {
+    // 011 0 0nnn1 00000 01
+    if h & 0xf0ff == 0x6081 {
+        let n = (h >> 7) & 31;
+        Insn {
+            len: 2,
+            ..mk(Op::CMop, 0, 0, 0, n as i64)
+        }
+    } else {
+        Insn::illegal(2)
     }
 }
 
@@ -151,11 +246,44 @@ fn decode32(raw: u32) -> Insn {
                 2 => mk(Op::Slti, rd, rs1, 0, imm_i),
                 3 => mk(Op::Sltiu, rd, rs1, 0, imm_i),
                 4 => mk(Op::Xori, rd, rs1, 0, imm_i),
+                // Zicbop: `ori x0` with imm[4:0] = 0, 1, 3.
+                6 if rd == 0 && matches!(rs2, 0 | 1 | 3) => {
+                    let op = match rs2 {
+                        0 => Op::PrefetchI,
+                        1 => Op::PrefetchR,
+                        _ => Op::PrefetchW,
+                    };
+                    mk(op, 0, rs1, 0, imm_i & !31)
+                }
                 6 => mk(Op::Ori, rd, rs1, 0, imm_i),
                 7 => mk(Op::Andi, rd, rs1, 0, imm_i),
-                1 if raw >> 26 == 0 => mk(Op::Slli, rd, rs1, 0, shamt),
-                5 if raw >> 26 == 0 => mk(Op::Srli, rd, rs1, 0, shamt),
-                5 if raw >> 26 == 0x10 => mk(Op::Srai, rd, rs1, 0, shamt),
+                1 => match raw >> 26 {
+                    0x00 => mk(Op::Slli, rd, rs1, 0, shamt),
+                    0x0a => mk(Op::Bseti, rd, rs1, 0, shamt),
+                    0x12 => mk(Op::Bclri, rd, rs1, 0, shamt),
+                    0x1a => mk(Op::Binvi, rd, rs1, 0, shamt),
+                    0x18 => {
+                        let op = match rs2 {
+                            0 => Op::Clz,
+                            1 => Op::Ctz,
+                            2 => Op::Cpop,
+                            4 => Op::SextB,
+                            5 => Op::SextH,
+                            _ => return ILLEGAL,
+                        };
+                        mk(op, rd, rs1, 0, 0)
+                    }
+                    _ => ILLEGAL,
+                },
+                5 => match raw >> 26 {
+                    0x00 => mk(Op::Srli, rd, rs1, 0, shamt),
+                    0x10 => mk(Op::Srai, rd, rs1, 0, shamt),
+                    0x12 => mk(Op::Bexti, rd, rs1, 0, shamt),
+                    0x18 => mk(Op::Rori, rd, rs1, 0, shamt),
+                    _ if raw >> 20 == 0x287 => mk(Op::OrcB, rd, rs1, 0, 0),
+                    _ if raw >> 20 == 0x6b8 => mk(Op::Rev8, rd, rs1, 0, 0),
+                    _ => ILLEGAL,
+                },
                 _ => ILLEGAL,
             }
         }
@@ -167,11 +295,27 @@ fn decode32(raw: u32) -> Insn {
                 (1, 0) => mk(Op::Slliw, rd, rs1, 0, shamt),
                 (5, 0) => mk(Op::Srliw, rd, rs1, 0, shamt),
                 (5, 0x20) => mk(Op::Sraiw, rd, rs1, 0, shamt),
+                (5, 0x30) => mk(Op::Roriw, rd, rs1, 0, shamt),
+                // slli.uw has a 6-bit shift amount: funct6 = 000010.
+                (1, 0x04 | 0x05) => mk(Op::SlliUw, rd, rs1, 0, ((raw >> 20) & 63) as i64),
+                (1, 0x30) => {
+                    let op = match rs2 {
+                        0 => Op::Clzw,
+                        1 => Op::Ctzw,
+                        2 => Op::Cpopw,
+                        _ => return ILLEGAL,
+                    };
+                    mk(op, rd, rs1, 0, 0)
+                }
                 _ => ILLEGAL,
             }
         }
         0x33 => {
             let op = match (funct7, funct3) {
+                // Zihintntl: `add x0, x0, x2..x5`.
+                (0, 0) if rd == 0 && rs1 == 0 && (2..=5).contains(&rs2) => {
+                    [Op::NtlP1, Op::NtlPall, Op::NtlS1, Op::NtlAll][rs2 as usize - 2]
+                }
                 (0, 0) => Op::Add,
                 (0x20, 0) => Op::Sub,
                 (0, 1) => Op::Sll,
@@ -190,6 +334,27 @@ fn decode32(raw: u32) -> Insn {
                 (1, 5) => Op::Divu,
                 (1, 6) => Op::Rem,
                 (1, 7) => Op::Remu,
+                (0x05, 1) => Op::Clmul,
+                (0x05, 2) => Op::Clmulr,
+                (0x05, 3) => Op::Clmulh,
+                (0x05, 4) => Op::Min,
+                (0x05, 5) => Op::Minu,
+                (0x05, 6) => Op::Max,
+                (0x05, 7) => Op::Maxu,
+                (0x07, 5) => Op::CzeroEqz,
+                (0x07, 7) => Op::CzeroNez,
+                (0x10, 2) => Op::Sh1add,
+                (0x10, 4) => Op::Sh2add,
+                (0x10, 6) => Op::Sh3add,
+                (0x14, 1) => Op::Bset,
+                (0x20, 4) => Op::Xnor,
+                (0x20, 6) => Op::Orn,
+                (0x20, 7) => Op::Andn,
+                (0x24, 1) => Op::Bclr,
+                (0x24, 5) => Op::Bext,
+                (0x30, 1) => Op::Rol,
+                (0x30, 5) => Op::Ror,
+                (0x34, 1) => Op::Binv,
                 _ => return ILLEGAL,
             };
             mk(op, rd, rs1, rs2, 0)
@@ -206,10 +371,19 @@ fn decode32(raw: u32) -> Insn {
                 (1, 5) => Op::Divuw,
                 (1, 6) => Op::Remw,
                 (1, 7) => Op::Remuw,
+                (0x04, 0) => Op::AddUw,
+                (0x04, 4) if rs2 == 0 => return mk(Op::ZextH, rd, rs1, 0, 0),
+                (0x10, 2) => Op::Sh1addUw,
+                (0x10, 4) => Op::Sh2addUw,
+                (0x10, 6) => Op::Sh3addUw,
+                (0x30, 1) => Op::Rolw,
+                (0x30, 5) => Op::Rorw,
                 _ => return ILLEGAL,
             };
             mk(op, rd, rs1, rs2, 0)
         }
+        // Zihintpause: `fence w,0` with fm, rd and rs1 zero.
+        0x0f if raw == 0x0100_000f => mk(Op::Pause, 0, 0, 0, 0),
         0x0f => match funct3 {
             // Any FENCE: rd, rs1 and unknown fm values are reserved for
             // future (stronger-or-equal) fences and are ignored.
@@ -272,6 +446,8 @@ fn decode_system(raw: u32, rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32
             0x1020_0073 => mk(Op::Sret, 0, 0, 0, 0),
             0x3020_0073 => mk(Op::Mret, 0, 0, 0, 0),
             0x1050_0073 => mk(Op::Wfi, 0, 0, 0, 0),
+            0x00d0_0073 => mk(Op::WrsNto, 0, 0, 0, 0),
+            0x01d0_0073 => mk(Op::WrsSto, 0, 0, 0, 0),
             _ if rd != 0 => ILLEGAL,
             _ if funct7 == 0x09 => mk(Op::SfenceVma, 0, rs1, rs2, 0),
             // CFLUSH.D.L1: SiFive encoding (imm12 = 0xFC0) and the
@@ -285,6 +461,18 @@ fn decode_system(raw: u32, rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32
         5 => mk(Op::Csrrwi, rd, rs1, 0, csr),
         6 => mk(Op::Csrrsi, rd, rs1, 0, csr),
         7 => mk(Op::Csrrci, rd, rs1, 0, csr),
+        // Zimop: 1 n4 00 n3 n2 0111 n1 n0 rs1 100 rd (mop.r.N) and
+        // 1 n2 00 n1 n0 1 rs2 rs1 100 rd (mop.rr.N).
+        4 if raw >> 31 == 1 && (raw >> 28) & 3 == 0 => {
+            let n_hi = ((raw >> 30) & 1) << 2 | ((raw >> 26) & 3);
+            if (raw >> 25) & 1 == 1 {
+                mk(Op::MopRr, rd, rs1, rs2, n_hi as i64)
+            } else if (raw >> 22) & 7 == 7 {
+                mk(Op::MopR, rd, rs1, 0, (n_hi << 2 | (raw >> 20) & 3) as i64)
+            } else {
+                ILLEGAL
+            }
+        }
         _ => ILLEGAL,
     }
 }
@@ -714,14 +902,15 @@ mod tests {
             0x0000u16, // all zero
             0x0004,    // c.addi4spn with nzuimm = 0
             0x001c,    // c.addi4spn with nzuimm = 0, rd' = x15
-            0x8000,    // quadrant 0, funct3 = 100
-            0x9c00,    // quadrant 0, funct3 = 100 (other bits set)
+            0x9000,    // quadrant 0, funct3 = 100, funct6 = 100100
+            0x9c00,    // quadrant 0, funct3 = 100, funct6 = 100111
+            0x8c40,    // c.sh with bit 6 set
             0x2001,    // c.addiw with rd = 0
             0x6101,    // c.addi16sp with nzimm = 0
             0x6501,    // c.lui a0,0
             0x6001,    // c.lui x0,0
-            0x9c41,    // quadrant 1 reserved (funct6 100111, funct2 10)
-            0x9c61,    // quadrant 1 reserved (funct6 100111, funct2 11)
+            0x9c79,    // quadrant 1 reserved (funct6 100111, funct2 11, op 110)
+            0x9c7d,    // quadrant 1 reserved (funct6 100111, funct2 11, op 111)
             0x8002,    // c.jr with rs1 = 0
             0x4002,    // c.lwsp with rd = 0
             0x6002,    // c.ldsp with rd = 0
@@ -812,6 +1001,10 @@ mod tests {
                     let full = decode(w);
                     assert_ne!(full.op, Op::Illegal, "{h:#06x} -> {w:#010x}");
                     assert_eq!(i, Insn { len: 2, ..full }, "{h:#06x}");
+                }
+                None if h & 0xf0ff == 0x6081 => {
+                    assert_eq!(i.op, Op::CMop, "{h:#06x}");
+                    assert_eq!(i.imm, (h as i64 >> 7) & 31);
                 }
                 None => assert_eq!(i, Insn::illegal(2), "{h:#06x}"),
             }

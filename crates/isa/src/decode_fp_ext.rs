@@ -6,6 +6,7 @@
 //! Zfa's `fmvh.x.d` and `fmvp.d.x` exist on RV32 only; on RV64 their
 //! encodings are reserved and decode to [`Op::Illegal`].
 
+use crate::ext::{Ext, ExtSet};
 use crate::op::{Insn, Op};
 
 /// Which optional extensions an operation decoded here requires. The
@@ -38,6 +39,26 @@ pub fn fp_extension(op: Op) -> Option<FpExtension> {
         FliH | FminmH | FmaxmH | FroundH | FroundnxH | FleqH | FltqH => FpExtension::ZfaAndZfh,
         _ => return None,
     })
+}
+
+/// Whether a hart implementing `isa` has every extension `op` (one of this
+/// module's operations) needs: Zfhmin's operations come with Zfhmin or
+/// Zfh, Zfa's half forms need Zfh as well, and the forms that read or write
+/// a double need D.
+pub(crate) fn enabled(op: Op, isa: ExtSet) -> bool {
+    use Op::*;
+    let needs_d = matches!(
+        op,
+        FcvtDH | FcvtHD | FliD | FminmD | FmaxmD | FroundD | FroundnxD | FcvtmodWD | FleqD | FltqD
+    );
+    let base = match fp_extension(op) {
+        None => return true,
+        Some(FpExtension::Zfhmin) => isa.has(Ext::Zfhmin) || isa.has(Ext::Zfh),
+        Some(FpExtension::Zfh) => isa.has(Ext::Zfh),
+        Some(FpExtension::Zfa) => isa.has(Ext::Zfa),
+        Some(FpExtension::ZfaAndZfh) => isa.has(Ext::Zfa) && isa.has(Ext::Zfh),
+    };
+    base && (!needs_d || isa.has(Ext::D))
 }
 
 const ILLEGAL: Insn = Insn::illegal(4);
@@ -231,6 +252,44 @@ mod tests {
     }
 
     #[test]
+    fn disabled_extensions_make_their_instructions_illegal() {
+        use crate::decode::decode_for;
+        let isa = |s: &str| s.parse::<ExtSet>().unwrap();
+        let fadd_h = 0x04c5_f553;
+        let flh = 0x0005_1507;
+        let fcvt_d_h = 0x4225_8553;
+        let fli_s = 0xf010_0553;
+        let fli_d = 0xf210_8553;
+        let fround_h = 0x4445_a553;
+        let gc = isa("rv64gc");
+        for w in [fadd_h, flh, fcvt_d_h, fli_s, fli_d, fround_h] {
+            assert_eq!(decode_for(w, gc), Insn::illegal(4), "{w:#010x}");
+            assert_ne!(decode_for(w, ExtSet::ALL).op, Op::Illegal, "{w:#010x}");
+        }
+        // Zfhmin alone: loads, moves and format conversions, no arithmetic.
+        let min = isa("rv64gc_zfhmin");
+        assert_eq!(decode_for(flh, min).op, Op::Flh);
+        assert_eq!(decode_for(fcvt_d_h, min).op, Op::FcvtDH);
+        assert_eq!(decode_for(fadd_h, min).op, Op::Illegal);
+        // Zfh includes Zfhmin.
+        let zfh = isa("rv64gc_zfh");
+        assert!(zfh.has(Ext::Zfhmin));
+        assert_eq!(decode_for(flh, zfh).op, Op::Flh);
+        assert_eq!(decode_for(fadd_h, zfh).op, Op::FaddH);
+        assert_eq!(decode_for(fround_h, zfh).op, Op::Illegal);
+        // Zfa's half forms need Zfh too; its double forms need D.
+        let zfa = isa("rv64gc_zfa");
+        assert_eq!(decode_for(fli_s, zfa).op, Op::FliS);
+        assert_eq!(decode_for(fround_h, zfa).op, Op::Illegal);
+        assert_eq!(decode_for(fround_h, isa("rv64gc_zfa_zfh")).op, Op::FroundH);
+        let no_d = isa("rv64imafc_zfa_zfhmin");
+        assert_eq!(decode_for(fli_s, no_d).op, Op::FliS);
+        assert_eq!(decode_for(fli_d, no_d).op, Op::Illegal);
+        assert_eq!(decode_for(fcvt_d_h, no_d).op, Op::Illegal);
+        assert_eq!(decode_for(0x4025_8553, no_d).op, Op::FcvtSH);
+    }
+
+    #[test]
     fn extensions_of_ops() {
         assert_eq!(fp_extension(Op::Flh), Some(FpExtension::Zfhmin));
         assert_eq!(fp_extension(Op::FcvtHD), Some(FpExtension::Zfhmin));
@@ -239,5 +298,32 @@ mod tests {
         assert_eq!(fp_extension(Op::FroundH), Some(FpExtension::ZfaAndZfh));
         assert_eq!(fp_extension(Op::FaddD), None);
         assert_eq!(fp_extension(Op::Add), None);
+        assert_eq!(crate::op_extension(Op::FroundH), Some(Ext::Zfa));
+        assert_eq!(crate::op_extension(Op::FmvHX), Some(Ext::Zfhmin));
+        assert_eq!(crate::op_extension(Op::FsqrtH), Some(Ext::Zfh));
+    }
+
+    #[test]
+    fn advertised_to_guests() {
+        let all = ExtSet::ALL;
+        assert!(all.has(Ext::Zfh) && all.has(Ext::Zfhmin) && all.has(Ext::Zfa));
+        let probe = all.hwprobe_ima_ext_0();
+        // RISCV_HWPROBE_EXT_ZFH, _ZFHMIN, _ZFA.
+        for bit in [27, 28, 32] {
+            assert_ne!(probe & 1 << bit, 0, "bit {bit}");
+        }
+        assert_eq!(
+            ExtSet::RV64GC.hwprobe_ima_ext_0() & (1 << 27 | 1 << 28 | 1 << 32),
+            0
+        );
+        assert!(all.to_string().contains("_zfa_zfh_zfhmin_"), "{all}");
+        let names = all.names();
+        assert!(names.contains(&"zfa") && names.contains(&"zfh") && names.contains(&"zfhmin"));
+        // Not in HWCAP: it has single letters only.
+        assert_eq!(all.hwcap(), ExtSet::RV64GC.hwcap());
+        assert_eq!(
+            "rv64i_zfh".parse::<ExtSet>().unwrap_err().to_string(),
+            "extension 'zfh' needs f"
+        );
     }
 }

@@ -268,6 +268,65 @@ pub fn mnemonic(op: Op) -> &'static str {
         CboFlush => "cbo.flush",
         CboInval => "cbo.inval",
         CboZero => "cbo.zero",
+        AddUw => "add.uw",
+        Sh1add => "sh1add",
+        Sh2add => "sh2add",
+        Sh3add => "sh3add",
+        Sh1addUw => "sh1add.uw",
+        Sh2addUw => "sh2add.uw",
+        Sh3addUw => "sh3add.uw",
+        SlliUw => "slli.uw",
+        Andn => "andn",
+        Orn => "orn",
+        Xnor => "xnor",
+        Clz => "clz",
+        Clzw => "clzw",
+        Ctz => "ctz",
+        Ctzw => "ctzw",
+        Cpop => "cpop",
+        Cpopw => "cpopw",
+        Max => "max",
+        Maxu => "maxu",
+        Min => "min",
+        Minu => "minu",
+        SextB => "sext.b",
+        SextH => "sext.h",
+        ZextH => "zext.h",
+        Rol => "rol",
+        Rolw => "rolw",
+        Ror => "ror",
+        Rori => "rori",
+        Roriw => "roriw",
+        Rorw => "rorw",
+        OrcB => "orc.b",
+        Rev8 => "rev8",
+        Clmul => "clmul",
+        Clmulh => "clmulh",
+        Clmulr => "clmulr",
+        Bclr => "bclr",
+        Bclri => "bclri",
+        Bext => "bext",
+        Bexti => "bexti",
+        Binv => "binv",
+        Binvi => "binvi",
+        Bset => "bset",
+        Bseti => "bseti",
+        CzeroEqz => "czero.eqz",
+        CzeroNez => "czero.nez",
+        Pause => "pause",
+        NtlP1 => "ntl.p1",
+        NtlPall => "ntl.pall",
+        NtlS1 => "ntl.s1",
+        NtlAll => "ntl.all",
+        PrefetchI => "prefetch.i",
+        PrefetchR => "prefetch.r",
+        PrefetchW => "prefetch.w",
+        // Printed with their N: `mop.r.5`, `mop.rr.7`, `c.mop.1`.
+        MopR => "mop.r",
+        MopRr => "mop.rr",
+        CMop => "c.mop",
+        WrsNto => "wrs.nto",
+        WrsSto => "wrs.sto",
     }
 }
 
@@ -373,7 +432,8 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
         Target::Absolute(pc) => write!(out, "{:x}", pc.wrapping_add(imm as u64)),
     };
     match insn.op {
-        Illegal | FenceI | Ecall | Ebreak | Mret | Sret | Wfi => out.write_str(m),
+        Illegal | FenceI | Ecall | Ebreak | Mret | Sret | Wfi | Pause | NtlP1 | NtlPall | NtlS1
+        | NtlAll | WrsNto | WrsSto => out.write_str(m),
         Lui | Auipc => write!(out, "{m} {},{:#x}", x(rd), (imm >> 12) & 0xf_ffff),
         Jal => {
             write!(out, "{m} {},", x(rd))?;
@@ -391,12 +451,24 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
         Addi | Slti | Sltiu | Xori | Ori | Andi | Addiw => {
             write!(out, "{m} {},{},{imm}", x(rd), x(rs1))
         }
-        Slli | Srli | Srai | Slliw | Srliw | Sraiw => {
+        Slli | Srli | Srai | Slliw | Srliw | Sraiw | SlliUw | Rori | Roriw | Bclri | Bexti
+        | Binvi | Bseti => {
             write!(out, "{m} {},{},{imm:#x}", x(rd), x(rs1))
         }
         Add | Sub | Sll | Slt | Sltu | Xor | Srl | Sra | Or | And | Addw | Subw | Sllw | Srlw
         | Sraw | Mul | Mulh | Mulhsu | Mulhu | Div | Divu | Rem | Remu | Mulw | Divw | Divuw
-        | Remw | Remuw => write!(out, "{m} {},{},{}", x(rd), x(rs1), x(rs2)),
+        | Remw | Remuw | AddUw | Sh1add | Sh2add | Sh3add | Sh1addUw | Sh2addUw | Sh3addUw
+        | Andn | Orn | Xnor | Max | Maxu | Min | Minu | Rol | Rolw | Ror | Rorw | Clmul
+        | Clmulh | Clmulr | Bclr | Bext | Binv | Bset | CzeroEqz | CzeroNez => {
+            write!(out, "{m} {},{},{}", x(rd), x(rs1), x(rs2))
+        }
+        Clz | Clzw | Ctz | Ctzw | Cpop | Cpopw | SextB | SextH | ZextH | OrcB | Rev8 => {
+            write!(out, "{m} {},{}", x(rd), x(rs1))
+        }
+        PrefetchI | PrefetchR | PrefetchW => write!(out, "{m} {imm}({})", x(rs1)),
+        MopR => write!(out, "{m}.{imm} {},{}", x(rd), x(rs1)),
+        MopRr => write!(out, "{m}.{imm} {},{},{}", x(rd), x(rs1), x(rs2)),
+        CMop => write!(out, "{m}.{imm}"),
         Fence => {
             if imm == 8 && rm == 0x33 {
                 out.write_str("fence.tso")

@@ -5,7 +5,8 @@
 //! per basic block so each instruction is decoded once. [`expand_compressed`]
 //! maps a 16-bit RVC parcel to its 32-bit equivalent, [`disasm`] (and the
 //! `Display` impl of [`Insn`]) print objdump-style text, and [`csr`] names the
-//! control and status registers.
+//! control and status registers. [`ExtSet`] is the set of extensions a hart
+//! implements (`machine.isa`); [`decode_for`] decodes for such a hart.
 //!
 //! ```
 //! use rvnvmm_isa::{decode, disasm, Op};
@@ -31,15 +32,21 @@ mod decode;
 mod decode_fp_ext;
 mod disasm;
 pub mod encode;
+mod ext;
 mod op;
 
 #[cfg(test)]
+mod ext_tests;
+#[cfg(test)]
 mod testdata;
+#[cfg(test)]
+mod testdata_ext;
 #[cfg(test)]
 mod testdata_zfh;
 
-pub use compressed::expand_compressed;
-pub use decode::decode;
+pub use compressed::{compressed_extension, expand_compressed};
+pub use decode::{decode, decode_for, op_extension};
 pub use decode_fp_ext::{fp_extension, FpExtension};
 pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
+pub use ext::{Ext, ExtSet, IsaError};
 pub use op::{Insn, Op};

@@ -1,9 +1,10 @@
 //! The decoded form of one RISC-V instruction.
 
 /// Every operation the emulator executes. Compressed instructions decode to
-/// the same operations as their 32-bit expansions.
+/// the same operations as their 32-bit expansions. (More than 256 of them:
+/// `u16`, which still leaves [`Insn`] at 16 bytes.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
+#[repr(u16)]
 #[allow(missing_docs)]
 #[rustfmt::skip]
 pub enum Op {
@@ -63,13 +64,32 @@ pub enum Op {
     Mret, Sret, Wfi, SfenceVma,
     // Cache control: SiFive CFLUSH.D.L1 (both encodings) and Zicbom / Zicboz.
     CflushDL1, CboClean, CboFlush, CboInval, CboZero,
+    // Zba
+    AddUw, Sh1add, Sh2add, Sh3add, Sh1addUw, Sh2addUw, Sh3addUw, SlliUw,
+    // Zbb
+    Andn, Orn, Xnor, Clz, Clzw, Ctz, Ctzw, Cpop, Cpopw, Max, Maxu, Min, Minu,
+    SextB, SextH, ZextH, Rol, Rolw, Ror, Rori, Roriw, Rorw, OrcB, Rev8,
+    // Zbc
+    Clmul, Clmulh, Clmulr,
+    // Zbs
+    Bclr, Bclri, Bext, Bexti, Binv, Binvi, Bset, Bseti,
+    // Zicond
+    CzeroEqz, CzeroNez,
+    // Hints: Zihintpause, Zihintntl, Zicbop (the offset in `imm`).
+    Pause, NtlP1, NtlPall, NtlS1, NtlAll, PrefetchI, PrefetchR, PrefetchW,
+    // Zimop / Zcmop: `imm` holds N.
+    MopR, MopRr, CMop,
+    // Zawrs
+    WrsNto, WrsSto,
 }
 
 /// One decoded instruction. Fields an operation does not use are zero.
 ///
 /// * `imm`: the sign-extended immediate (branch/jump offsets relative to the
 ///   instruction's PC, shift amounts for shifts, the CSR number for Zicsr, the
-///   zero-extended 5-bit value in `rs1` for the `*i` CSR forms).
+///   zero-extended 5-bit value in `rs1` for the `*i` CSR forms, the bit
+///   index of the `b*i` forms, the offset of `prefetch.*`, N of `mop.r.N`,
+///   `mop.rr.N` and `c.mop.N`).
 /// * `rm`: the rounding-mode field of F/D operations (7 = dynamic); for
 ///   atomics bit 1 is `aq` and bit 0 is `rl`; for `fence` the pred/succ bits
 ///   (`pred << 4 | succ`, each `i o r w` from bit 3 down), with the `fm`
@@ -96,6 +116,8 @@ pub struct Insn {
     /// Immediate; see above.
     pub imm: i64,
 }
+
+const _: () = assert!(core::mem::size_of::<Insn>() == 16);
 
 impl Insn {
     /// An illegal instruction of the given length.
