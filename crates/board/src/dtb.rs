@@ -8,11 +8,9 @@ use crate::plic::{plic_size, PLIC_SOURCES};
 use crate::syscon::{POWEROFF, REBOOT, SYSCON_SIZE};
 use crate::uart::{UART_CLOCK_HZ, UART_SIZE};
 use crate::virtio::VIRTIO_MMIO_SIZE;
+use rvnvmm_isa::{Ext, ExtSet, CBOZ_BLOCK_BYTES};
 use rvnvmm_memsys::control::CONTROL_PAGE_SIZE;
 use vm_fdt::{FdtWriter, FdtWriterResult};
-
-/// The ISA the harts implement, as `riscv,isa` spells it.
-pub const ISA: &str = "rv64imafdc_zicntr_zicsr_zifencei_zicbom_sstc_svnapot";
 
 /// How the NVMM regions appear to the guest.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,9 +36,9 @@ pub struct DtbOptions {
     pub initrd: Option<(u64, u64)>,
     /// How the NVMM regions appear.
     pub nvmm: NvmmMode,
-    /// The `riscv,isa` string; `riscv,isa-base` and
-    /// `riscv,isa-extensions` are derived from it.
-    pub isa: String,
+    /// The extensions the harts implement: `riscv,isa`,
+    /// `riscv,isa-base` and `riscv,isa-extensions` are derived from it.
+    pub isa: ExtSet,
 }
 
 impl Default for DtbOptions {
@@ -49,7 +47,7 @@ impl Default for DtbOptions {
             bootargs: String::new(),
             initrd: None,
             nvmm: NvmmMode::default(),
-            isa: ISA.to_string(),
+            isa: ExtSet::ALL,
         }
     }
 }
@@ -57,9 +55,6 @@ impl Default for DtbOptions {
 /// Why a device tree cannot be written.
 #[derive(Debug, thiserror::Error)]
 pub enum DtbError {
-    /// The `riscv,isa` string is not `rv32…`/`rv64…`.
-    #[error("'{0}' is not a RISC-V ISA string")]
-    Isa(String),
     /// The writer refused (e.g. a NUL in the command line).
     #[error("device tree: {0}")]
     Fdt(#[from] vm_fdt::Error),
@@ -80,37 +75,6 @@ const IRQ_M_EXT: u32 = 11;
 /// The path of the UART node (`stdout-path`, `serial0`).
 pub const UART_PATH: &str = "/soc/serial@10000000";
 
-/// `riscv,isa-base` and `riscv,isa-extensions` for an ISA string:
-/// `rv64imafdc_zicsr` gives `rv64i` and `i m a f d c zicsr` (`g` is spelled
-/// out as `i m a f d zicsr zifencei`).
-pub fn isa_parts(isa: &str) -> Option<(String, Vec<String>)> {
-    let isa = isa.to_ascii_lowercase();
-    let xlen = isa.get(..4).filter(|p| *p == "rv64" || *p == "rv32")?;
-    let mut parts = isa[4..].split('_');
-    let letters = parts.next()?;
-    let first = letters.chars().next()?;
-    if !matches!(first, 'i' | 'e' | 'g') || !letters.chars().all(|c| c.is_ascii_lowercase()) {
-        return None;
-    }
-    let mut ext: Vec<String> = Vec::new();
-    let mut add = |e: &str| {
-        if !ext.iter().any(|x| x == e) {
-            ext.push(e.to_string());
-        }
-    };
-    for c in letters.chars() {
-        match c {
-            'g' => ["i", "m", "a", "f", "d", "zicsr", "zifencei"]
-                .into_iter()
-                .for_each(&mut add),
-            c => add(c.encode_utf8(&mut [0; 4])),
-        }
-    }
-    parts.filter(|p| !p.is_empty()).for_each(add);
-    let base = if first == 'e' { 'e' } else { 'i' };
-    Some((format!("{xlen}{base}"), ext))
-}
-
 /// `reg` cells of a 2-cell address and 2-cell size.
 fn reg(base: u64, size: u64) -> [u64; 2] {
     [base, size]
@@ -122,8 +86,6 @@ impl Board {
     /// the loader must leave free memory after it (e.g. put it at the
     /// start of an otherwise unused 2 MiB block, as QEMU does).
     pub fn dtb(&self, opts: &DtbOptions) -> Result<Vec<u8>, DtbError> {
-        let (isa_base, isa_ext) =
-            isa_parts(&opts.isa).ok_or_else(|| DtbError::Isa(opts.isa.clone()))?;
         let mut w = FdtWriter::new()?;
         let root = w.begin_node("")?;
         w.property_u32("#address-cells", 2)?;
@@ -162,7 +124,7 @@ impl Board {
             }
         }
 
-        self.cpus(&mut w, opts, &isa_base, &isa_ext)?;
+        self.cpus(&mut w, opts)?;
 
         for (name, value) in [("poweroff", POWEROFF), ("reboot", REBOOT)] {
             let n = w.begin_node(name)?;
@@ -178,13 +140,8 @@ impl Board {
         Ok(w.finish()?)
     }
 
-    fn cpus(
-        &self,
-        w: &mut FdtWriter,
-        opts: &DtbOptions,
-        base: &str,
-        ext: &[String],
-    ) -> FdtWriterResult<()> {
+    fn cpus(&self, w: &mut FdtWriter, opts: &DtbOptions) -> FdtWriterResult<()> {
+        let ext: Vec<String> = opts.isa.names().into_iter().map(String::from).collect();
         let cpus = w.begin_node("cpus")?;
         w.property_u32("#address-cells", 1)?;
         w.property_u32("#size-cells", 0)?;
@@ -195,11 +152,19 @@ impl Board {
             w.property_u32("reg", h)?;
             w.property_string("status", "okay")?;
             w.property_string("compatible", "riscv")?;
-            w.property_string("riscv,isa", &opts.isa.to_ascii_lowercase())?;
-            w.property_string("riscv,isa-base", base)?;
-            w.property_string_list("riscv,isa-extensions", ext.to_vec())?;
+            w.property_string("riscv,isa", &opts.isa.to_string())?;
+            w.property_string("riscv,isa-base", "rv64i")?;
+            w.property_string_list("riscv,isa-extensions", ext.clone())?;
             w.property_string("mmu-type", "riscv,sv39")?;
-            w.property_u32("riscv,cbom-block-size", self.cbom_block_bytes())?;
+            if opts.isa.has(Ext::Zicbom) {
+                w.property_u32("riscv,cbom-block-size", self.cbom_block_bytes())?;
+            }
+            if opts.isa.has(Ext::Zicboz) {
+                w.property_u32("riscv,cboz-block-size", CBOZ_BLOCK_BYTES)?;
+            }
+            if opts.isa.has(Ext::Zicbop) {
+                w.property_u32("riscv,cbop-block-size", self.cbom_block_bytes())?;
+            }
             w.property_phandle(PHANDLE_CPU + 2 * h)?;
             let intc = w.begin_node("interrupt-controller")?;
             w.property_u32("#address-cells", 0)?;
@@ -373,26 +338,38 @@ mod tests {
     }
 
     #[test]
-    fn isa_strings_split_into_base_and_extensions() {
-        let (base, ext) = isa_parts(ISA).unwrap();
-        assert_eq!(base, "rv64i");
+    fn isa_follows_the_extension_set() {
+        let b = board(1);
+        let gc = DtbOptions {
+            isa: ExtSet::RV64GC.with(Ext::Zicbom),
+            ..DtbOptions::default()
+        };
+        let blob = b.dtb(&gc).unwrap();
+        let fdt = Fdt::new(&blob).unwrap();
+        let cpu = "/cpus/cpu@0";
         assert_eq!(
-            ext,
+            string(&fdt, cpu, "riscv,isa"),
+            "rv64imafdc_zicbom_zicntr_zicsr_zifencei_zca_zcd_sstc_svnapot"
+        );
+        assert_eq!(
+            strings(prop(&fdt, cpu, "riscv,isa-extensions")),
             [
-                "i", "m", "a", "f", "d", "c", "zicntr", "zicsr", "zifencei", "zicbom", "sstc",
-                "svnapot"
+                "i", "m", "a", "f", "d", "c", "zicbom", "zicntr", "zicsr", "zifencei", "zca",
+                "zcd", "sstc", "svnapot"
             ]
         );
-        let (base, ext) = isa_parts("RV64GC_Zicbom").unwrap();
-        assert_eq!(base, "rv64i");
-        assert_eq!(
-            ext,
-            ["i", "m", "a", "f", "d", "zicsr", "zifencei", "c", "zicbom"]
-        );
-        assert_eq!(isa_parts("rv32e").unwrap().0, "rv32e");
-        assert!(isa_parts("x86").is_none());
-        assert!(isa_parts("rv64").is_none());
-        assert!(isa_parts("rv64m").is_none());
+        assert_eq!(cells(prop(&fdt, cpu, "riscv,cbom-block-size")), [64]);
+        let node = fdt.find_node(cpu).unwrap();
+        assert!(node.property("riscv,cboz-block-size").is_none());
+        let blob = b.dtb(&DtbOptions::default()).unwrap();
+        let all = Fdt::new(&blob).unwrap();
+        let ext = strings(prop(&all, cpu, "riscv,isa-extensions"));
+        for e in [
+            "zba", "zbb", "zbs", "zbc", "zicond", "zcb", "zicboz", "zawrs",
+        ] {
+            assert!(ext.contains(&e), "{e}");
+        }
+        assert_eq!(cells(prop(&all, cpu, "riscv,cboz-block-size")), [64]);
     }
 
     #[test]
@@ -445,7 +422,7 @@ mod tests {
             let cpu = format!("/cpus/cpu@{h}");
             assert_eq!(cells(prop(&fdt, &cpu, "reg")), [h]);
             assert_eq!(string(&fdt, &cpu, "device_type"), "cpu");
-            assert_eq!(string(&fdt, &cpu, "riscv,isa"), ISA);
+            assert_eq!(string(&fdt, &cpu, "riscv,isa"), ExtSet::ALL.to_string());
             assert_eq!(string(&fdt, &cpu, "riscv,isa-base"), "rv64i");
             let ext = strings(prop(&fdt, &cpu, "riscv,isa-extensions"));
             assert!(ext.contains(&"zicbom") && ext.contains(&"svnapot") && ext.contains(&"c"));
@@ -579,11 +556,6 @@ mod tests {
             ..DtbOptions::default()
         };
         assert!(matches!(b.dtb(&nul), Err(DtbError::Fdt(_))));
-        let isa = DtbOptions {
-            isa: "arm64".into(),
-            ..DtbOptions::default()
-        };
-        assert!(matches!(b.dtb(&isa), Err(DtbError::Isa(_))));
     }
 
     /// `dtc` (scripts/setup.sh installs it) decompiles the blob without a

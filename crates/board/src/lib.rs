@@ -37,7 +37,7 @@ pub mod uart;
 pub mod virtio;
 
 pub use board::{virtio_base, Board, BoardBuilder, BoardError, MemRegion, Pending};
-pub use dtb::{isa_parts, DtbError, DtbOptions, NvmmMode, ISA, UART_PATH};
+pub use dtb::{DtbError, DtbOptions, NvmmMode, UART_PATH};
 pub use guest_mem::{GuestMemory, MemoryFault};
 pub use input::InputQueue;
 pub use syscon::ExitRequest;

@@ -607,7 +607,8 @@ impl Machine {
             let now_cycles = hart.cycles;
             let now_ns = hart.time_ns();
             match exit {
-                Exit::Budget => {}
+                // `wrs.*` completes at once in full-system mode: no Yield.
+                Exit::Budget | Exit::Yield => {}
                 Exit::Wfi => self.state[h] = State::Wfi,
                 Exit::Ecall => unreachable!("ecall exits only in user-mode emulation"),
                 Exit::Trap(t) => {
@@ -816,11 +817,15 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         NvmmArg::DevMem => NvmmMode::Reserved,
         NvmmArg::Pmem => NvmmMode::Pmem,
     };
+    let isa = cfg
+        .machine
+        .extensions()
+        .map_err(|e| format!("machine.isa: {e}"))?;
     let mut opts = DtbOptions {
         bootargs: a.append.clone(),
         initrd: initrd.as_ref().map(|_| (0, 0)),
         nvmm,
-        ..Default::default()
+        isa,
     };
     let probe = board.dtb(&opts).map_err(|e| e.to_string())?;
     let lay = layout(
@@ -862,6 +867,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         timebase_hz: map::TIMEBASE_HZ,
         cflush_user: cfg.cflush.allow_user,
         costs: core_costs(&cfg),
+        isa,
     };
     let n = board.harts();
     let mut harts = Vec::with_capacity(n);

@@ -146,6 +146,10 @@ pub(crate) fn user_options(
             timebase_hz: 10_000_000,
             cflush_user: cfg.cflush.allow_user,
             costs: core_costs(cfg),
+            isa: cfg
+                .machine
+                .extensions()
+                .map_err(|e| format!("machine.isa: {e}"))?,
         },
         ram: (dram.base, dram.size),
         nvmm: cfg
@@ -187,6 +191,7 @@ pub(crate) fn core_costs(cfg: &Config) -> CoreCosts {
             CoreCosts {
                 alu: c.alu,
                 mul: c.mul,
+                clmul: c.clmul,
                 div: c.div,
                 fpu: c.fpu,
                 fdiv: c.fdiv,

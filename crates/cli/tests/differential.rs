@@ -8,7 +8,12 @@
 //!   busybox-static) and `RVNVMM_SYSROOT` (a trixie riscv64 glibc +
 //!   libstdc++ sysroot, used for the dynamic programs by both emulators).
 //!   Either variable may also be set in the environment.
-//! * `make -C guest` builds `guest/build/{static,dynamic}/NAME`.
+//! * `make -C guest` builds `guest/build/{static,dynamic}/NAME`, and the
+//!   same programs with the B extension (`-march=rv64gc_zba_zbb_zbs`) in
+//!   `guest/build/{static,dynamic}-rvb/NAME`.
+//! * qemu runs with `-cpu rv64,zba=true,zbb=true,zbc=true,zbs=true` (the
+//!   extensions rvnvmm implements that qemu 7.2 has); rvnvmm with its
+//!   default ISA, every extension it implements.
 //! * `qemu-riscv64` on PATH (or `RVNVMM_QEMU=/path/to/qemu-riscv64`).
 //!
 //! Conventions:
@@ -28,8 +33,6 @@
 //!   busybox binary.
 //! * Dynamic programs run with `qemu-riscv64 -L SYSROOT` and
 //!   `rvnvmm run --sysroot SYSROOT`; static ones and busybox without.
-//! * A program that needs an extension qemu's default CPU lacks gets a
-//!   `-cpu` from `QEMU_CPU`; rvnvmm implements them all by default.
 //! * `RVNVMM_DIFF_TIMEOUT` (seconds, default 300) bounds each run;
 //!   `RVNVMM_DIFF_KEEP=1` keeps the temporary directories;
 //!   `RVNVMM_DIFF_BIN` replaces the rvnvmm binary (to test the harness).
@@ -53,8 +56,9 @@ use std::time::Duration;
 
 // ---------------------------------------------------------------- the corpus
 
-/// Declares one test per program and linkage: `static_bin::NAME` and
-/// `dynamic_bin::NAME`.  `NAME => (expected status, [arguments])`.
+/// Declares one test per program and build: `static_bin::NAME`,
+/// `dynamic_bin::NAME`, `static_rvb::NAME` and `dynamic_rvb::NAME`.
+/// `NAME => (expected status, [arguments])`.
 macro_rules! guest_programs {
     ($($name:ident => ($status:expr, [$($arg:expr),* $(,)?]);)*) => {
         /// Every program with its expected exit status and arguments.
@@ -77,6 +81,24 @@ macro_rules! guest_programs {
                 }
             )*
         }
+
+        mod static_rvb {
+            $(
+                #[test]
+                fn $name() {
+                    super::run_guest(super::Linkage::StaticRvb, stringify!($name), $status, &[$($arg),*]);
+                }
+            )*
+        }
+
+        mod dynamic_rvb {
+            $(
+                #[test]
+                fn $name() {
+                    super::run_guest(super::Linkage::DynamicRvb, stringify!($name), $status, &[$($arg),*]);
+                }
+            )*
+        }
     };
 }
 
@@ -85,6 +107,7 @@ guest_programs! {
     affinity => (6, []);
     atomics => (3, []);
     bench_compute => (0, []);
+    bitmanip => (0, []);
     compressed => (5, []);
     cxx_basic => (3, []);
     execve_self => (44, ["{self}"]);
@@ -104,10 +127,6 @@ guest_programs! {
     sys_misc => (4, []);
     zfh_random => (16, []);
 }
-
-/// `qemu-riscv64 -cpu` for the programs that need extensions its default
-/// CPU lacks (qemu 7.2 spells these properties with capitals).
-const QEMU_CPU: &[(&str, &str)] = &[("zfh_random", "rv64,Zfh=true,Zfhmin=true")];
 
 /// Declares one test per busybox script: `busybox::NAME` runs
 /// `busybox sh guest/busybox/NAME.sh`.
@@ -138,16 +157,37 @@ busybox_scripts! {
 enum Linkage {
     Static,
     Dynamic,
+    /// Static, built with the B extension.
+    StaticRvb,
+    /// Dynamic, built with the B extension.
+    DynamicRvb,
 }
 
 impl Linkage {
+    const ALL: [Linkage; 4] = [
+        Linkage::Static,
+        Linkage::Dynamic,
+        Linkage::StaticRvb,
+        Linkage::DynamicRvb,
+    ];
+
     fn dir(self) -> &'static str {
         match self {
             Linkage::Static => "static",
             Linkage::Dynamic => "dynamic",
+            Linkage::StaticRvb => "static-rvb",
+            Linkage::DynamicRvb => "dynamic-rvb",
         }
     }
+
+    fn dynamic(self) -> bool {
+        matches!(self, Linkage::Dynamic | Linkage::DynamicRvb)
+    }
 }
+
+/// qemu-riscv64's CPU: RV64GC with every extension of rvnvmm's default ISA
+/// that qemu 7.2 implements (it spells Zfh and Zfhmin with capitals).
+const QEMU_CPU: &str = "rv64,zba=true,zbb=true,zbc=true,zbs=true,Zfh=true,Zfhmin=true";
 
 struct Env {
     repo: PathBuf,
@@ -186,7 +226,7 @@ fn load_env() -> Result<Env, String> {
     let qemu = artefacts::qemu()?;
     let guest_build = artefacts::guest_build();
     for (name, _, _) in GUEST_PROGRAMS {
-        for linkage in [Linkage::Static, Linkage::Dynamic] {
+        for linkage in Linkage::ALL {
             artefacts::guest_program(&guest_build.join(linkage.dir()), name)?;
         }
     }
@@ -406,12 +446,12 @@ fn run_guest(linkage: Linkage, name: &str, expected_status: i32, args: &[&str]) 
     // Reference: qemu.
     let qdir = TempDir::new(&format!("{name}-qemu"), env.keep);
     let wrapper = qdir.path.join(".self-under-qemu");
-    let mut qemu_prefix = vec![env.qemu.to_string_lossy().into_owned()];
-    if let Some((_, cpu)) = QEMU_CPU.iter().find(|(n, _)| *n == name) {
-        qemu_prefix.push("-cpu".into());
-        qemu_prefix.push(cpu.to_string());
-    }
-    if linkage == Linkage::Dynamic {
+    let mut qemu_prefix = vec![
+        env.qemu.to_string_lossy().into_owned(),
+        "-cpu".into(),
+        QEMU_CPU.into(),
+    ];
+    if linkage.dynamic() {
         qemu_prefix.push("-L".into());
         qemu_prefix.push(env.sysroot.to_string_lossy().into_owned());
     }
@@ -440,7 +480,7 @@ fn run_guest(linkage: Linkage, name: &str, expected_status: i32, args: &[&str]) 
     let rdir = TempDir::new(&format!("{name}-rvnvmm"), env.keep);
     let mut rc = Command::new(&env.rvnvmm);
     rc.arg("run");
-    if linkage == Linkage::Dynamic {
+    if linkage.dynamic() {
         rc.arg("--sysroot").arg(&env.sysroot);
     }
     rc.arg(&prog);

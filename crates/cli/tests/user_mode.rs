@@ -231,3 +231,137 @@ fn emulator_specific_programs_pass() {
         }
     }
 }
+
+/// Runs guest/build/emu/isa_ext with `args` under `--set machine.isa=ISA`
+/// (or the default ISA).
+fn isa_ext(isa: Option<&str>, args: &[&str]) -> std::process::Output {
+    let prog = repo().join("guest/build/emu/isa_ext");
+    assert!(
+        prog.is_file(),
+        "{} missing: run make -C guest",
+        prog.display()
+    );
+    let mut c = rvnvmm();
+    c.arg("run");
+    if let Some(isa) = isa {
+        c.args(["--set", &format!("machine.isa={isa}")]);
+    }
+    c.arg(&prog).args(args).output().unwrap()
+}
+
+/// The value printed for hwprobe key `key` (`key K value HEX` lines).
+fn hwprobe_value(out: &str, key: i64) -> u64 {
+    let prefix = format!("key {key} value ");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(&prefix))
+        .unwrap_or_else(|| panic!("no key {key} in\n{out}"));
+    u64::from_str_radix(&line[prefix.len()..], 16).unwrap()
+}
+
+/// What `riscv_hwprobe` and `AT_HWCAP` tell the guest follows
+/// `machine.isa`, and shrinks when extensions are turned off.
+#[test]
+fn hwprobe_and_hwcap_follow_machine_isa() {
+    use rvnvmm_isa::ExtSet;
+    for (isa, set) in [(None, ExtSet::ALL), (Some("rv64gc"), ExtSet::RV64GC)] {
+        let o = isa_ext(isa, &["hwprobe"]);
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(o.status.success(), "{isa:?}: {out}");
+        assert!(out.contains("rc 0\n"), "{out}");
+        assert_eq!(hwprobe_value(&out, 3), 1, "BASE_BEHAVIOR: IMA");
+        assert_eq!(hwprobe_value(&out, 4), set.hwprobe_ima_ext_0(), "{isa:?}");
+        let zicboz_block = if isa.is_none() { 64 } else { 0 };
+        assert_eq!(hwprobe_value(&out, 6), zicboz_block);
+        assert_eq!(hwprobe_value(&out, 7), 0x3f_ffff_ffff);
+        assert_eq!(hwprobe_value(&out, 8), 10_000_000);
+        assert_eq!(hwprobe_value(&out, 9), 3, "misaligned scalar: fast");
+        assert!(out.contains("key -1 value 0\n"), "an unknown key: {out}");
+        assert!(out.contains(&format!("hwcap {:x}\n", set.hwcap())), "{out}");
+        // Four harts; all have FD and C; none has V.
+        assert!(out.contains("which fd|c rc 0 cpus f\n"), "{out}");
+        assert!(out.contains("which v rc 0 cpus 0\n"), "{out}");
+        assert!(out.contains("bad flags rc -1\n"), "{out}");
+    }
+    let full = hwprobe_value(
+        &String::from_utf8_lossy(&isa_ext(None, &["hwprobe"]).stdout),
+        4,
+    );
+    // Zba, Zbb, Zbs, Zicond and Zawrs are there by default.
+    for bit in [3, 4, 5, 35, 48] {
+        assert_ne!(full & 1 << bit, 0, "bit {bit}");
+    }
+}
+
+/// An instruction of an extension `machine.isa` leaves out is illegal: the
+/// guest dies of SIGILL (and so does rvnvmm).
+#[test]
+fn disabled_extension_raises_sigill() {
+    use std::os::unix::process::ExitStatusExt;
+    let on = isa_ext(None, &["sh1add"]);
+    assert!(on.status.success());
+    assert_eq!(String::from_utf8_lossy(&on.stdout), "sh1add 3\n");
+    for isa in ["rv64gc", "rv64gc_zbb_zbs", "RV64IMAFDC_Zicsr_Zifencei"] {
+        let off = isa_ext(Some(isa), &["sh1add"]);
+        let sig = off.status.signal().or(off.status.code().map(|c| c - 128));
+        assert_eq!(sig, Some(libc::SIGILL), "{isa}: {:?}", off.status);
+        assert!(off.stdout.is_empty());
+    }
+    // With Zba alone it runs.
+    assert!(isa_ext(Some("rv64gc_zba"), &["sh1add"]).status.success());
+    // A bad string is refused before the guest starts.
+    let bad = isa_ext(Some("rv64gc_zbx"), &["sh1add"]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("machine.isa") && err.contains("zbx"), "{err}");
+}
+
+/// The checks of the extensions qemu 7.2 lacks pass, and fail when the
+/// extensions are off (the program dies of SIGILL at the first one).
+#[test]
+fn extensions_beyond_qemu_pass_their_checks() {
+    let o = isa_ext(None, &[]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out}");
+    assert!(!out.contains("FAIL") && out.lines().count() >= 17, "{out}");
+    assert!(!isa_ext(Some("rv64gc"), &[]).status.success());
+}
+
+/// `--trace` names the new instructions in `objdump -M no-aliases` syntax
+/// (compressed ones as their 32-bit expansions, as elsewhere).
+#[test]
+fn trace_disassembles_the_new_extensions() {
+    let prog = repo().join("guest/build/emu/isa_ext");
+    let o = rvnvmm()
+        .arg("run")
+        .arg("--trace")
+        .arg(&prog)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let trace = String::from_utf8_lossy(&o.stderr);
+    let texts: Vec<&str> = trace
+        .lines()
+        .filter_map(|l| l.splitn(3, ' ').nth(2))
+        .collect();
+    for want in [
+        "add.uw s0,s0,zero",
+        "sext.b s0,s0",
+        "zext.h s0,s0",
+        "xori s0,s0,-1",
+        "mul s0,s0,s1",
+        "mop.rr.7 ",
+        "c.mop.1",
+        "wrs.nto",
+        "wrs.sto",
+        "ntl.p1",
+        "ntl.all",
+    ] {
+        assert!(
+            texts.iter().any(|t| t.starts_with(want)),
+            "no `{want}` in the trace"
+        );
+    }
+    assert!(texts.iter().any(|t| t.starts_with("czero.eqz ")));
+    assert!(texts.iter().any(|t| t.starts_with("mop.r.0 ")));
+}

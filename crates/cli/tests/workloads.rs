@@ -2,7 +2,10 @@
 //! every workload must print the same stdout, end with the same status and
 //! leave the same files in its working directory under `qemu-riscv64` (the
 //! reference) and under `rvnvmm run` with the heap on DRAM and on NVMM, in
-//! the functional and in the timing model.
+//! the functional and in the timing model. The C kernels run a second time
+//! as built with the B extension (`guest/build/workloads/bin-rvb`, from
+//! `-march=rv64gc_zba_zbb_zbs`), qemu with
+//! `-cpu rv64,zba=true,zbb=true,zbc=true,zbs=true`.
 //!
 //! Artefacts (the tests fail, not skip, when they are missing):
 //! * `scripts/setup.sh`: `RVNVMM_SYSROOT` (the trixie riscv64 sysroot, which
@@ -67,6 +70,45 @@ workloads! {
     awk => "awk";
 }
 
+/// Declares one test per C kernel for its B-extension build:
+/// `workload_rvb::NAME`.
+macro_rules! rvb_workloads {
+    ($($test:ident => $name:expr;)*) => {
+        const RVB_WORKLOADS: &[&str] = &[$($name),*];
+        mod workload_rvb {
+            $(
+                #[test]
+                fn $test() {
+                    super::run_workload_build($name, super::Build::Rvb);
+                }
+            )*
+        }
+    };
+}
+
+rvb_workloads! {
+    stream => "stream";
+    gups => "gups";
+    lbm => "lbm";
+    mcf => "mcf";
+    nbody => "nbody";
+    mcts => "mcts";
+    rbtree => "rbtree";
+}
+
+/// Which build of the C kernels runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Build {
+    /// `bin/`: `-march=rv64gc`.
+    Rv64gc,
+    /// `bin-rvb/`: `-march=rv64gc_zba_zbb_zbs`.
+    Rvb,
+}
+
+/// qemu-riscv64's CPU: RV64GC plus the extensions of rvnvmm's default ISA
+/// that qemu 7.2 implements.
+const QEMU_CPU: &str = "rv64,zba=true,zbb=true,zbc=true,zbs=true";
+
 /// The rvnvmm configurations every workload runs in, beside qemu.
 const CONFIGS: &[(&str, &[&str])] = &[
     (
@@ -112,6 +154,7 @@ struct Env {
     qemu: PathBuf,
     rvnvmm: PathBuf,
     bin: PathBuf,
+    bin_rvb: PathBuf,
     inputs: PathBuf,
     workloads: Vec<Workload>,
     timeout: Duration,
@@ -225,6 +268,7 @@ fn load_env() -> Result<Env, String> {
         qemu,
         rvnvmm,
         bin: build.join("bin"),
+        bin_rvb: build.join("bin-rvb"),
         inputs,
         workloads: load_manifest()?,
         timeout: Duration::from_secs(timeout),
@@ -233,8 +277,12 @@ fn load_env() -> Result<Env, String> {
 }
 
 impl Env {
-    fn expand(&self, s: &str) -> String {
-        s.replace("{bin}", &self.bin.to_string_lossy())
+    fn expand(&self, s: &str, build: Build) -> String {
+        let bin = match build {
+            Build::Rv64gc => &self.bin,
+            Build::Rvb => &self.bin_rvb,
+        };
+        s.replace("{bin}", &bin.to_string_lossy())
             .replace("{inputs}", &self.inputs.to_string_lossy())
             .replace("{sysroot}", &self.sysroot.to_string_lossy())
     }
@@ -318,18 +366,23 @@ fn describe_diff(expected: &[u8], actual: &[u8]) -> String {
 }
 
 fn run_workload(name: &str) {
+    run_workload_build(name, Build::Rv64gc)
+}
+
+fn run_workload_build(name: &str, build: Build) {
     let env = env();
     let w = env.workload(name);
-    let prog = env.expand(&w.binary);
+    let prog = env.expand(&w.binary, build);
     assert!(
         Path::new(&prog).is_file(),
         "{prog} does not exist: run `scripts/setup.sh` and `make -C guest`"
     );
-    let args: Vec<String> = w.test_args.iter().map(|a| env.expand(a)).collect();
+    let args: Vec<String> = w.test_args.iter().map(|a| env.expand(a, build)).collect();
 
     // Reference: qemu.
     let qdir = TempDir::new(&format!("{name}-qemu"), env.keep);
     let mut qc = Command::new(&env.qemu);
+    qc.arg("-cpu").arg(QEMU_CPU);
     if w.sysroot {
         qc.arg("-L").arg(&env.sysroot);
     }
@@ -429,5 +482,16 @@ fn every_workload_is_listed() {
     assert_eq!(
         kernels, used,
         "guest/workloads/src/*.c and the {{bin}} workloads of workloads.toml disagree"
+    );
+    let kernel_workloads: BTreeSet<&str> = env
+        .workloads
+        .iter()
+        .filter(|w| w.binary.starts_with("{bin}/"))
+        .map(|w| w.name.as_str())
+        .collect();
+    let rvb: BTreeSet<&str> = RVB_WORKLOADS.iter().copied().collect();
+    assert_eq!(
+        kernel_workloads, rvb,
+        "the rvb_workloads! list must name every workload of a C kernel"
     );
 }

@@ -213,11 +213,22 @@ pub struct Machine {
     pub harts: u32,
     /// Guest core clock in Hz; `cycle` counts at this rate.
     pub clock_hz: u64,
-    /// ISA string, informational only (e.g. `rv64imafdc`).
+    /// The extensions the harts implement, as an ISA string
+    /// (`rv64gc`, `rv64imafdc_zicsr_zifencei_zba_zbb`; see
+    /// [`rvnvmm_isa::ExtSet`]). An instruction outside it is illegal. The
+    /// default is every extension the emulator implements.
     pub isa: String,
     /// `timing` (the full model) or `functional` (one cycle per
     /// instruction, no memory-system model).
     pub model: Model,
+}
+
+impl Machine {
+    /// The extension set `isa` names ([`Config::validate`] reports a bad
+    /// string; this gives the parser's reason).
+    pub fn extensions(&self) -> Result<rvnvmm_isa::ExtSet, rvnvmm_isa::IsaError> {
+        self.isa.parse()
+    }
 }
 
 /// `[core]`: cycles charged per instruction class by the in-order timing
@@ -229,6 +240,8 @@ pub struct Core {
     pub alu: u32,
     /// Integer multiply (`mul*`).
     pub mul: u32,
+    /// Carry-less multiply (`clmul`, `clmulh`, `clmulr`).
+    pub clmul: u32,
     /// Integer divide and remainder (`div*`, `rem*`).
     pub div: u32,
     /// FP add/sub/mul/fma/convert/compare (result latency).
@@ -560,7 +573,7 @@ impl Default for Machine {
             name: "freedom-u500".into(),
             harts: 4,
             clock_hz: 50_000_000,
-            isa: "rv64imafdc".into(),
+            isa: rvnvmm_isa::ExtSet::ALL.to_string(),
             model: Model::Timing,
         }
     }
@@ -571,6 +584,7 @@ impl Default for Core {
         Core {
             alu: 1,
             mul: 10,
+            clmul: 10,
             div: 66,
             fpu: 4,
             fdiv: 30,

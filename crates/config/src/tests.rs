@@ -468,6 +468,7 @@ fn set_other_kinds_of_value() {
     .unwrap();
     assert_eq!(c.machine.name, "my machine");
     assert_eq!(c.machine.isa, "rv64gc");
+    assert_eq!(c.machine.extensions(), Ok(rvnvmm_isa::ExtSet::RV64GC));
     assert_eq!(c.machine.harts, 2, "later --set wins");
     assert!(!c.cflush.allow_user);
     assert!(c.cache.l2.enabled);
@@ -640,4 +641,24 @@ fn enum_names_match_serde() {
     check::<Scheduler>(Scheduler::NAMES);
     check::<TrpOn>(TrpOn::NAMES);
     check::<KeepOpen>(KeepOpen::NAMES);
+}
+
+#[test]
+fn isa_is_checked() {
+    let c = load_with(&[]).unwrap();
+    assert_eq!(c.machine.extensions(), Ok(rvnvmm_isa::ExtSet::ALL));
+    let bad = load_with(&["machine.isa=rv64gc_zbaa"]).unwrap();
+    let err = bad.validate().unwrap_err().to_string();
+    assert!(
+        err.contains("machine.isa") && err.contains("did you mean 'zba'"),
+        "{err}"
+    );
+    let bad = load_with(&["machine.isa=rv32gc"]).unwrap();
+    assert!(bad.validate().is_err());
+    let zero_clmul = load_with(&["core.clmul=0"]).unwrap();
+    assert!(zero_clmul
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("core.clmul"));
 }

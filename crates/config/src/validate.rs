@@ -120,10 +120,14 @@ impl Config {
                 "must be positive (the guest core clock in Hz, e.g. 50000000)",
             );
         }
+        if let Err(e) = self.machine.isa.parse::<rvnvmm_isa::ExtSet>() {
+            c.error("machine.isa", e.to_string());
+        }
         let core = &self.core;
         for (key, v) in [
             ("core.alu", core.alu),
             ("core.mul", core.mul),
+            ("core.clmul", core.clmul),
             ("core.div", core.div),
             ("core.fpu", core.fpu),
             ("core.fdiv", core.fdiv),

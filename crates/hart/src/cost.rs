@@ -12,6 +12,8 @@ pub struct CoreCosts {
     pub alu: u32,
     /// Integer multiply.
     pub mul: u32,
+    /// Carry-less multiply (Zbc).
+    pub clmul: u32,
     /// Integer divide and remainder.
     pub div: u32,
     /// FP arithmetic, conversion and comparison.
@@ -30,6 +32,7 @@ impl CoreCosts {
     pub const FUNCTIONAL: CoreCosts = CoreCosts {
         alu: 1,
         mul: 1,
+        clmul: 1,
         div: 1,
         fpu: 1,
         fdiv: 1,
@@ -44,6 +47,7 @@ impl CoreCosts {
         use Op::*;
         let class = match ins.op {
             Mul | Mulh | Mulhsu | Mulhu | Mulw => self.mul,
+            Clmul | Clmulh | Clmulr => self.clmul,
             Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => self.div,
             FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => self.fdiv,
             Jal => self.alu + self.branch_taken,
@@ -191,6 +195,7 @@ mod tests {
         let c = CoreCosts {
             alu: 1,
             mul: 4,
+            clmul: 3,
             div: 30,
             fpu: 3,
             fdiv: 20,
@@ -218,6 +223,9 @@ mod tests {
         let flh_a0 = decode(0x0005_1507); // flh fa0, 0(a0)
         assert_eq!(c.cost(&fadd, Some(&flh_a0)), 3 + 2, "flh is a load");
         assert_eq!(c.cost(&j, None), 2);
+        assert_eq!(c.cost(&decode(0x0ac5a533), None), 3); // clmulr a0,a1,a2
+        assert_eq!(c.cost(&decode(0x20c5a533), None), 1); // sh1add a0,a1,a2
+        assert_eq!(c.cost(&decode(0x0ec5d533), None), 1); // czero.eqz a0,a1,a2
         assert_eq!(&*prefix(&c, &[ld_a0, add_a1, mul]), &[0, 1, 4, 8]);
         assert_eq!(
             &*prefix(&CoreCosts::FUNCTIONAL, &[ld_a0, add_a1, mul]),

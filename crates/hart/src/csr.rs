@@ -3,7 +3,7 @@
 //! simulated time.
 
 use crate::interrupt::{irq, DELEGABLE_INTERRUPTS, MIE_WRITABLE};
-use crate::privileged::{envcfg, legal_tvec, mstatus, DELEGABLE_EXCEPTIONS, MISA_VALUE};
+use crate::privileged::{envcfg, legal_tvec, mstatus, DELEGABLE_EXCEPTIONS, MISA_MXL_64};
 use crate::{Hart, Priv, Trap};
 use rvnvmm_isa::csr::*;
 use rvnvmm_isa::{Insn, Op};
@@ -131,7 +131,7 @@ impl Hart {
                 s.satp
             }
             MSTATUS => s.mstatus(),
-            MISA => MISA_VALUE,
+            MISA => MISA_MXL_64 | self.config.isa.misa_letters(),
             MEDELEG => s.medeleg,
             MIDELEG => s.mideleg,
             MIE => s.mie,

@@ -1,5 +1,7 @@
 //! One RISC-V hart (RV64IMAFDC + Zicsr, Zifencei, Zicntr, Zicbom, Zicboz,
-//! Sstc, Svnapot; M, S and U modes with Sv39 and PMP) for rvnvmm.
+//! Zicbop, the RVA23U64 scalar integer extensions, Sstc, Svnapot; M, S and
+//! U modes with Sv39 and PMP) for rvnvmm. [`HartConfig::isa`] turns
+//! extensions off.
 //!
 //! The hart interprets decoded basic blocks from a [`CodeCache`], translates
 //! addresses through a software [`tlb::Tlb`] backed by Sv39 page tables in
@@ -43,6 +45,7 @@ pub use trap::{Exit, Trap};
 use privileged::PrivState;
 use std::sync::Arc;
 
+use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 
@@ -119,6 +122,9 @@ pub struct HartConfig {
     pub cflush_user: bool,
     /// The in-order core's cycle costs.
     pub costs: CoreCosts,
+    /// The extensions implemented: an instruction outside them decodes as
+    /// illegal, and `misa` shows their letters.
+    pub isa: ExtSet,
 }
 
 impl Default for HartConfig {
@@ -128,6 +134,7 @@ impl Default for HartConfig {
             timebase_hz: 10_000_000,
             cflush_user: true,
             costs: CoreCosts::FUNCTIONAL,
+            isa: ExtSet::ALL,
         }
     }
 }
@@ -440,6 +447,8 @@ impl Hart {
     }
 }
 
+#[cfg(test)]
+mod ext_tests;
 #[cfg(test)]
 mod priv_tests;
 #[cfg(test)]

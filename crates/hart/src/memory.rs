@@ -3,7 +3,7 @@
 use crate::code::{Block, MAX_BLOCK_INSNS};
 use crate::privileged::mstatus;
 use crate::{Env, Hart, Priv, Trap};
-use rvnvmm_isa::{decode, Op};
+use rvnvmm_isa::{decode_for, Op};
 use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
 use rvnvmm_mem::PhysMem;
 
@@ -400,7 +400,7 @@ impl Hart {
             } else {
                 lo as u32
             };
-            let insn = decode(raw);
+            let insn = decode_for(raw, self.config.isa);
             let ends = ends_block(insn.op);
             insns.push(insn);
             raws.push(raw);

@@ -46,18 +46,9 @@ pub mod envcfg {
     pub const STCE: u64 = 1 << 63;
 }
 
-/// `misa`: RV64 with I, M, A, F, D, C, S and U.
-pub const MISA_VALUE: u64 = 2 << 62 | extensions(b"ACDFIMSU");
-
-const fn extensions(letters: &[u8]) -> u64 {
-    let mut bits = 0;
-    let mut i = 0;
-    while i < letters.len() {
-        bits |= 1 << (letters[i] - b'A');
-        i += 1;
-    }
-    bits
-}
+/// `misa`'s MXL field for RV64; the extension bits come from the hart's
+/// [`rvnvmm_isa::ExtSet`] (with S and U).
+pub const MISA_MXL_64: u64 = 2 << 62;
 
 /// Exceptions `medeleg` can delegate: all but ecall from M (11) and the
 /// reserved codes.

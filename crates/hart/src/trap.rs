@@ -65,4 +65,8 @@ pub enum Exit {
     /// clock to its next event ([`crate::Hart::timer_deadline`] or a
     /// device's) before running it again.
     Wfi,
+    /// User-mode emulation: `wrs.nto` or `wrs.sto`, waiting for the
+    /// reservation set to change; `pc` points after it. The caller may run
+    /// other threads first.
+    Yield,
 }

@@ -26,6 +26,10 @@
 use core::fmt;
 use core::str::FromStr;
 
+/// The block `cbo.zero` zeroes, in bytes (a hart property: the device
+/// tree's `riscv,cboz-block-size`, hwprobe's `ZICBOZ_BLOCK_SIZE`).
+pub const CBOZ_BLOCK_BYTES: u32 = 64;
+
 /// Declares the extensions: one line each, in the canonical order of an ISA
 /// string (single letters in `IMAFDQLCBKJTPVH` order, then `Z`
 /// extensions by the category letter after the `Z` in that order and

@@ -48,5 +48,5 @@ pub use compressed::{compressed_extension, expand_compressed};
 pub use decode::{decode, decode_for, op_extension};
 pub use decode_fp_ext::{fp_extension, FpExtension};
 pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
-pub use ext::{Ext, ExtSet, IsaError};
+pub use ext::{Ext, ExtSet, IsaError, CBOZ_BLOCK_BYTES};
 pub use op::{Insn, Op};

@@ -295,18 +295,6 @@ pub mod auxv {
     pub const AT_EXECFN: u64 = 31;
 }
 
-/// HWCAP bits for the single-letter extensions: IMAFDC.
-pub const HWCAP_RV64GC: u64 = {
-    let mut bits = 0u64;
-    let letters = b"imafdc";
-    let mut k = 0;
-    while k < letters.len() {
-        bits |= 1 << (letters[k] - b'a');
-        k += 1;
-    }
-    bits
-};
-
 #[cfg(test)]
 mod tests {
     use super::*;

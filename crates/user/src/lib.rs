@@ -11,6 +11,7 @@ pub mod devices;
 pub mod elf;
 pub mod errno;
 pub mod fs;
+pub mod hwprobe;
 mod net;
 mod process;
 mod signal;

@@ -1,7 +1,7 @@
 //! The guest process: threads on harts, the scheduler, program loading and
 //! the exit protocol.
 
-use crate::elf::{auxv::*, ElfFile, LoadError, HWCAP_RV64GC};
+use crate::elf::{auxv::*, ElfFile, LoadError};
 use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
@@ -500,7 +500,7 @@ impl Process {
             (AT_EUID, unsafe_id(libc::geteuid)),
             (AT_GID, unsafe_id(libc::getgid)),
             (AT_EGID, unsafe_id(libc::getegid)),
-            (AT_HWCAP, HWCAP_RV64GC),
+            (AT_HWCAP, self.opts.hart.isa.hwcap()),
             (AT_CLKTCK, 100),
             (AT_SECURE, 0),
             (AT_RANDOM, random),
@@ -852,7 +852,7 @@ impl Process {
             match exit {
                 Exit::Budget => {}
                 Exit::Ecall => self.syscall(),
-                Exit::Wfi => {}
+                Exit::Wfi | Exit::Yield => {}
                 Exit::Trap(trap) => self.handle_trap(trap),
             }
             self.deliver_pending();

@@ -323,7 +323,7 @@ impl Process {
             228..=231 => Ok(0),
             232 => self.sys_mincore(a[0], a[1], a[2]),
             233 => self.sys_madvise(a[0], a[1], a[2]),
-            258 => self.sys_riscv_hwprobe(a[0], a[1]),
+            258 => self.sys_riscv_hwprobe(a[0], a[1], a[2], a[3], a[4]),
             // rseq is optional for glibc, which falls back without it; a
             // kernel without Landlock answers its calls so (xz's sandbox).
             293 | 444..=446 => Err(ENOSYS),
@@ -1276,28 +1276,6 @@ impl Process {
             let _ = self.write_u32(ptid, r as u32);
         }
         Some(r as i64)
-    }
-
-    /// riscv_hwprobe: what the harts implement (RV64IMAFDC).
-    fn sys_riscv_hwprobe(&mut self, pairs: u64, count: u64) -> Result<i64, i64> {
-        for k in 0..count.min(64) {
-            let key = self.read_u64(pairs + k * 16)? as i64;
-            let value: Option<u64> = match key {
-                0..=2 => Some(0), // mvendorid, marchid, mimpid
-                3 => Some(1),     // BASE_BEHAVIOR: IMA
-                4 => Some(1 | 2), // IMA_EXT_0: FD, C
-                5 => Some(0),     // CPUPERF_0: misaligned access speed unknown
-                _ => None,
-            };
-            match value {
-                Some(v) => self.write_u64(pairs + k * 16 + 8, v)?,
-                None => {
-                    self.write_u64(pairs + k * 16, u64::MAX)?;
-                    self.write_u64(pairs + k * 16 + 8, 0)?;
-                }
-            }
-        }
-        Ok(0)
     }
 
     fn least_loaded_cpu(&self, affinity: u64) -> usize {
