@@ -372,6 +372,34 @@ fn zfa_instructions() {
 }
 
 #[test]
+fn machine_isa_gates_zfh_zfhmin_and_zfa() {
+    let fadd_h = r_type(0x53, 7, 0x02, 1, 2, 3);
+    let fcvt_s_h = r_type(0x53, 7, 0x20, 1, 2, 2);
+    let fli_d = 0xf210_8053 | 1 << 7;
+    let run = |isa: &str, w: u32| {
+        let (mut mem, mut code, _) = machine(&[w, ECALL]);
+        let mut h = Hart::new(
+            0,
+            HartConfig {
+                isa: isa.parse().unwrap(),
+                ..HartConfig::default()
+            },
+        );
+        h.pc = BASE;
+        h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX)
+    };
+    let illegal = Exit::Trap(Trap::new(Trap::ILLEGAL, 0));
+    for w in [fadd_h, fcvt_s_h, fli_d] {
+        assert_eq!(run("rv64gc", w), illegal, "{w:#010x}");
+    }
+    assert_eq!(run("rv64gc_zfhmin", fcvt_s_h), Exit::Ecall);
+    assert_eq!(run("rv64gc_zfhmin", fadd_h), illegal);
+    assert_eq!(run("rv64gc_zfh", fadd_h), Exit::Ecall);
+    assert_eq!(run("rv64gc_zfa", fli_d), Exit::Ecall);
+    assert_eq!(run("rv64imafc_zfa", fli_d), illegal);
+}
+
+#[test]
 fn zfa_reserved_rounding_mode_traps() {
     // fround.s with rm = 6 is illegal; fcvtmod.w.d with rm = 0 does not
     // decode.
