@@ -125,6 +125,7 @@ guest_programs! {
     signals => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
+    zfh_random => (16, []);
 }
 
 /// Declares one test per busybox script: `busybox::NAME` runs
@@ -185,8 +186,8 @@ impl Linkage {
 }
 
 /// qemu-riscv64's CPU: RV64GC with every extension of rvnvmm's default ISA
-/// that qemu 7.2 implements.
-const QEMU_CPU: &str = "rv64,zba=true,zbb=true,zbc=true,zbs=true";
+/// that qemu 7.2 implements (it spells Zfh and Zfhmin with capitals).
+const QEMU_CPU: &str = "rv64,zba=true,zbb=true,zbc=true,zbs=true,Zfh=true,Zfhmin=true";
 
 struct Env {
     repo: PathBuf,

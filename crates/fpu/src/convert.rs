@@ -11,6 +11,7 @@
 //! The in-range case is computed with exact host operations for every
 //! rounding mode; only NaN and out-of-range inputs go to SoftFloat.
 
+use crate::half::f16_to_host;
 use crate::{
     fast, rm_check, sf, F64_CANONICAL_NAN, FLAG_NV, FLAG_NX, RM_RDN, RM_RMM, RM_RNE, RM_RTZ, RM_RUP,
 };
@@ -98,6 +99,15 @@ const I64_HI: f64 = TWO63 - 1024.0;
 const U64_HI: f64 = TWO64 - 2048.0;
 
 to_int! {
+    /// `fcvt.w.h`: binary16 -> signed 32-bit, sign-extended to 64 bits.
+    f16_to_i32(u16 => f16_to_host) via f16_to_i32, i32, -2_147_483_648.0, 2_147_483_647.0, |v| v as i64 as u64;
+    /// `fcvt.wu.h`: binary16 -> unsigned 32-bit; the 32-bit result is
+    /// sign-extended to 64 bits as the instruction writes it.
+    f16_to_u32(u16 => f16_to_host) via f16_to_ui32, u32, 0.0, 4_294_967_295.0, |v| v as i32 as i64 as u64;
+    /// `fcvt.l.h`: binary16 -> signed 64-bit.
+    f16_to_i64(u16 => f16_to_host) via f16_to_i64, i64, -TWO63, I64_HI, |v| v as u64;
+    /// `fcvt.lu.h`: binary16 -> unsigned 64-bit.
+    f16_to_u64(u16 => f16_to_host) via f16_to_ui64, u64, 0.0, U64_HI, |v| v;
     /// `fcvt.w.s`: binary32 -> signed 32-bit, sign-extended to 64 bits.
     f32_to_i32(u32 => widen_f32) via f32_to_i32, i32, -2_147_483_648.0, 2_147_483_647.0, |v| v as i64 as u64;
     /// `fcvt.wu.s`: binary32 -> unsigned 32-bit; the 32-bit result is
@@ -237,6 +247,18 @@ pub(crate) mod reference {
     }
     pub(crate) fn f32_to_f64(a: u32, _rm: u8, flags: &mut u8) -> u64 {
         sf::f32_to_f64(a, flags)
+    }
+    pub(crate) fn f16_to_i32(a: u16, rm: u8, f: &mut u8) -> u64 {
+        sf::f16_to_i32(a, rm, f) as i64 as u64
+    }
+    pub(crate) fn f16_to_u32(a: u16, rm: u8, f: &mut u8) -> u64 {
+        sf::f16_to_ui32(a, rm, f) as i32 as i64 as u64
+    }
+    pub(crate) fn f16_to_i64(a: u16, rm: u8, f: &mut u8) -> u64 {
+        sf::f16_to_i64(a, rm, f) as u64
+    }
+    pub(crate) fn f16_to_u64(a: u16, rm: u8, f: &mut u8) -> u64 {
+        sf::f16_to_ui64(a, rm, f)
     }
     pub(crate) fn f32_to_i32(a: u32, rm: u8, f: &mut u8) -> u64 {
         sf::f32_to_i32(a, rm, f) as i64 as u64

@@ -1,8 +1,9 @@
-//! Bit-exact RISC-V **F** and **D** extension arithmetic for the rvnvmm
-//! emulator.
+//! Bit-exact RISC-V **F**, **D**, **Zfh**/**Zfhmin** and **Zfa** arithmetic
+//! for the rvnvmm emulator.
 //!
-//! All operands and results are raw IEEE 754 bit patterns (`u32` for
-//! binary32 / S, `u64` for binary64 / D and for integer registers). The
+//! All operands and results are raw IEEE 754 bit patterns (`u16` for
+//! binary16 / H, `u32` for binary32 / S, `u64` for binary64 / D and for
+//! integer registers). The
 //! heavy lifting is done by Berkeley SoftFloat 3 built with its RISC-V
 //! specialization (via `softfloat-sys` with the `riscv` feature — the same
 //! library and specialization Spike uses), which gives canonical NaNs,
@@ -30,7 +31,7 @@
 //!   and NaN-boxing can do neither and take just their operands.
 //! * binary32 operands must already be unboxed with [`unbox_f32`], and
 //!   binary32 results must be NaN-boxed with [`box_f32`] before being written
-//!   to an `f` register.
+//!   to an `f` register; likewise binary16 with [`unbox_f16`] / [`box_f16`].
 //! * Results headed for an integer register are returned as the full 64-bit
 //!   value the instruction writes: 32-bit integer results are sign-extended
 //!   (so `fcvt.wu.s` of 3e9 yields `0xFFFF_FFFF_B2D0_5E00`), comparisons
@@ -54,8 +55,18 @@
 //! | `fcvt.{s,d}.{w,wu,l,lu}` | [`i32_to_f32`] [`u32_to_f32`] [`i64_to_f32`] [`u64_to_f32`] `(v: u64, rm, flags) -> u32` | [`i32_to_f64`] [`u32_to_f64`] [`i64_to_f64`] [`u64_to_f64`] `-> u64` |
 //! | NaN-boxing | [`box_f32`] `(u32) -> u64`, [`unbox_f32`] `(u64) -> u32` | |
 //!
-//! Helpers: [`f32_is_nan`], [`f32_is_snan`], [`f64_is_nan`], [`f64_is_snan`];
-//! constants [`F32_CANONICAL_NAN`], [`F64_CANONICAL_NAN`].
+//! binary16 (Zfh) has the same set with the `f16_` prefix (`f16_add`,
+//! `f16_fmadd`, `f16_class`, `f16_to_i32`, `i32_to_f16`, ...), plus
+//! [`f16_to_f32`], [`f16_to_f64`], [`f32_to_f16`], [`f64_to_f16`] and
+//! [`box_f16`] / [`unbox_f16`]. Zfa adds, per format: [`fli_f16`]
+//! [`fli_f32`] [`fli_f64`] `(rs1)`, `fminm`/`fmaxm` ([`f32_minm`]
+//! [`f32_maxm`] ...), `fround`/`froundnx` ([`f32_round`] [`f32_roundnx`]
+//! ...), `fltq`/`fleq` ([`f32_lt_quiet`] [`f32_le_quiet`] ...) and
+//! [`f64_to_i32_mod`] (`fcvtmod.w.d`).
+//!
+//! Helpers: [`f32_is_nan`], [`f32_is_snan`], [`f64_is_nan`], [`f64_is_snan`]
+//! (and `f16_`); constants [`F16_CANONICAL_NAN`], [`F32_CANONICAL_NAN`],
+//! [`F64_CANONICAL_NAN`].
 //!
 //! # Thread safety
 //!
@@ -68,13 +79,19 @@
 mod convert;
 mod double;
 mod fast;
+mod half;
 mod sf;
 mod single;
+mod zfa;
 
 pub use convert::*;
 pub use double::*;
+pub use half::*;
 pub use single::*;
+pub use zfa::*;
 
+#[cfg(test)]
+mod half_tests;
 #[cfg(test)]
 mod ref_vectors;
 #[cfg(test)]
@@ -104,6 +121,8 @@ pub const FLAG_NX: u8 = 0x01;
 /// All five `fflags` bits.
 pub const FLAG_MASK: u8 = 0x1f;
 
+/// The RISC-V canonical binary16 NaN (`0x7e00`).
+pub const F16_CANONICAL_NAN: u16 = 0x7e00;
 /// The RISC-V canonical binary32 NaN (`0x7fc00000`).
 pub const F32_CANONICAL_NAN: u32 = 0x7fc0_0000;
 /// The RISC-V canonical binary64 NaN (`0x7ff8000000000000`).
@@ -125,6 +144,24 @@ pub const fn unbox_f32(v: u64) -> u32 {
         v as u32
     } else {
         F32_CANONICAL_NAN
+    }
+}
+
+/// NaN-boxes a binary16 value for storage in a 64-bit `f` register (upper 48
+/// bits all ones).
+#[inline]
+pub const fn box_f16(v: u16) -> u64 {
+    0xffff_ffff_ffff_0000 | v as u64
+}
+
+/// Reads a binary16 operand from a 64-bit `f` register: a properly NaN-boxed
+/// value yields its low 16 bits, anything else the canonical NaN `0x7e00`.
+#[inline]
+pub const fn unbox_f16(v: u64) -> u16 {
+    if v >> 16 == 0xffff_ffff_ffff {
+        v as u16
+    } else {
+        F16_CANONICAL_NAN
     }
 }
 
@@ -211,6 +248,52 @@ impl_format!(
     F64_CANONICAL_NAN
 );
 
+impl Format for u16 {
+    const SIGN: Self = 1 << 15;
+    const EXP: Self = 0x7c00;
+    const QUIET: Self = 0x0200;
+    const CANONICAL_NAN: Self = F16_CANONICAL_NAN;
+    const ZERO: Self = 0;
+    #[inline(always)]
+    fn and(self, o: Self) -> Self {
+        self & o
+    }
+    #[inline(always)]
+    fn or(self, o: Self) -> Self {
+        self | o
+    }
+    #[inline(always)]
+    fn xor(self, o: Self) -> Self {
+        self ^ o
+    }
+    #[inline(always)]
+    fn not(self) -> Self {
+        !self
+    }
+    // The host has no binary16 type: order non-NaN values by their
+    // sign-magnitude encoding (both zeros map to 0).
+    #[inline(always)]
+    fn num_lt(self, o: Self) -> bool {
+        f16_order_key(self) < f16_order_key(o)
+    }
+    #[inline(always)]
+    fn num_eq(self, o: Self) -> bool {
+        f16_order_key(self) == f16_order_key(o)
+    }
+}
+
+/// A signed integer that orders non-NaN binary16 encodings like the numbers
+/// they represent.
+#[inline(always)]
+fn f16_order_key(a: u16) -> i32 {
+    let mag = i32::from(a & 0x7fff);
+    if a & 0x8000 != 0 {
+        -mag
+    } else {
+        mag
+    }
+}
+
 #[inline(always)]
 fn is_nan<T: Format>(a: T) -> bool {
     // exponent all ones and fraction non-zero  <=>  |a| > inf
@@ -247,6 +330,31 @@ fn min_max<T: Format>(a: T, b: T, max: bool, flags: &mut u8) -> T {
     } else {
         b
     }
+}
+
+/// Zfa `fminm`/`fmaxm` (IEEE 754-2019 minimum/maximum): like `fmin`/`fmax`
+/// except that any NaN operand gives the canonical NaN.
+#[inline(always)]
+fn min_max_nan_propagating<T: Format>(a: T, b: T, max: bool, flags: &mut u8) -> T {
+    if is_nan(a) || is_nan(b) {
+        if is_snan(a) || is_snan(b) {
+            *flags |= FLAG_NV;
+        }
+        return T::CANONICAL_NAN;
+    }
+    min_max(a, b, max, flags)
+}
+
+/// Zfa `fltq`/`fleq` (quiet comparisons): NV only for signalling NaNs.
+#[inline(always)]
+fn lt_le_quiet<T: Format>(a: T, b: T, or_equal: bool, flags: &mut u8) -> bool {
+    if is_nan(a) || is_nan(b) {
+        if is_snan(a) || is_snan(b) {
+            *flags |= FLAG_NV;
+        }
+        return false;
+    }
+    a.num_lt(b) || (or_equal && a.num_eq(b))
 }
 
 /// `feq` (quiet): NV only for signalling NaNs.

@@ -33,7 +33,7 @@
 //! assertions below).
 
 use softfloat_sys as s;
-use softfloat_sys::{float32_t, float64_t};
+use softfloat_sys::{float16_t, float32_t, float64_t};
 
 const _: () = {
     assert!(s::softfloat_round_near_even == crate::RM_RNE);
@@ -92,6 +92,10 @@ macro_rules! binary {
 }
 
 binary! {
+    f16_add: u16, float16_t;
+    f16_sub: u16, float16_t;
+    f16_mul: u16, float16_t;
+    f16_div: u16, float16_t;
     f32_add: u32, float32_t;
     f32_sub: u32, float32_t;
     f32_mul: u32, float32_t;
@@ -100,6 +104,16 @@ binary! {
     f64_sub: u64, float64_t;
     f64_mul: u64, float64_t;
     f64_div: u64, float64_t;
+}
+
+/// `sqrt(a)` for binary16.
+#[inline]
+pub(crate) fn f16_sqrt(a: u16, rm: u8, flags: &mut u8) -> u16 {
+    begin(rm);
+    // SAFETY: pure SoftFloat arithmetic on a by-value operand.
+    let r = unsafe { s::f16_sqrt(float16_t { v: a }) };
+    end(flags);
+    r.v
 }
 
 /// `sqrt(a)` for binary32.
@@ -118,6 +132,16 @@ pub(crate) fn f64_sqrt(a: u64, rm: u8, flags: &mut u8) -> u64 {
     begin(rm);
     // SAFETY: pure SoftFloat arithmetic on a by-value operand.
     let r = unsafe { s::f64_sqrt(float64_t { v: a }) };
+    end(flags);
+    r.v
+}
+
+/// Fused `a*b + c` for binary16 (single rounding).
+#[inline]
+pub(crate) fn f16_mul_add(a: u16, b: u16, c: u16, rm: u8, flags: &mut u8) -> u16 {
+    begin(rm);
+    // SAFETY: pure SoftFloat arithmetic on by-value operands.
+    let r = unsafe { s::f16_mulAdd(float16_t { v: a }, float16_t { v: b }, float16_t { v: c }) };
     end(flags);
     r.v
 }
@@ -163,6 +187,50 @@ pub(crate) fn f64_to_f32(a: u64, rm: u8, flags: &mut u8) -> u32 {
     r.v
 }
 
+/// Generates conversions between float formats (rounding mode from `rm`;
+/// the widening ones are exact and ignore it).
+macro_rules! float_to_float {
+    ($($name:ident: $from:ty, $fty:ident => $to:ty;)*) => {$(
+        #[inline]
+        pub(crate) fn $name(a: $from, rm: u8, flags: &mut u8) -> $to {
+            begin(rm);
+            // SAFETY: pure SoftFloat conversion on a by-value operand.
+            let r = unsafe { s::$name($fty { v: a }) };
+            end(flags);
+            r.v
+        }
+    )*};
+}
+
+float_to_float! {
+    f16_to_f32: u16, float16_t => u32;
+    f16_to_f64: u16, float16_t => u64;
+    f32_to_f16: u32, float32_t => u16;
+    f64_to_f16: u64, float64_t => u16;
+}
+
+/// Generates round-to-integral wrappers (`exact = true` raises inexact when
+/// the value changes).
+macro_rules! round_to_int {
+    ($($name:ident = $sf:ident: $raw:ty, $ty:ident;)*) => {$(
+        #[inline]
+        pub(crate) fn $name(a: $raw, rm: u8, exact: bool, flags: &mut u8) -> $raw {
+            begin_flags();
+            // SAFETY: pure SoftFloat operation on by-value operands; `rm` is
+            // one of the five modes SoftFloat defines (checked by callers).
+            let r = unsafe { s::$sf($ty { v: a }, rm, exact) };
+            end(flags);
+            r.v
+        }
+    )*};
+}
+
+round_to_int! {
+    f16_round_to_int = f16_roundToInt: u16, float16_t;
+    f32_round_to_int = f32_roundToInt: u32, float32_t;
+    f64_round_to_int = f64_roundToInt: u64, float64_t;
+}
+
 /// Generates float -> integer wrappers. SoftFloat takes the rounding mode as
 /// an argument here; `exact = true` makes it raise inexact.
 macro_rules! to_int {
@@ -182,6 +250,10 @@ macro_rules! to_int {
 }
 
 to_int! {
+    f16_to_i32: u16, float16_t -> i32;
+    f16_to_ui32: u16, float16_t -> u32;
+    f16_to_i64: u16, float16_t -> i64;
+    f16_to_ui64: u16, float16_t -> u64;
     f32_to_i32: u32, float32_t -> i32;
     f32_to_ui32: u32, float32_t -> u32;
     f32_to_i64: u32, float32_t -> i64;
@@ -207,6 +279,10 @@ macro_rules! from_int {
 }
 
 from_int! {
+    i32_to_f16: i32 => u16;
+    ui32_to_f16: u32 => u16;
+    i64_to_f16: i64 => u16;
+    ui64_to_f16: u64 => u16;
     i32_to_f32: i32 => u32;
     ui32_to_f32: u32 => u32;
     i64_to_f32: i64 => u32;
@@ -242,6 +318,13 @@ pub(crate) mod cmp {
     }
 
     cmp! {
+        f16_eq: u16, float16_t;
+        f16_lt: u16, float16_t;
+        f16_le: u16, float16_t;
+        f16_lt_quiet: u16, float16_t;
+        f16_le_quiet: u16, float16_t;
+        f32_le_quiet: u32, float32_t;
+        f64_le_quiet: u64, float64_t;
         f32_eq: u32, float32_t;
         f32_lt: u32, float32_t;
         f32_le: u32, float32_t;

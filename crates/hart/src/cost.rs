@@ -49,7 +49,7 @@ impl CoreCosts {
             Mul | Mulh | Mulhsu | Mulhu | Mulw => self.mul,
             Clmul | Clmulh | Clmulr => self.clmul,
             Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => self.div,
-            FdivS | FdivD | FsqrtS | FsqrtD => self.fdiv,
+            FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => self.fdiv,
             Jal => self.alu + self.branch_taken,
             op if is_fp_compute(op) => self.fpu,
             _ => self.alu,
@@ -66,7 +66,7 @@ fn is_load(op: Op) -> bool {
     use Op::*;
     matches!(
         op,
-        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Flw | Fld | LrW | LrD
+        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Flh | Flw | Fld | LrW | LrD
     )
 }
 
@@ -126,6 +126,49 @@ fn is_fp_compute(op: Op) -> bool {
             | FcvtDWu
             | FcvtDL
             | FcvtDLu
+            | FmaddH
+            | FmsubH
+            | FnmsubH
+            | FnmaddH
+            | FaddH
+            | FsubH
+            | FmulH
+            | FminH
+            | FmaxH
+            | FcvtSH
+            | FcvtHS
+            | FcvtDH
+            | FcvtHD
+            | FcvtWH
+            | FcvtWuH
+            | FcvtLH
+            | FcvtLuH
+            | FeqH
+            | FltH
+            | FleH
+            | FcvtHW
+            | FcvtHWu
+            | FcvtHL
+            | FcvtHLu
+            | FminmH
+            | FmaxmH
+            | FminmS
+            | FmaxmS
+            | FminmD
+            | FmaxmD
+            | FroundH
+            | FroundnxH
+            | FroundS
+            | FroundnxS
+            | FroundD
+            | FroundnxD
+            | FcvtmodWD
+            | FleqH
+            | FltqH
+            | FleqS
+            | FltqS
+            | FleqD
+            | FltqD
     )
 }
 
@@ -170,6 +213,15 @@ mod tests {
         assert_eq!(c.cost(&mul, None), 4);
         assert_eq!(c.cost(&div, None), 30);
         assert_eq!(c.cost(&fadd, None), 3);
+        assert_eq!(c.cost(&decode(0x04c5_f553), None), 3); // fadd.h
+        assert_eq!(c.cost(&decode(0x1cc5_8553), None), 20); // fdiv.h
+        assert_eq!(c.cost(&decode(0x5c05_f553), None), 20); // fsqrt.h
+        assert_eq!(c.cost(&decode(0x4045_f553), None), 3); // fround.s
+        assert_eq!(c.cost(&decode(0xc285_9553), None), 3); // fcvtmod.w.d
+        assert_eq!(c.cost(&decode(0xf010_0553), None), 1); // fli.s: a move
+        assert_eq!(c.cost(&decode(0xe405_8553), None), 1); // fmv.x.h
+        let flh_a0 = decode(0x0005_1507); // flh fa0, 0(a0)
+        assert_eq!(c.cost(&fadd, Some(&flh_a0)), 3 + 2, "flh is a load");
         assert_eq!(c.cost(&j, None), 2);
         assert_eq!(c.cost(&decode(0x0ac5a533), None), 3); // clmulr a0,a1,a2
         assert_eq!(c.cost(&decode(0x20c5a533), None), 1); // sh1add a0,a1,a2

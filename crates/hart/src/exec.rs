@@ -374,6 +374,11 @@ impl Hart {
             AmomaxD => amo_d!(|x, y| (x as i64).max(y as i64) as u64),
             AmominuD => amo_d!(|x, y| x.min(y)),
             AmomaxuD => amo_d!(|x, y| x.max(y)),
+            Flh => {
+                self.fp_dirty()?;
+                let v = self.load(env, a.wrapping_add(imm), 2, done_cycles)?;
+                self.f[rd()] = rvnvmm_fpu::box_f16(v as u16);
+            }
             Flw => {
                 self.fp_dirty()?;
                 let v = self.load(env, a.wrapping_add(imm), 4, done_cycles)?;
@@ -383,6 +388,14 @@ impl Hart {
                 self.fp_dirty()?;
                 let v = self.load(env, a.wrapping_add(imm), 8, done_cycles)?;
                 self.f[rd()] = v;
+            }
+            Fsh => {
+                self.fp_dirty()?;
+                let v = self.f[ins.rs2 as usize & 31];
+                self.store(env, a.wrapping_add(imm), 2, v, done_cycles)?;
+                if self.stop_block {
+                    return Ok(Flow::Stop);
+                }
             }
             Fsw => {
                 self.fp_dirty()?;

@@ -259,6 +259,161 @@ fn fused_multiply_add_rounds_once() {
 }
 
 #[test]
+fn half_precision_loads_stores_boxing_and_conversions() {
+    const BUF: u64 = BASE + 0x8000;
+    let flh = |rd: u32, imm: i32| i_type(0x07, 1, rd, 5, imm);
+    let fsh = |rs2: u32, imm: i32| {
+        let imm = imm as u32;
+        ((imm >> 5) & 0x7f) << 25 | rs2 << 20 | 5 << 15 | 1 << 12 | (imm & 0x1f) << 7 | 0x27
+    };
+    let prog = [
+        r_type(0x53, 0, 0x7a, 1, 28, 0),  // fmv.h.x f1, t3 (1.5)
+        r_type(0x53, 0, 0x7a, 2, 29, 0),  // fmv.h.x f2, t4 (0.25)
+        r_type(0x53, 7, 0x02, 3, 1, 2),   // fadd.h f3, f1, f2 (dyn)
+        fsh(3, 4),                        // store 1.75
+        flh(16, 4),                       // and load it back
+        r_type(0x53, 0, 0x72, 10, 3, 0),  // fmv.x.h a0, f3
+        r_type(0x53, 7, 0x20, 4, 3, 2),   // fcvt.s.h f4, f3
+        r_type(0x53, 1, 0x62, 11, 6, 0),  // fcvt.w.h a1, f6, rtz
+        r_type(0x53, 0, 0x02, 7, 8, 1),   // fadd.h f7, f8, f1 (f8 unboxed)
+        r_type(0x53, 0, 0x72, 12, 9, 0),  // fmv.x.h a2, f9 (negative half)
+        r_type(0x53, 0, 0x7a, 13, 6, 0),  // fmv.h.x f13, t1
+        r_type(0x53, 7, 0x22, 14, 15, 1), // fcvt.h.d f14, f15
+    ];
+    let (h, mem) = run_with(&prog, |h| {
+        h.x[5] = BUF;
+        h.x[6] = 0xdead_beef_0000_c500; // -5.0 in the low half
+        h.x[28] = 0x3e00;
+        h.x[29] = 0x3400;
+        h.f[6] = rvnvmm_fpu::box_f16(0xc0f0); // -2.46875
+        h.f[8] = rvnvmm_fpu::box_f32(0x3c00); // a boxed single, not a half
+        h.f[9] = 0x0123_4567_89ab_fc00; // -inf bits, improperly boxed
+        h.f[15] = 65520f64.to_bits(); // rounds to +inf in RNE
+    });
+    assert_eq!(h.f[1], 0xffff_ffff_ffff_3e00);
+    assert_eq!(mem.read_u64(BUF + 4).map(|v| v as u16), Some(0x3f00));
+    assert_eq!(h.f[16], rvnvmm_fpu::box_f16(0x3f00));
+    assert_eq!(h.f[3], rvnvmm_fpu::box_f16(0x3f00), "1.5 + 0.25 = 1.75");
+    assert_eq!(h.x[10], 0x3f00);
+    assert_eq!(h.f[4], rvnvmm_fpu::box_f32(1.75f32.to_bits()));
+    assert_eq!(h.x[11], (-2i64) as u64, "fcvt.w.h rounds towards zero");
+    assert_eq!(
+        h.f[7],
+        rvnvmm_fpu::box_f16(0x7e00),
+        "unboxed operand: canonical NaN"
+    );
+    assert_eq!(
+        h.x[12], 0xffff_ffff_ffff_fc00,
+        "fmv.x.h sign-extends, unchecked"
+    );
+    assert_eq!(
+        h.f[13], 0xffff_ffff_ffff_c500,
+        "fmv.h.x takes the low 16 bits"
+    );
+    assert_eq!(h.f[14], rvnvmm_fpu::box_f16(0x7c00));
+    assert_eq!(
+        h.fflags,
+        0x04 | 0x01,
+        "OF and NX from fcvt.h.d; NX from fcvt.w.h"
+    );
+}
+
+#[test]
+fn half_store_and_load_round_trip_through_memory() {
+    const BUF: u64 = BASE + 0x8000;
+    let fsh = 0x0012_9027; // fsh f1, 0(t0)
+    let flh = 0x0002_9107; // flh f2, 0(t0)
+    let (h, mem) = run_with(&[fsh, flh], |h| {
+        h.x[5] = BUF;
+        h.f[1] = 0x1111_2222_3333_abcd; // only the low 16 bits are stored
+    });
+    assert_eq!(mem.read_u64(BUF).map(|v| v & 0xffff_ffff), Some(0xabcd));
+    assert_eq!(h.f[2], rvnvmm_fpu::box_f16(0xabcd));
+}
+
+#[test]
+fn zfa_instructions() {
+    let prog = [
+        0xf01e_8053 | 1 << 7,              // fli.s f1, 0x1p+16
+        0xf210_8053 | 2 << 7,              // fli.d f2, min
+        0xf41e_8053 | 3 << 7,              // fli.h f3, entry 29 (+inf)
+        r_type(0x53, 2, 0x15, 4, 5, 6),    // fminm.d f4, f5, f6
+        r_type(0x53, 1, 0x21, 7, 8, 4),    // fround.d f7, f8, rtz
+        r_type(0x53, 3, 0x21, 9, 8, 5),    // froundnx.d f9, f8, rup
+        r_type(0x53, 1, 0x61, 10, 11, 8),  // fcvtmod.w.d a0, f11, rtz
+        r_type(0x53, 5, 0x51, 11, 5, 12),  // fltq.d a1, f5, f12
+        r_type(0x53, 4, 0x50, 12, 13, 13), // fleq.s a2, f13, f13
+    ];
+    let (h, _) = run_with(&prog, |h| {
+        h.f[5] = 1.0f64.to_bits();
+        h.f[6] = 0x7ff8_0000_0000_0001; // quiet NaN with a payload
+        h.f[8] = (-2.5f64).to_bits();
+        h.f[11] = (4294967296.0f64 * 3.0 + 7.0).to_bits();
+        h.f[12] = 0x7ff8_0000_0000_0000;
+        h.f[13] = rvnvmm_fpu::box_f32(2.0f32.to_bits());
+    });
+    assert_eq!(h.f[1], rvnvmm_fpu::box_f32(65536f32.to_bits()));
+    assert_eq!(h.f[2], 0x0010_0000_0000_0000);
+    assert_eq!(h.f[3], rvnvmm_fpu::box_f16(0x7c00));
+    assert_eq!(
+        h.f[4], 0x7ff8_0000_0000_0000,
+        "fminm: NaN in, canonical NaN out"
+    );
+    assert_eq!(h.f[7], (-2.0f64).to_bits());
+    assert_eq!(h.f[9], (-2.0f64).to_bits());
+    assert_eq!(h.x[10], 7, "fcvtmod keeps the low 32 bits");
+    assert_eq!(h.x[11], 0, "fltq with a quiet NaN: false, no NV");
+    assert_eq!(h.x[12], 1);
+    assert_eq!(
+        h.fflags,
+        0x10 | 0x01,
+        "NV from fcvtmod, NX from froundnx only"
+    );
+}
+
+#[test]
+fn machine_isa_gates_zfh_zfhmin_and_zfa() {
+    let fadd_h = r_type(0x53, 7, 0x02, 1, 2, 3);
+    let fcvt_s_h = r_type(0x53, 7, 0x20, 1, 2, 2);
+    let fli_d = 0xf210_8053 | 1 << 7;
+    let run = |isa: &str, w: u32| {
+        let (mut mem, mut code, _) = machine(&[w, ECALL]);
+        let mut h = Hart::new(
+            0,
+            HartConfig {
+                isa: isa.parse().unwrap(),
+                ..HartConfig::default()
+            },
+        );
+        h.pc = BASE;
+        h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX)
+    };
+    let illegal = Exit::Trap(Trap::new(Trap::ILLEGAL, 0));
+    for w in [fadd_h, fcvt_s_h, fli_d] {
+        assert_eq!(run("rv64gc", w), illegal, "{w:#010x}");
+    }
+    assert_eq!(run("rv64gc_zfhmin", fcvt_s_h), Exit::Ecall);
+    assert_eq!(run("rv64gc_zfhmin", fadd_h), illegal);
+    assert_eq!(run("rv64gc_zfh", fadd_h), Exit::Ecall);
+    assert_eq!(run("rv64gc_zfa", fli_d), Exit::Ecall);
+    assert_eq!(run("rv64imafc_zfa", fli_d), illegal);
+}
+
+#[test]
+fn zfa_reserved_rounding_mode_traps() {
+    // fround.s with rm = 6 is illegal; fcvtmod.w.d with rm = 0 does not
+    // decode.
+    for w in [
+        r_type(0x53, 6, 0x20, 1, 2, 4),
+        r_type(0x53, 0, 0x61, 10, 11, 8),
+    ] {
+        let (mut mem, mut code, mut h) = machine(&[w]);
+        let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+        assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)), "{w:#010x}");
+    }
+}
+
+#[test]
 fn illegal_rounding_mode_and_csr_traps() {
     // fadd.d with rm = 5 (reserved) is illegal; so is a write to `cycle`.
     let (mut mem, mut code, mut h) = machine(&[r_type(0x53, 5, 0x01, 1, 2, 3)]);

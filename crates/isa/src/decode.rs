@@ -5,6 +5,7 @@
 //! extension the emulator does not implement decodes to [`Op::Illegal`].
 
 use crate::compressed::{compressed_extension, expand_compressed};
+use crate::decode_fp_ext;
 use crate::ext::{Ext, ExtSet};
 use crate::op::{Insn, Op};
 
@@ -84,7 +85,11 @@ pub fn decode_for(raw: u32, isa: ExtSet) -> Insn {
         return insn;
     }
     let compressed_ok = insn.len == 4 || isa.has(compressed_extension(raw as u16));
-    let op_ok = op_extension(insn.op).is_none_or(|e| isa.has(e));
+    let op_ok = if decode_fp_ext::fp_extension(insn.op).is_some() {
+        decode_fp_ext::enabled(insn.op, isa)
+    } else {
+        op_extension(insn.op).is_none_or(|e| isa.has(e))
+    };
     if compressed_ok && op_ok {
         return insn;
     }
@@ -113,10 +118,12 @@ pub fn decode_for(raw: u32, isa: ExtSet) -> Insn {
 }
 
 /// The extension a (32-bit or expanded) operation belongs to; `None` for
-/// the base ISA and for what another setting governs (`cflush.d.l1`).
+/// the base ISA and for what another setting governs (`cflush.d.l1`). Some
+/// floating-point operations need more than this one (Zfa's half forms
+/// need Zfh too, the double forms D): `decode_for` checks all of it.
 pub fn op_extension(op: Op) -> Option<Ext> {
     use Op::*;
-    let within = |first: Op, last: Op| (first as u8..=last as u8).contains(&(op as u8));
+    let within = |first: Op, last: Op| (first as u16..=last as u16).contains(&(op as u16));
     Some(match op {
         _ if within(Mul, Remuw) => Ext::M,
         _ if within(LrW, AmomaxuD) => Ext::A,
@@ -137,7 +144,11 @@ pub fn op_extension(op: Op) -> Option<Ext> {
         MopR | MopRr => Ext::Zimop,
         CMop => Ext::Zcmop,
         WrsNto | WrsSto => Ext::Zawrs,
-        _ => return None,
+        _ => match decode_fp_ext::fp_extension(op)? {
+            decode_fp_ext::FpExtension::Zfhmin => Ext::Zfhmin,
+            decode_fp_ext::FpExtension::Zfh => Ext::Zfh,
+            decode_fp_ext::FpExtension::Zfa | decode_fp_ext::FpExtension::ZfaAndZfh => Ext::Zfa,
+        },
     })
 }
 
@@ -211,6 +222,7 @@ fn decode32(raw: u32) -> Insn {
                 (0x23, 1) => Op::Sh,
                 (0x23, 2) => Op::Sw,
                 (0x23, 3) => Op::Sd,
+                (0x27, 1) => Op::Fsh,
                 (0x27, 2) => Op::Fsw,
                 (0x27, 3) => Op::Fsd,
                 _ => return ILLEGAL,
@@ -220,6 +232,7 @@ fn decode32(raw: u32) -> Insn {
         }
         0x07 => {
             let op = match funct3 {
+                1 => Op::Flh,
                 2 => Op::Flw,
                 3 => Op::Fld,
                 _ => return ILLEGAL,
@@ -405,6 +418,10 @@ fn decode32(raw: u32) -> Insn {
                 (0x47, 1) => Op::FmsubD,
                 (0x4b, 1) => Op::FnmsubD,
                 (0x4f, 1) => Op::FnmaddD,
+                (0x43, 2) => Op::FmaddH,
+                (0x47, 2) => Op::FmsubH,
+                (0x4b, 2) => Op::FnmsubH,
+                (0x4f, 2) => Op::FnmaddH,
                 _ => return ILLEGAL,
             };
             Insn {
@@ -493,7 +510,8 @@ fn decode_amo(raw: u32, rd: u32, funct3: u32, rs1: u32, rs2: u32) -> Insn {
     mk_rm(op, rd, rs1, rs2, aqrl)
 }
 
-/// OP-FP opcode (0x53): F and D arithmetic, conversions, moves, compares.
+/// OP-FP opcode (0x53): F and D arithmetic, conversions, moves, compares;
+/// the optional extensions' encodings are left to `decode_fp_ext`.
 #[inline]
 fn decode_op_fp(rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32) -> Insn {
     // Operations with a rounding mode and two source registers.
@@ -554,7 +572,8 @@ fn decode_op_fp(rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32) -> Insn {
         (0x71, 1, 0) => unary(Op::FclassD),
         (0x78, 0, 0) => unary(Op::FmvWX),
         (0x79, 0, 0) => unary(Op::FmvDX),
-        _ => ILLEGAL,
+        // Zfh/Zfhmin and Zfa.
+        _ => decode_fp_ext::decode_op_fp(rd, funct3, rs1, rs2, funct7),
     }
 }
 
@@ -822,30 +841,25 @@ mod tests {
             0x00b5_3063,                           // branch funct3 = 3
             0x0000_7503,                           // load funct3 = 7
             0x00a0_4023,                           // store funct3 = 4
-            0x0000_1007,                           // FP load funct3 = 1 (half)
             0x0000_4007,                           // FP load funct3 = 4 (quad)
-            0x0000_1027,                           // FP store funct3 = 1
             0x04c5_8533,                           // OP funct7 = 2
             0x40c5_9533,                           // sll with funct7 = 0x20
             0x02c5_953b,                           // OP-32 funct7 = 1, funct3 = 1
             0x40c5_a53b,                           // OP-32 funct7 = 0x20, funct3 = 2
             0x00c5_953b & 0xffff_8fff | 0x2000,    // OP-32 funct3 = 2
-            0x04c5_f543,                           // fmadd with fmt = 2 (half)
             0x06c5_f543,                           // fmadd with fmt = 3 (quad)
             0x06c5_f54f,                           // fnmadd with fmt = 3
-            0x04b5_0553,                           // fadd.h
             0x5a15_f553,                           // fsqrt.d with rs2 != 0
             0x4005_f553,                           // fcvt.s.s (rs2 = 0)
-            0x4025_f553,                           // fcvt.s.d with rs2 = 2
+            0x4035_f553,                           // fcvt.s.d with rs2 = 3 (quad)
             0x4215_8553,                           // fcvt.d.s with rs2 = 1
             0x22b5_b553,                           // fsgnj.d funct3 = 3
-            0x2ab5_2553,                           // fmin.d funct3 = 2
+            0x2ab5_4553,                           // fmin.d funct3 = 4
             0xa2b5_3553,                           // feq.d funct3 = 3
             0xc245_1553,                           // fcvt.w.d rs2 = 4
             0xe205_2553,                           // fmv.x.d funct3 = 2
             0xe215_0553,                           // fmv.x.d rs2 != 0
             0xf205_1553,                           // fmv.d.x funct3 = 1
-            0xf010_0553,                           // fli.s (Zfa)
             0xfe00_0053,                           // unknown OP-FP funct7
             0x1005_a52f & 0xfe0f_ffff | (1 << 20), // lr.w with rs2 != 0
             0x1015_352f,                           // lr.d with rs2 != 0

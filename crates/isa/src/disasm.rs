@@ -203,6 +203,62 @@ pub fn mnemonic(op: Op) -> &'static str {
         FcvtDL => "fcvt.d.l",
         FcvtDLu => "fcvt.d.lu",
         FmvDX => "fmv.d.x",
+        Flh => "flh",
+        Fsh => "fsh",
+        FmaddH => "fmadd.h",
+        FmsubH => "fmsub.h",
+        FnmsubH => "fnmsub.h",
+        FnmaddH => "fnmadd.h",
+        FaddH => "fadd.h",
+        FsubH => "fsub.h",
+        FmulH => "fmul.h",
+        FdivH => "fdiv.h",
+        FsqrtH => "fsqrt.h",
+        FsgnjH => "fsgnj.h",
+        FsgnjnH => "fsgnjn.h",
+        FsgnjxH => "fsgnjx.h",
+        FminH => "fmin.h",
+        FmaxH => "fmax.h",
+        FcvtSH => "fcvt.s.h",
+        FcvtHS => "fcvt.h.s",
+        FcvtDH => "fcvt.d.h",
+        FcvtHD => "fcvt.h.d",
+        FcvtWH => "fcvt.w.h",
+        FcvtWuH => "fcvt.wu.h",
+        FcvtLH => "fcvt.l.h",
+        FcvtLuH => "fcvt.lu.h",
+        FmvXH => "fmv.x.h",
+        FclassH => "fclass.h",
+        FeqH => "feq.h",
+        FltH => "flt.h",
+        FleH => "fle.h",
+        FcvtHW => "fcvt.h.w",
+        FcvtHWu => "fcvt.h.wu",
+        FcvtHL => "fcvt.h.l",
+        FcvtHLu => "fcvt.h.lu",
+        FmvHX => "fmv.h.x",
+        FliH => "fli.h",
+        FliS => "fli.s",
+        FliD => "fli.d",
+        FminmH => "fminm.h",
+        FmaxmH => "fmaxm.h",
+        FminmS => "fminm.s",
+        FmaxmS => "fmaxm.s",
+        FminmD => "fminm.d",
+        FmaxmD => "fmaxm.d",
+        FroundH => "fround.h",
+        FroundnxH => "froundnx.h",
+        FroundS => "fround.s",
+        FroundnxS => "froundnx.s",
+        FroundD => "fround.d",
+        FroundnxD => "froundnx.d",
+        FcvtmodWD => "fcvtmod.w.d",
+        FleqH => "fleq.h",
+        FltqH => "fltq.h",
+        FleqS => "fleq.s",
+        FltqS => "fltq.s",
+        FleqD => "fleq.d",
+        FltqD => "fltq.d",
         Mret => "mret",
         Sret => "sret",
         Wfi => "wfi",
@@ -316,6 +372,16 @@ impl fmt::Display for ExactRm {
     }
 }
 
+/// The operand of `fli.{h,s,d}` by index, as GNU objdump prints it: `min`,
+/// `inf`, `nan`, or the value in C's `%a` notation (the same text for every
+/// format).
+const FLI_OPERANDS: [&str; 32] = [
+    "-0x1p+0", "min", "0x1p-16", "0x1p-15", "0x1p-8", "0x1p-7", "0x1p-4", "0x1p-3", "0x1p-2",
+    "0x1.4p-2", "0x1.8p-2", "0x1.cp-2", "0x1p-1", "0x1.4p-1", "0x1.8p-1", "0x1.cp-1", "0x1p+0",
+    "0x1.4p+0", "0x1.8p+0", "0x1.cp+0", "0x1p+1", "0x1.4p+1", "0x1.8p+1", "0x1p+2", "0x1p+3",
+    "0x1p+4", "0x1p+7", "0x1p+8", "0x1p+15", "0x1p+16", "inf", "nan",
+];
+
 /// A CSR operand: its name if known, else `0x...`.
 struct Csr(i64);
 
@@ -379,9 +445,9 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
             tgt(out)
         }
         Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu => write!(out, "{m} {},{imm}({})", x(rd), x(rs1)),
-        Flw | Fld => write!(out, "{m} {},{imm}({})", f(rd), x(rs1)),
+        Flh | Flw | Fld => write!(out, "{m} {},{imm}({})", f(rd), x(rs1)),
         Sb | Sh | Sw | Sd => write!(out, "{m} {},{imm}({})", x(rs2), x(rs1)),
-        Fsw | Fsd => write!(out, "{m} {},{imm}({})", f(rs2), x(rs1)),
+        Fsh | Fsw | Fsd => write!(out, "{m} {},{imm}({})", f(rs2), x(rs1)),
         Addi | Slti | Sltiu | Xori | Ori | Andi | Addiw => {
             write!(out, "{m} {},{},{imm}", x(rd), x(rs1))
         }
@@ -419,7 +485,8 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
         | AmominuD | AmomaxuD => {
             write!(out, "{m}{} {},{},({})", aqrl(rm), x(rd), x(rs2), x(rs1))
         }
-        FmaddS | FmsubS | FnmsubS | FnmaddS | FmaddD | FmsubD | FnmsubD | FnmaddD => write!(
+        FmaddS | FmsubS | FnmsubS | FnmaddS | FmaddD | FmsubD | FnmsubD | FnmaddD | FmaddH
+        | FmsubH | FnmsubH | FnmaddH => write!(
             out,
             "{m} {},{},{},{}{}",
             f(rd),
@@ -428,26 +495,30 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
             f(rs3),
             Rm(rm)
         ),
-        FaddS | FsubS | FmulS | FdivS | FaddD | FsubD | FmulD | FdivD => {
+        FaddS | FsubS | FmulS | FdivS | FaddD | FsubD | FmulD | FdivD | FaddH | FsubH | FmulH
+        | FdivH => {
             write!(out, "{m} {},{},{}{}", f(rd), f(rs1), f(rs2), Rm(rm))
         }
-        FsqrtS | FsqrtD | FcvtSD => write!(out, "{m} {},{}{}", f(rd), f(rs1), Rm(rm)),
-        FcvtDS => write!(out, "{m} {},{}{}", f(rd), f(rs1), ExactRm(rm)),
-        FsgnjS | FsgnjnS | FsgnjxS | FminS | FmaxS | FsgnjD | FsgnjnD | FsgnjxD | FminD | FmaxD => {
-            write!(out, "{m} {},{},{}", f(rd), f(rs1), f(rs2))
-        }
-        FcvtWS | FcvtWuS | FcvtLS | FcvtLuS | FcvtWD | FcvtWuD | FcvtLD | FcvtLuD => {
+        FsqrtS | FsqrtD | FcvtSD | FsqrtH | FcvtHS | FcvtHD | FroundH | FroundnxH | FroundS
+        | FroundnxS | FroundD | FroundnxD => write!(out, "{m} {},{}{}", f(rd), f(rs1), Rm(rm)),
+        FcvtDS | FcvtSH | FcvtDH => write!(out, "{m} {},{}{}", f(rd), f(rs1), ExactRm(rm)),
+        FsgnjS | FsgnjnS | FsgnjxS | FminS | FmaxS | FsgnjD | FsgnjnD | FsgnjxD | FminD | FmaxD
+        | FsgnjH | FsgnjnH | FsgnjxH | FminH | FmaxH | FminmH | FmaxmH | FminmS | FmaxmS
+        | FminmD | FmaxmD => write!(out, "{m} {},{},{}", f(rd), f(rs1), f(rs2)),
+        FcvtWS | FcvtWuS | FcvtLS | FcvtLuS | FcvtWD | FcvtWuD | FcvtLD | FcvtLuD | FcvtWH
+        | FcvtWuH | FcvtLH | FcvtLuH | FcvtmodWD => {
             write!(out, "{m} {},{}{}", x(rd), f(rs1), Rm(rm))
         }
-        FcvtSW | FcvtSWu | FcvtSL | FcvtSLu | FcvtDL | FcvtDLu => {
-            write!(out, "{m} {},{}{}", f(rd), x(rs1), Rm(rm))
-        }
+        FcvtSW | FcvtSWu | FcvtSL | FcvtSLu | FcvtDL | FcvtDLu | FcvtHW | FcvtHWu | FcvtHL
+        | FcvtHLu => write!(out, "{m} {},{}{}", f(rd), x(rs1), Rm(rm)),
         FcvtDW | FcvtDWu => write!(out, "{m} {},{}{}", f(rd), x(rs1), ExactRm(rm)),
-        FmvXW | FclassS | FmvXD | FclassD => write!(out, "{m} {},{}", x(rd), f(rs1)),
-        FeqS | FltS | FleS | FeqD | FltD | FleD => {
-            write!(out, "{m} {},{},{}", x(rd), f(rs1), f(rs2))
+        FmvXW | FclassS | FmvXD | FclassD | FmvXH | FclassH => {
+            write!(out, "{m} {},{}", x(rd), f(rs1))
         }
-        FmvWX | FmvDX => write!(out, "{m} {},{}", f(rd), x(rs1)),
+        FeqS | FltS | FleS | FeqD | FltD | FleD | FeqH | FltH | FleH | FleqH | FltqH | FleqS
+        | FltqS | FleqD | FltqD => write!(out, "{m} {},{},{}", x(rd), f(rs1), f(rs2)),
+        FmvWX | FmvDX | FmvHX => write!(out, "{m} {},{}", f(rd), x(rs1)),
+        FliH | FliS | FliD => write!(out, "{m} {},{}", f(rd), FLI_OPERANDS[rs1 as usize & 31]),
         SfenceVma => write!(out, "{m} {},{}", x(rs1), x(rs2)),
         CflushDL1 => write!(out, "{m} {}", x(rs1)),
         CboClean | CboFlush | CboInval | CboZero => write!(out, "{m} ({})", x(rs1)),

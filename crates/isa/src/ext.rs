@@ -98,6 +98,14 @@ extensions! {
     Zimop = "zimop", hwprobe Some(42);
     /// Wait-on-reservation-set (`wrs.nto`, `wrs.sto`).
     Zawrs = "zawrs", hwprobe Some(48);
+    /// Additional floating-point instructions (`fli`, `fminm`/`fmaxm`,
+    /// `fround`/`froundnx`, `fcvtmod.w.d`, `fleq`/`fltq`).
+    Zfa = "zfa", hwprobe Some(32);
+    /// Half-precision floating point (includes Zfhmin).
+    Zfh = "zfh", hwprobe Some(27);
+    /// Minimal half precision: `flh`, `fsh`, moves and conversions to and
+    /// from single and double.
+    Zfhmin = "zfhmin", hwprobe Some(28);
     /// The compressed subset of C without FP loads and stores.
     Zca = "zca", hwprobe Some(43);
     /// Additional simple compressed instructions.
@@ -231,6 +239,9 @@ impl ExtSet {
         let needs: &[(Ext, &[Ext], &str)] = &[
             (Ext::D, &[Ext::F], "f"),
             (Ext::Zcd, &[Ext::Zca, Ext::D], "zca and d"),
+            (Ext::Zfa, &[Ext::F], "f"),
+            (Ext::Zfh, &[Ext::F], "f"),
+            (Ext::Zfhmin, &[Ext::F], "f"),
             (Ext::Zcb, &[Ext::Zca], "c or zca"),
             (Ext::Zcmop, &[Ext::Zca], "c or zca"),
         ];
@@ -370,6 +381,10 @@ impl FromStr for ExtSet {
         }
         if set.has(Ext::Zca) && (set.has(Ext::Zcd) || !set.has(Ext::D)) {
             set = set.with(Ext::C);
+        }
+        // Zfh is a superset of Zfhmin.
+        if set.has(Ext::Zfh) {
+            set = set.with(Ext::Zfhmin);
         }
         set.check()?;
         Ok(set)

@@ -29,6 +29,7 @@
 mod compressed;
 pub mod csr;
 mod decode;
+mod decode_fp_ext;
 mod disasm;
 pub mod encode;
 mod ext;
@@ -40,9 +41,12 @@ mod ext_tests;
 mod testdata;
 #[cfg(test)]
 mod testdata_ext;
+#[cfg(test)]
+mod testdata_zfh;
 
 pub use compressed::{compressed_extension, expand_compressed};
 pub use decode::{decode, decode_for, op_extension};
+pub use decode_fp_ext::{fp_extension, FpExtension};
 pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
 pub use ext::{Ext, ExtSet, IsaError, CBOZ_BLOCK_BYTES};
 pub use op::{Insn, Op};

@@ -1,9 +1,10 @@
 //! The decoded form of one RISC-V instruction.
 
 /// Every operation the emulator executes. Compressed instructions decode to
-/// the same operations as their 32-bit expansions.
+/// the same operations as their 32-bit expansions. (More than 256 of them:
+/// `u16`, which still leaves [`Insn`] at 16 bytes.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
+#[repr(u16)]
 #[allow(missing_docs)]
 #[rustfmt::skip]
 pub enum Op {
@@ -44,6 +45,21 @@ pub enum Op {
     FcvtWD, FcvtWuD, FcvtLD, FcvtLuD,
     FmvXD, FclassD, FeqD, FltD, FleD,
     FcvtDW, FcvtDWu, FcvtDL, FcvtDLu, FmvDX,
+    // Zfhmin (loads, stores, moves, conversions between formats) and Zfh
+    Flh, Fsh,
+    FmaddH, FmsubH, FnmsubH, FnmaddH,
+    FaddH, FsubH, FmulH, FdivH, FsqrtH,
+    FsgnjH, FsgnjnH, FsgnjxH, FminH, FmaxH,
+    FcvtSH, FcvtHS, FcvtDH, FcvtHD,
+    FcvtWH, FcvtWuH, FcvtLH, FcvtLuH,
+    FmvXH, FclassH, FeqH, FltH, FleH,
+    FcvtHW, FcvtHWu, FcvtHL, FcvtHLu, FmvHX,
+    // Zfa
+    FliH, FliS, FliD,
+    FminmH, FmaxmH, FminmS, FmaxmS, FminmD, FmaxmD,
+    FroundH, FroundnxH, FroundS, FroundnxS, FroundD, FroundnxD,
+    FcvtmodWD,
+    FleqH, FltqH, FleqS, FltqS, FleqD, FltqD,
     // Privileged
     Mret, Sret, Wfi, SfenceVma,
     // Cache control: SiFive CFLUSH.D.L1 (both encodings) and Zicbom / Zicboz.
@@ -78,6 +94,8 @@ pub enum Op {
 ///   atomics bit 1 is `aq` and bit 0 is `rl`; for `fence` the pred/succ bits
 ///   (`pred << 4 | succ`, each `i o r w` from bit 3 down), with the `fm`
 ///   field in `imm` (8 = `fence.tso`).
+/// * `rs1` of `fli.{h,s,d}` is the constant's index (0..=31), not a
+///   register.
 /// * `len`: 2 for a compressed encoding, 4 otherwise.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Insn {
@@ -98,6 +116,8 @@ pub struct Insn {
     /// Immediate; see above.
     pub imm: i64,
 }
+
+const _: () = assert!(core::mem::size_of::<Insn>() == 16);
 
 impl Insn {
     /// An illegal instruction of the given length.
