@@ -91,6 +91,7 @@ guest_programs! {
     float_print => (0, []);
     fork_pipe => (7, []);
     int_arith => (17, []);
+    malloc_brk => (0, []);
     malloc_stress => (0, []);
     mmap => (0, []);
     pthreads => (42, []);
@@ -100,6 +101,7 @@ guest_programs! {
     signals => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
+    vm_ops => (0, []);
 }
 
 /// Declares one test per busybox script: `busybox::NAME` runs
