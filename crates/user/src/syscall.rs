@@ -1224,6 +1224,7 @@ impl Process {
                 comm: self.threads[i].comm,
                 cpu,
                 affinity,
+                fault_note: None,
             });
             if flags & CLONE_PARENT_SETTID != 0 {
                 let _ = self.write_u32(ptid, tid as u32);

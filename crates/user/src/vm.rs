@@ -184,6 +184,13 @@ impl Frames {
         Ok(())
     }
 
+    /// Bytes of pool `pool` not handed out yet.
+    pub fn free_bytes(&self, pool: usize) -> u64 {
+        self.pools.get(pool).map_or(0, |p| {
+            p.next_table.saturating_sub(p.next_data) + p.free.len() as u64 * PAGE_SIZE
+        })
+    }
+
     /// Bytes of RAM pool `pool` spans.
     pub fn pool_bytes(&self, pool: usize) -> u64 {
         self.pools.get(pool).map_or(0, |p| p.end - p.base)
