@@ -129,11 +129,15 @@ pub(crate) fn user_options(
     program: String,
     args: Vec<String>,
 ) -> Result<Options, String> {
-    let (_, dram) = cfg
+    let (dram_name, dram) = cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
         .ok_or("the machine has no DRAM region for the user-mode process")?;
+    let nvmm = cfg
+        .memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+        .next();
     Ok(Options {
         program,
         args,
@@ -153,12 +157,12 @@ pub(crate) fn user_options(
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
         },
         ram: (dram.base, dram.size),
-        nvmm: cfg
-            .memory
-            .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
-            .next()
-            .map(|(_, r)| (r.base, r.size)),
+        nvmm: nvmm.map(|(_, r)| (r.base, r.size)),
         heap_on_nvmm: cfg.user.heap == rvnvmm_config::RegionKind::Nvmm,
+        region_names: [
+            dram_name.to_string(),
+            nvmm.map_or_else(|| "nvmm".to_string(), |(n, _)| n.to_string()),
+        ],
         max_insns: None,
         trace: false,
         epoch_secs: 1_767_225_600, // 2026-01-01T00:00:00Z

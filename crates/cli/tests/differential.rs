@@ -108,14 +108,18 @@ guest_programs! {
     atomics => (3, []);
     bench_compute => (0, []);
     bitmanip => (0, []);
+    bus_unhandled => (135, []);
     compressed => (5, []);
     cxx_basic => (3, []);
     execve_self => (44, ["{self}"]);
     fileio => (0, []);
     float_edge => (23, []);
     float_print => (0, []);
+    fpe_unhandled => (136, []);
     fork_pipe => (7, []);
+    ill_unhandled => (132, []);
     int_arith => (17, []);
+    malloc_brk => (0, []);
     malloc_stress => (0, []);
     mmap => (0, []);
     pthreads => (42, []);
@@ -125,6 +129,8 @@ guest_programs! {
     signals => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
+    trap_unhandled => (133, []);
+    vm_ops => (0, []);
     zfh_random => (16, []);
 }
 

@@ -364,4 +364,113 @@ fn trace_disassembles_the_new_extensions() {
     }
     assert!(texts.iter().any(|t| t.starts_with("czero.eqz ")));
     assert!(texts.iter().any(|t| t.starts_with("mop.r.0 ")));
+/// A guest killed by a crash signal gets one line on stderr: the signal,
+/// its si_code, the PC, the instruction word and its disassembly, and why
+/// (the faulting address and what was wrong, or who sent the signal).
+#[test]
+fn fatal_signals_print_one_line_with_pc_instruction_and_cause() {
+    let cases: &[(&str, i32, &[&str])] = &[
+        (
+            "segv_unhandled",
+            libc::SIGSEGV,
+            &[
+                "SIGSEGV",
+                "SEGV_MAPERR",
+                "sw ",
+                "store to 0x0: nothing is mapped there",
+            ],
+        ),
+        (
+            "ill_unhandled",
+            libc::SIGILL,
+            &[
+                "SIGILL",
+                "ILL_ILLOPC",
+                "[c0001073] unimp",
+                "illegal instruction",
+            ],
+        ),
+        (
+            "bus_unhandled",
+            libc::SIGBUS,
+            &["SIGBUS", "BUS_ADRALN", "amoadd.w", "misaligned"],
+        ),
+        (
+            "trap_unhandled",
+            libc::SIGTRAP,
+            &["SIGTRAP", "TRAP_BRKPT", "ebreak", "breakpoint"],
+        ),
+        (
+            "fpe_unhandled",
+            libc::SIGFPE,
+            &[
+                "SIGFPE",
+                "SI_TKILL",
+                "[00000073] ecall",
+                "sent by the process itself",
+            ],
+        ),
+        (
+            "abort_unhandled",
+            libc::SIGABRT,
+            &["SIGABRT", "SI_TKILL", "ecall", "sent by the process itself"],
+        ),
+    ];
+    use std::os::unix::process::ExitStatusExt;
+    for (name, sig, wanted) in cases {
+        let prog = repo().join("guest/build/static").join(name);
+        assert!(prog.exists(), "run make -C guest");
+        let o = rvnvmm().arg("run").arg(&prog).output().unwrap();
+        assert_eq!(o.status.signal(), Some(*sig), "{name}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let lines: Vec<&str> = err.lines().filter(|l| l.contains("killed by")).collect();
+        assert_eq!(lines.len(), 1, "{name}: {err}");
+        assert!(lines[0].contains(" at pc 0x"), "{name}: {}", lines[0]);
+        for w in *wanted {
+            assert!(
+                lines[0].contains(w),
+                "{name}: '{w}' missing in {}",
+                lines[0]
+            );
+        }
+    }
+    // A handled fault prints nothing (signals.c handles SIGSEGV and others).
+    let o = rvnvmm()
+        .arg("run")
+        .arg(repo().join("guest/build/static/signals"))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    assert!(!String::from_utf8_lossy(&o.stderr).contains("killed by"));
+}
+
+/// Memory exhaustion as Linux: one request larger than RAM is refused
+/// (ENOMEM), and touching more than there is ends in an OOM kill (SIGKILL)
+/// with a line naming what ran out and the key that sizes it; on DRAM and
+/// with the heap on NVMM.
+#[test]
+fn memory_exhaustion_is_refused_or_an_oom_kill_with_a_message() {
+    use std::os::unix::process::ExitStatusExt;
+    let prog = repo().join("guest/build/emu/mem_exhaust");
+    assert!(prog.exists(), "run make -C guest");
+    let o = rvnvmm().arg("run").arg(&prog).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stdout));
+    for (heap, mib, key) in [
+        ("dram", "1100", "memory.dram.size"),
+        ("nvmm", "1600", "memory.nvmm.size"),
+    ] {
+        let o = rvnvmm()
+            .args(["run", "--set", &format!("user.heap={heap}")])
+            .arg(&prog)
+            .args(["touch", mib])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.signal(), Some(libc::SIGKILL), "heap on {heap}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("out of memory") && err.contains("SIGKILL") && err.contains(key),
+            "heap on {heap}: {err}"
+        );
+        assert!(!String::from_utf8_lossy(&o.stdout).contains("touched all"));
+    }
 }

@@ -37,6 +37,9 @@ pub struct Options {
     pub nvmm: Option<(u64, u64)>,
     /// Put brk and anonymous mmap memory on NVMM (`user.heap = nvmm`).
     pub heap_on_nvmm: bool,
+    /// The config names of the DRAM and NVMM regions (`memory.NAME`), for
+    /// messages that say which key sizes what ran out.
+    pub region_names: [String; 2],
     /// Stop after about this many instructions (all threads together).
     pub max_insns: Option<u64>,
     /// Print every retired instruction to stderr.
@@ -158,6 +161,9 @@ pub(crate) struct Thread {
     pub wait_deadline: Option<u64>,
     pub cpu: usize,
     pub affinity: u64,
+    /// Why the last synchronous fault was raised (for the line printed
+    /// if it kills the process).
+    pub fault_note: Option<String>,
 }
 
 pub(crate) struct Cpu {
@@ -294,6 +300,7 @@ impl Process {
             comm: [0; 16],
             cpu: 0,
             affinity: u64::MAX,
+            fault_note: None,
         });
         let prog = p.opts.program.clone();
         let (args, env) = (p.opts.args.clone(), p.opts.env.clone());
@@ -537,10 +544,19 @@ impl Process {
             match sv39::translate(&mut self.mem, self.aspace.root, vaddr, access, who) {
                 Ok(t) => return Ok(t.paddr),
                 Err(_) => {
-                    let ok = self
-                        .aspace
-                        .handle_fault(&mut self.mem, vaddr, access == Access::Write, false)
-                        .map_err(|_| EFAULT)?;
+                    let ok = match self.aspace.handle_fault(
+                        &mut self.mem,
+                        vaddr,
+                        access == Access::Write,
+                        false,
+                    ) {
+                        Ok(ok) => ok,
+                        Err(ENOMEM) => {
+                            self.out_of_memory(vaddr);
+                            return Err(EFAULT);
+                        }
+                        Err(_) => return Err(EFAULT),
+                    };
                     if !ok {
                         return Err(EFAULT);
                     }
@@ -864,30 +880,70 @@ impl Process {
         let i = self.current;
         let pc = self.threads[i].hart.pc;
         use crate::signal::*;
-        match trap.cause {
+        let access = match trap.cause {
+            Trap::STORE_PAGE_FAULT | Trap::STORE_MISALIGNED | Trap::STORE_ACCESS => "store to",
+            Trap::INSN_PAGE_FAULT | Trap::INSN_MISALIGNED | Trap::INSN_ACCESS => {
+                "instruction fetch from"
+            }
+            _ => "load from",
+        };
+        let addr = trap.tval;
+        let (signo, code, at, note) = match trap.cause {
             Trap::LOAD_PAGE_FAULT | Trap::STORE_PAGE_FAULT | Trap::INSN_PAGE_FAULT => {
                 let write = trap.cause == Trap::STORE_PAGE_FAULT;
                 let exec = trap.cause == Trap::INSN_PAGE_FAULT;
-                match self
-                    .aspace
-                    .handle_fault(&mut self.mem, trap.tval, write, exec)
-                {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        let mapped = self.aspace.find(trap.tval).is_some();
-                        let code = if mapped { SEGV_ACCERR } else { SEGV_MAPERR };
-                        self.force_signal(SIGSEGV, code, trap.tval);
+                match self.aspace.handle_fault(&mut self.mem, addr, write, exec) {
+                    Ok(true) => return,
+                    Ok(false) => match self.aspace.find(addr) {
+                        None => (
+                            SIGSEGV,
+                            SEGV_MAPERR,
+                            addr,
+                            format!("{access} {addr:#x}: nothing is mapped there"),
+                        ),
+                        Some((start, v)) => (
+                            SIGSEGV,
+                            SEGV_ACCERR,
+                            addr,
+                            format!(
+                                "{access} {addr:#x}: the area {start:#x}-{:#x} ({}) is {}",
+                                v.end,
+                                area_label(&v.name),
+                                prot_string(v.prot)
+                            ),
+                        ),
+                    },
+                    Err(ENOMEM) => {
+                        self.out_of_memory(addr);
+                        return;
                     }
-                    Err(_) => self.force_signal(SIGBUS, BUS_ADRERR, trap.tval),
+                    Err(_) => (
+                        SIGBUS,
+                        BUS_ADRERR,
+                        addr,
+                        format!("{access} {addr:#x}: past the end of the file mapped there"),
+                    ),
                 }
             }
-            Trap::ILLEGAL => self.force_signal(SIGILL, ILL_ILLOPC, pc),
-            Trap::BREAKPOINT => self.force_signal(SIGTRAP, TRAP_BRKPT, pc),
-            Trap::LOAD_MISALIGNED | Trap::STORE_MISALIGNED | Trap::INSN_MISALIGNED => {
-                self.force_signal(SIGBUS, BUS_ADRALN, trap.tval)
-            }
-            _ => self.force_signal(SIGSEGV, SEGV_ACCERR, trap.tval),
-        }
+            Trap::ILLEGAL => (SIGILL, ILL_ILLOPC, pc, "illegal instruction".to_string()),
+            Trap::BREAKPOINT => (SIGTRAP, TRAP_BRKPT, pc, "breakpoint".to_string()),
+            Trap::LOAD_MISALIGNED | Trap::STORE_MISALIGNED | Trap::INSN_MISALIGNED => (
+                SIGBUS,
+                BUS_ADRALN,
+                addr,
+                format!(
+                    "{access} {addr:#x}: misaligned (atomics and LR/SC need natural alignment)"
+                ),
+            ),
+            _ => (
+                SIGSEGV,
+                SEGV_ACCERR,
+                addr,
+                format!("{access} {addr:#x}: access fault"),
+            ),
+        };
+        self.threads[i].fault_note = Some(note);
+        self.force_signal(signo, code, at);
     }
 
     fn outcome(&mut self) -> Outcome {
@@ -917,6 +973,42 @@ impl Process {
             pid: self.pid,
             memory,
         }
+    }
+
+    /// A page fault (or a system call's access) found no free frame: as
+    /// Linux's OOM killer, end the process with SIGKILL, saying on stderr
+    /// what ran out and which config key sizes it.
+    pub(crate) fn out_of_memory(&mut self, addr: u64) {
+        let heap = self.aspace.heap_pool;
+        // A heap frame on NVMM, unless NVMM still has room: then it was a
+        // page-table frame, and those live in DRAM.
+        let pool = match self.aspace.find(addr) {
+            Some((_, v))
+                if v.backing == Backing::Heap
+                    && heap != 0
+                    && self.aspace.frames.free_bytes(heap) < 4096 =>
+            {
+                heap
+            }
+            _ => 0,
+        };
+        let mib = self.aspace.frames.pool_bytes(pool) >> 20;
+        let what = if pool == 0 {
+            format!(
+                "all {mib} MiB of DRAM are in use (memory.{}.size sizes it)",
+                self.opts.region_names[0]
+            )
+        } else {
+            format!(
+                "all {mib} MiB of the heap on NVMM are in use (user.heap = \"nvmm\" takes the upper half of memory.{}.size)",
+                self.opts.region_names[1]
+            )
+        };
+        eprintln!(
+            "rvnvmm: out of memory: guest (pid {}) killed by SIGKILL touching {addr:#x}: {what}",
+            self.pid
+        );
+        self.exit = Some(ExitKind::Signal(crate::signal::SIGKILL));
     }
 
     /// Marks thread `i` exited, handling CLONE_CHILD_CLEARTID.
@@ -961,6 +1053,27 @@ impl Process {
             eprintln!("rvnvmm: {msg}");
         }
     }
+}
+
+/// An area's name as the fatal-signal line shows it.
+fn area_label(name: &str) -> &str {
+    if name.is_empty() || name == "[anon]" {
+        "anonymous"
+    } else {
+        name
+    }
+}
+
+/// `rwx` as /proc/PID/maps writes protections.
+pub(crate) fn prot_string(prot: u32) -> String {
+    let bit = |b: u32, c: char| if prot & b != 0 { c } else { '-' };
+    [
+        bit(PROT_READ, 'r'),
+        bit(PROT_WRITE, 'w'),
+        bit(PROT_EXEC, 'x'),
+    ]
+    .iter()
+    .collect()
 }
 
 /// Linux's defaults for a process started from a shell.

@@ -34,7 +34,12 @@ pub(crate) mod consts {
     pub const ILL_ILLOPC: i32 = 1;
     pub const TRAP_BRKPT: i32 = 1;
     pub const SI_USER: i32 = 0;
+    pub const SI_KERNEL: i32 = 0x80;
+    pub const SI_QUEUE: i32 = -1;
     pub const SI_TKILL: i32 = -6;
+    pub const SIGXCPU: i32 = 24;
+    pub const SIGXFSZ: i32 = 25;
+    pub const SIGSYS: i32 = 31;
 
     pub const SA_SIGINFO: u64 = 4;
     pub const SA_ONSTACK: u64 = 0x0800_0000;
@@ -103,6 +108,60 @@ pub(crate) const SIGRTMIN: i32 = 32;
 
 fn bit(sig: i32) -> u64 {
     1u64 << (sig - 1)
+}
+
+/// Whether the default action of `sig` dumps core: the signals a shell
+/// reports as a crash, and qemu-user announces.
+fn dumps_core(sig: i32) -> bool {
+    matches!(
+        sig,
+        SIGQUIT
+            | SIGILL
+            | SIGTRAP
+            | SIGABRT
+            | SIGBUS
+            | SIGFPE
+            | SIGSEGV
+            | SIGXCPU
+            | SIGXFSZ
+            | SIGSYS
+    )
+}
+
+/// The kernel's name of a signal and its description.
+pub(crate) fn signal_name(sig: i32) -> (&'static str, &'static str) {
+    match sig {
+        SIGQUIT => ("SIGQUIT", "Quit"),
+        SIGILL => ("SIGILL", "Illegal instruction"),
+        SIGTRAP => ("SIGTRAP", "Trace/breakpoint trap"),
+        SIGABRT => ("SIGABRT", "Aborted"),
+        SIGBUS => ("SIGBUS", "Bus error"),
+        SIGFPE => ("SIGFPE", "Floating point exception"),
+        SIGKILL => ("SIGKILL", "Killed"),
+        SIGSEGV => ("SIGSEGV", "Segmentation fault"),
+        SIGXCPU => ("SIGXCPU", "CPU time limit exceeded"),
+        SIGXFSZ => ("SIGXFSZ", "File size limit exceeded"),
+        SIGSYS => ("SIGSYS", "Bad system call"),
+        _ => ("signal", "Unknown signal"),
+    }
+}
+
+/// The name of a siginfo `si_code` for signal `sig`, as <asm/siginfo.h>.
+fn si_code_name(sig: i32, code: i32) -> String {
+    let named = match (sig, code) {
+        (_, SI_USER) => Some("SI_USER"),
+        (_, SI_KERNEL) => Some("SI_KERNEL"),
+        (_, SI_QUEUE) => Some("SI_QUEUE"),
+        (_, SI_TKILL) => Some("SI_TKILL"),
+        (SIGSEGV, SEGV_MAPERR) => Some("SEGV_MAPERR"),
+        (SIGSEGV, SEGV_ACCERR) => Some("SEGV_ACCERR"),
+        (SIGBUS, BUS_ADRALN) => Some("BUS_ADRALN"),
+        (SIGBUS, BUS_ADRERR) => Some("BUS_ADRERR"),
+        (SIGILL, ILL_ILLOPC) => Some("ILL_ILLOPC"),
+        (SIGTRAP, TRAP_BRKPT) => Some("TRAP_BRKPT"),
+        _ => None,
+    };
+    named.map_or_else(|| format!("si_code {code}"), str::to_string)
 }
 
 /// Whether the default action of `sig` is to ignore it.
@@ -202,11 +261,16 @@ impl Process {
             match act.handler {
                 0 if default_ignored(info.signo) => continue,
                 0 => {
+                    if dumps_core(info.signo) {
+                        let line = self.fatal_signal_line(i, &info);
+                        eprintln!("{line}");
+                    }
                     self.exit = Some(ExitKind::Signal(info.signo));
                     return;
                 }
                 1 => continue,
                 _ => {
+                    self.threads[i].fault_note = None;
                     if self.setup_frame(i, info, act).is_err() {
                         self.exit = Some(ExitKind::Signal(SIGSEGV));
                     }
@@ -214,6 +278,67 @@ impl Process {
                 }
             }
         }
+    }
+
+    /// The line printed when signal `info` kills the process: the signal,
+    /// where the thread was (PC, instruction word, disassembly) and why:
+    /// for a fault the address and what was wrong with it, for a signal
+    /// sent by a process who sent it.
+    pub(crate) fn fatal_signal_line(&mut self, i: usize, info: &SignalInfo) -> String {
+        let (name, text) = signal_name(info.signo);
+        let mut pc = self.threads[i].hart.pc;
+        // A signal a process sent arrives after a system call returned:
+        // show the ecall, not the instruction after it.
+        const ECALL: u32 = 0x73;
+        if info.code <= 0 && self.read_u32(pc.wrapping_sub(4)).ok() == Some(ECALL) {
+            pc -= 4;
+        }
+        let tid = self.threads[i].tid;
+        let code = si_code_name(info.signo, info.code);
+        let insn = self.instruction_at(pc);
+        let why = match self.threads[i].fault_note.take() {
+            Some(note) if info.code > 0 => note,
+            _ if info.code <= 0 => {
+                let sender = info.data[0] as u32;
+                let how = match info.code {
+                    SI_TKILL => "tgkill/tkill",
+                    SI_QUEUE => "sigqueue",
+                    _ => "kill",
+                };
+                if sender as i32 == self.pid {
+                    format!("sent by the process itself ({how})")
+                } else {
+                    format!("sent by pid {sender} ({how})")
+                }
+            }
+            _ => format!("address {:#x}", info.data[0]),
+        };
+        format!(
+            "rvnvmm: guest (pid {}, thread {tid}) killed by {name} ({text}, {code}) at pc {pc:#x} {insn}: {why}",
+            self.pid
+        )
+    }
+
+    /// `[word] disassembly` of the instruction at `pc`, or why it cannot
+    /// be read.
+    fn instruction_at(&mut self, pc: u64) -> String {
+        let mut half = [0u8; 2];
+        if self.read_mem(pc, &mut half).is_err() {
+            return "[instruction not readable]".into();
+        }
+        let lo = u16::from_le_bytes(half) as u32;
+        let (word, shown) = if lo & 3 != 3 {
+            (lo, format!("{lo:04x}"))
+        } else {
+            let mut hi = [0u8; 2];
+            if self.read_mem(pc + 2, &mut hi).is_err() {
+                return format!("[{lo:04x}...] (instruction not readable)");
+            }
+            let w = lo | (u16::from_le_bytes(hi) as u32) << 16;
+            (w, format!("{w:08x}"))
+        };
+        let text = rvnvmm_isa::disasm(&rvnvmm_isa::decode(word), pc);
+        format!("[{shown}] {text}")
     }
 
     fn setup_frame(&mut self, i: usize, info: SignalInfo, act: SigAction) -> Result<(), i64> {

@@ -88,6 +88,9 @@ impl Process {
             let t = &mut self.threads[self.current];
             t.hart.x[10] = r as u64;
         }
+        if std::mem::take(&mut self.aspace.translations_stale) {
+            self.flush_all_tlbs();
+        }
         self.take_host_signals();
     }
 
@@ -927,26 +930,12 @@ impl Process {
         if len >= crate::vm::USER_TOP {
             return Err(ENOMEM);
         }
-        let start = if flags & MAP_FIXED != 0 {
-            if addr + len > crate::vm::USER_TOP {
-                return Err(ENOMEM);
-            }
-            addr
-        } else if flags & MAP_FIXED_NOREPLACE != 0 {
-            if !self.aspace.is_free(addr, addr + len) {
-                return Err(EEXIST);
-            }
-            addr
-        } else if addr != 0
-            && addr & 0xfff == 0
-            && addr + len <= crate::vm::MMAP_TOP
-            && addr >= 0x10000
-            && self.aspace.is_free(addr, addr + len)
-        {
-            addr
-        } else {
-            self.aspace.find_free(len).ok_or(ENOMEM)?
-        };
+        let start = self.aspace.place(
+            addr,
+            len,
+            flags & MAP_FIXED != 0,
+            flags & MAP_FIXED_NOREPLACE != 0,
+        )?;
         let anon = flags & MAP_ANON != 0;
         let shared = flags & MAP_SHARED != 0;
         let device = if anon {
@@ -954,6 +943,22 @@ impl Process {
         } else {
             crate::devices::Device::of_fd(fd)
         };
+        // Linux accounts private writable and shared anonymous memory
+        // (unless MAP_NORESERVE) and refuses a request larger than RAM.
+        const MAP_NORESERVE: u32 = 0x4000;
+        let accounted = anon || (!shared && prot & PROT_WRITE != 0);
+        let pool = if anon && !shared {
+            self.aspace.heap_pool
+        } else {
+            0
+        };
+        if accounted
+            && device.is_none()
+            && flags & MAP_NORESERVE == 0
+            && !self.aspace.may_commit(len, pool)
+        {
+            return Err(ENOMEM);
+        }
         if sync && device.is_none() {
             return Err(EOPNOTSUPP);
         }
@@ -1040,93 +1045,83 @@ impl Process {
         if let Some(v) = self.aspace.vmas.get_mut(&start) {
             v.file = file;
         }
+        self.aspace.merge_around(start, start + len);
         Ok(start as i64)
     }
 
+    /// After pages were unmapped or their protection changed: cached
+    /// translations go when the call returns (`translations_stale`), and
+    /// decoded code now if any of them was executable.
     fn after_unmap(&mut self, exec: bool) {
-        self.flush_all_tlbs();
         if exec {
             self.code.pages.flush_pending = true;
         }
     }
 
     fn sys_munmap(&mut self, addr: u64, len: u64) -> Result<i64, i64> {
+        let end = page_end(addr, len).ok_or(EINVAL)?;
         if addr & 0xfff != 0 || len == 0 {
             return Err(EINVAL);
         }
-        let end = (addr + len + 0xfff) & !0xfff;
         let exec = self.aspace.unmap(&mut self.mem, addr, end);
         self.after_unmap(exec);
         Ok(0)
     }
 
     fn sys_mprotect(&mut self, addr: u64, len: u64, prot: u32) -> Result<i64, i64> {
-        if addr & 0xfff != 0 {
+        const PROT_GROWSDOWN: u32 = 0x0100_0000;
+        const PROT_GROWSUP: u32 = 0x0200_0000;
+        if addr & 0xfff != 0 || prot & !(7 | PROT_GROWSDOWN | PROT_GROWSUP) != 0 {
             return Err(EINVAL);
         }
-        let end = (addr + len + 0xfff) & !0xfff;
+        let end = page_end(addr, len).ok_or(ENOMEM)?;
         let was_exec = self
             .aspace
             .vmas
             .range(..end)
             .any(|(&s, v)| v.end > addr && s < end && v.prot & PROT_EXEC != 0);
-        self.aspace.protect(&mut self.mem, addr, end, prot & 7)?;
+        let r = self.aspace.protect(&mut self.mem, addr, end, prot & 7);
         self.after_unmap(was_exec || prot & PROT_EXEC != 0);
-        Ok(0)
+        r.map(|_| 0)
     }
 
     fn sys_mremap(&mut self, a: [u64; 6]) -> Result<i64, i64> {
-        let (old, old_len, new_len, flags) =
-            (a[0], (a[1] + 0xfff) & !0xfff, (a[2] + 0xfff) & !0xfff, a[3]);
-        if old & 0xfff != 0 || new_len == 0 {
+        const MREMAP_MAYMOVE: u64 = 1;
+        const MREMAP_FIXED: u64 = 2;
+        const MREMAP_DONTUNMAP: u64 = 4;
+        let (old, flags) = (a[0], a[3]);
+        let may_move = flags & MREMAP_MAYMOVE != 0;
+        let fixed = flags & MREMAP_FIXED != 0;
+        let dont_unmap = flags & MREMAP_DONTUNMAP != 0;
+        if flags & !(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) != 0
+            || ((fixed || dont_unmap) && !may_move)
+            || old & 0xfff != 0
+        {
             return Err(EINVAL);
         }
-        let (vstart, vma) = self
+        let old_len = page_end(0, a[1]).ok_or(EINVAL)?;
+        let new_len = page_end(0, a[2]).ok_or(EINVAL)?;
+        // old_len 0 duplicates a shared mapping, which nothing here needs.
+        if new_len == 0 || old_len == 0 || (dont_unmap && old_len != new_len) {
+            return Err(EINVAL);
+        }
+        let exec = self
             .aspace
             .find(old)
-            .map(|(s, v)| (s, v.clone()))
-            .ok_or(EFAULT)?;
-        if old + old_len > vma.end {
-            return Err(EFAULT);
-        }
-        if new_len <= old_len {
-            if new_len < old_len {
-                let exec = self
-                    .aspace
-                    .unmap(&mut self.mem, old + new_len, old + old_len);
-                self.after_unmap(exec);
-            }
-            return Ok(old as i64);
-        }
-        if old + old_len == vma.end && self.aspace.is_free(vma.end, old + new_len) && flags & 2 == 0
-        {
-            self.aspace.vmas.get_mut(&vstart).unwrap().end = old + new_len;
-            return Ok(old as i64);
-        }
-        if flags & 1 == 0 {
-            return Err(ENOMEM);
-        }
-        let new = if flags & 2 != 0 {
-            let exec = self.aspace.unmap(&mut self.mem, a[4], a[4] + new_len);
-            self.after_unmap(exec);
-            a[4]
-        } else {
-            self.aspace.find_free(new_len).ok_or(ENOMEM)?
-        };
-        self.aspace
-            .add(new, new + new_len, vma.prot, vma.backing.clone(), &vma.name);
-        if let Some(v) = self.aspace.vmas.get_mut(&new) {
-            v.file = vma.file.clone().map(|mut f| {
-                f.offset += old - vstart;
-                f
-            });
-        }
-        self.aspace
-            .move_pages(&mut self.mem, old, new, old_len)
-            .map_err(|_| ENOMEM)?;
-        let exec = self.aspace.unmap(&mut self.mem, old, old + old_len);
+            .is_some_and(|(_, v)| v.prot & PROT_EXEC != 0);
+        let r = self.aspace.remap(
+            &mut self.mem,
+            old,
+            old_len,
+            new_len,
+            crate::vm::RemapFlags {
+                may_move,
+                fixed: fixed.then_some(a[4]),
+                dont_unmap,
+            },
+        );
         self.after_unmap(exec);
-        Ok(new as i64)
+        r.map(|new| new as i64)
     }
 
     fn sys_msync(&mut self, addr: u64, len: u64) -> Result<i64, i64> {
@@ -1229,6 +1224,7 @@ impl Process {
                 comm: self.threads[i].comm,
                 cpu,
                 affinity,
+                fault_note: None,
             });
             if flags & CLONE_PARENT_SETTID != 0 {
                 let _ = self.write_u32(ptid, tid as u32);
@@ -2038,6 +2034,14 @@ impl Process {
         }
         Ok(0)
     }
+}
+
+/// The page-aligned end of `[addr, addr + len)`, if it lies in the user
+/// address space.
+fn page_end(addr: u64, len: u64) -> Option<u64> {
+    addr.checked_add(len)?
+        .checked_next_multiple_of(4096)
+        .filter(|&e| e <= crate::vm::USER_TOP)
 }
 
 fn sign_extend12(v: u32) -> i32 {

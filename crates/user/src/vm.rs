@@ -46,6 +46,18 @@ pub enum Backing {
     Populated,
 }
 
+/// mremap's choices: `MREMAP_MAYMOVE`, `MREMAP_FIXED` (with the target),
+/// `MREMAP_DONTUNMAP`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RemapFlags {
+    /// The area may move.
+    pub may_move: bool,
+    /// Move it exactly here.
+    pub fixed: Option<u64>,
+    /// Leave the old range mapped, empty.
+    pub dont_unmap: bool,
+}
+
 /// A virtual memory area.
 #[derive(Clone, Debug)]
 pub struct Vma {
@@ -172,6 +184,18 @@ impl Frames {
         Ok(())
     }
 
+    /// Bytes of pool `pool` not handed out yet.
+    pub fn free_bytes(&self, pool: usize) -> u64 {
+        self.pools.get(pool).map_or(0, |p| {
+            p.next_table.saturating_sub(p.next_data) + p.free.len() as u64 * PAGE_SIZE
+        })
+    }
+
+    /// Bytes of RAM pool `pool` spans.
+    pub fn pool_bytes(&self, pool: usize) -> u64 {
+        self.pools.get(pool).map_or(0, |p| p.end - p.base)
+    }
+
     fn release(&mut self, mem: &mut PhysMem, frame: u64) {
         mem.discard_page(frame);
         if let Some(p) = self
@@ -202,6 +226,11 @@ pub struct AddressSpace {
     pub brk: u64,
     /// Next hint for top-down mmap.
     pub mmap_top: u64,
+    /// A translation was removed or narrowed (unmap, mprotect, a moved
+    /// page): every hart's cached translations must be dropped before the
+    /// guest runs again, or a stale entry would reach a frame that has been
+    /// freed and handed to another mapping.
+    pub translations_stale: bool,
 }
 
 fn page_up(v: u64) -> u64 {
@@ -249,6 +278,7 @@ impl AddressSpace {
             brk_start: 0,
             brk: 0,
             mmap_top: MMAP_TOP,
+            translations_stale: false,
         })
     }
 
@@ -293,6 +323,54 @@ impl AddressSpace {
             }
             self.vmas.get_mut(&start).unwrap().end = addr;
             self.vmas.insert(addr, tail);
+        }
+    }
+
+    /// Whether area `b` (starting where `a` ends) can join `a`, as Linux
+    /// merges neighbours: the same protection and backing, and for files
+    /// the same open file at contiguous offsets. (Linux also keeps apart
+    /// anonymous areas whose pages were first touched through different
+    /// mappings; here they merge, which only lets one mremap span more.)
+    fn mergeable(a_start: u64, a: &Vma, b: &Vma) -> bool {
+        let len = a.end - a_start;
+        let same_file = match (&a.file, &b.file) {
+            (None, None) => true,
+            (Some(x), Some(y)) => {
+                std::rc::Rc::ptr_eq(&x.fd, &y.fd)
+                    && x.shared == y.shared
+                    && x.offset + len == y.offset
+            }
+            _ => false,
+        };
+        let same_backing = match (&a.backing, &b.backing) {
+            (Backing::Physical { base: x }, Backing::Physical { base: y }) => x + len == *y,
+            (x, y) => x == y,
+        };
+        // Anonymous memory has no name of its own ([heap] is where the
+        // break is); everything else keeps its name.
+        let same_name = a.backing == Backing::Heap || a.name == b.name;
+        a.prot == b.prot && same_backing && same_file && same_name
+    }
+
+    /// Merges the areas touching `[start, end)` with mergeable neighbours.
+    pub fn merge_around(&mut self, start: u64, end: u64) {
+        let mut cur = self
+            .vmas
+            .range(..start)
+            .next_back()
+            .or_else(|| self.vmas.range(start..).next())
+            .map(|(&k, _)| k);
+        while let Some(k) = cur.filter(|&k| k < end) {
+            let a = &self.vmas[&k];
+            let a_end = a.end;
+            match self.vmas.get(&a_end) {
+                Some(b) if Self::mergeable(k, a, b) => {
+                    let b_end = b.end;
+                    self.vmas.remove(&a_end);
+                    self.vmas.get_mut(&k).unwrap().end = b_end;
+                }
+                _ => cur = self.vmas.range(k + 1..).next().map(|(&k, _)| k),
+            }
         }
     }
 
@@ -422,10 +500,14 @@ impl AddressSpace {
     /// Unmaps `[start, end)`: areas are cut and frames released. Returns
     /// whether any executable page was affected.
     pub fn unmap(&mut self, mem: &mut PhysMem, start: u64, end: u64) -> bool {
+        if start >= end {
+            return false;
+        }
         self.split_at(start);
         self.split_at(end);
         let keys: Vec<u64> = self.vmas.range(start..end).map(|(&k, _)| k).collect();
         let mut exec = false;
+        self.translations_stale |= !keys.is_empty();
         for k in keys {
             let vma = self.vmas.remove(&k).unwrap();
             exec |= vma.prot & PROT_EXEC != 0;
@@ -443,8 +525,10 @@ impl AddressSpace {
         exec
     }
 
-    /// Changes the protection of `[start, end)`. Fails with ENOMEM if part of
-    /// the range is unmapped.
+    /// Changes the protection of `[start, end)`, as Linux's mprotect: area
+    /// by area from `start`, stopping with `ENOMEM` at the first hole (the
+    /// areas before it keep their new protection), or with `EACCES` at a
+    /// shared mapping of a file opened read-only asked to become writable.
     pub fn protect(
         &mut self,
         mem: &mut PhysMem,
@@ -452,21 +536,30 @@ impl AddressSpace {
         end: u64,
         prot: u32,
     ) -> Result<(), i64> {
-        // The whole range must be mapped.
         let mut a = start;
+        let mut result = Ok(());
         while a < end {
-            let (_, v) = self.find(a).ok_or(ENOMEM)?;
+            let Some((_, v)) = self.find(a) else {
+                result = Err(ENOMEM);
+                break;
+            };
             if v.file
                 .as_ref()
                 .is_some_and(|f| f.shared && !f.writable && prot & PROT_WRITE != 0)
             {
-                return Err(EACCES);
+                result = Err(EACCES);
+                break;
             }
             a = v.end;
+        }
+        let end = a.min(end);
+        if end <= start {
+            return result;
         }
         self.split_at(start);
         self.split_at(end);
         let keys: Vec<u64> = self.vmas.range(start..end).map(|(&k, _)| k).collect();
+        self.translations_stale = true;
         for k in keys {
             let vma = self.vmas.get_mut(&k).unwrap();
             vma.prot = prot;
@@ -483,37 +576,190 @@ impl AddressSpace {
                 va += PAGE_SIZE;
             }
         }
-        Ok(())
+        self.merge_around(start, end);
+        result
     }
 
-    /// Sets the program break; returns the new break (unchanged on failure,
-    /// as Linux does).
+    /// Whether `len` more bytes of private memory from `pool` may be
+    /// promised, by Linux's default overcommit heuristic: one request
+    /// larger than all of the RAM it would come from is refused up front
+    /// (`ENOMEM`); smaller ones are granted and run out, if they do, at a
+    /// page fault.
+    pub fn may_commit(&self, len: u64, pool: usize) -> bool {
+        len <= self.frames.pool_bytes(pool)
+    }
+
+    /// The pool an area's fresh frames come from.
+    pub fn pool_of(&self, backing: &Backing) -> usize {
+        match backing {
+            Backing::Heap => self.heap_pool,
+            _ => 0,
+        }
+    }
+
+    /// Sets the program break as Linux's brk does, and returns the break
+    /// in effect afterwards: the old one when the request is refused (below
+    /// the start of the heap, past the user address space, closer than a
+    /// page to the next mapping, or more than the heap's RAM).
     pub fn set_brk(&mut self, mem: &mut PhysMem, new: u64) -> u64 {
-        if new < self.brk_start {
+        if new < self.brk_start || new > MMAP_TOP {
             return self.brk;
         }
         let old_end = page_up(self.brk);
         let new_end = page_up(new);
         if new_end > old_end {
-            if !self.is_free(old_end, new_end) {
+            // Linux leaves at least a page between the heap and the next
+            // mapping.
+            if !self.is_free(old_end, new_end + PAGE_SIZE)
+                || !self.may_commit(new_end - old_end, self.heap_pool)
+            {
                 return self.brk;
             }
-            // Grow the heap area (or create it).
-            match self.vmas.range_mut(..old_end).next_back() {
-                Some((_, v)) if v.end == old_end && v.name == "[heap]" => v.end = new_end,
-                _ => self.add(
-                    old_end,
-                    new_end,
-                    PROT_READ | PROT_WRITE,
-                    Backing::Heap,
-                    "[heap]",
-                ),
-            }
+            // A new area, which joins the one below if that is
+            // anonymous read-write memory too.
+            self.add(
+                old_end,
+                new_end,
+                PROT_READ | PROT_WRITE,
+                Backing::Heap,
+                "[heap]",
+            );
+            self.merge_around(old_end, new_end);
         } else if new_end < old_end {
             self.unmap(mem, new_end, old_end);
         }
         self.brk = new;
         new
+    }
+
+    /// Where an `mmap` of `len` bytes (page-aligned, non-zero) goes: at
+    /// `addr` for `MAP_FIXED` (replacing what is there) or
+    /// `MAP_FIXED_NOREPLACE` (`EEXIST` if anything is), at the hint `addr`
+    /// if that range is free, else in the highest free gap below the mmap
+    /// top. Fixed addresses below 64 KiB are refused as Linux's
+    /// `mmap_min_addr` does (`EPERM`).
+    pub fn place(&self, addr: u64, len: u64, fixed: bool, noreplace: bool) -> Result<u64, i64> {
+        const MIN_ADDR: u64 = 0x10000;
+        let end = addr.checked_add(len).filter(|&e| e <= USER_TOP);
+        if fixed || noreplace {
+            if addr & (PAGE_SIZE - 1) != 0 {
+                return Err(EINVAL);
+            }
+            let end = end.ok_or(ENOMEM)?;
+            if addr < MIN_ADDR {
+                return Err(EPERM);
+            }
+            if noreplace && !self.is_free(addr, end) {
+                return Err(EEXIST);
+            }
+            return Ok(addr);
+        }
+        let hint_free = end.is_some_and(|e| e <= MMAP_TOP && self.is_free(addr, e));
+        if addr != 0 && addr & (PAGE_SIZE - 1) == 0 && addr >= MIN_ADDR && hint_free {
+            return Ok(addr);
+        }
+        self.find_free(len).ok_or(ENOMEM)
+    }
+
+    /// mremap of `[old, old + old_len)` to `new_len` bytes (all page
+    /// multiples; `old_len` > 0), as Linux does for private and file
+    /// mappings: shrink in place, grow in place if the area ends there and
+    /// the pages above are free, else move (`MREMAP_MAYMOVE`) to `fixed` or
+    /// a free range, keeping the contents and the protection. With
+    /// `dont_unmap` the old range stays mapped, empty. Returns the new
+    /// address; the caller flushes decoded code if it was executable.
+    pub fn remap(
+        &mut self,
+        mem: &mut PhysMem,
+        old: u64,
+        old_len: u64,
+        new_len: u64,
+        how: RemapFlags,
+    ) -> Result<u64, i64> {
+        let RemapFlags {
+            may_move,
+            fixed,
+            dont_unmap,
+        } = how;
+        // Shrinking in place needs only `old` mapped: it is an unmap of
+        // the tail, whatever areas that spans.
+        if self.find(old).is_none() {
+            return Err(EFAULT);
+        }
+        if fixed.is_none() && !dont_unmap && new_len <= old_len {
+            let end = old.checked_add(old_len).ok_or(EINVAL)?;
+            self.unmap(mem, old + new_len, end);
+            return Ok(old);
+        }
+        let mut old_len = old_len;
+        let mut old_end = old.checked_add(old_len).ok_or(EINVAL)?;
+        if let Some(to) = fixed {
+            let to_end = to
+                .checked_add(new_len)
+                .filter(|&e| e <= USER_TOP)
+                .ok_or(EINVAL)?;
+            if to & (PAGE_SIZE - 1) != 0 || (to < old_end && old < to_end) {
+                return Err(EINVAL);
+            }
+            // Linux clears the target, and drops the tail a shrink loses,
+            // before it looks at the old area.
+            self.unmap(mem, to, to_end);
+            if old_len > new_len {
+                self.unmap(mem, old + new_len, old_end);
+                old_len = new_len;
+                old_end = old + new_len;
+            }
+        }
+        let (vstart, vma) = self.find(old).map(|(s, v)| (s, v.clone())).ok_or(EFAULT)?;
+        if old_end > vma.end {
+            return Err(EFAULT);
+        }
+        let physical = matches!(vma.backing, Backing::Physical { .. });
+        if physical && new_len > old_len {
+            // A window on a device cannot be widened (VM_PFNMAP).
+            return Err(EFAULT);
+        }
+        let accounted = vma.file.is_none()
+            || (vma.prot & PROT_WRITE != 0 && !vma.file.as_ref().is_some_and(|f| f.shared));
+        let pool = self.pool_of(&vma.backing);
+        if new_len > old_len && accounted && !self.may_commit(new_len - old_len, pool) {
+            return Err(ENOMEM);
+        }
+        if fixed.is_none() && !dont_unmap {
+            let grow_end = old.checked_add(new_len).filter(|&e| e <= USER_TOP);
+            if let Some(grow_end) = grow_end {
+                if old_end == vma.end && self.is_free(old_end, grow_end) {
+                    self.vmas.get_mut(&vstart).unwrap().end = grow_end;
+                    self.merge_around(vstart, grow_end);
+                    return Ok(old);
+                }
+            }
+        }
+        if !may_move {
+            return Err(ENOMEM);
+        }
+        let new = match fixed {
+            Some(to) => to,
+            None => self.find_free(new_len).ok_or(ENOMEM)?,
+        };
+        let moved = old_len.min(new_len);
+        let mut area = vma.clone();
+        area.end = new + new_len;
+        if let Some(f) = &mut area.file {
+            f.offset += old - vstart;
+        }
+        if let Backing::Physical { base } = &mut area.backing {
+            *base += old - vstart;
+        }
+        self.vmas.insert(new, area);
+        self.move_pages(mem, old, new, moved)?;
+        if !dont_unmap {
+            self.unmap(mem, old, old_end);
+        }
+        // (With dont_unmap the old range stays, its pages gone: it reads
+        // as zero, or the file, again.)
+        self.merge_around(new, new + new_len);
+        Ok(new)
     }
 
     /// Moves the frames mapped in `[from, from+len)` to `[to, to+len)`
@@ -525,6 +771,7 @@ impl AddressSpace {
         to: u64,
         len: u64,
     ) -> Result<(), i64> {
+        self.translations_stale = true;
         let mut off = 0;
         while off < len {
             if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, from + off) {
@@ -543,6 +790,7 @@ impl AddressSpace {
     /// Drops the pages of `[start, end)` but keeps the areas: they read as
     /// zero when touched again (MADV_DONTNEED).
     pub fn discard(&mut self, mem: &mut PhysMem, start: u64, end: u64) {
+        self.translations_stale = true;
         // File pages are brought in again from the file on the next touch.
         let mut va = start & !(PAGE_SIZE - 1);
         while va < end {
@@ -561,6 +809,9 @@ impl AddressSpace {
         self.unmap(mem, 0, USER_TOP);
     }
 }
+
+#[cfg(test)]
+mod props;
 
 #[cfg(test)]
 mod tests {
