@@ -159,6 +159,10 @@ impl Config {
 
     /// The cache lines of all levels together, within [`MAX_CACHE_LINES`].
     fn check_cache_total(&self, c: &mut Checker) {
+        let levels = [&self.cache.l1i, &self.cache.l1d, &self.cache.l2];
+        if self.machine.harts > MAX_HARTS || levels.iter().any(|l| l.size_bytes > MAX_CACHE_BYTES) {
+            return; // already reported, more precisely
+        }
         let lines = |l: &CacheLevel| {
             if l.enabled && l.line_bytes > 0 {
                 u128::from(l.size_bytes / u64::from(l.line_bytes))
