@@ -743,3 +743,113 @@ fn config_values_beyond_their_bounds() {
         );
     }
 }
+
+/// A B-type branch (`funct3`: 0 beq, 1 bne, 4 blt) by `off` bytes.
+fn branch(funct3: u32, rs1: u32, rs2: u32, off: i32) -> u32 {
+    let o = off as u32;
+    ((o >> 12) & 1) << 31
+        | ((o >> 5) & 0x3f) << 25
+        | rs2 << 20
+        | rs1 << 15
+        | funct3 << 12
+        | ((o >> 1) & 0xf) << 8
+        | ((o >> 11) & 1) << 7
+        | 0x63
+}
+
+/// setrlimit(RLIMIT_NPROC, {1, 1}), then clone(`flags`): exits 0 if the
+/// clone succeeded, with its errno if it failed, 100 if setrlimit failed.
+fn nproc_program(flags: u64) -> Vec<u8> {
+    use rvnvmm_isa::encode::{addi, li, sd};
+    const ECALL: u32 = 0x73;
+    let mut c: Vec<u32> = vec![
+        addi(2, 2, -16),
+        addi(5, 0, 1),
+        sd(5, 2, 0),
+        sd(5, 2, 8),
+        addi(10, 0, 6), // RLIMIT_NPROC
+        addi(11, 2, 0),
+        addi(17, 0, 164), // setrlimit
+        ECALL,
+    ];
+    let to_setrlimit_failed = c.len();
+    c.push(0); // bne a0, zero, setrlimit_failed
+    c.extend(li(10, flags));
+    c.extend([
+        addi(11, 2, -256), // child stack
+        addi(12, 0, 0),
+        addi(13, 0, 0),
+        addi(14, 0, 0),
+        addi(17, 0, 220), // clone
+        ECALL,
+    ]);
+    let to_child = c.len();
+    c.push(0); // beq a0, zero, child
+    let to_failed = c.len();
+    c.push(0); // blt a0, zero, failed
+    c.extend([addi(10, 0, 0), addi(17, 0, 94), ECALL]);
+    let failed = c.len();
+    c.extend([0x40a0_0533, addi(17, 0, 94), ECALL]); // sub a0, zero, a0
+    let child = c.len();
+    c.extend([addi(10, 0, 0), addi(17, 0, 93), ECALL]);
+    let setrlimit_failed = c.len();
+    c.extend([addi(10, 0, 100), addi(17, 0, 94), ECALL]);
+    let off = |from: usize, to: usize| (to as i32 - from as i32) * 4;
+    c[to_setrlimit_failed] = branch(1, 10, 0, off(to_setrlimit_failed, setrlimit_failed));
+    c[to_child] = branch(0, 10, 0, off(to_child, child));
+    c[to_failed] = branch(4, 10, 0, off(to_failed, failed));
+    let code: Vec<u8> = c.iter().flat_map(|w| w.to_le_bytes()).collect();
+    static_with(CODE_AT, &code)
+}
+
+#[test]
+fn rlimit_nproc_is_enforced_for_threads_and_processes() {
+    // Linux exempts root: run as an unprivileged user (nobody) if this
+    // runs as root; without setpriv the root case cannot be checked.
+    // SAFETY: getuid has no preconditions.
+    let root = unsafe { libc::getuid() } == 0;
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file());
+    if root && setpriv.is_none() {
+        eprintln!("note: running as root without setpriv; RLIMIT_NPROC not checked");
+        return;
+    }
+    let t = TempDir::new("nproc");
+    std::fs::set_permissions(&t.0, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    const CLONE_THREAD_FLAGS: u64 = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000;
+    const SIGCHLD: u64 = 17;
+    for (what, flags) in [("thread", CLONE_THREAD_FLAGS), ("process", SIGCHLD)] {
+        let p = t.file(what, &nproc_program(flags), 0o755);
+        let mut cmd = if root {
+            let mut c = Command::new(setpriv.unwrap());
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", rvnvmm()]);
+            c
+        } else {
+            Command::new(rvnvmm())
+        };
+        let out = cmd
+            .arg("run")
+            .arg(&p)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(11),
+            "a {what} beyond RLIMIT_NPROC = 1: expected EAGAIN (11); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Root is exempt, as on Linux.
+    if root {
+        let p = t.file("thread-as-root", &nproc_program(CLONE_THREAD_FLAGS), 0o755);
+        let out = run_bounded("thread as root", &[os("run"), p.as_os_str()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
