@@ -411,7 +411,15 @@ impl ElfFile {
             .max()
             .unwrap_or(0);
         let bias = if self.header.e_type == header::ET_DYN {
-            let span = (hi - lo).next_multiple_of(PAGE);
+            let span = (hi - lo)
+                .checked_next_multiple_of(PAGE)
+                .filter(|&span| span <= USER_TOP)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "its segments span {:#x} bytes, more than the user address space ({USER_TOP:#x})",
+                        hi - lo
+                    ))
+                })?;
             // As Linux, the lowest segment goes to the base, wherever the
             // file puts it (the arithmetic wraps as the kernel's does).
             let base = match bias {
@@ -910,6 +918,15 @@ mod tests {
             &code,
         )));
         assert!(m.contains("entry point"), "{m}");
+        // A shared object whose span does not even round to a page (found
+        // by fuzzing: an overflow).
+        let m = message(load(build(
+            3,
+            0,
+            &[(PT_LOAD, 5, 0, 0, len, u64::MAX - 8)],
+            &code,
+        )));
+        assert!(m.contains("more than the user address space"), "{m}");
         // A shared object too large for the space above its base.
         let m = message(load(build(
             3,
