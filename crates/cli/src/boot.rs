@@ -233,8 +233,14 @@ pub fn fw_dynamic_info(next_addr: u64, boot_hart: u64) -> [u8; 48] {
     b
 }
 
+/// The largest input file `boot` reads (firmware, kernel, initramfs,
+/// symbol map): guest RAM holds them, and no machine in `configs/` has
+/// more than 4 GiB of it.
+const MAX_INPUT_BYTES: u64 = 4 << 30;
+
 fn read_file(what: &str, path: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(path).map_err(|e| format!("cannot read the {what} {}: {e}", path.display()))
+    rvnvmm_config::files::read_regular(path, MAX_INPUT_BYTES, "an input file")
+        .map_err(|e| format!("cannot read the {what} {}: {e}", path.display()))
 }
 
 /// The console: UART output to stdout, remembering the last lines (for
@@ -766,6 +772,15 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         machine_args.sets.push(format!("machine.harts={n}"));
     }
     let cfg = load_config(&machine_args)?;
+    // Output paths are checked before the run, not after it.
+    let check = |what, p: &Option<PathBuf>| {
+        p.as_deref()
+            .map(|p| crate::output::OutputFile::check(what, p))
+            .transpose()
+    };
+    let dtb_out = check("device tree", &a.dump_dtb)?;
+    let stats_out = check("stats", &a.stats)?;
+    let profile_out = check("profile", &a.profile)?;
     let firmware_path = match &a.firmware {
         Some(p) => p.clone(),
         None => artefacts::setup_path("RVNVMM_OPENSBI")?,
@@ -839,8 +854,8 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     )?;
     opts.initrd = lay.initrd;
     let dtb = board.dtb(&opts).map_err(|e| e.to_string())?;
-    if let Some(p) = &a.dump_dtb {
-        std::fs::write(p, &dtb).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    if let Some(out) = &dtb_out {
+        out.write(&dtb)?;
     }
 
     let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
@@ -912,12 +927,10 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     };
     let host_seconds = started.elapsed().as_secs_f64();
     m.board.flush();
-    if let Some(path) = &a.stats {
-        let json = stats_json(&cfg, &mut m, &result, host_seconds);
-        std::fs::write(path, json)
-            .map_err(|e| format!("cannot write stats to {}: {e}", path.display()))?;
+    if let Some(out) = &stats_out {
+        out.write(stats_json(&cfg, &mut m, &result, host_seconds).as_bytes())?;
     }
-    if let (Some(path), Some(profile)) = (&a.profile, &m.profile) {
+    if let (Some(out), Some(profile)) = (&profile_out, &m.profile) {
         let map = a.symbols.clone().or_else(|| Symbols::beside(&kernel_path));
         let symbols = match &map {
             Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
@@ -926,8 +939,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
             )?))),
             None => None,
         };
-        std::fs::write(path, profile.report(symbols.as_ref(), 60))
-            .map_err(|e| format!("cannot write the profile to {}: {e}", path.display()))?;
+        out.write(profile.report(symbols.as_ref(), 60).as_bytes())?;
     }
     match result? {
         End::PowerOff(code) => Ok(i32::from(code)),

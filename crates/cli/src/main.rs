@@ -4,6 +4,7 @@ mod artefacts;
 mod bench;
 mod boot;
 mod microbench;
+mod output;
 mod profile;
 mod progress;
 mod stats;
@@ -235,6 +236,12 @@ fn run(a: RunArgs) -> Result<i32, String> {
             return Err(format!("--root {} is not a directory", r.display()));
         }
     }
+    // Before the run, not after it: a run can take hours.
+    let stats_out = a
+        .stats
+        .as_deref()
+        .map(|p| output::OutputFile::check("stats", p))
+        .transpose()?;
     opts.sysroot = a.sysroot.clone();
     opts.root = a.root.clone();
     opts.max_insns = a.max_insns;
@@ -258,27 +265,34 @@ fn run(a: RunArgs) -> Result<i32, String> {
     }
     let outcome = outcome.map_err(|e| e.to_string())?;
     let host_seconds = started.elapsed().as_secs_f64();
-    if let Some(path) = &a.stats {
+    if let Some(out) = &stats_out {
         let target = if outcome.is_initial_process {
-            Some(path.clone())
+            Some(out.clone())
         } else if a.stats_children {
-            let mut p = path.clone().into_os_string();
-            p.push(format!(".{}", outcome.pid));
-            Some(PathBuf::from(p))
+            Some(out.with_suffix(&format!(".{}", outcome.pid)))
         } else {
             None
         };
         if let Some(target) = target {
-            let json = stats::to_json(&cfg, &program, &outcome, host_seconds);
-            std::fs::write(&target, json)
-                .map_err(|e| format!("cannot write stats to {}: {e}", target.display()))?;
+            target.write(stats::to_json(&cfg, &program, &outcome, host_seconds).as_bytes())?;
         }
     }
-    if let ExitKind::Signal(sig) = outcome.exit {
-        die_by_signal(sig);
+    match outcome.exit {
+        ExitKind::Signal(sig) => die_by_signal(sig),
+        ExitKind::InsnLimit => {
+            eprintln!(
+                "rvnvmm: stopped at --max-insns: {} instructions retired and the guest had not exited (exit status {INSN_LIMIT_STATUS})",
+                outcome.instructions
+            );
+            Ok(INSN_LIMIT_STATUS)
+        }
+        ExitKind::Code(_) => Ok(outcome.exit_status()),
     }
-    Ok(outcome.exit_status())
 }
+
+/// The exit status of a run stopped by `--max-insns` (`timeout`'s status
+/// when its time runs out).
+const INSN_LIMIT_STATUS: i32 = 124;
 
 /// Ends the emulator with the guest's fatal signal, so a parent (a shell,
 /// or a guest parent in another emulator process) sees how it died.

@@ -147,13 +147,53 @@ fn rvnvmm() -> &'static str {
     env!("CARGO_BIN_EXE_rvnvmm")
 }
 
-/// Runs `rvnvmm ARGS` and checks the clean-failure contract.
-fn expect_clean_failure(what: &str, args: &[&std::ffi::OsStr]) {
-    let out = Command::new(rvnvmm())
+/// Runs `rvnvmm ARGS`, killing it if it has not ended within a minute
+/// (reading a device or a FIFO once never ended).
+fn run_bounded(what: &str, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    use std::io::Read;
+    let mut child = Command::new(rvnvmm())
         .args(args)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap_or_else(|e| panic!("{what}: cannot run rvnvmm: {e}"));
+    // Read stderr on a thread so a chatty child cannot block on a full pipe.
+    let mut err_pipe = child.stderr.take().expect("stderr");
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = err_pipe.read_to_end(&mut v);
+        v
+    });
+    let mut out_pipe = child.stdout.take().expect("stdout");
+    let out_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = out_pipe.read_to_end(&mut v);
+        v
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: rvnvmm {args:?} did not end within 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    std::process::Output {
+        status,
+        stdout: out_reader.join().expect("stdout reader"),
+        stderr: err_reader.join().expect("stderr reader"),
+    }
+}
+
+/// Runs `rvnvmm ARGS` and checks the clean-failure contract; returns the
+/// message.
+fn expect_clean_failure(what: &str, args: &[&std::ffi::OsStr]) -> String {
+    let out = run_bounded(what, args);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let ctx = format!(
         "{what}: rvnvmm {:?}\nstatus: {:?} (signal {:?})\nstderr:\n{stderr}",
@@ -183,6 +223,13 @@ fn expect_clean_failure(what: &str, args: &[&std::ffi::OsStr]) {
         msg.starts_with("rvnvmm: "),
         "{ctx}\nexpected stderr to start with `rvnvmm: `"
     );
+    msg.to_string()
+}
+
+/// Like [`expect_clean_failure`], and the message contains `want`.
+fn expect_failure_saying(what: &str, args: &[&std::ffi::OsStr], want: &str) {
+    let msg = expect_clean_failure(what, args);
+    assert!(msg.contains(want), "{what}: expected {want:?} in: {msg}");
 }
 
 fn os<P: AsRef<std::ffi::OsStr> + ?Sized>(p: &P) -> &std::ffi::OsStr {
@@ -300,4 +347,509 @@ fn unknown_config_key() {
         "--set with an unknown key",
         &[os("run"), os("--set"), os("no.such.key=1"), p.as_os_str()],
     );
+}
+
+/// A static program at BASE whose code (`code`, after the headers) starts
+/// at `BASE + 120`; `entry` is where it starts.
+fn static_with(entry: u64, code: &[u8]) -> Vec<u8> {
+    let total = (64 + 56 + code.len()) as u64;
+    elf(entry, &[(PT_LOAD, 5, 0, BASE, total, total, 0x1000)], code)
+}
+
+const CODE_AT: u64 = BASE + 64 + 56;
+
+/// `j .`: loops forever.
+fn endless_loop() -> Vec<u8> {
+    0x0000_006fu32.to_le_bytes().to_vec()
+}
+
+fn mkfifo(p: &Path) {
+    let status = Command::new("mkfifo").arg(p).status().expect("mkfifo");
+    assert!(status.success(), "mkfifo {}", p.display());
+}
+
+#[test]
+fn entry_point_anywhere_is_a_clean_error_in_both_models() {
+    let t = TempDir::new("entry");
+    let p = t.file("entry-max", &static_with(u64::MAX, &exit_code()), 0o755);
+    for model in ["machine.model=functional", "machine.model=timing"] {
+        expect_failure_saying(
+            "entry point 0xffff_ffff_ffff_ffff",
+            &[os("run"), os("--set"), os(model), p.as_os_str()],
+            "entry point 0xffffffffffffffff lies outside the user address space",
+        );
+    }
+}
+
+#[test]
+fn odd_entry_point_starts_at_the_halfword_below_as_on_linux() {
+    // sepc[0] is always zero, so Linux's sret to an odd entry starts one
+    // byte lower: here at `exit(0)`.
+    let t = TempDir::new("odd");
+    let p = t.file("odd", &static_with(CODE_AT + 1, &exit_code()), 0o755);
+    let out = run_bounded("odd entry", &[os("run"), p.as_os_str()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn what_linux_ignores_or_cuts_is_ignored_or_cut() {
+    let t = TempDir::new("linux");
+    // A damaged section-header table: offset past the end, 30 entries, a
+    // bad string-table index. Linux never reads it.
+    let mut e = static_elf();
+    e[40..48].copy_from_slice(&0xff_ffff_ff00u64.to_le_bytes());
+    e[58..60].copy_from_slice(&64u16.to_le_bytes());
+    e[60..62].copy_from_slice(&30u16.to_le_bytes());
+    e[62..64].copy_from_slice(&29u16.to_le_bytes());
+    let p = t.file("bad-sections", &e, 0o755);
+    let out = run_bounded("damaged section headers", &[os("run"), p.as_os_str()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A PT_INTERP padded with NULs names the path before the first NUL.
+    let mut d = dynamic_elf();
+    let at = 64 + 2 * 56 + INTERP.len();
+    // The padding already there after the path (to a 4-byte boundary) plus
+    // the NUL: make the segment cover it all.
+    let pad = (INTERP.len() + 1).next_multiple_of(4) as u64;
+    d[64 + 32..64 + 40].copy_from_slice(&pad.to_le_bytes());
+    d[64 + 40..64 + 48].copy_from_slice(&pad.to_le_bytes());
+    assert_eq!(d[at], 0);
+    let empty_root = t.0.join("empty-sysroot");
+    std::fs::create_dir(&empty_root).expect("mkdir");
+    let p = t.file("nul-padded-interp", &d, 0o755);
+    expect_failure_saying(
+        "PT_INTERP padded with NULs",
+        &[
+            os("run"),
+            os("--sysroot"),
+            empty_root.as_os_str(),
+            p.as_os_str(),
+        ],
+        &format!("the dynamic linker {INTERP}, which was not found"),
+    );
+}
+
+#[test]
+fn malformed_program_headers_name_the_problem() {
+    let t = TempDir::new("phdrs");
+    let code = exit_code();
+    let total = (64 + 56 + code.len()) as u64;
+    let seg = |off: u64, vaddr: u64, filesz: u64, memsz: u64| -> Vec<u8> {
+        elf(
+            CODE_AT,
+            &[(PT_LOAD, 5, off, vaddr, filesz, memsz, 0x1000)],
+            &code,
+        )
+    };
+    let header_byte = |at: usize, bytes: &[u8]| {
+        let mut e = static_elf();
+        e[at..at + bytes.len()].copy_from_slice(bytes);
+        e
+    };
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "filesz > memsz",
+            seg(0, BASE, total, total - 4),
+            "more bytes in the file",
+        ),
+        (
+            "segment past the end of the file",
+            seg(0, BASE, total + 8, total + 8),
+            "truncated",
+        ),
+        (
+            "offset past the end of the file",
+            seg(1 << 40, BASE, 8, 8),
+            "truncated",
+        ),
+        (
+            "offset + filesz overflows",
+            seg(u64::MAX - 3, BASE, 8, 8),
+            "truncated",
+        ),
+        (
+            "memsz beyond user space",
+            seg(0, BASE, total, 1 << 40),
+            "outside the user address space",
+        ),
+        (
+            "vaddr + memsz overflows",
+            seg(0, BASE, total, u64::MAX - 8),
+            "outside the user address space",
+        ),
+        (
+            "offset and vaddr not congruent",
+            seg(0, BASE + 8, total, total),
+            "differ within a 4 KiB page",
+        ),
+        ("ELF32", header_byte(4, &[1]), "32-bit ELF"),
+        ("big-endian", header_byte(5, &[2]), "big-endian ELF"),
+        (
+            "wrong machine",
+            header_byte(18, &[62, 0]),
+            "machine is X86_64",
+        ),
+        (
+            "relocatable object",
+            header_byte(16, &[1, 0]),
+            "relocatable object",
+        ),
+        (
+            "program header size",
+            header_byte(54, &[32, 0]),
+            "32 bytes each",
+        ),
+        (
+            "no program headers",
+            header_byte(56, &[0, 0]),
+            "0 program headers",
+        ),
+        (
+            "program headers past the end",
+            header_byte(32, &[0, 0, 0, 0, 1, 0, 0, 0]),
+            "truncated",
+        ),
+        (
+            "too many program headers",
+            header_byte(56, &[0xff, 0xff]),
+            "65535 program headers",
+        ),
+    ];
+    for (what, bytes, want) in cases {
+        let p = t.file("case", &bytes, 0o755);
+        expect_failure_saying(what, &[os("run"), p.as_os_str()], want);
+    }
+    // p_align garbage is ignored, as by Linux.
+    let e = elf(
+        CODE_AT,
+        &[(PT_LOAD, 5, 0, BASE, total, total, 12345)],
+        &code,
+    );
+    let p = t.file("align", &e, 0o755);
+    let out = run_bounded("p_align 12345", &[os("run"), p.as_os_str()]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn devices_fifos_and_directories_are_not_read() {
+    let t = TempDir::new("special");
+    let fifo = t.0.join("fifo");
+    mkfifo(&fifo);
+    let prog = t.file("exit0", &static_elf(), 0o755);
+    let not_image = t.file("not-an-image", b"neither firmware nor kernel", 0o644);
+    // A kernel header good enough to reach the initramfs.
+    let mut kernel = vec![0u8; 4096];
+    kernel[0x30..0x38].copy_from_slice(b"RISCV\0\0\0");
+    kernel[0x38..0x3c].copy_from_slice(b"RSC\x05");
+    let kernel = t.file("Image", &kernel, 0o644);
+    let zero = Path::new("/dev/zero");
+    for (special, what) in [(zero, "a character device"), (fifo.as_path(), "a FIFO")] {
+        let s = special.as_os_str();
+        expect_failure_saying("run SPECIAL", &[os("run"), s], what);
+        expect_failure_saying(
+            "--config SPECIAL",
+            &[os("run"), os("--config"), s, prog.as_os_str()],
+            what,
+        );
+        let boot = |firmware: &Path, kernel: &Path, initrd: &Path| {
+            vec![
+                os("boot").to_owned(),
+                os("--firmware").to_owned(),
+                firmware.as_os_str().to_owned(),
+                os("--kernel").to_owned(),
+                kernel.as_os_str().to_owned(),
+                os("--initrd").to_owned(),
+                initrd.as_os_str().to_owned(),
+            ]
+        };
+        for (flag, args) in [
+            ("firmware", boot(special, &not_image, &not_image)),
+            ("kernel", boot(&not_image, special, &not_image)),
+            ("initramfs", boot(&not_image, &kernel, special)),
+        ] {
+            let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+            expect_failure_saying(&format!("boot --{flag} SPECIAL"), &args, what);
+        }
+        let mut disk = boot(&not_image, &kernel, &not_image);
+        disk.extend([os("--disk").to_owned(), s.to_owned()]);
+        let disk: Vec<&std::ffi::OsStr> = disk.iter().map(|a| a.as_os_str()).collect();
+        expect_failure_saying("boot --disk SPECIAL", &disk, what);
+    }
+    // Output paths that are directories are refused before anything runs.
+    let dir = t.0.as_os_str();
+    expect_failure_saying(
+        "--dump-dtb DIR",
+        &[
+            os("boot"),
+            os("--firmware"),
+            not_image.as_os_str(),
+            os("--kernel"),
+            kernel.as_os_str(),
+            os("--initrd"),
+            not_image.as_os_str(),
+            os("--dump-dtb"),
+            dir,
+        ],
+        "is a directory",
+    );
+    expect_failure_saying(
+        "--profile DIR",
+        &[
+            os("boot"),
+            os("--firmware"),
+            not_image.as_os_str(),
+            os("--kernel"),
+            kernel.as_os_str(),
+            os("--profile"),
+            dir,
+        ],
+        "is a directory",
+    );
+}
+
+#[test]
+fn stats_path_is_checked_before_the_run_and_written_whole() {
+    let t = TempDir::new("stats");
+    // The program never ends: only a check before the run can fail it.
+    let looping = t.file("loop", &static_with(CODE_AT, &endless_loop()), 0o755);
+    let missing = t.0.join("no-such-dir/stats.json");
+    expect_failure_saying(
+        "--stats in a missing directory",
+        &[
+            os("run"),
+            os("--stats"),
+            missing.as_os_str(),
+            looping.as_os_str(),
+        ],
+        "no-such-dir",
+    );
+    expect_failure_saying(
+        "--stats naming a directory",
+        &[
+            os("run"),
+            os("--stats"),
+            t.0.as_os_str(),
+            looping.as_os_str(),
+        ],
+        "is a directory",
+    );
+    // A good path: the file is complete JSON and nothing else is left.
+    let stats = t.0.join("stats.json");
+    std::fs::write(&stats, "stale").expect("write");
+    let prog = t.file("exit0", &static_elf(), 0o755);
+    let out = run_bounded(
+        "--stats",
+        &[
+            os("run"),
+            os("--stats"),
+            stats.as_os_str(),
+            prog.as_os_str(),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&stats).expect("stats written");
+    assert!(
+        text.trim_start().starts_with('{') && text.trim_end().ends_with('}'),
+        "{text}"
+    );
+    let names: Vec<String> = std::fs::read_dir(&t.0)
+        .expect("readdir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "temporary files left: {names:?}");
+}
+
+#[test]
+fn max_insns_is_reported_with_its_own_status() {
+    let t = TempDir::new("maxinsns");
+    let looping = t.file("loop", &static_with(CODE_AT, &endless_loop()), 0o755);
+    let stats = t.0.join("stats.json");
+    let out = run_bounded(
+        "--max-insns",
+        &[
+            os("run"),
+            os("--max-insns"),
+            os("100000"),
+            os("--stats"),
+            stats.as_os_str(),
+            looping.as_os_str(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(124), "stderr: {stderr}");
+    assert!(
+        stderr.starts_with("rvnvmm: stopped at --max-insns") && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&stats).expect("stats written");
+    assert!(text.contains("insn_limit"), "{text}");
+}
+
+#[test]
+fn config_values_beyond_their_bounds() {
+    let t = TempDir::new("bounds");
+    let p = t.file("exit0", &static_elf(), 0o755);
+    let cases: &[(&[&str], &str)] = &[
+        (&["--harts", "10000000"], "more than the 4095"),
+        (&["--set", "machine.harts=100000"], "more than the 4095"),
+        (
+            &["--set", "cache.l1d.size_bytes=1099511627776"],
+            "largest cache level",
+        ),
+        (
+            &[
+                "--set",
+                "cache.l2.enabled=true",
+                "--set",
+                "cache.l2.size_bytes=1099511627776",
+            ],
+            "largest cache level",
+        ),
+        (
+            &["--set", "memory.dram.size=18446744073709551615"],
+            "does not fit a config integer",
+        ),
+        (
+            &["--set", "machine.clock_hz=9223372036854775808"],
+            "does not fit a config integer",
+        ),
+    ];
+    for (args, want) in cases {
+        let mut v = vec![os("run")];
+        v.extend(args.iter().map(os));
+        v.push(p.as_os_str());
+        // Validation lists its problems one per line under a heading.
+        let out = run_bounded(&args.join(" "), &v);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("rvnvmm: ") && stderr.contains(want) && !stderr.contains("panicked"),
+            "{args:?}: expected {want:?} in: {stderr}"
+        );
+    }
+}
+
+/// A B-type branch (`funct3`: 0 beq, 1 bne, 4 blt) by `off` bytes.
+fn branch(funct3: u32, rs1: u32, rs2: u32, off: i32) -> u32 {
+    let o = off as u32;
+    ((o >> 12) & 1) << 31
+        | ((o >> 5) & 0x3f) << 25
+        | rs2 << 20
+        | rs1 << 15
+        | funct3 << 12
+        | ((o >> 1) & 0xf) << 8
+        | ((o >> 11) & 1) << 7
+        | 0x63
+}
+
+/// setrlimit(RLIMIT_NPROC, {1, 1}), then clone(`flags`): exits 0 if the
+/// clone succeeded, with its errno if it failed, 100 if setrlimit failed.
+fn nproc_program(flags: u64) -> Vec<u8> {
+    use rvnvmm_isa::encode::{addi, li, sd};
+    const ECALL: u32 = 0x73;
+    let mut c: Vec<u32> = vec![
+        addi(2, 2, -16),
+        addi(5, 0, 1),
+        sd(5, 2, 0),
+        sd(5, 2, 8),
+        addi(10, 0, 6), // RLIMIT_NPROC
+        addi(11, 2, 0),
+        addi(17, 0, 164), // setrlimit
+        ECALL,
+    ];
+    let to_setrlimit_failed = c.len();
+    c.push(0); // bne a0, zero, setrlimit_failed
+    c.extend(li(10, flags));
+    c.extend([
+        addi(11, 2, -256), // child stack
+        addi(12, 0, 0),
+        addi(13, 0, 0),
+        addi(14, 0, 0),
+        addi(17, 0, 220), // clone
+        ECALL,
+    ]);
+    let to_child = c.len();
+    c.push(0); // beq a0, zero, child
+    let to_failed = c.len();
+    c.push(0); // blt a0, zero, failed
+    c.extend([addi(10, 0, 0), addi(17, 0, 94), ECALL]);
+    let failed = c.len();
+    c.extend([0x40a0_0533, addi(17, 0, 94), ECALL]); // sub a0, zero, a0
+    let child = c.len();
+    c.extend([addi(10, 0, 0), addi(17, 0, 93), ECALL]);
+    let setrlimit_failed = c.len();
+    c.extend([addi(10, 0, 100), addi(17, 0, 94), ECALL]);
+    let off = |from: usize, to: usize| (to as i32 - from as i32) * 4;
+    c[to_setrlimit_failed] = branch(1, 10, 0, off(to_setrlimit_failed, setrlimit_failed));
+    c[to_child] = branch(0, 10, 0, off(to_child, child));
+    c[to_failed] = branch(4, 10, 0, off(to_failed, failed));
+    let code: Vec<u8> = c.iter().flat_map(|w| w.to_le_bytes()).collect();
+    static_with(CODE_AT, &code)
+}
+
+#[test]
+fn rlimit_nproc_is_enforced_for_threads_and_processes() {
+    // Linux exempts root: run as an unprivileged user (nobody) if this
+    // runs as root; without setpriv the root case cannot be checked.
+    // SAFETY: getuid has no preconditions.
+    let root = unsafe { libc::getuid() } == 0;
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .find(|p| Path::new(p).is_file());
+    if root && setpriv.is_none() {
+        eprintln!("note: running as root without setpriv; RLIMIT_NPROC not checked");
+        return;
+    }
+    let t = TempDir::new("nproc");
+    std::fs::set_permissions(&t.0, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    const CLONE_THREAD_FLAGS: u64 = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000;
+    const SIGCHLD: u64 = 17;
+    for (what, flags) in [("thread", CLONE_THREAD_FLAGS), ("process", SIGCHLD)] {
+        let p = t.file(what, &nproc_program(flags), 0o755);
+        let mut cmd = if root {
+            let mut c = Command::new(setpriv.unwrap());
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", rvnvmm()]);
+            c
+        } else {
+            Command::new(rvnvmm())
+        };
+        let out = cmd
+            .arg("run")
+            .arg(&p)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(11),
+            "a {what} beyond RLIMIT_NPROC = 1: expected EAGAIN (11); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Root is exempt, as on Linux.
+    if root {
+        let p = t.file("thread-as-root", &nproc_program(CLONE_THREAD_FLAGS), 0o755);
+        let out = run_bounded("thread as root", &[os("run"), p.as_os_str()]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

@@ -34,6 +34,7 @@
 #![warn(missing_docs)]
 
 mod error;
+pub mod files;
 mod load;
 mod mapping;
 mod schema;
@@ -45,7 +46,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{ConfigError, Origin, Problem, Warning};
 pub use mapping::{AddressField, AddressMapping, BitField};
-pub use validate::DDR3_TRAS_MAX_NS;
+pub use validate::{DDR3_TRAS_MAX_NS, MAX_CACHE_BYTES, MAX_CACHE_LINES, MAX_HARTS};
 
 /// Defines a closed set of string values with one source of truth for the
 /// spelling used in TOML, in error messages and in the docs.

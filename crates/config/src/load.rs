@@ -13,6 +13,10 @@ use crate::schema::{
 };
 use crate::{AddressMapping, Config, ConfigError, Origin, RegionKind};
 
+/// The largest config file read: a complete machine description is a few
+/// KiB, so anything this big is not one.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// The machines compiled into the binary: `configs/NAME.toml`.
 const BUILTINS: &[(&str, &str)] = &[
     (
@@ -55,9 +59,17 @@ impl Config {
         let name = name_or_path.unwrap_or(Self::DEFAULT_MACHINE);
         if is_path(name) {
             let path = PathBuf::from(name);
-            let text = std::fs::read_to_string(&path).map_err(|source| ConfigError::Io {
+            let io = |source| ConfigError::Io {
                 path: path.clone(),
                 source,
+            };
+            let bytes =
+                crate::files::read_regular(&path, MAX_CONFIG_BYTES, "a config file").map_err(io)?;
+            let text = String::from_utf8(bytes).map_err(|_| {
+                io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "it is not UTF-8 text",
+                ))
             })?;
             build(&text, Origin::File(path), overrides)
         } else {
@@ -431,6 +443,22 @@ fn parse_value(raw: &str) -> Value {
     }
 }
 
+/// Whether `raw` is written as a TOML integer (decimal with an optional
+/// sign, or 0x / 0o / 0b), whatever its magnitude.
+pub(crate) fn is_integer_literal(raw: &str) -> bool {
+    let raw = raw.trim();
+    let (digits, radix) = match raw.get(..2) {
+        Some("0x") => (&raw[2..], 16),
+        Some("0o") => (&raw[2..], 8),
+        Some("0b") => (&raw[2..], 2),
+        _ => (raw.strip_prefix(['+', '-']).unwrap_or(raw), 10),
+    };
+    // Underscores only between digits, as TOML has them.
+    digits
+        .split('_')
+        .all(|group| !group.is_empty() && group.chars().all(|c| c.is_digit(radix)))
+}
+
 /// Applies one `--set`; returns the key it set.
 fn apply_override(full: &mut Table, arg: &str) -> Result<String, ConfigError> {
     let bad = |message: String| ConfigError::Override {
@@ -481,6 +509,14 @@ fn apply_override(full: &mut Table, arg: &str) -> Result<String, ConfigError> {
         });
     };
     let mut value = parse_value(raw);
+    if value.is_str() && is_integer_literal(raw) {
+        return Err(bad(format!(
+            "{} does not fit a config integer: TOML integers are 64-bit signed, from {} to {} (0x7FFF_FFFF_FFFF_FFFF)",
+            raw.trim(),
+            i64::MIN,
+            i64::MAX
+        )));
+    }
     if matches!(kind, LeafKind::Str | LeafKind::Enum(_) | LeafKind::Mapping) && !value.is_str() {
         value = Value::String(raw.trim().to_string());
     }

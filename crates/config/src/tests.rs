@@ -661,4 +661,61 @@ fn isa_is_checked() {
         .unwrap_err()
         .to_string()
         .contains("core.clmul"));
+fn harts_and_cache_sizes_have_upper_bounds() {
+    let c = load_with(&["machine.harts=10000000"]).unwrap();
+    assert!(has_problem(&c, "machine.harts", "more than the 4095"));
+    let c = load_with(&[&format!("machine.harts={}", crate::MAX_HARTS)]).unwrap();
+    c.validate()
+        .expect("MAX_HARTS harts with the default caches");
+    let c = load_with(&["cache.l1d.size_bytes=1099511627776"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "cache.l1d.size_bytes",
+        "largest cache level"
+    ));
+    let c = load_with(&["cache.l2.enabled=true", "cache.l2.size_bytes=1099511627776"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "cache.l2.size_bytes",
+        "largest cache level"
+    ));
+    // Each level within its bound, but too many lines together.
+    let c = load_with(&[
+        "machine.harts=4095",
+        "cache.l1d.size_bytes=67108864",
+        "cache.l1d.ways=16",
+    ])
+    .unwrap();
+    assert!(has_problem(&c, "cache", "cache lines"));
+    assert!(!has_problem(&c, "cache.l1d.size_bytes", ""));
+}
+
+#[test]
+fn integers_beyond_64_bit_signed_are_named_as_such() {
+    for v in [
+        "9223372036854775808",
+        "18446744073709551615",
+        "0xffffffffffffffff",
+        "-9223372036854775809",
+        "99999999999999999999999",
+    ] {
+        let e = Config::load(None, &[format!("memory.dram.size={v}")])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not fit a config integer"), "{v}: {e}");
+        assert!(!e.contains("string"), "{v}: {e}");
+    }
+    // Non-numbers are still strings to the type check.
+    let e = Config::load(None, &["machine.harts=four".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gives a string"), "{e}");
+    for lit in ["12", "+3", "-4", "0xff_ff", "1_000"] {
+        assert!(crate::load::is_integer_literal(lit), "{lit}");
+    }
+    for not in [
+        "", "0x", "x1", "1.5", "1e3", "fine", "-", "0x_ff", "1__0", "1_",
+    ] {
+        assert!(!crate::load::is_integer_literal(not), "{not}");
+    }
 }

@@ -6,6 +6,20 @@ use crate::{CacheLevel, Config, ConfigError, Controller, Problem, RegionKind, Wa
 /// DDR3's maximum tRAS (9 × tREFI), seed 000 Table 1.
 pub const DDR3_TRAS_MAX_NS: f64 = 70_200.0;
 
+/// The most harts a machine may have: the CLINT's register map (SiFive's,
+/// as QEMU's `virt` board and the device tree describe it) has `mtimecmp`
+/// registers for harts 0..4094 only.
+pub const MAX_HARTS: u32 = 4095;
+
+/// The largest cache level: 1 GiB, above every cache built (the largest
+/// last-level caches are around 1 GiB per socket).
+pub const MAX_CACHE_BYTES: u64 = 1 << 30;
+
+/// The most cache lines the memory system models in all levels together
+/// (`harts x (L1I + L1D) + L2`): each costs about 17 bytes of host memory
+/// (tag, state, LRU stamp), so this bound is about 1.1 GB.
+pub const MAX_CACHE_LINES: u64 = 1 << 26;
+
 /// Regions must be page aligned (the MMU, device tree and user-mode kernel
 /// all work in 4 KiB pages).
 const PAGE: u64 = 4096;
@@ -94,6 +108,7 @@ impl Config {
         ] {
             check_cache(&mut c, &format!("cache.{name}"), level);
         }
+        self.check_cache_total(&mut c);
         c.non_negative_ns("bus.request_latency_ns", self.bus.request_latency_ns);
         c.non_negative_ns("bus.response_latency_ns", self.bus.response_latency_ns);
         self.check_regions(&mut c);
@@ -114,6 +129,16 @@ impl Config {
         if self.machine.harts == 0 {
             c.error("machine.harts", "must be at least 1 (the number of cores)");
         }
+        if self.machine.harts > MAX_HARTS {
+            c.error(
+                "machine.harts",
+                format!(
+                    "{} harts is more than the {MAX_HARTS} a machine may have (the CLINT has timer registers for harts 0..{})",
+                    self.machine.harts,
+                    MAX_HARTS - 1
+                ),
+            );
+        }
         if self.machine.clock_hz == 0 {
             c.error(
                 "machine.clock_hz",
@@ -133,6 +158,33 @@ impl Config {
             ("core.fdiv", core.fdiv),
         ] {
             c.positive(key, v.into(), "cycle");
+        }
+    }
+
+    /// The cache lines of all levels together, within [`MAX_CACHE_LINES`].
+    fn check_cache_total(&self, c: &mut Checker) {
+        let levels = [&self.cache.l1i, &self.cache.l1d, &self.cache.l2];
+        if self.machine.harts > MAX_HARTS || levels.iter().any(|l| l.size_bytes > MAX_CACHE_BYTES) {
+            return; // already reported, more precisely
+        }
+        let lines = |l: &CacheLevel| {
+            if l.enabled && l.line_bytes > 0 {
+                u128::from(l.size_bytes / u64::from(l.line_bytes))
+            } else {
+                0
+            }
+        };
+        let total = u128::from(self.machine.harts)
+            * (lines(&self.cache.l1i) + lines(&self.cache.l1d))
+            + lines(&self.cache.l2);
+        if total > u128::from(MAX_CACHE_LINES) {
+            c.error(
+                "cache",
+                format!(
+                    "{} harts x (L1I + L1D) + L2 make {total} cache lines, more than the {MAX_CACHE_LINES} the memory system models (about 17 bytes of host memory each); shrink a cache or use fewer harts",
+                    self.machine.harts
+                ),
+            );
         }
     }
 
@@ -355,6 +407,15 @@ fn check_cache(c: &mut Checker, key: &str, l: &CacheLevel) {
     }
     let k = |s: &str| format!("{key}.{s}");
     c.positive(&k("size_bytes"), l.size_bytes, "byte");
+    if l.size_bytes > MAX_CACHE_BYTES {
+        c.error(
+            k("size_bytes"),
+            format!(
+                "{} bytes is more than the largest cache level rvnvmm models, {MAX_CACHE_BYTES} bytes (1 GiB)",
+                l.size_bytes
+            ),
+        );
+    }
     c.positive(&k("ways"), l.ways.into(), "way");
     c.positive(
         &k("hit_latency_cycles"),

@@ -70,10 +70,31 @@ impl CodePages {
     }
 }
 
+/// The front-cache slot of block key `key`.
+#[inline(always)]
+fn fast_slot(key: u64) -> usize {
+    ((key >> 1) as usize) & (FAST_ENTRIES - 1)
+}
+
+/// The tag of an empty front-cache slot: a key that belongs to another slot,
+/// so no key looked up in `slot` can equal it. (A fixed marker such as
+/// `u64::MAX` is itself a key some PC can have.)
+#[inline(always)]
+fn empty_tag(slot: usize) -> u64 {
+    (((slot + 1) & (FAST_ENTRIES - 1)) as u64) << 1
+}
+
+/// The front cache with every slot empty.
+fn empty_fast() -> Box<[(u64, u32)]> {
+    (0..FAST_ENTRIES).map(|s| (empty_tag(s), 0)).collect()
+}
+
 /// The cache itself.
 pub struct CodeCache {
     blocks: Vec<Block>,
     map: HashMap<u64, u32>,
+    /// Direct-mapped by [`fast_slot`]: (key, block index), or
+    /// ([`empty_tag`], 0) when empty.
     fast: Box<[(u64, u32)]>,
     /// Code-page tracking (a separate field so it can be borrowed mutably
     /// while a block is executing).
@@ -89,7 +110,7 @@ impl Default for CodeCache {
         CodeCache {
             blocks: Vec::new(),
             map: HashMap::new(),
-            fast: vec![(u64::MAX, 0); FAST_ENTRIES].into_boxed_slice(),
+            fast: empty_fast(),
             pages: CodePages::default(),
             blocks_decoded: 0,
             flushes: 0,
@@ -101,7 +122,7 @@ impl CodeCache {
     /// The block with key `pc` (see [`insert`](Self::insert)), if decoded.
     #[inline(always)]
     pub fn lookup(&mut self, pc: u64) -> Option<u32> {
-        let slot = ((pc >> 1) as usize) & (FAST_ENTRIES - 1);
+        let slot = fast_slot(pc);
         let (tag, idx) = self.fast[slot];
         if tag == pc {
             return Some(idx);
@@ -125,8 +146,7 @@ impl CodeCache {
         let idx = self.blocks.len() as u32;
         self.blocks.push(block);
         self.map.insert(key, idx);
-        let slot = ((key >> 1) as usize) & (FAST_ENTRIES - 1);
-        self.fast[slot] = (key, idx);
+        self.fast[fast_slot(key)] = (key, idx);
         self.blocks_decoded += 1;
         let new_page = self.pages.mark(ppage);
         (idx, new_page)
@@ -136,7 +156,9 @@ impl CodeCache {
     pub fn flush(&mut self) {
         self.blocks.clear();
         self.map.clear();
-        self.fast.fill((u64::MAX, 0));
+        for (slot, entry) in self.fast.iter_mut().enumerate() {
+            *entry = (empty_tag(slot), 0);
+        }
         self.pages.pages.clear();
         self.pages.flush_pending = false;
         self.flushes += 1;
@@ -147,6 +169,49 @@ impl CodeCache {
     pub fn settle(&mut self) {
         if self.pages.flush_pending {
             self.flush();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(pc: u64) -> Block {
+        Block {
+            pc,
+            insns: Box::new([]),
+            cost: Box::new([0]),
+            fetch_lines: Box::new([]),
+            raw: Box::new([]),
+            next_ppage: None,
+        }
+    }
+
+    #[test]
+    fn empty_tags_match_no_key_of_their_slot() {
+        for slot in 0..FAST_ENTRIES {
+            assert_ne!(fast_slot(empty_tag(slot)), slot, "slot {slot}");
+        }
+    }
+
+    #[test]
+    fn no_key_hits_an_empty_cache() {
+        // Keys next to every slot boundary and at the ends of the range,
+        // odd ones included (an ELF entry point or a sigreturn PC can be
+        // anything), before any block exists and after a flush.
+        let mut keys = vec![0, 1, 2, u64::MAX, u64::MAX - 1, 1 << 63, (1 << 63) - 1];
+        keys.extend((0..2 * FAST_ENTRIES as u64 + 2).map(|k| k << 1));
+        keys.extend((0..2 * FAST_ENTRIES as u64 + 2).map(|k| k << 1 | 1));
+        let mut c = CodeCache::default();
+        for &k in &keys {
+            assert_eq!(c.lookup(k), None, "key {k:#x}");
+        }
+        c.insert(0x1000, block(0x1000), 0x8000_0000);
+        assert_eq!(c.lookup(0x1000), Some(0));
+        c.flush();
+        for &k in &keys {
+            assert_eq!(c.lookup(k), None, "key {k:#x} after a flush");
         }
     }
 }

@@ -109,6 +109,32 @@ fn unmapped_fetch_is_an_access_fault() {
 }
 
 #[test]
+fn any_pc_value_faults_cleanly() {
+    // The code cache once used u64::MAX as its empty-slot marker, so a PC
+    // of u64::MAX found a block that did not exist.
+    for pc in [u64::MAX, u64::MAX - 1, 1 << 63, 0] {
+        let (mut mem, mut code, mut h) = machine(&[ECALL]);
+        h.pc = pc;
+        let exit = h.run(&mut Env::functional(&mut mem, &mut code), 10);
+        assert_eq!(
+            exit,
+            Exit::Trap(Trap::new(Trap::INSN_ACCESS, pc & !1)),
+            "pc {pc:#x}"
+        );
+    }
+}
+
+#[test]
+fn odd_pc_from_the_kernel_starts_at_the_halfword_below() {
+    // As an `sret` to an odd `sepc` does: sepc[0] is always zero.
+    let (mut mem, mut code, mut h) = machine(&[addi(10, 0, 7), ECALL]);
+    h.pc = BASE + 1;
+    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    assert_eq!(exit, Exit::Ecall);
+    assert_eq!(h.x[10], 7);
+}
+
+#[test]
 fn cycle_csr_reads_exact_mid_block() {
     // addi; addi; csrrs a0, cycle, zero; ecall
     let rdcycle = 0xc000_2573;

@@ -66,6 +66,14 @@ impl CacheStats {
 /// addresses shifted right by at least 2 bits).
 const NO_LINE: u64 = u64::MAX;
 
+/// `len` copies of `value`, or `None` if the host cannot allocate them.
+fn filled_vec<T: Clone>(len: usize, value: T) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    v.resize(len, value);
+    Some(v)
+}
+
 /// What filling or touching a line did to the set's most-recently-used way.
 pub(crate) type Demoted = Option<u64>;
 
@@ -127,16 +135,24 @@ impl Cache {
             )
         };
         let n = sets * ways;
+        // Config validation bounds the sizes; the host may still lack the
+        // memory, which is an error to report, not an abort.
+        let no_memory = || {
+            format!(
+                "{name}: cannot allocate host memory for {n} cache lines ({} bytes); shrink the cache",
+                level.size_bytes
+            )
+        };
         Ok(Cache {
             name: name.to_string(),
             sets,
             ways,
             line_shift,
             policy: level.replacement,
-            tags: vec![NO_LINE; n],
-            states: vec![LineState::Invalid; n],
-            stamps: vec![0; n],
-            mru: vec![u32::MAX; sets],
+            tags: filled_vec(n, NO_LINE).ok_or_else(no_memory)?,
+            states: filled_vec(n, LineState::Invalid).ok_or_else(no_memory)?,
+            stamps: filled_vec(n, 0).ok_or_else(no_memory)?,
+            mru: filled_vec(sets, u32::MAX).ok_or_else(no_memory)?,
             tick: 0,
             // xorshift64* must not start at 0.
             rng: seed | 1,

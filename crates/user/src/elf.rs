@@ -1,8 +1,14 @@
 //! ELF64 RISC-V program loading: segments, interpreter, initial stack.
+//!
+//! Like Linux's `binfmt_elf`, the loader reads the ELF header and the
+//! program headers only: section headers, symbols and debug information are
+//! never looked at, so a damaged section-header table does not stop a
+//! program Linux runs. The checks, and the errno an `execve` gets for each,
+//! follow `load_elf_binary`.
 
 use crate::errno::*;
-use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE};
-use goblin::elf::{header, program_header, Elf};
+use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, USER_TOP};
+use goblin::elf::header;
 use rvnvmm_mem::PhysMem;
 
 /// Why a program could not be loaded. Messages are for the user of `rvnvmm`.
@@ -16,7 +22,15 @@ pub enum LoadError {
         /// Host error.
         source: std::io::Error,
     },
-    /// Not an ELF file, or a malformed one.
+    /// A directory, device, FIFO or socket (execve: EACCES).
+    #[error("cannot run {path}: it is {what}, not a regular file")]
+    NotRegularFile {
+        /// File path.
+        path: String,
+        /// What it is.
+        what: &'static str,
+    },
+    /// Not an ELF file, or a malformed one (execve: ENOEXEC).
     #[error("{path} is not a valid ELF file: {why}")]
     Malformed {
         /// File path.
@@ -24,13 +38,38 @@ pub enum LoadError {
         /// What is wrong.
         why: String,
     },
-    /// An ELF for another machine or class.
+    /// An ELF for another machine or class (execve: ENOEXEC).
     #[error("{path} is not a 64-bit little-endian RISC-V executable ({why})")]
     WrongMachine {
         /// File path.
         path: String,
         /// What it is instead.
         why: String,
+    },
+    /// Headers or segments promise bytes past the end of the file
+    /// (execve: EIO, as Linux's short read).
+    #[error("{path} is truncated: {why}")]
+    Truncated {
+        /// File path.
+        path: String,
+        /// What is missing.
+        why: String,
+    },
+    /// Well-formed, but its layout cannot be loaded (execve: EINVAL).
+    #[error("{path} cannot be loaded: {why}")]
+    BadLayout {
+        /// File path.
+        path: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// More file contents to load than [`MAX_LOADED_BYTES`].
+    #[error("{path} cannot be loaded: its segments cover {bytes} bytes of the file, more than the {max} bytes rvnvmm loads", max = MAX_LOADED_BYTES)]
+    TooLarge {
+        /// File path.
+        path: String,
+        /// Bytes the headers and segments cover.
+        bytes: u64,
     },
     /// The dynamic linker named by PT_INTERP is missing.
     #[error("{path} needs the dynamic linker {interp}, which was not found{hint}")]
@@ -55,12 +94,21 @@ impl LoadError {
     pub fn errno(&self) -> i64 {
         match self {
             LoadError::Io { source, .. } => source.raw_os_error().map(|e| e as i64).unwrap_or(EIO),
+            LoadError::NotRegularFile { .. } => EACCES,
             LoadError::Malformed { .. } | LoadError::WrongMachine { .. } => ENOEXEC,
+            LoadError::Truncated { .. } => EIO,
+            LoadError::BadLayout { .. } => EINVAL,
             LoadError::MissingInterpreter { .. } => ENOENT,
-            LoadError::NoMemory { .. } => ENOMEM,
+            LoadError::TooLarge { .. } | LoadError::NoMemory { .. } => ENOMEM,
         }
     }
 }
+
+/// The most bytes of one ELF file the loader reads: the headers and the
+/// file contents of its segments (a program's debug information, after
+/// them, is not read). 4 GiB is more than the guest RAM of any machine
+/// in `configs/`.
+pub const MAX_LOADED_BYTES: u64 = 4 << 30;
 
 /// What the loader placed where.
 #[derive(Clone, Debug, Default)]
@@ -79,93 +127,260 @@ pub struct LoadedImage {
     pub brk: u64,
 }
 
-/// A parsed ELF file's raw bytes, validated for RISC-V.
+/// `p_type` values the loader acts on.
+const PT_LOAD: u32 = 1;
+const PT_INTERP: u32 = 3;
+const PT_PHDR: u32 = 6;
+/// `p_flags` bits.
+const PF_X: u32 = 1;
+const PF_W: u32 = 2;
+const PF_R: u32 = 4;
+/// Size of an ELF64 header and of one ELF64 program header.
+const EHDR_SIZE: usize = 64;
+const PHDR_SIZE: usize = 56;
+/// Linux reads at most one page of program headers (`load_elf_phdrs`).
+const MAX_PHDR_BYTES: u64 = 4096;
+/// Linux's PATH_MAX, the longest PT_INTERP it accepts.
+const PATH_MAX: u64 = 4096;
+const PAGE: u64 = 4096;
+
+/// One program header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProgramHeader {
+    /// Segment type (`PT_*`).
+    pub p_type: u32,
+    /// `PF_R`, `PF_W`, `PF_X`.
+    pub p_flags: u32,
+    /// Offset of the segment's bytes in the file.
+    pub p_offset: u64,
+    /// Virtual address (before the load bias).
+    pub p_vaddr: u64,
+    /// Bytes in the file.
+    pub p_filesz: u64,
+    /// Bytes in memory (the rest is zero).
+    pub p_memsz: u64,
+}
+
+impl ProgramHeader {
+    fn parse(b: &[u8]) -> ProgramHeader {
+        ProgramHeader {
+            p_type: le32(b, 0),
+            p_flags: le32(b, 4),
+            p_offset: le64(b, 8),
+            p_vaddr: le64(b, 16),
+            p_filesz: le64(b, 32),
+            p_memsz: le64(b, 40),
+        }
+    }
+
+    /// The guest protection bits of the segment.
+    fn prot(&self) -> u32 {
+        let mut prot = 0;
+        if self.p_flags & PF_R != 0 {
+            prot |= PROT_READ;
+        }
+        if self.p_flags & PF_W != 0 {
+            prot |= PROT_WRITE;
+        }
+        if self.p_flags & PF_X != 0 {
+            prot |= PROT_EXEC;
+        }
+        prot
+    }
+}
+
+fn le16(b: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([b[at], b[at + 1]])
+}
+fn le32(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().expect("4 bytes"))
+}
+fn le64(b: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// The ELF header fields the loader uses.
+#[derive(Clone, Copy, Debug)]
+struct Header {
+    e_type: u16,
+    e_entry: u64,
+    e_phoff: u64,
+    e_phnum: u16,
+}
+
+impl Header {
+    /// Bytes `[e_phoff, end)` of the program-header table.
+    fn phdr_end(&self) -> u64 {
+        // Both bounded: checked in `parse_header`.
+        self.e_phoff + u64::from(self.e_phnum) * PHDR_SIZE as u64
+    }
+}
+
+/// A program file's headers and the bytes its segments load, validated for
+/// RISC-V.
 pub struct ElfFile {
-    /// File contents.
-    pub data: Vec<u8>,
+    /// The first bytes of the file: the headers and every byte a PT_LOAD
+    /// or the PT_INTERP covers (what follows, e.g. debug information, is not
+    /// read).
+    data: Vec<u8>,
     /// Path used in messages.
     pub path: String,
+    header: Header,
+    /// The program headers, in file order.
+    pub phdrs: Vec<ProgramHeader>,
+    interp: Option<String>,
 }
 
 impl ElfFile {
-    /// Reads and validates `path` (already resolved to a host path).
+    /// Reads and validates `path` (already resolved to a host path). Only a
+    /// regular file is opened for reading (a FIFO is not waited on), and
+    /// only the bytes the headers and segments cover are read.
     pub fn open(host_path: &std::path::Path, shown: &str) -> Result<ElfFile, LoadError> {
-        let data = std::fs::read(host_path).map_err(|source| LoadError::Io {
+        use std::os::unix::fs::{FileExt, OpenOptionsExt};
+        let io = |source| LoadError::Io {
             path: shown.to_string(),
             source,
-        })?;
-        let f = ElfFile {
-            data,
-            path: shown.to_string(),
         };
-        f.parse()?;
-        Ok(f)
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(host_path)
+            .map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(LoadError::NotRegularFile {
+                path: shown.to_string(),
+                what: file_kind(&meta),
+            });
+        }
+        let file_len = meta.len();
+        // How many bytes to read is known once the headers are: the ELF
+        // header, then the program headers, then the segments.
+        let mut want = EHDR_SIZE as u64;
+        loop {
+            let mut data = vec![0; want.min(file_len) as usize];
+            file.read_exact_at(&mut data, 0).map_err(io)?;
+            let needed = bytes_needed(&data, file_len, shown)?;
+            if needed > MAX_LOADED_BYTES {
+                return Err(LoadError::TooLarge {
+                    path: shown.to_string(),
+                    bytes: needed,
+                });
+            }
+            if needed <= data.len() as u64 {
+                return ElfFile::from_bytes(data, file_len, shown);
+            }
+            want = needed;
+        }
     }
 
-    /// Parses and checks the header.
-    pub fn parse(&self) -> Result<Elf<'_>, LoadError> {
+    /// Validates the first bytes of a file of `file_len` bytes (all of it,
+    /// or at least every byte its headers and segments cover).
+    pub fn from_bytes(data: Vec<u8>, file_len: u64, shown: &str) -> Result<ElfFile, LoadError> {
+        let header = parse_header(&data, file_len, shown)?;
+        let phdrs = parse_phdrs(&data, &header);
         let malformed = |why: String| LoadError::Malformed {
-            path: self.path.clone(),
+            path: shown.to_string(),
             why,
         };
-        if self.data.len() < 4 || &self.data[..4] != b"\x7fELF" {
-            return Err(malformed("no ELF magic number".into()));
-        }
-        let elf = Elf::parse(&self.data).map_err(|e| malformed(e.to_string()))?;
-        let wrong = |why: String| LoadError::WrongMachine {
-            path: self.path.clone(),
+        let truncated = |why: String| LoadError::Truncated {
+            path: shown.to_string(),
             why,
         };
-        if !elf.is_64 {
-            return Err(wrong("32-bit ELF".into()));
+        let bad = |why: String| LoadError::BadLayout {
+            path: shown.to_string(),
+            why,
+        };
+        let covered = |p: &ProgramHeader| -> Option<usize> {
+            let end = p.p_offset.checked_add(p.p_filesz)?;
+            (end <= file_len && end <= data.len() as u64).then_some(end as usize)
+        };
+        // Linux uses the first PT_INTERP and ignores any other.
+        let mut interp = None;
+        if let Some(p) = phdrs.iter().find(|p| p.p_type == PT_INTERP) {
+            if p.p_filesz < 2 || p.p_filesz > PATH_MAX {
+                return Err(malformed(format!(
+                    "its PT_INTERP is {} bytes long (a path of 1 to {} bytes and a NUL)",
+                    p.p_filesz,
+                    PATH_MAX - 1
+                )));
+            }
+            let end = covered(p).ok_or_else(|| {
+                truncated(format!(
+                    "its PT_INTERP (file bytes {:#x}+{:#x}) lies past its end ({file_len} bytes)",
+                    p.p_offset, p.p_filesz
+                ))
+            })?;
+            let bytes = &data[p.p_offset as usize..end];
+            if bytes.last() != Some(&0) {
+                return Err(malformed(
+                    "its PT_INTERP path does not end with a NUL byte".into(),
+                ));
+            }
+            // The path ends at the first NUL, as the kernel reads a C string.
+            let path = bytes.split(|&b| b == 0).next().unwrap_or_default();
+            let path = std::str::from_utf8(path)
+                .map_err(|_| malformed("its PT_INTERP path is not UTF-8".into()))?;
+            interp = Some(path.to_string());
         }
-        if !elf.little_endian {
-            return Err(wrong("big-endian ELF".into()));
-        }
-        if elf.header.e_machine != header::EM_RISCV {
-            return Err(wrong(format!(
-                "machine is {}",
-                header::machine_to_str(elf.header.e_machine)
-            )));
-        }
-        if elf.header.e_type != header::ET_EXEC && elf.header.e_type != header::ET_DYN {
-            return Err(malformed(
-                "neither an executable nor a shared object".into(),
-            ));
-        }
-        for ph in &elf.program_headers {
-            if ph.p_type == program_header::PT_LOAD {
-                let end = ph.p_offset.checked_add(ph.p_filesz);
-                if end.is_none_or(|e| e > self.data.len() as u64) || ph.p_filesz > ph.p_memsz {
-                    return Err(malformed(
-                        "a loadable segment lies outside the file (truncated?)".into(),
-                    ));
-                }
-                if ph
-                    .p_vaddr
-                    .checked_add(ph.p_memsz)
-                    .is_none_or(|e| e > crate::vm::USER_TOP)
-                {
-                    return Err(malformed(
-                        "a loadable segment lies outside the user address space".into(),
-                    ));
-                }
+        for (i, p) in phdrs.iter().enumerate() {
+            if p.p_type != PT_LOAD {
+                continue;
+            }
+            if p.p_filesz > p.p_memsz {
+                return Err(bad(format!(
+                    "loadable segment {i} has more bytes in the file ({:#x}) than in memory ({:#x})",
+                    p.p_filesz, p.p_memsz
+                )));
+            }
+            if covered(p).is_none() {
+                return Err(truncated(format!(
+                    "loadable segment {i} (file bytes {:#x}+{:#x}) lies past its end ({file_len} bytes)",
+                    p.p_offset, p.p_filesz
+                )));
+            }
+            if p.p_filesz > 0 && p.p_offset % PAGE != p.p_vaddr % PAGE {
+                return Err(bad(format!(
+                    "loadable segment {i} has file offset {:#x} and address {:#x}, which differ within a 4 KiB page, so it cannot be mapped",
+                    p.p_offset, p.p_vaddr
+                )));
+            }
+            let end = p.p_vaddr.checked_add(p.p_memsz);
+            let limit = if header.e_type == header::ET_EXEC {
+                USER_TOP
+            } else {
+                // A shared object moves by its load bias; only the span
+                // counts, which `load` checks against the free space.
+                u64::MAX
+            };
+            if end.is_none_or(|e| e > limit) {
+                return Err(bad(format!(
+                    "loadable segment {i} ({:#x}+{:#x}) lies outside the user address space (below {USER_TOP:#x})",
+                    p.p_vaddr, p.p_memsz
+                )));
             }
         }
-        if !elf
-            .program_headers
-            .iter()
-            .any(|p| p.p_type == program_header::PT_LOAD)
-        {
+        if !phdrs.iter().any(|p| p.p_type == PT_LOAD && p.p_memsz > 0) {
             return Err(malformed("no loadable segment".into()));
         }
-        Ok(elf)
+        if header.e_type == header::ET_EXEC && header.e_entry >= USER_TOP {
+            return Err(bad(format!(
+                "its entry point {:#x} lies outside the user address space (below {USER_TOP:#x})",
+                header.e_entry
+            )));
+        }
+        Ok(ElfFile {
+            data,
+            path: shown.to_string(),
+            header,
+            phdrs,
+            interp,
+        })
     }
 
     /// The PT_INTERP path, if any.
-    pub fn interpreter(&self) -> Result<Option<String>, LoadError> {
-        let elf = self.parse()?;
-        Ok(elf.interpreter.map(|s| s.to_string()))
+    pub fn interpreter(&self) -> Option<&str> {
+        self.interp.as_deref()
     }
 
     /// Maps the segments at `bias` (0 for ET_EXEC; chosen here for ET_DYN if
@@ -176,47 +391,57 @@ impl ElfFile {
         aspace: &mut AddressSpace,
         bias: Option<u64>,
     ) -> Result<(u64, u64, u64, u64), LoadError> {
-        let elf = self.parse()?;
-        let loads: Vec<_> = elf
-            .program_headers
+        let bad = |why: String| LoadError::BadLayout {
+            path: self.path.clone(),
+            why,
+        };
+        let nomem = || LoadError::NoMemory {
+            path: self.path.clone(),
+        };
+        let loads: Vec<&ProgramHeader> = self
+            .phdrs
             .iter()
-            .filter(|p| p.p_type == program_header::PT_LOAD && p.p_memsz > 0)
+            .filter(|p| p.p_type == PT_LOAD && p.p_memsz > 0)
             .collect();
+        // Validated: every end fits in 64 bits.
         let lo = loads.iter().map(|p| p.p_vaddr & !0xfff).min().unwrap_or(0);
         let hi = loads
             .iter()
             .map(|p| p.p_vaddr + p.p_memsz)
             .max()
             .unwrap_or(0);
-        let bias = if elf.header.e_type == header::ET_DYN {
-            match bias {
-                Some(b) => b,
-                None => {
-                    let span = ((hi - lo) + 0xfff) & !0xfff;
-                    aspace.find_free(span).ok_or_else(|| LoadError::NoMemory {
-                        path: self.path.clone(),
-                    })? - lo
+        let bias = if self.header.e_type == header::ET_DYN {
+            let span = (hi - lo)
+                .checked_next_multiple_of(PAGE)
+                .filter(|&span| span <= USER_TOP)
+                .ok_or_else(|| {
+                    bad(format!(
+                        "its segments span {:#x} bytes, more than the user address space ({USER_TOP:#x})",
+                        hi - lo
+                    ))
+                })?;
+            // As Linux, the lowest segment goes to the base, wherever the
+            // file puts it (the arithmetic wraps as the kernel's does).
+            let base = match bias {
+                Some(base) => {
+                    if base.checked_add(span).is_none_or(|end| end > USER_TOP) {
+                        return Err(bad(format!(
+                            "its segments span {span:#x} bytes, which do not fit between {base:#x} and the end of the user address space ({USER_TOP:#x})"
+                        )));
+                    }
+                    base
                 }
-            }
+                None => aspace.find_free(span).ok_or_else(nomem)?,
+            };
+            base.wrapping_sub(lo)
         } else {
             0
         };
-        let nomem = || LoadError::NoMemory {
-            path: self.path.clone(),
-        };
         for ph in &loads {
-            let start = (ph.p_vaddr + bias) & !0xfff;
-            let end = (ph.p_vaddr + bias + ph.p_memsz + 0xfff) & !0xfff;
-            let mut prot = 0;
-            if ph.is_read() {
-                prot |= PROT_READ;
-            }
-            if ph.is_write() {
-                prot |= PROT_WRITE;
-            }
-            if ph.is_executable() {
-                prot |= PROT_EXEC;
-            }
+            let vaddr = ph.p_vaddr.wrapping_add(bias);
+            let start = vaddr & !0xfff;
+            let end = (vaddr + ph.p_memsz).next_multiple_of(PAGE);
+            let prot = ph.prot();
             // Segments may share a page at their boundary: merge protections.
             let mut s = start;
             while s < end {
@@ -239,9 +464,9 @@ impl ElfFile {
                     s = next;
                 }
             }
-            // Copy the file bytes page by page.
+            // Copy the file bytes page by page (validated to be in `data`).
             let data = &self.data[ph.p_offset as usize..(ph.p_offset + ph.p_filesz) as usize];
-            let mut va = ph.p_vaddr + bias;
+            let mut va = vaddr;
             let mut off = 0usize;
             while off < data.len() {
                 let page_room = (4096 - (va & 0xfff)) as usize;
@@ -253,21 +478,155 @@ impl ElfFile {
                 va += n as u64;
             }
         }
-        let phdr = elf
-            .program_headers
+        let phdr = self
+            .phdrs
             .iter()
-            .find(|p| p.p_type == program_header::PT_PHDR)
-            .map(|p| p.p_vaddr + bias)
+            .find(|p| p.p_type == PT_PHDR)
+            .map(|p| p.p_vaddr.wrapping_add(bias))
             .or_else(|| {
                 // Not given: it is where the file's e_phoff lands in a segment.
-                let off = elf.header.e_phoff;
+                let off = self.header.e_phoff;
                 loads
                     .iter()
-                    .find(|p| off >= p.p_offset && off < p.p_offset + p.p_filesz)
-                    .map(|p| p.p_vaddr + bias + off - p.p_offset)
+                    .find(|p| off >= p.p_offset && off - p.p_offset < p.p_filesz)
+                    .map(|p| p.p_vaddr.wrapping_add(bias) + (off - p.p_offset))
             })
             .unwrap_or(0);
-        Ok((bias, elf.entry + bias, phdr, hi + bias))
+        let entry = self.header.e_entry.wrapping_add(bias);
+        if entry >= USER_TOP {
+            return Err(bad(format!(
+                "its entry point {:#x} (loaded at {entry:#x}) lies outside the user address space (below {USER_TOP:#x})",
+                self.header.e_entry
+            )));
+        }
+        Ok((bias, entry, phdr, hi.wrapping_add(bias)))
+    }
+}
+
+/// The bytes of the file the loader needs, from what of it has been read
+/// (`data`, at least the ELF header when the file has one): the ELF header,
+/// the program-header table once the header is known, and every byte a
+/// PT_LOAD or the PT_INTERP covers once the table is. Segments past the end
+/// of the file are left for [`ElfFile::from_bytes`] to report.
+fn bytes_needed(data: &[u8], file_len: u64, shown: &str) -> Result<u64, LoadError> {
+    let header = parse_header(data, file_len, shown)?;
+    let table_end = header.phdr_end();
+    if (data.len() as u64) < table_end {
+        return Ok(table_end);
+    }
+    let needed = parse_phdrs(data, &header)
+        .iter()
+        .filter(|p| matches!(p.p_type, PT_LOAD | PT_INTERP))
+        .filter_map(|p| p.p_offset.checked_add(p.p_filesz))
+        .filter(|&end| end <= file_len)
+        .fold(table_end, u64::max);
+    Ok(needed)
+}
+
+/// Checks the ELF header as Linux does (magic, class, machine, type, program
+/// header size and count) and that the program headers are in the file.
+fn parse_header(data: &[u8], file_len: u64, shown: &str) -> Result<Header, LoadError> {
+    let malformed = |why: String| LoadError::Malformed {
+        path: shown.to_string(),
+        why,
+    };
+    let wrong = |why: String| LoadError::WrongMachine {
+        path: shown.to_string(),
+        why,
+    };
+    if data.len() < 4 || &data[..4] != b"\x7fELF" {
+        return Err(malformed("no ELF magic number".into()));
+    }
+    if data.len() < EHDR_SIZE {
+        return Err(malformed(format!(
+            "{} bytes, too short for an ELF header ({EHDR_SIZE} bytes)",
+            data.len()
+        )));
+    }
+    match data[4] {
+        2 => {}
+        1 => return Err(wrong("32-bit ELF".into())),
+        c => return Err(wrong(format!("unknown ELF class {c}"))),
+    }
+    match data[5] {
+        1 => {}
+        2 => return Err(wrong("big-endian ELF".into())),
+        d => return Err(wrong(format!("unknown ELF data encoding {d}"))),
+    }
+    let e_machine = le16(data, 18);
+    if e_machine != header::EM_RISCV {
+        return Err(wrong(format!(
+            "machine is {}",
+            header::machine_to_str(e_machine)
+        )));
+    }
+    let e_type = le16(data, 16);
+    if e_type != header::ET_EXEC && e_type != header::ET_DYN {
+        let what = match e_type {
+            header::ET_REL => "a relocatable object file",
+            header::ET_CORE => "a core dump",
+            _ => "of an unknown type",
+        };
+        return Err(malformed(format!(
+            "it is {what}, not an executable or shared object"
+        )));
+    }
+    let e_phentsize = le16(data, 54);
+    if usize::from(e_phentsize) != PHDR_SIZE {
+        return Err(malformed(format!(
+            "its program headers are {e_phentsize} bytes each, not {PHDR_SIZE}"
+        )));
+    }
+    let e_phnum = le16(data, 56);
+    let table = u64::from(e_phnum) * PHDR_SIZE as u64;
+    if e_phnum == 0 || table > MAX_PHDR_BYTES {
+        return Err(malformed(format!(
+            "it has {e_phnum} program headers (Linux takes 1 to {})",
+            MAX_PHDR_BYTES / PHDR_SIZE as u64
+        )));
+    }
+    let e_phoff = le64(data, 32);
+    if e_phoff.checked_add(table).is_none_or(|end| end > file_len) {
+        return Err(LoadError::Truncated {
+            path: shown.to_string(),
+            why: format!(
+                "its program headers (file bytes {e_phoff:#x}+{table:#x}) lie past its end ({file_len} bytes)"
+            ),
+        });
+    }
+    Ok(Header {
+        e_type,
+        e_entry: le64(data, 24),
+        e_phoff,
+        e_phnum,
+    })
+}
+
+/// The program headers of a checked `header`, from `data` that holds them.
+fn parse_phdrs(data: &[u8], header: &Header) -> Vec<ProgramHeader> {
+    let start = header.e_phoff as usize;
+    data[start..header.phdr_end() as usize]
+        .chunks_exact(PHDR_SIZE)
+        .map(ProgramHeader::parse)
+        .collect()
+}
+
+/// What a non-regular file is, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
     }
 }
 
@@ -340,11 +699,8 @@ mod tests {
     fn load(data: Vec<u8>) -> Result<(u64, u64, u64, u64), LoadError> {
         let mut mem = PhysMem::new(&[(0x8000_0000, 0x40_0000)]).unwrap();
         let mut a = AddressSpace::new(&mut mem, 0x8000_0000, 0x40_0000).unwrap();
-        ElfFile {
-            data,
-            path: "t".into(),
-        }
-        .load(&mut mem, &mut a, Some(crate::vm::PIE_BASE))
+        let len = data.len() as u64;
+        ElfFile::from_bytes(data, len, "t")?.load(&mut mem, &mut a, Some(crate::vm::PIE_BASE))
     }
 
     #[test]
@@ -384,5 +740,269 @@ mod tests {
         let mut x86 = good.clone();
         x86[18] = 62;
         assert!(matches!(load(x86), Err(LoadError::WrongMachine { .. })));
+    }
+
+    /// A little-endian RISC-V ELF64 with `phdrs` (type, flags, offset,
+    /// vaddr, filesz, memsz) right after the header, then `payload`.
+    fn build(
+        e_type: u16,
+        entry: u64,
+        phdrs: &[(u32, u32, u64, u64, u64, u64)],
+        payload: &[u8],
+    ) -> Vec<u8> {
+        let mut v = b"\x7fELF\x02\x01\x01\x00".to_vec();
+        v.extend_from_slice(&[0; 8]);
+        v.extend_from_slice(&e_type.to_le_bytes());
+        v.extend_from_slice(&243u16.to_le_bytes());
+        v.extend_from_slice(&1u32.to_le_bytes());
+        v.extend_from_slice(&entry.to_le_bytes());
+        v.extend_from_slice(&64u64.to_le_bytes()); // e_phoff
+        v.extend_from_slice(&0u64.to_le_bytes()); // e_shoff
+        v.extend_from_slice(&5u32.to_le_bytes()); // e_flags
+        for h in [64u16, 56, phdrs.len() as u16, 64, 0, 0] {
+            v.extend_from_slice(&h.to_le_bytes());
+        }
+        for &(ty, flags, off, vaddr, filesz, memsz) in phdrs {
+            v.extend_from_slice(&ty.to_le_bytes());
+            v.extend_from_slice(&flags.to_le_bytes());
+            for x in [off, vaddr, vaddr, filesz, memsz, 0x1000] {
+                v.extend_from_slice(&x.to_le_bytes());
+            }
+        }
+        v.extend_from_slice(payload);
+        v
+    }
+
+    fn static_elf(entry: u64) -> Vec<u8> {
+        let len = 64 + 56 + 8;
+        build(
+            2,
+            entry,
+            &[(PT_LOAD, 5, 0, 0x10000, len, len)],
+            &[0x13, 0, 0, 0, 0x73, 0, 0, 0],
+        )
+    }
+
+    fn message(r: Result<(u64, u64, u64, u64), LoadError>) -> String {
+        r.expect_err("expected an error").to_string()
+    }
+
+    #[test]
+    fn section_headers_are_not_read() {
+        // A section-header table far past the end of the file, with many
+        // entries and a bad string-table index: Linux ignores it.
+        let mut f = static_elf(0x10000 + 120);
+        f[40..48].copy_from_slice(&0xff_ffff_ff00u64.to_le_bytes()); // e_shoff
+        f[58..60].copy_from_slice(&64u16.to_le_bytes()); // e_shentsize
+        f[60..62].copy_from_slice(&30u16.to_le_bytes()); // e_shnum
+        f[62..64].copy_from_slice(&29u16.to_le_bytes()); // e_shstrndx
+        let (_, entry, _, _) = load(f).expect("loads");
+        assert_eq!(entry, 0x10000 + 120);
+    }
+
+    #[test]
+    fn interpreter_path_ends_at_the_first_nul() {
+        let interp = b"/lib/ld-linux-riscv64-lp64d.so.1\0\0\0\0\0\0\0\0";
+        let off = 64 + 2 * 56;
+        let f = build(
+            2,
+            0x10000,
+            &[
+                (
+                    PT_INTERP,
+                    4,
+                    off,
+                    0x10000 + off,
+                    interp.len() as u64,
+                    interp.len() as u64,
+                ),
+                (
+                    PT_LOAD,
+                    5,
+                    0,
+                    0x10000,
+                    off + interp.len() as u64,
+                    off + interp.len() as u64,
+                ),
+            ],
+            interp,
+        );
+        let len = f.len() as u64;
+        let e = ElfFile::from_bytes(f, len, "t").unwrap();
+        assert_eq!(e.interpreter(), Some("/lib/ld-linux-riscv64-lp64d.so.1"));
+        // Not NUL-terminated: ENOEXEC, as Linux.
+        let f = build(
+            2,
+            0x10000,
+            &[
+                (PT_INTERP, 4, off, 0x10000 + off, 4, 4),
+                (PT_LOAD, 5, 0, 0x10000, off + 4, off + 4),
+            ],
+            b"/abc",
+        );
+        let len = f.len() as u64;
+        let e = ElfFile::from_bytes(f, len, "t").err().unwrap();
+        assert!(e.to_string().contains("does not end with a NUL"), "{e}");
+        assert_eq!(e.errno(), ENOEXEC);
+    }
+
+    #[test]
+    fn layout_errors_name_the_problem() {
+        let len = 64 + 56 + 8;
+        let code = [0x13, 0, 0, 0, 0x73, 0, 0, 0];
+        // filesz > memsz: EINVAL, and the message says so.
+        let r = load(build(
+            2,
+            0x10000,
+            &[(PT_LOAD, 5, 0, 0x10000, len, len - 4)],
+            &code,
+        ));
+        let m = message(r);
+        assert!(
+            m.contains("more bytes in the file") && !m.contains("outside the file"),
+            "{m}"
+        );
+        // A segment past the end of the file.
+        let m = message(load(build(
+            2,
+            0x10000,
+            &[(PT_LOAD, 5, 0, 0x10000, len + 1, len + 1)],
+            &code,
+        )));
+        assert!(m.contains("truncated") && m.contains("past its end"), "{m}");
+        // Offset and address not congruent modulo the page.
+        let m = message(load(build(
+            2,
+            0x10000,
+            &[(PT_LOAD, 5, 0, 0x10008, len, len)],
+            &code,
+        )));
+        assert!(m.contains("differ within a 4 KiB page"), "{m}");
+        // Above the user address space, and wrapping around it.
+        let m = message(load(build(
+            2,
+            0x10000,
+            &[(PT_LOAD, 5, 0, USER_TOP - 0x1000, len, 0x2000)],
+            &code,
+        )));
+        assert!(m.contains("outside the user address space"), "{m}");
+        let m = message(load(build(
+            2,
+            0x10000,
+            &[(PT_LOAD, 5, 0, !0xfff, len, 0x2000)],
+            &code,
+        )));
+        assert!(m.contains("outside the user address space"), "{m}");
+        // Entry points outside user space, for ET_EXEC and ET_DYN (whose
+        // entry moves with the load bias, wrapping as Linux's does).
+        for entry in [u64::MAX, USER_TOP] {
+            let m = message(load(static_elf(entry)));
+            assert!(m.contains("entry point"), "{m}");
+        }
+        let m = message(load(build(
+            3,
+            USER_TOP,
+            &[(PT_LOAD, 5, 0, 0, len, len)],
+            &code,
+        )));
+        assert!(m.contains("entry point"), "{m}");
+        // A shared object whose span does not even round to a page (found
+        // by fuzzing: an overflow).
+        let m = message(load(build(
+            3,
+            0,
+            &[(PT_LOAD, 5, 0, 0, len, u64::MAX - 8)],
+            &code,
+        )));
+        assert!(m.contains("more than the user address space"), "{m}");
+        // A shared object too large for the space above its base.
+        let m = message(load(build(
+            3,
+            0,
+            &[(PT_LOAD, 5, 0, 0, len, USER_TOP)],
+            &code,
+        )));
+        assert!(m.contains("do not fit"), "{m}");
+    }
+
+    #[test]
+    fn shared_object_lowest_segment_goes_to_the_base() {
+        let len = 64 + 56 + 8;
+        let code = [0x13, 0, 0, 0, 0x73, 0, 0, 0];
+        let (bias, entry, _, _) = load(build(
+            3,
+            0x5000_0000 + 120,
+            &[(PT_LOAD, 5, 0, 0x5000_0000, len, len)],
+            &code,
+        ))
+        .unwrap();
+        assert_eq!(bias.wrapping_add(0x5000_0000), crate::vm::PIE_BASE);
+        assert_eq!(entry, crate::vm::PIE_BASE + 120);
+        // Far above the base, as Linux's wrapping load bias allows.
+        let high = 0xffff_ffff_0000_0000;
+        let (_, entry, _, _) = load(build(
+            3,
+            high + 120,
+            &[(PT_LOAD, 5, 0, high, len, len)],
+            &code,
+        ))
+        .unwrap();
+        assert_eq!(entry, crate::vm::PIE_BASE + 120);
+    }
+
+    #[test]
+    fn header_errors_as_linux_reports_them() {
+        let good = static_elf(0x10000 + 120);
+        let cases: &[(usize, &[u8], &str, i64)] = &[
+            (4, &[1], "32-bit", ENOEXEC),
+            (5, &[2], "big-endian", ENOEXEC),
+            (18, &[62, 0], "X86_64", ENOEXEC),
+            (16, &[1, 0], "relocatable", ENOEXEC),
+            (54, &[32, 0], "program headers are 32 bytes", ENOEXEC),
+            (56, &[0, 0], "0 program headers", ENOEXEC),
+            (56, &[74, 0], "74 program headers", ENOEXEC),
+            (
+                32,
+                &[0xf0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
+                "program headers",
+                EIO,
+            ),
+        ];
+        for &(at, bytes, want, errno) in cases {
+            let mut f = good.clone();
+            f[at..at + bytes.len()].copy_from_slice(bytes);
+            let len = f.len() as u64;
+            let e = ElfFile::from_bytes(f, len, "t").err().expect(want);
+            assert!(e.to_string().contains(want), "{want}: {e}");
+            assert_eq!(e.errno(), errno, "{want}: {e}");
+        }
+    }
+
+    #[test]
+    fn open_refuses_what_is_not_a_regular_file_without_reading_it() {
+        for (path, what) in [("/dev/zero", "a character device"), ("/", "a directory")] {
+            let e = ElfFile::open(std::path::Path::new(path), path)
+                .err()
+                .unwrap();
+            assert!(e.to_string().contains(what), "{e}");
+            assert_eq!(e.errno(), EACCES);
+        }
+        let dir = std::env::temp_dir().join(format!("rvnvmm-elf-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = ElfFile::open(&fifo, "fifo").err().unwrap();
+        assert!(e.to_string().contains("a FIFO"), "{e}");
+        // A real file: only the covered prefix is read, trailing bytes are not.
+        let prog = dir.join("prog");
+        let mut bytes = static_elf(0x10000 + 120);
+        let covered = bytes.len();
+        bytes.extend(std::iter::repeat_n(0xee, 100_000));
+        std::fs::write(&prog, &bytes).unwrap();
+        let e = ElfFile::open(&prog, "prog").unwrap();
+        assert_eq!(e.data.len(), covered);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

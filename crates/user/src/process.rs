@@ -351,7 +351,7 @@ impl Process {
                 })?
         };
         let file = ElfFile::open(&host, path)?;
-        let interp = match file.interpreter()? {
+        let interp = match file.interpreter().map(str::to_string) {
             Some(i) => {
                 let hint = if self.opts.sysroot.is_none() && self.opts.root.is_none() {
                     " (pass --sysroot DIR with a riscv64 root, e.g. /usr/riscv64-linux-gnu)"
@@ -439,7 +439,7 @@ impl Process {
                 .map(|d| d.join(path).display().to_string())
                 .unwrap_or_else(|_| path.to_string())
         };
-        let phnum = file.parse()?.program_headers.len() as u64;
+        let phnum = file.phdrs.len() as u64;
         let sp = self
             .build_stack(args, env, path, entry, phdr, phnum, interp_base)
             .map_err(|_| nomem())?;

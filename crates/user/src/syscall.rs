@@ -1191,6 +1191,19 @@ impl Process {
             if flags & CLONE_VM == 0 {
                 return Some(-EINVAL);
             }
+            // RLIMIT_NPROC counts threads too, but guest threads are not host
+            // tasks: as Linux's copy_process, refuse one beyond the limit
+            // unless the real user is root (this process's threads are
+            // counted; its other processes are the host's to count).
+            let live = self
+                .threads
+                .iter()
+                .filter(|t| t.state != ThreadState::Exited)
+                .count() as u64;
+            // SAFETY: getuid has no preconditions.
+            if live + 1 > self.rlimits[6].0 && unsafe { libc::getuid() } != 0 {
+                return Some(-EAGAIN);
+            }
             let tid = self.next_tid;
             self.next_tid += 1;
             let mut hart = self.threads[i].hart.clone_registers(0);
@@ -1650,6 +1663,18 @@ impl Process {
             let (cur, max) = (self.read_u64(new)?, self.read_u64(new + 8)?);
             if cur > max {
                 return Err(EINVAL);
+            }
+            if res == 6 {
+                // RLIMIT_NPROC: guest processes are host processes, so the
+                // host kernel enforces it on fork as Linux does (the user's
+                // processes counted, root exempt); threads are checked in
+                // `sys_clone`.
+                let l = libc::rlimit {
+                    rlim_cur: cur,
+                    rlim_max: max,
+                };
+                // SAFETY: `l` is a valid rlimit for the call's duration.
+                host(unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &l) } as i64)?;
             }
             if res == 7 {
                 // RLIMIT_NOFILE: descriptors are the host's, so the soft

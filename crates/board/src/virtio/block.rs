@@ -45,8 +45,28 @@ pub struct Block {
 
 impl Block {
     /// Opens the raw image at `path` (read-write unless `read_only`).
+    ///
+    /// The image is a regular file or a block device; anything else (a
+    /// character device such as `/dev/zero`, a FIFO, a directory) is refused
+    /// without waiting on it.
     pub fn open(path: &Path, read_only: bool) -> io::Result<Block> {
-        let file = OpenOptions::new().read(true).write(!read_only).open(path)?;
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+        let file = OpenOptions::new()
+            .read(true)
+            .write(!read_only)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)?;
+        let meta = file.metadata()?;
+        let kind = meta.file_type();
+        if !kind.is_file() && !kind.is_block_device() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "it is {}, not a disk image file or block device",
+                    rvnvmm_config::files::describe(&meta)
+                ),
+            ));
+        }
         Block::from_file(file, read_only)
     }
 
@@ -68,7 +88,9 @@ impl Block {
                 std::fs::TryLockError::Error(e) => e,
             });
         }
-        let sectors = file.metadata()?.len() / SECTOR;
+        // A block device's metadata length is 0: its size is where it ends.
+        let bytes = std::io::Seek::seek(&mut &file, std::io::SeekFrom::End(0))?;
+        let sectors = bytes / SECTOR;
         Ok(Block {
             file,
             sectors,
