@@ -137,11 +137,10 @@ impl Cache {
         let n = sets * ways;
         // Config validation bounds the sizes; the host may still lack the
         // memory, which is an error to report, not an abort.
-        let no_memory = || {
-            format!(
-                "{name}: cannot allocate host memory for {n} cache lines ({} bytes); shrink the cache",
-                level.size_bytes
-            )
+        let no_memory = || MemsysError::CacheMemory {
+            cache: name.to_string(),
+            lines: n,
+            size_bytes: level.size_bytes,
         };
         Ok(Cache {
             name: name.to_string(),

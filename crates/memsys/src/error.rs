@@ -5,6 +5,18 @@ use rvnvmm_dram::DramError;
 /// A memory system that cannot be built, or a run-time change it refuses.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MemsysError {
+    /// The host could not allocate a cache's arrays (config validation
+    /// bounds the sizes; the host may still lack the memory).
+    #[error("{cache}: cannot allocate host memory for {lines} cache lines ({size_bytes} bytes); shrink the cache")]
+    CacheMemory {
+        /// The cache.
+        cache: String,
+        /// Lines to allocate.
+        lines: usize,
+        /// Capacity.
+        size_bytes: u64,
+    },
+
     /// No hart to serve.
     #[error("the memory system needs at least one hart")]
     NoHarts,
