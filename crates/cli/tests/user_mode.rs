@@ -364,6 +364,8 @@ fn trace_disassembles_the_new_extensions() {
     }
     assert!(texts.iter().any(|t| t.starts_with("czero.eqz ")));
     assert!(texts.iter().any(|t| t.starts_with("mop.r.0 ")));
+}
+
 /// A guest killed by a crash signal gets one line on stderr: the signal,
 /// its si_code, the PC, the instruction word and its disassembly, and why
 /// (the faulting address and what was wrong, or who sent the signal).

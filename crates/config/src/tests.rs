@@ -661,6 +661,9 @@ fn isa_is_checked() {
         .unwrap_err()
         .to_string()
         .contains("core.clmul"));
+}
+
+#[test]
 fn harts_and_cache_sizes_have_upper_bounds() {
     let c = load_with(&["machine.harts=10000000"]).unwrap();
     assert!(has_problem(&c, "machine.harts", "more than the 4095"));
