@@ -593,7 +593,7 @@ impl Default for Machine {
             harts: 4,
             clock_hz: 50_000_000,
             isa: rvnvmm_isa::ExtSet::ALL.to_string(),
-            misaligned: Misaligned::Fast,
+            misaligned: Misaligned::Emulated,
             model: Model::Timing,
         }
     }
