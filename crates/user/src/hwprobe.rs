@@ -227,6 +227,6 @@ mod tests {
         assert_eq!(value(KEY_MISALIGNED_SCALAR_PERF, &emulated), Some(1));
         assert_eq!(value(KEY_CPUPERF_0, &emulated), Some(1));
         assert_eq!(value(11, &hart(gc, 1)), None);
-        assert_eq!(value(-5, gc, 1), None);
+        assert_eq!(value(-5, &hart(gc, 1)), None);
     }
 }
