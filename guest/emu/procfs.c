@@ -2,7 +2,7 @@
  * each one under a "== PATH ==" header, then checks what a program can
  * cross-check itself: /proc/self/auxv against getauxval, a maps file opened
  * relative to a /proc/self descriptor, and the processor counts sysconf
- * derives.
+ * derives (exit status 1 if any of these disagrees).
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -62,6 +62,7 @@ int main(void)
     }
 
     /* auxv as the program was started. */
+    printf("== checks ==\n");
     unsigned long aux[2 * 64];
     fd = open("/proc/self/auxv", O_RDONLY);
     ssize_t n = fd < 0 ? -1 : read(fd, aux, sizeof aux);
@@ -75,8 +76,8 @@ int main(void)
     printf("auxv: %d entries, AT_PAGESZ %s, AT_HWCAP %s\n", entries,
            pagesz_ok ? "matches" : "differs", hwcap_ok ? "matches" : "differs");
     /* These files are read-only. */
-    printf("open maps for writing: %s\n",
-           open("/proc/self/maps", O_WRONLY) < 0 ? "refused" : "allowed");
+    int writable = open("/proc/self/maps", O_WRONLY) >= 0;
+    printf("open maps for writing: %s\n", writable ? "allowed" : "refused");
     printf("nprocs: conf %ld onln %ld\n", conf, onln);
-    return 0;
+    return pagesz_ok && hwcap_ok && !writable && conf == onln && fd >= 0 ? 0 : 1;
 }
