@@ -894,6 +894,24 @@ mod tests {
     }
 
     #[test]
+    fn resident_pages_count_the_touched_pages_of_a_range() {
+        let (mut mem, mut a) = space();
+        let rw = PROT_READ | PROT_WRITE;
+        // Two areas 1 GiB apart, so the walk crosses empty subtrees.
+        a.add(0x10_0000, 0x20_0000, rw, Backing::Anon, "x");
+        a.add(0x4010_0000, 0x4020_0000, rw, Backing::Anon, "y");
+        for va in [0x10_0000, 0x10_3000, 0x1f_f000, 0x4010_0000] {
+            a.populate_page(&mut mem, va, rw).unwrap();
+        }
+        assert_eq!(a.resident_pages(&mem, 0, USER_TOP), 4);
+        assert_eq!(a.resident_pages(&mem, 0x10_0000, 0x20_0000), 3);
+        assert_eq!(a.resident_pages(&mem, 0x10_1000, 0x1f_f000), 1);
+        assert_eq!(a.resident_pages(&mem, 0x4010_1000, 0x4020_0000), 0);
+        a.unmap(&mut mem, 0x10_3000, 0x10_4000);
+        assert_eq!(a.resident_pages(&mem, 0x10_0000, 0x20_0000), 2);
+    }
+
+    #[test]
     fn heap_frames_skip_device_windows_and_never_alias_them() {
         let mut mem = PhysMem::new(&[(0x8000_0000, 0x10_0000), (0xC000_0000, 0x10_0000)]).unwrap();
         let mut f = Frames::new(&[(0x8000_0000, 0x10_0000), (0xC000_0000, 0x10_0000)]);
