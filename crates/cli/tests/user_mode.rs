@@ -486,3 +486,130 @@ fn memory_exhaustion_is_refused_or_an_oom_kill_with_a_message() {
         assert!(!String::from_utf8_lossy(&o.stdout).contains("touched all"));
     }
 }
+
+/// The text of the file `path` as guest/emu/procfs printed it.
+fn procfs_section<'a>(out: &'a str, path: &str) -> &'a str {
+    let head = format!("== {path} ==\n");
+    let start = out
+        .find(&head)
+        .unwrap_or_else(|| panic!("{path} not printed: {out}"))
+        + head.len();
+    let len = out[start..]
+        .find("\n== ")
+        .map_or(out.len() - start, |n| n + 1);
+    &out[start..start + len]
+}
+
+/// `/proc` and `/sys` show the emulated machine and the guest's own
+/// address space, never the host's: with and without `--root`.
+#[test]
+fn proc_and_sys_describe_the_emulated_machine() {
+    let prog = repo().join("guest/build/emu/procfs");
+    assert!(prog.exists(), "run make -C guest");
+    let root = tempdir();
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::copy(&prog, root.join("bin/procfs")).unwrap();
+    let host_prog = std::fs::canonicalize(&prog).unwrap();
+    let confined = (
+        vec!["--root".to_string(), root.display().to_string()],
+        root.join("bin/procfs"),
+        "/bin/procfs".to_string(),
+    );
+    let open = (vec![], prog.clone(), host_prog.display().to_string());
+    for (harts, dram) in [(3usize, 512u64 << 20), (1, 256 << 20)] {
+        for (extra, run, shown) in [&open, &confined] {
+            let o = rvnvmm()
+                .args(["run", "--harts", &harts.to_string()])
+                .args(["--set", &format!("memory.dram.size={dram}")])
+                .args(extra)
+                .arg(run)
+                .output()
+                .unwrap();
+            let out = String::from_utf8_lossy(&o.stdout);
+            assert!(
+                o.status.success(),
+                "{out}{}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let what = format!("--harts {harts} {extra:?}");
+
+            let cpuinfo = procfs_section(&out, "/proc/cpuinfo");
+            assert_eq!(cpuinfo.matches("processor\t: ").count(), harts, "{what}");
+            assert_eq!(
+                cpuinfo.matches("\nisa\t\t: rv64imafdc").count(),
+                harts,
+                "{what}"
+            );
+            assert!(cpuinfo.contains("mmu\t\t: sv39\n"), "{what}");
+            for host in ["vendor_id", "flags", "model name", "x86"] {
+                assert!(!cpuinfo.contains(host), "{what}: {host} in {cpuinfo}");
+            }
+
+            let maps = procfs_section(&out, "/proc/self/maps");
+            assert!(maps.contains(&format!(" {shown}\n")), "{what}: {maps}");
+            assert!(
+                maps.contains(" [stack]\n") && maps.contains(" [heap]\n"),
+                "{maps}"
+            );
+            let rvnvmm_bin = std::fs::canonicalize(env!("CARGO_BIN_EXE_rvnvmm")).unwrap();
+            assert!(!maps.contains(&*rvnvmm_bin.to_string_lossy()), "{maps}");
+            assert!(
+                !maps.contains("[vsyscall]") && !maps.contains("x86_64"),
+                "{maps}"
+            );
+            if !extra.is_empty() {
+                let host_root = std::fs::canonicalize(&root).unwrap();
+                assert!(
+                    !out.contains(&*host_root.to_string_lossy()),
+                    "{what}: {out}"
+                );
+            }
+            for line in maps.lines() {
+                let f: Vec<&str> = line.split_whitespace().collect();
+                assert!(
+                    f.len() >= 5 && f[0].contains('-') && f[1].len() == 4,
+                    "{line}"
+                );
+            }
+            if extra.is_empty() {
+                // Under --root there is no /proc directory to open.
+                assert_eq!(procfs_section(&out, "openat(/proc/<pid>, maps)"), maps);
+            }
+            let smaps = procfs_section(&out, "/proc/self/smaps");
+            assert_eq!(smaps.matches("\nVmFlags: ").count(), maps.lines().count());
+
+            let cpus = if harts == 1 {
+                "0\n".to_string()
+            } else {
+                format!("0-{}\n", harts - 1)
+            };
+            for f in ["online", "possible", "present"] {
+                let s = procfs_section(&out, &format!("/sys/devices/system/cpu/{f}"));
+                assert_eq!(s, cpus, "{what}: {f}");
+            }
+            let last = harts - 1;
+            let topo = |f: &str| {
+                procfs_section(
+                    &out,
+                    &format!("/sys/devices/system/cpu/cpu{last}/topology/{f}"),
+                )
+                .to_string()
+            };
+            assert_eq!(topo("core_id"), format!("{last}\n"));
+            assert_eq!(topo("thread_siblings_list"), format!("{last}\n"));
+            assert_eq!(topo("core_siblings_list"), cpus);
+            assert!(out.contains(&format!("nprocs: conf {harts} onln {harts}\n")));
+
+            let meminfo = procfs_section(&out, "/proc/meminfo");
+            let total = format!("{:<16}{:>8} kB\n", "MemTotal:", dram >> 10);
+            assert!(meminfo.starts_with(&total), "{what}: {meminfo}");
+
+            let status = procfs_section(&out, "/proc/self/status");
+            assert!(status.contains("Name:\tprocfs\n") && status.contains("Threads:\t1\n"));
+            let stat = procfs_section(&out, "/proc/self/stat");
+            assert!(stat.contains(" (procfs) R "), "{stat}");
+            assert!(out.contains("auxv: 17 entries, AT_PAGESZ matches, AT_HWCAP matches"));
+        }
+    }
+    std::fs::remove_dir_all(&root).ok();
+}

@@ -229,6 +229,8 @@ pub struct ElfFile {
     /// The program headers, in file order.
     pub phdrs: Vec<ProgramHeader>,
     interp: Option<String>,
+    /// The file's device and inode, when read from a file.
+    ident: Option<(u64, u64)>,
 }
 
 impl ElfFile {
@@ -236,7 +238,7 @@ impl ElfFile {
     /// regular file is opened for reading (a FIFO is not waited on), and
     /// only the bytes the headers and segments cover are read.
     pub fn open(host_path: &std::path::Path, shown: &str) -> Result<ElfFile, LoadError> {
-        use std::os::unix::fs::{FileExt, OpenOptionsExt};
+        use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
         let io = |source| LoadError::Io {
             path: shown.to_string(),
             source,
@@ -268,7 +270,9 @@ impl ElfFile {
                 });
             }
             if needed <= data.len() as u64 {
-                return ElfFile::from_bytes(data, file_len, shown);
+                let mut elf = ElfFile::from_bytes(data, file_len, shown)?;
+                elf.ident = Some((meta.dev(), meta.ino()));
+                return Ok(elf);
             }
             want = needed;
         }
@@ -375,6 +379,7 @@ impl ElfFile {
             header,
             phdrs,
             interp,
+            ident: None,
         })
     }
 
@@ -461,6 +466,13 @@ impl ElfFile {
                         .map(|(&k, _)| k)
                         .unwrap_or(end);
                     aspace.add(s, next, prot, Backing::Populated, &self.path);
+                    if let (Some((dev, ino)), Some(v)) = (self.ident, aspace.vmas.get_mut(&s)) {
+                        v.image = Some(crate::vm::FileIdent {
+                            dev,
+                            ino,
+                            offset: (ph.p_offset & !0xfff) + (s - start),
+                        });
+                    }
                     s = next;
                 }
             }

@@ -152,6 +152,55 @@ impl Fs {
         }
     }
 
+    /// The path the guest knows a host file by: inside the root when
+    /// confined (`None` outside it), with the sysroot's prefix taken off
+    /// when the file lies in the sysroot, else the host path itself.
+    pub fn guest_path_of_host(&self, host: &Path) -> Option<String> {
+        // A memfd is named as Linux names it, wherever the guest stands.
+        if host.as_os_str().as_bytes().starts_with(b"/memfd:") {
+            return Some(host.display().to_string());
+        }
+        if let Some((_, r)) = &self.root {
+            return host
+                .strip_prefix(r)
+                .ok()
+                .map(|rest| format!("/{}", rest.display()));
+        }
+        let in_sysroot = self
+            .sysroot
+            .as_ref()
+            .and_then(|s| std::fs::canonicalize(s).ok())
+            .and_then(|s| {
+                host.strip_prefix(s)
+                    .ok()
+                    .map(|r| format!("/{}", r.display()))
+            });
+        Some(in_sysroot.unwrap_or_else(|| host.display().to_string()))
+    }
+
+    /// The guest path of an open descriptor, as [`Fs::guest_path_of_host`].
+    pub fn guest_path_of_open_fd(&self, fd: i32) -> Option<String> {
+        let host = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+        self.guest_path_of_host(&host)
+    }
+
+    /// The absolute guest path `path` names relative to `dirfd`.
+    pub fn guest_absolute(&self, dirfd: i32, path: &[u8]) -> Option<Vec<u8>> {
+        if path.first() == Some(&b'/') {
+            return Some(path.to_vec());
+        }
+        let mut v = if dirfd == AT_FDCWD {
+            self.getcwd().ok()?
+        } else {
+            self.guest_path_of_open_fd(dirfd)?.into_bytes()
+        };
+        if v.last() != Some(&b'/') {
+            v.push(b'/');
+        }
+        v.extend_from_slice(path);
+        Some(v)
+    }
+
     /// Maps an absolute guest path through the sysroot (unconfined mode).
     fn through_sysroot(&self, path: &[u8]) -> Option<PathBuf> {
         let s = self.sysroot.as_ref()?;

@@ -14,6 +14,7 @@ pub mod fs;
 pub mod hwprobe;
 mod net;
 mod process;
+pub mod procfs;
 mod signal;
 mod syscall;
 pub mod vm;

@@ -208,6 +208,10 @@ pub struct Process {
     pub(crate) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
     /// `prctl(PR_SET_NO_NEW_PRIVS)` was called.
     pub(crate) no_new_privs: bool,
+    /// The auxiliary vector the program was started with (`/proc/self/auxv`).
+    pub(crate) auxv: Vec<(u64, u64)>,
+    /// The initial stack pointer (argc's address).
+    pub(crate) start_stack: u64,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -282,6 +286,8 @@ impl Process {
             devices: Default::default(),
             progress: None,
             no_new_privs: false,
+            auxv: Vec::new(),
+            start_stack: 0,
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -432,13 +438,27 @@ impl Process {
         let mut comm = [0u8; 16];
         comm[..base.len().min(15)].copy_from_slice(&base[..base.len().min(15)]);
         self.threads[self.current].comm = comm;
-        self.fs.exe_guest = if self.fs.confined() || path.starts_with('/') {
+        self.fs.exe_guest = if self.fs.confined() && from_host {
+            // A program named on the command line is seen inside the
+            // root; one from outside it by its file name only, so no host
+            // path reaches the guest.
+            std::fs::canonicalize(&host)
+                .ok()
+                .and_then(|h| self.fs.guest_path_of_host(&h))
+                .unwrap_or_else(|| format!("/{}", path.rsplit('/').next().unwrap_or(path)))
+        } else if self.fs.confined() || path.starts_with('/') {
             path.to_string()
         } else {
             std::env::current_dir()
                 .map(|d| d.join(path).display().to_string())
                 .unwrap_or_else(|_| path.to_string())
         };
+        // The program's areas carry the name the guest knows it by.
+        for v in self.aspace.vmas.values_mut() {
+            if v.image.is_some() && v.name == path {
+                v.name.clone_from(&self.fs.exe_guest);
+            }
+        }
         let phnum = file.phdrs.len() as u64;
         let sp = self
             .build_stack(args, env, path, entry, phdr, phnum, interp_base)
@@ -519,12 +539,14 @@ impl Process {
         words.push(0);
         words.extend(&env_ptrs);
         words.push(0);
-        for (k, v) in auxv {
+        for &(k, v) in &auxv {
             words.push(k);
             words.push(v);
         }
+        self.auxv = auxv;
         sp -= words.len() as u64 * 8;
         sp &= !15;
+        self.start_stack = sp;
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.write_mem(sp, &bytes)?;
         Ok(sp)

@@ -499,6 +499,9 @@ impl Process {
         if let Some(dev) = crate::devices::Device::by_path(&p) {
             return self.open_device(dev, flags as i32);
         }
+        if let Some(f) = self.emulated_file(dirfd as i32, &p) {
+            return self.open_emulated(f, flags as i32);
+        }
         self.fs
             .open(dirfd as i32, &p, flags as i32, mode as u32)
             .map(|f| f as i64)
@@ -1031,10 +1034,11 @@ impl Process {
             let exec = self.aspace.unmap(&mut self.mem, start, start + len);
             self.after_unmap(exec);
         }
+        // The guest's name of the file, for /proc/self/maps.
         let name = if anon {
             "[anon]".to_string()
         } else {
-            format!("fd {fd}")
+            self.fs.guest_path_of_open_fd(fd).unwrap_or_default()
         };
         let backing = if file.is_none() {
             Backing::Heap

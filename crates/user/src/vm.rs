@@ -72,6 +72,20 @@ pub struct Vma {
     /// The file behind a file mapping or shared memory; pages are brought
     /// in on first touch.
     pub file: Option<FileMap>,
+    /// The file an area populated at creation came from (an ELF segment),
+    /// for `/proc/self/maps`.
+    pub image: Option<FileIdent>,
+}
+
+/// Which file, and where in it, an area's first byte came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileIdent {
+    /// The file's device (`st_dev`).
+    pub dev: u64,
+    /// Its inode.
+    pub ino: u64,
+    /// File offset of the area's first byte.
+    pub offset: u64,
 }
 
 /// A mapped file (or, for shared anonymous memory, a memfd).
@@ -321,6 +335,9 @@ impl AddressSpace {
             if let Some(f) = &mut tail.file {
                 f.offset += addr - start;
             }
+            if let Some(i) = &mut tail.image {
+                i.offset += addr - start;
+            }
             self.vmas.get_mut(&start).unwrap().end = addr;
             self.vmas.insert(addr, tail);
         }
@@ -342,6 +359,11 @@ impl AddressSpace {
             }
             _ => false,
         };
+        let same_image = match (&a.image, &b.image) {
+            (None, None) => true,
+            (Some(x), Some(y)) => x.dev == y.dev && x.ino == y.ino && x.offset + len == y.offset,
+            _ => false,
+        };
         let same_backing = match (&a.backing, &b.backing) {
             (Backing::Physical { base: x }, Backing::Physical { base: y }) => x + len == *y,
             (x, y) => x == y,
@@ -349,7 +371,35 @@ impl AddressSpace {
         // Anonymous memory has no name of its own ([heap] is where the
         // break is); everything else keeps its name.
         let same_name = a.backing == Backing::Heap || a.name == b.name;
-        a.prot == b.prot && same_backing && same_file && same_name
+        a.prot == b.prot && same_backing && same_file && same_image && same_name
+    }
+
+    /// Pages of `[start, end)` that have a frame (are resident), counted by
+    /// walking the page table past absent subtrees.
+    pub fn resident_pages(&self, mem: &PhysMem, start: u64, end: u64) -> u64 {
+        fn walk(mem: &PhysMem, table: u64, level: u32, base: u64, start: u64, end: u64) -> u64 {
+            let span = PAGE_SIZE << (9 * level);
+            let first = start.saturating_sub(base) / span;
+            let last = (end.saturating_sub(base)).div_ceil(span).min(512);
+            let mut n = 0;
+            for i in first..last {
+                let lo = base + i * span;
+                let Some(pte) = mem.read_u64(table + i * 8).map(Pte) else {
+                    continue;
+                };
+                if !pte.valid() {
+                    continue;
+                }
+                // A valid last-level entry maps a page even without R/W/X.
+                if pte.is_leaf() || level == 0 {
+                    n += ((lo + span).min(end) - lo.max(start)) / PAGE_SIZE;
+                } else if level > 0 {
+                    n += walk(mem, pte.paddr(), level - 1, lo, start, end);
+                }
+            }
+            n
+        }
+        walk(mem, self.root, 2, 0, start, end)
     }
 
     /// Merges the areas touching `[start, end)` with mergeable neighbours.
@@ -385,6 +435,7 @@ impl AddressSpace {
                 backing,
                 name: name.to_string(),
                 file: None,
+                image: None,
             },
         );
     }
@@ -840,6 +891,24 @@ mod tests {
         let (_, pte, _) = sv39::find_leaf(&mem, a.root, 0x10_1000).unwrap();
         assert_eq!(pte.paddr(), f0 + PAGE_SIZE);
         assert!(!a.handle_fault(&mut mem, 0x30_0000, false, false).unwrap());
+    }
+
+    #[test]
+    fn resident_pages_count_the_touched_pages_of_a_range() {
+        let (mut mem, mut a) = space();
+        let rw = PROT_READ | PROT_WRITE;
+        // Two areas 1 GiB apart, so the walk crosses empty subtrees.
+        a.add(0x10_0000, 0x20_0000, rw, Backing::Anon, "x");
+        a.add(0x4010_0000, 0x4020_0000, rw, Backing::Anon, "y");
+        for va in [0x10_0000, 0x10_3000, 0x1f_f000, 0x4010_0000] {
+            a.populate_page(&mut mem, va, rw).unwrap();
+        }
+        assert_eq!(a.resident_pages(&mem, 0, USER_TOP), 4);
+        assert_eq!(a.resident_pages(&mem, 0x10_0000, 0x20_0000), 3);
+        assert_eq!(a.resident_pages(&mem, 0x10_1000, 0x1f_f000), 1);
+        assert_eq!(a.resident_pages(&mem, 0x4010_1000, 0x4020_0000), 0);
+        a.unmap(&mut mem, 0x10_3000, 0x10_4000);
+        assert_eq!(a.resident_pages(&mem, 0x10_0000, 0x20_0000), 2);
     }
 
     #[test]

@@ -1,0 +1,887 @@
+//! The `/proc` and `/sys` files that describe the machine and the process,
+//! synthesised from the emulated machine rather than passed through from
+//! the host (as qemu-user's `fake_open` does): `/proc/cpuinfo`,
+//! `/proc/meminfo`, `/proc/self/{maps,smaps,stat,status,auxv}` and
+//! `/sys/devices/system/cpu/{online,possible,present}` with each hart's
+//! `topology/` files.
+//!
+//! An open of one of these paths hands the guest a memfd holding the
+//! content as of the open, so reads, `lseek`, `dup` and `fork` behave as
+//! for any file. The formatters here are pure functions of their inputs.
+
+use crate::errno::*;
+use crate::process::Process;
+use crate::vm::{Backing, PROT_EXEC};
+use rvnvmm_mem::sv39::PAGE_SIZE;
+use std::fmt::Write;
+use std::os::fd::AsRawFd;
+
+/// A file of the emulated machine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProcFile {
+    /// `/proc/cpuinfo`.
+    Cpuinfo,
+    /// `/proc/meminfo`.
+    Meminfo,
+    /// `/proc/self/maps`.
+    Maps,
+    /// `/proc/self/smaps`.
+    Smaps,
+    /// `/proc/self/stat`.
+    Stat,
+    /// `/proc/self/status`.
+    Status,
+    /// `/proc/self/auxv`.
+    Auxv,
+    /// `/sys/devices/system/cpu/{online,possible,present}`: all harts.
+    CpuRange,
+    /// `/sys/devices/system/cpu/cpuN/topology/FILE`.
+    Topology {
+        /// The hart.
+        cpu: usize,
+        /// Which file.
+        file: TopologyFile,
+    },
+}
+
+/// The files of a hart's `topology/` directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopologyFile {
+    /// `core_id`.
+    CoreId,
+    /// `physical_package_id`.
+    PackageId,
+    /// `cluster_id`.
+    ClusterId,
+    /// `thread_siblings` (a mask).
+    ThreadSiblings,
+    /// `thread_siblings_list`.
+    ThreadSiblingsList,
+    /// `core_siblings` (a mask): the harts of the package.
+    CoreSiblings,
+    /// `core_siblings_list`.
+    CoreSiblingsList,
+}
+
+impl TopologyFile {
+    fn by_name(name: &[u8]) -> Option<TopologyFile> {
+        Some(match name {
+            b"core_id" => TopologyFile::CoreId,
+            b"physical_package_id" => TopologyFile::PackageId,
+            b"cluster_id" => TopologyFile::ClusterId,
+            b"thread_siblings" | b"core_cpus" => TopologyFile::ThreadSiblings,
+            b"thread_siblings_list" | b"core_cpus_list" => TopologyFile::ThreadSiblingsList,
+            b"core_siblings" | b"package_cpus" => TopologyFile::CoreSiblings,
+            b"core_siblings_list" | b"package_cpus_list" => TopologyFile::CoreSiblingsList,
+            _ => return None,
+        })
+    }
+}
+
+/// Collapses repeated slashes and `.` components of an absolute path.
+fn normalise(path: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(path.len());
+    for comp in path.split(|&c| c == b'/') {
+        if comp.is_empty() || comp == b"." {
+            continue;
+        }
+        out.push(b'/');
+        out.extend_from_slice(comp);
+    }
+    out
+}
+
+impl ProcFile {
+    /// The emulated file an absolute guest path names, if any, for the
+    /// process `pid` on a machine of `harts` harts. The process's own
+    /// directory is `/proc/self`, `/proc/thread-self` or `/proc/<pid>`.
+    pub fn by_path(path: &[u8], pid: i32, harts: usize) -> Option<ProcFile> {
+        if path.first() != Some(&b'/') {
+            return None;
+        }
+        let p = normalise(path);
+        match &p[..] {
+            b"/proc/cpuinfo" => return Some(ProcFile::Cpuinfo),
+            b"/proc/meminfo" => return Some(ProcFile::Meminfo),
+            _ => {}
+        }
+        if let Some(rest) = p.strip_prefix(b"/proc/") {
+            let (dir, file) = split_first(rest)?;
+            let own = dir == b"self"
+                || dir == b"thread-self"
+                || std::str::from_utf8(dir).ok()?.parse::<i32>().ok() == Some(pid);
+            if !own {
+                return None;
+            }
+            return Some(match file {
+                b"maps" => ProcFile::Maps,
+                b"smaps" => ProcFile::Smaps,
+                b"stat" => ProcFile::Stat,
+                b"status" => ProcFile::Status,
+                b"auxv" => ProcFile::Auxv,
+                _ => return None,
+            });
+        }
+        let rest = p.strip_prefix(b"/sys/devices/system/cpu/")?;
+        if matches!(rest, b"online" | b"possible" | b"present") {
+            return Some(ProcFile::CpuRange);
+        }
+        let (dir, file) = split_first(rest)?;
+        let cpu: usize = std::str::from_utf8(dir.strip_prefix(b"cpu")?)
+            .ok()?
+            .parse()
+            .ok()?;
+        // "cpu01" is not a hart's directory.
+        if cpu >= harts || dir != format!("cpu{cpu}").as_bytes() {
+            return None;
+        }
+        let file = TopologyFile::by_name(file.strip_prefix(b"topology/")?)?;
+        Some(ProcFile::Topology { cpu, file })
+    }
+}
+
+fn split_first(p: &[u8]) -> Option<(&[u8], &[u8])> {
+    let i = p.iter().position(|&c| c == b'/')?;
+    Some((&p[..i], &p[i + 1..]))
+}
+
+/// A CPU list as Linux prints it (`0-3`, `0`, `0,2-3`).
+pub fn cpu_list(cpus: &[usize]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < cpus.len() {
+        let mut j = i;
+        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
+            j += 1;
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if i == j {
+            let _ = write!(out, "{}", cpus[i]);
+        } else {
+            let _ = write!(out, "{}-{}", cpus[i], cpus[j]);
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// A CPU mask as Linux's `%*pb` prints one for `nr_cpus` CPUs: 32-bit
+/// hexadecimal chunks separated by commas, the first only as wide as the
+/// CPUs it covers.
+pub fn cpu_mask(cpus: &[usize], nr_cpus: usize) -> String {
+    let nr = nr_cpus.max(1);
+    let chunks = nr.div_ceil(32);
+    let mut out = String::new();
+    for c in (0..chunks).rev() {
+        let bits = if c == chunks - 1 && !nr.is_multiple_of(32) {
+            nr % 32
+        } else {
+            32
+        };
+        let val: u32 = cpus
+            .iter()
+            .filter(|&&k| k / 32 == c)
+            .fold(0, |v, &k| v | 1 << (k % 32));
+        if !out.is_empty() {
+            out.push(',');
+        }
+        let _ = write!(out, "{:0w$x}", val, w = bits.div_ceil(4));
+    }
+    out
+}
+
+/// How harts form cores: `threads_per_core` consecutive harts share a
+/// core, all in one package and cluster.
+#[derive(Clone, Copy, Debug)]
+pub struct Topology {
+    /// Harts of the machine.
+    pub harts: usize,
+    /// Hardware threads per core (1 without SMT).
+    pub threads_per_core: usize,
+}
+
+impl Topology {
+    /// The content of one topology file of hart `cpu`, newline included.
+    pub fn file(&self, cpu: usize, file: TopologyFile) -> String {
+        let t = self.threads_per_core.max(1);
+        let core = cpu / t;
+        let siblings: Vec<usize> = (core * t..((core + 1) * t).min(self.harts)).collect();
+        let package: Vec<usize> = (0..self.harts).collect();
+        let s = match file {
+            TopologyFile::CoreId => core.to_string(),
+            TopologyFile::PackageId | TopologyFile::ClusterId => "0".into(),
+            TopologyFile::ThreadSiblings => cpu_mask(&siblings, self.harts),
+            TopologyFile::ThreadSiblingsList => cpu_list(&siblings),
+            TopologyFile::CoreSiblings => cpu_mask(&package, self.harts),
+            TopologyFile::CoreSiblingsList => cpu_list(&package),
+        };
+        s + "\n"
+    }
+}
+
+/// `/proc/cpuinfo` as riscv64 Linux 6.12 prints it: one block per hart.
+/// `ids` are the harts' `mvendorid`, `marchid` and `mimpid`.
+pub fn cpuinfo(harts: usize, isa: &str, ids: (u64, u64, u64)) -> String {
+    let mut s = String::new();
+    for h in 0..harts {
+        let _ = write!(
+            s,
+            "processor\t: {h}\nhart\t\t: {h}\nisa\t\t: {isa}\nmmu\t\t: sv39\n\
+             mvendorid\t: {:#x}\nmarchid\t\t: {:#x}\nmimpid\t\t: {:#x}\n\
+             hart isa\t: {isa}\n\n",
+            ids.0, ids.1, ids.2
+        );
+    }
+    s
+}
+
+/// `/proc/meminfo` of a machine with `total` bytes of RAM of which `free`
+/// are unallocated; `anon` bytes are the process's resident anonymous
+/// memory and `file` its resident file pages. There is no swap and no page
+/// cache apart from the process's file pages.
+pub fn meminfo(total: u64, free: u64, anon: u64, file: u64) -> String {
+    let mut s = String::new();
+    let mut kb = |k: &str, v: u64| {
+        let _ = writeln!(s, "{:<16}{:>8} kB", format!("{k}:"), v >> 10);
+    };
+    kb("MemTotal", total);
+    kb("MemFree", free);
+    kb("MemAvailable", free);
+    kb("Buffers", 0);
+    kb("Cached", file);
+    kb("SwapCached", 0);
+    kb("Active", anon + file);
+    kb("Inactive", 0);
+    kb("Active(anon)", anon);
+    kb("Inactive(anon)", 0);
+    kb("Active(file)", file);
+    kb("Inactive(file)", 0);
+    kb("Unevictable", 0);
+    kb("Mlocked", 0);
+    kb("SwapTotal", 0);
+    kb("SwapFree", 0);
+    kb("Dirty", 0);
+    kb("Writeback", 0);
+    kb("AnonPages", anon);
+    kb("Mapped", file);
+    kb("Shmem", 0);
+    kb("CommitLimit", total);
+    s.push_str("HugePages_Total:       0\nHugePages_Free:        0\n");
+    s.push_str("Hugepagesize:       2048 kB\n");
+    s
+}
+
+/// One line of `/proc/self/maps`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MapsEntry {
+    /// First byte.
+    pub start: u64,
+    /// One past the last byte.
+    pub end: u64,
+    /// PROT_* bits.
+    pub prot: u32,
+    /// A shared mapping (`s`) rather than private (`p`).
+    pub shared: bool,
+    /// File offset.
+    pub offset: u64,
+    /// The file's device (major, minor) and inode; zeros for anonymous
+    /// memory.
+    pub dev: (u32, u32),
+    /// Inode.
+    pub inode: u64,
+    /// The guest path, `[heap]`, `[stack]`, `[vdso]` or empty.
+    pub name: String,
+    /// Resident bytes (for smaps).
+    pub rss: u64,
+}
+
+impl MapsEntry {
+    /// The line as Linux's `show_map_vma` prints it, newline included.
+    pub fn line(&self) -> String {
+        let perm = |bit: u32, c: char| if self.prot & bit != 0 { c } else { '-' };
+        let mut s = format!(
+            "{:08x}-{:08x} {}{}{}{} {:08x} {:02x}:{:02x} {} ",
+            self.start,
+            self.end,
+            perm(crate::vm::PROT_READ, 'r'),
+            perm(crate::vm::PROT_WRITE, 'w'),
+            perm(crate::vm::PROT_EXEC, 'x'),
+            if self.shared { 's' } else { 'p' },
+            self.offset,
+            self.dev.0,
+            self.dev.1,
+            self.inode
+        );
+        // As `seq_pad`: a name starts after column 72 and one more space.
+        if !self.name.is_empty() {
+            while s.len() < 72 {
+                s.push(' ');
+            }
+            s.push(' ');
+            s.push_str(&self.name);
+        }
+        s.push('\n');
+        s
+    }
+
+    /// The block of `/proc/self/smaps` for this area.
+    pub fn smaps(&self) -> String {
+        let mut s = self.line();
+        let mut kb = |k: &str, v: u64| {
+            let _ = writeln!(s, "{:<16}{:>8} kB", format!("{k}:"), v >> 10);
+        };
+        let anon = self.inode == 0;
+        kb("Size", self.end - self.start);
+        kb("KernelPageSize", 4096);
+        kb("MMUPageSize", 4096);
+        kb("Rss", self.rss);
+        kb("Pss", self.rss);
+        kb("Pss_Dirty", if anon { self.rss } else { 0 });
+        kb("Shared_Clean", 0);
+        kb("Shared_Dirty", 0);
+        kb("Private_Clean", if anon { 0 } else { self.rss });
+        kb("Private_Dirty", if anon { self.rss } else { 0 });
+        kb("Referenced", self.rss);
+        kb("Anonymous", if anon { self.rss } else { 0 });
+        kb("KSM", 0);
+        kb("LazyFree", 0);
+        kb("AnonHugePages", 0);
+        kb("ShmemPmdMapped", 0);
+        kb("FilePmdMapped", 0);
+        kb("Shared_Hugetlb", 0);
+        kb("Private_Hugetlb", 0);
+        kb("Swap", 0);
+        kb("SwapPss", 0);
+        kb("Locked", 0);
+        let _ = writeln!(s, "THPeligible:    0");
+        let mut flags = String::new();
+        for (bit, f) in [
+            (crate::vm::PROT_READ, "rd"),
+            (crate::vm::PROT_WRITE, "wr"),
+            (crate::vm::PROT_EXEC, "ex"),
+        ] {
+            if self.prot & bit != 0 {
+                flags.push_str(f);
+                flags.push(' ');
+            }
+        }
+        if self.shared {
+            flags.push_str("sh ");
+        }
+        // May-read/write/execute: what mprotect may grant.
+        flags.push_str("mr mw me ");
+        if self.shared {
+            flags.push_str("ms ");
+        }
+        if self.name == "[stack]" {
+            flags.push_str("gd ");
+        }
+        flags.push_str("ac ");
+        let _ = writeln!(s, "VmFlags: {flags}");
+        s
+    }
+}
+
+/// `/proc/self/auxv`: the (type, value) pairs as 64-bit little-endian
+/// words, `AT_NULL` included.
+pub fn auxv_bytes(auxv: &[(u64, u64)]) -> Vec<u8> {
+    auxv.iter()
+        .flat_map(|&(k, v)| k.to_le_bytes().into_iter().chain(v.to_le_bytes()))
+        .collect()
+}
+
+/// What `/proc/self/stat` and `/proc/self/status` report of a process.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessInfo {
+    /// Process id.
+    pub pid: i32,
+    /// Parent's id.
+    pub ppid: i32,
+    /// Process group.
+    pub pgrp: i32,
+    /// Session.
+    pub session: i32,
+    /// The thread's name (`comm`).
+    pub comm: String,
+    /// Threads.
+    pub threads: usize,
+    /// Mapped bytes.
+    pub vsize: u64,
+    /// Resident bytes.
+    pub rss: u64,
+    /// Resident bytes of the stack.
+    pub stack_rss: u64,
+    /// Mapped bytes of the stack.
+    pub stack_size: u64,
+    /// Start and end of the program's code.
+    pub code: (u64, u64),
+    /// Start of the stack (argc's address).
+    pub start_stack: u64,
+    /// Start of the heap and the break.
+    pub brk: (u64, u64),
+    /// The hart the thread last ran on.
+    pub processor: usize,
+    /// Harts of the machine.
+    pub harts: usize,
+    /// umask.
+    pub umask: u32,
+    /// Real, effective uid and gid.
+    pub uid: u32,
+    /// Group id.
+    pub gid: u32,
+}
+
+impl ProcessInfo {
+    /// `/proc/self/stat`: the 52 fields of Linux 6.12's `do_task_stat`; times
+    /// and fault counts are not modelled and read zero.
+    pub fn stat(&self) -> String {
+        let mut f: Vec<String> = vec![
+            self.pid.to_string(),
+            format!("({})", self.comm),
+            "R".into(),
+            self.ppid.to_string(),
+            self.pgrp.to_string(),
+            self.session.to_string(),
+        ];
+        // tty_nr tpgid flags minflt cminflt majflt cmajflt utime stime
+        // cutime cstime
+        f.extend(["0", "-1", "4194304"].map(String::from));
+        f.extend(std::iter::repeat_n("0".to_string(), 8));
+        // priority nice num_threads itrealvalue starttime vsize rss rsslim
+        f.extend([
+            "20".into(),
+            "0".into(),
+            self.threads.to_string(),
+            "0".into(),
+        ]);
+        f.push("0".into());
+        f.push(self.vsize.to_string());
+        f.push((self.rss / 4096).to_string());
+        f.push(u64::MAX.to_string());
+        f.push(self.code.0.to_string());
+        f.push(self.code.1.to_string());
+        f.push(self.start_stack.to_string());
+        // kstkesp kstkeip signal blocked sigignore sigcatch wchan nswap
+        // cnswap
+        f.extend(std::iter::repeat_n("0".to_string(), 9));
+        f.push("17".into()); // exit_signal: SIGCHLD
+        f.push(self.processor.to_string());
+        // rt_priority policy delayacct_blkio_ticks guest_time cguest_time
+        f.extend(std::iter::repeat_n("0".to_string(), 5));
+        // start_data end_data start_brk arg_start arg_end env_start env_end
+        // exit_code
+        f.extend(["0".into(), "0".into(), self.brk.0.to_string()]);
+        f.extend(std::iter::repeat_n("0".to_string(), 5));
+        f.join(" ") + "\n"
+    }
+
+    /// `/proc/self/status` (the fields a program or `ps` reads).
+    pub fn status(&self) -> String {
+        let kb = |v: u64| format!("{:>8} kB", v >> 10);
+        let ids = |v: u32| format!("{v}\t{v}\t{v}\t{v}");
+        let all: Vec<usize> = (0..self.harts).collect();
+        format!(
+            "Name:\t{}\nUmask:\t{:04o}\nState:\tR (running)\nTgid:\t{}\nNgid:\t0\nPid:\t{}\n\
+             PPid:\t{}\nTracerPid:\t0\nUid:\t{}\nGid:\t{}\nVmPeak:\t{}\nVmSize:\t{}\n\
+             VmRSS:\t{}\nVmData:\t{}\nVmStk:\t{}\nVmExe:\t{}\nThreads:\t{}\n\
+             Cpus_allowed:\t{}\nCpus_allowed_list:\t{}\n",
+            self.comm,
+            self.umask,
+            self.pid,
+            self.pid,
+            self.ppid,
+            ids(self.uid),
+            ids(self.gid),
+            kb(self.vsize),
+            kb(self.vsize),
+            kb(self.rss),
+            kb(self.brk.1.saturating_sub(self.brk.0)),
+            kb(self.stack_size),
+            kb(self.code.1.saturating_sub(self.code.0)),
+            self.threads,
+            cpu_mask(&all, self.harts),
+            cpu_list(&all),
+        )
+    }
+}
+
+impl Process {
+    /// The emulated file `path` (relative to `dirfd`) names, if any.
+    pub(crate) fn emulated_file(&self, dirfd: i32, path: &[u8]) -> Option<ProcFile> {
+        // A relative name is resolved (a look at the directory
+        // descriptor) only when its last component can be ours.
+        if path.first() != Some(&b'/') {
+            let last = path.rsplit(|&c| c == b'/').next().unwrap_or_default();
+            let ours = matches!(
+                last,
+                b"maps"
+                    | b"smaps"
+                    | b"stat"
+                    | b"status"
+                    | b"auxv"
+                    | b"cpuinfo"
+                    | b"meminfo"
+                    | b"online"
+                    | b"possible"
+                    | b"present"
+            ) || TopologyFile::by_name(last).is_some();
+            if !ours {
+                return None;
+            }
+        }
+        let abs = self.fs.guest_absolute(dirfd, path)?;
+        ProcFile::by_path(&abs, self.pid, self.opts.harts)
+    }
+
+    /// Opens an emulated file: a read-only memfd holding its content now.
+    pub(crate) fn open_emulated(&mut self, file: ProcFile, flags: i32) -> Result<i64, i64> {
+        if flags & libc::O_ACCMODE != libc::O_RDONLY {
+            return Err(EACCES);
+        }
+        if flags & libc::O_DIRECTORY != 0 {
+            return Err(ENOTDIR);
+        }
+        let content = self.emulated_content(file);
+        // SAFETY: memfd_create with a NUL-terminated name; the buffer is
+        // valid for its length; the descriptor is closed on every path.
+        unsafe {
+            let fd = libc::memfd_create(c"rvnvmm-proc".as_ptr(), libc::MFD_CLOEXEC);
+            if fd < 0 {
+                return Err(-host_errno());
+            }
+            let mut done = 0;
+            while done < content.len() {
+                let n = libc::write(fd, content[done..].as_ptr().cast(), content.len() - done);
+                if n <= 0 {
+                    let e = -host_errno();
+                    libc::close(fd);
+                    return Err(e);
+                }
+                done += n as usize;
+            }
+            // Reopen read-only, so writes fail with EBADF as on /proc.
+            let path = format!("/proc/self/fd/{fd}\0");
+            let ro = libc::open(
+                path.as_ptr().cast(),
+                libc::O_RDONLY | (flags & (libc::O_CLOEXEC | libc::O_NONBLOCK)),
+            );
+            let e = -host_errno();
+            libc::close(fd);
+            if ro < 0 {
+                return Err(e);
+            }
+            Ok(ro as i64)
+        }
+    }
+
+    fn emulated_content(&self, file: ProcFile) -> Vec<u8> {
+        let topology = Topology {
+            harts: self.opts.harts,
+            threads_per_core: 1,
+        };
+        match file {
+            ProcFile::Cpuinfo => {
+                // The harts' mvendorid, marchid and mimpid CSRs read zero.
+                cpuinfo(self.opts.harts, &self.opts.hart.isa.to_string(), (0, 0, 0)).into_bytes()
+            }
+            ProcFile::Meminfo => {
+                let entries = self.maps_entries(true);
+                let anon: u64 = entries.iter().filter(|e| e.inode == 0).map(|e| e.rss).sum();
+                let file: u64 = entries.iter().filter(|e| e.inode != 0).map(|e| e.rss).sum();
+                meminfo(
+                    self.aspace.frames.pool_bytes(0),
+                    self.aspace.frames.free_bytes(0),
+                    anon,
+                    file,
+                )
+                .into_bytes()
+            }
+            ProcFile::Maps => self
+                .maps_entries(false)
+                .iter()
+                .map(MapsEntry::line)
+                .collect::<String>()
+                .into_bytes(),
+            ProcFile::Smaps => self
+                .maps_entries(true)
+                .iter()
+                .map(MapsEntry::smaps)
+                .collect::<String>()
+                .into_bytes(),
+            ProcFile::Stat => self.process_info().stat().into_bytes(),
+            ProcFile::Status => self.process_info().status().into_bytes(),
+            ProcFile::Auxv => auxv_bytes(&self.auxv),
+            ProcFile::CpuRange => {
+                let all: Vec<usize> = (0..self.opts.harts).collect();
+                (cpu_list(&all) + "\n").into_bytes()
+            }
+            ProcFile::Topology { cpu, file } => topology.file(cpu, file).into_bytes(),
+        }
+    }
+
+    /// The areas of the address space as `/proc/self/maps` lists them,
+    /// with resident sizes when `rss`.
+    fn maps_entries(&self, rss: bool) -> Vec<MapsEntry> {
+        let a = &self.aspace;
+        let mut out = Vec::new();
+        for (&start, v) in &a.vmas {
+            let mut e = MapsEntry {
+                start,
+                end: v.end,
+                prot: v.prot,
+                shared: v.file.as_ref().is_some_and(|f| f.shared),
+                offset: 0,
+                dev: (0, 0),
+                inode: 0,
+                name: String::new(),
+                rss: if rss {
+                    a.resident_pages(&self.mem, start, v.end) * PAGE_SIZE
+                } else {
+                    0
+                },
+            };
+            let dev_of = |d: u64| (libc::major(d), libc::minor(d));
+            match (&v.file, &v.image) {
+                (Some(f), _) if v.name != "[anon]" => {
+                    let mut st = crate::fs::unsafe_zeroed_stat();
+                    // SAFETY: fstat on a descriptor the area owns.
+                    if unsafe { libc::fstat(f.fd.as_raw_fd(), &mut st) } == 0 {
+                        e.dev = dev_of(st.st_dev);
+                        e.inode = st.st_ino;
+                    }
+                    e.offset = f.offset;
+                    e.name = v.name.clone();
+                }
+                (_, Some(i)) => {
+                    e.dev = dev_of(i.dev);
+                    e.inode = i.ino;
+                    e.offset = i.offset;
+                    e.name = v.name.clone();
+                }
+                (None, None) if matches!(v.backing, Backing::Physical { .. }) => {
+                    // A device window: the offset is into the device.
+                    if let (Backing::Physical { base }, Some(dev)) = (
+                        &v.backing,
+                        crate::devices::Device::by_path(v.name.as_bytes()),
+                    ) {
+                        let dev_base = self.device_window(dev, 0, 0).unwrap_or(*base);
+                        e.offset = base - dev_base;
+                    }
+                    e.shared = true;
+                    e.name = v.name.clone();
+                }
+                _ => {
+                    let heap = v.backing == Backing::Heap
+                        && start <= a.brk
+                        && v.end >= a.brk_start
+                        && a.brk > a.brk_start;
+                    e.name = if heap {
+                        "[heap]".into()
+                    } else if v.name.starts_with('[') && v.name != "[anon]" && v.name != "[heap]" {
+                        v.name.clone()
+                    } else {
+                        String::new()
+                    };
+                }
+            }
+            out.push(e);
+        }
+        out
+    }
+
+    fn process_info(&self) -> ProcessInfo {
+        let entries = self.maps_entries(true);
+        let exe = &self.fs.exe_guest;
+        let code = entries
+            .iter()
+            .filter(|e| &e.name == exe && e.prot & PROT_EXEC != 0)
+            .fold(None, |acc: Option<(u64, u64)>, e| {
+                Some(acc.map_or((e.start, e.end), |(s, t)| (s.min(e.start), t.max(e.end))))
+            })
+            .unwrap_or((0, 0));
+        let stack = entries.iter().find(|e| e.name == "[stack]");
+        let t = &self.threads[self.current];
+        let comm_len = t.comm.iter().position(|&c| c == 0).unwrap_or(16);
+        // SAFETY: these calls have no preconditions.
+        let (ppid, pgrp, session, uid, gid) = unsafe {
+            (
+                libc::getppid(),
+                libc::getpgrp(),
+                libc::getsid(0),
+                libc::getuid(),
+                libc::getgid(),
+            )
+        };
+        ProcessInfo {
+            pid: self.pid,
+            ppid,
+            pgrp,
+            session,
+            comm: String::from_utf8_lossy(&t.comm[..comm_len]).into_owned(),
+            threads: self.threads.len(),
+            vsize: entries.iter().map(|e| e.end - e.start).sum(),
+            rss: entries.iter().map(|e| e.rss).sum(),
+            stack_rss: stack.map_or(0, |s| s.rss),
+            stack_size: stack.map_or(0, |s| s.end - s.start),
+            code,
+            start_stack: self.start_stack,
+            brk: (self.aspace.brk_start, self.aspace.brk),
+            processor: t.cpu,
+            harts: self.opts.harts,
+            umask: self.umask,
+            uid,
+            gid,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_of_the_process_and_the_machine() {
+        let f = |p: &str| ProcFile::by_path(p.as_bytes(), 1234, 4);
+        assert_eq!(f("/proc/self/maps"), Some(ProcFile::Maps));
+        assert_eq!(f("/proc/1234/smaps"), Some(ProcFile::Smaps));
+        assert_eq!(f("//proc/./thread-self/status"), Some(ProcFile::Status));
+        assert_eq!(f("/proc/1235/maps"), None, "another process");
+        assert_eq!(f("/proc/cpuinfo"), Some(ProcFile::Cpuinfo));
+        assert_eq!(
+            f("/sys/devices/system/cpu/online"),
+            Some(ProcFile::CpuRange)
+        );
+        assert_eq!(
+            f("/sys/devices/system/cpu/cpu3/topology/core_id"),
+            Some(ProcFile::Topology {
+                cpu: 3,
+                file: TopologyFile::CoreId
+            })
+        );
+        assert_eq!(f("/sys/devices/system/cpu/cpu4/topology/core_id"), None);
+        assert_eq!(f("/sys/devices/system/cpu/cpu03/topology/core_id"), None);
+        assert_eq!(f("proc/cpuinfo"), None, "relative paths are resolved first");
+    }
+
+    #[test]
+    fn cpu_lists_and_masks_as_linux_prints_them() {
+        assert_eq!(cpu_list(&[0, 1, 2, 3]), "0-3");
+        assert_eq!(cpu_list(&[0]), "0");
+        assert_eq!(cpu_list(&[0, 2, 3, 5]), "0,2-3,5");
+        assert_eq!(cpu_mask(&[0], 2), "1");
+        assert_eq!(cpu_mask(&[0, 1], 8), "03");
+        assert_eq!(cpu_mask(&[0, 33], 40), "02,00000001");
+        assert_eq!(cpu_mask(&[31], 32), "80000000");
+    }
+
+    #[test]
+    fn topology_is_a_function_of_cores_and_threads() {
+        let one = Topology {
+            harts: 4,
+            threads_per_core: 1,
+        };
+        assert_eq!(one.file(2, TopologyFile::CoreId), "2\n");
+        assert_eq!(one.file(2, TopologyFile::ThreadSiblingsList), "2\n");
+        assert_eq!(one.file(2, TopologyFile::ThreadSiblings), "4\n");
+        assert_eq!(one.file(2, TopologyFile::CoreSiblingsList), "0-3\n");
+        let smt = Topology {
+            harts: 4,
+            threads_per_core: 2,
+        };
+        assert_eq!(smt.file(3, TopologyFile::CoreId), "1\n");
+        assert_eq!(smt.file(3, TopologyFile::ThreadSiblingsList), "2-3\n");
+        assert_eq!(smt.file(3, TopologyFile::ThreadSiblings), "c\n");
+    }
+
+    #[test]
+    fn cpuinfo_has_a_block_per_hart() {
+        let s = cpuinfo(2, "rv64imafdc_zicsr", (0, 0, 0));
+        assert_eq!(s.matches("processor\t: ").count(), 2);
+        assert!(
+            s.contains("processor\t: 1\nhart\t\t: 1\nisa\t\t: rv64imafdc_zicsr\nmmu\t\t: sv39\n")
+        );
+        assert!(s.contains(
+            "mvendorid\t: 0x0\nmarchid\t\t: 0x0\nmimpid\t\t: 0x0\nhart isa\t: rv64imafdc_zicsr\n\n"
+        ));
+    }
+
+    #[test]
+    fn meminfo_lines_have_linux_widths() {
+        let s = meminfo(1 << 30, 1 << 29, 4096, 8192);
+        assert!(s.starts_with("MemTotal:        1048576 kB\nMemFree:          524288 kB\n"));
+        assert!(s.contains("AnonPages:             4 kB\n"));
+        assert!(s.contains("HugePages_Total:       0\n"));
+    }
+
+    #[test]
+    fn maps_lines_in_linux_format() {
+        let mut e = MapsEntry {
+            start: 0x10000,
+            end: 0x12000,
+            prot: 5,
+            shared: false,
+            offset: 0,
+            dev: (8, 1),
+            inode: 42,
+            name: "/bin/true".into(),
+            rss: 4096,
+        };
+        assert_eq!(
+            e.line(),
+            format!(
+                "{:<72} /bin/true\n",
+                "00010000-00012000 r-xp 00000000 08:01 42 "
+            )
+        );
+        let smaps = e.smaps();
+        assert!(smaps.contains("Size:                  8 kB\nKernelPageSize:        4 kB\nMMUPageSize:           4 kB\nRss:                   4 kB\n"));
+        assert!(smaps.ends_with("VmFlags: rd ex mr mw me ac \n"));
+        e.name.clear();
+        e.inode = 0;
+        e.dev = (0, 0);
+        assert_eq!(e.line(), "00010000-00012000 r-xp 00000000 00:00 0 \n");
+    }
+
+    #[test]
+    fn stat_has_52_fields_and_status_the_usual_keys() {
+        let info = ProcessInfo {
+            pid: 7,
+            ppid: 1,
+            comm: "a b".into(),
+            threads: 3,
+            vsize: 1 << 20,
+            rss: 8192,
+            harts: 2,
+            ..Default::default()
+        };
+        let stat = info.stat();
+        assert!(stat.starts_with("7 (a b) R 1 "));
+        let after_comm = stat.rsplit(')').next().unwrap();
+        assert_eq!(after_comm.split_whitespace().count(), 50);
+        let fields: Vec<&str> = after_comm.split_whitespace().collect();
+        assert_eq!(fields[17], "3", "num_threads");
+        assert_eq!(fields[20], "1048576", "vsize");
+        assert_eq!(fields[21], "2", "rss in pages");
+        let st = info.status();
+        for k in [
+            "Name:\ta b\n",
+            "Pid:\t7\n",
+            "PPid:\t1\n",
+            "Threads:\t3\n",
+            "VmRSS:\t       8 kB\n",
+            "Cpus_allowed_list:\t0-1\n",
+        ] {
+            assert!(st.contains(k), "{k}: {st}");
+        }
+    }
+
+    #[test]
+    fn auxv_is_little_endian_pairs() {
+        let b = auxv_bytes(&[(6, 4096), (0, 0)]);
+        assert_eq!(b.len(), 32);
+        assert_eq!(&b[..9], &[6, 0, 0, 0, 0, 0, 0, 0, 0]);
+        assert_eq!(u64::from_le_bytes(b[8..16].try_into().unwrap()), 4096);
+    }
+}

@@ -1,0 +1,83 @@
+/* The machine and process files the user-mode kernel synthesises: prints
+ * each one under a "== PATH ==" header, then checks what a program can
+ * cross-check itself: /proc/self/auxv against getauxval, a maps file opened
+ * relative to a /proc/self descriptor, and the processor counts sysconf
+ * derives (exit status 1 if any of these disagrees).
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+static void dump_fd(const char *name, int fd)
+{
+    char buf[4096];
+    ssize_t n;
+    printf("== %s ==\n", name);
+    while ((n = read(fd, buf, sizeof buf)) > 0) fwrite(buf, 1, n, stdout);
+    close(fd);
+}
+
+static void dump(const char *path)
+{
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        printf("== %s == open failed\n", path);
+        return;
+    }
+    dump_fd(path, fd);
+}
+
+int main(void)
+{
+    static const char *files[] = {
+        "/proc/cpuinfo", "/proc/meminfo", "/proc/self/maps", "/proc/self/smaps",
+        "/proc/self/stat", "/proc/self/status", "/sys/devices/system/cpu/online",
+        "/sys/devices/system/cpu/possible", "/sys/devices/system/cpu/present",
+    };
+    static const char *topo[] = {
+        "core_id", "physical_package_id", "cluster_id", "thread_siblings",
+        "thread_siblings_list", "core_siblings_list",
+    };
+    for (unsigned i = 0; i < sizeof files / sizeof *files; i++) dump(files[i]);
+    long conf = sysconf(_SC_NPROCESSORS_CONF);
+    long onln = sysconf(_SC_NPROCESSORS_ONLN);
+    for (long c = 0; c < conf; c++)
+        for (unsigned i = 0; i < sizeof topo / sizeof *topo; i++) {
+            char path[128];
+            snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld/topology/%s", c, topo[i]);
+            dump(path);
+        }
+
+    /* The maps of this process through /proc/<pid>/ and a directory fd. */
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d", (int)getpid());
+    int dir = open(path, O_RDONLY | O_DIRECTORY);
+    int fd = dir < 0 ? -1 : openat(dir, "maps", O_RDONLY);
+    if (fd < 0) {
+        printf("== openat(/proc/<pid>, maps) == open failed\n");
+    } else {
+        dump_fd("openat(/proc/<pid>, maps)", fd);
+    }
+
+    /* auxv as the program was started. */
+    printf("== checks ==\n");
+    unsigned long aux[2 * 64];
+    fd = open("/proc/self/auxv", O_RDONLY);
+    ssize_t n = fd < 0 ? -1 : read(fd, aux, sizeof aux);
+    int pagesz_ok = 0, hwcap_ok = 0, entries = 0;
+    for (ssize_t k = 0; k + 1 < n / 8; k += 2) {
+        entries++;
+        if (aux[k] == AT_PAGESZ) pagesz_ok = aux[k + 1] == getauxval(AT_PAGESZ);
+        if (aux[k] == AT_HWCAP) hwcap_ok = aux[k + 1] == getauxval(AT_HWCAP);
+        if (aux[k] == AT_NULL) break;
+    }
+    printf("auxv: %d entries, AT_PAGESZ %s, AT_HWCAP %s\n", entries,
+           pagesz_ok ? "matches" : "differs", hwcap_ok ? "matches" : "differs");
+    /* These files are read-only. */
+    int writable = open("/proc/self/maps", O_WRONLY) >= 0;
+    printf("open maps for writing: %s\n", writable ? "allowed" : "refused");
+    printf("nprocs: conf %ld onln %ld\n", conf, onln);
+    return pagesz_ok && hwcap_ok && !writable && conf == onln && fd >= 0 ? 0 : 1;
+}
