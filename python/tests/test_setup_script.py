@@ -423,32 +423,32 @@ def test_tree_of_an_older_setup_is_adopted_when_identical(tmp_path, mirror, cach
 def test_mirror_is_the_first_debian_main_source_of_the_host(tmp_path):
     etc = tmp_path / "apt"
     (etc / "sources.list.d").mkdir(parents=True)
-    (etc / "sources.list").write_text("# deb http://commented.example/debian bookworm main\n")
+    (etc / "sources.list").write_text("# deb http://127.0.0.2/debian bookworm main\n")
     (etc / "sources.list.d" / "a-nodesource.sources").write_text(
-        "Types: deb\nURIs: https://node.example/node_20.x\nSuites: nodistro\nComponents: main\n")
+        "Types: deb\nURIs: https://127.0.0.3/node_20.x\nSuites: nodistro\nComponents: main\n")
     (etc / "sources.list.d" / "b-docker.list").write_text(
-        "deb [arch=amd64 signed-by=/k.gpg] https://docker.example/linux/debian bookworm stable\n")
+        "deb [arch=amd64 signed-by=/k.gpg] https://127.0.0.4/linux/debian bookworm stable\n")
     (etc / "sources.list.d" / "debian.sources").write_text(
-        "Types: deb-src\nURIs: http://src.example/debian\nSuites: bookworm\nComponents: main\n\n"
-        "Types: deb\nURIs: http://mirror.example/debian-security\nSuites: bookworm-security\n"
+        "Types: deb-src\nURIs: http://127.0.0.5/debian\nSuites: bookworm\nComponents: main\n\n"
+        "Types: deb\nURIs: http://127.0.0.6/debian-security\nSuites: bookworm-security\n"
         "Components: main\n\n"
-        "Types: deb\nEnabled: no\nURIs: http://disabled.example/debian\nSuites: bookworm\n"
+        "Types: deb\nEnabled: no\nURIs: http://127.0.0.7/debian\nSuites: bookworm\n"
         "Components: main\n\n"
-        "# the main archive\nTypes: deb\nURIs: http://mirror.example/debian/\n"
+        "# the main archive\nTypes: deb\nURIs: http://127.0.0.6/debian/\n"
         "Suites: bookworm bookworm-updates\nComponents: main contrib\n")
-    assert debian_packages.debian_mirror({}, etc) == "http://mirror.example/debian"
+    assert debian_packages.debian_mirror({}, etc) == "http://127.0.0.6/debian"
     # A one-line source earlier in apt's order wins.
-    (etc / "sources.list").write_text("deb [trusted=yes] http://first.example/debian trixie main\n")
-    assert debian_packages.debian_mirror({}, etc) == "http://first.example/debian"
+    (etc / "sources.list").write_text("deb [trusted=yes] http://127.0.0.8/debian trixie main\n")
+    assert debian_packages.debian_mirror({}, etc) == "http://127.0.0.8/debian"
     # The environment overrides the host.
-    env = {"RVNVMM_DEBIAN_MIRROR": "http://override.example/debian/"}
-    assert debian_packages.debian_mirror(env, etc) == "http://override.example/debian"
+    env = {"RVNVMM_DEBIAN_MIRROR": "http://127.0.0.9/debian/"}
+    assert debian_packages.debian_mirror(env, etc) == "http://127.0.0.9/debian"
 
 
 def test_no_debian_source_names_the_variable_to_set(tmp_path):
     etc = tmp_path / "apt"
     (etc / "sources.list.d").mkdir(parents=True)
-    (etc / "sources.list").write_text("deb http://security.example/debian-security bookworm-security main\n")
+    (etc / "sources.list").write_text("deb http://127.0.0.10/debian-security bookworm-security main\n")
     with pytest.raises(debian_packages.SetupError, match="set RVNVMM_DEBIAN_MIRROR"):
         debian_packages.debian_mirror({}, etc)
     with pytest.raises(debian_packages.SetupError, match="RVNVMM_DEBIAN_MIRROR=ftp://x"):
