@@ -196,7 +196,14 @@ trait Format: Copy + Eq {
 }
 
 macro_rules! impl_format {
+    // A format the host has a float type for: compare as that type.
     ($raw:ty, $float:ty, $sign:expr, $exp:expr, $quiet:expr, $nan:expr) => {
+        impl_format!($raw, $sign, $exp, $quiet, $nan, |a: $raw| {
+            <$float>::from_bits(a)
+        });
+    };
+    // Otherwise `$key` maps a non-NaN value to something ordered as it is.
+    ($raw:ty, $sign:expr, $exp:expr, $quiet:expr, $nan:expr, $key:expr) => {
         impl Format for $raw {
             const SIGN: Self = $sign;
             const EXP: Self = $exp;
@@ -221,11 +228,11 @@ macro_rules! impl_format {
             }
             #[inline(always)]
             fn num_lt(self, o: Self) -> bool {
-                <$float>::from_bits(self) < <$float>::from_bits(o)
+                $key(self) < $key(o)
             }
             #[inline(always)]
             fn num_eq(self, o: Self) -> bool {
-                <$float>::from_bits(self) == <$float>::from_bits(o)
+                $key(self) == $key(o)
             }
         }
     };
@@ -247,40 +254,16 @@ impl_format!(
     0x0008_0000_0000_0000,
     F64_CANONICAL_NAN
 );
-
-impl Format for u16 {
-    const SIGN: Self = 1 << 15;
-    const EXP: Self = 0x7c00;
-    const QUIET: Self = 0x0200;
-    const CANONICAL_NAN: Self = F16_CANONICAL_NAN;
-    const ZERO: Self = 0;
-    #[inline(always)]
-    fn and(self, o: Self) -> Self {
-        self & o
-    }
-    #[inline(always)]
-    fn or(self, o: Self) -> Self {
-        self | o
-    }
-    #[inline(always)]
-    fn xor(self, o: Self) -> Self {
-        self ^ o
-    }
-    #[inline(always)]
-    fn not(self) -> Self {
-        !self
-    }
-    // The host has no binary16 type: order non-NaN values by their
-    // sign-magnitude encoding (both zeros map to 0).
-    #[inline(always)]
-    fn num_lt(self, o: Self) -> bool {
-        f16_order_key(self) < f16_order_key(o)
-    }
-    #[inline(always)]
-    fn num_eq(self, o: Self) -> bool {
-        f16_order_key(self) == f16_order_key(o)
-    }
-}
+// The host has no binary16 type: order non-NaN values by their
+// sign-magnitude encoding (both zeros map to 0).
+impl_format!(
+    u16,
+    1 << 15,
+    0x7c00,
+    0x0200,
+    F16_CANONICAL_NAN,
+    f16_order_key
+);
 
 /// A signed integer that orders non-NaN binary16 encodings like the numbers
 /// they represent.
