@@ -12,7 +12,6 @@ pub mod elf;
 pub mod errno;
 pub mod fs;
 pub mod hwprobe;
-mod net;
 mod process;
 pub mod procfs;
 mod signal;

@@ -1,0 +1,603 @@
+//! File system calls: open/read/write, stat, directories, fcntl, ioctl, pipes,
+//! poll and select.
+
+use super::host;
+use crate::errno::*;
+use crate::fs::{guest_stat, unsafe_zeroed_stat};
+use crate::process::{Process, ThreadState};
+
+/// What a polling call that found nothing ready does next.
+pub(crate) enum Wait {
+    /// Block on the host for up to this many ms (-1: forever).
+    Host(i32),
+    /// The thread sleeps and re-executes the call.
+    Restarted,
+    /// The call's deadline has passed.
+    TimedOut,
+}
+
+const MAX_IO: usize = 64 << 20;
+
+/// The `*at` flag for a name resolved with or without following its last
+/// symlink.
+pub(super) fn nofollow_flag(follow: bool) -> i32 {
+    if follow {
+        0
+    } else {
+        libc::AT_SYMLINK_NOFOLLOW
+    }
+}
+
+impl Process {
+    pub(super) fn is_internal_fd(&self, fd: i32) -> bool {
+        self.fs.internal_fd() == Some(fd)
+    }
+
+    pub(super) fn path_op(
+        &mut self,
+        dirfd: u64,
+        path: u64,
+        follow: bool,
+        f: impl FnOnce(i32, *const libc::c_char) -> i64,
+    ) -> Result<i64, i64> {
+        let p = self.read_cstr(path)?;
+        let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+        host(f(n.dirfd, n.name.as_ptr()))
+    }
+
+    pub(super) fn path_buf_op(
+        &mut self,
+        dirfd: u64,
+        path: u64,
+        out: u64,
+        size: usize,
+        follow: bool,
+        f: impl FnOnce(i32, &std::ffi::CStr, *mut u8) -> i64,
+    ) -> Result<i64, i64> {
+        let p = self.read_cstr(path)?;
+        let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+        let mut buf = vec![0u8; size];
+        let r = host(f(n.dirfd, &n.name, buf.as_mut_ptr()))?;
+        self.write_mem(out, &buf)?;
+        Ok(r)
+    }
+
+    pub(super) fn fd_out(
+        &mut self,
+        out: u64,
+        size: usize,
+        f: impl FnOnce(*mut u8) -> i64,
+    ) -> Result<i64, i64> {
+        let mut buf = vec![0u8; size];
+        let r = host(f(buf.as_mut_ptr()))?;
+        self.write_mem(out, &buf)?;
+        Ok(r)
+    }
+
+    pub(super) fn fd_read_like(
+        &mut self,
+        buf: u64,
+        len: u64,
+        f: impl FnOnce(*mut u8, usize) -> i64,
+    ) -> Result<i64, i64> {
+        let n = (len as usize).min(MAX_IO);
+        let mut tmp = vec![0u8; n];
+        let r = host(f(tmp.as_mut_ptr(), n))?;
+        self.write_mem(buf, &tmp[..r as usize])?;
+        Ok(r)
+    }
+
+    pub(super) fn fd_write_like(
+        &mut self,
+        buf: u64,
+        len: u64,
+        f: impl FnOnce(*const u8, usize) -> i64,
+    ) -> Result<i64, i64> {
+        let n = (len as usize).min(MAX_IO);
+        let mut tmp = vec![0u8; n];
+        self.read_mem(buf, &mut tmp)?;
+        host(f(tmp.as_ptr(), n))
+    }
+
+    pub(super) fn read_iovecs(&mut self, iov: u64, cnt: u64) -> Result<Vec<(u64, u64)>, i64> {
+        if cnt > 1024 {
+            return Err(EINVAL);
+        }
+        (0..cnt)
+            .map(|k| {
+                Ok((
+                    self.read_u64(iov + k * 16)?,
+                    self.read_u64(iov + k * 16 + 8)?,
+                ))
+            })
+            .collect()
+    }
+
+    pub(super) fn sys_readv(
+        &mut self,
+        fd: i32,
+        iov: u64,
+        cnt: u64,
+        off: Option<i64>,
+    ) -> Result<i64, i64> {
+        let v = self.read_iovecs(iov, cnt)?;
+        let total: u64 = v.iter().map(|x| x.1).sum::<u64>().min(MAX_IO as u64);
+        let mut tmp = vec![0u8; total as usize];
+        let r = host(match off {
+            Some(o) => unsafe { libc::pread(fd, tmp.as_mut_ptr().cast(), tmp.len(), o) },
+            None => unsafe { libc::read(fd, tmp.as_mut_ptr().cast(), tmp.len()) },
+        } as i64)?;
+        let mut done = 0usize;
+        for (base, len) in v {
+            if done >= r as usize {
+                break;
+            }
+            let n = (len as usize).min(r as usize - done);
+            self.write_mem(base, &tmp[done..done + n])?;
+            done += n;
+        }
+        Ok(r)
+    }
+
+    pub(super) fn sys_writev(
+        &mut self,
+        fd: i32,
+        iov: u64,
+        cnt: u64,
+        off: Option<i64>,
+    ) -> Result<i64, i64> {
+        let v = self.read_iovecs(iov, cnt)?;
+        let mut tmp = Vec::new();
+        for (base, len) in v {
+            let start = tmp.len();
+            tmp.resize(start + (len as usize).min(MAX_IO), 0);
+            self.read_mem(base, &mut tmp[start..])?;
+        }
+        host(match off {
+            Some(o) => unsafe { libc::pwrite(fd, tmp.as_ptr().cast(), tmp.len(), o) },
+            None => unsafe { libc::write(fd, tmp.as_ptr().cast(), tmp.len()) },
+        } as i64)
+    }
+
+    pub(super) fn sys_getcwd(&mut self, buf: u64, size: u64) -> Result<i64, i64> {
+        let mut cwd = self.fs.getcwd()?;
+        cwd.push(0);
+        if cwd.len() as u64 > size {
+            return Err(ERANGE);
+        }
+        self.write_mem(buf, &cwd)?;
+        Ok(cwd.len() as i64)
+    }
+
+    pub(super) fn sys_openat(
+        &mut self,
+        dirfd: u64,
+        path: u64,
+        flags: u64,
+        mode: u64,
+    ) -> Result<i64, i64> {
+        let p = self.read_cstr(path)?;
+        if let Some(dev) = crate::devices::Device::by_path(&p) {
+            return self.open_device(dev, flags as i32);
+        }
+        if let Some(f) = self.emulated_file(dirfd as i32, &p) {
+            return self.open_emulated(f, flags as i32);
+        }
+        self.fs
+            .open(dirfd as i32, &p, flags as i32, mode as u32)
+            .map(|f| f as i64)
+    }
+
+    pub(super) fn sys_close(&mut self, fd: i32) -> Result<i64, i64> {
+        if self.is_internal_fd(fd) {
+            return Err(EBADF);
+        }
+        host(unsafe { libc::close(fd) } as i64)
+    }
+
+    pub(super) fn sys_pipe2(&mut self, out: u64, flags: u64) -> Result<i64, i64> {
+        let mut fds = [0i32; 2];
+        host(unsafe { libc::pipe2(fds.as_mut_ptr(), flags as i32) } as i64)?;
+        let mut b = [0u8; 8];
+        b[..4].copy_from_slice(&fds[0].to_le_bytes());
+        b[4..].copy_from_slice(&fds[1].to_le_bytes());
+        if let Err(e) = self.write_mem(out, &b) {
+            unsafe { libc::close(fds[0]) };
+            unsafe { libc::close(fds[1]) };
+            return Err(e);
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_fcntl(&mut self, fd: i32, cmd: i32, arg: u64) -> Result<i64, i64> {
+        match cmd {
+            libc::F_GETLK
+            | libc::F_SETLK
+            | libc::F_SETLKW
+            | libc::F_OFD_GETLK
+            | libc::F_OFD_SETLK
+            | libc::F_OFD_SETLKW => {
+                let mut b = [0u8; 32];
+                self.read_mem(arg, &mut b)?;
+                let r = host(unsafe { libc::fcntl(fd, cmd, b.as_mut_ptr()) } as i64)?;
+                self.write_mem(arg, &b)?;
+                Ok(r)
+            }
+            _ => host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64),
+        }
+    }
+
+    pub(super) fn sys_ioctl(&mut self, fd: i32, req: u64, arg: u64) -> Result<i64, i64> {
+        let size = match req {
+            0x5401 => 36,                           // TCGETS
+            0x5402..=0x5404 => 36,                  // TCSETS*
+            0x5413 | 0x5414 => 8,                   // TIOCGWINSZ, TIOCSWINSZ
+            0x540F | 0x5410 | 0x541B | 0x5429 => 4, // TIOCGPGRP, TIOCSPGRP, FIONREAD, TIOCGSID
+            0x5421 => 4,                            // FIONBIO
+            0x5451 | 0x5450 => 0,                   // FIOCLEX, FIONCLEX
+            _ => {
+                self.warn_once(
+                    1 << 32 | req,
+                    &format!("unsupported ioctl {req:#x} returns ENOTTY"),
+                );
+                return Err(ENOTTY);
+            }
+        };
+        let mut b = vec![0u8; size.max(1)];
+        if size > 0 {
+            self.read_mem(arg, &mut b)?;
+        }
+        let r = host(unsafe { libc::ioctl(fd, req as libc::c_ulong, b.as_mut_ptr()) } as i64)?;
+        if size > 0 && matches!(req, 0x5401 | 0x5413 | 0x540F | 0x541B | 0x5429) {
+            self.write_mem(arg, &b[..size])?;
+        }
+        Ok(r)
+    }
+
+    pub(super) fn sys_linkat(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let (p1, p2) = (self.read_cstr(a[1])?, self.read_cstr(a[3])?);
+        let follow = a[4] & libc::AT_SYMLINK_FOLLOW as u64 != 0;
+        let n1 = self.fs.resolve(a[0] as i32, &p1, follow)?;
+        let n2 = self.fs.resolve(a[2] as i32, &p2, false)?;
+        let flags = if follow { libc::AT_SYMLINK_FOLLOW } else { 0 };
+        host(unsafe {
+            libc::linkat(
+                n1.dirfd,
+                n1.name.as_ptr(),
+                n2.dirfd,
+                n2.name.as_ptr(),
+                flags,
+            )
+        } as i64)
+    }
+
+    pub(super) fn sys_renameat2(
+        &mut self,
+        od: u64,
+        op: u64,
+        nd: u64,
+        np: u64,
+        flags: u64,
+    ) -> Result<i64, i64> {
+        let (p1, p2) = (self.read_cstr(op)?, self.read_cstr(np)?);
+        let n1 = self.fs.resolve(od as i32, &p1, false)?;
+        let n2 = self.fs.resolve(nd as i32, &p2, false)?;
+        host(unsafe {
+            libc::syscall(
+                libc::SYS_renameat2,
+                n1.dirfd,
+                n1.name.as_ptr(),
+                n2.dirfd,
+                n2.name.as_ptr(),
+                flags as u32,
+            )
+        })
+    }
+
+    pub(super) fn sys_faccessat(
+        &mut self,
+        dirfd: u64,
+        path: u64,
+        mode: u64,
+        flags: u64,
+    ) -> Result<i64, i64> {
+        let p = self.read_cstr(path)?;
+        let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+        let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+        let fl = nofollow_flag(follow) | (flags as i32 & libc::AT_EACCESS);
+        host(unsafe {
+            libc::syscall(
+                libc::SYS_faccessat2,
+                n.dirfd,
+                n.name.as_ptr(),
+                mode as i32,
+                fl,
+            )
+        })
+    }
+
+    pub(super) fn sys_readlinkat(
+        &mut self,
+        dirfd: u64,
+        path: u64,
+        buf: u64,
+        size: u64,
+    ) -> Result<i64, i64> {
+        let p = self.read_cstr(path)?;
+        let target = self.fs.readlink(dirfd as i32, &p)?;
+        let n = target.len().min(size as usize);
+        self.write_mem(buf, &target[..n])?;
+        Ok(n as i64)
+    }
+
+    pub(super) fn sys_newfstatat(
+        &mut self,
+        dirfd: u64,
+        path: u64,
+        out: u64,
+        flags: u64,
+    ) -> Result<i64, i64> {
+        let p = self.read_cstr(path)?;
+        let mut st = unsafe_zeroed_stat();
+        if p.is_empty() && flags & libc::AT_EMPTY_PATH as u64 != 0 {
+            host(unsafe { libc::fstat(dirfd as i32, &mut st) } as i64)?;
+        } else {
+            let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+            let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+            let fl = nofollow_flag(follow);
+            host(unsafe { libc::fstatat(n.dirfd, n.name.as_ptr(), &mut st, fl) } as i64)?;
+        }
+        self.write_mem(out, &guest_stat(&st))?;
+        Ok(0)
+    }
+
+    pub(super) fn sys_fstat(&mut self, fd: i32, out: u64) -> Result<i64, i64> {
+        let mut st = unsafe_zeroed_stat();
+        host(unsafe { libc::fstat(fd, &mut st) } as i64)?;
+        self.write_mem(out, &guest_stat(&st))?;
+        Ok(0)
+    }
+
+    pub(super) fn sys_statx(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let p = self.read_cstr(a[1])?;
+        let flags = a[2] as i32;
+        let mut buf = [0u8; 256];
+        if p.is_empty() && flags & libc::AT_EMPTY_PATH != 0 {
+            host(unsafe {
+                libc::syscall(
+                    libc::SYS_statx,
+                    a[0] as i32,
+                    c"".as_ptr(),
+                    flags,
+                    a[3] as u32,
+                    buf.as_mut_ptr(),
+                )
+            })?;
+        } else {
+            let follow = flags & libc::AT_SYMLINK_NOFOLLOW == 0;
+            let n = self.fs.resolve(a[0] as i32, &p, follow)?;
+            let fl = (flags & !libc::AT_SYMLINK_NOFOLLOW) | nofollow_flag(follow);
+            host(unsafe {
+                libc::syscall(
+                    libc::SYS_statx,
+                    n.dirfd,
+                    n.name.as_ptr(),
+                    fl,
+                    a[3] as u32,
+                    buf.as_mut_ptr(),
+                )
+            })?;
+        }
+        self.write_mem(a[4], &buf)?;
+        Ok(0)
+    }
+
+    pub(super) fn sys_utimensat(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let mut ts = [0u8; 32];
+        let tp = if a[2] != 0 {
+            self.read_mem(a[2], &mut ts)?;
+            ts.as_ptr()
+        } else {
+            std::ptr::null()
+        };
+        if a[1] == 0 {
+            return host(unsafe {
+                libc::syscall(
+                    libc::SYS_utimensat,
+                    a[0] as i32,
+                    std::ptr::null::<u8>(),
+                    tp,
+                    a[3] as i32,
+                )
+            });
+        }
+        let p = self.read_cstr(a[1])?;
+        let follow = a[3] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+        let n = self.fs.resolve(a[0] as i32, &p, follow)?;
+        let fl = nofollow_flag(follow);
+        host(unsafe { libc::syscall(libc::SYS_utimensat, n.dirfd, n.name.as_ptr(), tp, fl) })
+    }
+
+    pub(super) fn sys_sendfile(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let mut off: i64 = 0;
+        let offp = if a[2] != 0 {
+            off = self.read_u64(a[2])? as i64;
+            &mut off as *mut i64
+        } else {
+            std::ptr::null_mut()
+        };
+        let r =
+            host(unsafe { libc::sendfile(a[0] as i32, a[1] as i32, offp, a[3] as usize) } as i64)?;
+        if a[2] != 0 {
+            self.write_u64(a[2], off as u64)?;
+        }
+        Ok(r)
+    }
+
+    /// Reads an optional timespec as nanoseconds.
+    pub(super) fn read_timeout(&mut self, addr: u64) -> Result<Option<u64>, i64> {
+        if addr == 0 {
+            return Ok(None);
+        }
+        let s = self.read_u64(addr)?;
+        let ns = self.read_u64(addr + 8)?;
+        if s as i64 <= -1 || ns >= 1_000_000_000 {
+            return Err(EINVAL);
+        }
+        Ok(Some(s.saturating_mul(1_000_000_000).saturating_add(ns)))
+    }
+
+    /// A polling call found nothing ready. With other guest threads able to
+    /// run, the thread sleeps for a short simulated interval and re-executes
+    /// the call (so the others progress, deterministically); alone, it
+    /// blocks on the host.
+    pub(crate) fn wait_or_restart(&mut self, timeout_ns: Option<u64>) -> Wait {
+        const POLL_INTERVAL_NS: u64 = 100_000;
+        let i = self.current;
+        let now = self.now_ns();
+        let deadline = self.threads[i]
+            .wait_deadline
+            .unwrap_or_else(|| timeout_ns.map_or(u64::MAX, |t| now.saturating_add(t)));
+        if now >= deadline {
+            self.threads[i].wait_deadline = None;
+            return Wait::TimedOut;
+        }
+        let others = self.threads.iter().enumerate().any(|(k, t)| {
+            k != i
+                && matches!(
+                    t.state,
+                    ThreadState::Runnable
+                        | ThreadState::Sleep { .. }
+                        | ThreadState::SigTimedWait {
+                            deadline: Some(_),
+                            ..
+                        }
+                )
+        });
+        if !others {
+            self.threads[i].wait_deadline = None;
+            let ms = match timeout_ns {
+                None => -1,
+                Some(t) => {
+                    (deadline.saturating_sub(now).min(t) / 1_000_000).min(i32::MAX as u64) as i32
+                }
+            };
+            return Wait::Host(ms);
+        }
+        let t = &mut self.threads[i];
+        t.wait_deadline = Some(deadline);
+        t.state = ThreadState::Sleep {
+            until: now.saturating_add(POLL_INTERVAL_NS).min(deadline),
+            restart: true,
+        };
+        t.hart.pc -= 4;
+        Wait::Restarted
+    }
+
+    pub(super) fn sys_ppoll(&mut self, a: [u64; 6]) -> Option<i64> {
+        let r = (|| -> Result<Option<i64>, i64> {
+            let n = a[1] as usize;
+            if n > 4096 {
+                return Err(EINVAL);
+            }
+            let timeout = self.read_timeout(a[2])?;
+            if n == 0 {
+                // pause(), or a plain sleep.
+                let i = self.current;
+                self.threads[i].state = match timeout {
+                    None => ThreadState::SigWait,
+                    Some(t) => ThreadState::Sleep {
+                        until: self.now_ns().saturating_add(t),
+                        restart: false,
+                    },
+                };
+                self.threads[i].hart.x[10] = if timeout.is_some() {
+                    0
+                } else {
+                    (-EINTR) as u64
+                };
+                return Ok(None);
+            }
+            let mut fds = vec![0u8; n * 8];
+            self.read_mem(a[0], &mut fds)?;
+            let poll = |fds: &mut Vec<u8>, ms: i32| {
+                host(unsafe { libc::poll(fds.as_mut_ptr().cast(), n as libc::nfds_t, ms) } as i64)
+            };
+            let mut r = poll(&mut fds, 0)?;
+            if r == 0 && timeout != Some(0) {
+                match self.wait_or_restart(timeout) {
+                    Wait::Restarted => return Ok(None),
+                    Wait::TimedOut => {}
+                    Wait::Host(ms) => r = poll(&mut fds, ms)?,
+                }
+            }
+            self.threads[self.current].wait_deadline = None;
+            self.write_mem(a[0], &fds)?;
+            Ok(Some(r))
+        })();
+        match r {
+            Ok(v) => v,
+            Err(e) => Some(-e),
+        }
+    }
+
+    pub(super) fn sys_pselect6(&mut self, a: [u64; 6]) -> Option<i64> {
+        let r = (|| -> Result<Option<i64>, i64> {
+            let n = a[0] as usize;
+            if n > 1024 {
+                return Err(EINVAL);
+            }
+            let timeout = self.read_timeout(a[4])?;
+            let bytes = n.div_ceil(64) * 8;
+            let mut orig = [[0u8; 128]; 3];
+            for (k, s) in orig.iter_mut().enumerate() {
+                if a[1 + k] != 0 {
+                    self.read_mem(a[1 + k], &mut s[..bytes])?;
+                }
+            }
+            let select = |sets: &mut [[u8; 128]; 3], ms: i64| {
+                let mut tv = libc::timeval {
+                    tv_sec: ms.max(0) / 1000,
+                    tv_usec: (ms.max(0) % 1000) * 1000,
+                };
+                let tvp = if ms < 0 {
+                    std::ptr::null_mut()
+                } else {
+                    &mut tv as *mut libc::timeval
+                };
+                let [s0, s1, s2] = sets;
+                let p = |k: usize, s: &mut [u8; 128]| {
+                    if a[1 + k] != 0 {
+                        s.as_mut_ptr().cast::<libc::fd_set>()
+                    } else {
+                        std::ptr::null_mut()
+                    }
+                };
+                host(unsafe { libc::select(n as i32, p(0, s0), p(1, s1), p(2, s2), tvp) } as i64)
+            };
+            let mut sets = orig;
+            let mut r = select(&mut sets, 0)?;
+            if r == 0 && timeout != Some(0) {
+                match self.wait_or_restart(timeout) {
+                    Wait::Restarted => return Ok(None),
+                    Wait::TimedOut => {}
+                    Wait::Host(ms) => {
+                        sets = orig;
+                        r = select(&mut sets, ms as i64)?;
+                    }
+                }
+            }
+            self.threads[self.current].wait_deadline = None;
+            for (k, s) in sets.iter().enumerate() {
+                if a[1 + k] != 0 {
+                    self.write_mem(a[1 + k], &s[..bytes])?;
+                }
+            }
+            Ok(Some(r))
+        })();
+        match r {
+            Ok(v) => v,
+            Err(e) => Some(-e),
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The futex system call.
+
+use crate::errno::*;
+use crate::process::{Process, ThreadState};
+
+pub(super) fn sign_extend12(v: u32) -> i32 {
+    ((v << 20) as i32) >> 20
+}
+
+impl Process {
+    pub(super) fn sys_futex(&mut self, a: [u64; 6]) -> Option<i64> {
+        let (uaddr, op, val) = (a[0], a[1] as u32 & 0x7f, a[2] as u32);
+        let realtime = a[1] & 256 != 0;
+        let i = self.current;
+        let block = |p: &mut Process, bitset: u32, deadline: Option<u64>| -> Option<i64> {
+            match p.read_u32(uaddr) {
+                Err(e) => Some(-e),
+                Ok(cur) if cur != val => Some(-EAGAIN),
+                Ok(_) => {
+                    if bitset == 0 {
+                        return Some(-EINVAL);
+                    }
+                    p.threads[i].state = ThreadState::Futex {
+                        addr: uaddr,
+                        bitset,
+                        deadline,
+                    };
+                    p.threads[i].hart.x[10] = 0;
+                    None
+                }
+            }
+        };
+        match op {
+            0 | 9 => {
+                let deadline = if a[3] != 0 {
+                    let s = match self.read_u64(a[3]) {
+                        Ok(v) => v,
+                        Err(e) => return Some(-e),
+                    };
+                    let ns = self.read_u64(a[3] + 8).unwrap_or(0);
+                    let t = s.saturating_mul(1_000_000_000).saturating_add(ns);
+                    Some(if op == 0 {
+                        self.now_ns() + t
+                    } else if realtime {
+                        t.saturating_sub(self.opts.epoch_secs * 1_000_000_000)
+                    } else {
+                        t
+                    })
+                } else {
+                    None
+                };
+                let bitset = if op == 9 { a[5] as u32 } else { u32::MAX };
+                block(self, bitset, deadline)
+            }
+            1 => Some(self.futex_wake(uaddr, val as u64, u32::MAX) as i64),
+            10 => Some(self.futex_wake(uaddr, val as u64, a[5] as u32) as i64),
+            3 | 4 => {
+                if op == 4 {
+                    match self.read_u32(uaddr) {
+                        Err(e) => return Some(-e),
+                        Ok(cur) if cur != a[5] as u32 => return Some(-EAGAIN),
+                        _ => {}
+                    }
+                }
+                let woken = self.futex_wake(uaddr, val as u64, u32::MAX);
+                let mut moved = 0;
+                for t in self.threads.iter_mut() {
+                    if moved >= a[3] {
+                        break;
+                    }
+                    if let ThreadState::Futex { addr, .. } = &mut t.state {
+                        if *addr == uaddr {
+                            *addr = a[4];
+                            moved += 1;
+                        }
+                    }
+                }
+                Some((woken + moved) as i64)
+            }
+            5 => {
+                // FUTEX_WAKE_OP
+                let (uaddr2, encoded) = (a[4], a[5] as u32);
+                let old = match self.read_u32(uaddr2) {
+                    Ok(v) => v,
+                    Err(e) => return Some(-e),
+                };
+                let opnum = (encoded >> 28) & 7;
+                let cmp = (encoded >> 24) & 15;
+                let mut oparg = (encoded >> 12) & 0xfff;
+                let cmparg = encoded & 0xfff;
+                if encoded & (8 << 28) != 0 {
+                    oparg = 1 << (oparg & 31);
+                }
+                let new = match opnum {
+                    0 => oparg,
+                    1 => old.wrapping_add(oparg),
+                    2 => old | oparg,
+                    3 => old & !oparg,
+                    _ => old ^ oparg,
+                };
+                if let Err(e) = self.write_u32(uaddr2, new) {
+                    return Some(-e);
+                }
+                let mut n = self.futex_wake(uaddr, val as u64, u32::MAX);
+                let (o, c) = (old as i32, sign_extend12(cmparg));
+                let hit = match cmp {
+                    0 => o == c,
+                    1 => o != c,
+                    2 => o < c,
+                    3 => o <= c,
+                    4 => o > c,
+                    _ => o >= c,
+                };
+                if hit {
+                    n += self.futex_wake(uaddr2, a[3], u32::MAX);
+                }
+                Some(n as i64)
+            }
+            _ => {
+                self.warn_once(
+                    2 << 32 | op as u64,
+                    &format!("unsupported futex operation {op} returns ENOSYS"),
+                );
+                Some(-ENOSYS)
+            }
+        }
+    }
+}

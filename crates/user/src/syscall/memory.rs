@@ -1,0 +1,286 @@
+//! Memory system calls: mmap, munmap, mprotect, mremap, msync, madvise,
+//! mincore.
+
+use crate::errno::*;
+use crate::fs::unsafe_zeroed_stat;
+use crate::process::Process;
+use crate::vm::{Backing, PROT_EXEC, PROT_WRITE};
+use std::os::fd::FromRawFd;
+
+/// The page-aligned end of `[addr, addr + len)`, if it lies in the user
+/// address space.
+pub(super) fn page_end(addr: u64, len: u64) -> Option<u64> {
+    addr.checked_add(len)?
+        .checked_next_multiple_of(4096)
+        .filter(|&e| e <= crate::vm::USER_TOP)
+}
+
+impl Process {
+    pub(super) fn sys_mmap(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let (addr, len, prot, flags, fd, off) =
+            (a[0], a[1], a[2] as u32, a[3] as u32, a[4] as i32, a[5]);
+        const MAP_SHARED: u32 = 1;
+        const MAP_FIXED: u32 = 0x10;
+        const MAP_ANON: u32 = 0x20;
+        const MAP_FIXED_NOREPLACE: u32 = 0x10_0000;
+        const MAP_TYPE: u32 = 0x0f;
+        const MAP_SHARED_VALIDATE: u32 = 3;
+        const MAP_SYNC: u32 = 0x8_0000;
+        // Linux's map types: 1 shared, 2 private, 3 shared with the flags
+        // validated; MAP_SYNC (only there) promises a DAX mapping, which
+        // only the physical-memory devices give: a host file's pages are
+        // page cache, so refusing it is what tells a program so.
+        let kind = flags & MAP_TYPE;
+        if !(1..=3).contains(&kind) {
+            return Err(EINVAL);
+        }
+        let sync = kind == MAP_SHARED_VALIDATE && flags & MAP_SYNC != 0;
+        if len == 0
+            || off & 0xfff != 0
+            || (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 && addr & 0xfff != 0)
+        {
+            return Err(EINVAL);
+        }
+        let len = len.checked_add(0xfff).ok_or(ENOMEM)? & !0xfff;
+        if len >= crate::vm::USER_TOP {
+            return Err(ENOMEM);
+        }
+        let start = self.aspace.place(
+            addr,
+            len,
+            flags & MAP_FIXED != 0,
+            flags & MAP_FIXED_NOREPLACE != 0,
+        )?;
+        let anon = flags & MAP_ANON != 0;
+        let shared = flags & MAP_SHARED != 0;
+        let device = if anon {
+            None
+        } else {
+            crate::devices::Device::of_fd(fd)
+        };
+        // Linux accounts private writable and shared anonymous memory
+        // (unless MAP_NORESERVE) and refuses a request larger than RAM.
+        const MAP_NORESERVE: u32 = 0x4000;
+        let accounted = anon || (!shared && prot & PROT_WRITE != 0);
+        let pool = if anon && !shared {
+            self.aspace.heap_pool
+        } else {
+            0
+        };
+        if accounted
+            && device.is_none()
+            && flags & MAP_NORESERVE == 0
+            && !self.aspace.may_commit(len, pool)
+        {
+            return Err(ENOMEM);
+        }
+        if sync && device.is_none() {
+            return Err(EOPNOTSUPP);
+        }
+        if !anon {
+            if let Some(dev) = device {
+                // A window on physical memory (/dev/nvmm, /dev/nvmm-ctl).
+                let base = self.device_window(dev, off, len)?;
+                self.aspace.frames.claim(base, base + len)?;
+                if !self.aspace.is_free(start, start + len) {
+                    let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+                    self.after_unmap(exec);
+                }
+                self.aspace.add(
+                    start,
+                    start + len,
+                    prot,
+                    Backing::Physical { base },
+                    dev.path(),
+                );
+                return Ok(start as i64);
+            }
+        }
+        let file = if anon && !shared {
+            None
+        } else {
+            // The file behind the mapping: a duplicate of the guest's
+            // descriptor, or for shared anonymous memory a memfd (so forked
+            // children share it too). Pages come in on first touch.
+            let raw = if anon {
+                let fd = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
+                if fd < 0 || unsafe { libc::ftruncate(fd, len as i64) } < 0 {
+                    return Err(-host_errno());
+                }
+                fd
+            } else {
+                let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+                if fl < 0 {
+                    return Err(EBADF);
+                }
+                let acc = fl & libc::O_ACCMODE;
+                if acc == libc::O_WRONLY
+                    || (shared && prot & PROT_WRITE != 0 && acc == libc::O_RDONLY)
+                {
+                    return Err(EACCES);
+                }
+                let mut st = unsafe_zeroed_stat();
+                if unsafe { libc::fstat(fd, &mut st) } < 0
+                    || st.st_mode & libc::S_IFMT == libc::S_IFDIR
+                {
+                    return Err(ENODEV);
+                }
+                let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 1000) };
+                if dup < 0 {
+                    return Err(-host_errno());
+                }
+                dup
+            };
+            let writable = anon
+                || unsafe { libc::fcntl(raw, libc::F_GETFL) } & libc::O_ACCMODE == libc::O_RDWR;
+            // SAFETY: `raw` is a descriptor created above and owned from here on.
+            let fd = std::rc::Rc::new(unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) });
+            Some(crate::vm::FileMap {
+                fd,
+                offset: if anon { 0 } else { off },
+                shared,
+                writable,
+            })
+        };
+        if !self.aspace.is_free(start, start + len) {
+            let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+            self.after_unmap(exec);
+        }
+        // The guest's name of the file, for /proc/self/maps.
+        let name = if anon {
+            "[anon]".to_string()
+        } else {
+            self.fs.guest_path_of_open_fd(fd).unwrap_or_default()
+        };
+        let backing = if file.is_none() {
+            Backing::Heap
+        } else {
+            Backing::Populated
+        };
+        self.aspace.add(start, start + len, prot, backing, &name);
+        if let Some(v) = self.aspace.vmas.get_mut(&start) {
+            v.file = file;
+        }
+        self.aspace.merge_around(start, start + len);
+        Ok(start as i64)
+    }
+
+    /// After pages were unmapped or their protection changed: cached
+    /// translations go when the call returns (`translations_stale`), and
+    /// decoded code now if any of them was executable.
+    pub(super) fn after_unmap(&mut self, exec: bool) {
+        if exec {
+            self.code.pages.flush_pending = true;
+        }
+    }
+
+    pub(super) fn sys_munmap(&mut self, addr: u64, len: u64) -> Result<i64, i64> {
+        let end = page_end(addr, len).ok_or(EINVAL)?;
+        if addr & 0xfff != 0 || len == 0 {
+            return Err(EINVAL);
+        }
+        let exec = self.aspace.unmap(&mut self.mem, addr, end);
+        self.after_unmap(exec);
+        Ok(0)
+    }
+
+    pub(super) fn sys_mprotect(&mut self, addr: u64, len: u64, prot: u32) -> Result<i64, i64> {
+        const PROT_GROWSDOWN: u32 = 0x0100_0000;
+        const PROT_GROWSUP: u32 = 0x0200_0000;
+        if addr & 0xfff != 0 || prot & !(7 | PROT_GROWSDOWN | PROT_GROWSUP) != 0 {
+            return Err(EINVAL);
+        }
+        let end = page_end(addr, len).ok_or(ENOMEM)?;
+        let was_exec = self
+            .aspace
+            .vmas
+            .range(..end)
+            .any(|(&s, v)| v.end > addr && s < end && v.prot & PROT_EXEC != 0);
+        let r = self.aspace.protect(&mut self.mem, addr, end, prot & 7);
+        self.after_unmap(was_exec || prot & PROT_EXEC != 0);
+        r.map(|_| 0)
+    }
+
+    pub(super) fn sys_mremap(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        const MREMAP_MAYMOVE: u64 = 1;
+        const MREMAP_FIXED: u64 = 2;
+        const MREMAP_DONTUNMAP: u64 = 4;
+        let (old, flags) = (a[0], a[3]);
+        let may_move = flags & MREMAP_MAYMOVE != 0;
+        let fixed = flags & MREMAP_FIXED != 0;
+        let dont_unmap = flags & MREMAP_DONTUNMAP != 0;
+        if flags & !(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) != 0
+            || ((fixed || dont_unmap) && !may_move)
+            || old & 0xfff != 0
+        {
+            return Err(EINVAL);
+        }
+        let old_len = page_end(0, a[1]).ok_or(EINVAL)?;
+        let new_len = page_end(0, a[2]).ok_or(EINVAL)?;
+        // old_len 0 duplicates a shared mapping, which nothing here needs.
+        if new_len == 0 || old_len == 0 || (dont_unmap && old_len != new_len) {
+            return Err(EINVAL);
+        }
+        let exec = self
+            .aspace
+            .find(old)
+            .is_some_and(|(_, v)| v.prot & PROT_EXEC != 0);
+        let r = self.aspace.remap(
+            &mut self.mem,
+            old,
+            old_len,
+            new_len,
+            crate::vm::RemapFlags {
+                may_move,
+                fixed: fixed.then_some(a[4]),
+                dont_unmap,
+            },
+        );
+        self.after_unmap(exec);
+        r.map(|new| new as i64)
+    }
+
+    pub(super) fn sys_msync(&mut self, addr: u64, len: u64) -> Result<i64, i64> {
+        // Shared mappings are the host file's own pages: nothing to copy.
+        if addr & 0xfff != 0 {
+            return Err(EINVAL);
+        }
+        let mut a = addr;
+        while a < addr.saturating_add(len) {
+            let (_, v) = self.aspace.find(a).ok_or(ENOMEM)?;
+            a = v.end;
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_madvise(&mut self, addr: u64, len: u64, advice: u64) -> Result<i64, i64> {
+        const MADV_DONTNEED: u64 = 4;
+        if advice == MADV_DONTNEED {
+            let end = (addr + len + 0xfff) & !0xfff;
+            self.aspace.discard(&mut self.mem, addr, end);
+            self.flush_all_tlbs();
+        }
+        Ok(0)
+    }
+
+    /// mincore: one byte per page of `[addr, addr + len)`, 1 if the page
+    /// has a frame; `ENOMEM` if a page is not mapped (which libsigsegv's
+    /// stack probing relies on).
+    pub(super) fn sys_mincore(&mut self, addr: u64, len: u64, vec: u64) -> Result<i64, i64> {
+        const PAGE: u64 = 4096;
+        if !addr.is_multiple_of(PAGE) {
+            return Err(EINVAL);
+        }
+        let end = addr.checked_add(len).ok_or(ENOMEM)?.next_multiple_of(PAGE);
+        let mut flags = Vec::with_capacity(((end - addr) / PAGE) as usize);
+        for page in (addr..end).step_by(PAGE as usize) {
+            if self.aspace.find(page).is_none() {
+                return Err(ENOMEM);
+            }
+            let resident = rvnvmm_mem::sv39::find_leaf(&self.mem, self.aspace.root, page).is_some();
+            flags.push(u8::from(resident));
+        }
+        self.write_mem(vec, &flags)?;
+        Ok(0)
+    }
+}

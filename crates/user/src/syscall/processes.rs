@@ -1,0 +1,409 @@
+//! Process and thread system calls: clone, execve, exit, wait, ids,
+//! resource limits, CPU affinity.
+
+use super::host;
+use crate::errno::*;
+use crate::fs::AT_FDCWD;
+use crate::process::{ExitKind, Process, Thread, ThreadState};
+use crate::signal::*;
+
+impl Process {
+    pub(super) fn sys_exit(&mut self, status: i32) {
+        let i = self.current;
+        self.exit_thread(i);
+        if self.threads.iter().all(|t| t.state == ThreadState::Exited) {
+            self.exit = Some(ExitKind::Code(status & 0xff));
+        }
+    }
+
+    pub(super) fn sys_clone3(&mut self, args: u64, size: u64) -> Result<i64, i64> {
+        if size < 64 {
+            return Err(EINVAL);
+        }
+        let mut b = [0u8; 64];
+        self.read_mem(args, &mut b)?;
+        let w = |k: usize| u64::from_le_bytes(b[k * 8..k * 8 + 8].try_into().unwrap());
+        let (flags, child_tid, parent_tid, exit_signal, stack, stack_size, tls) =
+            (w(0), w(2), w(3), w(4), w(5), w(6), w(7));
+        let sp = if stack != 0 { stack + stack_size } else { 0 };
+        match self.sys_clone(flags | (exit_signal & 0xff), sp, parent_tid, tls, child_tid) {
+            Some(r) => {
+                if r < 0 {
+                    Err(-r)
+                } else {
+                    Ok(r)
+                }
+            }
+            None => Ok(0),
+        }
+    }
+
+    pub(super) fn sys_clone(
+        &mut self,
+        flags: u64,
+        sp: u64,
+        ptid: u64,
+        tls: u64,
+        ctid: u64,
+    ) -> Option<i64> {
+        const CLONE_VM: u64 = 0x100;
+        const CLONE_THREAD: u64 = 0x10000;
+        const CLONE_SETTLS: u64 = 0x80000;
+        const CLONE_PARENT_SETTID: u64 = 0x10_0000;
+        const CLONE_CHILD_CLEARTID: u64 = 0x20_0000;
+        const CLONE_CHILD_SETTID: u64 = 0x100_0000;
+        let i = self.current;
+        if flags & CLONE_THREAD != 0 {
+            if flags & CLONE_VM == 0 {
+                return Some(-EINVAL);
+            }
+            // RLIMIT_NPROC counts threads too, but guest threads are not host
+            // tasks: as Linux's copy_process, refuse one beyond the limit
+            // unless the real user is root (this process's threads are
+            // counted; its other processes are the host's to count).
+            let live = self
+                .threads
+                .iter()
+                .filter(|t| t.state != ThreadState::Exited)
+                .count() as u64;
+            // SAFETY: getuid has no preconditions.
+            if live + 1 > self.rlimits[6].0 && unsafe { libc::getuid() } != 0 {
+                return Some(-EAGAIN);
+            }
+            let tid = self.next_tid;
+            self.next_tid += 1;
+            let mut hart = self.threads[i].hart.clone_registers(0);
+            hart.trace = self.opts.trace;
+            hart.x[10] = 0;
+            if sp != 0 {
+                hart.x[2] = sp;
+            }
+            if flags & CLONE_SETTLS != 0 {
+                hart.x[4] = tls;
+            }
+            let affinity = self.threads[i].affinity;
+            let cpu = self.least_loaded_cpu(affinity);
+            if self.cpus[cpu].cycles < self.cpus[self.threads[i].cpu].cycles {
+                self.cpus[cpu].cycles = self.cpus[self.threads[i].cpu].cycles;
+            }
+            self.threads.push(Thread {
+                tid,
+                hart,
+                state: ThreadState::Runnable,
+                clear_child_tid: if flags & CLONE_CHILD_CLEARTID != 0 {
+                    ctid
+                } else {
+                    0
+                },
+                sigmask: self.threads[i].sigmask,
+                pending: Vec::new(),
+                altstack: (0, 0, SS_DISABLE),
+                saved_mask: None,
+                wait_deadline: None,
+                comm: self.threads[i].comm,
+                cpu,
+                affinity,
+                fault_note: None,
+            });
+            if flags & CLONE_PARENT_SETTID != 0 {
+                let _ = self.write_u32(ptid, tid as u32);
+            }
+            if flags & CLONE_CHILD_SETTID != 0 {
+                let _ = self.write_u32(ctid, tid as u32);
+            }
+            return Some(tid as i64);
+        }
+        // A new process: fork the emulator. (CLONE_VM without CLONE_THREAD,
+        // i.e. vfork, gets fork semantics: correct for programs that only
+        // exec or _exit in the child.)
+        let r = unsafe { libc::fork() };
+        if r < 0 {
+            return Some(host_errno());
+        }
+        if r == 0 {
+            self.is_child = true;
+            self.pid = unsafe { libc::getpid() };
+            self.next_tid = self.pid + 1;
+            let keep = self.threads.swap_remove(i);
+            self.threads.clear();
+            self.threads.push(keep);
+            self.current = 0;
+            self.exited.clear();
+            let t = &mut self.threads[0];
+            t.tid = self.pid;
+            t.hart.x[10] = 0;
+            if sp != 0 {
+                t.hart.x[2] = sp;
+            }
+            if flags & CLONE_SETTLS != 0 {
+                t.hart.x[4] = tls;
+            }
+            if flags & CLONE_CHILD_CLEARTID != 0 {
+                t.clear_child_tid = ctid;
+            }
+            if flags & CLONE_CHILD_SETTID != 0 {
+                let pid = self.pid as u32;
+                let _ = self.write_u32(ctid, pid);
+            }
+            return None;
+        }
+        if flags & CLONE_PARENT_SETTID != 0 {
+            let _ = self.write_u32(ptid, r as u32);
+        }
+        Some(r as i64)
+    }
+
+    pub(super) fn least_loaded_cpu(&self, affinity: u64) -> usize {
+        (0..self.cpus.len())
+            .filter(|&c| c >= 64 || affinity & (1 << c) != 0)
+            .min_by_key(|&c| {
+                self.threads
+                    .iter()
+                    .filter(|t| t.cpu == c && t.state != ThreadState::Exited)
+                    .count()
+            })
+            .unwrap_or(0)
+    }
+
+    pub(super) fn sys_execve(&mut self, path: u64, argv: u64, envp: u64) -> Option<i64> {
+        let r = (|| -> Result<(), i64> {
+            let mut path = String::from_utf8_lossy(&self.read_cstr(path)?).into_owned();
+            let mut args = self.read_str_array(argv)?;
+            let env = self.read_str_array(envp)?;
+            // `#!` scripts, up to four levels.
+            for _ in 0..4 {
+                let host = self.fs.host_path(AT_FDCWD, path.as_bytes())?;
+                // Linux: only regular files with execute permission run.
+                let meta = std::fs::metadata(&host)
+                    .map_err(|e| e.raw_os_error().unwrap_or(ENOENT as i32) as i64)?;
+                let c = std::ffi::CString::new(host.as_os_str().as_encoded_bytes())
+                    .map_err(|_| EINVAL)?;
+                if !meta.is_file() || unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
+                    return Err(EACCES);
+                }
+                let mut head = [0u8; 256];
+                let n = std::fs::File::open(&host)
+                    .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
+                    .map_err(|e| e.raw_os_error().unwrap_or(EIO as i32) as i64)?;
+                if n >= 2 && &head[..2] == b"#!" {
+                    let line = head[2..n].split(|&c| c == b'\n').next().unwrap_or(&[]);
+                    let line = String::from_utf8_lossy(line).trim().to_string();
+                    let mut parts = line.splitn(2, [' ', '\t']);
+                    let interp = parts.next().unwrap_or("").to_string();
+                    if interp.is_empty() {
+                        return Err(ENOEXEC);
+                    }
+                    let mut new_args = vec![interp.clone()];
+                    if let Some(arg) = parts.next().map(str::trim).filter(|s| !s.is_empty()) {
+                        new_args.push(arg.to_string());
+                    }
+                    new_args.push(path.clone());
+                    new_args.extend(args.iter().skip(1).cloned());
+                    args = new_args;
+                    path = interp;
+                    continue;
+                }
+                break;
+            }
+            // Check it loads before destroying the current image.
+            let host = self.fs.host_path(AT_FDCWD, path.as_bytes())?;
+            let f = crate::elf::ElfFile::open(&host, &path).map_err(|e| e.errno())?;
+            drop(f);
+            self.exec(&path, &args, &env, false).map_err(|e| {
+                eprintln!("rvnvmm: execve {path}: {e}");
+                e.errno()
+            })?;
+            self.close_on_exec();
+            Ok(())
+        })();
+        match r {
+            Ok(()) => None,
+            Err(e) => Some(-e),
+        }
+    }
+
+    pub(super) fn close_on_exec(&mut self) {
+        let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
+            return;
+        };
+        let fds: Vec<i32> = dir
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .collect();
+        for fd in fds {
+            if self.is_internal_fd(fd) {
+                continue;
+            }
+            let fl = unsafe { libc::fcntl(fd, libc::F_GETFD) };
+            if fl >= 0 && fl & libc::FD_CLOEXEC != 0 {
+                unsafe { libc::close(fd) };
+            }
+        }
+    }
+
+    pub(super) fn sys_wait4(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let mut status = 0i32;
+        let mut ru = [0u8; 144];
+        let r = host(unsafe {
+            libc::wait4(
+                a[0] as i32,
+                &mut status,
+                a[2] as i32,
+                ru.as_mut_ptr().cast(),
+            )
+        } as i64)?;
+        if a[1] != 0 && r > 0 {
+            self.write_u32(a[1], status as u32)?;
+        }
+        if a[3] != 0 {
+            self.write_mem(a[3], &ru)?;
+        }
+        Ok(r)
+    }
+
+    pub(super) fn sys_waitid(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let mut info = [0u8; 128];
+        let r = host(unsafe {
+            libc::syscall(
+                libc::SYS_waitid,
+                a[0] as i32,
+                a[1] as i32,
+                info.as_mut_ptr(),
+                a[3] as i32,
+                std::ptr::null_mut::<u8>(),
+            )
+        })?;
+        if a[2] != 0 {
+            self.write_mem(a[2], &info)?;
+        }
+        Ok(r)
+    }
+
+    pub(super) fn sys_rlimit(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
+        // getrlimit(res, old) / setrlimit(res, new) / prlimit64(pid, res, new, old)
+        let (pid, res, new, old) = match nr {
+            163 => (0, a[0], 0, a[1]),
+            164 => (0, a[0], a[1], 0),
+            _ => (a[0] as i32, a[1], a[2], a[3]),
+        };
+        if pid != 0 && pid != self.pid {
+            return Err(ESRCH);
+        }
+        let r = self.rlimits.get(res as usize).copied().ok_or(EINVAL)?;
+        if new != 0 {
+            let (cur, max) = (self.read_u64(new)?, self.read_u64(new + 8)?);
+            if cur > max {
+                return Err(EINVAL);
+            }
+            if res == 6 {
+                // RLIMIT_NPROC: guest processes are host processes, so the
+                // host kernel enforces it on fork as Linux does (the user's
+                // processes counted, root exempt); threads are checked in
+                // `sys_clone`.
+                let l = libc::rlimit {
+                    rlim_cur: cur,
+                    rlim_max: max,
+                };
+                // SAFETY: `l` is a valid rlimit for the call's duration.
+                host(unsafe { libc::setrlimit(libc::RLIMIT_NPROC, &l) } as i64)?;
+            }
+            if res == 7 {
+                // RLIMIT_NOFILE: descriptors are the host's, so the soft
+                // limit follows (within the host's hard limit).
+                let mut l = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                host(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) } as i64)?;
+                l.rlim_cur = cur.min(l.rlim_max);
+                host(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &l) } as i64)?;
+            }
+            self.rlimits[res as usize] = (cur, max);
+        }
+        if old != 0 {
+            self.write_u64(old, r.0)?;
+            self.write_u64(old + 8, r.1)?;
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_ids(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
+        match nr {
+            148 | 150 => {
+                let ids = if nr == 148 {
+                    unsafe { [libc::getuid(), libc::geteuid(), libc::geteuid()] }
+                } else {
+                    unsafe { [libc::getgid(), libc::getegid(), libc::getegid()] }
+                };
+                for (k, id) in ids.iter().enumerate() {
+                    self.write_u32(a[k], *id)?;
+                }
+                Ok(0)
+            }
+            // setuid and friends: succeed only as no-ops for the current ids.
+            _ => Ok(0),
+        }
+    }
+
+    pub(super) fn sys_getgroups(&mut self, size: u64, list: u64) -> Result<i64, i64> {
+        let mut g = vec![0u32; 256];
+        let n = host(unsafe { libc::getgroups(256, g.as_mut_ptr()) } as i64)? as usize;
+        if size == 0 {
+            return Ok(n as i64);
+        }
+        if (size as usize) < n {
+            return Err(EINVAL);
+        }
+        let bytes: Vec<u8> = g[..n].iter().flat_map(|v| v.to_le_bytes()).collect();
+        self.write_mem(list, &bytes)?;
+        Ok(n as i64)
+    }
+
+    pub(super) fn sys_setaffinity(&mut self, pid: u64, len: u64, mask: u64) -> Result<i64, i64> {
+        let mut b = [0u8; 8];
+        let n = (len as usize).min(8);
+        self.read_mem(mask, &mut b[..n])?;
+        let m = u64::from_le_bytes(b);
+        let valid = if self.cpus.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.cpus.len()) - 1
+        };
+        if m & valid == 0 {
+            return Err(EINVAL);
+        }
+        let i = self.thread_index(pid as i32).ok_or(ESRCH)?;
+        self.threads[i].affinity = m;
+        if m & (1 << self.threads[i].cpu) == 0 {
+            let cpu = self.least_loaded_cpu(m);
+            let from = self.threads[i].cpu;
+            if self.cpus[cpu].cycles < self.cpus[from].cycles {
+                self.cpus[cpu].cycles = self.cpus[from].cycles;
+            }
+            self.threads[i].cpu = cpu;
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_getaffinity(&mut self, pid: u64, len: u64, mask: u64) -> Result<i64, i64> {
+        if len < 8 {
+            return Err(EINVAL);
+        }
+        let i = self.thread_index(pid as i32).ok_or(ESRCH)?;
+        let valid = if self.cpus.len() >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.cpus.len()) - 1
+        };
+        self.write_u64(mask, self.threads[i].affinity & valid)?;
+        Ok(8)
+    }
+
+    pub(super) fn thread_index(&self, tid: i32) -> Option<usize> {
+        if tid == 0 {
+            return Some(self.current);
+        }
+        self.threads
+            .iter()
+            .position(|t| t.tid == tid && t.state != ThreadState::Exited)
+    }
+}

@@ -1,0 +1,293 @@
+//! Signal system calls, and host signals forwarded to the guest.
+
+use super::host;
+use crate::errno::*;
+use crate::process::{Process, ThreadState};
+use crate::signal::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Host signals received for the guest, as a bit mask (bit n-1 = signal n).
+static HOST_PENDING: AtomicU64 = AtomicU64::new(0);
+
+extern "C" fn host_signal(sig: libc::c_int) {
+    HOST_PENDING.fetch_or(1 << (sig - 1), Ordering::SeqCst);
+}
+
+/// Blocks the emulator until the host delivers a signal (every guest thread
+/// is waiting for one).
+pub(crate) fn wait_for_host_signal() {
+    // SAFETY: sigsuspend with an empty mask returns after any handler ran.
+    unsafe {
+        let mut empty: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut empty);
+        if HOST_PENDING.load(Ordering::SeqCst) == 0 {
+            libc::sigsuspend(&empty);
+        }
+    }
+}
+
+/// Makes the host's disposition of an asynchronous signal follow the
+/// guest's: ignored stays ignored (so a write to a closed pipe returns EPIPE),
+/// a guest handler gets the signal forwarded, default stays default.
+pub(super) fn mirror_to_host(sig: i32, handler: u64) {
+    if matches!(
+        sig,
+        SIGSEGV | SIGBUS | SIGILL | SIGFPE | SIGTRAP | SIGKILL | SIGSTOP
+    ) {
+        return;
+    }
+    let h = match handler {
+        0 => libc::SIG_DFL,
+        1 => libc::SIG_IGN,
+        _ => host_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
+    };
+    // SAFETY: installing a handler that only touches an atomic.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = h;
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigemptyset(&mut sa.sa_mask);
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
+    }
+}
+
+impl Process {
+    /// Queues signals the host delivered to the emulator.
+    pub(crate) fn take_host_signals(&mut self) {
+        let bits = HOST_PENDING.swap(0, Ordering::SeqCst);
+        if bits == 0 {
+            return;
+        }
+        for s in 1..64 {
+            if bits & (1 << (s - 1)) != 0 {
+                // The sender is unknown to us; report the parent as Linux
+                // would for a terminal or shell signal.
+                let target = self.signal_target(s);
+                let ppid = unsafe { libc::getppid() };
+                self.queue_signal(target, SignalInfo::sent(s, SI_USER, ppid));
+            }
+        }
+    }
+
+    pub(super) fn sys_sigaction(&mut self, sig: i32, act: u64, oact: u64) -> Result<i64, i64> {
+        if !(1..=64).contains(&sig) || (act != 0 && (sig == SIGKILL || sig == SIGSTOP)) {
+            return Err(EINVAL);
+        }
+        let old = self.actions[sig as usize];
+        if act != 0 {
+            let h = self.read_u64(act)?;
+            let f = self.read_u64(act + 8)?;
+            let m = self.read_u64(act + 16)?;
+            self.actions[sig as usize] = SigAction {
+                handler: h,
+                flags: f,
+                mask: m,
+            };
+            mirror_to_host(sig, h);
+        }
+        if oact != 0 {
+            self.write_u64(oact, old.handler)?;
+            self.write_u64(oact + 8, old.flags)?;
+            self.write_u64(oact + 16, old.mask)?;
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_sigprocmask(&mut self, how: i32, set: u64, oset: u64) -> Result<i64, i64> {
+        let i = self.current;
+        let old = self.threads[i].sigmask;
+        if set != 0 {
+            let s = self.read_u64(set)?;
+            let new = match how {
+                0 => old | s,
+                1 => old & !s,
+                2 => s,
+                _ => return Err(EINVAL),
+            };
+            self.threads[i].sigmask = new & !((1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1)));
+        }
+        if oset != 0 {
+            self.write_u64(oset, old)?;
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_sigsuspend(&mut self, mask: u64) -> Option<i64> {
+        let m = match self.read_u64(mask) {
+            Ok(m) => m,
+            Err(e) => return Some(-e),
+        };
+        let i = self.current;
+        let t = &mut self.threads[i];
+        // Wait with the temporary mask; the handler's sigreturn restores
+        // the old one, and the call returns -EINTR.
+        t.saved_mask = Some(t.sigmask);
+        t.sigmask = m & !((1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1)));
+        t.hart.x[10] = (-EINTR) as u64;
+        let deliverable = t
+            .pending
+            .iter()
+            .any(|p| t.sigmask & (1 << (p.signo - 1)) == 0);
+        if !deliverable {
+            t.state = ThreadState::SigWait;
+        }
+        None
+    }
+
+    pub(super) fn sys_sigtimedwait(&mut self, a: [u64; 6]) -> Option<i64> {
+        let r = (|| -> Result<Option<i64>, i64> {
+            let set = self.read_u64(a[0])?;
+            let timeout = self.read_timeout(a[2])?;
+            let i = self.current;
+            let found = self.threads[i]
+                .pending
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| set & (1 << (p.signo - 1)) != 0)
+                .min_by_key(|&(k, p)| (p.signo, k))
+                .map(|(k, _)| k);
+            if let Some(k) = found {
+                let info = self.threads[i].pending.remove(k);
+                self.threads[i].wait_deadline = None;
+                if a[1] != 0 {
+                    self.write_mem(a[1], &info.to_bytes())?;
+                }
+                return Ok(Some(info.signo as i64));
+            }
+            let now = self.now_ns();
+            let deadline = match self.threads[i].wait_deadline {
+                Some(d) => d,
+                None => timeout.map_or(u64::MAX, |t| now.saturating_add(t)),
+            };
+            if now >= deadline {
+                self.threads[i].wait_deadline = None;
+                return Err(EAGAIN);
+            }
+            let t = &mut self.threads[i];
+            t.wait_deadline = Some(deadline);
+            t.state = ThreadState::SigTimedWait {
+                set,
+                deadline: (deadline != u64::MAX).then_some(deadline),
+            };
+            t.hart.pc -= 4;
+            Ok(None)
+        })();
+        match r {
+            Ok(v) => v,
+            Err(e) => Some(-e),
+        }
+    }
+
+    /// rt_sigqueueinfo / rt_tgsigqueueinfo: a signal with the sender's
+    /// siginfo (sigqueue's value).
+    pub(super) fn sys_sigqueueinfo(
+        &mut self,
+        tgid: i32,
+        tid: Option<i32>,
+        sig: i32,
+        uinfo: u64,
+    ) -> Result<i64, i64> {
+        let mut b = [0u8; 48];
+        self.read_mem(uinfo, &mut b)?;
+        if !(1..=64).contains(&sig) {
+            return Err(EINVAL);
+        }
+        if tgid != self.pid {
+            // Another process: the host carries the signal, not the value.
+            return host(unsafe { libc::kill(tgid, sig) } as i64);
+        }
+        let code = i32::from_le_bytes(b[8..12].try_into().unwrap());
+        let mut data = [0u64; 4];
+        for (k, w) in data.iter_mut().enumerate() {
+            *w = u64::from_le_bytes(b[16 + 8 * k..24 + 8 * k].try_into().unwrap());
+        }
+        let i = match tid {
+            Some(t) => self.thread_index(t).ok_or(ESRCH)?,
+            None => self.signal_target(sig),
+        };
+        self.queue_signal(
+            i,
+            SignalInfo {
+                signo: sig,
+                code,
+                data,
+            },
+        );
+        Ok(0)
+    }
+
+    /// The thread a process-directed signal goes to: the current one unless
+    /// it blocks the signal, then the first that does not.
+    pub(super) fn signal_target(&self, sig: i32) -> usize {
+        let bit = 1u64 << (sig - 1);
+        let cur = self.current;
+        if self.threads[cur].sigmask & bit == 0 {
+            return cur;
+        }
+        self.threads
+            .iter()
+            .position(|t| t.state != ThreadState::Exited && t.sigmask & bit == 0)
+            .unwrap_or(cur)
+    }
+
+    pub(super) fn sys_kill(&mut self, pid: i32, sig: i32) -> Result<i64, i64> {
+        if pid == self.pid {
+            if sig == 0 {
+                return Ok(0);
+            }
+            if !(1..=64).contains(&sig) {
+                return Err(EINVAL);
+            }
+            let i = self.signal_target(sig);
+            self.queue_signal(i, SignalInfo::sent(sig, SI_USER, self.pid));
+            return Ok(0);
+        }
+        host(unsafe { libc::kill(pid, sig) } as i64)
+    }
+
+    pub(super) fn sys_tgkill(&mut self, tgid: i32, tid: i32, sig: i32) -> Result<i64, i64> {
+        if tgid != self.pid {
+            return host(unsafe { libc::kill(tgid, sig) } as i64);
+        }
+        let i = self.thread_index(tid).ok_or(ESRCH)?;
+        if sig != 0 {
+            if !(1..=64).contains(&sig) {
+                return Err(EINVAL);
+            }
+            self.queue_signal(i, SignalInfo::sent(sig, SI_TKILL, self.pid));
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_sigaltstack(&mut self, ss: u64, old: u64) -> Result<i64, i64> {
+        let i = self.current;
+        let cur = self.threads[i].altstack;
+        let sp = self.threads[i].hart.x[2];
+        let on_stack = cur.2 & SS_DISABLE == 0 && sp.wrapping_sub(cur.0) < cur.1;
+        if old != 0 {
+            let flags = if on_stack { SS_ONSTACK } else { cur.2 };
+            let mut b = [0u8; 24];
+            b[0..8].copy_from_slice(&cur.0.to_le_bytes());
+            b[8..12].copy_from_slice(&flags.to_le_bytes());
+            b[16..24].copy_from_slice(&cur.1.to_le_bytes());
+            self.write_mem(old, &b)?;
+        }
+        if ss != 0 {
+            if on_stack {
+                return Err(EPERM);
+            }
+            let sp = self.read_u64(ss)?;
+            let flags = self.read_u32(ss + 8)? as i32;
+            let size = self.read_u64(ss + 16)?;
+            if flags & SS_DISABLE != 0 {
+                self.threads[i].altstack = (0, 0, SS_DISABLE);
+            } else {
+                if size < 2048 {
+                    return Err(libc::ENOMEM as i64);
+                }
+                self.threads[i].altstack = (sp, size, 0);
+            }
+        }
+        Ok(0)
+    }
+}

@@ -1,0 +1,76 @@
+//! Time system calls: clocks, sleeps, process times.
+
+use crate::errno::*;
+use crate::process::{Process, ThreadState};
+
+impl Process {
+    pub(super) fn sys_nanosleep(&mut self, clock: u64, flags: u64, req: u64) -> Option<i64> {
+        let s = match self.read_u64(req) {
+            Ok(v) => v,
+            Err(e) => return Some(-e),
+        };
+        let ns = self.read_u64(req + 8).unwrap_or(0);
+        let t = s.saturating_mul(1_000_000_000).saturating_add(ns);
+        let until = if flags & 1 != 0 {
+            if clock == 0 {
+                t.saturating_sub(self.opts.epoch_secs * 1_000_000_000)
+            } else {
+                t
+            }
+        } else {
+            self.now_ns() + t
+        };
+        let i = self.current;
+        self.threads[i].state = ThreadState::Sleep {
+            until,
+            restart: false,
+        };
+        self.threads[i].hart.x[10] = 0;
+        None
+    }
+
+    pub(super) fn write_timespec(&mut self, addr: u64, ns: u64) -> Result<i64, i64> {
+        self.write_u64(addr, ns / 1_000_000_000)?;
+        self.write_u64(addr + 8, ns % 1_000_000_000)?;
+        Ok(0)
+    }
+
+    pub(super) fn sys_clock_gettime(&mut self, clock: u64, tp: u64) -> Result<i64, i64> {
+        let ns = match clock {
+            0 | 5 | 8 | 11 => self.realtime_ns(),
+            1 | 4 | 6 | 7 | 9 => self.now_ns(),
+            2 | 3 => self.now_ns(),
+            _ => return Err(EINVAL),
+        };
+        self.write_timespec(tp, ns)
+    }
+
+    pub(super) fn sys_gettimeofday(&mut self, tv: u64) -> Result<i64, i64> {
+        if tv != 0 {
+            let ns = self.realtime_ns();
+            self.write_u64(tv, ns / 1_000_000_000)?;
+            self.write_u64(tv + 8, (ns % 1_000_000_000) / 1000)?;
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_times(&mut self, buf: u64) -> Result<i64, i64> {
+        let ticks = self.now_ns() / 10_000_000;
+        if buf != 0 {
+            self.write_u64(buf, ticks)?;
+            self.write_u64(buf + 8, 0)?;
+            self.write_u64(buf + 16, 0)?;
+            self.write_u64(buf + 24, 0)?;
+        }
+        Ok(ticks as i64)
+    }
+
+    pub(super) fn sys_getrusage(&mut self, buf: u64) -> Result<i64, i64> {
+        let ns = self.now_ns();
+        let mut b = [0u8; 144];
+        b[0..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
+        b[8..16].copy_from_slice(&((ns % 1_000_000_000) / 1000).to_le_bytes());
+        self.write_mem(buf, &b)?;
+        Ok(0)
+    }
+}
