@@ -3,7 +3,7 @@
 
 use super::host;
 use crate::errno::*;
-use crate::fs::{guest_stat, unsafe_zeroed_stat};
+use crate::fs::{guest_stat, unsafe_zeroed_stat, AT_FDCWD};
 use crate::process::{Process, ThreadState};
 
 /// What a polling call that found nothing ready does next.
@@ -599,5 +599,221 @@ impl Process {
             Ok(v) => v,
             Err(e) => Some(-e),
         }
+    }
+
+    pub(super) fn sys_dup(&mut self, fd: i32) -> Result<i64, i64> {
+        // SAFETY: dup takes and returns integers only.
+        host(unsafe { libc::dup(fd) } as i64)
+    }
+
+    pub(super) fn sys_dup3(&mut self, old: i32, new: i32, flags: i32) -> Result<i64, i64> {
+        if old == new {
+            return Err(EINVAL);
+        }
+        // SAFETY: dup3 takes and returns integers only.
+        host(unsafe { libc::dup3(old, new, flags) } as i64)
+    }
+
+    pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> Result<i64, i64> {
+        // SAFETY: `n` is a NUL-terminated name that outlives the call.
+        self.path_op(
+            dirfd,
+            path,
+            false,
+            |d, n| unsafe { libc::mkdirat(d, n, mode) } as i64,
+        )
+    }
+
+    pub(super) fn sys_unlinkat(&mut self, dirfd: u64, path: u64, flags: i32) -> Result<i64, i64> {
+        // SAFETY: `n` is a NUL-terminated name that outlives the call.
+        self.path_op(
+            dirfd,
+            path,
+            false,
+            |d, n| unsafe { libc::unlinkat(d, n, flags) } as i64,
+        )
+    }
+
+    pub(super) fn sys_symlinkat(&mut self, target: u64, dirfd: u64, path: u64) -> Result<i64, i64> {
+        let target = self.read_cstr(target)?;
+        let t = std::ffi::CString::new(target).map_err(|_| EINVAL)?;
+        // SAFETY: `t` and `n` are NUL-terminated strings that outlive the call.
+        self.path_op(
+            dirfd,
+            path,
+            false,
+            |d, n| unsafe { libc::symlinkat(t.as_ptr(), d, n) } as i64,
+        )
+    }
+
+    /// statfs: the struct is the same 120 bytes on riscv64 and the host.
+    pub(super) fn sys_statfs(&mut self, path: u64, out: u64) -> Result<i64, i64> {
+        self.path_buf_op(AT_FDCWD as u64, path, out, 120, true, |d, n, b| {
+            // SAFETY: `n` is NUL-terminated and `b` is a buffer of 120
+            // bytes, the size of struct statfs, both alive for the call.
+            if n.to_bytes().is_empty() {
+                unsafe { libc::fstatfs(d, b.cast()) as i64 }
+            } else {
+                unsafe { libc::statfs(n.as_ptr(), b.cast()) as i64 }
+            }
+        })
+    }
+
+    pub(super) fn sys_fstatfs(&mut self, fd: i32, out: u64) -> Result<i64, i64> {
+        // SAFETY: `b` is a buffer of 120 bytes, the size of struct statfs.
+        self.fd_out(out, 120, |b| unsafe { libc::fstatfs(fd, b.cast()) } as i64)
+    }
+
+    pub(super) fn sys_truncate(&mut self, path: u64, len: i64) -> Result<i64, i64> {
+        self.path_op(AT_FDCWD as u64, path, true, |d, n| {
+            // SAFETY: n is NUL-terminated; an empty name means d is an
+            // O_PATH descriptor of the file itself, reopened through /proc.
+            unsafe {
+                let f = if *n == 0 {
+                    let p = std::ffi::CString::new(format!("/proc/self/fd/{d}")).unwrap();
+                    libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC)
+                } else {
+                    libc::openat(d, n, libc::O_WRONLY | libc::O_CLOEXEC)
+                };
+                if f < 0 {
+                    return -1;
+                }
+                let r = libc::ftruncate(f, len);
+                libc::close(f);
+                r as i64
+            }
+        })
+    }
+
+    pub(super) fn sys_ftruncate(&mut self, fd: i32, len: i64) -> Result<i64, i64> {
+        // SAFETY: ftruncate takes integers only.
+        host(unsafe { libc::ftruncate(fd, len) } as i64)
+    }
+
+    pub(super) fn sys_fallocate(
+        &mut self,
+        fd: i32,
+        mode: i32,
+        off: i64,
+        len: i64,
+    ) -> Result<i64, i64> {
+        // SAFETY: fallocate takes integers only.
+        host(unsafe { libc::fallocate(fd, mode, off, len) } as i64)
+    }
+
+    pub(super) fn sys_chdir(&mut self, path: u64) -> Result<i64, i64> {
+        let p = self.read_cstr(path)?;
+        self.fs.chdir(&p).map(|_| 0)
+    }
+
+    pub(super) fn sys_fchmod(&mut self, fd: i32, mode: u32) -> Result<i64, i64> {
+        // SAFETY: fchmod takes integers only.
+        host(unsafe { libc::fchmod(fd, mode) } as i64)
+    }
+
+    pub(super) fn sys_fchmodat(&mut self, dirfd: u64, path: u64, mode: u32) -> Result<i64, i64> {
+        // SAFETY: `n` is a NUL-terminated name that outlives the call.
+        self.path_op(
+            dirfd,
+            path,
+            true,
+            |d, n| unsafe { libc::fchmodat(d, n, mode, 0) } as i64,
+        )
+    }
+
+    pub(super) fn sys_fchownat(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+        let follow = a[4] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
+        // SAFETY: `n` is a NUL-terminated name that outlives the call.
+        self.path_op(a[0], a[1], follow, |d, n| unsafe {
+            libc::fchownat(d, n, a[2] as u32, a[3] as u32, nofollow_flag(follow))
+        } as i64)
+    }
+
+    pub(super) fn sys_fchown(&mut self, fd: i32, uid: u32, gid: u32) -> Result<i64, i64> {
+        // SAFETY: fchown takes integers only.
+        host(unsafe { libc::fchown(fd, uid, gid) } as i64)
+    }
+
+    pub(super) fn sys_close_range(&mut self, lo: u32, hi: u32) -> Result<i64, i64> {
+        for f in lo..=hi.min(1 << 20) {
+            if !self.is_internal_fd(f as i32) {
+                // SAFETY: close takes an integer; the emulator's own
+                // descriptors are skipped above.
+                unsafe { libc::close(f as i32) };
+            }
+        }
+        Ok(0)
+    }
+
+    pub(super) fn sys_getdents64(&mut self, fd: i32, buf: u64, len: u64) -> Result<i64, i64> {
+        // SAFETY: `b` is a buffer of `n` bytes alive for the call; struct
+        // linux_dirent64 is the same on riscv64 and the host.
+        self.fd_read_like(buf, len, |b, n| unsafe {
+            libc::syscall(libc::SYS_getdents64, fd, b, n)
+        })
+    }
+
+    pub(super) fn sys_lseek(&mut self, fd: i32, off: i64, whence: i32) -> Result<i64, i64> {
+        // SAFETY: lseek takes integers only.
+        host(unsafe { libc::lseek(fd, off, whence) })
+    }
+
+    pub(super) fn sys_read(&mut self, fd: i32, buf: u64, len: u64) -> Result<i64, i64> {
+        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
+        self.fd_read_like(buf, len, |b, n| unsafe { libc::read(fd, b.cast(), n) }
+            as i64)
+    }
+
+    pub(super) fn sys_write(&mut self, fd: i32, buf: u64, len: u64) -> Result<i64, i64> {
+        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
+        self.fd_write_like(buf, len, |b, n| unsafe { libc::write(fd, b.cast(), n) }
+            as i64)
+    }
+
+    pub(super) fn sys_pread64(
+        &mut self,
+        fd: i32,
+        buf: u64,
+        len: u64,
+        off: i64,
+    ) -> Result<i64, i64> {
+        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
+        self.fd_read_like(
+            buf,
+            len,
+            |b, n| unsafe { libc::pread(fd, b.cast(), n, off) } as i64,
+        )
+    }
+
+    pub(super) fn sys_pwrite64(
+        &mut self,
+        fd: i32,
+        buf: u64,
+        len: u64,
+        off: i64,
+    ) -> Result<i64, i64> {
+        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
+        self.fd_write_like(
+            buf,
+            len,
+            |b, n| unsafe { libc::pwrite(fd, b.cast(), n, off) } as i64,
+        )
+    }
+
+    pub(super) fn sys_fsync(&mut self, fd: i32) -> Result<i64, i64> {
+        // SAFETY: fsync takes an integer only.
+        host(unsafe { libc::fsync(fd) } as i64)
+    }
+
+    pub(super) fn sys_fdatasync(&mut self, fd: i32) -> Result<i64, i64> {
+        // SAFETY: fdatasync takes an integer only.
+        host(unsafe { libc::fdatasync(fd) } as i64)
+    }
+
+    pub(super) fn sys_memfd_create(&mut self, name: u64, flags: u32) -> Result<i64, i64> {
+        let n = self.read_cstr(name)?;
+        let c = std::ffi::CString::new(n).map_err(|_| EINVAL)?;
+        // SAFETY: `c` is a NUL-terminated string that outlives the call.
+        host(unsafe { libc::memfd_create(c.as_ptr(), flags) } as i64)
     }
 }

@@ -283,4 +283,11 @@ impl Process {
         self.write_mem(vec, &flags)?;
         Ok(0)
     }
+
+    /// riscv_flush_icache: decoded code is dropped before the next
+    /// instruction runs.
+    pub(super) fn sys_riscv_flush_icache(&mut self) -> Result<i64, i64> {
+        self.code.pages.flush_pending = true;
+        Ok(0)
+    }
 }

@@ -7,7 +7,7 @@
 
 use crate::errno::*;
 use crate::process::Process;
-use crate::syscall::host;
+use crate::syscall::{host, nr};
 
 /// Largest socket address we copy (sockaddr_storage).
 const SOCKADDR_MAX: usize = 128;
@@ -18,38 +18,38 @@ impl Process {
     pub(crate) fn net_syscall(&mut self, nr: u64, a: [u64; 6]) -> Option<i64> {
         let fd = a[0] as i32;
         let r = match nr {
-            19 => host(unsafe { libc::eventfd(a[0] as u32, a[1] as i32) } as i64),
-            20 => host(unsafe { libc::epoll_create1(a[0] as i32) } as i64),
-            21 => self.epoll_ctl(fd, a[1] as i32, a[2] as i32, a[3]),
-            22 => return self.epoll_pwait(fd, a[1], a[2] as i32, a[3] as i32),
-            198 => host(unsafe { libc::socket(a[0] as i32, a[1] as i32, a[2] as i32) } as i64),
-            199 => self.socketpair(a),
-            200 | 203 => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
+            nr::EVENTFD2 => host(unsafe { libc::eventfd(a[0] as u32, a[1] as i32) } as i64),
+            nr::EPOLL_CREATE1 => host(unsafe { libc::epoll_create1(a[0] as i32) } as i64),
+            nr::EPOLL_CTL => self.epoll_ctl(fd, a[1] as i32, a[2] as i32, a[3]),
+            nr::EPOLL_PWAIT => return self.epoll_pwait(fd, a[1], a[2] as i32, a[3] as i32),
+            nr::SOCKET => {
+                host(unsafe { libc::socket(a[0] as i32, a[1] as i32, a[2] as i32) } as i64)
+            }
+            nr::SOCKETPAIR => self.socketpair(a),
+            nr::BIND | nr::CONNECT => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
                 let p = addr.as_ptr().cast();
                 let len = addr.len() as libc::socklen_t;
-                host(if nr == 200 {
+                host(if nr == nr::BIND {
                     unsafe { libc::bind(fd, p, len) }
                 } else {
                     unsafe { libc::connect(fd, p, len) }
                 } as i64)
             }),
-            201 => host(unsafe { libc::listen(fd, a[1] as i32) } as i64),
-            202 | 242 => {
-                let flags = if nr == 242 { a[3] as i32 } else { 0 };
+            nr::LISTEN => host(unsafe { libc::listen(fd, a[1] as i32) } as i64),
+            nr::ACCEPT | nr::ACCEPT4 => {
+                let flags = if nr == nr::ACCEPT4 { a[3] as i32 } else { 0 };
                 self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::accept4(fd, p, l, flags) }
                     as i64)
             }
-            204 => {
-                self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getsockname(fd, p, l) }
-                    as i64)
-            }
-            205 => {
-                self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getpeername(fd, p, l) }
-                    as i64)
-            }
-            206 => self.sendto(fd, a),
-            207 => self.recvfrom(fd, a),
-            208 => {
+            nr::GETSOCKNAME => self
+                .with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getsockname(fd, p, l) }
+                    as i64),
+            nr::GETPEERNAME => self
+                .with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getpeername(fd, p, l) }
+                    as i64),
+            nr::SENDTO => self.sendto(fd, a),
+            nr::RECVFROM => self.recvfrom(fd, a),
+            nr::SETSOCKOPT => {
                 let n = (a[4] as usize).min(4096);
                 let mut v = vec![0u8; n];
                 self.read_mem(a[3], &mut v).and_then(|_| {
@@ -64,10 +64,10 @@ impl Process {
                     } as i64)
                 })
             }
-            209 => self.getsockopt(fd, a),
-            210 => host(unsafe { libc::shutdown(fd, a[1] as i32) } as i64),
-            211 => self.msg(fd, a[1], a[2] as i32, true),
-            212 => self.msg(fd, a[1], a[2] as i32, false),
+            nr::GETSOCKOPT => self.getsockopt(fd, a),
+            nr::SHUTDOWN => host(unsafe { libc::shutdown(fd, a[1] as i32) } as i64),
+            nr::SENDMSG => self.msg(fd, a[1], a[2] as i32, true),
+            nr::RECVMSG => self.msg(fd, a[1], a[2] as i32, false),
             _ => Err(ENOSYS),
         };
         Some(match r {

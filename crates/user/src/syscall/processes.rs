@@ -1,7 +1,7 @@
 //! Process and thread system calls: clone, execve, exit, wait, ids,
 //! resource limits, CPU affinity.
 
-use super::host;
+use super::{host, nr};
 use crate::errno::*;
 use crate::fs::AT_FDCWD;
 use crate::process::{ExitKind, Process, Thread, ThreadState};
@@ -281,8 +281,8 @@ impl Process {
     pub(super) fn sys_rlimit(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
         // getrlimit(res, old) / setrlimit(res, new) / prlimit64(pid, res, new, old)
         let (pid, res, new, old) = match nr {
-            163 => (0, a[0], 0, a[1]),
-            164 => (0, a[0], a[1], 0),
+            nr::GETRLIMIT => (0, a[0], 0, a[1]),
+            nr::SETRLIMIT => (0, a[0], a[1], 0),
             _ => (a[0] as i32, a[1], a[2], a[3]),
         };
         if pid != 0 && pid != self.pid {
@@ -328,8 +328,8 @@ impl Process {
 
     pub(super) fn sys_ids(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
         match nr {
-            148 | 150 => {
-                let ids = if nr == 148 {
+            nr::GETRESUID | nr::GETRESGID => {
+                let ids = if nr == nr::GETRESUID {
                     unsafe { [libc::getuid(), libc::geteuid(), libc::geteuid()] }
                 } else {
                     unsafe { [libc::getgid(), libc::getegid(), libc::getegid()] }
@@ -405,5 +405,71 @@ impl Process {
         self.threads
             .iter()
             .position(|t| t.tid == tid && t.state != ThreadState::Exited)
+    }
+
+    pub(super) fn sys_exit_group(&mut self, status: i32) {
+        self.exit = Some(ExitKind::Code(status & 0xff));
+    }
+
+    pub(super) fn sys_set_tid_address(&mut self, tidptr: u64) -> Result<i64, i64> {
+        let t = &mut self.threads[self.current];
+        t.clear_child_tid = tidptr;
+        Ok(t.tid as i64)
+    }
+
+    pub(super) fn sys_getid(&mut self, nr: u64) -> Result<i64, i64> {
+        // SAFETY: the id getters take no arguments and cannot fail.
+        let id = unsafe {
+            match nr {
+                nr::GETUID => libc::getuid(),
+                nr::GETEUID => libc::geteuid(),
+                nr::GETGID => libc::getgid(),
+                _ => libc::getegid(),
+            }
+        };
+        Ok(id as i64)
+    }
+
+    pub(super) fn sys_setpgid(&mut self, pid: i32, pgid: i32) -> Result<i64, i64> {
+        // SAFETY: setpgid takes integers only.
+        host(unsafe { libc::setpgid(pid, pgid) } as i64)
+    }
+
+    pub(super) fn sys_getpgid(&mut self, pid: i32) -> Result<i64, i64> {
+        // SAFETY: getpgid takes an integer only.
+        host(unsafe { libc::getpgid(pid) } as i64)
+    }
+
+    pub(super) fn sys_getsid(&mut self, pid: i32) -> Result<i64, i64> {
+        // SAFETY: getsid takes an integer only.
+        host(unsafe { libc::getsid(pid) } as i64)
+    }
+
+    pub(super) fn sys_setsid(&mut self) -> Result<i64, i64> {
+        // SAFETY: setsid takes no arguments.
+        host(unsafe { libc::setsid() } as i64)
+    }
+
+    /// umask: the guest's mask, which the host's follows so that files are
+    /// created with it.
+    pub(super) fn sys_umask(&mut self, mask: u32) -> Result<i64, i64> {
+        let old = self.umask;
+        self.umask = mask & 0o777;
+        // SAFETY: umask takes an integer and cannot fail.
+        unsafe { libc::umask(self.umask) };
+        Ok(old as i64)
+    }
+
+    /// getcpu: the thread's hart; one NUMA node. Unwritable pointers are
+    /// ignored, as before.
+    pub(super) fn sys_getcpu(&mut self, cpu: u64, node: u64) -> Result<i64, i64> {
+        let c = self.threads[self.current].cpu as u32;
+        if cpu != 0 {
+            let _ = self.write_u32(cpu, c);
+        }
+        if node != 0 {
+            let _ = self.write_u32(node, 0);
+        }
+        Ok(0)
     }
 }

@@ -290,4 +290,11 @@ impl Process {
         }
         Ok(0)
     }
+
+    /// rt_sigpending: the signals pending for the calling thread.
+    pub(super) fn sys_sigpending(&mut self, set: u64) -> Result<i64, i64> {
+        let t = &self.threads[self.current];
+        let m = t.pending.iter().fold(0u64, |m, p| m | 1 << (p.signo - 1));
+        self.write_u64(set, m).map(|_| 0)
+    }
 }

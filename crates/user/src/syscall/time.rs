@@ -73,4 +73,13 @@ impl Process {
         self.write_mem(buf, &b)?;
         Ok(0)
     }
+
+    /// clock_getres: every clock counts in nanoseconds.
+    pub(super) fn sys_clock_getres(&mut self, res: u64) -> Result<i64, i64> {
+        if res != 0 {
+            self.write_timespec(res, 1)
+        } else {
+            Ok(0)
+        }
+    }
 }
