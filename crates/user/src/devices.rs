@@ -91,7 +91,7 @@ impl Device {
 
 impl Process {
     /// Opens a device file: a memfd of the device's size standing for it.
-    pub(crate) fn open_device(&mut self, dev: Device, flags: i32) -> Result<i64, i64> {
+    pub(crate) fn open_device(&mut self, dev: Device, flags: i32) -> SysResult {
         let size = match dev {
             Device::Nvmm => self.opts.nvmm.ok_or(ENODEV)?.1,
             // A machine without NVMM has no control page.
@@ -109,10 +109,10 @@ impl Process {
         unsafe {
             let fd = libc::memfd_create(name.as_ptr(), mfd_flags);
             if fd < 0 {
-                return Err(-host_errno());
+                return Err(Errno::last_host());
             }
             if libc::ftruncate(fd, size as i64) < 0 {
-                let e = -host_errno();
+                let e = Errno::last_host();
                 libc::close(fd);
                 return Err(e);
             }
@@ -121,7 +121,7 @@ impl Process {
     }
 
     /// The physical base of an `mmap` of `len` bytes at `off` of a device.
-    pub(crate) fn device_window(&self, dev: Device, off: u64, len: u64) -> Result<u64, i64> {
+    pub(crate) fn device_window(&self, dev: Device, off: u64, len: u64) -> Result<u64, Errno> {
         let (base, size) = match dev {
             Device::Nvmm => self.opts.nvmm.ok_or(ENODEV)?,
             Device::NvmmControl => (CONTROL_PAGE_BASE, 4096),

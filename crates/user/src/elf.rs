@@ -91,9 +91,12 @@ pub enum LoadError {
 
 impl LoadError {
     /// The errno an `execve` of this file returns.
-    pub fn errno(&self) -> i64 {
+    pub fn errno(&self) -> Errno {
         match self {
-            LoadError::Io { source, .. } => source.raw_os_error().map(|e| e as i64).unwrap_or(EIO),
+            LoadError::Io { source, .. } => source
+                .raw_os_error()
+                .and_then(Errno::from_raw)
+                .unwrap_or(EIO),
             LoadError::NotRegularFile { .. } => EACCES,
             LoadError::Malformed { .. } | LoadError::WrongMachine { .. } => ENOEXEC,
             LoadError::Truncated { .. } => EIO,
@@ -965,7 +968,7 @@ mod tests {
     #[test]
     fn header_errors_as_linux_reports_them() {
         let good = static_elf(0x10000 + 120);
-        let cases: &[(usize, &[u8], &str, i64)] = &[
+        let cases: &[(usize, &[u8], &str, Errno)] = &[
             (4, &[1], "32-bit", ENOEXEC),
             (5, &[2], "big-endian", ENOEXEC),
             (18, &[62, 0], "X86_64", ENOEXEC),

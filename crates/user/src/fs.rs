@@ -46,7 +46,7 @@ struct OpenHow {
 const RESOLVE_IN_ROOT: u64 = 0x10;
 const RESOLVE_NO_MAGICLINKS: u64 = 0x02;
 
-fn cstr(b: &[u8]) -> Result<CString, i64> {
+fn cstr(b: &[u8]) -> Result<CString, Errno> {
     CString::new(b).map_err(|_| EINVAL)
 }
 
@@ -94,7 +94,7 @@ impl Fs {
         flags: u64,
         mode: u64,
         resolve: u64,
-    ) -> Result<OwnedFd, i64> {
+    ) -> Result<OwnedFd, Errno> {
         let how = OpenHow {
             flags,
             mode,
@@ -112,14 +112,14 @@ impl Fs {
             )
         };
         if r < 0 {
-            return Err(-host_errno());
+            return Err(Errno::last_host());
         }
         // SAFETY: the kernel returned a new descriptor that we now own.
         Ok(unsafe { OwnedFd::from_raw_fd(r as i32) })
     }
 
     /// The guest-absolute form of `path` relative to `dirfd` (confined mode).
-    fn guest_abs(&self, dirfd: i32, path: &[u8]) -> Result<Vec<u8>, i64> {
+    fn guest_abs(&self, dirfd: i32, path: &[u8]) -> Result<Vec<u8>, Errno> {
         if path.first() == Some(&b'/') {
             return Ok(path.to_vec());
         }
@@ -137,7 +137,7 @@ impl Fs {
     }
 
     /// The guest path of an open descriptor (confined mode).
-    fn guest_path_of_fd(&self, fd: i32) -> Result<String, i64> {
+    fn guest_path_of_fd(&self, fd: i32) -> Result<String, Errno> {
         let host = std::fs::read_link(format!("/proc/self/fd/{fd}")).map_err(|_| EBADF)?;
         Ok(self.host_to_guest(&host))
     }
@@ -216,12 +216,16 @@ impl Fs {
     }
 
     /// Opens `path` like openat(2). Returns the new host (= guest) fd.
-    pub fn open(&self, dirfd: i32, path: &[u8], flags: i32, mode: u32) -> Result<i32, i64> {
+    pub fn open(&self, dirfd: i32, path: &[u8], flags: i32, mode: u32) -> Result<i32, Errno> {
         if let Some(p) = self.special(path) {
             let c = cstr(p.as_os_str().as_bytes())?;
             // SAFETY: c is NUL-terminated.
             let r = unsafe { libc::open(c.as_ptr(), flags, mode) };
-            return if r < 0 { Err(-host_errno()) } else { Ok(r) };
+            return if r < 0 {
+                Err(Errno::last_host())
+            } else {
+                Ok(r)
+            };
         }
         match &self.root {
             Some((rootfd, _)) => {
@@ -246,7 +250,7 @@ impl Fs {
                 // SAFETY: c is NUL-terminated.
                 let r = unsafe { libc::openat(dirfd, c.as_ptr(), flags, mode) };
                 if r < 0 {
-                    Err(-host_errno())
+                    Err(Errno::last_host())
                 } else {
                     Ok(r)
                 }
@@ -258,7 +262,7 @@ impl Fs {
     /// symlink is followed and the result names the object itself (via an
     /// O_PATH descriptor and an empty name, for AT_EMPTY_PATH calls); without
     /// it the parent directory is resolved and the last component returned.
-    pub fn resolve(&self, dirfd: i32, path: &[u8], follow: bool) -> Result<HostName, i64> {
+    pub fn resolve(&self, dirfd: i32, path: &[u8], follow: bool) -> Result<HostName, Errno> {
         if let Some(p) = self.special(path) {
             return Ok(HostName {
                 _owned: None,
@@ -328,7 +332,7 @@ impl Fs {
     }
 
     /// A host path for reading a whole file (execve, the interpreter).
-    pub fn host_path(&self, dirfd: i32, path: &[u8]) -> Result<PathBuf, i64> {
+    pub fn host_path(&self, dirfd: i32, path: &[u8]) -> Result<PathBuf, Errno> {
         if let Some(p) = self.special(path) {
             return Ok(p);
         }
@@ -348,14 +352,14 @@ impl Fs {
     }
 
     /// chdir(2).
-    pub fn chdir(&mut self, path: &[u8]) -> Result<(), i64> {
+    pub fn chdir(&mut self, path: &[u8]) -> Result<(), Errno> {
         match &self.root {
             Some(_) => {
                 let n = self.resolve(AT_FDCWD, path, true)?;
                 let mut st: libc::stat = unsafe_zeroed_stat();
                 // SAFETY: n.name is NUL-terminated; st is writable.
                 if unsafe { libc::stat(n.name.as_ptr(), &mut st) } < 0 {
-                    return Err(-host_errno());
+                    return Err(Errno::last_host());
                 }
                 if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
                     return Err(ENOTDIR);
@@ -369,7 +373,7 @@ impl Fs {
                 let n = self.resolve(AT_FDCWD, path, true)?;
                 // SAFETY: NUL-terminated path.
                 if unsafe { libc::chdir(n.name.as_ptr()) } < 0 {
-                    return Err(-host_errno());
+                    return Err(Errno::last_host());
                 }
                 Ok(())
             }
@@ -377,7 +381,7 @@ impl Fs {
     }
 
     /// fchdir(2).
-    pub fn fchdir(&mut self, fd: i32) -> Result<(), i64> {
+    pub fn fchdir(&mut self, fd: i32) -> Result<(), Errno> {
         match &self.root {
             Some(_) => {
                 self.cwd = self.guest_path_of_fd(fd)?;
@@ -386,7 +390,7 @@ impl Fs {
             None => {
                 // SAFETY: plain syscall on an integer fd.
                 if unsafe { libc::fchdir(fd) } < 0 {
-                    Err(-host_errno())
+                    Err(Errno::last_host())
                 } else {
                     Ok(())
                 }
@@ -395,7 +399,7 @@ impl Fs {
     }
 
     /// getcwd(2) contents.
-    pub fn getcwd(&self) -> Result<Vec<u8>, i64> {
+    pub fn getcwd(&self) -> Result<Vec<u8>, Errno> {
         match &self.root {
             Some(_) => Ok(self.cwd.clone().into_bytes()),
             None => std::env::current_dir()
@@ -406,7 +410,7 @@ impl Fs {
 
     /// readlink for a resolved name, with `/proc/self/exe` answered with the
     /// guest program.
-    pub fn readlink(&self, dirfd: i32, path: &[u8]) -> Result<Vec<u8>, i64> {
+    pub fn readlink(&self, dirfd: i32, path: &[u8]) -> Result<Vec<u8>, Errno> {
         if path == b"/proc/self/exe" {
             return Ok(self.exe_guest.clone().into_bytes());
         }
@@ -417,7 +421,7 @@ impl Fs {
             libc::readlinkat(n.dirfd, n.name.as_ptr(), buf.as_mut_ptr().cast(), buf.len())
         };
         if r < 0 {
-            return Err(-host_errno());
+            return Err(Errno::last_host());
         }
         buf.truncate(r as usize);
         Ok(buf)

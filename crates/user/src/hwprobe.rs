@@ -76,7 +76,7 @@ impl Process {
         cpusetsize: u64,
         cpus: u64,
         flags: u64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         if flags & WHICH_CPUS != 0 {
             return self.hwprobe_which_cpus(pairs, count, cpusetsize, cpus, flags);
         }
@@ -114,7 +114,7 @@ impl Process {
         cpusetsize: u64,
         cpus: u64,
         flags: u64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         if flags != WHICH_CPUS || cpusetsize == 0 || cpus == 0 {
             return Err(EINVAL);
         }
@@ -168,7 +168,7 @@ impl Process {
 
     /// The guest's CPU set (at most the kernel mask's size is read), limited
     /// to the online CPUs.
-    fn read_cpuset(&mut self, cpus: u64, cpusetsize: u64) -> Result<Vec<u64>, i64> {
+    fn read_cpuset(&mut self, cpus: u64, cpusetsize: u64) -> Result<Vec<u64>, Errno> {
         let online = self.online_cpus();
         let n = (cpusetsize as usize).min(online.len() * 8);
         let mut bytes = vec![0u8; online.len() * 8];

@@ -353,7 +353,7 @@ impl Process {
                 .host_path(AT_FDCWD, path.as_bytes())
                 .map_err(|e| LoadError::Io {
                     path: path.to_string(),
-                    source: std::io::Error::from_raw_os_error(e as i32),
+                    source: std::io::Error::from_raw_os_error(e.raw()),
                 })?
         };
         let file = ElfFile::open(&host, path)?;
@@ -489,9 +489,9 @@ impl Process {
         phdr: u64,
         phnum: u64,
         interp_base: u64,
-    ) -> Result<u64, i64> {
+    ) -> Result<u64, Errno> {
         let mut sp = STACK_TOP;
-        let push_bytes = |p: &mut Process, sp: &mut u64, data: &[u8]| -> Result<u64, i64> {
+        let push_bytes = |p: &mut Process, sp: &mut u64, data: &[u8]| -> Result<u64, Errno> {
             *sp -= data.len() as u64;
             p.write_mem(*sp, data)?;
             Ok(*sp)
@@ -556,7 +556,7 @@ impl Process {
 
     /// Translates a user address for the kernel, faulting pages in as the
     /// hart would. Errors are EFAULT.
-    pub(crate) fn user_paddr(&mut self, vaddr: u64, access: Access) -> Result<u64, i64> {
+    pub(crate) fn user_paddr(&mut self, vaddr: u64, access: Access) -> Result<u64, Errno> {
         let who = Requester {
             user: true,
             sum: false,
@@ -589,7 +589,7 @@ impl Process {
     }
 
     /// Reads guest memory.
-    pub(crate) fn read_mem(&mut self, vaddr: u64, buf: &mut [u8]) -> Result<(), i64> {
+    pub(crate) fn read_mem(&mut self, vaddr: u64, buf: &mut [u8]) -> Result<(), Errno> {
         let mut done = 0usize;
         while done < buf.len() {
             let va = vaddr.wrapping_add(done as u64);
@@ -604,7 +604,7 @@ impl Process {
     }
 
     /// Writes guest memory (keeping decoded code coherent).
-    pub(crate) fn write_mem(&mut self, vaddr: u64, data: &[u8]) -> Result<(), i64> {
+    pub(crate) fn write_mem(&mut self, vaddr: u64, data: &[u8]) -> Result<(), Errno> {
         let mut done = 0usize;
         while done < data.len() {
             let va = vaddr.wrapping_add(done as u64);
@@ -619,28 +619,28 @@ impl Process {
         Ok(())
     }
 
-    pub(crate) fn read_u64(&mut self, vaddr: u64) -> Result<u64, i64> {
+    pub(crate) fn read_u64(&mut self, vaddr: u64) -> Result<u64, Errno> {
         let mut b = [0u8; 8];
         self.read_mem(vaddr, &mut b)?;
         Ok(u64::from_le_bytes(b))
     }
 
-    pub(crate) fn read_u32(&mut self, vaddr: u64) -> Result<u32, i64> {
+    pub(crate) fn read_u32(&mut self, vaddr: u64) -> Result<u32, Errno> {
         let mut b = [0u8; 4];
         self.read_mem(vaddr, &mut b)?;
         Ok(u32::from_le_bytes(b))
     }
 
-    pub(crate) fn write_u64(&mut self, vaddr: u64, v: u64) -> Result<(), i64> {
+    pub(crate) fn write_u64(&mut self, vaddr: u64, v: u64) -> Result<(), Errno> {
         self.write_mem(vaddr, &v.to_le_bytes())
     }
 
-    pub(crate) fn write_u32(&mut self, vaddr: u64, v: u32) -> Result<(), i64> {
+    pub(crate) fn write_u32(&mut self, vaddr: u64, v: u32) -> Result<(), Errno> {
         self.write_mem(vaddr, &v.to_le_bytes())
     }
 
     /// Reads a NUL-terminated string (at most 4096 bytes).
-    pub(crate) fn read_cstr(&mut self, vaddr: u64) -> Result<Vec<u8>, i64> {
+    pub(crate) fn read_cstr(&mut self, vaddr: u64) -> Result<Vec<u8>, Errno> {
         let mut out = Vec::new();
         let mut va = vaddr;
         loop {
@@ -660,7 +660,7 @@ impl Process {
     }
 
     /// Reads a NULL-terminated array of string pointers (argv, envp).
-    pub(crate) fn read_str_array(&mut self, vaddr: u64) -> Result<Vec<String>, i64> {
+    pub(crate) fn read_str_array(&mut self, vaddr: u64) -> Result<Vec<String>, Errno> {
         let mut v = Vec::new();
         if vaddr == 0 {
             return Ok(v);

@@ -536,7 +536,7 @@ impl Process {
     }
 
     /// Opens an emulated file: a read-only memfd holding its content now.
-    pub(crate) fn open_emulated(&mut self, file: ProcFile, flags: i32) -> Result<i64, i64> {
+    pub(crate) fn open_emulated(&mut self, file: ProcFile, flags: i32) -> SysResult {
         if flags & libc::O_ACCMODE != libc::O_RDONLY {
             return Err(EACCES);
         }
@@ -549,13 +549,13 @@ impl Process {
         unsafe {
             let fd = libc::memfd_create(c"rvnvmm-proc".as_ptr(), libc::MFD_CLOEXEC);
             if fd < 0 {
-                return Err(-host_errno());
+                return Err(Errno::last_host());
             }
             let mut done = 0;
             while done < content.len() {
                 let n = libc::write(fd, content[done..].as_ptr().cast(), content.len() - done);
                 if n <= 0 {
-                    let e = -host_errno();
+                    let e = Errno::last_host();
                     libc::close(fd);
                     return Err(e);
                 }
@@ -567,7 +567,7 @@ impl Process {
                 path.as_ptr().cast(),
                 libc::O_RDONLY | (flags & (libc::O_CLOEXEC | libc::O_NONBLOCK)),
             );
-            let e = -host_errno();
+            let e = Errno::last_host();
             libc::close(fd);
             if ro < 0 {
                 return Err(e);

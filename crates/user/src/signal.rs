@@ -1,6 +1,7 @@
 //! Guest signals: dispositions, masks, the riscv64 signal frame, delivery
 //! and `rt_sigreturn`.
 
+use crate::errno::Errno;
 use crate::process::{ExitKind, Process, ThreadState};
 
 #[allow(missing_docs, dead_code)]
@@ -341,7 +342,7 @@ impl Process {
         format!("[{shown}] {text}")
     }
 
-    fn setup_frame(&mut self, i: usize, info: SignalInfo, act: SigAction) -> Result<(), i64> {
+    fn setup_frame(&mut self, i: usize, info: SignalInfo, act: SigAction) -> Result<(), Errno> {
         let t = &self.threads[i];
         let (ss_sp, ss_size, ss_flags) = t.altstack;
         let sp_now = t.hart.x[2];
@@ -408,7 +409,7 @@ impl Process {
     }
 
     /// rt_sigreturn: restores the registers and mask saved in the frame at sp.
-    pub(crate) fn sigreturn(&mut self) -> Result<(), i64> {
+    pub(crate) fn sigreturn(&mut self) -> Result<(), Errno> {
         let i = self.current;
         let frame = self.threads[i].hart.x[2];
         let mut f = vec![0u8; FRAME_SIZE as usize];

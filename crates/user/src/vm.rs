@@ -183,7 +183,7 @@ impl Frames {
     /// them out as heap frames too would alias two guest objects. `EBUSY`
     /// if a pool already handed out frames there; otherwise later data
     /// frames skip the range.
-    pub fn claim(&mut self, base: u64, end: u64) -> Result<(), i64> {
+    pub fn claim(&mut self, base: u64, end: u64) -> Result<(), Errno> {
         for (i, p) in self.pools.iter_mut().enumerate() {
             if end <= p.base || base >= p.end {
                 continue;
@@ -271,7 +271,7 @@ fn pte_flags(prot: u32) -> u64 {
 
 impl AddressSpace {
     /// An empty address space using frames from `[base, base+size)`.
-    pub fn new(mem: &mut PhysMem, base: u64, size: u64) -> Result<AddressSpace, i64> {
+    pub fn new(mem: &mut PhysMem, base: u64, size: u64) -> Result<AddressSpace, Errno> {
         Self::with_pools(mem, &[(base, size)], 0)
     }
 
@@ -281,7 +281,7 @@ impl AddressSpace {
         mem: &mut PhysMem,
         pools: &[(u64, u64)],
         heap_pool: usize,
-    ) -> Result<AddressSpace, i64> {
+    ) -> Result<AddressSpace, Errno> {
         let mut frames = Frames::new(pools);
         let root = frames.alloc_table(mem).ok_or(ENOMEM)?;
         Ok(AddressSpace {
@@ -442,7 +442,12 @@ impl AddressSpace {
 
     /// Maps one page at `vaddr` to a fresh zeroed frame with the area's
     /// protection. Returns the frame.
-    pub fn populate_page(&mut self, mem: &mut PhysMem, vaddr: u64, prot: u32) -> Result<u64, i64> {
+    pub fn populate_page(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        prot: u32,
+    ) -> Result<u64, Errno> {
         self.populate_page_in(mem, vaddr, prot, 0)
     }
 
@@ -453,7 +458,7 @@ impl AddressSpace {
         vaddr: u64,
         prot: u32,
         pool: usize,
-    ) -> Result<u64, i64> {
+    ) -> Result<u64, Errno> {
         let vaddr = vaddr & !(PAGE_SIZE - 1);
         if let Some((_, pte, 0)) = sv39::find_leaf(mem, self.root, vaddr) {
             return Ok(pte.paddr());
@@ -479,7 +484,7 @@ impl AddressSpace {
         vaddr: u64,
         write: bool,
         exec: bool,
-    ) -> Result<bool, i64> {
+    ) -> Result<bool, Errno> {
         let Some((_, vma)) = self.find(vaddr) else {
             return Ok(false);
         };
@@ -535,7 +540,7 @@ impl AddressSpace {
         let frame = self.populate_page(mem, page, prot)?;
         if file.shared {
             mem.share_file_page(frame, fd, foff, file.writable)
-                .map_err(|e| e.raw_os_error().unwrap_or(EIO as i32) as i64)?;
+                .map_err(Errno::from)?;
         } else {
             let mut buf = vec![0u8; PAGE_SIZE as usize];
             // SAFETY: buf is writable for its length.
@@ -586,7 +591,7 @@ impl AddressSpace {
         start: u64,
         end: u64,
         prot: u32,
-    ) -> Result<(), i64> {
+    ) -> Result<(), Errno> {
         let mut a = start;
         let mut result = Ok(());
         while a < end {
@@ -689,7 +694,7 @@ impl AddressSpace {
     /// if that range is free, else in the highest free gap below the mmap
     /// top. Fixed addresses below 64 KiB are refused as Linux's
     /// `mmap_min_addr` does (`EPERM`).
-    pub fn place(&self, addr: u64, len: u64, fixed: bool, noreplace: bool) -> Result<u64, i64> {
+    pub fn place(&self, addr: u64, len: u64, fixed: bool, noreplace: bool) -> Result<u64, Errno> {
         const MIN_ADDR: u64 = 0x10000;
         let end = addr.checked_add(len).filter(|&e| e <= USER_TOP);
         if fixed || noreplace {
@@ -726,7 +731,7 @@ impl AddressSpace {
         old_len: u64,
         new_len: u64,
         how: RemapFlags,
-    ) -> Result<u64, i64> {
+    ) -> Result<u64, Errno> {
         let RemapFlags {
             may_move,
             fixed,
@@ -821,7 +826,7 @@ impl AddressSpace {
         from: u64,
         to: u64,
         len: u64,
-    ) -> Result<(), i64> {
+    ) -> Result<(), Errno> {
         self.translations_stale = true;
         let mut off = 0;
         while off < len {

@@ -39,7 +39,7 @@ impl Process {
         path: u64,
         follow: bool,
         f: impl FnOnce(i32, *const libc::c_char) -> i64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let p = self.read_cstr(path)?;
         let n = self.fs.resolve(dirfd as i32, &p, follow)?;
         host(f(n.dirfd, n.name.as_ptr()))
@@ -53,7 +53,7 @@ impl Process {
         size: usize,
         follow: bool,
         f: impl FnOnce(i32, &std::ffi::CStr, *mut u8) -> i64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let p = self.read_cstr(path)?;
         let n = self.fs.resolve(dirfd as i32, &p, follow)?;
         let mut buf = vec![0u8; size];
@@ -67,7 +67,7 @@ impl Process {
         out: u64,
         size: usize,
         f: impl FnOnce(*mut u8) -> i64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let mut buf = vec![0u8; size];
         let r = host(f(buf.as_mut_ptr()))?;
         self.write_mem(out, &buf)?;
@@ -79,7 +79,7 @@ impl Process {
         buf: u64,
         len: u64,
         f: impl FnOnce(*mut u8, usize) -> i64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let n = (len as usize).min(MAX_IO);
         let mut tmp = vec![0u8; n];
         let r = host(f(tmp.as_mut_ptr(), n))?;
@@ -92,14 +92,14 @@ impl Process {
         buf: u64,
         len: u64,
         f: impl FnOnce(*const u8, usize) -> i64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let n = (len as usize).min(MAX_IO);
         let mut tmp = vec![0u8; n];
         self.read_mem(buf, &mut tmp)?;
         host(f(tmp.as_ptr(), n))
     }
 
-    pub(super) fn read_iovecs(&mut self, iov: u64, cnt: u64) -> Result<Vec<(u64, u64)>, i64> {
+    pub(super) fn read_iovecs(&mut self, iov: u64, cnt: u64) -> Result<Vec<(u64, u64)>, Errno> {
         if cnt > 1024 {
             return Err(EINVAL);
         }
@@ -113,13 +113,7 @@ impl Process {
             .collect()
     }
 
-    pub(super) fn sys_readv(
-        &mut self,
-        fd: i32,
-        iov: u64,
-        cnt: u64,
-        off: Option<i64>,
-    ) -> Result<i64, i64> {
+    pub(super) fn sys_readv(&mut self, fd: i32, iov: u64, cnt: u64, off: Option<i64>) -> SysResult {
         let v = self.read_iovecs(iov, cnt)?;
         let total: u64 = v.iter().map(|x| x.1).sum::<u64>().min(MAX_IO as u64);
         let mut tmp = vec![0u8; total as usize];
@@ -145,7 +139,7 @@ impl Process {
         iov: u64,
         cnt: u64,
         off: Option<i64>,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let v = self.read_iovecs(iov, cnt)?;
         let mut tmp = Vec::new();
         for (base, len) in v {
@@ -159,7 +153,7 @@ impl Process {
         } as i64)
     }
 
-    pub(super) fn sys_getcwd(&mut self, buf: u64, size: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getcwd(&mut self, buf: u64, size: u64) -> SysResult {
         let mut cwd = self.fs.getcwd()?;
         cwd.push(0);
         if cwd.len() as u64 > size {
@@ -169,13 +163,7 @@ impl Process {
         Ok(cwd.len() as i64)
     }
 
-    pub(super) fn sys_openat(
-        &mut self,
-        dirfd: u64,
-        path: u64,
-        flags: u64,
-        mode: u64,
-    ) -> Result<i64, i64> {
+    pub(super) fn sys_openat(&mut self, dirfd: u64, path: u64, flags: u64, mode: u64) -> SysResult {
         let p = self.read_cstr(path)?;
         if let Some(dev) = crate::devices::Device::by_path(&p) {
             return self.open_device(dev, flags as i32);
@@ -188,14 +176,14 @@ impl Process {
             .map(|f| f as i64)
     }
 
-    pub(super) fn sys_close(&mut self, fd: i32) -> Result<i64, i64> {
+    pub(super) fn sys_close(&mut self, fd: i32) -> SysResult {
         if self.is_internal_fd(fd) {
             return Err(EBADF);
         }
         host(unsafe { libc::close(fd) } as i64)
     }
 
-    pub(super) fn sys_pipe2(&mut self, out: u64, flags: u64) -> Result<i64, i64> {
+    pub(super) fn sys_pipe2(&mut self, out: u64, flags: u64) -> SysResult {
         let mut fds = [0i32; 2];
         host(unsafe { libc::pipe2(fds.as_mut_ptr(), flags as i32) } as i64)?;
         let mut b = [0u8; 8];
@@ -209,7 +197,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_fcntl(&mut self, fd: i32, cmd: i32, arg: u64) -> Result<i64, i64> {
+    pub(super) fn sys_fcntl(&mut self, fd: i32, cmd: i32, arg: u64) -> SysResult {
         match cmd {
             libc::F_GETLK
             | libc::F_SETLK
@@ -227,7 +215,7 @@ impl Process {
         }
     }
 
-    pub(super) fn sys_ioctl(&mut self, fd: i32, req: u64, arg: u64) -> Result<i64, i64> {
+    pub(super) fn sys_ioctl(&mut self, fd: i32, req: u64, arg: u64) -> SysResult {
         let size = match req {
             0x5401 => 36,                           // TCGETS
             0x5402..=0x5404 => 36,                  // TCSETS*
@@ -254,7 +242,7 @@ impl Process {
         Ok(r)
     }
 
-    pub(super) fn sys_linkat(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_linkat(&mut self, a: [u64; 6]) -> SysResult {
         let (p1, p2) = (self.read_cstr(a[1])?, self.read_cstr(a[3])?);
         let follow = a[4] & libc::AT_SYMLINK_FOLLOW as u64 != 0;
         let n1 = self.fs.resolve(a[0] as i32, &p1, follow)?;
@@ -278,7 +266,7 @@ impl Process {
         nd: u64,
         np: u64,
         flags: u64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let (p1, p2) = (self.read_cstr(op)?, self.read_cstr(np)?);
         let n1 = self.fs.resolve(od as i32, &p1, false)?;
         let n2 = self.fs.resolve(nd as i32, &p2, false)?;
@@ -300,7 +288,7 @@ impl Process {
         path: u64,
         mode: u64,
         flags: u64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let p = self.read_cstr(path)?;
         let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
         let n = self.fs.resolve(dirfd as i32, &p, follow)?;
@@ -322,7 +310,7 @@ impl Process {
         path: u64,
         buf: u64,
         size: u64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let p = self.read_cstr(path)?;
         let target = self.fs.readlink(dirfd as i32, &p)?;
         let n = target.len().min(size as usize);
@@ -336,7 +324,7 @@ impl Process {
         path: u64,
         out: u64,
         flags: u64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let p = self.read_cstr(path)?;
         let mut st = unsafe_zeroed_stat();
         if p.is_empty() && flags & libc::AT_EMPTY_PATH as u64 != 0 {
@@ -351,14 +339,14 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_fstat(&mut self, fd: i32, out: u64) -> Result<i64, i64> {
+    pub(super) fn sys_fstat(&mut self, fd: i32, out: u64) -> SysResult {
         let mut st = unsafe_zeroed_stat();
         host(unsafe { libc::fstat(fd, &mut st) } as i64)?;
         self.write_mem(out, &guest_stat(&st))?;
         Ok(0)
     }
 
-    pub(super) fn sys_statx(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_statx(&mut self, a: [u64; 6]) -> SysResult {
         let p = self.read_cstr(a[1])?;
         let flags = a[2] as i32;
         let mut buf = [0u8; 256];
@@ -392,7 +380,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_utimensat(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_utimensat(&mut self, a: [u64; 6]) -> SysResult {
         let mut ts = [0u8; 32];
         let tp = if a[2] != 0 {
             self.read_mem(a[2], &mut ts)?;
@@ -418,7 +406,7 @@ impl Process {
         host(unsafe { libc::syscall(libc::SYS_utimensat, n.dirfd, n.name.as_ptr(), tp, fl) })
     }
 
-    pub(super) fn sys_sendfile(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_sendfile(&mut self, a: [u64; 6]) -> SysResult {
         let mut off: i64 = 0;
         let offp = if a[2] != 0 {
             off = self.read_u64(a[2])? as i64;
@@ -435,7 +423,7 @@ impl Process {
     }
 
     /// Reads an optional timespec as nanoseconds.
-    pub(super) fn read_timeout(&mut self, addr: u64) -> Result<Option<u64>, i64> {
+    pub(super) fn read_timeout(&mut self, addr: u64) -> Result<Option<u64>, Errno> {
         if addr == 0 {
             return Ok(None);
         }
@@ -495,7 +483,7 @@ impl Process {
     }
 
     pub(super) fn sys_ppoll(&mut self, a: [u64; 6]) -> Option<i64> {
-        let r = (|| -> Result<Option<i64>, i64> {
+        let r = (|| -> Result<Option<i64>, Errno> {
             let n = a[1] as usize;
             if n > 4096 {
                 return Err(EINVAL);
@@ -542,7 +530,7 @@ impl Process {
     }
 
     pub(super) fn sys_pselect6(&mut self, a: [u64; 6]) -> Option<i64> {
-        let r = (|| -> Result<Option<i64>, i64> {
+        let r = (|| -> Result<Option<i64>, Errno> {
             let n = a[0] as usize;
             if n > 1024 {
                 return Err(EINVAL);
@@ -601,12 +589,12 @@ impl Process {
         }
     }
 
-    pub(super) fn sys_dup(&mut self, fd: i32) -> Result<i64, i64> {
+    pub(super) fn sys_dup(&mut self, fd: i32) -> SysResult {
         // SAFETY: dup takes and returns integers only.
         host(unsafe { libc::dup(fd) } as i64)
     }
 
-    pub(super) fn sys_dup3(&mut self, old: i32, new: i32, flags: i32) -> Result<i64, i64> {
+    pub(super) fn sys_dup3(&mut self, old: i32, new: i32, flags: i32) -> SysResult {
         if old == new {
             return Err(EINVAL);
         }
@@ -614,7 +602,7 @@ impl Process {
         host(unsafe { libc::dup3(old, new, flags) } as i64)
     }
 
-    pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> Result<i64, i64> {
+    pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> SysResult {
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -624,7 +612,7 @@ impl Process {
         )
     }
 
-    pub(super) fn sys_unlinkat(&mut self, dirfd: u64, path: u64, flags: i32) -> Result<i64, i64> {
+    pub(super) fn sys_unlinkat(&mut self, dirfd: u64, path: u64, flags: i32) -> SysResult {
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -634,7 +622,7 @@ impl Process {
         )
     }
 
-    pub(super) fn sys_symlinkat(&mut self, target: u64, dirfd: u64, path: u64) -> Result<i64, i64> {
+    pub(super) fn sys_symlinkat(&mut self, target: u64, dirfd: u64, path: u64) -> SysResult {
         let target = self.read_cstr(target)?;
         let t = std::ffi::CString::new(target).map_err(|_| EINVAL)?;
         // SAFETY: `t` and `n` are NUL-terminated strings that outlive the call.
@@ -647,7 +635,7 @@ impl Process {
     }
 
     /// statfs: the struct is the same 120 bytes on riscv64 and the host.
-    pub(super) fn sys_statfs(&mut self, path: u64, out: u64) -> Result<i64, i64> {
+    pub(super) fn sys_statfs(&mut self, path: u64, out: u64) -> SysResult {
         self.path_buf_op(AT_FDCWD as u64, path, out, 120, true, |d, n, b| {
             // SAFETY: `n` is NUL-terminated and `b` is a buffer of 120
             // bytes, the size of struct statfs, both alive for the call.
@@ -659,12 +647,12 @@ impl Process {
         })
     }
 
-    pub(super) fn sys_fstatfs(&mut self, fd: i32, out: u64) -> Result<i64, i64> {
+    pub(super) fn sys_fstatfs(&mut self, fd: i32, out: u64) -> SysResult {
         // SAFETY: `b` is a buffer of 120 bytes, the size of struct statfs.
         self.fd_out(out, 120, |b| unsafe { libc::fstatfs(fd, b.cast()) } as i64)
     }
 
-    pub(super) fn sys_truncate(&mut self, path: u64, len: i64) -> Result<i64, i64> {
+    pub(super) fn sys_truncate(&mut self, path: u64, len: i64) -> SysResult {
         self.path_op(AT_FDCWD as u64, path, true, |d, n| {
             // SAFETY: n is NUL-terminated; an empty name means d is an
             // O_PATH descriptor of the file itself, reopened through /proc.
@@ -685,33 +673,27 @@ impl Process {
         })
     }
 
-    pub(super) fn sys_ftruncate(&mut self, fd: i32, len: i64) -> Result<i64, i64> {
+    pub(super) fn sys_ftruncate(&mut self, fd: i32, len: i64) -> SysResult {
         // SAFETY: ftruncate takes integers only.
         host(unsafe { libc::ftruncate(fd, len) } as i64)
     }
 
-    pub(super) fn sys_fallocate(
-        &mut self,
-        fd: i32,
-        mode: i32,
-        off: i64,
-        len: i64,
-    ) -> Result<i64, i64> {
+    pub(super) fn sys_fallocate(&mut self, fd: i32, mode: i32, off: i64, len: i64) -> SysResult {
         // SAFETY: fallocate takes integers only.
         host(unsafe { libc::fallocate(fd, mode, off, len) } as i64)
     }
 
-    pub(super) fn sys_chdir(&mut self, path: u64) -> Result<i64, i64> {
+    pub(super) fn sys_chdir(&mut self, path: u64) -> SysResult {
         let p = self.read_cstr(path)?;
         self.fs.chdir(&p).map(|_| 0)
     }
 
-    pub(super) fn sys_fchmod(&mut self, fd: i32, mode: u32) -> Result<i64, i64> {
+    pub(super) fn sys_fchmod(&mut self, fd: i32, mode: u32) -> SysResult {
         // SAFETY: fchmod takes integers only.
         host(unsafe { libc::fchmod(fd, mode) } as i64)
     }
 
-    pub(super) fn sys_fchmodat(&mut self, dirfd: u64, path: u64, mode: u32) -> Result<i64, i64> {
+    pub(super) fn sys_fchmodat(&mut self, dirfd: u64, path: u64, mode: u32) -> SysResult {
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -721,7 +703,7 @@ impl Process {
         )
     }
 
-    pub(super) fn sys_fchownat(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_fchownat(&mut self, a: [u64; 6]) -> SysResult {
         let follow = a[4] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(a[0], a[1], follow, |d, n| unsafe {
@@ -729,12 +711,12 @@ impl Process {
         } as i64)
     }
 
-    pub(super) fn sys_fchown(&mut self, fd: i32, uid: u32, gid: u32) -> Result<i64, i64> {
+    pub(super) fn sys_fchown(&mut self, fd: i32, uid: u32, gid: u32) -> SysResult {
         // SAFETY: fchown takes integers only.
         host(unsafe { libc::fchown(fd, uid, gid) } as i64)
     }
 
-    pub(super) fn sys_close_range(&mut self, lo: u32, hi: u32) -> Result<i64, i64> {
+    pub(super) fn sys_close_range(&mut self, lo: u32, hi: u32) -> SysResult {
         for f in lo..=hi.min(1 << 20) {
             if !self.is_internal_fd(f as i32) {
                 // SAFETY: close takes an integer; the emulator's own
@@ -745,7 +727,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_getdents64(&mut self, fd: i32, buf: u64, len: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getdents64(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
         // SAFETY: `b` is a buffer of `n` bytes alive for the call; struct
         // linux_dirent64 is the same on riscv64 and the host.
         self.fd_read_like(buf, len, |b, n| unsafe {
@@ -753,30 +735,24 @@ impl Process {
         })
     }
 
-    pub(super) fn sys_lseek(&mut self, fd: i32, off: i64, whence: i32) -> Result<i64, i64> {
+    pub(super) fn sys_lseek(&mut self, fd: i32, off: i64, whence: i32) -> SysResult {
         // SAFETY: lseek takes integers only.
         host(unsafe { libc::lseek(fd, off, whence) })
     }
 
-    pub(super) fn sys_read(&mut self, fd: i32, buf: u64, len: u64) -> Result<i64, i64> {
+    pub(super) fn sys_read(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
         // SAFETY: `b` is a buffer of `n` bytes alive for the call.
         self.fd_read_like(buf, len, |b, n| unsafe { libc::read(fd, b.cast(), n) }
             as i64)
     }
 
-    pub(super) fn sys_write(&mut self, fd: i32, buf: u64, len: u64) -> Result<i64, i64> {
+    pub(super) fn sys_write(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
         // SAFETY: `b` is a buffer of `n` bytes alive for the call.
         self.fd_write_like(buf, len, |b, n| unsafe { libc::write(fd, b.cast(), n) }
             as i64)
     }
 
-    pub(super) fn sys_pread64(
-        &mut self,
-        fd: i32,
-        buf: u64,
-        len: u64,
-        off: i64,
-    ) -> Result<i64, i64> {
+    pub(super) fn sys_pread64(&mut self, fd: i32, buf: u64, len: u64, off: i64) -> SysResult {
         // SAFETY: `b` is a buffer of `n` bytes alive for the call.
         self.fd_read_like(
             buf,
@@ -785,13 +761,7 @@ impl Process {
         )
     }
 
-    pub(super) fn sys_pwrite64(
-        &mut self,
-        fd: i32,
-        buf: u64,
-        len: u64,
-        off: i64,
-    ) -> Result<i64, i64> {
+    pub(super) fn sys_pwrite64(&mut self, fd: i32, buf: u64, len: u64, off: i64) -> SysResult {
         // SAFETY: `b` is a buffer of `n` bytes alive for the call.
         self.fd_write_like(
             buf,
@@ -800,17 +770,17 @@ impl Process {
         )
     }
 
-    pub(super) fn sys_fsync(&mut self, fd: i32) -> Result<i64, i64> {
+    pub(super) fn sys_fsync(&mut self, fd: i32) -> SysResult {
         // SAFETY: fsync takes an integer only.
         host(unsafe { libc::fsync(fd) } as i64)
     }
 
-    pub(super) fn sys_fdatasync(&mut self, fd: i32) -> Result<i64, i64> {
+    pub(super) fn sys_fdatasync(&mut self, fd: i32) -> SysResult {
         // SAFETY: fdatasync takes an integer only.
         host(unsafe { libc::fdatasync(fd) } as i64)
     }
 
-    pub(super) fn sys_memfd_create(&mut self, name: u64, flags: u32) -> Result<i64, i64> {
+    pub(super) fn sys_memfd_create(&mut self, name: u64, flags: u32) -> SysResult {
         let n = self.read_cstr(name)?;
         let c = std::ffi::CString::new(n).map_err(|_| EINVAL)?;
         // SAFETY: `c` is a NUL-terminated string that outlives the call.

@@ -16,7 +16,7 @@ pub(super) fn page_end(addr: u64, len: u64) -> Option<u64> {
 }
 
 impl Process {
-    pub(super) fn sys_mmap(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_mmap(&mut self, a: [u64; 6]) -> SysResult {
         let (addr, len, prot, flags, fd, off) =
             (a[0], a[1], a[2] as u32, a[3] as u32, a[4] as i32, a[5]);
         const MAP_SHARED: u32 = 1;
@@ -105,7 +105,7 @@ impl Process {
             let raw = if anon {
                 let fd = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
                 if fd < 0 || unsafe { libc::ftruncate(fd, len as i64) } < 0 {
-                    return Err(-host_errno());
+                    return Err(Errno::last_host());
                 }
                 fd
             } else {
@@ -127,7 +127,7 @@ impl Process {
                 }
                 let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 1000) };
                 if dup < 0 {
-                    return Err(-host_errno());
+                    return Err(Errno::last_host());
                 }
                 dup
             };
@@ -174,7 +174,7 @@ impl Process {
         }
     }
 
-    pub(super) fn sys_munmap(&mut self, addr: u64, len: u64) -> Result<i64, i64> {
+    pub(super) fn sys_munmap(&mut self, addr: u64, len: u64) -> SysResult {
         let end = page_end(addr, len).ok_or(EINVAL)?;
         if addr & 0xfff != 0 || len == 0 {
             return Err(EINVAL);
@@ -184,7 +184,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_mprotect(&mut self, addr: u64, len: u64, prot: u32) -> Result<i64, i64> {
+    pub(super) fn sys_mprotect(&mut self, addr: u64, len: u64, prot: u32) -> SysResult {
         const PROT_GROWSDOWN: u32 = 0x0100_0000;
         const PROT_GROWSUP: u32 = 0x0200_0000;
         if addr & 0xfff != 0 || prot & !(7 | PROT_GROWSDOWN | PROT_GROWSUP) != 0 {
@@ -201,7 +201,7 @@ impl Process {
         r.map(|_| 0)
     }
 
-    pub(super) fn sys_mremap(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_mremap(&mut self, a: [u64; 6]) -> SysResult {
         const MREMAP_MAYMOVE: u64 = 1;
         const MREMAP_FIXED: u64 = 2;
         const MREMAP_DONTUNMAP: u64 = 4;
@@ -240,7 +240,7 @@ impl Process {
         r.map(|new| new as i64)
     }
 
-    pub(super) fn sys_msync(&mut self, addr: u64, len: u64) -> Result<i64, i64> {
+    pub(super) fn sys_msync(&mut self, addr: u64, len: u64) -> SysResult {
         // Shared mappings are the host file's own pages: nothing to copy.
         if addr & 0xfff != 0 {
             return Err(EINVAL);
@@ -253,7 +253,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_madvise(&mut self, addr: u64, len: u64, advice: u64) -> Result<i64, i64> {
+    pub(super) fn sys_madvise(&mut self, addr: u64, len: u64, advice: u64) -> SysResult {
         const MADV_DONTNEED: u64 = 4;
         if advice == MADV_DONTNEED {
             let end = (addr + len + 0xfff) & !0xfff;
@@ -266,7 +266,7 @@ impl Process {
     /// mincore: one byte per page of `[addr, addr + len)`, 1 if the page
     /// has a frame; `ENOMEM` if a page is not mapped (which libsigsegv's
     /// stack probing relies on).
-    pub(super) fn sys_mincore(&mut self, addr: u64, len: u64, vec: u64) -> Result<i64, i64> {
+    pub(super) fn sys_mincore(&mut self, addr: u64, len: u64, vec: u64) -> SysResult {
         const PAGE: u64 = 4096;
         if !addr.is_multiple_of(PAGE) {
             return Err(EINVAL);
@@ -286,7 +286,7 @@ impl Process {
 
     /// riscv_flush_icache: decoded code is dropped before the next
     /// instruction runs.
-    pub(super) fn sys_riscv_flush_icache(&mut self) -> Result<i64, i64> {
+    pub(super) fn sys_riscv_flush_icache(&mut self) -> SysResult {
         self.code.pages.flush_pending = true;
         Ok(0)
     }

@@ -24,18 +24,18 @@ mod time;
 pub(crate) use files::Wait;
 pub(crate) use signals::wait_for_host_signal;
 
-fn ret(r: Result<i64, i64>) -> i64 {
+fn ret(r: SysResult) -> i64 {
     match r {
         Ok(v) => v,
-        Err(e) => -e.abs(),
+        Err(e) => e.to_return(),
     }
 }
 
 /// A host call's return value as a syscall result: negative means the
 /// call failed with the host's errno.
-pub(crate) fn host(r: i64) -> Result<i64, i64> {
+pub(crate) fn host(r: i64) -> SysResult {
     if r < 0 {
-        Err(-host_errno())
+        Err(Errno::last_host())
     } else {
         Ok(r)
     }

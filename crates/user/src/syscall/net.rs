@@ -76,7 +76,7 @@ impl Process {
         })
     }
 
-    fn socketpair(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    fn socketpair(&mut self, a: [u64; 6]) -> SysResult {
         let mut sv = [0i32; 2];
         host(
             unsafe { libc::socketpair(a[0] as i32, a[1] as i32, a[2] as i32, sv.as_mut_ptr()) }
@@ -95,7 +95,7 @@ impl Process {
         Ok(0)
     }
 
-    fn read_sockaddr(&mut self, addr: u64, len: u64) -> Result<Vec<u8>, i64> {
+    fn read_sockaddr(&mut self, addr: u64, len: u64) -> Result<Vec<u8>, Errno> {
         if len as usize > SOCKADDR_MAX {
             return Err(EINVAL);
         }
@@ -111,7 +111,7 @@ impl Process {
         addr: u64,
         lenp: u64,
         f: impl FnOnce(*mut libc::sockaddr, *mut libc::socklen_t) -> i64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let mut buf = [0u8; SOCKADDR_MAX];
         let mut len: libc::socklen_t = SOCKADDR_MAX as libc::socklen_t;
         let want = addr != 0 && lenp != 0;
@@ -129,7 +129,7 @@ impl Process {
         Ok(r)
     }
 
-    fn sendto(&mut self, fd: i32, a: [u64; 6]) -> Result<i64, i64> {
+    fn sendto(&mut self, fd: i32, a: [u64; 6]) -> SysResult {
         let n = (a[2] as usize).min(64 << 20);
         let mut data = vec![0u8; n];
         self.read_mem(a[1], &mut data)?;
@@ -145,7 +145,7 @@ impl Process {
         host(unsafe { libc::sendto(fd, data.as_ptr().cast(), n, a[3] as i32, p, l) } as i64)
     }
 
-    fn recvfrom(&mut self, fd: i32, a: [u64; 6]) -> Result<i64, i64> {
+    fn recvfrom(&mut self, fd: i32, a: [u64; 6]) -> SysResult {
         let n = (a[2] as usize).min(64 << 20);
         let mut data = vec![0u8; n];
         let flags = a[3] as i32;
@@ -157,7 +157,7 @@ impl Process {
         Ok(r)
     }
 
-    fn getsockopt(&mut self, fd: i32, a: [u64; 6]) -> Result<i64, i64> {
+    fn getsockopt(&mut self, fd: i32, a: [u64; 6]) -> SysResult {
         let guest_len = self.read_u32(a[4])?;
         let mut v = vec![0u8; (guest_len as usize).min(4096)];
         let mut len = v.len() as libc::socklen_t;
@@ -178,7 +178,7 @@ impl Process {
     /// sendmsg / recvmsg. The msghdr and iovec layouts are the same on
     /// riscv64 and x86-64; their pointers are guest addresses, so the data,
     /// name and control buffers are staged on the host.
-    fn msg(&mut self, fd: i32, mh: u64, flags: i32, send: bool) -> Result<i64, i64> {
+    fn msg(&mut self, fd: i32, mh: u64, flags: i32, send: bool) -> SysResult {
         let mut h = [0u8; 56];
         self.read_mem(mh, &mut h)?;
         let w = |k: usize| u64::from_le_bytes(h[k..k + 8].try_into().unwrap());
@@ -263,7 +263,7 @@ impl Process {
 
     /// epoll_ctl: riscv64's `struct epoll_event` is 16 bytes (u32 events,
     /// padding, u64 data); x86-64's is packed into 12.
-    fn epoll_ctl(&mut self, epfd: i32, op: i32, fd: i32, ev: u64) -> Result<i64, i64> {
+    fn epoll_ctl(&mut self, epfd: i32, op: i32, fd: i32, ev: u64) -> SysResult {
         let mut e = libc::epoll_event { events: 0, u64: 0 };
         if ev != 0 {
             e.events = self.read_u32(ev)?;

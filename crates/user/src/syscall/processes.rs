@@ -16,7 +16,7 @@ impl Process {
         }
     }
 
-    pub(super) fn sys_clone3(&mut self, args: u64, size: u64) -> Result<i64, i64> {
+    pub(super) fn sys_clone3(&mut self, args: u64, size: u64) -> SysResult {
         if size < 64 {
             return Err(EINVAL);
         }
@@ -27,13 +27,10 @@ impl Process {
             (w(0), w(2), w(3), w(4), w(5), w(6), w(7));
         let sp = if stack != 0 { stack + stack_size } else { 0 };
         match self.sys_clone(flags | (exit_signal & 0xff), sp, parent_tid, tls, child_tid) {
-            Some(r) => {
-                if r < 0 {
-                    Err(-r)
-                } else {
-                    Ok(r)
-                }
-            }
+            Some(r) => match Errno::from_raw(-r as i32) {
+                Some(e) if r < 0 => Err(e),
+                _ => Ok(r),
+            },
             None => Ok(0),
         }
     }
@@ -118,7 +115,7 @@ impl Process {
         // exec or _exit in the child.)
         let r = unsafe { libc::fork() };
         if r < 0 {
-            return Some(host_errno());
+            return Some(-Errno::last_host());
         }
         if r == 0 {
             self.is_child = true;
@@ -166,7 +163,7 @@ impl Process {
     }
 
     pub(super) fn sys_execve(&mut self, path: u64, argv: u64, envp: u64) -> Option<i64> {
-        let r = (|| -> Result<(), i64> {
+        let r = (|| -> Result<(), Errno> {
             let mut path = String::from_utf8_lossy(&self.read_cstr(path)?).into_owned();
             let mut args = self.read_str_array(argv)?;
             let env = self.read_str_array(envp)?;
@@ -175,7 +172,7 @@ impl Process {
                 let host = self.fs.host_path(AT_FDCWD, path.as_bytes())?;
                 // Linux: only regular files with execute permission run.
                 let meta = std::fs::metadata(&host)
-                    .map_err(|e| e.raw_os_error().unwrap_or(ENOENT as i32) as i64)?;
+                    .map_err(|e| e.raw_os_error().and_then(Errno::from_raw).unwrap_or(ENOENT))?;
                 let c = std::ffi::CString::new(host.as_os_str().as_encoded_bytes())
                     .map_err(|_| EINVAL)?;
                 if !meta.is_file() || unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
@@ -184,7 +181,7 @@ impl Process {
                 let mut head = [0u8; 256];
                 let n = std::fs::File::open(&host)
                     .and_then(|mut f| std::io::Read::read(&mut f, &mut head))
-                    .map_err(|e| e.raw_os_error().unwrap_or(EIO as i32) as i64)?;
+                    .map_err(Errno::from)?;
                 if n >= 2 && &head[..2] == b"#!" {
                     let line = head[2..n].split(|&c| c == b'\n').next().unwrap_or(&[]);
                     let line = String::from_utf8_lossy(line).trim().to_string();
@@ -240,7 +237,7 @@ impl Process {
         }
     }
 
-    pub(super) fn sys_wait4(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_wait4(&mut self, a: [u64; 6]) -> SysResult {
         let mut status = 0i32;
         let mut ru = [0u8; 144];
         let r = host(unsafe {
@@ -260,7 +257,7 @@ impl Process {
         Ok(r)
     }
 
-    pub(super) fn sys_waitid(&mut self, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_waitid(&mut self, a: [u64; 6]) -> SysResult {
         let mut info = [0u8; 128];
         let r = host(unsafe {
             libc::syscall(
@@ -278,7 +275,7 @@ impl Process {
         Ok(r)
     }
 
-    pub(super) fn sys_rlimit(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_rlimit(&mut self, nr: u64, a: [u64; 6]) -> SysResult {
         // getrlimit(res, old) / setrlimit(res, new) / prlimit64(pid, res, new, old)
         let (pid, res, new, old) = match nr {
             nr::GETRLIMIT => (0, a[0], 0, a[1]),
@@ -326,7 +323,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_ids(&mut self, nr: u64, a: [u64; 6]) -> Result<i64, i64> {
+    pub(super) fn sys_ids(&mut self, nr: u64, a: [u64; 6]) -> SysResult {
         match nr {
             nr::GETRESUID | nr::GETRESGID => {
                 let ids = if nr == nr::GETRESUID {
@@ -344,7 +341,7 @@ impl Process {
         }
     }
 
-    pub(super) fn sys_getgroups(&mut self, size: u64, list: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getgroups(&mut self, size: u64, list: u64) -> SysResult {
         let mut g = vec![0u32; 256];
         let n = host(unsafe { libc::getgroups(256, g.as_mut_ptr()) } as i64)? as usize;
         if size == 0 {
@@ -358,7 +355,7 @@ impl Process {
         Ok(n as i64)
     }
 
-    pub(super) fn sys_setaffinity(&mut self, pid: u64, len: u64, mask: u64) -> Result<i64, i64> {
+    pub(super) fn sys_setaffinity(&mut self, pid: u64, len: u64, mask: u64) -> SysResult {
         let mut b = [0u8; 8];
         let n = (len as usize).min(8);
         self.read_mem(mask, &mut b[..n])?;
@@ -384,7 +381,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_getaffinity(&mut self, pid: u64, len: u64, mask: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getaffinity(&mut self, pid: u64, len: u64, mask: u64) -> SysResult {
         if len < 8 {
             return Err(EINVAL);
         }
@@ -411,13 +408,13 @@ impl Process {
         self.exit = Some(ExitKind::Code(status & 0xff));
     }
 
-    pub(super) fn sys_set_tid_address(&mut self, tidptr: u64) -> Result<i64, i64> {
+    pub(super) fn sys_set_tid_address(&mut self, tidptr: u64) -> SysResult {
         let t = &mut self.threads[self.current];
         t.clear_child_tid = tidptr;
         Ok(t.tid as i64)
     }
 
-    pub(super) fn sys_getid(&mut self, nr: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getid(&mut self, nr: u64) -> SysResult {
         // SAFETY: the id getters take no arguments and cannot fail.
         let id = unsafe {
             match nr {
@@ -430,29 +427,29 @@ impl Process {
         Ok(id as i64)
     }
 
-    pub(super) fn sys_setpgid(&mut self, pid: i32, pgid: i32) -> Result<i64, i64> {
+    pub(super) fn sys_setpgid(&mut self, pid: i32, pgid: i32) -> SysResult {
         // SAFETY: setpgid takes integers only.
         host(unsafe { libc::setpgid(pid, pgid) } as i64)
     }
 
-    pub(super) fn sys_getpgid(&mut self, pid: i32) -> Result<i64, i64> {
+    pub(super) fn sys_getpgid(&mut self, pid: i32) -> SysResult {
         // SAFETY: getpgid takes an integer only.
         host(unsafe { libc::getpgid(pid) } as i64)
     }
 
-    pub(super) fn sys_getsid(&mut self, pid: i32) -> Result<i64, i64> {
+    pub(super) fn sys_getsid(&mut self, pid: i32) -> SysResult {
         // SAFETY: getsid takes an integer only.
         host(unsafe { libc::getsid(pid) } as i64)
     }
 
-    pub(super) fn sys_setsid(&mut self) -> Result<i64, i64> {
+    pub(super) fn sys_setsid(&mut self) -> SysResult {
         // SAFETY: setsid takes no arguments.
         host(unsafe { libc::setsid() } as i64)
     }
 
     /// umask: the guest's mask, which the host's follows so that files are
     /// created with it.
-    pub(super) fn sys_umask(&mut self, mask: u32) -> Result<i64, i64> {
+    pub(super) fn sys_umask(&mut self, mask: u32) -> SysResult {
         let old = self.umask;
         self.umask = mask & 0o777;
         // SAFETY: umask takes an integer and cannot fail.
@@ -462,7 +459,7 @@ impl Process {
 
     /// getcpu: the thread's hart; one NUMA node. Unwritable pointers are
     /// ignored, as before.
-    pub(super) fn sys_getcpu(&mut self, cpu: u64, node: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getcpu(&mut self, cpu: u64, node: u64) -> SysResult {
         let c = self.threads[self.current].cpu as u32;
         if cpu != 0 {
             let _ = self.write_u32(cpu, c);

@@ -69,7 +69,7 @@ impl Process {
         }
     }
 
-    pub(super) fn sys_sigaction(&mut self, sig: i32, act: u64, oact: u64) -> Result<i64, i64> {
+    pub(super) fn sys_sigaction(&mut self, sig: i32, act: u64, oact: u64) -> SysResult {
         if !(1..=64).contains(&sig) || (act != 0 && (sig == SIGKILL || sig == SIGSTOP)) {
             return Err(EINVAL);
         }
@@ -93,7 +93,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_sigprocmask(&mut self, how: i32, set: u64, oset: u64) -> Result<i64, i64> {
+    pub(super) fn sys_sigprocmask(&mut self, how: i32, set: u64, oset: u64) -> SysResult {
         let i = self.current;
         let old = self.threads[i].sigmask;
         if set != 0 {
@@ -135,7 +135,7 @@ impl Process {
     }
 
     pub(super) fn sys_sigtimedwait(&mut self, a: [u64; 6]) -> Option<i64> {
-        let r = (|| -> Result<Option<i64>, i64> {
+        let r = (|| -> Result<Option<i64>, Errno> {
             let set = self.read_u64(a[0])?;
             let timeout = self.read_timeout(a[2])?;
             let i = self.current;
@@ -186,7 +186,7 @@ impl Process {
         tid: Option<i32>,
         sig: i32,
         uinfo: u64,
-    ) -> Result<i64, i64> {
+    ) -> SysResult {
         let mut b = [0u8; 48];
         self.read_mem(uinfo, &mut b)?;
         if !(1..=64).contains(&sig) {
@@ -230,7 +230,7 @@ impl Process {
             .unwrap_or(cur)
     }
 
-    pub(super) fn sys_kill(&mut self, pid: i32, sig: i32) -> Result<i64, i64> {
+    pub(super) fn sys_kill(&mut self, pid: i32, sig: i32) -> SysResult {
         if pid == self.pid {
             if sig == 0 {
                 return Ok(0);
@@ -245,7 +245,7 @@ impl Process {
         host(unsafe { libc::kill(pid, sig) } as i64)
     }
 
-    pub(super) fn sys_tgkill(&mut self, tgid: i32, tid: i32, sig: i32) -> Result<i64, i64> {
+    pub(super) fn sys_tgkill(&mut self, tgid: i32, tid: i32, sig: i32) -> SysResult {
         if tgid != self.pid {
             return host(unsafe { libc::kill(tgid, sig) } as i64);
         }
@@ -259,7 +259,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_sigaltstack(&mut self, ss: u64, old: u64) -> Result<i64, i64> {
+    pub(super) fn sys_sigaltstack(&mut self, ss: u64, old: u64) -> SysResult {
         let i = self.current;
         let cur = self.threads[i].altstack;
         let sp = self.threads[i].hart.x[2];
@@ -283,7 +283,7 @@ impl Process {
                 self.threads[i].altstack = (0, 0, SS_DISABLE);
             } else {
                 if size < 2048 {
-                    return Err(libc::ENOMEM as i64);
+                    return Err(ENOMEM);
                 }
                 self.threads[i].altstack = (sp, size, 0);
             }
@@ -292,7 +292,7 @@ impl Process {
     }
 
     /// rt_sigpending: the signals pending for the calling thread.
-    pub(super) fn sys_sigpending(&mut self, set: u64) -> Result<i64, i64> {
+    pub(super) fn sys_sigpending(&mut self, set: u64) -> SysResult {
         let t = &self.threads[self.current];
         let m = t.pending.iter().fold(0u64, |m, p| m | 1 << (p.signo - 1));
         self.write_u64(set, m).map(|_| 0)

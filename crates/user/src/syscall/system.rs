@@ -4,7 +4,7 @@ use crate::errno::*;
 use crate::process::Process;
 
 impl Process {
-    pub(super) fn sys_sysinfo(&mut self, buf: u64) -> Result<i64, i64> {
+    pub(super) fn sys_sysinfo(&mut self, buf: u64) -> SysResult {
         let mut b = [0u8; 112];
         let ram = self.opts.ram.1;
         let used = self.aspace.frames.used * 4096;
@@ -17,7 +17,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_uname(&mut self, buf: u64) -> Result<i64, i64> {
+    pub(super) fn sys_uname(&mut self, buf: u64) -> SysResult {
         let mut b = [0u8; 390];
         for (k, s) in [
             "Linux",
@@ -36,7 +36,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_getrandom(&mut self, buf: u64, len: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getrandom(&mut self, buf: u64, len: u64) -> SysResult {
         // Deterministic: the same run gets the same bytes.
         let n = (len as usize).min(1 << 20);
         let mut out = vec![0u8; n];
@@ -50,7 +50,7 @@ impl Process {
         Ok(n as i64)
     }
 
-    pub(super) fn sys_prctl(&mut self, op: u64, arg: u64) -> Result<i64, i64> {
+    pub(super) fn sys_prctl(&mut self, op: u64, arg: u64) -> SysResult {
         const PR_SET_NAME: u64 = 15;
         const PR_GET_NAME: u64 = 16;
         const PR_SET_NO_NEW_PRIVS: u64 = 38;

@@ -29,13 +29,13 @@ impl Process {
         None
     }
 
-    pub(super) fn write_timespec(&mut self, addr: u64, ns: u64) -> Result<i64, i64> {
+    pub(super) fn write_timespec(&mut self, addr: u64, ns: u64) -> SysResult {
         self.write_u64(addr, ns / 1_000_000_000)?;
         self.write_u64(addr + 8, ns % 1_000_000_000)?;
         Ok(0)
     }
 
-    pub(super) fn sys_clock_gettime(&mut self, clock: u64, tp: u64) -> Result<i64, i64> {
+    pub(super) fn sys_clock_gettime(&mut self, clock: u64, tp: u64) -> SysResult {
         let ns = match clock {
             0 | 5 | 8 | 11 => self.realtime_ns(),
             1 | 4 | 6 | 7 | 9 => self.now_ns(),
@@ -45,7 +45,7 @@ impl Process {
         self.write_timespec(tp, ns)
     }
 
-    pub(super) fn sys_gettimeofday(&mut self, tv: u64) -> Result<i64, i64> {
+    pub(super) fn sys_gettimeofday(&mut self, tv: u64) -> SysResult {
         if tv != 0 {
             let ns = self.realtime_ns();
             self.write_u64(tv, ns / 1_000_000_000)?;
@@ -54,7 +54,7 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_times(&mut self, buf: u64) -> Result<i64, i64> {
+    pub(super) fn sys_times(&mut self, buf: u64) -> SysResult {
         let ticks = self.now_ns() / 10_000_000;
         if buf != 0 {
             self.write_u64(buf, ticks)?;
@@ -65,7 +65,7 @@ impl Process {
         Ok(ticks as i64)
     }
 
-    pub(super) fn sys_getrusage(&mut self, buf: u64) -> Result<i64, i64> {
+    pub(super) fn sys_getrusage(&mut self, buf: u64) -> SysResult {
         let ns = self.now_ns();
         let mut b = [0u8; 144];
         b[0..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
@@ -75,7 +75,7 @@ impl Process {
     }
 
     /// clock_getres: every clock counts in nanoseconds.
-    pub(super) fn sys_clock_getres(&mut self, res: u64) -> Result<i64, i64> {
+    pub(super) fn sys_clock_getres(&mut self, res: u64) -> SysResult {
         if res != 0 {
             self.write_timespec(res, 1)
         } else {

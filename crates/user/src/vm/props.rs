@@ -220,7 +220,7 @@ impl Harness {
         prot: u32,
         fixed: bool,
         noreplace: bool,
-    ) -> Result<u64, i64> {
+    ) -> Result<u64, Errno> {
         let start = self.space.place(addr, len, fixed, noreplace)?;
         if !self.space.is_free(start, start + len) {
             self.space.unmap(&mut self.mem, start, start + len);
@@ -316,7 +316,7 @@ fn step(h: &mut Harness, m: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 dont_unmap: false,
             };
             let got = h.space.remap(&mut h.mem, old, old_len, new_len, how);
-            let expect: Result<Option<u64>, i64> = (|| {
+            let expect: Result<Option<u64>, Errno> = (|| {
                 if !m.pages.contains_key(&old) {
                     return Err(EFAULT);
                 }
