@@ -6,6 +6,7 @@
 //! host descriptors, `fork` forks the emulator, and `execve` loads another
 //! RISC-V program in place. Guest threads run on the configured number of
 //! harts, time-shared deterministically in simulated time.
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod devices;
 pub mod elf;

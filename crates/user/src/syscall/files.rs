@@ -118,7 +118,9 @@ impl Process {
         let total: u64 = v.iter().map(|x| x.1).sum::<u64>().min(MAX_IO as u64);
         let mut tmp = vec![0u8; total as usize];
         let r = host(match off {
+            // SAFETY: `tmp` is a buffer of tmp.len() bytes alive for the call.
             Some(o) => unsafe { libc::pread(fd, tmp.as_mut_ptr().cast(), tmp.len(), o) },
+            // SAFETY: `tmp` is a buffer of tmp.len() bytes alive for the call.
             None => unsafe { libc::read(fd, tmp.as_mut_ptr().cast(), tmp.len()) },
         } as i64)?;
         let mut done = 0usize;
@@ -148,7 +150,9 @@ impl Process {
             self.read_mem(base, &mut tmp[start..])?;
         }
         host(match off {
+            // SAFETY: `tmp` holds tmp.len() bytes alive for the call.
             Some(o) => unsafe { libc::pwrite(fd, tmp.as_ptr().cast(), tmp.len(), o) },
+            // SAFETY: `tmp` holds tmp.len() bytes alive for the call.
             None => unsafe { libc::write(fd, tmp.as_ptr().cast(), tmp.len()) },
         } as i64)
     }
@@ -180,17 +184,21 @@ impl Process {
         if self.is_internal_fd(fd) {
             return Err(EBADF);
         }
+        // SAFETY: close takes an integer; the emulator's own descriptor is refused above.
         host(unsafe { libc::close(fd) } as i64)
     }
 
     pub(super) fn sys_pipe2(&mut self, out: u64, flags: u64) -> SysResult {
         let mut fds = [0i32; 2];
+        // SAFETY: `fds` has room for the two descriptors pipe2 writes.
         host(unsafe { libc::pipe2(fds.as_mut_ptr(), flags as i32) } as i64)?;
         let mut b = [0u8; 8];
         b[..4].copy_from_slice(&fds[0].to_le_bytes());
         b[4..].copy_from_slice(&fds[1].to_le_bytes());
         if let Err(e) = self.write_mem(out, &b) {
+            // SAFETY: the descriptors were just created here and nothing else holds them.
             unsafe { libc::close(fds[0]) };
+            // SAFETY: the descriptors were just created here and nothing else holds them.
             unsafe { libc::close(fds[1]) };
             return Err(e);
         }
@@ -207,10 +215,14 @@ impl Process {
             | libc::F_OFD_SETLKW => {
                 let mut b = [0u8; 32];
                 self.read_mem(arg, &mut b)?;
+                // SAFETY: the lock commands read and write a struct flock, 32 bytes on riscv64
+                // and the host alike, which `b` holds.
                 let r = host(unsafe { libc::fcntl(fd, cmd, b.as_mut_ptr()) } as i64)?;
                 self.write_mem(arg, &b)?;
                 Ok(r)
             }
+            // SAFETY: the remaining commands take an integer argument (pointer commands
+            // other than the locks are not passed through with a pointer).
             _ => host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64),
         }
     }
@@ -235,6 +247,8 @@ impl Process {
         if size > 0 {
             self.read_mem(arg, &mut b)?;
         }
+        // SAFETY: `b` holds at least the argument size of each request accepted above
+        // (the terminal structures are the same on riscv64 and the host).
         let r = host(unsafe { libc::ioctl(fd, req as libc::c_ulong, b.as_mut_ptr()) } as i64)?;
         if size > 0 && matches!(req, 0x5401 | 0x5413 | 0x540F | 0x541B | 0x5429) {
             self.write_mem(arg, &b[..size])?;
@@ -248,6 +262,7 @@ impl Process {
         let n1 = self.fs.resolve(a[0] as i32, &p1, follow)?;
         let n2 = self.fs.resolve(a[2] as i32, &p2, false)?;
         let flags = if follow { libc::AT_SYMLINK_FOLLOW } else { 0 };
+        // SAFETY: both names are NUL-terminated and outlive the call.
         host(unsafe {
             libc::linkat(
                 n1.dirfd,
@@ -270,6 +285,7 @@ impl Process {
         let (p1, p2) = (self.read_cstr(op)?, self.read_cstr(np)?);
         let n1 = self.fs.resolve(od as i32, &p1, false)?;
         let n2 = self.fs.resolve(nd as i32, &p2, false)?;
+        // SAFETY: both names are NUL-terminated and outlive the call.
         host(unsafe {
             libc::syscall(
                 libc::SYS_renameat2,
@@ -293,6 +309,7 @@ impl Process {
         let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
         let n = self.fs.resolve(dirfd as i32, &p, follow)?;
         let fl = nofollow_flag(follow) | (flags as i32 & libc::AT_EACCESS);
+        // SAFETY: the name is NUL-terminated and outlives the call.
         host(unsafe {
             libc::syscall(
                 libc::SYS_faccessat2,
@@ -328,11 +345,13 @@ impl Process {
         let p = self.read_cstr(path)?;
         let mut st = unsafe_zeroed_stat();
         if p.is_empty() && flags & libc::AT_EMPTY_PATH as u64 != 0 {
+            // SAFETY: `st` is a struct stat the call fills.
             host(unsafe { libc::fstat(dirfd as i32, &mut st) } as i64)?;
         } else {
             let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
             let n = self.fs.resolve(dirfd as i32, &p, follow)?;
             let fl = nofollow_flag(follow);
+            // SAFETY: the name is NUL-terminated; `st` is a struct stat the call fills.
             host(unsafe { libc::fstatat(n.dirfd, n.name.as_ptr(), &mut st, fl) } as i64)?;
         }
         self.write_mem(out, &guest_stat(&st))?;
@@ -341,6 +360,7 @@ impl Process {
 
     pub(super) fn sys_fstat(&mut self, fd: i32, out: u64) -> SysResult {
         let mut st = unsafe_zeroed_stat();
+        // SAFETY: `st` is a struct stat the call fills.
         host(unsafe { libc::fstat(fd, &mut st) } as i64)?;
         self.write_mem(out, &guest_stat(&st))?;
         Ok(0)
@@ -351,6 +371,8 @@ impl Process {
         let flags = a[2] as i32;
         let mut buf = [0u8; 256];
         if p.is_empty() && flags & libc::AT_EMPTY_PATH != 0 {
+            // SAFETY: the empty name is NUL-terminated; `buf` has the 256 bytes of a
+            // struct statx.
             host(unsafe {
                 libc::syscall(
                     libc::SYS_statx,
@@ -365,6 +387,8 @@ impl Process {
             let follow = flags & libc::AT_SYMLINK_NOFOLLOW == 0;
             let n = self.fs.resolve(a[0] as i32, &p, follow)?;
             let fl = (flags & !libc::AT_SYMLINK_NOFOLLOW) | nofollow_flag(follow);
+            // SAFETY: the name is NUL-terminated; `buf` has the 256 bytes of a struct
+            // statx.
             host(unsafe {
                 libc::syscall(
                     libc::SYS_statx,
@@ -389,6 +413,8 @@ impl Process {
             std::ptr::null()
         };
         if a[1] == 0 {
+            // SAFETY: `tp` is null or two struct timespec (32 bytes, as on riscv64) alive
+            // for the call; a null name means the descriptor itself.
             return host(unsafe {
                 libc::syscall(
                     libc::SYS_utimensat,
@@ -403,6 +429,8 @@ impl Process {
         let follow = a[3] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
         let n = self.fs.resolve(a[0] as i32, &p, follow)?;
         let fl = nofollow_flag(follow);
+        // SAFETY: the name is NUL-terminated; `tp` is null or two struct timespec
+        // alive for the call.
         host(unsafe { libc::syscall(libc::SYS_utimensat, n.dirfd, n.name.as_ptr(), tp, fl) })
     }
 
@@ -415,6 +443,7 @@ impl Process {
             std::ptr::null_mut()
         };
         let r =
+            // SAFETY: `offp` is null or points at `off`, alive for the call.
             host(unsafe { libc::sendfile(a[0] as i32, a[1] as i32, offp, a[3] as usize) } as i64)?;
         if a[2] != 0 {
             self.write_u64(a[2], off as u64)?;
@@ -509,6 +538,7 @@ impl Process {
             let mut fds = vec![0u8; n * 8];
             self.read_mem(a[0], &mut fds)?;
             let poll = |fds: &mut Vec<u8>, ms: i32| {
+                // SAFETY: `fds` holds `n` struct pollfd (8 bytes each, as on riscv64).
                 host(unsafe { libc::poll(fds.as_mut_ptr().cast(), n as libc::nfds_t, ms) } as i64)
             };
             let mut r = poll(&mut fds, 0)?;
@@ -561,6 +591,8 @@ impl Process {
                         std::ptr::null_mut()
                     }
                 };
+                // SAFETY: each set is null or a 128-byte fd_set (1024 descriptors, `n` is at
+                // most that); `tvp` is null or points at `tv`.
                 host(unsafe { libc::select(n as i32, p(0, s0), p(1, s1), p(2, s2), tvp) } as i64)
             };
             let mut sets = orig;
@@ -640,8 +672,11 @@ impl Process {
             // SAFETY: `n` is NUL-terminated and `b` is a buffer of 120
             // bytes, the size of struct statfs, both alive for the call.
             if n.to_bytes().is_empty() {
+                // SAFETY: `b` is a buffer of 120 bytes, the size of struct statfs.
                 unsafe { libc::fstatfs(d, b.cast()) as i64 }
             } else {
+                // SAFETY: `n` is NUL-terminated; `b` is a buffer of 120 bytes, the size of
+                // struct statfs.
                 unsafe { libc::statfs(n.as_ptr(), b.cast()) as i64 }
             }
         })

@@ -103,12 +103,15 @@ impl Process {
             // descriptor, or for shared anonymous memory a memfd (so forked
             // children share it too). Pages come in on first touch.
             let raw = if anon {
+                // SAFETY: the name is a NUL-terminated literal.
                 let fd = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
+                // SAFETY: ftruncate takes integers only.
                 if fd < 0 || unsafe { libc::ftruncate(fd, len as i64) } < 0 {
                     return Err(Errno::last_host());
                 }
                 fd
             } else {
+                // SAFETY: F_GETFL takes no argument.
                 let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
                 if fl < 0 {
                     return Err(EBADF);
@@ -120,11 +123,13 @@ impl Process {
                     return Err(EACCES);
                 }
                 let mut st = unsafe_zeroed_stat();
+                // SAFETY: `st` is a struct stat the call fills.
                 if unsafe { libc::fstat(fd, &mut st) } < 0
                     || st.st_mode & libc::S_IFMT == libc::S_IFDIR
                 {
                     return Err(ENODEV);
                 }
+                // SAFETY: F_DUPFD_CLOEXEC takes an integer argument.
                 let dup = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 1000) };
                 if dup < 0 {
                     return Err(Errno::last_host());
@@ -132,6 +137,7 @@ impl Process {
                 dup
             };
             let writable = anon
+                // SAFETY: F_GETFL takes no argument.
                 || unsafe { libc::fcntl(raw, libc::F_GETFL) } & libc::O_ACCMODE == libc::O_RDWR;
             // SAFETY: `raw` is a descriptor created above and owned from here on.
             let fd = std::rc::Rc::new(unsafe { std::os::fd::OwnedFd::from_raw_fd(raw) });

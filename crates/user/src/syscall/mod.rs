@@ -1,11 +1,7 @@
-//! The Linux system calls of riscv64 (asm-generic numbering).
-//!
-//! Safety: the `unsafe` blocks in this module are calls of host system calls
-//! through libc. Each passes integers, NUL-terminated strings owned by the
-//! caller, or pointers to buffers the caller owns for at least the length
-//! passed; none keeps a pointer past the call. That one argument covers them
-//! all, so they do not repeat it.
-#![allow(clippy::undocumented_unsafe_blocks)]
+//! The Linux system calls of riscv64: `dispatch` routes a call by its
+//! number (`nr`) to its handler in the file of its area. Handlers return a
+//! [`SysResult`]; most pass a guest descriptor or a resolved path on to the
+//! host's call of the same name, copying guest memory in and out.
 
 use crate::errno::*;
 use crate::process::{ExitKind, Process};

@@ -1,9 +1,5 @@
 //! Sockets, epoll and eventfd: host descriptors, with the structures whose
 //! layout differs between riscv64 and the host converted.
-//!
-//! Safety: as in `syscall`, every `unsafe` block here is a host system call
-//! given integers or buffers owned by the caller for the length passed.
-#![allow(clippy::undocumented_unsafe_blocks)]
 
 use crate::errno::*;
 use crate::process::Process;
@@ -18,11 +14,14 @@ impl Process {
     pub(crate) fn net_syscall(&mut self, nr: u64, a: [u64; 6]) -> Option<i64> {
         let fd = a[0] as i32;
         let r = match nr {
+            // SAFETY: eventfd takes integers only.
             nr::EVENTFD2 => host(unsafe { libc::eventfd(a[0] as u32, a[1] as i32) } as i64),
+            // SAFETY: epoll_create1 takes an integer only.
             nr::EPOLL_CREATE1 => host(unsafe { libc::epoll_create1(a[0] as i32) } as i64),
             nr::EPOLL_CTL => self.epoll_ctl(fd, a[1] as i32, a[2] as i32, a[3]),
             nr::EPOLL_PWAIT => return self.epoll_pwait(fd, a[1], a[2] as i32, a[3] as i32),
             nr::SOCKET => {
+                // SAFETY: socket takes integers only.
                 host(unsafe { libc::socket(a[0] as i32, a[1] as i32, a[2] as i32) } as i64)
             }
             nr::SOCKETPAIR => self.socketpair(a),
@@ -30,21 +29,27 @@ impl Process {
                 let p = addr.as_ptr().cast();
                 let len = addr.len() as libc::socklen_t;
                 host(if nr == nr::BIND {
+                    // SAFETY: `p` points at `len` bytes of socket address alive for the call.
                     unsafe { libc::bind(fd, p, len) }
                 } else {
+                    // SAFETY: `p` points at `len` bytes of socket address alive for the call.
                     unsafe { libc::connect(fd, p, len) }
                 } as i64)
             }),
+            // SAFETY: listen takes integers only.
             nr::LISTEN => host(unsafe { libc::listen(fd, a[1] as i32) } as i64),
             nr::ACCEPT | nr::ACCEPT4 => {
                 let flags = if nr == nr::ACCEPT4 { a[3] as i32 } else { 0 };
+                // SAFETY: `p` and `l` are with_sockaddr_out's buffer and its length.
                 self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::accept4(fd, p, l, flags) }
                     as i64)
             }
             nr::GETSOCKNAME => self
+                // SAFETY: `p` and `l` are with_sockaddr_out's buffer and its length.
                 .with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getsockname(fd, p, l) }
                     as i64),
             nr::GETPEERNAME => self
+                // SAFETY: `p` and `l` are with_sockaddr_out's buffer and its length.
                 .with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::getpeername(fd, p, l) }
                     as i64),
             nr::SENDTO => self.sendto(fd, a),
@@ -53,6 +58,7 @@ impl Process {
                 let n = (a[4] as usize).min(4096);
                 let mut v = vec![0u8; n];
                 self.read_mem(a[3], &mut v).and_then(|_| {
+                    // SAFETY: `v` holds the `n` bytes of the option value.
                     host(unsafe {
                         libc::setsockopt(
                             fd,
@@ -65,6 +71,7 @@ impl Process {
                 })
             }
             nr::GETSOCKOPT => self.getsockopt(fd, a),
+            // SAFETY: shutdown takes integers only.
             nr::SHUTDOWN => host(unsafe { libc::shutdown(fd, a[1] as i32) } as i64),
             nr::SENDMSG => self.msg(fd, a[1], a[2] as i32, true),
             nr::RECVMSG => self.msg(fd, a[1], a[2] as i32, false),
@@ -79,6 +86,7 @@ impl Process {
     fn socketpair(&mut self, a: [u64; 6]) -> SysResult {
         let mut sv = [0i32; 2];
         host(
+            // SAFETY: `sv` has room for the two descriptors socketpair writes.
             unsafe { libc::socketpair(a[0] as i32, a[1] as i32, a[2] as i32, sv.as_mut_ptr()) }
                 as i64,
         )?;
@@ -86,6 +94,7 @@ impl Process {
         b[..4].copy_from_slice(&sv[0].to_le_bytes());
         b[4..].copy_from_slice(&sv[1].to_le_bytes());
         if let Err(e) = self.write_mem(a[3], &b) {
+            // SAFETY: the descriptors were just created here and nothing else holds them.
             unsafe {
                 libc::close(sv[0]);
                 libc::close(sv[1]);
@@ -142,6 +151,7 @@ impl Process {
             Some(v) => (v.as_ptr().cast(), v.len() as libc::socklen_t),
             None => (std::ptr::null(), 0),
         };
+        // SAFETY: `data` holds `n` bytes; `p` is null or `l` bytes of address.
         host(unsafe { libc::sendto(fd, data.as_ptr().cast(), n, a[3] as i32, p, l) } as i64)
     }
 
@@ -150,6 +160,8 @@ impl Process {
         let mut data = vec![0u8; n];
         let flags = a[3] as i32;
         let dp = data.as_mut_ptr();
+        // SAFETY: `dp` is `data`'s buffer of `n` bytes; `p` and `l` are
+        // with_sockaddr_out's buffer and its length.
         let r = self.with_sockaddr_out(a[4], a[5], |p, l| unsafe {
             libc::recvfrom(fd, dp.cast(), n, flags, p, l)
         } as i64)?;
@@ -161,6 +173,7 @@ impl Process {
         let guest_len = self.read_u32(a[4])?;
         let mut v = vec![0u8; (guest_len as usize).min(4096)];
         let mut len = v.len() as libc::socklen_t;
+        // SAFETY: `v` has room for `len` bytes, which the call may lower.
         host(unsafe {
             libc::getsockopt(
                 fd,
@@ -218,6 +231,8 @@ impl Process {
                 iov_len: v.len(),
             })
             .collect();
+        // SAFETY: struct msghdr is plain data: all zeroes (null pointers, zero
+        // lengths) is a valid value.
         let mut m: libc::msghdr = unsafe { std::mem::zeroed() };
         m.msg_name = if name != 0 {
             namebuf.as_mut_ptr().cast()
@@ -234,8 +249,12 @@ impl Process {
         };
         m.msg_controllen = controllen as usize;
         let r = host(if send {
+            // SAFETY: `m` points only at `iov` and `name`/`control` buffers that live
+            // until the call returns, with their lengths.
             unsafe { libc::sendmsg(fd, &m, flags) }
         } else {
+            // SAFETY: `m` points only at `iov` and `name`/`control` buffers that live
+            // until the call returns, with their lengths.
             unsafe { libc::recvmsg(fd, &mut m, flags) }
         } as i64)?;
         if !send {
@@ -269,6 +288,7 @@ impl Process {
             e.events = self.read_u32(ev)?;
             e.u64 = self.read_u64(ev + 8)?;
         }
+        // SAFETY: the event pointer is null or `e`, alive for the call.
         host(unsafe {
             libc::epoll_ctl(
                 epfd,
@@ -289,6 +309,7 @@ impl Process {
         }
         let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
         let wait = |evs: &mut Vec<libc::epoll_event>, ms: i32| {
+            // SAFETY: `evs` has room for `max` events.
             host(unsafe { libc::epoll_wait(epfd, evs.as_mut_ptr(), max, ms) } as i64)
         };
         let mut r = match wait(&mut evs, 0) {

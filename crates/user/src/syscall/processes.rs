@@ -113,13 +113,15 @@ impl Process {
         // A new process: fork the emulator. (CLONE_VM without CLONE_THREAD,
         // i.e. vfork, gets fork semantics: correct for programs that only
         // exec or _exit in the child.)
+        // SAFETY: the emulator is single-threaded, so the child may go on running
+        // it (no lock can be held by a thread that does not exist there).
         let r = unsafe { libc::fork() };
         if r < 0 {
             return Some(-Errno::last_host());
         }
         if r == 0 {
             self.is_child = true;
-            self.pid = unsafe { libc::getpid() };
+            self.pid = std::process::id() as i32;
             self.next_tid = self.pid + 1;
             let keep = self.threads.swap_remove(i);
             self.threads.clear();
@@ -175,6 +177,7 @@ impl Process {
                     .map_err(|e| e.raw_os_error().and_then(Errno::from_raw).unwrap_or(ENOENT))?;
                 let c = std::ffi::CString::new(host.as_os_str().as_encoded_bytes())
                     .map_err(|_| EINVAL)?;
+                // SAFETY: `c` is a NUL-terminated path that outlives the call.
                 if !meta.is_file() || unsafe { libc::access(c.as_ptr(), libc::X_OK) } != 0 {
                     return Err(EACCES);
                 }
@@ -230,8 +233,11 @@ impl Process {
             if self.is_internal_fd(fd) {
                 continue;
             }
+            // SAFETY: F_GETFD takes no argument.
             let fl = unsafe { libc::fcntl(fd, libc::F_GETFD) };
             if fl >= 0 && fl & libc::FD_CLOEXEC != 0 {
+                // SAFETY: close takes an integer; the emulator's own descriptors are skipped
+                // above.
                 unsafe { libc::close(fd) };
             }
         }
@@ -240,6 +246,7 @@ impl Process {
     pub(super) fn sys_wait4(&mut self, a: [u64; 6]) -> SysResult {
         let mut status = 0i32;
         let mut ru = [0u8; 144];
+        // SAFETY: `status` and `ru` (144 bytes, a struct rusage) outlive the call.
         let r = host(unsafe {
             libc::wait4(
                 a[0] as i32,
@@ -259,6 +266,7 @@ impl Process {
 
     pub(super) fn sys_waitid(&mut self, a: [u64; 6]) -> SysResult {
         let mut info = [0u8; 128];
+        // SAFETY: `info` has the 128 bytes of a siginfo_t; the rusage pointer is null.
         let r = host(unsafe {
             libc::syscall(
                 libc::SYS_waitid,
@@ -310,8 +318,10 @@ impl Process {
                     rlim_cur: 0,
                     rlim_max: 0,
                 };
+                // SAFETY: `l` is a struct rlimit the call fills.
                 host(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut l) } as i64)?;
                 l.rlim_cur = cur.min(l.rlim_max);
+                // SAFETY: `l` is a struct rlimit alive for the call.
                 host(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &l) } as i64)?;
             }
             self.rlimits[res as usize] = (cur, max);
@@ -327,8 +337,10 @@ impl Process {
         match nr {
             nr::GETRESUID | nr::GETRESGID => {
                 let ids = if nr == nr::GETRESUID {
+                    // SAFETY: the id getters take no arguments and cannot fail.
                     unsafe { [libc::getuid(), libc::geteuid(), libc::geteuid()] }
                 } else {
+                    // SAFETY: the id getters take no arguments and cannot fail.
                     unsafe { [libc::getgid(), libc::getegid(), libc::getegid()] }
                 };
                 for (k, id) in ids.iter().enumerate() {
@@ -343,6 +355,7 @@ impl Process {
 
     pub(super) fn sys_getgroups(&mut self, size: u64, list: u64) -> SysResult {
         let mut g = vec![0u32; 256];
+        // SAFETY: `g` has room for the 256 groups asked for.
         let n = host(unsafe { libc::getgroups(256, g.as_mut_ptr()) } as i64)? as usize;
         if size == 0 {
             return Ok(n as i64);

@@ -63,7 +63,7 @@ impl Process {
                 // The sender is unknown to us; report the parent as Linux
                 // would for a terminal or shell signal.
                 let target = self.signal_target(s);
-                let ppid = unsafe { libc::getppid() };
+                let ppid = std::os::unix::process::parent_id() as i32;
                 self.queue_signal(target, SignalInfo::sent(s, SI_USER, ppid));
             }
         }
@@ -194,6 +194,7 @@ impl Process {
         }
         if tgid != self.pid {
             // Another process: the host carries the signal, not the value.
+            // SAFETY: kill takes integers only.
             return host(unsafe { libc::kill(tgid, sig) } as i64);
         }
         let code = i32::from_le_bytes(b[8..12].try_into().unwrap());
@@ -242,11 +243,13 @@ impl Process {
             self.queue_signal(i, SignalInfo::sent(sig, SI_USER, self.pid));
             return Ok(0);
         }
+        // SAFETY: kill takes integers only.
         host(unsafe { libc::kill(pid, sig) } as i64)
     }
 
     pub(super) fn sys_tgkill(&mut self, tgid: i32, tid: i32, sig: i32) -> SysResult {
         if tgid != self.pid {
+            // SAFETY: kill takes integers only.
             return host(unsafe { libc::kill(tgid, sig) } as i64);
         }
         let i = self.thread_index(tid).ok_or(ESRCH)?;
