@@ -221,6 +221,16 @@ pub(crate) const SIGRETURN_PAGE: u64 = STACK_TOP;
 impl Process {
     /// Creates the process and loads the program.
     pub fn new(opts: Options) -> Result<Process, RunError> {
+        let mut p = Process::without_program(opts)?;
+        let prog = p.opts.program.clone();
+        let (args, env) = (p.opts.args.clone(), p.opts.env.clone());
+        p.exec(&prog, &args, &env, true)?;
+        Ok(p)
+    }
+
+    /// The process with its first thread and an empty address space,
+    /// before a program is loaded (unit tests use it so).
+    pub(crate) fn without_program(opts: Options) -> Result<Process, RunError> {
         let mut ranges = vec![opts.ram];
         ranges.extend(opts.nvmm);
         let mut mem = PhysMem::new(&ranges).map_err(|e| RunError::Setup(e.to_string()))?;
@@ -308,9 +318,6 @@ impl Process {
             affinity: u64::MAX,
             fault_note: None,
         });
-        let prog = p.opts.program.clone();
-        let (args, env) = (p.opts.args.clone(), p.opts.env.clone());
-        p.exec(&prog, &args, &env, true)?;
         Ok(p)
     }
 

@@ -822,3 +822,123 @@ impl Process {
         host(unsafe { libc::memfd_create(c.as_ptr(), flags) } as i64)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+
+    const CWD: u64 = AT_FDCWD as u64;
+
+    #[test]
+    fn open_read_seek_close() {
+        let f = TempFile::new("read", b"hello, world");
+        let mut p = process();
+        let path = guest_str(&mut p, f.path());
+        let buf = scratch(&mut p, 64);
+        let fd = p.sys_openat(CWD, path, libc::O_RDONLY as u64, 0).unwrap() as i32;
+        assert_eq!(p.sys_read(fd, buf, 5), Ok(5));
+        assert_eq!(read(&mut p, buf, 5), b"hello");
+        assert_eq!(p.sys_lseek(fd, 7, libc::SEEK_SET), Ok(7));
+        assert_eq!(p.sys_read(fd, buf, 64), Ok(5), "a short read at the end");
+        assert_eq!(read(&mut p, buf, 5), b"world");
+        assert_eq!(p.sys_read(fd, buf, 64), Ok(0), "end of file");
+        assert_eq!(p.sys_pread64(fd, buf, 4, 2), Ok(4));
+        assert_eq!(read(&mut p, buf, 4), b"llo,");
+        assert_eq!(p.sys_close(fd), Ok(0));
+        assert_eq!(err(p.sys_close(fd)), EBADF);
+        assert_eq!(err(p.sys_read(fd, buf, 1)), EBADF);
+        assert_eq!(err(p.sys_lseek(fd, 0, libc::SEEK_SET)), EBADF);
+    }
+
+    #[test]
+    fn dup3_shares_the_offset_and_refuses_the_same_number() {
+        let f = TempFile::new("dup3", b"abcdef");
+        let mut p = process();
+        let path = guest_str(&mut p, f.path());
+        let buf = scratch(&mut p, 8);
+        let fd = p.sys_openat(CWD, path, libc::O_RDONLY as u64, 0).unwrap() as i32;
+        assert_eq!(err(p.sys_dup3(fd, fd, 0)), EINVAL);
+        assert_eq!(err(p.sys_dup3(fd, 1501, 0x1234_5678)), EINVAL, "bad flags");
+        assert_eq!(p.sys_dup3(fd, 1501, libc::O_CLOEXEC), Ok(1501));
+        assert_eq!(p.sys_read(fd, buf, 2), Ok(2));
+        assert_eq!(p.sys_read(1501, buf, 2), Ok(2));
+        assert_eq!(read(&mut p, buf, 2), b"cd", "one open file, one offset");
+        let d = p.sys_dup(fd).unwrap() as i32;
+        assert_eq!(p.sys_lseek(d, 0, libc::SEEK_CUR), Ok(4));
+        for x in [fd, d, 1501] {
+            assert_eq!(p.sys_close(x), Ok(0));
+        }
+        assert_eq!(err(p.sys_dup(fd)), EBADF);
+    }
+
+    #[test]
+    fn bad_paths_and_wild_pointers() {
+        let f = TempFile::new("efault", b"x");
+        let mut p = process();
+        let missing = guest_str(&mut p, "/nonexistent/rvnvmm/file");
+        assert_eq!(err(p.sys_openat(CWD, missing, 0, 0)), ENOENT);
+        assert_eq!(err(p.sys_openat(CWD, WILD, 0, 0)), EFAULT);
+        assert_eq!(err(p.sys_newfstatat(CWD, missing, WILD, 0)), ENOENT);
+        let path = guest_str(&mut p, f.path());
+        let fd = p.sys_openat(CWD, path, libc::O_RDONLY as u64, 0).unwrap() as i32;
+        assert_eq!(err(p.sys_read(fd, WILD, 1)), EFAULT);
+        assert_eq!(err(p.sys_fstat(fd, WILD)), EFAULT);
+        assert_eq!(err(p.sys_readv(fd, WILD, 1, None)), EFAULT);
+        assert_eq!(err(p.sys_readv(fd, WILD, 1025, None)), EINVAL);
+        p.sys_close(fd).unwrap();
+        let out = scratch(&mut p, 4);
+        assert_eq!(err(p.sys_getcwd(out, 1)), ERANGE);
+        assert_eq!(err(p.sys_ioctl(0, 0x1234, 0)), ENOTTY);
+    }
+
+    #[test]
+    fn stat_reports_the_size_in_the_riscv64_layout() {
+        let f = TempFile::new("stat", &[7u8; 1000]);
+        let mut p = process();
+        let path = guest_str(&mut p, f.path());
+        let out = scratch(&mut p, 128);
+        assert_eq!(p.sys_newfstatat(CWD, path, out, 0), Ok(0));
+        // struct stat of riscv64 (asm-generic): st_size at offset 48.
+        let size = u64::from_le_bytes(read(&mut p, out + 48, 8).try_into().unwrap());
+        assert_eq!(size, 1000);
+        let mode = u32::from_le_bytes(read(&mut p, out + 16, 4).try_into().unwrap());
+        assert_eq!(mode & libc::S_IFMT, libc::S_IFREG);
+    }
+
+    #[test]
+    fn a_pipe_carries_bytes_through_writev_and_read() {
+        let mut p = process();
+        let fds = scratch(&mut p, 4096);
+        assert_eq!(p.sys_pipe2(fds, libc::O_CLOEXEC as u64), Ok(0));
+        let b = read(&mut p, fds, 8);
+        let (r, w) = (
+            i32::from_le_bytes(b[..4].try_into().unwrap()),
+            i32::from_le_bytes(b[4..].try_into().unwrap()),
+        );
+        let (iov, data) = (fds + 64, fds + 128);
+        p.write_mem(data, b"abcdef").unwrap();
+        for (k, (base, len)) in [(data, 2u64), (data + 4, 2)].into_iter().enumerate() {
+            p.write_u64(iov + 16 * k as u64, base).unwrap();
+            p.write_u64(iov + 16 * k as u64 + 8, len).unwrap();
+        }
+        assert_eq!(p.sys_writev(w, iov, 2, None), Ok(4));
+        let into = fds + 256;
+        assert_eq!(p.sys_read(r, into, 16), Ok(4));
+        assert_eq!(read(&mut p, into, 4), b"abef");
+        assert_eq!(err(p.sys_pipe2(WILD, 0)), EFAULT);
+        p.sys_close(r).unwrap();
+        p.sys_close(w).unwrap();
+    }
+
+    #[test]
+    fn getcwd_is_the_hosts_without_a_root() {
+        let mut p = process();
+        let out = scratch(&mut p, 4096);
+        let n = p.sys_getcwd(out, 4096).unwrap() as usize;
+        let cwd = std::env::current_dir().unwrap();
+        let mut want = cwd.as_os_str().as_encoded_bytes().to_vec();
+        want.push(0);
+        assert_eq!(read(&mut p, out, n), want);
+    }
+}

@@ -15,6 +15,8 @@ pub(crate) mod nr;
 mod processes;
 mod signals;
 mod system;
+#[cfg(test)]
+pub(crate) mod testing;
 mod time;
 
 pub(crate) use files::Wait;
