@@ -297,3 +297,144 @@ impl Process {
         Ok(0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+    use crate::vm::PROT_READ;
+
+    const RW: u64 = 3;
+    const PRIVATE_ANON: u64 = 0x22;
+
+    fn mmap(p: &mut Process, addr: u64, len: u64, prot: u64, flags: u64) -> SysResult {
+        p.sys_mmap([addr, len, prot, flags, u64::MAX, 0])
+    }
+
+    #[test]
+    fn brk_grows_and_shrinks_by_pages() {
+        let mut p = process();
+        let brk = |p: &mut Process, to: u64| p.aspace.set_brk(&mut p.mem, to);
+        assert_eq!(brk(&mut p, 0), BRK_START, "a query");
+        assert_eq!(brk(&mut p, BRK_START + 0x2800), BRK_START + 0x2800);
+        p.write_u64(BRK_START + 0x2ff8, 42).unwrap();
+        assert_eq!(p.read_u64(BRK_START + 0x2ff8), Ok(42));
+        assert_eq!(brk(&mut p, BRK_START + 0x1000), BRK_START + 0x1000);
+        assert_eq!(
+            err(p.read_u64(BRK_START + 0x1000).map(|v| v as i64)),
+            EFAULT
+        );
+        assert_eq!(p.read_u64(BRK_START + 0xff8), Ok(0));
+        assert_eq!(
+            brk(&mut p, BRK_START - 0x1000),
+            BRK_START + 0x1000,
+            "below the start"
+        );
+        // Past guest RAM: refused, the break stays.
+        assert_eq!(brk(&mut p, BRK_START + (1 << 30)), BRK_START + 0x1000);
+    }
+
+    #[test]
+    fn mmap_and_munmap_anonymous_memory() {
+        let mut p = process();
+        let a = mmap(&mut p, 0, 0x2001, RW, PRIVATE_ANON).unwrap() as u64;
+        assert_eq!(a & 0xfff, 0);
+        p.write_u64(a + 0x2ff8, 7).unwrap();
+        assert_eq!(
+            p.read_u64(a + 0x2ff8),
+            Ok(7),
+            "the length rounds up to pages"
+        );
+        assert_eq!(p.sys_munmap(a + 0x1000, 0x1000), Ok(0));
+        assert_eq!(err(p.read_u32(a + 0x1000).map(i64::from)), EFAULT);
+        assert_eq!(p.read_u64(a + 0x2ff8), Ok(7), "the rest stays");
+        // MAP_FIXED over it replaces the pages with fresh zeroes.
+        let fixed = 0x10;
+        assert_eq!(
+            mmap(&mut p, a, 0x3000, RW, PRIVATE_ANON | fixed),
+            Ok(a as i64)
+        );
+        assert_eq!(p.read_u64(a + 0x2ff8), Ok(0));
+    }
+
+    #[test]
+    fn mmap_and_munmap_refuse_bad_arguments() {
+        let mut p = process();
+        let a = mmap(&mut p, 0, 0x1000, RW, PRIVATE_ANON).unwrap() as u64;
+        assert_eq!(
+            err(mmap(&mut p, 0, 0, RW, PRIVATE_ANON)),
+            EINVAL,
+            "length 0"
+        );
+        assert_eq!(
+            err(mmap(&mut p, 0, 0x1000, RW, 0x20)),
+            EINVAL,
+            "no map type"
+        );
+        assert_eq!(
+            err(mmap(&mut p, a + 8, 0x1000, RW, PRIVATE_ANON | 0x10)),
+            EINVAL
+        );
+        assert_eq!(err(p.sys_mmap([0, 0x1000, RW, 2, u64::MAX, 0x800])), EINVAL);
+        assert_eq!(err(mmap(&mut p, 0, 1 << 40, RW, PRIVATE_ANON)), ENOMEM);
+        assert_eq!(err(mmap(&mut p, 0, u64::MAX, RW, PRIVATE_ANON)), ENOMEM);
+        assert_eq!(
+            err(mmap(&mut p, 0, 128 << 20, RW, PRIVATE_ANON)),
+            ENOMEM,
+            "> RAM"
+        );
+        assert_eq!(
+            err(p.sys_mmap([0, 0x1000, 1, 2, 1_000_000, 0])),
+            EBADF,
+            "no file"
+        );
+        assert_eq!(err(p.sys_munmap(a + 1, 0x1000)), EINVAL);
+        assert_eq!(err(p.sys_munmap(a, 0)), EINVAL);
+        assert_eq!(err(p.sys_munmap(a, u64::MAX)), EINVAL);
+    }
+
+    #[test]
+    fn mprotect_changes_what_the_kernel_may_write() {
+        let mut p = process();
+        let a = mmap(&mut p, 0, 0x2000, RW, PRIVATE_ANON).unwrap() as u64;
+        p.write_u64(a, 5).unwrap();
+        assert_eq!(p.sys_mprotect(a, 0x1000, PROT_READ), Ok(0));
+        assert_eq!(err(p.write_u64(a, 6).map(|_| 0)), EFAULT);
+        assert_eq!(p.read_u64(a), Ok(5));
+        p.write_u64(a + 0x1000, 6).unwrap();
+        assert_eq!(p.sys_mprotect(a, 0x1000, PROT_READ | PROT_WRITE), Ok(0));
+        p.write_u64(a, 6).unwrap();
+        assert_eq!(err(p.sys_mprotect(a + 4, 0x1000, PROT_READ)), EINVAL);
+        assert_eq!(err(p.sys_mprotect(a, 0x1000, 0x10)), EINVAL, "unknown bit");
+        assert_eq!(err(p.sys_mprotect(WILD, 0x1000, PROT_READ)), ENOMEM);
+        assert_eq!(err(p.sys_mprotect(a, u64::MAX - a, PROT_READ)), ENOMEM);
+    }
+
+    #[test]
+    fn mremap_moves_contents() {
+        let mut p = process();
+        let a = mmap(&mut p, 0, 0x1000, RW, PRIVATE_ANON).unwrap() as u64;
+        // Something right after it, so growing must move.
+        mmap(&mut p, a + 0x1000, 0x1000, RW, PRIVATE_ANON | 0x10).unwrap();
+        p.write_u64(a + 8, 99).unwrap();
+        assert_eq!(err(p.sys_mremap([a, 0x1000, 0x3000, 0, 0, 0])), ENOMEM);
+        let b = p.sys_mremap([a, 0x1000, 0x3000, 1, 0, 0]).unwrap() as u64;
+        assert_ne!(a, b);
+        assert_eq!(p.read_u64(b + 8), Ok(99));
+        assert_eq!(err(p.read_u64(a + 8).map(|v| v as i64)), EFAULT);
+        assert_eq!(err(p.sys_mremap([b, 0x1000, 0x2000, 2, 0, 0])), EINVAL);
+    }
+
+    #[test]
+    fn mincore_tells_touched_pages() {
+        let mut p = process();
+        let a = mmap(&mut p, 0, 0x3000, RW, PRIVATE_ANON).unwrap() as u64;
+        let vec = scratch(&mut p, 8);
+        p.write_u64(a + 0x1000, 1).unwrap();
+        assert_eq!(p.sys_mincore(a, 0x3000, vec), Ok(0));
+        assert_eq!(read(&mut p, vec, 3), [0, 1, 0]);
+        assert_eq!(err(p.sys_mincore(a + 1, 0x1000, vec)), EINVAL);
+        assert_eq!(err(p.sys_mincore(a, 0x4000, vec)), ENOMEM, "a page past it");
+        assert_eq!(err(p.sys_mincore(a, 0x1000, WILD)), EFAULT);
+    }
+}
