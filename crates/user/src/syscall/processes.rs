@@ -483,3 +483,117 @@ impl Process {
         Ok(0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+
+    const CLONE_VM: u64 = 0x100;
+    const CLONE_THREAD: u64 = 0x10000;
+    const CLONE_SETTLS: u64 = 0x80000;
+    const CLONE_PARENT_SETTID: u64 = 0x10_0000;
+
+    #[test]
+    fn ids_of_the_process_and_its_first_thread() {
+        let mut p = process();
+        let pid = std::process::id() as i64;
+        assert_eq!(p.dispatch(nr::GETPID, [0; 6]), Some(pid));
+        assert_eq!(p.dispatch(nr::GETTID, [0; 6]), Some(pid));
+        let ppid = std::os::unix::process::parent_id() as i64;
+        assert_eq!(p.dispatch(nr::GETPPID, [0; 6]), Some(ppid));
+        // SAFETY: getuid takes no arguments and cannot fail.
+        let uid = unsafe { libc::getuid() } as i64;
+        assert_eq!(p.sys_getid(nr::GETUID), Ok(uid));
+        let out = scratch(&mut p, 12);
+        assert_eq!(
+            p.sys_ids(nr::GETRESUID, [out, out + 4, out + 8, 0, 0, 0]),
+            Ok(0)
+        );
+        assert_eq!(p.read_u32(out), Ok(uid as u32));
+        assert_eq!(err(p.sys_ids(nr::GETRESUID, [WILD, 0, 0, 0, 0, 0])), EFAULT);
+    }
+
+    #[test]
+    fn rlimits_round_trip_and_are_checked() {
+        let mut p = process();
+        let (new, old) = (scratch(&mut p, 16), scratch(&mut p, 16));
+        const STACK: u64 = 3;
+        let prlimit = |p: &mut Process, pid: u64, res: u64, new: u64, old: u64| {
+            p.sys_rlimit(nr::PRLIMIT64, [pid, res, new, old, 0, 0])
+        };
+        assert_eq!(prlimit(&mut p, 0, STACK, 0, old), Ok(0));
+        assert_eq!(p.read_u64(old), Ok(8 << 20));
+        assert_eq!(p.read_u64(old + 8), Ok(u64::MAX));
+        p.write_u64(new, 1 << 20).unwrap();
+        p.write_u64(new + 8, 4 << 20).unwrap();
+        assert_eq!(p.sys_rlimit(nr::SETRLIMIT, [STACK, new, 0, 0, 0, 0]), Ok(0));
+        assert_eq!(p.sys_rlimit(nr::GETRLIMIT, [STACK, old, 0, 0, 0, 0]), Ok(0));
+        assert_eq!(
+            (p.read_u64(old), p.read_u64(old + 8)),
+            (Ok(1 << 20), Ok(4 << 20))
+        );
+        p.write_u64(new, 5 << 20).unwrap();
+        assert_eq!(
+            err(prlimit(&mut p, 0, STACK, new, 0)),
+            EINVAL,
+            "soft above hard"
+        );
+        assert_eq!(
+            err(prlimit(&mut p, 0, 16, 0, old)),
+            EINVAL,
+            "no such resource"
+        );
+        assert_eq!(
+            err(prlimit(&mut p, 1, STACK, 0, old)),
+            ESRCH,
+            "another process"
+        );
+        assert_eq!(err(prlimit(&mut p, 0, STACK, WILD, 0)), EFAULT);
+        let own = p.pid as u64;
+        assert_eq!(prlimit(&mut p, own, STACK, 0, old), Ok(0));
+    }
+
+    #[test]
+    fn affinity_masks_cover_the_harts() {
+        let mut p = process();
+        let mask = scratch(&mut p, 8);
+        assert_eq!(p.sys_getaffinity(0, 8, mask), Ok(8));
+        assert_eq!(p.read_u64(mask), Ok(0b11), "two harts");
+        assert_eq!(err(p.sys_getaffinity(0, 4, mask)), EINVAL);
+        assert_eq!(err(p.sys_getaffinity(12345678, 8, mask)), ESRCH);
+        p.write_u64(mask, 0b10).unwrap();
+        assert_eq!(p.sys_setaffinity(0, 8, mask), Ok(0));
+        assert_eq!(p.threads[0].cpu, 1, "moved off hart 0");
+        p.write_u64(mask, 0b100).unwrap();
+        assert_eq!(err(p.sys_setaffinity(0, 8, mask)), EINVAL, "no such hart");
+        assert_eq!(err(p.sys_setaffinity(0, 8, WILD)), EFAULT);
+    }
+
+    #[test]
+    fn a_thread_gets_a_new_tid_the_idle_hart_and_its_tls() {
+        let mut p = process();
+        let ptid = scratch(&mut p, 8);
+        assert_eq!(
+            p.sys_clone(CLONE_THREAD, 0, 0, 0, 0),
+            Some(-EINVAL),
+            "without VM"
+        );
+        let flags = CLONE_VM | CLONE_THREAD | CLONE_SETTLS | CLONE_PARENT_SETTID;
+        let tid = p.sys_clone(flags, 0x7000, ptid, 0x1234, 0).unwrap();
+        assert_eq!(tid, p.pid as i64 + 1);
+        assert_eq!(p.read_u32(ptid), Ok(tid as u32));
+        let child = &p.threads[1];
+        assert_eq!(child.tid as i64, tid);
+        assert_eq!(child.cpu, 1);
+        assert_eq!(child.state, ThreadState::Runnable);
+        assert_eq!(
+            (child.hart.x[2], child.hart.x[4], child.hart.x[10]),
+            (0x7000, 0x1234, 0)
+        );
+        assert_eq!(p.sys_set_tid_address(0x5000), Ok(p.pid as i64));
+        assert_eq!(p.threads[0].clear_child_tid, 0x5000);
+        p.sys_exit_group(0x1ff);
+        assert_eq!(p.exit, Some(ExitKind::Code(0xff)));
+    }
+}

@@ -301,3 +301,95 @@ impl Process {
         self.write_u64(set, m).map(|_| 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+
+    #[test]
+    fn sigaction_round_trips() {
+        let mut p = process();
+        let (act, old) = (scratch(&mut p, 24), scratch(&mut p, 24));
+        for (k, v) in [0x1234u64, 0x0400_0000, 0b1010].iter().enumerate() {
+            p.write_u64(act + 8 * k as u64, *v).unwrap();
+        }
+        // SIGSEGV: a synchronous signal, which is not mirrored to the host.
+        assert_eq!(p.sys_sigaction(SIGSEGV, act, old), Ok(0));
+        assert_eq!(read(&mut p, old, 24), [0; 24], "the default before");
+        assert_eq!(p.sys_sigaction(SIGSEGV, 0, old), Ok(0));
+        assert_eq!(p.read_u64(old), Ok(0x1234));
+        assert_eq!(p.read_u64(old + 8), Ok(0x0400_0000));
+        assert_eq!(p.read_u64(old + 16), Ok(0b1010));
+        assert_eq!(err(p.sys_sigaction(SIGSEGV, WILD, 0)), EFAULT);
+    }
+
+    #[test]
+    fn bad_signal_numbers() {
+        let mut p = process();
+        let act = scratch(&mut p, 24);
+        assert_eq!(err(p.sys_sigaction(0, 0, act)), EINVAL);
+        assert_eq!(err(p.sys_sigaction(65, 0, act)), EINVAL);
+        assert_eq!(err(p.sys_sigaction(SIGKILL, act, 0)), EINVAL);
+        assert_eq!(err(p.sys_sigaction(SIGSTOP, act, 0)), EINVAL);
+        assert_eq!(
+            p.sys_sigaction(SIGKILL, 0, act),
+            Ok(0),
+            "reading it is fine"
+        );
+        let pid = p.pid;
+        assert_eq!(err(p.sys_kill(pid, 65)), EINVAL);
+        assert_eq!(err(p.sys_tgkill(pid, pid, -1)), EINVAL);
+        assert_eq!(err(p.sys_tgkill(pid, 12345678, SIGSEGV)), ESRCH);
+        assert_eq!(err(p.sys_sigqueueinfo(pid, None, 0, act)), EINVAL);
+    }
+
+    #[test]
+    fn sigprocmask_blocks_unblocks_and_sets() {
+        let mut p = process();
+        let (set, old) = (scratch(&mut p, 8), scratch(&mut p, 8));
+        let bit = |s: i32| 1u64 << (s - 1);
+        p.write_u64(set, bit(SIGSEGV) | bit(SIGKILL)).unwrap();
+        assert_eq!(p.sys_sigprocmask(0, set, old), Ok(0), "SIG_BLOCK");
+        assert_eq!(p.read_u64(old), Ok(0));
+        assert_eq!(
+            p.threads[0].sigmask,
+            bit(SIGSEGV),
+            "SIGKILL cannot be blocked"
+        );
+        p.write_u64(set, bit(SIGBUS)).unwrap();
+        assert_eq!(p.sys_sigprocmask(2, set, old), Ok(0), "SIG_SETMASK");
+        assert_eq!(p.read_u64(old), Ok(bit(SIGSEGV)));
+        assert_eq!(p.sys_sigprocmask(1, set, 0), Ok(0), "SIG_UNBLOCK");
+        assert_eq!(p.threads[0].sigmask, 0);
+        assert_eq!(err(p.sys_sigprocmask(3, set, 0)), EINVAL);
+        assert_eq!(err(p.sys_sigprocmask(0, WILD, 0)), EFAULT);
+    }
+
+    #[test]
+    fn a_signal_to_itself_is_pending() {
+        let mut p = process();
+        let set = scratch(&mut p, 8);
+        let pid = p.pid;
+        assert_eq!(p.sys_kill(pid, 0), Ok(0), "existence check");
+        assert_eq!(p.sys_kill(pid, SIGUSR1), Ok(0));
+        assert_eq!(p.sys_sigpending(set), Ok(0));
+        assert_eq!(p.read_u64(set), Ok(1 << (SIGUSR1 - 1)));
+        assert_eq!(p.threads[0].pending[0].code, SI_USER);
+    }
+
+    #[test]
+    fn sigaltstack_checks_the_size() {
+        let mut p = process();
+        let (ss, old) = (scratch(&mut p, 24), scratch(&mut p, 24));
+        p.write_u64(ss, 0x9000).unwrap();
+        p.write_u64(ss + 16, 1024).unwrap();
+        assert_eq!(err(p.sys_sigaltstack(ss, 0)), ENOMEM, "below MINSIGSTKSZ");
+        p.write_u64(ss + 16, 8192).unwrap();
+        assert_eq!(p.sys_sigaltstack(ss, old), Ok(0));
+        assert_eq!(p.read_u32(old + 8), Ok(SS_DISABLE as u32), "none before");
+        assert_eq!(p.sys_sigaltstack(0, old), Ok(0));
+        assert_eq!(p.read_u64(old), Ok(0x9000));
+        assert_eq!(p.read_u64(old + 16), Ok(8192));
+    }
+}
