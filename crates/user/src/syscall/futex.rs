@@ -126,3 +126,42 @@ impl Process {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+
+    const WAIT: u64 = 0;
+    const WAKE: u64 = 1;
+
+    #[test]
+    fn wait_checks_the_value_and_wake_counts_waiters() {
+        let mut p = process();
+        let word = scratch(&mut p, 8);
+        p.write_u32(word, 5).unwrap();
+        assert_eq!(
+            p.sys_futex([word, WAIT, 4, 0, 0, 0]),
+            Some(-EAGAIN),
+            "value changed"
+        );
+        assert_eq!(p.sys_futex([WILD, WAIT, 5, 0, 0, 0]), Some(-EFAULT));
+        assert_eq!(
+            p.sys_futex([word, WAKE, 1, 0, 0, 0]),
+            Some(0),
+            "nobody waits"
+        );
+        assert_eq!(
+            p.sys_futex([word, WAIT, 5, 0, 0, 0]),
+            None,
+            "the thread blocks"
+        );
+        assert!(matches!(
+            p.threads[0].state,
+            ThreadState::Futex { addr, bitset: u32::MAX, deadline: None } if addr == word
+        ));
+        assert_eq!(p.sys_futex([word, WAKE, 1, 0, 0, 0]), Some(1));
+        assert_eq!(p.threads[0].state, ThreadState::Runnable);
+        assert_eq!(p.sys_futex([word, 99, 0, 0, 0, 0]), Some(-ENOSYS));
+    }
+}

@@ -227,3 +227,46 @@ impl Process {
         }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testing::*;
+    use super::*;
+
+    #[test]
+    fn an_ecall_returns_in_a0_and_resumes_after_it() {
+        let mut p = process();
+        let t = &mut p.threads[0];
+        t.hart.pc = 0x1000;
+        t.hart.x[17] = nr::GETPID;
+        p.syscall();
+        assert_eq!(p.threads[0].hart.x[10], p.pid as u64);
+        assert_eq!(p.threads[0].hart.pc, 0x1004);
+    }
+
+    #[test]
+    fn unknown_and_refused_calls_return_enosys() {
+        let mut p = process();
+        for unknown in [nr::INOTIFY_INIT1, 1000, u64::MAX] {
+            assert_eq!(p.dispatch(unknown, [0; 6]), Some(-ENOSYS), "{unknown}");
+        }
+        assert!(p.warned.contains(&nr::INOTIFY_INIT1), "told once");
+        assert_eq!(p.dispatch(nr::RSEQ, [0; 6]), Some(-ENOSYS));
+        assert!(!p.warned.contains(&nr::RSEQ), "rseq is refused quietly");
+        assert_eq!(
+            p.dispatch(38, [0; 6]),
+            Some(-ENOSYS),
+            "no renameat on riscv64"
+        );
+    }
+
+    #[test]
+    fn errors_reach_the_guest_negated() {
+        let mut p = process();
+        assert_eq!(
+            p.dispatch(nr::CLOSE, [u64::MAX, 0, 0, 0, 0, 0]),
+            Some(-EBADF)
+        );
+        assert_eq!(p.dispatch(nr::UNAME, [WILD, 0, 0, 0, 0, 0]), Some(-EFAULT));
+    }
+}

@@ -340,3 +340,67 @@ impl Process {
         Some(r)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+
+    const UNIX: u64 = libc::AF_UNIX as u64;
+    const STREAM: u64 = libc::SOCK_STREAM as u64;
+
+    fn call(p: &mut Process, nr: u64, a: [u64; 6]) -> i64 {
+        p.net_syscall(nr, a).expect("a call that does not block")
+    }
+
+    #[test]
+    fn socket_errors() {
+        let mut p = process();
+        assert_eq!(
+            call(&mut p, nr::SOCKET, [12345, STREAM, 0, 0, 0, 0]),
+            -EAFNOSUPPORT
+        );
+        assert_eq!(call(&mut p, nr::LISTEN, [u64::MAX, 1, 0, 0, 0, 0]), -EBADF);
+        let fd = call(&mut p, nr::SOCKET, [UNIX, STREAM, 0, 0, 0, 0]);
+        assert!(fd >= 0, "{fd}");
+        let fd = fd as u64;
+        assert_eq!(call(&mut p, nr::BIND, [fd, WILD, 16, 0, 0, 0]), -EFAULT);
+        assert_eq!(call(&mut p, nr::BIND, [fd, WILD, 4096, 0, 0, 0]), -EINVAL);
+        // sockaddr_un of a path that does not exist.
+        let addr = scratch(&mut p, 110);
+        p.write_mem(addr, &(libc::AF_UNIX as u16).to_le_bytes())
+            .unwrap();
+        p.write_mem(addr + 2, b"/nonexistent/rvnvmm.sock\0")
+            .unwrap();
+        assert_eq!(call(&mut p, nr::CONNECT, [fd, addr, 110, 0, 0, 0]), -ENOENT);
+        assert_eq!(
+            call(&mut p, nr::EPOLL_PWAIT, [fd, addr, 0, 0, 0, 0]),
+            -EINVAL
+        );
+        assert_eq!(p.sys_close(fd as i32), Ok(0));
+    }
+
+    #[test]
+    fn a_socket_pair_carries_bytes() {
+        let mut p = process();
+        let buf = scratch(&mut p, 64);
+        assert_eq!(
+            call(&mut p, nr::SOCKETPAIR, [UNIX, STREAM, 0, buf, 0, 0]),
+            0
+        );
+        let sv = read(&mut p, buf, 8);
+        let a = i32::from_le_bytes(sv[..4].try_into().unwrap()) as u64;
+        let b = i32::from_le_bytes(sv[4..].try_into().unwrap()) as u64;
+        p.write_mem(buf + 16, b"ping").unwrap();
+        assert_eq!(call(&mut p, nr::SENDTO, [a, buf + 16, 4, 0, 0, 0]), 4);
+        assert_eq!(call(&mut p, nr::RECVFROM, [b, buf + 32, 16, 0, 0, 0]), 4);
+        assert_eq!(read(&mut p, buf + 32, 4), b"ping");
+        assert_eq!(call(&mut p, nr::SENDTO, [a, WILD, 4, 0, 0, 0]), -EFAULT);
+        assert_eq!(
+            call(&mut p, nr::SOCKETPAIR, [UNIX, STREAM, 0, WILD, 0, 0]),
+            -EFAULT
+        );
+        p.sys_close(a as i32).unwrap();
+        p.sys_close(b as i32).unwrap();
+    }
+}

@@ -88,3 +88,70 @@ impl Process {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+
+    #[test]
+    fn uname_fields() {
+        let mut p = process();
+        let buf = scratch(&mut p, 390);
+        assert_eq!(p.sys_uname(buf), Ok(0));
+        let b = read(&mut p, buf, 390);
+        let field = |k: usize| {
+            let f = &b[k * 65..(k + 1) * 65];
+            String::from_utf8(f[..f.iter().position(|&c| c == 0).unwrap()].to_vec()).unwrap()
+        };
+        assert_eq!(field(0), "Linux");
+        assert_eq!(field(1), "rvnvmm");
+        assert!(field(2).starts_with("6.12."), "{}", field(2));
+        assert_eq!(field(4), "riscv64");
+        assert_eq!(err(p.sys_uname(WILD)), EFAULT);
+    }
+
+    #[test]
+    fn sysinfo_reports_the_configured_ram() {
+        let mut p = process();
+        let buf = scratch(&mut p, 112);
+        assert_eq!(p.sys_sysinfo(buf), Ok(0));
+        let total = p.read_u64(buf + 32).unwrap();
+        let free = p.read_u64(buf + 40).unwrap();
+        assert_eq!(total, 64 << 20);
+        assert!(free < total && free > total / 2, "{free}");
+        assert_eq!(p.read_u32(buf + 104), Ok(1), "mem_unit");
+    }
+
+    #[test]
+    fn getrandom_is_deterministic_per_run() {
+        let (mut p, mut q) = (process(), process());
+        let (a, b) = (scratch(&mut p, 64), scratch(&mut q, 64));
+        assert_eq!(p.sys_getrandom(a, 32), Ok(32));
+        assert_eq!(q.sys_getrandom(b, 32), Ok(32));
+        let first = read(&mut p, a, 32);
+        assert_eq!(first, read(&mut q, b, 32), "the same bytes in every run");
+        assert_eq!(p.sys_getrandom(a, 32), Ok(32));
+        assert_ne!(first, read(&mut p, a, 32), "a stream, not a constant");
+        assert_eq!(err(p.sys_getrandom(WILD, 8)), EFAULT);
+    }
+
+    #[test]
+    fn prctl_names_the_thread() {
+        let mut p = process();
+        let name = guest_str(&mut p, "a-rather-long-thread-name");
+        let out = scratch(&mut p, 16);
+        assert_eq!(p.sys_prctl(15, name), Ok(0), "PR_SET_NAME");
+        assert_eq!(p.sys_prctl(16, out), Ok(0), "PR_GET_NAME");
+        assert_eq!(
+            read(&mut p, out, 16),
+            b"a-rather-long-t\0",
+            "15 bytes and a NUL"
+        );
+        assert_eq!(p.sys_prctl(39, 0), Ok(0), "PR_GET_NO_NEW_PRIVS");
+        assert_eq!(err(p.sys_prctl(38, 2)), EINVAL);
+        assert_eq!(p.sys_prctl(38, 1), Ok(0));
+        assert_eq!(p.sys_prctl(39, 0), Ok(1));
+        assert_eq!(err(p.sys_prctl(9999, 0)), EINVAL);
+    }
+}

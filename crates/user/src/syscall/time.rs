@@ -83,3 +83,71 @@ impl Process {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing::*;
+
+    const REALTIME: u64 = 0;
+    const MONOTONIC: u64 = 1;
+    const NS: u64 = 1_000_000_000;
+
+    fn timespec(p: &mut Process, at: u64) -> u64 {
+        p.read_u64(at).unwrap() * NS + p.read_u64(at + 8).unwrap()
+    }
+
+    #[test]
+    fn clocks_read_the_simulated_time() {
+        let mut p = process();
+        let tp = scratch(&mut p, 16);
+        let now = p.now_ns();
+        assert_eq!(p.sys_clock_gettime(MONOTONIC, tp), Ok(0));
+        assert_eq!(timespec(&mut p, tp), now);
+        assert_eq!(p.sys_clock_gettime(REALTIME, tp), Ok(0));
+        assert_eq!(
+            timespec(&mut p, tp),
+            EPOCH_SECS * NS + now,
+            "the epoch option"
+        );
+        for boottime_or_cputime in [2, 3, 7] {
+            assert_eq!(p.sys_clock_gettime(boottime_or_cputime, tp), Ok(0));
+            assert_eq!(timespec(&mut p, tp), now);
+        }
+        assert_eq!(err(p.sys_clock_gettime(12, tp)), EINVAL);
+        assert_eq!(err(p.sys_clock_gettime(MONOTONIC, WILD)), EFAULT);
+        assert_eq!(p.sys_clock_getres(tp), Ok(0));
+        assert_eq!(timespec(&mut p, tp), 1, "nanosecond resolution");
+        assert_eq!(p.sys_gettimeofday(tp), Ok(0));
+        assert_eq!(p.read_u64(tp), Ok(EPOCH_SECS + now / NS));
+        assert_eq!(
+            p.sys_times(0),
+            Ok((now / 10_000_000) as i64),
+            "in 100 Hz ticks"
+        );
+    }
+
+    #[test]
+    fn sleeps_end_at_a_simulated_deadline() {
+        let mut p = process();
+        let req = scratch(&mut p, 16);
+        p.write_u64(req, 2).unwrap();
+        p.write_u64(req + 8, 500).unwrap();
+        let now = p.now_ns();
+        let until = |p: &Process| match p.threads[0].state {
+            ThreadState::Sleep { until, .. } => until,
+            ref s => panic!("not asleep: {s:?}"),
+        };
+        assert_eq!(
+            p.sys_nanosleep(MONOTONIC, 0, req),
+            None,
+            "the thread blocks"
+        );
+        assert_eq!(until(&p), now + 2 * NS + 500);
+        // TIMER_ABSTIME on the realtime clock: a date, less the epoch.
+        p.write_u64(req, EPOCH_SECS + 3).unwrap();
+        assert_eq!(p.sys_nanosleep(REALTIME, 1, req), None);
+        assert_eq!(until(&p), 3 * NS + 500);
+        assert_eq!(p.sys_nanosleep(MONOTONIC, 0, WILD), Some(-EFAULT));
+    }
+}
