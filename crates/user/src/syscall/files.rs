@@ -206,6 +206,15 @@ impl Process {
     }
 
     pub(super) fn sys_fcntl(&mut self, fd: i32, cmd: i32, arg: u64) -> SysResult {
+        // Linux's numbers (include/uapi/asm-generic/fcntl.h, linux/fcntl.h).
+        const F_SETSIG: i32 = 10;
+        const F_GETSIG: i32 = 11;
+        const F_SETOWN_EX: i32 = 15;
+        const F_GETOWN_EX: i32 = 16;
+        const F_GET_RW_HINT: i32 = 1035;
+        const F_SET_RW_HINT: i32 = 1036;
+        const F_GET_FILE_RW_HINT: i32 = 1037;
+        const F_SET_FILE_RW_HINT: i32 = 1038;
         match cmd {
             libc::F_GETLK
             | libc::F_SETLK
@@ -215,15 +224,52 @@ impl Process {
             | libc::F_OFD_SETLKW => {
                 let mut b = [0u8; 32];
                 self.read_mem(arg, &mut b)?;
-                // SAFETY: the lock commands read and write a struct flock, 32 bytes on riscv64
-                // and the host alike, which `b` holds.
+                // SAFETY: the lock commands read and write a struct flock,
+                // 32 bytes on riscv64 and the host alike, which `b` holds.
                 let r = host(unsafe { libc::fcntl(fd, cmd, b.as_mut_ptr()) } as i64)?;
                 self.write_mem(arg, &b)?;
                 Ok(r)
             }
-            // SAFETY: the remaining commands take an integer argument (pointer commands
-            // other than the locks are not passed through with a pointer).
-            _ => host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64),
+            F_SETOWN_EX | F_GETOWN_EX | F_GET_RW_HINT | F_SET_RW_HINT | F_GET_FILE_RW_HINT
+            | F_SET_FILE_RW_HINT => {
+                let mut b = [0u8; 8];
+                self.read_mem(arg, &mut b)?;
+                // SAFETY: these commands read or write 8 bytes (a struct
+                // f_owner_ex, a u64 hint), the same on riscv64 and the host,
+                // which `b` holds.
+                let r = host(unsafe { libc::fcntl(fd, cmd, b.as_mut_ptr()) } as i64)?;
+                self.write_mem(arg, &b)?;
+                Ok(r)
+            }
+            libc::F_DUPFD
+            | libc::F_DUPFD_CLOEXEC
+            | libc::F_GETFD
+            | libc::F_SETFD
+            | libc::F_GETFL
+            | libc::F_SETFL
+            | libc::F_GETOWN
+            | libc::F_SETOWN
+            | F_GETSIG
+            | F_SETSIG
+            | libc::F_GETLEASE
+            | libc::F_SETLEASE
+            | libc::F_NOTIFY
+            | libc::F_GETPIPE_SZ
+            | libc::F_SETPIPE_SZ
+            | libc::F_GET_SEALS
+            | libc::F_ADD_SEALS => {
+                // SAFETY: these commands take an integer argument or none.
+                host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64)
+            }
+            // A command the host may know with a pointer argument must not
+            // get a guest address.
+            _ => {
+                self.warn_once(
+                    4 << 32 | cmd as u32 as u64,
+                    &format!("unsupported fcntl command {cmd} returns EINVAL"),
+                );
+                Err(EINVAL)
+            }
         }
     }
 
@@ -890,6 +936,38 @@ mod tests {
         let out = scratch(&mut p, 4);
         assert_eq!(err(p.sys_getcwd(out, 1)), ERANGE);
         assert_eq!(err(p.sys_ioctl(0, 0x1234, 0)), ENOTTY);
+    }
+
+    #[test]
+    fn fcntl_passes_integers_and_copies_structures() {
+        let f = TempFile::new("fcntl", b"x");
+        let mut p = process();
+        let path = guest_str(&mut p, f.path());
+        let fd = p.sys_openat(CWD, path, libc::O_RDWR as u64, 0).unwrap() as i32;
+        assert_eq!(p.sys_fcntl(fd, libc::F_GETFD, 0), Ok(0));
+        assert_eq!(
+            p.sys_fcntl(fd, libc::F_SETFD, libc::FD_CLOEXEC as u64),
+            Ok(0)
+        );
+        assert_eq!(
+            p.sys_fcntl(fd, libc::F_GETFD, 0),
+            Ok(libc::FD_CLOEXEC as i64)
+        );
+        // F_GETOWN_EX writes a struct f_owner_ex to guest memory.
+        let owner = scratch(&mut p, 8);
+        p.write_u64(owner, u64::MAX).unwrap();
+        assert_eq!(p.sys_fcntl(fd, 16, owner), Ok(0));
+        assert_eq!(p.read_u64(owner), Ok(0), "no owner");
+        assert_eq!(err(p.sys_fcntl(fd, 16, WILD)), EFAULT);
+        // F_GETLK of a file nobody locks answers F_UNLCK in l_type.
+        let lock = scratch(&mut p, 32);
+        p.write_mem(lock, &(libc::F_WRLCK as u16).to_le_bytes())
+            .unwrap();
+        assert_eq!(p.sys_fcntl(fd, libc::F_GETLK, lock), Ok(0));
+        assert_eq!(read(&mut p, lock, 2), (libc::F_UNLCK as u16).to_le_bytes());
+        assert_eq!(err(p.sys_fcntl(fd, 0x7777, 0)), EINVAL);
+        p.sys_close(fd).unwrap();
+        assert_eq!(err(p.sys_fcntl(fd, libc::F_GETFD, 0)), EBADF);
     }
 
     #[test]
