@@ -3,6 +3,17 @@
 use crate::errno::*;
 use crate::process::{Process, ThreadState};
 
+// The operations (linux/futex.h), less FUTEX_PRIVATE_FLAG (128), which
+// changes nothing for one process.
+const FUTEX_WAIT: u32 = 0;
+const FUTEX_WAKE: u32 = 1;
+const FUTEX_REQUEUE: u32 = 3;
+const FUTEX_CMP_REQUEUE: u32 = 4;
+const FUTEX_WAKE_OP: u32 = 5;
+const FUTEX_WAIT_BITSET: u32 = 9;
+const FUTEX_WAKE_BITSET: u32 = 10;
+const FUTEX_CLOCK_REALTIME: u64 = 256;
+
 pub(super) fn sign_extend12(v: u32) -> i32 {
     ((v << 20) as i32) >> 20
 }
@@ -10,7 +21,7 @@ pub(super) fn sign_extend12(v: u32) -> i32 {
 impl Process {
     pub(super) fn sys_futex(&mut self, a: [u64; 6]) -> Option<i64> {
         let (uaddr, op, val) = (a[0], a[1] as u32 & 0x7f, a[2] as u32);
-        let realtime = a[1] & 256 != 0;
+        let realtime = a[1] & FUTEX_CLOCK_REALTIME != 0;
         let i = self.current;
         let block = |p: &mut Process, bitset: u32, deadline: Option<u64>| -> Option<i64> {
             match p.read_u32(uaddr) {
@@ -31,7 +42,7 @@ impl Process {
             }
         };
         match op {
-            0 | 9 => {
+            FUTEX_WAIT | FUTEX_WAIT_BITSET => {
                 let deadline = if a[3] != 0 {
                     let s = match self.read_u64(a[3]) {
                         Ok(v) => v,
@@ -39,7 +50,7 @@ impl Process {
                     };
                     let ns = self.read_u64(a[3] + 8).unwrap_or(0);
                     let t = s.saturating_mul(1_000_000_000).saturating_add(ns);
-                    Some(if op == 0 {
+                    Some(if op == FUTEX_WAIT {
                         self.now_ns() + t
                     } else if realtime {
                         t.saturating_sub(self.opts.epoch_secs * 1_000_000_000)
@@ -49,13 +60,17 @@ impl Process {
                 } else {
                     None
                 };
-                let bitset = if op == 9 { a[5] as u32 } else { u32::MAX };
+                let bitset = if op == FUTEX_WAIT_BITSET {
+                    a[5] as u32
+                } else {
+                    u32::MAX
+                };
                 block(self, bitset, deadline)
             }
-            1 => Some(self.futex_wake(uaddr, val as u64, u32::MAX) as i64),
-            10 => Some(self.futex_wake(uaddr, val as u64, a[5] as u32) as i64),
-            3 | 4 => {
-                if op == 4 {
+            FUTEX_WAKE => Some(self.futex_wake(uaddr, val as u64, u32::MAX) as i64),
+            FUTEX_WAKE_BITSET => Some(self.futex_wake(uaddr, val as u64, a[5] as u32) as i64),
+            FUTEX_REQUEUE | FUTEX_CMP_REQUEUE => {
+                if op == FUTEX_CMP_REQUEUE {
                     match self.read_u32(uaddr) {
                         Err(e) => return Some(-e),
                         Ok(cur) if cur != a[5] as u32 => return Some(-EAGAIN),
@@ -77,8 +92,7 @@ impl Process {
                 }
                 Some((woken + moved) as i64)
             }
-            5 => {
-                // FUTEX_WAKE_OP
+            FUTEX_WAKE_OP => {
                 let (uaddr2, encoded) = (a[4], a[5] as u32);
                 let old = match self.read_u32(uaddr2) {
                     Ok(v) => v,
@@ -132,8 +146,8 @@ mod tests {
     use super::*;
     use crate::syscall::testing::*;
 
-    const WAIT: u64 = 0;
-    const WAKE: u64 = 1;
+    const WAIT: u64 = FUTEX_WAIT as u64;
+    const WAKE: u64 = FUTEX_WAKE as u64;
 
     #[test]
     fn wait_checks_the_value_and_wake_counts_waiters() {
