@@ -112,6 +112,8 @@ pub trait Cores {
 pub trait Machine: Cores {
     /// Why a run ended.
     type Stop;
+    /// How a turn ended, from [`Machine::run_turn`] to [`Machine::end_turn`].
+    type Turn;
     /// Before each choice (board: a power-off request, a kernel panic, the
     /// instruction limit; user mode: host signals, the exit).
     fn check(&mut self) -> ControlFlow<Self::Stop> {
@@ -123,13 +125,19 @@ pub trait Machine: Cores {
     /// instructions (user mode: which thread runs, its pending signals).
     fn begin_turn(&mut self, core: usize) -> ControlFlow<Self::Stop, u64>;
     /// Runs the turn: at most `budget` instructions, and no access past
-    /// the private caches after `sync_limit` cycles. What happened is
-    /// recorded so far as the memory-time notes that follow depend on it
-    /// (a hart in `wfi` is asleep).
-    fn run_turn(&mut self, core: usize, budget: u64, sync_limit: u64) -> ControlFlow<Self::Stop>;
+    /// the private caches after `sync_limit` cycles. Whatever the
+    /// memory-time notes that follow depend on is applied here (a hart in
+    /// `wfi` is asleep); the rest of how the turn ended is returned for
+    /// [`Machine::end_turn`].
+    fn run_turn(
+        &mut self,
+        core: usize,
+        budget: u64,
+        sync_limit: u64,
+    ) -> ControlFlow<Self::Stop, Self::Turn>;
     /// After the memory-time notes: what the end of the turn means (a
     /// system call, a trap), device polling, waking cores.
-    fn end_turn(&mut self, core: usize) -> ControlFlow<Self::Stop>;
+    fn end_turn(&mut self, core: usize, turn: Self::Turn) -> ControlFlow<Self::Stop>;
 }
 
 /// The scheduling policy (see the crate documentation).
@@ -255,11 +263,12 @@ impl Scheduler {
                 ControlFlow::Break(stop) => return stop,
             };
             let limit = self.sync_limit(m, core);
-            if let ControlFlow::Break(stop) = m.run_turn(core, budget, limit) {
-                return stop;
-            }
+            let turn = match m.run_turn(core, budget, limit) {
+                ControlFlow::Continue(t) => t,
+                ControlFlow::Break(stop) => return stop,
+            };
             self.note_times(m, core);
-            if let ControlFlow::Break(stop) = m.end_turn(core) {
+            if let ControlFlow::Break(stop) = m.end_turn(core, turn) {
                 return stop;
             }
         }

@@ -227,6 +227,7 @@ impl Cores for Toy {
 
 impl Machine for Toy {
     type Stop = &'static str;
+    type Turn = ();
     fn idle(&mut self) -> ControlFlow<&'static str> {
         self.idles += 1;
         if self.work.iter().all(|&w| w == 0) {
@@ -256,7 +257,7 @@ impl Machine for Toy {
         }
         ControlFlow::Continue(())
     }
-    fn end_turn(&mut self, _core: usize) -> ControlFlow<&'static str> {
+    fn end_turn(&mut self, _core: usize, _turn: ()) -> ControlFlow<&'static str> {
         ControlFlow::Continue(())
     }
 }
