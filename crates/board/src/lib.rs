@@ -32,6 +32,7 @@ mod dtb;
 mod guest_mem;
 mod input;
 pub mod plic;
+pub mod profile;
 pub mod syscon;
 pub mod uart;
 pub mod virtio;

@@ -27,7 +27,7 @@
 //! emulator waits for console input.
 
 use crate::artefacts;
-use crate::profile::{Profile, Symbols};
+use rvnvmm_board::profile::{Profile, Symbols};
 use crate::{core_costs, load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::{

@@ -5,7 +5,6 @@ mod bench;
 mod boot;
 mod microbench;
 mod output;
-mod profile;
 mod progress;
 mod stats;
 
