@@ -31,6 +31,7 @@ pub mod clint;
 mod dtb;
 mod guest_mem;
 mod input;
+pub mod machine;
 pub mod plic;
 pub mod profile;
 pub mod syscon;
