@@ -29,12 +29,14 @@
 use crate::profile::Profile;
 use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
 use rvnvmm_hart::{
-    irq, CodeCache, CodePages, Env, Exit, Hart, InterruptLines, Mmio, SYNC_TOLERANCE,
+    irq, CodeCache, CodePages, Env, Exit, Hart, InterruptLines, Mmio, Priv, SYNC_TOLERANCE,
 };
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
+use rvnvmm_sched::{Cores, Status};
 use std::collections::VecDeque;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -63,30 +65,67 @@ pub struct ImageHeader {
     pub image_size: u64,
 }
 
+/// What is wrong with a kernel image or where the boot images would go.
+/// The image messages complete a sentence that names the file ("the kernel
+/// FILE ...").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImageError {
+    /// An ELF file where a flat `Image` is wanted.
+    #[error(
+        "is an ELF file (vmlinux?); rvnvmm boot wants a flat RISC-V Linux Image \
+         (arch/riscv/boot/Image, Debian's /boot/vmlinux-*-riscv64)"
+    )]
+    Elf,
+    /// No `Image` magic.
+    #[error(
+        "is not a RISC-V Linux Image (no \"RISCV\" magic at 0x30 nor \"RSC\\x05\" at 0x38 of \
+         the header)"
+    )]
+    NoMagic,
+    /// A `text_offset` that is not page-aligned or not below 1 GiB.
+    #[error("has an unusable text_offset {0:#x}")]
+    TextOffset(u64),
+    /// The firmware reaches into the kernel's place.
+    #[error("the firmware ({firmware_len} bytes) overlaps the kernel at {kernel:#x}")]
+    FirmwareOverlapsKernel {
+        /// The firmware's size.
+        firmware_len: u64,
+        /// Where the kernel goes.
+        kernel: u64,
+    },
+    /// DRAM cannot hold everything.
+    #[error(
+        "DRAM ({mib} MiB at {base:#x}) is too small for the firmware, kernel ({kernel_len} bytes \
+         at {kernel:#x}), initramfs and device tree"
+    )]
+    DramTooSmall {
+        /// DRAM's size in MiB.
+        mib: u64,
+        /// DRAM's base.
+        base: u64,
+        /// The kernel's size.
+        kernel_len: u64,
+        /// Where the kernel goes.
+        kernel: u64,
+    },
+}
+
 /// Checks the `Image` header of `bytes`: the magic "RISCV\0\0\0" at 0x30
 /// (deprecated) or "RSC\x05" at 0x38.
-pub fn parse_image(bytes: &[u8]) -> Result<ImageHeader, String> {
+pub fn parse_image(bytes: &[u8]) -> Result<ImageHeader, ImageError> {
     if bytes.starts_with(b"\x7fELF") {
-        return Err(
-            "is an ELF file (vmlinux?); rvnvmm boot wants a flat RISC-V Linux Image \
-                    (arch/riscv/boot/Image, Debian's /boot/vmlinux-*-riscv64)"
-                .into(),
-        );
+        return Err(ImageError::Elf);
     }
     if bytes.len() < 64
         || (&bytes[0x30..0x38] != b"RISCV\0\0\0" && &bytes[0x38..0x3c] != b"RSC\x05")
     {
-        return Err(
-            "is not a RISC-V Linux Image (no \"RISCV\" magic at 0x30 nor \"RSC\\x05\" \
-                    at 0x38 of the header)"
-                .into(),
-        );
+        return Err(ImageError::NoMagic);
     }
     let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
     let text_offset = u64_at(8);
     let image_size = u64_at(16);
     if text_offset % 4096 != 0 || text_offset >= 1 << 30 {
-        return Err(format!("has an unusable text_offset {text_offset:#x}"));
+        return Err(ImageError::TextOffset(text_offset));
     }
     Ok(ImageHeader {
         text_offset,
@@ -97,10 +136,15 @@ pub fn parse_image(bytes: &[u8]) -> Result<ImageHeader, String> {
 /// Where everything goes in DRAM.
 #[derive(Clone, Copy, Debug)]
 pub struct Layout {
+    /// The firmware (DRAM's base).
     pub firmware: u64,
+    /// The kernel.
     pub kernel: u64,
+    /// The initramfs: start and end.
     pub initrd: Option<(u64, u64)>,
+    /// `struct fw_dynamic_info`.
     pub info: u64,
+    /// The device tree.
     pub dtb: u64,
 }
 
@@ -113,14 +157,15 @@ pub fn layout(
     kernel_len: u64,
     initrd_len: Option<u64>,
     dtb_len: u64,
-) -> Result<Layout, String> {
+) -> Result<Layout, ImageError> {
     const MIB: u64 = 1 << 20;
     let end = base + size;
     let kernel = base + header.text_offset;
     if firmware_len > header.text_offset {
-        return Err(format!(
-            "the firmware ({firmware_len} bytes) overlaps the kernel at {kernel:#x}"
-        ));
+        return Err(ImageError::FirmwareOverlapsKernel {
+            firmware_len,
+            kernel,
+        });
     }
     let kernel_end = kernel + header.image_size.max(kernel_len);
     let dtb = (end.saturating_sub(dtb_len + 64 * 1024)) & !(2 * MIB - 1);
@@ -131,11 +176,12 @@ pub fn layout(
     });
     let low = initrd.map_or(info, |(s, _)| s);
     if dtb < base || low < kernel_end {
-        return Err(format!(
-            "DRAM ({} MiB at {base:#x}) is too small for the firmware, kernel ({kernel_len} bytes \
-             at {kernel:#x}), initramfs and device tree",
-            size / MIB
-        ));
+        return Err(ImageError::DramTooSmall {
+            mib: size / MIB,
+            base,
+            kernel_len,
+            kernel,
+        });
     }
     Ok(Layout {
         firmware: base,
@@ -163,8 +209,9 @@ pub fn fw_dynamic_info(next_addr: u64, boot_hart: u64) -> [u8; 48] {
     b
 }
 
-/// The console: UART output to stdout, remembering the last lines (for
-/// error reports) and whether the kernel panicked.
+/// The console: the UART's output passed on to a writer (stdout for
+/// `rvnvmm boot`), remembering the last lines (for error reports) and
+/// whether the kernel panicked. Clones share the record.
 #[derive(Clone, Default)]
 pub struct Console {
     tail: Arc<Mutex<VecDeque<u8>>>,
@@ -173,9 +220,17 @@ pub struct Console {
 
 const TAIL_BYTES: usize = 4096;
 
+/// The UART's output stream: writes to `out` and records in `console`.
 pub struct ConsoleOut {
-    pub console: Console,
-    pub out: std::io::Stdout,
+    console: Console,
+    out: Box<dyn Write + Send>,
+}
+
+impl ConsoleOut {
+    /// Output to `out`, recorded in `console`.
+    pub fn new(console: Console, out: Box<dyn Write + Send>) -> ConsoleOut {
+        ConsoleOut { console, out }
+    }
 }
 
 impl Write for ConsoleOut {
@@ -210,7 +265,7 @@ impl Write for ConsoleOut {
 
 impl Console {
     /// The last `n` non-empty console lines.
-    fn last_lines(&self, n: usize) -> String {
+    pub fn last_lines(&self, n: usize) -> String {
         let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
         let text: Vec<u8> = tail.iter().copied().collect();
         let text = String::from_utf8_lossy(&text);
@@ -220,6 +275,11 @@ impl Console {
             .filter(|l| !l.trim().is_empty())
             .collect();
         lines[lines.len().saturating_sub(n)..].join("\n    ")
+    }
+
+    /// Whether the kernel printed "Kernel panic - not syncing".
+    pub fn panicked(&self) -> bool {
+        self.panicked.load(Ordering::Relaxed)
     }
 
     fn panic_line(&self) -> String {
@@ -267,7 +327,7 @@ struct Bus<'a> {
 const LINE_MASK: u64 = irq::MSIP | irq::MEIP | irq::SEIP;
 
 /// Copies the board's interrupt state to the harts' lines.
-pub fn sync_lines(board: &Board, lines: &[Arc<InterruptLines>]) {
+fn sync_lines(board: &Board, lines: &[Arc<InterruptLines>]) {
     for (h, l) in lines.iter().enumerate() {
         let p = board.pending_interrupts(h);
         let want = if p.msip { irq::MSIP } else { 0 }
@@ -318,30 +378,100 @@ impl Mmio for Bus<'_> {
     }
 }
 
+/// Whether a hart runs or sleeps in `wfi`.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum State {
+enum State {
     Running,
     Wfi,
 }
 
-/// The machine being run.
+/// Why the machine stopped short of a power-off or reboot.
+#[derive(Debug, thiserror::Error)]
+pub enum MachineError {
+    /// The guest kernel panicked.
+    #[error("the guest kernel panicked: {line}")]
+    Panicked {
+        /// The console line of the panic.
+        line: String,
+    },
+    /// `max_insns` ran out.
+    #[error(
+        "the guest did not power off within {max} instructions\n  {harts}\n  last console \
+         lines:\n    {console}"
+    )]
+    InsnLimit {
+        /// The limit.
+        max: u64,
+        /// Where each hart is.
+        harts: String,
+        /// The last console lines.
+        console: String,
+    },
+    /// A hart takes trap after trap without making progress.
+    #[error(
+        "hart {hart} is stuck taking traps (cause {cause:#x}, tval {tval:#x}) at pc {pc:#x} in \
+         {prv:?} mode\n  last console lines:\n    {console}"
+    )]
+    StuckInTraps {
+        /// The hart.
+        hart: usize,
+        /// `mcause` of the trap.
+        cause: u64,
+        /// `mtval` of the trap.
+        tval: u64,
+        /// Where it is.
+        pc: u64,
+        /// Its privilege level.
+        prv: Priv,
+        /// The last console lines.
+        console: String,
+    },
+    /// Every hart sleeps and nothing can wake one.
+    #[error(
+        "every hart waits for an interrupt and nothing can raise one (no timer armed, console \
+         input closed)\n  {harts}\n  last console lines:\n    {console}"
+    )]
+    AllAsleep {
+        /// Where each hart is.
+        harts: String,
+        /// The last console lines.
+        console: String,
+    },
+    /// A boot image does not fit in RAM.
+    #[error("cannot place the {what} at {addr:#x}: not RAM")]
+    NotRam {
+        /// Which image.
+        what: &'static str,
+        /// Where it should go.
+        addr: u64,
+    },
+}
+
+/// The board machine: harts on the board (its devices through [`Bus`],
+/// DMA into guest memory), the memory-system model when timed, the console
+/// and its input. [`Machine::run`] runs the harts under the machine
+/// scheduler ([`rvnvmm_sched`]) until the guest powers off or reboots.
 pub struct Machine {
-    pub harts: Vec<Hart>,
-    pub lines: Vec<Arc<InterruptLines>>,
-    pub state: Vec<State>,
-    pub mem: PhysMem,
-    pub code: CodeCache,
-    pub memsys: Option<MemorySystem>,
-    pub board: Board,
+    harts: Vec<Hart>,
+    lines: Vec<Arc<InterruptLines>>,
+    state: Vec<State>,
+    mem: PhysMem,
+    code: CodeCache,
+    memsys: Option<MemorySystem>,
+    board: Board,
     /// What the host's stdin reader fills.
-    pub host_input: InputQueue,
+    host_input: InputQueue,
     /// What the UART takes from: host input moves here once the guest
     /// enabled the UART's receive interrupt (see [`Machine::forward_input`]).
-    pub input: InputQueue,
-    pub console: Console,
-    pub insns: u64,
+    input: InputQueue,
+    console: Console,
+    insns: u64,
     /// Where the time goes, with `--profile`.
-    pub profile: Option<Profile>,
+    profile: Option<Profile>,
+    /// The instruction limit of the current [`Machine::run`].
+    max_insns: Option<u64>,
+    /// Instructions retired when the kernel panic was first seen.
+    panic_at: Option<u64>,
 }
 
 /// Runs `budget` instructions of `hart` in sampling periods, recording
@@ -369,149 +499,110 @@ fn run_sampled(hart: &mut Hart, env: &mut Env, budget: u64, profile: &mut Profil
 }
 
 /// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum End {
+    /// The guest powered the machine off with this code.
     PowerOff(u16),
+    /// The guest asked for a reboot.
     Reboot,
 }
 
 impl Machine {
-    /// Runs until the guest asks for a power-off or reboot.
-    pub fn run(&mut self, max_insns: Option<u64>) -> Result<End, String> {
-        let n = self.harts.len();
-        let mut panic_at: Option<u64> = None;
-        loop {
-            if let Some(req) = self.board.take_exit_request() {
-                self.board.flush();
-                return Ok(match req {
-                    ExitRequest::PowerOff(code) => End::PowerOff(code),
-                    ExitRequest::Reboot => End::Reboot,
-                });
-            }
-            if self.console.panicked.load(Ordering::Relaxed) {
-                let at = *panic_at.get_or_insert(self.insns);
-                if self.insns >= at + PANIC_GRACE_INSNS {
-                    self.board.flush();
-                    return Err(format!(
-                        "the guest kernel panicked: {}",
-                        self.console.panic_line()
-                    ));
-                }
-            }
-            if let Some(max) = max_insns {
-                if self.insns >= max {
-                    self.board.flush();
-                    return Err(format!(
-                        "the guest did not power off within {max} instructions\n  {}\n  last \
-                         console lines:\n    {}",
-                        self.where_harts_are(),
-                        self.console.last_lines(8)
-                    ));
-                }
-            }
-            // The next hart: the running one with the smallest clock, or a
-            // sleeping one whose timer fires before that.
-            let mut best: Option<(u64, usize)> = None;
-            for h in 0..n {
-                let at = match self.state[h] {
-                    State::Running => Some(self.harts[h].cycles),
-                    State::Wfi => self.harts[h]
-                        .timer_deadline()
-                        .map(|d| d.max(self.harts[h].cycles)),
-                };
-                if let Some(at) = at {
-                    if best.is_none_or(|(b, _)| at < b) {
-                        best = Some((at, h));
-                    }
-                }
-            }
-            let Some((at, h)) = best else {
-                self.idle()?;
-                continue;
-            };
-            if self.state[h] == State::Wfi {
-                self.harts[h].cycles = at;
-                self.state[h] = State::Running;
-            }
-            let mut budget = SLICE;
-            if let Some(max) = max_insns {
-                budget = budget.min(max - self.insns).max(1);
-            }
-            // The earliest time another hart could reach the memory system:
-            // this one may not go past it there (`Hart::set_sync_limit`).
-            let others = (0..n)
-                .filter(|&o| o != h)
-                .filter_map(|o| match self.state[o] {
-                    State::Running => Some(self.harts[o].cycles),
-                    State::Wfi => self.harts[o]
-                        .timer_deadline()
-                        .map(|d| d.max(self.harts[o].cycles)),
-                })
-                .min();
-            let hart = &mut self.harts[h];
-            hart.set_sync_limit(others.map_or(u64::MAX, |c| c.saturating_add(SYNC_TOLERANCE)));
-            self.board.set_time(hart.time_ns());
-            let before = hart.instret;
-            let exit = {
-                let mut bus = Bus {
-                    board: &mut self.board,
-                    lines: &self.lines,
-                    hart: h,
-                };
-                let mut env = Env {
-                    mem: &mut self.mem,
-                    code: &mut self.code,
-                    timing: self.memsys.as_mut(),
-                    mmio: Some(&mut bus),
-                };
-                match self.profile.as_mut() {
-                    None => hart.run(&mut env, budget),
-                    Some(profile) => run_sampled(hart, &mut env, budget, profile),
-                }
-            };
-            self.insns += hart.instret - before;
-            let now_cycles = hart.cycles;
-            let now_ns = hart.time_ns();
-            match exit {
-                // `wrs.*` completes at once in full-system mode: no Yield.
-                Exit::Budget | Exit::Yield => {}
-                Exit::Wfi => self.state[h] = State::Wfi,
-                Exit::Ecall => unreachable!("ecall exits only in user-mode emulation"),
-                Exit::Trap(t) => {
-                    self.board.flush();
-                    return Err(format!(
-                        "hart {h} is stuck taking traps (cause {:#x}, tval {:#x}) at pc {:#x} in \
-                         {:?} mode\n  last console lines:\n    {}",
-                        t.cause,
-                        t.tval,
-                        self.harts[h].pc,
-                        self.harts[h].prv,
-                        self.console.last_lines(8)
-                    ));
-                }
-            }
-            if let Some(m) = self.memsys.as_mut() {
-                let floor = (0..n)
-                    .filter(|&c| self.state[c] == State::Running)
-                    .map(|c| self.harts[c].cycles)
-                    .min()
-                    .unwrap_or(now_cycles);
-                for c in 0..n {
-                    let t = match self.state[c] {
-                        State::Running => self.harts[c].cycles,
-                        State::Wfi => self.harts[c].cycles.max(floor),
-                    };
-                    m.note_hart_time(c, t);
-                }
-            }
-            self.forward_input();
-            let mut dma = Dma {
-                mem: &mut self.mem,
-                pages: &mut self.code.pages,
-            };
-            self.board.tick(now_ns, &mut dma);
-            sync_lines(&self.board, &self.lines);
-            self.wake(now_cycles);
-        }
+    /// The machine of `board`, with `harts` (each set up to start), guest
+    /// RAM `mem`, the memory-system model if timed, the UART's `input`
+    /// and the `console` its output is recorded in.
+    pub fn new(
+        board: Board,
+        harts: Vec<Hart>,
+        mem: PhysMem,
+        memsys: Option<MemorySystem>,
+        input: InputQueue,
+        console: Console,
+    ) -> Machine {
+        let n = harts.len();
+        let m = Machine {
+            lines: harts.iter().map(|h| h.interrupt_lines()).collect(),
+            harts,
+            state: vec![State::Running; n],
+            mem,
+            code: CodeCache::default(),
+            memsys,
+            board,
+            host_input: InputQueue::new(),
+            input,
+            console,
+            insns: 0,
+            profile: None,
+            max_insns: None,
+            panic_at: None,
+        };
+        sync_lines(&m.board, &m.lines);
+        m
+    }
+
+    /// Samples where simulated time goes from now on ([`Profile`]).
+    pub fn with_profile(mut self) -> Machine {
+        self.profile = Some(Profile::default());
+        self
+    }
+
+    /// The queue host input goes into (passed on to the UART once the
+    /// guest opened the console).
+    pub fn host_input(&self) -> &InputQueue {
+        &self.host_input
+    }
+
+    /// The harts.
+    pub fn harts(&self) -> &[Hart] {
+        &self.harts
+    }
+
+    /// Guest RAM.
+    pub fn mem(&self) -> &PhysMem {
+        &self.mem
+    }
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The memory-system model, when the machine is timed.
+    pub fn memsys_mut(&mut self) -> Option<&mut MemorySystem> {
+        self.memsys.as_mut()
+    }
+
+    /// The profile, with [`Machine::with_profile`].
+    pub fn profile(&self) -> Option<&Profile> {
+        self.profile.as_ref()
+    }
+
+    /// Instructions retired by all harts.
+    pub fn instructions(&self) -> u64 {
+        self.insns
+    }
+
+    /// Blocks decoded.
+    pub fn blocks_decoded(&self) -> u64 {
+        self.code.blocks_decoded
+    }
+
+    /// Whether hart `h` sleeps in `wfi`.
+    pub fn asleep(&self, h: usize) -> bool {
+        self.state[h] == State::Wfi
+    }
+
+    /// Writes device state that is buffered (disk writes) through.
+    pub fn flush(&mut self) {
+        self.board.flush();
+    }
+
+    /// Runs until the guest asks for a power-off or reboot, or, with
+    /// `max_insns`, about that many instructions of all harts.
+    pub fn run(&mut self, max_insns: Option<u64>) -> Result<End, MachineError> {
+        self.max_insns = max_insns;
+        self.panic_at = None;
+        rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self)
     }
 
     /// Passes host input on to the UART once Linux opened the console
@@ -527,7 +618,7 @@ impl Machine {
     /// A warm reset: devices reset, the boot images reloaded (the rest of
     /// RAM keeps its contents), every hart back at the firmware; simulated
     /// time runs on.
-    pub fn reboot(&mut self, boot: &BootImages) -> Result<(), String> {
+    pub fn reboot(&mut self, boot: &BootImages) -> Result<(), MachineError> {
         self.board.reset();
         boot.load(&mut self.mem)?;
         self.code = CodeCache::default();
@@ -542,7 +633,7 @@ impl Machine {
     }
 
     /// Sleeping harts with an interrupt pending run again, from `now` on.
-    fn wake(&mut self, now_cycles: u64) {
+    fn wake_pending(&mut self, now_cycles: u64) {
         for (h, hart) in self.harts.iter_mut().enumerate() {
             if self.state[h] == State::Wfi && hart.interrupt_pending() {
                 hart.cycles = hart.cycles.max(now_cycles);
@@ -553,23 +644,20 @@ impl Machine {
 
     /// Every hart sleeps with no timer armed: only console input can wake
     /// one.
-    fn idle(&mut self) -> Result<(), String> {
+    fn all_asleep(&mut self) -> Result<(), MachineError> {
         self.board.flush();
         self.forward_input();
         let host_done = self.host_input.is_closed() && self.host_input.is_empty();
-        if self.console.panicked.load(Ordering::Relaxed) {
-            return Err(format!(
-                "the guest kernel panicked: {}",
-                self.console.panic_line()
-            ));
+        if self.console.panicked() {
+            return Err(MachineError::Panicked {
+                line: self.console.panic_line(),
+            });
         }
         if host_done && self.input.is_empty() {
-            return Err(format!(
-                "every hart waits for an interrupt and nothing can raise one (no timer armed, \
-                 console input closed)\n  {}\n  last console lines:\n    {}",
-                self.where_harts_are(),
-                self.console.last_lines(8)
-            ));
+            return Err(MachineError::AllAsleep {
+                harts: self.where_harts_are(),
+                console: self.console.last_lines(8),
+            });
         }
         if self.input.is_empty() {
             self.host_input.wait(Duration::from_millis(100));
@@ -577,14 +665,20 @@ impl Machine {
         }
         let now_cycles = self.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
         let now_ns = self.harts.iter().map(|h| h.time_ns()).max().unwrap_or(0);
+        self.tick(now_ns);
+        self.wake_pending(now_cycles);
+        Ok(())
+    }
+
+    /// The board's devices advance to `now_ns` (DMA, interrupts), and the
+    /// harts' interrupt lines follow.
+    fn tick(&mut self, now_ns: u64) {
         let mut dma = Dma {
             mem: &mut self.mem,
             pages: &mut self.code.pages,
         };
         self.board.tick(now_ns, &mut dma);
         sync_lines(&self.board, &self.lines);
-        self.wake(now_cycles);
-        Ok(())
     }
 
     fn where_harts_are(&self) -> String {
@@ -608,17 +702,159 @@ impl Machine {
     }
 }
 
+/// The harts are the scheduler's cores; one in `wfi` is asleep, on its
+/// timer if armed.
+impl Cores for Machine {
+    fn cores(&self) -> usize {
+        self.harts.len()
+    }
+
+    fn clock(&self, core: usize) -> u64 {
+        self.harts[core].cycles
+    }
+
+    fn status(&self, core: usize) -> Status {
+        match self.state[core] {
+            State::Running => Status::Ready,
+            State::Wfi => Status::Asleep {
+                timer: self.harts[core].timer_deadline(),
+            },
+        }
+    }
+
+    fn wake(&mut self, core: usize, at: u64) {
+        self.harts[core].cycles = at;
+        self.state[core] = State::Running;
+    }
+
+    fn notes_time(&self) -> bool {
+        self.memsys.is_some()
+    }
+
+    fn note_time(&mut self, core: usize, cycles: u64) {
+        if let Some(m) = self.memsys.as_mut() {
+            m.note_hart_time(core, cycles);
+        }
+    }
+}
+
+impl rvnvmm_sched::Machine for Machine {
+    type Stop = Result<End, MachineError>;
+    type Turn = ();
+
+    /// A power-off or reboot request, a kernel panic (after a grace for
+    /// printing it), the instruction limit.
+    fn check(&mut self) -> ControlFlow<Self::Stop> {
+        if let Some(req) = self.board.take_exit_request() {
+            self.board.flush();
+            return ControlFlow::Break(Ok(match req {
+                ExitRequest::PowerOff(code) => End::PowerOff(code),
+                ExitRequest::Reboot => End::Reboot,
+            }));
+        }
+        if self.console.panicked() {
+            let at = *self.panic_at.get_or_insert(self.insns);
+            if self.insns >= at + PANIC_GRACE_INSNS {
+                self.board.flush();
+                return ControlFlow::Break(Err(MachineError::Panicked {
+                    line: self.console.panic_line(),
+                }));
+            }
+        }
+        if let Some(max) = self.max_insns {
+            if self.insns >= max {
+                self.board.flush();
+                return ControlFlow::Break(Err(MachineError::InsnLimit {
+                    max,
+                    harts: self.where_harts_are(),
+                    console: self.console.last_lines(8),
+                }));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn idle(&mut self) -> ControlFlow<Self::Stop> {
+        match self.all_asleep() {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(Err(e)),
+        }
+    }
+
+    fn begin_turn(&mut self, _hart: usize) -> ControlFlow<Self::Stop, u64> {
+        // `check` stopped the run at the limit, so something is left.
+        let budget = rvnvmm_sched::clamp_budget(SLICE, self.insns, self.max_insns);
+        ControlFlow::Continue(budget.unwrap_or(1))
+    }
+
+    fn run_turn(&mut self, h: usize, budget: u64, sync_limit: u64) -> ControlFlow<Self::Stop> {
+        let hart = &mut self.harts[h];
+        hart.set_sync_limit(sync_limit);
+        self.board.set_time(hart.time_ns());
+        let before = hart.instret;
+        let exit = {
+            let mut bus = Bus {
+                board: &mut self.board,
+                lines: &self.lines,
+                hart: h,
+            };
+            let mut env = Env {
+                mem: &mut self.mem,
+                code: &mut self.code,
+                timing: self.memsys.as_mut(),
+                mmio: Some(&mut bus),
+            };
+            match self.profile.as_mut() {
+                None => hart.run(&mut env, budget),
+                Some(profile) => run_sampled(hart, &mut env, budget, profile),
+            }
+        };
+        self.insns += hart.instret - before;
+        match exit {
+            // `wrs.*` completes at once in full-system mode: no Yield.
+            Exit::Budget | Exit::Yield => {}
+            Exit::Wfi => self.state[h] = State::Wfi,
+            Exit::Ecall => unreachable!("ecall exits only in user-mode emulation"),
+            Exit::Trap(t) => {
+                self.board.flush();
+                return ControlFlow::Break(Err(MachineError::StuckInTraps {
+                    hart: h,
+                    cause: t.cause,
+                    tval: t.tval,
+                    pc: self.harts[h].pc,
+                    prv: self.harts[h].prv,
+                    console: self.console.last_lines(8),
+                }));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Console input, device time, interrupts: sleeping harts with one
+    /// pending wake at the time the turn ended.
+    fn end_turn(&mut self, h: usize, (): ()) -> ControlFlow<Self::Stop> {
+        let (now_cycles, now_ns) = (self.harts[h].cycles, self.harts[h].time_ns());
+        self.forward_input();
+        self.tick(now_ns);
+        self.wake_pending(now_cycles);
+        ControlFlow::Continue(())
+    }
+}
+
 /// What is loaded at (re)boot, and where.
 pub struct BootImages {
+    /// (address, bytes, what it is) of each image.
     pub images: Vec<(u64, Vec<u8>, &'static str)>,
+    /// Where they go.
     pub lay: Layout,
 }
 
 impl BootImages {
-    pub fn load(&self, mem: &mut PhysMem) -> Result<(), String> {
+    /// Writes the images into guest RAM.
+    pub fn load(&self, mem: &mut PhysMem) -> Result<(), MachineError> {
         for (addr, bytes, what) in &self.images {
             if !mem.write(*addr, bytes) {
-                return Err(format!("cannot place the {what} at {addr:#x}: not RAM"));
+                return Err(MachineError::NotRam { what, addr: *addr });
             }
         }
         Ok(())
@@ -663,10 +899,18 @@ mod tests {
                 }
             );
         }
+        assert_eq!(
+            parse_image(b"\x7fELF\x02\x01\x01").unwrap_err(),
+            ImageError::Elf
+        );
         assert!(parse_image(b"\x7fELF\x02\x01\x01")
             .unwrap_err()
+            .to_string()
             .contains("ELF"));
-        assert!(parse_image(&[0; 100]).unwrap_err().contains("not a RISC-V"));
+        assert_eq!(parse_image(&[0; 100]).unwrap_err(), ImageError::NoMagic);
+        assert!(ImageError::NoMagic
+            .to_string()
+            .contains("not a RISC-V Linux Image (no \"RISCV\" magic at 0x30 nor \"RSC\\x05\""));
         assert!(parse_image(&[0; 10]).is_err());
     }
 
@@ -702,5 +946,332 @@ mod tests {
         assert_eq!(&b[8..16], &2u64.to_le_bytes());
         assert_eq!(&b[16..24], &0x8020_0000u64.to_le_bytes());
         assert_eq!(&b[24..32], &1u64.to_le_bytes());
+    }
+}
+
+/// The board machine on small hand-assembled programs.
+#[cfg(test)]
+mod machine_tests {
+    use super::*;
+    use crate::syscon;
+    use rvnvmm_config::Config;
+    use rvnvmm_hart::HartConfig;
+    use rvnvmm_isa::encode::{addi, bne, csrr, li, sd, sw};
+
+    const T0: u8 = 5;
+    const T1: u8 = 6;
+    const T2: u8 = 7;
+    const A0: u8 = 10;
+    const WFI: u32 = 0x1050_0073;
+    /// `j .`
+    const SPIN: u32 = 0x0000_006f;
+    /// `j .-4`
+    const BACK: u32 = 0xffdf_f06f;
+    const MTVEC: u16 = 0x305;
+    const MIE: u16 = 0x304;
+    const MSTATUS: u16 = 0x300;
+
+    fn csrw(csr: u16, rs1: u8) -> u32 {
+        (u32::from(csr) << 20) | (u32::from(rs1) << 15) | (1 << 12) | 0x73
+    }
+
+    fn sb(rs2: u8, rs1: u8) -> u32 {
+        (u32::from(rs2) << 20) | (u32::from(rs1) << 15) | 0x23
+    }
+
+    /// The code of `poweroff(code)`: the syscon's FAIL command.
+    fn poweroff(code: u16) -> Vec<u32> {
+        let mut p = li(T0, map::SYSCON_BASE);
+        p.extend(li(T1, u64::from(syscon::FAIL) | u64::from(code) << 16));
+        p.extend([sw(T1, T0, 0), SPIN]);
+        p
+    }
+
+    /// Stores `time` and `minstret` at DRAM base + 0x800 and + 0x808.
+    fn record(base: u64) -> Vec<u32> {
+        let mut p = li(T0, base + 0x800);
+        p.extend([
+            csrr(T1, 0xc01),
+            sd(T1, T0, 0),
+            csrr(T1, 0xb02),
+            sd(T1, T0, 8),
+        ]);
+        p
+    }
+
+    /// What [`record`] stored: (time ticks, instructions retired).
+    fn recorded(r: &Rig) -> (u64, u64) {
+        let at = r.base + 0x800;
+        (
+            r.m.mem().read_u64(at).unwrap(),
+            r.m.mem().read_u64(at + 8).unwrap(),
+        )
+    }
+
+    /// Where trap handlers start: DRAM base + this.
+    const HANDLER: usize = 0x400;
+
+    /// `code`, then `handler` at [`HANDLER`].
+    fn with_handler(mut code: Vec<u32>, handler: Vec<u32>) -> Vec<u32> {
+        assert!(code.len() <= HANDLER / 4);
+        code.resize(HANDLER / 4, SPIN);
+        code.extend(handler);
+        code
+    }
+
+    /// Enables the machine interrupts `mie_bits` with the handler at
+    /// [`HANDLER`] as the trap vector.
+    fn enable(mie_bits: u64, base: u64) -> Vec<u32> {
+        let mut p = li(T0, base + HANDLER as u64);
+        p.push(csrw(MTVEC, T0));
+        p.extend(li(T0, mie_bits));
+        p.push(csrw(MIE, T0));
+        p.extend(li(T0, 1 << 3));
+        p.push(csrw(MSTATUS, T0));
+        p
+    }
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    struct Rig {
+        m: Machine,
+        out: Captured,
+        base: u64,
+    }
+
+    /// A machine of `harts` harts all starting at `program` (at DRAM's
+    /// base, `a0` = hart id), timed if `timed`; host input closed.
+    fn rig(harts: u32, program: impl Fn(u64) -> Vec<u32>, timed: bool) -> Rig {
+        let mut cfg = Config::default();
+        cfg.machine.harts = harts;
+        let out = Captured::default();
+        let console = Console::default();
+        let board = Board::builder(&cfg)
+            .uart(
+                Box::new(ConsoleOut::new(console.clone(), Box::new(out.clone()))),
+                InputQueue::new(),
+            )
+            .build()
+            .unwrap();
+        let base = board.dram()[0].base;
+        let ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
+        let mut mem = PhysMem::new(&ranges).unwrap();
+        let words: Vec<u8> = program(base).iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert!(mem.write(base, &words));
+        let harts: Vec<Hart> = (0..harts)
+            .map(|h| {
+                let mut hart = Hart::new(u64::from(h), HartConfig::default());
+                hart.set_full_system(true);
+                hart.pc = base;
+                hart.x[10] = u64::from(h);
+                hart
+            })
+            .collect();
+        let memsys = timed.then(|| MemorySystem::new(&cfg, harts.len()).unwrap());
+        let m = Machine::new(board, harts, mem, memsys, InputQueue::new(), console);
+        m.host_input().close();
+        Rig { m, out, base }
+    }
+
+    #[test]
+    fn stores_reach_the_uart_and_the_syscon_powers_off() {
+        for timed in [false, true] {
+            let mut r = rig(
+                1,
+                |_| {
+                    let mut p = li(T0, map::UART0_BASE);
+                    for c in b"hi\n" {
+                        p.extend(li(T1, u64::from(*c)));
+                        p.push(sb(T1, T0));
+                    }
+                    p.extend(poweroff(7));
+                    p
+                },
+                timed,
+            );
+            assert_eq!(r.m.run(Some(1_000_000)).unwrap(), End::PowerOff(7));
+            assert_eq!(&*r.out.0.lock().unwrap(), b"hi\n");
+            // The request is seen when the hart's turn ends.
+            assert!(r.m.instructions() > 0 && r.m.instructions() < SLICE + 100);
+            assert_eq!(r.m.memsys_mut().is_some(), timed);
+        }
+    }
+
+    #[test]
+    fn the_instruction_limit_stops_spinning_harts_exactly() {
+        let mut r = rig(2, |_| vec![SPIN], false);
+        let e = r.m.run(Some(50_000)).unwrap_err();
+        assert!(
+            matches!(e, MachineError::InsnLimit { max: 50_000, .. }),
+            "{e}"
+        );
+        assert!(e
+            .to_string()
+            .starts_with("the guest did not power off within 50000 instructions\n  hart 0: pc"));
+        // Blocks run whole: a turn ends at most a block (64) past its budget.
+        assert!((50_000..50_000 + 2 * 64).contains(&r.m.instructions()));
+        // Both harts had turns, in time order: neither is a turn ahead.
+        let h = r.m.harts();
+        assert!(
+            h[0].cycles.abs_diff(h[1].cycles) <= SLICE + 64,
+            "{} {}",
+            h[0].cycles,
+            h[1].cycles
+        );
+    }
+
+    #[test]
+    fn when_every_hart_sleeps_with_nothing_to_wake_it_the_run_ends_with_an_error() {
+        let mut r = rig(2, |_| vec![WFI, BACK], false);
+        let e = r.m.run(Some(1_000_000)).unwrap_err();
+        assert!(matches!(e, MachineError::AllAsleep { .. }), "{e}");
+        assert!(r.m.asleep(0) && r.m.asleep(1));
+        assert!(e.to_string().contains("hart 1: pc 0x"), "{e}");
+    }
+
+    #[test]
+    fn a_software_interrupt_from_another_hart_wakes_a_sleeping_one() {
+        // Hart 0 sleeps with MSIE on; hart 1 counts to 2000, then raises
+        // hart 0's MSIP through the CLINT; hart 0's handler powers off.
+        let program = |base: u64| {
+            let sleeper = enable(1 << 3, base);
+            let mut p = vec![bne(A0, 0, 4 * (sleeper.len() as i32 + 3))];
+            p.extend(sleeper);
+            p.extend([WFI, BACK]);
+            p.extend(li(T2, 2000));
+            p.extend([addi(T2, T2, -1), bne(T2, 0, -4)]);
+            p.extend(li(T0, map::CLINT_BASE));
+            p.extend(li(T1, 1));
+            p.extend([sw(T1, T0, 0), WFI, BACK]);
+            let mut handler = record(base);
+            handler.extend(poweroff(5));
+            with_handler(p, handler)
+        };
+        let mut r = rig(2, program, false);
+        assert_eq!(r.m.run(Some(10_000_000)).unwrap(), End::PowerOff(5));
+        let (ticks, insns) = recorded(&r);
+        assert!(
+            insns < 50,
+            "hart 0 slept until the interrupt: {insns} instructions"
+        );
+        // It woke no earlier than hart 1's store (4000 instructions, at
+        // 50 MHz 80 us = 800 ticks) and not a turn later.
+        assert!((800..1000).contains(&ticks), "woke at {ticks}");
+        assert_eq!(r.m.harts()[0].stats.interrupts, 1);
+    }
+
+    #[test]
+    fn a_timer_wakes_a_sleeping_hart_at_its_deadline() {
+        // mtimecmp = 1000 ticks (100 us at 10 MHz), MTIE on, wfi.
+        let program = |base: u64| {
+            let mut p = li(T0, map::CLINT_BASE + 0x4000);
+            p.extend(li(T1, 1000));
+            p.push(sd(T1, T0, 0));
+            p.extend(enable(1 << 7, base));
+            p.extend([WFI, BACK]);
+            let mut handler = record(base);
+            handler.extend(poweroff(9));
+            with_handler(p, handler)
+        };
+        for timed in [false, true] {
+            let mut r = rig(1, program, timed);
+            assert_eq!(r.m.run(Some(1_000_000)).unwrap(), End::PowerOff(9));
+            let (ticks, insns) = recorded(&r);
+            assert!(insns < 50, "it slept, not spun: {insns} instructions");
+            // The handler reads `time` a few (cold-cache) instructions in.
+            assert!((1000..1100).contains(&ticks), "woke at {ticks}");
+        }
+    }
+
+    #[test]
+    fn a_reboot_reloads_the_images_and_restarts_every_hart_at_the_firmware() {
+        // The program overwrites its data word, then asks for a reboot.
+        let program = |base: u64| {
+            let mut p = li(T0, base + 0x800);
+            p.extend(li(T1, 0x5555_5555));
+            p.push(sw(T1, T0, 0));
+            p.extend(li(T0, map::SYSCON_BASE));
+            p.extend(li(T1, u64::from(syscon::REBOOT)));
+            p.extend([sw(T1, T0, 0), SPIN]);
+            p
+        };
+        let mut r = rig(2, program, false);
+        let base = r.base;
+        let mut image = vec![0u8; 0x804];
+        r.m.mem().read(base, &mut image);
+        image[0x800..].copy_from_slice(&0xaaaa_aaaau32.to_le_bytes());
+        let boot = BootImages {
+            images: vec![(base, image, "firmware")],
+            lay: Layout {
+                firmware: base,
+                kernel: base + 0x20_0000,
+                initrd: None,
+                info: base + 0x3000,
+                dtb: base + 0x4000,
+            },
+        };
+        boot.load(&mut r.m.mem).unwrap();
+        assert_eq!(r.m.run(Some(1_000_000)).unwrap(), End::Reboot);
+        assert_eq!(
+            r.m.mem().read_u64(base + 0x800).unwrap() as u32,
+            0x5555_5555
+        );
+        let latest = r.m.harts().iter().map(|h| h.cycles).max().unwrap();
+        r.m.reboot(&boot).unwrap();
+        assert_eq!(
+            r.m.mem().read_u64(base + 0x800).unwrap() as u32,
+            0xaaaa_aaaa
+        );
+        for (id, h) in r.m.harts().iter().enumerate() {
+            assert_eq!(h.pc, base);
+            assert_eq!(
+                (h.x[10], h.x[11], h.x[12]),
+                (id as u64, base + 0x4000, base + 0x3000)
+            );
+            assert_eq!(h.cycles, latest, "time runs on");
+            assert!(!r.m.asleep(id));
+        }
+        // And it runs again, to the next reboot request.
+        assert_eq!(r.m.run(Some(2_000_000)).unwrap(), End::Reboot);
+        // An image outside RAM is refused.
+        let bad = BootImages {
+            images: vec![(0x10, vec![1], "kernel")],
+            lay: boot.lay,
+        };
+        assert_eq!(
+            bad.load(&mut r.m.mem).unwrap_err().to_string(),
+            "cannot place the kernel at 0x10: not RAM"
+        );
+    }
+
+    #[test]
+    fn dma_writes_reach_ram_and_drop_code_they_overwrite() {
+        let mut mem = PhysMem::new(&[(0x8000_0000, 1 << 20)]).unwrap();
+        let mut pages = CodePages::default();
+        pages.mark(0x8000_1000);
+        let mut dma = Dma {
+            mem: &mut mem,
+            pages: &mut pages,
+        };
+        dma.write(0x8000_0000, &[1, 2, 3]).unwrap();
+        assert!(!dma.pages.flush_pending, "not a code page");
+        // A write that crosses into the code page.
+        dma.write(0x8000_0ffe, &[9; 4]).unwrap();
+        assert!(dma.pages.flush_pending);
+        let mut buf = [0u8; 4];
+        dma.read(0x8000_0ffe, &mut buf).unwrap();
+        assert_eq!(buf, [9; 4]);
+        assert!(dma.write(0x10, &[1]).is_err(), "not RAM");
     }
 }

@@ -7,12 +7,12 @@ use crate::artefacts;
 use crate::{core_costs, load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::machine::{
-    fw_dynamic_info, layout, parse_image, sync_lines, BootImages, Console, ConsoleOut, End,
-    Machine, State,
+    fw_dynamic_info, layout, parse_image, BootImages, Console, ConsoleOut, End, Machine,
+    MachineError,
 };
-use rvnvmm_board::profile::{Profile, Symbols};
+use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
-use rvnvmm_hart::{CodeCache, Hart, HartConfig};
+use rvnvmm_hart::{Hart, HartConfig};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 use std::path::{Path, PathBuf};
@@ -214,13 +214,12 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     let (dram_base, dram_size) = (dram.base, dram.size);
 
     let input = InputQueue::new();
-    let host_input = InputQueue::new();
     let console = Console::default();
     let mut builder = Board::builder(&cfg).uart(
-        Box::new(ConsoleOut {
-            console: console.clone(),
-            out: std::io::stdout(),
-        }),
+        Box::new(ConsoleOut::new(
+            console.clone(),
+            Box::new(std::io::stdout()),
+        )),
         input.clone(),
     );
     if let Some(disk) = &a.disk {
@@ -254,7 +253,8 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         kernel.len() as u64,
         initrd.as_ref().map(|i| i.len() as u64),
         probe.len() as u64,
-    )?;
+    )
+    .map_err(|e| e.to_string())?;
     opts.initrd = lay.initrd;
     let dtb = board.dtb(&opts).map_err(|e| e.to_string())?;
     if let Some(out) = &dtb_out {
@@ -278,7 +278,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     ));
     images.push((lay.dtb, dtb, "device tree"));
     let boot = BootImages { images, lay };
-    boot.load(&mut mem)?;
+    boot.load(&mut mem).map_err(|e| e.to_string())?;
 
     let hart_cfg = HartConfig {
         clock_hz: cfg.machine.clock_hz,
@@ -290,11 +290,9 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     };
     let n = board.harts();
     let mut harts = Vec::with_capacity(n);
-    let mut lines = Vec::with_capacity(n);
     for h in 0..n {
         let mut hart = Hart::new(h as u64, hart_cfg.clone());
         boot.reset_hart(&mut hart);
-        lines.push(hart.interrupt_lines());
         harts.push(hart);
     }
     let memsys = match cfg.machine.model {
@@ -303,37 +301,26 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         }
         rvnvmm_config::Model::Functional => None,
     };
-    let mut m = Machine {
-        harts,
-        lines,
-        state: vec![State::Running; n],
-        mem,
-        code: CodeCache::default(),
-        memsys,
-        board,
-        host_input: host_input.clone(),
-        input,
-        console,
-        insns: 0,
-        profile: a.profile.as_ref().map(|_| Profile::default()),
-    };
-    sync_lines(&m.board, &m.lines);
+    let mut m = Machine::new(board, harts, mem, memsys, input, console);
+    if a.profile.is_some() {
+        m = m.with_profile();
+    }
 
     let _raw = RawTerminal::new();
-    host_input.spawn_reader(std::io::stdin());
+    m.host_input().spawn_reader(std::io::stdin());
     let started = Instant::now();
     let result = loop {
         match m.run(a.max_insns) {
-            Ok(End::Reboot) => m.reboot(&boot)?,
+            Ok(End::Reboot) => m.reboot(&boot).map_err(|e| e.to_string())?,
             other => break other,
         }
     };
     let host_seconds = started.elapsed().as_secs_f64();
-    m.board.flush();
+    m.flush();
     if let Some(out) = &stats_out {
         out.write(stats_json(&cfg, &mut m, &result, host_seconds).as_bytes())?;
     }
-    if let (Some(out), Some(profile)) = (&profile_out, &m.profile) {
+    if let (Some(out), Some(profile)) = (&profile_out, m.profile()) {
         let map = a.symbols.clone().or_else(|| Symbols::beside(&kernel_path));
         let symbols = match &map {
             Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
@@ -344,7 +331,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         };
         out.write(profile.report(symbols.as_ref(), 60).as_bytes())?;
     }
-    match result? {
+    match result.map_err(|e| e.to_string())? {
         End::PowerOff(code) => Ok(i32::from(code)),
         End::Reboot => unreachable!("a reboot restarts the machine"),
     }
@@ -353,19 +340,19 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
 fn stats_json(
     cfg: &rvnvmm_config::Config,
     m: &mut Machine,
-    result: &Result<End, String>,
+    result: &Result<End, MachineError>,
     host_seconds: f64,
 ) -> String {
     use serde_json::json;
-    let max_cycles = m.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
-    let sim_time_ns = m.harts.iter().map(|h| h.time_ns()).max().unwrap_or(0);
+    let max_cycles = m.harts().iter().map(|h| h.cycles).max().unwrap_or(0);
+    let sim_time_ns = m.harts().iter().map(|h| h.time_ns()).max().unwrap_or(0);
     let exit = match result {
         Ok(End::PowerOff(c)) => json!({ "code": c }),
         Ok(End::Reboot) => json!({ "reboot": true }),
-        Err(e) => json!({ "error": e }),
+        Err(e) => json!({ "error": e.to_string() }),
     };
     let harts: Vec<_> = m
-        .harts
+        .harts()
         .iter()
         .enumerate()
         .map(|(i, h)| {
@@ -385,15 +372,15 @@ fn stats_json(
         "machine": cfg.machine.name,
         "program": "boot",
         "exit": exit,
-        "instructions": m.insns,
+        "instructions": m.instructions(),
         "sim_time_ns": sim_time_ns,
         "clock_hz": cfg.machine.clock_hz,
         "harts": harts,
-        "blocks_decoded": m.code.blocks_decoded,
+        "blocks_decoded": m.blocks_decoded(),
         "host_seconds": host_seconds,
-        "mips": if host_seconds > 0.0 { m.insns as f64 / host_seconds / 1e6 } else { 0.0 },
+        "mips": if host_seconds > 0.0 { m.instructions() as f64 / host_seconds / 1e6 } else { 0.0 },
     });
-    if let Some(ms) = m.memsys.as_mut() {
+    if let Some(ms) = m.memsys_mut() {
         ms.finish(max_cycles);
         if let (serde_json::Value::Object(mem), serde_json::Value::Object(top)) =
             (ms.stats_json(sim_time_ns), &mut v)
