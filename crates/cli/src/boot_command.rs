@@ -7,8 +7,8 @@ use crate::artefacts;
 use crate::{core_costs, load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::machine::{
-    fw_dynamic_info, layout, parse_image, BootImages, Console, ConsoleOut, End, Machine,
-    MachineError,
+    fw_dynamic_info, layout, parse_image, BootImages, Console, ConsoleOut, End, ImageError,
+    Machine, MachineError,
 };
 use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
@@ -81,14 +81,99 @@ pub struct BootArgs {
     symbols: Option<PathBuf>,
 }
 
+/// Why `rvnvmm boot` could not start or finish. The command prints it after
+/// `rvnvmm: `.
+#[derive(Debug, thiserror::Error)]
+pub enum BootError {
+    /// The machine description, an output path or a setup artefact
+    /// (firmware, kernel) was not usable; the message says which.
+    #[error("{0}")]
+    Setup(String),
+    /// An input file could not be read.
+    #[error("cannot read the {what} {}: {source}", path.display())]
+    Read {
+        /// Which input.
+        what: &'static str,
+        /// Its path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The kernel is not a RISC-V Linux `Image`.
+    #[error("the kernel {} {source}", path.display())]
+    Kernel {
+        /// Its path.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: ImageError,
+    },
+    /// The images do not fit in DRAM.
+    #[error(transparent)]
+    Layout(ImageError),
+    /// The initramfs script could not run.
+    #[error("cannot run {}: {source}", script.display())]
+    InitrdScript {
+        /// `scripts/build-initramfs.sh`.
+        script: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The initramfs script failed.
+    #[error("{} failed (give --initrd FILE, or run scripts/setup.sh and make -C guest)", script.display())]
+    InitrdScriptFailed {
+        /// `scripts/build-initramfs.sh`.
+        script: PathBuf,
+    },
+    /// The machine has no DRAM.
+    #[error("the machine has no DRAM region to boot from")]
+    NoDram,
+    /// The disk image could not be opened.
+    #[error("cannot open the disk image {}: {source}", path.display())]
+    Disk {
+        /// Its path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `machine.isa` does not parse.
+    #[error("machine.isa: {0}")]
+    Isa(#[from] rvnvmm_isa::IsaError),
+    /// The board could not be built.
+    #[error(transparent)]
+    Board(#[from] rvnvmm_board::BoardError),
+    /// The device tree could not be written.
+    #[error(transparent)]
+    Dtb(#[from] rvnvmm_board::DtbError),
+    /// Guest RAM could not be set up.
+    #[error(transparent)]
+    Mem(#[from] rvnvmm_mem::MemError),
+    /// The memory-system model could not be built.
+    #[error(transparent)]
+    Memsys(#[from] rvnvmm_memsys::MemsysError),
+    /// The machine stopped with an error.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+}
+
+impl From<String> for BootError {
+    fn from(msg: String) -> BootError {
+        BootError::Setup(msg)
+    }
+}
+
 /// The largest input file `boot` reads (firmware, kernel, initramfs,
 /// symbol map): guest RAM holds them, and no machine in `configs/` has
 /// more than 4 GiB of it.
 const MAX_INPUT_BYTES: u64 = 4 << 30;
 
-fn read_file(what: &str, path: &Path) -> Result<Vec<u8>, String> {
-    rvnvmm_config::files::read_regular(path, MAX_INPUT_BYTES, "an input file")
-        .map_err(|e| format!("cannot read the {what} {}: {e}", path.display()))
+fn read_file(what: &'static str, path: &Path) -> Result<Vec<u8>, BootError> {
+    rvnvmm_config::files::read_regular(path, MAX_INPUT_BYTES, "an input file").map_err(|source| {
+        BootError::Read {
+            what,
+            path: path.to_path_buf(),
+            source,
+        }
+    })
 }
 
 /// The terminal attributes to restore, for the signal handler.
@@ -153,23 +238,23 @@ impl Drop for RawTerminal {
 }
 
 /// The default initramfs: what `scripts/build-initramfs.sh` builds.
-fn default_initrd() -> Result<PathBuf, String> {
+fn default_initrd() -> Result<PathBuf, BootError> {
     let script = artefacts::repo_root().join("scripts/build-initramfs.sh");
     let out = std::process::Command::new("bash")
         .arg(&script)
         .stderr(std::process::Stdio::inherit())
         .output()
-        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+        .map_err(|source| BootError::InitrdScript {
+            script: script.clone(),
+            source,
+        })?;
     if !out.status.success() {
-        return Err(format!(
-            "{} failed (give --initrd FILE, or run scripts/setup.sh and make -C guest)",
-            script.display()
-        ));
+        return Err(BootError::InitrdScriptFailed { script });
     }
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
-pub fn main(a: BootArgs) -> Result<i32, String> {
+pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let mut machine_args = a.machine.clone();
     if let Some(n) = a.smp {
         machine_args.sets.push(format!("machine.harts={n}"));
@@ -194,8 +279,10 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     };
     let firmware = read_file("firmware", &firmware_path)?;
     let kernel = read_file("kernel", &kernel_path)?;
-    let header =
-        parse_image(&kernel).map_err(|e| format!("the kernel {} {e}", kernel_path.display()))?;
+    let header = parse_image(&kernel).map_err(|source| BootError::Kernel {
+        path: kernel_path.clone(),
+        source,
+    })?;
     let initrd_path = match &a.initrd {
         Some(p) => Some(p.clone()),
         None => Some(default_initrd()?),
@@ -210,7 +297,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
-        .ok_or("the machine has no DRAM region to boot from")?;
+        .ok_or(BootError::NoDram)?;
     let (dram_base, dram_size) = (dram.base, dram.size);
 
     let input = InputQueue::new();
@@ -223,28 +310,27 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         input.clone(),
     );
     if let Some(disk) = &a.disk {
-        let blk = Block::open(disk, false)
-            .map_err(|e| format!("cannot open the disk image {}: {e}", disk.display()))?;
+        let blk = Block::open(disk, false).map_err(|source| BootError::Disk {
+            path: disk.clone(),
+            source,
+        })?;
         builder = builder.virtio(blk);
     }
     builder = builder.virtio(Entropy::new(0x5eed));
-    let board = builder.build().map_err(|e| e.to_string())?;
+    let board = builder.build()?;
 
     let nvmm = match a.nvmm {
         NvmmArg::DevMem => NvmmMode::Reserved,
         NvmmArg::Pmem => NvmmMode::Pmem,
     };
-    let isa = cfg
-        .machine
-        .extensions()
-        .map_err(|e| format!("machine.isa: {e}"))?;
+    let isa = cfg.machine.extensions()?;
     let mut opts = DtbOptions {
         bootargs: a.append.clone(),
         initrd: initrd.as_ref().map(|_| (0, 0)),
         nvmm,
         isa,
     };
-    let probe = board.dtb(&opts).map_err(|e| e.to_string())?;
+    let probe = board.dtb(&opts)?;
     let lay = layout(
         dram_base,
         dram_size,
@@ -254,16 +340,16 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         initrd.as_ref().map(|i| i.len() as u64),
         probe.len() as u64,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(BootError::Layout)?;
     opts.initrd = lay.initrd;
-    let dtb = board.dtb(&opts).map_err(|e| e.to_string())?;
+    let dtb = board.dtb(&opts)?;
     if let Some(out) = &dtb_out {
         out.write(&dtb)?;
     }
 
     let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
     ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
-    let mut mem = PhysMem::new(&ranges).map_err(|e| e.to_string())?;
+    let mut mem = PhysMem::new(&ranges)?;
     let mut images = vec![
         (lay.firmware, firmware, "firmware"),
         (lay.kernel, kernel, "kernel"),
@@ -278,7 +364,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     ));
     images.push((lay.dtb, dtb, "device tree"));
     let boot = BootImages { images, lay };
-    boot.load(&mut mem).map_err(|e| e.to_string())?;
+    boot.load(&mut mem)?;
 
     let hart_cfg = HartConfig {
         clock_hz: cfg.machine.clock_hz,
@@ -296,9 +382,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         harts.push(hart);
     }
     let memsys = match cfg.machine.model {
-        rvnvmm_config::Model::Timing => {
-            Some(MemorySystem::new(&cfg, n).map_err(|e| e.to_string())?)
-        }
+        rvnvmm_config::Model::Timing => Some(MemorySystem::new(&cfg, n)?),
         rvnvmm_config::Model::Functional => None,
     };
     let mut m = Machine::new(board, harts, mem, memsys, input, console);
@@ -311,7 +395,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
     let started = Instant::now();
     let result = loop {
         match m.run(a.max_insns) {
-            Ok(End::Reboot) => m.reboot(&boot).map_err(|e| e.to_string())?,
+            Ok(End::Reboot) => m.reboot(&boot)?,
             other => break other,
         }
     };
@@ -331,7 +415,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         };
         out.write(profile.report(symbols.as_ref(), 60).as_bytes())?;
     }
-    match result.map_err(|e| e.to_string())? {
+    match result? {
         End::PowerOff(code) => Ok(i32::from(code)),
         End::Reboot => unreachable!("a reboot restarts the machine"),
     }

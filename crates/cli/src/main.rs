@@ -98,7 +98,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => run(a),
-        Cmd::Boot(b) => boot_command::main(b),
+        Cmd::Boot(b) => boot_command::main(b).map_err(|e| e.to_string()),
         Cmd::Bench(b) => bench::main(b),
         Cmd::Config(m) => load_config(&m).map(|c| {
             print!("{}", c.to_toml_string());
