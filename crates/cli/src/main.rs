@@ -2,10 +2,9 @@
 
 mod artefacts;
 mod bench;
-mod boot;
+mod boot_command;
 mod microbench;
 mod output;
-mod profile;
 mod progress;
 mod stats;
 
@@ -32,7 +31,7 @@ enum Cmd {
     /// Run a riscv64 Linux program in user mode (syscall emulation).
     Run(RunArgs),
     /// Boot OpenSBI and Linux on the full-system board (`docs/full-system.md`).
-    Boot(boot::BootArgs),
+    Boot(boot_command::BootArgs),
     /// Built-in benchmarks: `speed` (MIPS beside qemu-riscv64) and the papers' microbenchmarks (`locality`, `banks`, `bandwidth`).
     Bench(bench::BenchArgs),
     /// Print the effective configuration as TOML.
@@ -99,7 +98,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => run(a),
-        Cmd::Boot(b) => boot::main(b),
+        Cmd::Boot(b) => boot_command::main(b).map_err(|e| e.to_string()),
         Cmd::Bench(b) => bench::main(b),
         Cmd::Config(m) => load_config(&m).map(|c| {
             print!("{}", c.to_toml_string());

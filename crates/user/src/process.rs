@@ -10,6 +10,8 @@ use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
+use rvnvmm_sched::{Cores, Machine, Status};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 /// Everything `rvnvmm run` decides about a run.
@@ -704,207 +706,245 @@ impl Process {
         (c as u128 * 1_000_000_000 / self.opts.hart.clock_hz.max(1) as u128) as u64
     }
 
+    /// The first cycle at or after `ns` (`u64::MAX` past the end of time).
     fn ns_to_cycles(&self, ns: u64) -> u64 {
-        (ns as u128 * self.opts.hart.clock_hz as u128).div_ceil(1_000_000_000) as u64
+        u64::try_from((ns as u128 * self.opts.hart.clock_hz as u128).div_ceil(1_000_000_000))
+            .unwrap_or(u64::MAX)
     }
 
-    /// How far the thread about to run on `cpu` may go before an access past
-    /// its L1 must wait for the other harts (`Hart::set_sync_limit`): the
-    /// earliest clock of another hart with a runnable thread, or of a timed
-    /// wait on another hart, plus the tolerance.
-    fn sync_limit(&self, cpu: usize) -> u64 {
-        let mut earliest = u64::MAX;
-        for t in &self.threads {
-            if t.cpu == cpu {
-                continue;
+    /// When thread `t`'s timed wait ends, in ns.
+    fn wait_ends_ns(t: &Thread) -> Option<u64> {
+        match t.state {
+            ThreadState::Sleep { until, .. }
+            | ThreadState::SigTimedWait {
+                deadline: Some(until),
+                ..
             }
-            let at = match t.state {
-                ThreadState::Runnable => self.cpus[t.cpu].cycles,
-                ThreadState::Sleep { until, .. }
-                | ThreadState::SigTimedWait {
-                    deadline: Some(until),
-                    ..
-                }
-                | ThreadState::Futex {
-                    deadline: Some(until),
-                    ..
-                } => self.ns_to_cycles(until).max(self.cpus[t.cpu].cycles),
-                _ => continue,
-            };
-            earliest = earliest.min(at);
-        }
-        earliest.saturating_add(SYNC_TOLERANCE)
-    }
-
-    /// Picks the thread to run next: on the hart with the smallest clock that
-    /// has a runnable thread, the next runnable one round-robin. Wakes
-    /// sleepers whose time has come; returns None on deadlock.
-    fn pick(&mut self) -> Option<usize> {
-        loop {
-            let mut best: Option<(u64, usize)> = None;
-            for (c, cpu) in self.cpus.iter().enumerate() {
-                let runnable = self
-                    .threads
-                    .iter()
-                    .any(|t| t.cpu == c && t.state == ThreadState::Runnable);
-                if runnable && best.is_none_or(|(bc, _)| cpu.cycles < bc) {
-                    best = Some((cpu.cycles, c));
-                }
-            }
-            // A timed wait that expires before the best hart's clock runs first.
-            let next_timer = self
-                .threads
-                .iter()
-                .enumerate()
-                .filter_map(|(i, t)| match t.state {
-                    ThreadState::Sleep { until, .. } => Some((until, i)),
-                    ThreadState::SigTimedWait {
-                        deadline: Some(d), ..
-                    } => Some((d, i)),
-                    ThreadState::Futex {
-                        deadline: Some(d), ..
-                    } => Some((d, i)),
-                    _ => None,
-                })
-                .min();
-            if let Some((when, i)) = next_timer {
-                let best_ns = best.map(|(c, _)| self.cycles_to_ns(c));
-                if best_ns.is_none_or(|b| when <= b) {
-                    let cpu = self.threads[i].cpu;
-                    let wake_cycles = self.ns_to_cycles(when);
-                    if self.cpus[cpu].cycles < wake_cycles {
-                        self.cpus[cpu].cycles = wake_cycles;
-                    }
-                    let t = &mut self.threads[i];
-                    t.hart.x[10] = match t.state {
-                        // The restarted call finds its deadline passed.
-                        // A restarting call re-executes and sees its deadline.
-                        ThreadState::Sleep { restart: true, .. }
-                        | ThreadState::SigTimedWait { .. } => t.hart.x[10],
-                        ThreadState::Futex { .. } => (-ETIMEDOUT) as u64,
-                        _ => 0,
-                    };
-                    t.state = ThreadState::Runnable;
-                    continue;
-                }
-            }
-            let (_, c) = best?;
-            let n = self.threads.len();
-            let start = self.cpus[c].cursor;
-            for k in 0..n {
-                let i = (start + k) % n;
-                if self.threads[i].cpu == c && self.threads[i].state == ThreadState::Runnable {
-                    self.cpus[c].cursor = i + 1;
-                    return Some(i);
-                }
-            }
-            return None;
+            | ThreadState::Futex {
+                deadline: Some(until),
+                ..
+            } => Some(until),
+            _ => None,
         }
     }
 
-    /// Runs the guest to completion.
+    /// The timed wait that ends first: (ns, thread), the lower thread on a
+    /// tie.
+    fn next_timed_wait(&self) -> Option<(u64, usize)> {
+        self.threads
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((Self::wait_ends_ns(t)?, i)))
+            .min()
+    }
+
+    /// The next runnable thread on `cpu`, round-robin.
+    fn next_thread_on(&mut self, cpu: usize) -> Option<usize> {
+        let n = self.threads.len();
+        let start = self.cpus[cpu].cursor;
+        for k in 0..n {
+            let i = (start + k) % n;
+            if self.threads[i].cpu == cpu && self.threads[i].state == ThreadState::Runnable {
+                self.cpus[cpu].cursor = i + 1;
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// Runs the guest to completion: threads on harts, in simulated-time
+    /// order ([`rvnvmm_sched::Scheduler`]).
     pub fn run(&mut self) -> Result<Outcome, RunError> {
-        while self.exit.is_none() {
-            self.take_host_signals();
-            let Some(i) = self.pick() else {
-                if self.threads.iter().all(|t| t.state == ThreadState::Exited) {
-                    self.exit = Some(ExitKind::Code(0));
-                    break;
-                }
-                // Every thread waits. Only a signal from outside can wake
-                // one: a thread in pause/sigsuspend/sigwait waits for it as
-                // long as it takes (a fatal one ends the emulator on the
-                // host), and a handled one wakes futex waiters with EINTR.
-                let waits_for_signal = self.threads.iter().any(|t| {
-                    matches!(
-                        t.state,
-                        ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. }
-                    )
-                });
-                if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
-                    crate::syscall::wait_for_host_signal();
-                    continue;
-                }
-                return Err(RunError::Deadlock);
-            };
-            self.current = i;
-            if !self.threads[i].pending.is_empty() {
-                self.deliver_pending();
-                if self.exit.is_some() {
-                    break;
-                }
-            }
-            let cpu = self.threads[i].cpu;
-            let runnable = self
-                .threads
-                .iter()
-                .filter(|t| t.state == ThreadState::Runnable)
-                .count();
-            let mut budget = if runnable > 1 {
-                self.opts.quantum
-            } else {
-                self.opts.quantum.max(1_000_000)
-            };
-            if let Some(max) = self.opts.max_insns {
-                if self.total_insns >= max {
-                    self.exit = Some(ExitKind::InsnLimit);
-                    break;
-                }
-                budget = budget.min(max - self.total_insns);
-            }
-            let limit = self.sync_limit(cpu);
-            let t = &mut self.threads[i];
-            t.hart.cycles = self.cpus[cpu].cycles;
-            t.hart.hart_id = cpu as u64;
-            t.hart.set_sync_limit(limit);
-            let before = t.hart.instret;
-            let mut env = Env {
-                mem: &mut self.mem,
-                code: &mut self.code,
-                timing: self.memsys.as_mut(),
-                mmio: Some(&mut self.devices),
-            };
-            let exit = t.hart.run(&mut env, budget);
-            let ran = t.hart.instret - before;
-            self.total_insns += ran;
-            self.cpus[cpu].cycles = t.hart.cycles;
-            self.cpus[cpu].instret += ran;
-            if !self.is_child && self.progress.is_some() {
-                let latest = self.cpus.iter().map(|c| c.cycles).max().unwrap_or(0);
-                let ns = self.cycles_to_ns(latest);
-                if let Some(f) = self.progress.as_mut() {
-                    f(self.total_insns, ns);
-                }
-            }
-            if let Some(m) = self.memsys.as_mut() {
-                // Every hart's requests come at or after its clock; a hart
-                // with nothing to run gets work no earlier than the slowest
-                // busy one.
-                let busy = |c: usize| {
-                    self.threads
-                        .iter()
-                        .any(|t| t.cpu == c && t.state != ThreadState::Exited)
-                };
-                let floor = (0..self.cpus.len())
-                    .filter(|&c| busy(c))
-                    .map(|c| self.cpus[c].cycles)
-                    .min()
-                    .unwrap_or(0);
-                for c in 0..self.cpus.len() {
-                    m.note_hart_time(c, if busy(c) { self.cpus[c].cycles } else { floor });
-                }
-            }
-            match exit {
-                Exit::Budget => {}
-                Exit::Ecall => self.syscall(),
-                Exit::Wfi | Exit::Yield => {}
-                Exit::Trap(trap) => self.handle_trap(trap),
-            }
-            self.deliver_pending();
-        }
+        rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self)?;
         Ok(self.outcome())
     }
 
+    /// Nothing can run: every thread waits or has exited.
+    fn nothing_runs(&mut self) -> ControlFlow<Result<(), RunError>> {
+        if self.threads.iter().all(|t| t.state == ThreadState::Exited) {
+            self.exit = Some(ExitKind::Code(0));
+            return ControlFlow::Break(Ok(()));
+        }
+        // Every thread waits. Only a signal from outside can wake
+        // one: a thread in pause/sigsuspend/sigwait waits for it as
+        // long as it takes (a fatal one ends the emulator on the
+        // host), and a handled one wakes futex waiters with EINTR.
+        let waits_for_signal = self.threads.iter().any(|t| {
+            matches!(
+                t.state,
+                ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. }
+            )
+        });
+        if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
+            crate::syscall::wait_for_host_signal();
+            return ControlFlow::Continue(());
+        }
+        ControlFlow::Break(Err(RunError::Deadlock))
+    }
+}
+
+/// The harts are the scheduler's cores: one is ready while a thread on it
+/// is runnable; threads' timed waits are its wake-ups.
+impl Cores for Process {
+    fn cores(&self) -> usize {
+        self.cpus.len()
+    }
+
+    fn clock(&self, core: usize) -> u64 {
+        self.cpus[core].cycles
+    }
+
+    fn status(&self, core: usize) -> Status {
+        let mut lives = false;
+        let mut timer: Option<u64> = None;
+        for t in self.threads.iter().filter(|t| t.cpu == core) {
+            match t.state {
+                ThreadState::Runnable => return Status::Ready,
+                ThreadState::Exited => {}
+                _ => {
+                    lives = true;
+                    if let Some(ns) = Self::wait_ends_ns(t) {
+                        timer = Some(timer.map_or(ns, |d| d.min(ns)));
+                    }
+                }
+            }
+        }
+        if lives {
+            Status::Blocked {
+                timer: timer.map(|ns| self.ns_to_cycles(ns)),
+            }
+        } else {
+            Status::Idle
+        }
+    }
+
+    fn next_wakeup(&self) -> Option<u64> {
+        self.next_timed_wait().map(|(ns, _)| self.ns_to_cycles(ns))
+    }
+
+    /// The timed wait that ends first ends: the thread becomes runnable,
+    /// its hart's clock no earlier than the end.
+    fn deliver_wakeup(&mut self) {
+        let Some((when, i)) = self.next_timed_wait() else {
+            return;
+        };
+        let cpu = self.threads[i].cpu;
+        let wake_cycles = self.ns_to_cycles(when);
+        if self.cpus[cpu].cycles < wake_cycles {
+            self.cpus[cpu].cycles = wake_cycles;
+        }
+        let t = &mut self.threads[i];
+        t.hart.x[10] = match t.state {
+            // The restarted call finds its deadline passed.
+            // A restarting call re-executes and sees its deadline.
+            ThreadState::Sleep { restart: true, .. } | ThreadState::SigTimedWait { .. } => {
+                t.hart.x[10]
+            }
+            ThreadState::Futex { .. } => (-ETIMEDOUT) as u64,
+            _ => 0,
+        };
+        t.state = ThreadState::Runnable;
+    }
+
+    fn notes_time(&self) -> bool {
+        self.memsys.is_some()
+    }
+
+    fn note_time(&mut self, core: usize, cycles: u64) {
+        if let Some(m) = self.memsys.as_mut() {
+            m.note_hart_time(core, cycles);
+        }
+    }
+}
+
+impl Machine for Process {
+    type Stop = Result<(), RunError>;
+    type Turn = Exit;
+
+    fn check(&mut self) -> ControlFlow<Self::Stop> {
+        if self.exit.is_some() {
+            return ControlFlow::Break(Ok(()));
+        }
+        self.take_host_signals();
+        ControlFlow::Continue(())
+    }
+
+    fn idle(&mut self) -> ControlFlow<Self::Stop> {
+        self.nothing_runs()
+    }
+
+    /// The next thread on the hart, after its pending signals; threads
+    /// sharing the hart take turns every `quantum` instructions.
+    fn begin_turn(&mut self, cpu: usize) -> ControlFlow<Self::Stop, u64> {
+        let i = self
+            .next_thread_on(cpu)
+            .expect("a ready hart has a runnable thread");
+        self.current = i;
+        if !self.threads[i].pending.is_empty() {
+            self.deliver_pending();
+            if self.exit.is_some() {
+                return ControlFlow::Break(Ok(()));
+            }
+        }
+        let runnable = self
+            .threads
+            .iter()
+            .filter(|t| t.state == ThreadState::Runnable)
+            .count();
+        let slice = if runnable > 1 {
+            self.opts.quantum
+        } else {
+            self.opts.quantum.max(1_000_000)
+        };
+        match rvnvmm_sched::clamp_budget(slice, self.total_insns, self.opts.max_insns) {
+            Some(budget) => ControlFlow::Continue(budget),
+            None => {
+                self.exit = Some(ExitKind::InsnLimit);
+                ControlFlow::Break(Ok(()))
+            }
+        }
+    }
+
+    fn run_turn(&mut self, cpu: usize, budget: u64, limit: u64) -> ControlFlow<Self::Stop, Exit> {
+        let t = &mut self.threads[self.current];
+        t.hart.cycles = self.cpus[cpu].cycles;
+        t.hart.hart_id = cpu as u64;
+        t.hart.set_sync_limit(limit);
+        let before = t.hart.instret;
+        let mut env = Env {
+            mem: &mut self.mem,
+            code: &mut self.code,
+            timing: self.memsys.as_mut(),
+            mmio: Some(&mut self.devices),
+        };
+        let exit = t.hart.run(&mut env, budget);
+        let ran = t.hart.instret - before;
+        self.total_insns += ran;
+        self.cpus[cpu].cycles = t.hart.cycles;
+        self.cpus[cpu].instret += ran;
+        if !self.is_child && self.progress.is_some() {
+            let latest = self.cpus.iter().map(|c| c.cycles).max().unwrap_or(0);
+            let ns = self.cycles_to_ns(latest);
+            if let Some(f) = self.progress.as_mut() {
+                f(self.total_insns, ns);
+            }
+        }
+        ControlFlow::Continue(exit)
+    }
+
+    fn end_turn(&mut self, _cpu: usize, exit: Exit) -> ControlFlow<Self::Stop> {
+        match exit {
+            Exit::Budget => {}
+            Exit::Ecall => self.syscall(),
+            Exit::Wfi | Exit::Yield => {}
+            Exit::Trap(trap) => self.handle_trap(trap),
+        }
+        self.deliver_pending();
+        ControlFlow::Continue(())
+    }
+}
+
+impl Process {
     fn handle_trap(&mut self, trap: Trap) {
         let i = self.current;
         let pc = self.threads[i].hart.pc;

@@ -1,0 +1,954 @@
+//! `rvnvmm boot`: the full system. Loads OpenSBI (`fw_dynamic`), a Linux
+//! `Image`, an initramfs and the board's device tree into DRAM, starts every
+//! hart at the firmware in M-mode and runs them in simulated-time order on
+//! the board (`docs/board.md`, `docs/full-system.md`) until the guest powers
+//! the machine off.
+//!
+//! Memory layout (DRAM = the machine's first `dram` region, base B, end E):
+//!
+//! | where | what |
+//! |---|---|
+//! | B | OpenSBI `fw_dynamic.bin` |
+//! | B + `text_offset` (2 MiB) | the kernel `Image` (entry at its first byte) |
+//! | below the info page | the initramfs (page-aligned) |
+//! | DTB − 4 KiB | `struct fw_dynamic_info` |
+//! | 2 MiB-aligned, ≥ 64 KiB below E | the device tree, with free space after it (OpenSBI grows it in place) |
+//!
+//! Harts: each starts at B with `a0` = hart id, `a1` = DTB, `a2` =
+//! `fw_dynamic_info` (whose `boot_hart` is 0, as QEMU sets it; OpenSBI
+//! parks the others and Linux starts them through SBI HSM). The hart with
+//! the smallest clock runs next for a slice of [`SLICE`] instructions; the
+//! board is its `Mmio` (through [`Bus`], which keeps every hart's interrupt
+//! lines and `mtimecmp` in step with the CLINT and PLIC after each device
+//! access), the memory-system model times its accesses when
+//! `machine.model = timing`, and the board ticks after every slice. A hart
+//! in `wfi` sleeps until an interrupt is pending for it; when every hart
+//! sleeps, simulated time jumps to the earliest timer deadline, or the
+//! emulator waits for console input.
+
+use crate::profile::Profile;
+use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
+use rvnvmm_hart::{
+    irq, CodeCache, CodePages, Env, Exit, Hart, InterruptLines, Mmio, Priv, SYNC_TOLERANCE,
+};
+use rvnvmm_mem::PhysMem;
+use rvnvmm_memsys::MemorySystem;
+use rvnvmm_sched::{Cores, Status};
+use std::collections::VecDeque;
+use std::io::Write;
+use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+/// Instructions a hart runs before the next hart in time order gets a turn.
+pub const SLICE: u64 = 10_000;
+
+/// `fw_dynamic_info.magic` ("OSBI").
+pub const FW_DYNAMIC_INFO_MAGIC: u64 = 0x4942_534f;
+/// `fw_dynamic_info.version`.
+pub const FW_DYNAMIC_INFO_VERSION: u64 = 2;
+/// `fw_dynamic_info.next_mode` for S-mode.
+pub const FW_DYNAMIC_INFO_NEXT_MODE_S: u64 = 1;
+/// What ends a console line that says the kernel gave up.
+const PANIC_MARK: &[u8] = b"Kernel panic - not syncing";
+/// Instructions the guest may still run after a kernel panic (to finish
+/// printing it) before the emulator stops.
+const PANIC_GRACE_INSNS: u64 = 20_000_000;
+
+/// The fields of a RISC-V Linux `Image` header the loader uses
+/// (Documentation/arch/riscv/boot-image-header.rst).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ImageHeader {
+    /// Offset of the image from a 2 MiB-aligned RAM base.
+    pub text_offset: u64,
+    /// Bytes the image occupies once running (including BSS); 0 if unknown.
+    pub image_size: u64,
+}
+
+/// What is wrong with a kernel image or where the boot images would go.
+/// The image messages complete a sentence that names the file ("the kernel
+/// FILE ...").
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImageError {
+    /// An ELF file where a flat `Image` is wanted.
+    #[error(
+        "is an ELF file (vmlinux?); rvnvmm boot wants a flat RISC-V Linux Image \
+         (arch/riscv/boot/Image, Debian's /boot/vmlinux-*-riscv64)"
+    )]
+    Elf,
+    /// No `Image` magic.
+    #[error(
+        "is not a RISC-V Linux Image (no \"RISCV\" magic at 0x30 nor \"RSC\\x05\" at 0x38 of \
+         the header)"
+    )]
+    NoMagic,
+    /// A `text_offset` that is not page-aligned or not below 1 GiB.
+    #[error("has an unusable text_offset {0:#x}")]
+    TextOffset(u64),
+    /// The firmware reaches into the kernel's place.
+    #[error("the firmware ({firmware_len} bytes) overlaps the kernel at {kernel:#x}")]
+    FirmwareOverlapsKernel {
+        /// The firmware's size.
+        firmware_len: u64,
+        /// Where the kernel goes.
+        kernel: u64,
+    },
+    /// DRAM cannot hold everything.
+    #[error(
+        "DRAM ({mib} MiB at {base:#x}) is too small for the firmware, kernel ({kernel_len} bytes \
+         at {kernel:#x}), initramfs and device tree"
+    )]
+    DramTooSmall {
+        /// DRAM's size in MiB.
+        mib: u64,
+        /// DRAM's base.
+        base: u64,
+        /// The kernel's size.
+        kernel_len: u64,
+        /// Where the kernel goes.
+        kernel: u64,
+    },
+}
+
+/// Checks the `Image` header of `bytes`: the magic "RISCV\0\0\0" at 0x30
+/// (deprecated) or "RSC\x05" at 0x38.
+pub fn parse_image(bytes: &[u8]) -> Result<ImageHeader, ImageError> {
+    if bytes.starts_with(b"\x7fELF") {
+        return Err(ImageError::Elf);
+    }
+    if bytes.len() < 64
+        || (&bytes[0x30..0x38] != b"RISCV\0\0\0" && &bytes[0x38..0x3c] != b"RSC\x05")
+    {
+        return Err(ImageError::NoMagic);
+    }
+    let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+    let text_offset = u64_at(8);
+    let image_size = u64_at(16);
+    if text_offset % 4096 != 0 || text_offset >= 1 << 30 {
+        return Err(ImageError::TextOffset(text_offset));
+    }
+    Ok(ImageHeader {
+        text_offset,
+        image_size,
+    })
+}
+
+/// Where everything goes in DRAM.
+#[derive(Clone, Copy, Debug)]
+pub struct Layout {
+    /// The firmware (DRAM's base).
+    pub firmware: u64,
+    /// The kernel.
+    pub kernel: u64,
+    /// The initramfs: start and end.
+    pub initrd: Option<(u64, u64)>,
+    /// `struct fw_dynamic_info`.
+    pub info: u64,
+    /// The device tree.
+    pub dtb: u64,
+}
+
+/// Places the images in the DRAM region `[base, base + size)`.
+pub fn layout(
+    base: u64,
+    size: u64,
+    firmware_len: u64,
+    header: ImageHeader,
+    kernel_len: u64,
+    initrd_len: Option<u64>,
+    dtb_len: u64,
+) -> Result<Layout, ImageError> {
+    const MIB: u64 = 1 << 20;
+    let end = base + size;
+    let kernel = base + header.text_offset;
+    if firmware_len > header.text_offset {
+        return Err(ImageError::FirmwareOverlapsKernel {
+            firmware_len,
+            kernel,
+        });
+    }
+    let kernel_end = kernel + header.image_size.max(kernel_len);
+    let dtb = (end.saturating_sub(dtb_len + 64 * 1024)) & !(2 * MIB - 1);
+    let info = dtb - 4096;
+    let initrd = initrd_len.map(|len| {
+        let start = info.saturating_sub(len) & !0xfff;
+        (start, start + len)
+    });
+    let low = initrd.map_or(info, |(s, _)| s);
+    if dtb < base || low < kernel_end {
+        return Err(ImageError::DramTooSmall {
+            mib: size / MIB,
+            base,
+            kernel_len,
+            kernel,
+        });
+    }
+    Ok(Layout {
+        firmware: base,
+        kernel,
+        initrd,
+        info,
+        dtb,
+    })
+}
+
+/// `struct fw_dynamic_info` (OpenSBI `include/sbi/fw_dynamic.h`, version 2).
+pub fn fw_dynamic_info(next_addr: u64, boot_hart: u64) -> [u8; 48] {
+    let mut b = [0u8; 48];
+    let fields = [
+        FW_DYNAMIC_INFO_MAGIC,
+        FW_DYNAMIC_INFO_VERSION,
+        next_addr,
+        FW_DYNAMIC_INFO_NEXT_MODE_S,
+        0,
+        boot_hart,
+    ];
+    for (i, f) in fields.iter().enumerate() {
+        b[8 * i..8 * i + 8].copy_from_slice(&f.to_le_bytes());
+    }
+    b
+}
+
+/// The console: the UART's output passed on to a writer (stdout for
+/// `rvnvmm boot`), remembering the last lines (for error reports) and
+/// whether the kernel panicked. Clones share the record.
+#[derive(Clone, Default)]
+pub struct Console {
+    tail: Arc<Mutex<VecDeque<u8>>>,
+    panicked: Arc<AtomicBool>,
+}
+
+const TAIL_BYTES: usize = 4096;
+
+/// The UART's output stream: writes to `out` and records in `console`.
+pub struct ConsoleOut {
+    console: Console,
+    out: Box<dyn Write + Send>,
+}
+
+impl ConsoleOut {
+    /// Output to `out`, recorded in `console`.
+    pub fn new(console: Console, out: Box<dyn Write + Send>) -> ConsoleOut {
+        ConsoleOut { console, out }
+    }
+}
+
+impl Write for ConsoleOut {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut tail = self.console.tail.lock().unwrap_or_else(|e| e.into_inner());
+        tail.extend(buf);
+        let excess = tail.len().saturating_sub(TAIL_BYTES);
+        tail.drain(..excess);
+        if !self.console.panicked.load(Ordering::Relaxed) {
+            let (a, b) = tail.as_slices();
+            let joined = [a, b].concat();
+            let from = joined.len().saturating_sub(buf.len() + PANIC_MARK.len());
+            if joined[from..]
+                .windows(PANIC_MARK.len())
+                .any(|w| w == PANIC_MARK)
+            {
+                self.console.panicked.store(true, Ordering::Relaxed);
+            }
+        }
+        drop(tail);
+        // A closed stdout must not stop the machine.
+        let _ = self.out.write_all(buf);
+        let _ = self.out.flush();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = self.out.flush();
+        Ok(())
+    }
+}
+
+impl Console {
+    /// The last `n` non-empty console lines.
+    pub fn last_lines(&self, n: usize) -> String {
+        let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        let text: Vec<u8> = tail.iter().copied().collect();
+        let text = String::from_utf8_lossy(&text);
+        let lines: Vec<&str> = text
+            .lines()
+            .map(|l| l.trim_end_matches('\r'))
+            .filter(|l| !l.trim().is_empty())
+            .collect();
+        lines[lines.len().saturating_sub(n)..].join("\n    ")
+    }
+
+    /// Whether the kernel printed "Kernel panic - not syncing".
+    pub fn panicked(&self) -> bool {
+        self.panicked.load(Ordering::Relaxed)
+    }
+
+    fn panic_line(&self) -> String {
+        let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        let text: Vec<u8> = tail.iter().copied().collect();
+        String::from_utf8_lossy(&text)
+            .lines()
+            .find(|l| l.contains("Kernel panic"))
+            .map(|l| l.trim().to_string())
+            .unwrap_or_default()
+    }
+}
+
+/// Guest memory for DMA: writes drop decoded code they overwrite.
+struct Dma<'a> {
+    mem: &'a mut PhysMem,
+    pages: &'a mut CodePages,
+}
+
+impl GuestMemory for Dma<'_> {
+    fn read(&mut self, paddr: u64, buf: &mut [u8]) -> Result<(), MemoryFault> {
+        GuestMemory::read(self.mem, paddr, buf)
+    }
+
+    fn write(&mut self, paddr: u64, data: &[u8]) -> Result<(), MemoryFault> {
+        GuestMemory::write(self.mem, paddr, data)?;
+        if !data.is_empty() {
+            let last = paddr + data.len() as u64 - 1;
+            for page in (paddr >> 12)..=(last >> 12) {
+                self.pages.code_written(page << 12);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The board as a hart's `Mmio`: device accesses see the hart's time, and
+/// afterwards every hart's interrupt lines and `mtimecmp` follow the board.
+struct Bus<'a> {
+    board: &'a mut Board,
+    lines: &'a [Arc<InterruptLines>],
+    hart: usize,
+}
+
+const LINE_MASK: u64 = irq::MSIP | irq::MEIP | irq::SEIP;
+
+/// Copies the board's interrupt state to the harts' lines.
+fn sync_lines(board: &Board, lines: &[Arc<InterruptLines>]) {
+    for (h, l) in lines.iter().enumerate() {
+        let p = board.pending_interrupts(h);
+        let want = if p.msip { irq::MSIP } else { 0 }
+            | if p.meip { irq::MEIP } else { 0 }
+            | if p.seip { irq::SEIP } else { 0 };
+        let have = l.levels() & LINE_MASK;
+        if want != have {
+            l.set(LINE_MASK & !want, false);
+            l.set(want, true);
+        }
+        let cmp = board.mtimecmp(h);
+        if l.mtimecmp() != cmp {
+            l.set_mtimecmp(cmp);
+        }
+    }
+}
+
+impl Bus<'_> {
+    fn set_time(&mut self) {
+        let ticks = self.lines[self.hart].time();
+        let ns = (u128::from(ticks) * 1_000_000_000 / u128::from(map::TIMEBASE_HZ)) as u64;
+        self.board.set_time(ns);
+    }
+}
+
+impl Mmio for Bus<'_> {
+    fn load(&mut self, paddr: u64, size: u64, timing: Option<&mut MemorySystem>) -> Option<u64> {
+        self.set_time();
+        let v = self.board.load(paddr, size, timing);
+        // Loads of the UART, PLIC (claim) and virtio have side effects.
+        if !(map::CLINT_BASE..map::CLINT_BASE + 0x1_0000).contains(&paddr) {
+            sync_lines(self.board, self.lines);
+        }
+        v
+    }
+
+    fn store(
+        &mut self,
+        paddr: u64,
+        size: u64,
+        value: u64,
+        timing: Option<&mut MemorySystem>,
+    ) -> bool {
+        self.set_time();
+        let ok = self.board.store(paddr, size, value, timing);
+        sync_lines(self.board, self.lines);
+        ok
+    }
+}
+
+/// Whether a hart runs or sleeps in `wfi`.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum State {
+    Running,
+    Wfi,
+}
+
+/// Why the machine stopped short of a power-off or reboot.
+#[derive(Debug, thiserror::Error)]
+pub enum MachineError {
+    /// The guest kernel panicked.
+    #[error("the guest kernel panicked: {line}")]
+    Panicked {
+        /// The console line of the panic.
+        line: String,
+    },
+    /// `max_insns` ran out.
+    #[error(
+        "the guest did not power off within {max} instructions\n  {harts}\n  last console \
+         lines:\n    {console}"
+    )]
+    InsnLimit {
+        /// The limit.
+        max: u64,
+        /// Where each hart is.
+        harts: String,
+        /// The last console lines.
+        console: String,
+    },
+    /// A hart takes trap after trap without making progress.
+    #[error(
+        "hart {hart} is stuck taking traps (cause {cause:#x}, tval {tval:#x}) at pc {pc:#x} in \
+         {prv:?} mode\n  last console lines:\n    {console}"
+    )]
+    StuckInTraps {
+        /// The hart.
+        hart: usize,
+        /// `mcause` of the trap.
+        cause: u64,
+        /// `mtval` of the trap.
+        tval: u64,
+        /// Where it is.
+        pc: u64,
+        /// Its privilege level.
+        prv: Priv,
+        /// The last console lines.
+        console: String,
+    },
+    /// Every hart sleeps and nothing can wake one.
+    #[error(
+        "every hart waits for an interrupt and nothing can raise one (no timer armed, console \
+         input closed)\n  {harts}\n  last console lines:\n    {console}"
+    )]
+    AllAsleep {
+        /// Where each hart is.
+        harts: String,
+        /// The last console lines.
+        console: String,
+    },
+    /// A boot image does not fit in RAM.
+    #[error("cannot place the {what} at {addr:#x}: not RAM")]
+    NotRam {
+        /// Which image.
+        what: &'static str,
+        /// Where it should go.
+        addr: u64,
+    },
+}
+
+/// The board machine: harts on the board (its devices through [`Bus`],
+/// DMA into guest memory), the memory-system model when timed, the console
+/// and its input. [`Machine::run`] runs the harts under the machine
+/// scheduler ([`rvnvmm_sched`]) until the guest powers off or reboots.
+pub struct Machine {
+    harts: Vec<Hart>,
+    lines: Vec<Arc<InterruptLines>>,
+    state: Vec<State>,
+    mem: PhysMem,
+    code: CodeCache,
+    memsys: Option<MemorySystem>,
+    board: Board,
+    /// What the host's stdin reader fills.
+    host_input: InputQueue,
+    /// What the UART takes from: host input moves here once the guest
+    /// enabled the UART's receive interrupt (see [`Machine::forward_input`]).
+    input: InputQueue,
+    console: Console,
+    insns: u64,
+    /// Where the time goes, with `--profile`.
+    profile: Option<Profile>,
+    /// The instruction limit of the current [`Machine::run`].
+    max_insns: Option<u64>,
+    /// Instructions retired when the kernel panic was first seen.
+    panic_at: Option<u64>,
+}
+
+/// Runs `budget` instructions of `hart` in sampling periods, recording
+/// where each period ends.
+fn run_sampled(hart: &mut Hart, env: &mut Env, budget: u64, profile: &mut Profile) -> Exit {
+    let mut left = budget;
+    loop {
+        let period = profile.next_period().min(left);
+        let (insns, cycles) = (hart.instret, hart.cycles);
+        let exit = hart.run(env, period);
+        profile.record(
+            hart.prv,
+            hart.pc,
+            hart.instret - insns,
+            hart.cycles - cycles,
+        );
+        let ran = hart.instret - insns;
+        left = left.saturating_sub(ran);
+        // A period cut short ended the run (a sync stop, see
+        // `Hart::set_sync_limit`) just as a full one would.
+        if !matches!(exit, Exit::Budget) || left == 0 || ran < period {
+            return exit;
+        }
+    }
+}
+
+/// How a run ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    /// The guest powered the machine off with this code.
+    PowerOff(u16),
+    /// The guest asked for a reboot.
+    Reboot,
+}
+
+impl Machine {
+    /// The machine of `board`, with `harts` (each set up to start), guest
+    /// RAM `mem`, the memory-system model if timed, the UART's `input`
+    /// and the `console` its output is recorded in.
+    pub fn new(
+        board: Board,
+        harts: Vec<Hart>,
+        mem: PhysMem,
+        memsys: Option<MemorySystem>,
+        input: InputQueue,
+        console: Console,
+    ) -> Machine {
+        let n = harts.len();
+        let m = Machine {
+            lines: harts.iter().map(|h| h.interrupt_lines()).collect(),
+            harts,
+            state: vec![State::Running; n],
+            mem,
+            code: CodeCache::default(),
+            memsys,
+            board,
+            host_input: InputQueue::new(),
+            input,
+            console,
+            insns: 0,
+            profile: None,
+            max_insns: None,
+            panic_at: None,
+        };
+        sync_lines(&m.board, &m.lines);
+        m
+    }
+
+    /// Samples where simulated time goes from now on ([`Profile`]).
+    pub fn with_profile(mut self) -> Machine {
+        self.profile = Some(Profile::default());
+        self
+    }
+
+    /// The queue host input goes into (passed on to the UART once the
+    /// guest opened the console).
+    pub fn host_input(&self) -> &InputQueue {
+        &self.host_input
+    }
+
+    /// The harts.
+    pub fn harts(&self) -> &[Hart] {
+        &self.harts
+    }
+
+    /// Guest RAM.
+    pub fn mem(&self) -> &PhysMem {
+        &self.mem
+    }
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// The memory-system model, when the machine is timed.
+    pub fn memsys_mut(&mut self) -> Option<&mut MemorySystem> {
+        self.memsys.as_mut()
+    }
+
+    /// The profile, with [`Machine::with_profile`].
+    pub fn profile(&self) -> Option<&Profile> {
+        self.profile.as_ref()
+    }
+
+    /// Instructions retired by all harts.
+    pub fn instructions(&self) -> u64 {
+        self.insns
+    }
+
+    /// Blocks decoded.
+    pub fn blocks_decoded(&self) -> u64 {
+        self.code.blocks_decoded
+    }
+
+    /// Whether hart `h` sleeps in `wfi`.
+    pub fn asleep(&self, h: usize) -> bool {
+        self.state[h] == State::Wfi
+    }
+
+    /// Writes device state that is buffered (disk writes) through.
+    pub fn flush(&mut self) {
+        self.board.flush();
+    }
+
+    /// Runs until the guest asks for a power-off or reboot, or, with
+    /// `max_insns`, about that many instructions of all harts.
+    pub fn run(&mut self, max_insns: Option<u64>) -> Result<End, MachineError> {
+        self.max_insns = max_insns;
+        self.panic_at = None;
+        rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self)
+    }
+
+    /// Passes host input on to the UART once Linux opened the console
+    /// (IER.RDI set): bytes that reached the FIFO earlier would be dropped
+    /// by the driver's FIFO resets, so `printf 'cmd\n' | rvnvmm boot`
+    /// would lose them.
+    fn forward_input(&mut self) {
+        if !self.host_input.is_empty() && self.board.uart_rx_enabled() {
+            self.input.push(&self.host_input.pop(usize::MAX));
+        }
+    }
+
+    /// A warm reset: devices reset, the boot images reloaded (the rest of
+    /// RAM keeps its contents), every hart back at the firmware; simulated
+    /// time runs on.
+    pub fn reboot(&mut self, boot: &BootImages) -> Result<(), MachineError> {
+        self.board.reset();
+        boot.load(&mut self.mem)?;
+        self.code = CodeCache::default();
+        let now = self.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
+        for (h, hart) in self.harts.iter_mut().enumerate() {
+            boot.reset_hart(hart);
+            hart.cycles = now;
+            self.state[h] = State::Running;
+        }
+        sync_lines(&self.board, &self.lines);
+        Ok(())
+    }
+
+    /// Sleeping harts with an interrupt pending run again, from `now` on.
+    fn wake_pending(&mut self, now_cycles: u64) {
+        for (h, hart) in self.harts.iter_mut().enumerate() {
+            if self.state[h] == State::Wfi && hart.interrupt_pending() {
+                hart.cycles = hart.cycles.max(now_cycles);
+                self.state[h] = State::Running;
+            }
+        }
+    }
+
+    /// Every hart sleeps with no timer armed: only console input can wake
+    /// one.
+    fn all_asleep(&mut self) -> Result<(), MachineError> {
+        self.board.flush();
+        self.forward_input();
+        let host_done = self.host_input.is_closed() && self.host_input.is_empty();
+        if self.console.panicked() {
+            return Err(MachineError::Panicked {
+                line: self.console.panic_line(),
+            });
+        }
+        if host_done && self.input.is_empty() {
+            return Err(MachineError::AllAsleep {
+                harts: self.where_harts_are(),
+                console: self.console.last_lines(8),
+            });
+        }
+        if self.input.is_empty() {
+            self.host_input.wait(Duration::from_millis(100));
+            self.forward_input();
+        }
+        let now_cycles = self.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
+        let now_ns = self.harts.iter().map(|h| h.time_ns()).max().unwrap_or(0);
+        self.tick(now_ns);
+        self.wake_pending(now_cycles);
+        Ok(())
+    }
+
+    /// The board's devices advance to `now_ns` (DMA, interrupts), and the
+    /// harts' interrupt lines follow.
+    fn tick(&mut self, now_ns: u64) {
+        let mut dma = Dma {
+            mem: &mut self.mem,
+            pages: &mut self.code.pages,
+        };
+        self.board.tick(now_ns, &mut dma);
+        sync_lines(&self.board, &self.lines);
+    }
+
+    fn where_harts_are(&self) -> String {
+        self.harts
+            .iter()
+            .enumerate()
+            .map(|(h, hart)| {
+                format!(
+                    "hart {h}: pc {:#x} {:?} {}",
+                    hart.pc,
+                    hart.prv,
+                    if self.state[h] == State::Wfi {
+                        "(wfi)"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+}
+
+/// The harts are the scheduler's cores; one in `wfi` is asleep, on its
+/// timer if armed.
+impl Cores for Machine {
+    fn cores(&self) -> usize {
+        self.harts.len()
+    }
+
+    fn clock(&self, core: usize) -> u64 {
+        self.harts[core].cycles
+    }
+
+    fn status(&self, core: usize) -> Status {
+        match self.state[core] {
+            State::Running => Status::Ready,
+            State::Wfi => Status::Asleep {
+                timer: self.harts[core].timer_deadline(),
+            },
+        }
+    }
+
+    fn wake(&mut self, core: usize, at: u64) {
+        self.harts[core].cycles = at;
+        self.state[core] = State::Running;
+    }
+
+    fn notes_time(&self) -> bool {
+        self.memsys.is_some()
+    }
+
+    fn note_time(&mut self, core: usize, cycles: u64) {
+        if let Some(m) = self.memsys.as_mut() {
+            m.note_hart_time(core, cycles);
+        }
+    }
+}
+
+impl rvnvmm_sched::Machine for Machine {
+    type Stop = Result<End, MachineError>;
+    type Turn = ();
+
+    /// A power-off or reboot request, a kernel panic (after a grace for
+    /// printing it), the instruction limit.
+    fn check(&mut self) -> ControlFlow<Self::Stop> {
+        if let Some(req) = self.board.take_exit_request() {
+            self.board.flush();
+            return ControlFlow::Break(Ok(match req {
+                ExitRequest::PowerOff(code) => End::PowerOff(code),
+                ExitRequest::Reboot => End::Reboot,
+            }));
+        }
+        if self.console.panicked() {
+            let at = *self.panic_at.get_or_insert(self.insns);
+            if self.insns >= at + PANIC_GRACE_INSNS {
+                self.board.flush();
+                return ControlFlow::Break(Err(MachineError::Panicked {
+                    line: self.console.panic_line(),
+                }));
+            }
+        }
+        if let Some(max) = self.max_insns {
+            if self.insns >= max {
+                self.board.flush();
+                return ControlFlow::Break(Err(MachineError::InsnLimit {
+                    max,
+                    harts: self.where_harts_are(),
+                    console: self.console.last_lines(8),
+                }));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn idle(&mut self) -> ControlFlow<Self::Stop> {
+        match self.all_asleep() {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(Err(e)),
+        }
+    }
+
+    fn begin_turn(&mut self, _hart: usize) -> ControlFlow<Self::Stop, u64> {
+        // `check` stopped the run at the limit, so something is left.
+        let budget = rvnvmm_sched::clamp_budget(SLICE, self.insns, self.max_insns);
+        ControlFlow::Continue(budget.unwrap_or(1))
+    }
+
+    fn run_turn(&mut self, h: usize, budget: u64, sync_limit: u64) -> ControlFlow<Self::Stop> {
+        let hart = &mut self.harts[h];
+        hart.set_sync_limit(sync_limit);
+        self.board.set_time(hart.time_ns());
+        let before = hart.instret;
+        let exit = {
+            let mut bus = Bus {
+                board: &mut self.board,
+                lines: &self.lines,
+                hart: h,
+            };
+            let mut env = Env {
+                mem: &mut self.mem,
+                code: &mut self.code,
+                timing: self.memsys.as_mut(),
+                mmio: Some(&mut bus),
+            };
+            match self.profile.as_mut() {
+                None => hart.run(&mut env, budget),
+                Some(profile) => run_sampled(hart, &mut env, budget, profile),
+            }
+        };
+        self.insns += hart.instret - before;
+        match exit {
+            // `wrs.*` completes at once in full-system mode: no Yield.
+            Exit::Budget | Exit::Yield => {}
+            Exit::Wfi => self.state[h] = State::Wfi,
+            Exit::Ecall => unreachable!("ecall exits only in user-mode emulation"),
+            Exit::Trap(t) => {
+                self.board.flush();
+                return ControlFlow::Break(Err(MachineError::StuckInTraps {
+                    hart: h,
+                    cause: t.cause,
+                    tval: t.tval,
+                    pc: self.harts[h].pc,
+                    prv: self.harts[h].prv,
+                    console: self.console.last_lines(8),
+                }));
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Console input, device time, interrupts: sleeping harts with one
+    /// pending wake at the time the turn ended.
+    fn end_turn(&mut self, h: usize, (): ()) -> ControlFlow<Self::Stop> {
+        let (now_cycles, now_ns) = (self.harts[h].cycles, self.harts[h].time_ns());
+        self.forward_input();
+        self.tick(now_ns);
+        self.wake_pending(now_cycles);
+        ControlFlow::Continue(())
+    }
+}
+
+/// What is loaded at (re)boot, and where.
+pub struct BootImages {
+    /// (address, bytes, what it is) of each image.
+    pub images: Vec<(u64, Vec<u8>, &'static str)>,
+    /// Where they go.
+    pub lay: Layout,
+}
+
+impl BootImages {
+    /// Writes the images into guest RAM.
+    pub fn load(&self, mem: &mut PhysMem) -> Result<(), MachineError> {
+        for (addr, bytes, what) in &self.images {
+            if !mem.write(*addr, bytes) {
+                return Err(MachineError::NotRam { what, addr: *addr });
+            }
+        }
+        Ok(())
+    }
+
+    /// A hart as at reset, about to enter the firmware (its clock runs on).
+    pub fn reset_hart(&self, hart: &mut Hart) {
+        hart.set_full_system(true);
+        hart.x = [0; 32];
+        hart.f = [0; 32];
+        hart.pc = self.lay.firmware;
+        hart.x[10] = hart.hart_id;
+        hart.x[11] = self.lay.dtb;
+        hart.x[12] = self.lay.info;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn image(magic_at_30: bool) -> Vec<u8> {
+        let mut b = vec![0u8; 128];
+        b[8..16].copy_from_slice(&0x20_0000u64.to_le_bytes());
+        b[16..24].copy_from_slice(&0x1000u64.to_le_bytes());
+        if magic_at_30 {
+            b[0x30..0x38].copy_from_slice(b"RISCV\0\0\0");
+        } else {
+            b[0x38..0x3c].copy_from_slice(b"RSC\x05");
+        }
+        b
+    }
+
+    #[test]
+    fn image_header() {
+        for m in [true, false] {
+            assert_eq!(
+                parse_image(&image(m)).unwrap(),
+                ImageHeader {
+                    text_offset: 0x20_0000,
+                    image_size: 0x1000
+                }
+            );
+        }
+        assert_eq!(
+            parse_image(b"\x7fELF\x02\x01\x01").unwrap_err(),
+            ImageError::Elf
+        );
+        assert!(parse_image(b"\x7fELF\x02\x01\x01")
+            .unwrap_err()
+            .to_string()
+            .contains("ELF"));
+        assert_eq!(parse_image(&[0; 100]).unwrap_err(), ImageError::NoMagic);
+        assert!(ImageError::NoMagic
+            .to_string()
+            .contains("not a RISC-V Linux Image (no \"RISCV\" magic at 0x30 nor \"RSC\\x05\""));
+        assert!(parse_image(&[0; 10]).is_err());
+    }
+
+    #[test]
+    fn layout_puts_dtb_high_and_aligned() {
+        let h = ImageHeader {
+            text_offset: 0x20_0000,
+            image_size: 32 << 20,
+        };
+        let l = layout(
+            0x8000_0000,
+            1 << 30,
+            300_000,
+            h,
+            31 << 20,
+            Some(10 << 20),
+            4000,
+        )
+        .unwrap();
+        assert_eq!(l.kernel, 0x8020_0000);
+        assert_eq!(l.dtb, 0xbfe0_0000);
+        assert_eq!(l.dtb % 8, 0);
+        assert_eq!(l.info, 0xbfdf_f000);
+        let (s, e) = l.initrd.unwrap();
+        assert!(e <= l.info && s % 4096 == 0 && e - s == 10 << 20);
+        assert!(layout(0x8000_0000, 16 << 20, 300_000, h, 31 << 20, None, 4000).is_err());
+    }
+
+    #[test]
+    fn fw_dynamic_info_fields() {
+        let b = fw_dynamic_info(0x8020_0000, 0);
+        assert_eq!(&b[0..8], &0x4942_534fu64.to_le_bytes());
+        assert_eq!(&b[8..16], &2u64.to_le_bytes());
+        assert_eq!(&b[16..24], &0x8020_0000u64.to_le_bytes());
+        assert_eq!(&b[24..32], &1u64.to_le_bytes());
+    }
+}
+
+#[cfg(test)]
+#[path = "machine_tests.rs"]
+mod machine_tests;

@@ -1,0 +1,478 @@
+//! `rvnvmm boot`: the full system's command. Reads the firmware, kernel,
+//! initramfs and disk named on the command line, builds the board machine
+//! (`rvnvmm_board::machine`), puts the terminal in raw mode, runs the
+//! machine until the guest powers off and writes the statistics.
+
+use crate::artefacts;
+use crate::{core_costs, load_config, MachineArgs};
+use clap::{Args, ValueEnum};
+use rvnvmm_board::machine::{
+    fw_dynamic_info, layout, parse_image, BootImages, Console, ConsoleOut, End, ImageError,
+    Machine, MachineError,
+};
+use rvnvmm_board::profile::Symbols;
+use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
+use rvnvmm_hart::{Hart, HartConfig};
+use rvnvmm_mem::PhysMem;
+use rvnvmm_memsys::MemorySystem;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// The default kernel command line.
+pub const DEFAULT_APPEND: &str = "console=ttyS0 earlycon=sbi";
+
+/// How the NVMM regions appear to Linux.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum NvmmArg {
+    /// Outside system RAM, for user space through /dev/mem (default).
+    DevMem,
+    /// A `pmem-region`: Linux's of_pmem makes /dev/pmem0.
+    Pmem,
+}
+
+#[derive(Args)]
+pub struct BootArgs {
+    #[command(flatten)]
+    machine: MachineArgs,
+    /// Number of harts (overrides machine.harts).
+    #[arg(long, value_name = "N")]
+    smp: Option<u32>,
+    /// The kernel: a RISC-V Linux `Image` (default RVNVMM_KERNEL of scripts/setup.sh).
+    #[arg(long, value_name = "FILE")]
+    kernel: Option<PathBuf>,
+    /// The firmware: OpenSBI fw_dynamic.bin (default RVNVMM_OPENSBI).
+    #[arg(long, value_name = "FILE")]
+    firmware: Option<PathBuf>,
+    /// The initramfs (default: what scripts/build-initramfs.sh builds; an
+    /// empty file: none).
+    #[arg(long, value_name = "FILE")]
+    initrd: Option<PathBuf>,
+    /// The kernel command line.
+    #[arg(long, value_name = "CMDLINE", default_value = DEFAULT_APPEND)]
+    append: String,
+    /// A raw disk image for virtio-blk (/dev/vda), opened read-write.
+    #[arg(long, value_name = "IMAGE")]
+    disk: Option<PathBuf>,
+    /// Write the generated device tree blob to FILE.
+    #[arg(long, value_name = "FILE")]
+    dump_dtb: Option<PathBuf>,
+    /// How the NVMM regions appear to Linux.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "dev-mem|pmem",
+        default_value = "dev-mem"
+    )]
+    nvmm: NvmmArg,
+    /// Write statistics as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    stats: Option<PathBuf>,
+    /// Give up (non-zero exit) if the guest has not powered off after about
+    /// N instructions (all harts together).
+    #[arg(long, value_name = "N")]
+    max_insns: Option<u64>,
+    /// Write a profile of where simulated time goes (privilege level,
+    /// function, pc) to FILE; kernel functions are named from the
+    /// System.map beside the kernel image, or from --symbols.
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// A System.map for --profile.
+    #[arg(long, value_name = "FILE", requires = "profile")]
+    symbols: Option<PathBuf>,
+}
+
+/// Why `rvnvmm boot` could not start or finish. The command prints it after
+/// `rvnvmm: `.
+#[derive(Debug, thiserror::Error)]
+pub enum BootError {
+    /// The machine description, an output path or a setup artefact
+    /// (firmware, kernel) was not usable; the message says which.
+    #[error("{0}")]
+    Setup(String),
+    /// An input file could not be read.
+    #[error("cannot read the {what} {}: {source}", path.display())]
+    Read {
+        /// Which input.
+        what: &'static str,
+        /// Its path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The kernel is not a RISC-V Linux `Image`.
+    #[error("the kernel {} {source}", path.display())]
+    Kernel {
+        /// Its path.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: ImageError,
+    },
+    /// The images do not fit in DRAM.
+    #[error(transparent)]
+    Layout(ImageError),
+    /// The initramfs script could not run.
+    #[error("cannot run {}: {source}", script.display())]
+    InitrdScript {
+        /// `scripts/build-initramfs.sh`.
+        script: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The initramfs script failed.
+    #[error("{} failed (give --initrd FILE, or run scripts/setup.sh and make -C guest)", script.display())]
+    InitrdScriptFailed {
+        /// `scripts/build-initramfs.sh`.
+        script: PathBuf,
+    },
+    /// The machine has no DRAM.
+    #[error("the machine has no DRAM region to boot from")]
+    NoDram,
+    /// The disk image could not be opened.
+    #[error("cannot open the disk image {}: {source}", path.display())]
+    Disk {
+        /// Its path.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// `machine.isa` does not parse.
+    #[error("machine.isa: {0}")]
+    Isa(#[from] rvnvmm_isa::IsaError),
+    /// The board could not be built.
+    #[error(transparent)]
+    Board(#[from] rvnvmm_board::BoardError),
+    /// The device tree could not be written.
+    #[error(transparent)]
+    Dtb(#[from] rvnvmm_board::DtbError),
+    /// Guest RAM could not be set up.
+    #[error(transparent)]
+    Mem(#[from] rvnvmm_mem::MemError),
+    /// The memory-system model could not be built.
+    #[error(transparent)]
+    Memsys(#[from] rvnvmm_memsys::MemsysError),
+    /// The machine stopped with an error.
+    #[error(transparent)]
+    Machine(#[from] MachineError),
+}
+
+impl From<String> for BootError {
+    fn from(msg: String) -> BootError {
+        BootError::Setup(msg)
+    }
+}
+
+/// The largest input file `boot` reads (firmware, kernel, initramfs,
+/// symbol map): guest RAM holds them, and no machine in `configs/` has
+/// more than 4 GiB of it.
+const MAX_INPUT_BYTES: u64 = 4 << 30;
+
+fn read_file(what: &'static str, path: &Path) -> Result<Vec<u8>, BootError> {
+    rvnvmm_config::files::read_regular(path, MAX_INPUT_BYTES, "an input file").map_err(|source| {
+        BootError::Read {
+            what,
+            path: path.to_path_buf(),
+            source,
+        }
+    })
+}
+
+/// The terminal attributes to restore, for the signal handler.
+static SAVED_TERMIOS: std::sync::OnceLock<libc::termios> = std::sync::OnceLock::new();
+
+/// SIGINT/SIGTERM/SIGHUP while the terminal is raw: restore it, then die
+/// of the signal as usual.
+extern "C" fn restore_terminal_and_die(sig: libc::c_int) {
+    // SAFETY: tcsetattr, signal and raise are async-signal-safe; the
+    // OnceLock was set before the handler was installed.
+    unsafe {
+        if let Some(t) = SAVED_TERMIOS.get() {
+            libc::tcsetattr(0, libc::TCSANOW, t);
+        }
+        libc::signal(sig, libc::SIG_DFL);
+        libc::raise(sig);
+    }
+}
+
+/// Puts a terminal on stdin into non-canonical, no-echo mode (the guest
+/// echoes) until dropped or a signal ends the emulator. Ctrl-C still
+/// stops the emulator.
+struct RawTerminal(Option<libc::termios>);
+
+impl RawTerminal {
+    fn new() -> RawTerminal {
+        // SAFETY: plain termios calls on fd 0 with a valid struct, and
+        // installing a handler that only makes async-signal-safe calls.
+        unsafe {
+            if libc::isatty(0) != 1 {
+                return RawTerminal(None);
+            }
+            let mut t: libc::termios = std::mem::zeroed();
+            if libc::tcgetattr(0, &mut t) != 0 {
+                return RawTerminal(None);
+            }
+            let saved = t;
+            if SAVED_TERMIOS.set(saved).is_ok() {
+                let handler = restore_terminal_and_die as extern "C" fn(libc::c_int);
+                for sig in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP, libc::SIGQUIT] {
+                    libc::signal(sig, handler as libc::sighandler_t);
+                }
+            }
+            t.c_lflag &= !(libc::ICANON | libc::ECHO);
+            t.c_cc[libc::VMIN] = 1;
+            t.c_cc[libc::VTIME] = 0;
+            libc::tcsetattr(0, libc::TCSANOW, &t);
+            RawTerminal(Some(saved))
+        }
+    }
+}
+
+impl Drop for RawTerminal {
+    fn drop(&mut self) {
+        if let Some(t) = self.0 {
+            // SAFETY: restores the attributes read in `new`.
+            unsafe {
+                libc::tcsetattr(0, libc::TCSANOW, &t);
+            }
+        }
+    }
+}
+
+/// The default initramfs: what `scripts/build-initramfs.sh` builds.
+fn default_initrd() -> Result<PathBuf, BootError> {
+    let script = artefacts::repo_root().join("scripts/build-initramfs.sh");
+    let out = std::process::Command::new("bash")
+        .arg(&script)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|source| BootError::InitrdScript {
+            script: script.clone(),
+            source,
+        })?;
+    if !out.status.success() {
+        return Err(BootError::InitrdScriptFailed { script });
+    }
+    Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+pub fn main(a: BootArgs) -> Result<i32, BootError> {
+    let mut machine_args = a.machine.clone();
+    if let Some(n) = a.smp {
+        machine_args.sets.push(format!("machine.harts={n}"));
+    }
+    let cfg = load_config(&machine_args)?;
+    // Output paths are checked before the run, not after it.
+    let check = |what, p: &Option<PathBuf>| {
+        p.as_deref()
+            .map(|p| crate::output::OutputFile::check(what, p))
+            .transpose()
+    };
+    let dtb_out = check("device tree", &a.dump_dtb)?;
+    let stats_out = check("stats", &a.stats)?;
+    let profile_out = check("profile", &a.profile)?;
+    let firmware_path = match &a.firmware {
+        Some(p) => p.clone(),
+        None => artefacts::setup_path("RVNVMM_OPENSBI")?,
+    };
+    let kernel_path = match &a.kernel {
+        Some(p) => p.clone(),
+        None => artefacts::setup_path("RVNVMM_KERNEL")?,
+    };
+    let firmware = read_file("firmware", &firmware_path)?;
+    let kernel = read_file("kernel", &kernel_path)?;
+    let header = parse_image(&kernel).map_err(|source| BootError::Kernel {
+        path: kernel_path.clone(),
+        source,
+    })?;
+    let initrd_path = match &a.initrd {
+        Some(p) => Some(p.clone()),
+        None => Some(default_initrd()?),
+    };
+    // An empty file boots without an initramfs.
+    let initrd = match &initrd_path {
+        Some(p) => Some(read_file("initramfs", p)?).filter(|b| !b.is_empty()),
+        None => None,
+    };
+
+    let (_, dram) = cfg
+        .memory
+        .regions_of_kind(rvnvmm_config::RegionKind::Dram)
+        .next()
+        .ok_or(BootError::NoDram)?;
+    let (dram_base, dram_size) = (dram.base, dram.size);
+
+    let input = InputQueue::new();
+    let console = Console::default();
+    let mut builder = Board::builder(&cfg).uart(
+        Box::new(ConsoleOut::new(
+            console.clone(),
+            Box::new(std::io::stdout()),
+        )),
+        input.clone(),
+    );
+    if let Some(disk) = &a.disk {
+        let blk = Block::open(disk, false).map_err(|source| BootError::Disk {
+            path: disk.clone(),
+            source,
+        })?;
+        builder = builder.virtio(blk);
+    }
+    builder = builder.virtio(Entropy::new(0x5eed));
+    let board = builder.build()?;
+
+    let nvmm = match a.nvmm {
+        NvmmArg::DevMem => NvmmMode::Reserved,
+        NvmmArg::Pmem => NvmmMode::Pmem,
+    };
+    let isa = cfg.machine.extensions()?;
+    let mut opts = DtbOptions {
+        bootargs: a.append.clone(),
+        initrd: initrd.as_ref().map(|_| (0, 0)),
+        nvmm,
+        isa,
+    };
+    let probe = board.dtb(&opts)?;
+    let lay = layout(
+        dram_base,
+        dram_size,
+        firmware.len() as u64,
+        header,
+        kernel.len() as u64,
+        initrd.as_ref().map(|i| i.len() as u64),
+        probe.len() as u64,
+    )
+    .map_err(BootError::Layout)?;
+    opts.initrd = lay.initrd;
+    let dtb = board.dtb(&opts)?;
+    if let Some(out) = &dtb_out {
+        out.write(&dtb)?;
+    }
+
+    let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
+    ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
+    let mut mem = PhysMem::new(&ranges)?;
+    let mut images = vec![
+        (lay.firmware, firmware, "firmware"),
+        (lay.kernel, kernel, "kernel"),
+    ];
+    if let (Some((start, _)), Some(bytes)) = (lay.initrd, initrd) {
+        images.push((start, bytes, "initramfs"));
+    }
+    images.push((
+        lay.info,
+        fw_dynamic_info(lay.kernel, 0).to_vec(),
+        "fw_dynamic_info",
+    ));
+    images.push((lay.dtb, dtb, "device tree"));
+    let boot = BootImages { images, lay };
+    boot.load(&mut mem)?;
+
+    let hart_cfg = HartConfig {
+        clock_hz: cfg.machine.clock_hz,
+        timebase_hz: map::TIMEBASE_HZ,
+        cflush_user: cfg.cflush.allow_user,
+        costs: core_costs(&cfg),
+        isa,
+        misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
+    };
+    let n = board.harts();
+    let mut harts = Vec::with_capacity(n);
+    for h in 0..n {
+        let mut hart = Hart::new(h as u64, hart_cfg.clone());
+        boot.reset_hart(&mut hart);
+        harts.push(hart);
+    }
+    let memsys = match cfg.machine.model {
+        rvnvmm_config::Model::Timing => Some(MemorySystem::new(&cfg, n)?),
+        rvnvmm_config::Model::Functional => None,
+    };
+    let mut m = Machine::new(board, harts, mem, memsys, input, console);
+    if a.profile.is_some() {
+        m = m.with_profile();
+    }
+
+    let _raw = RawTerminal::new();
+    m.host_input().spawn_reader(std::io::stdin());
+    let started = Instant::now();
+    let result = loop {
+        match m.run(a.max_insns) {
+            Ok(End::Reboot) => m.reboot(&boot)?,
+            other => break other,
+        }
+    };
+    let host_seconds = started.elapsed().as_secs_f64();
+    m.flush();
+    if let Some(out) = &stats_out {
+        out.write(stats_json(&cfg, &mut m, &result, host_seconds).as_bytes())?;
+    }
+    if let (Some(out), Some(profile)) = (&profile_out, m.profile()) {
+        let map = a.symbols.clone().or_else(|| Symbols::beside(&kernel_path));
+        let symbols = match &map {
+            Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
+                "symbol map",
+                p,
+            )?))),
+            None => None,
+        };
+        out.write(profile.report(symbols.as_ref(), 60).as_bytes())?;
+    }
+    match result? {
+        End::PowerOff(code) => Ok(i32::from(code)),
+        End::Reboot => unreachable!("a reboot restarts the machine"),
+    }
+}
+
+fn stats_json(
+    cfg: &rvnvmm_config::Config,
+    m: &mut Machine,
+    result: &Result<End, MachineError>,
+    host_seconds: f64,
+) -> String {
+    use serde_json::json;
+    let max_cycles = m.harts().iter().map(|h| h.cycles).max().unwrap_or(0);
+    let sim_time_ns = m.harts().iter().map(|h| h.time_ns()).max().unwrap_or(0);
+    let exit = match result {
+        Ok(End::PowerOff(c)) => json!({ "code": c }),
+        Ok(End::Reboot) => json!({ "reboot": true }),
+        Err(e) => json!({ "error": e.to_string() }),
+    };
+    let harts: Vec<_> = m
+        .harts()
+        .iter()
+        .enumerate()
+        .map(|(i, h)| {
+            json!({
+                "id": i,
+                "cycles": h.cycles,
+                "instructions": h.instret,
+                "exceptions": h.stats.exceptions,
+                "interrupts": h.stats.interrupts,
+                "tlb_refills": h.stats.tlb_refills,
+                "flush_insns": h.stats.flush_insns,
+            })
+        })
+        .collect();
+    let mut v = json!({
+        "schema": "rvnvmm-stats/1",
+        "machine": cfg.machine.name,
+        "program": "boot",
+        "exit": exit,
+        "instructions": m.instructions(),
+        "sim_time_ns": sim_time_ns,
+        "clock_hz": cfg.machine.clock_hz,
+        "harts": harts,
+        "blocks_decoded": m.blocks_decoded(),
+        "host_seconds": host_seconds,
+        "mips": if host_seconds > 0.0 { m.instructions() as f64 / host_seconds / 1e6 } else { 0.0 },
+    });
+    if let Some(ms) = m.memsys_mut() {
+        ms.finish(max_cycles);
+        if let (serde_json::Value::Object(mem), serde_json::Value::Object(top)) =
+            (ms.stats_json(sim_time_ns), &mut v)
+        {
+            for (k, val) in mem {
+                top.insert(k, val);
+            }
+        }
+    }
+    serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
+}

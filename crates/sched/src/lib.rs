@@ -1,0 +1,279 @@
+//! The machine scheduler: one policy for running several cores in
+//! simulated-time order, shared by user-mode emulation (threads on harts)
+//! and the full-system board (harts on the board).
+//!
+//! Each core has a clock in cycles. The scheduler repeatedly runs the core
+//! that is furthest behind for one *turn* (a time slice), so the cores'
+//! clocks advance together:
+//!
+//! * **Pick.** The ready core with the smallest clock runs next (the lower
+//!   index on a tie). A core asleep on a timer ([`Status::Asleep`]) competes
+//!   as if ready at its timer (or its clock, if later) and is woken at that
+//!   time ([`Cores::wake`]) when chosen. A wake-up of the software the
+//!   machine runs ([`Cores::next_wakeup`], e.g. a user-mode thread's timed
+//!   wait) that falls due no later than that is delivered first, and the
+//!   choice is made again: it changes what is ready at that time.
+//! * **Sync limit.** A core may run ahead of the others only by a tolerance
+//!   where it reaches the shared memory system ([`Scheduler::sync_limit`]):
+//!   the earliest time another core could present a request, plus the
+//!   tolerance. The hart enforces it (`Hart::set_sync_limit`).
+//! * **Budget.** A turn runs at most the machine's slice of instructions,
+//!   and never past an instruction limit ([`clamp_budget`]).
+//! * **Memory time.** After each turn every core's lower bound for its next
+//!   request goes to the memory system ([`Cores::note_time`]), so it can
+//!   forget history no request can reach any more.
+//! * **Idle.** When nothing is ready, no timer is armed and no wake-up is
+//!   due, the machine decides ([`Machine::idle`]): the board waits for
+//!   device input, user mode for a host signal or reports a deadlock.
+//!
+//! What differs between the two machines is behind [`Machine`]: how a turn
+//! runs and what its end means (an `ecall`, a trap, `wfi`), the checks
+//! before each choice, and device polling after a turn. The scheduler knows
+//! nothing of harts or memory systems, only of cores, clocks and
+//! [`Status`], so it is tested with fake cores.
+//!
+//! ```
+//! use rvnvmm_sched::{Cores, Scheduler, Status};
+//!
+//! struct Two([u64; 2]);
+//! impl Cores for Two {
+//!     fn cores(&self) -> usize { 2 }
+//!     fn clock(&self, core: usize) -> u64 { self.0[core] }
+//!     fn status(&self, _: usize) -> Status { Status::Ready }
+//! }
+//! let mut m = Two([500, 200]);
+//! let s = Scheduler::new(16);
+//! assert_eq!(s.pick(&mut m), Some(1));
+//! assert_eq!(s.sync_limit(&m, 1), 516);
+//! ```
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+use std::ops::ControlFlow;
+
+/// What a core has to do, as its machine tells the scheduler.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// It has work to run at its clock.
+    Ready,
+    /// Its software waits (user mode: every thread on it is in a futex
+    /// wait, a sleep, a signal wait). The waits end by wake-ups
+    /// ([`Cores::next_wakeup`]) or by another core, so it may present a
+    /// request from its own clock on. `timer` is its earliest timed wait,
+    /// in cycles.
+    Blocked {
+        /// The earliest timed wait on the core, if any.
+        timer: Option<u64>,
+    },
+    /// The core itself sleeps (a hart in `wfi`) until an interrupt: its
+    /// timer (`timer`, cycles) makes it ready at that time; an interrupt
+    /// raised by another core or a device wakes it through the machine.
+    Asleep {
+        /// The core's timer deadline, if armed.
+        timer: Option<u64>,
+    },
+    /// It has nothing to run (user mode: no thread lives on it).
+    Idle,
+}
+
+/// The cores of a machine, as the scheduler sees them.
+pub trait Cores {
+    /// The number of cores.
+    fn cores(&self) -> usize;
+    /// Core `core`'s clock, in cycles.
+    fn clock(&self, core: usize) -> u64;
+    /// What core `core` has to do.
+    fn status(&self, core: usize) -> Status;
+    /// When the earliest wake-up of the machine's software falls due, in
+    /// cycles (user mode: the earliest timed wait of any thread).
+    fn next_wakeup(&self) -> Option<u64> {
+        None
+    }
+    /// Delivers the wake-up [`Cores::next_wakeup`] named.
+    fn deliver_wakeup(&mut self) {}
+    /// Core `core`, [`Status::Asleep`], was chosen to run at `at` cycles
+    /// (its timer, or its clock if later): it wakes with its clock at `at`.
+    fn wake(&mut self, core: usize, at: u64) {
+        let _ = (core, at);
+    }
+    /// Whether a memory system wants [`Cores::note_time`].
+    fn notes_time(&self) -> bool {
+        false
+    }
+    /// Core `core` will present no memory request before `cycles`.
+    fn note_time(&mut self, core: usize, cycles: u64) {
+        let _ = (core, cycles);
+    }
+}
+
+/// A machine the scheduler runs: its cores plus what happens around each
+/// turn. Every hook may end the run with `Break`.
+pub trait Machine: Cores {
+    /// Why a run ended.
+    type Stop;
+    /// How a turn ended, from [`Machine::run_turn`] to [`Machine::end_turn`].
+    type Turn;
+    /// Before each choice (board: a power-off request, a kernel panic, the
+    /// instruction limit; user mode: host signals, the exit).
+    fn check(&mut self) -> ControlFlow<Self::Stop> {
+        ControlFlow::Continue(())
+    }
+    /// Nothing can run: no core is ready, no timer armed, no wake-up due.
+    fn idle(&mut self) -> ControlFlow<Self::Stop>;
+    /// Core `core` was chosen: prepares its turn and returns its budget in
+    /// instructions (user mode: which thread runs, its pending signals).
+    fn begin_turn(&mut self, core: usize) -> ControlFlow<Self::Stop, u64>;
+    /// Runs the turn: at most `budget` instructions, and no access past
+    /// the private caches after `sync_limit` cycles. Whatever the
+    /// memory-time notes that follow depend on is applied here (a hart in
+    /// `wfi` is asleep); the rest of how the turn ended is returned for
+    /// [`Machine::end_turn`].
+    fn run_turn(
+        &mut self,
+        core: usize,
+        budget: u64,
+        sync_limit: u64,
+    ) -> ControlFlow<Self::Stop, Self::Turn>;
+    /// After the memory-time notes: what the end of the turn means (a
+    /// system call, a trap), device polling, waking cores.
+    fn end_turn(&mut self, core: usize, turn: Self::Turn) -> ControlFlow<Self::Stop>;
+}
+
+/// The scheduling policy (see the crate documentation).
+#[derive(Clone, Copy, Debug)]
+pub struct Scheduler {
+    tolerance: u64,
+}
+
+/// The budget of a turn: `slice` instructions, but no more than what is
+/// left of `max` after `done`; `None` once `done` reached `max`.
+pub fn clamp_budget(slice: u64, done: u64, max: Option<u64>) -> Option<u64> {
+    match max {
+        None => Some(slice),
+        Some(max) if done >= max => None,
+        Some(max) => Some(slice.min(max - done)),
+    }
+}
+
+impl Scheduler {
+    /// A scheduler letting a core run `tolerance` cycles past the others
+    /// before an access past its private caches waits.
+    pub fn new(tolerance: u64) -> Scheduler {
+        Scheduler { tolerance }
+    }
+
+    /// When core `core` could next run: its clock if ready, its timer (or
+    /// its clock, if later) if asleep on one.
+    fn ready_at<M: Cores + ?Sized>(m: &M, core: usize) -> Option<u64> {
+        match m.status(core) {
+            Status::Ready => Some(m.clock(core)),
+            Status::Asleep { timer: Some(t) } => Some(t.max(m.clock(core))),
+            _ => None,
+        }
+    }
+
+    /// The core to run next, after delivering the wake-ups due before it
+    /// (see the crate documentation); `None` if nothing can run.
+    pub fn pick<M: Cores + ?Sized>(&self, m: &mut M) -> Option<usize> {
+        loop {
+            let mut best: Option<(u64, usize)> = None;
+            for c in 0..m.cores() {
+                if let Some(at) = Self::ready_at(m, c) {
+                    if best.is_none_or(|(b, _)| at < b) {
+                        best = Some((at, c));
+                    }
+                }
+            }
+            if let Some(due) = m.next_wakeup() {
+                if best.is_none_or(|(b, _)| due <= b) {
+                    m.deliver_wakeup();
+                    continue;
+                }
+            }
+            let (at, c) = best?;
+            if matches!(m.status(c), Status::Asleep { .. }) {
+                m.wake(c, at);
+            }
+            return Some(c);
+        }
+    }
+
+    /// How far core `core` may run before an access past its private
+    /// caches must wait for the others: the earliest time another core
+    /// could reach the memory system (its clock if ready; its timer, or
+    /// clock if later, if it waits on one), plus the tolerance. `u64::MAX`
+    /// when no other core can run.
+    pub fn sync_limit<M: Cores + ?Sized>(&self, m: &M, core: usize) -> u64 {
+        (0..m.cores())
+            .filter(|&o| o != core)
+            .filter_map(|o| match m.status(o) {
+                Status::Ready => Some(m.clock(o)),
+                Status::Blocked { timer: Some(t) } | Status::Asleep { timer: Some(t) } => {
+                    Some(t.max(m.clock(o)))
+                }
+                _ => None,
+            })
+            .min()
+            .map_or(u64::MAX, |c| c.saturating_add(self.tolerance))
+    }
+
+    /// Tells the memory system, after core `ran` ran, the earliest time
+    /// each core can present its next request: a ready or blocked core its
+    /// clock; an idle one the *floor*, the smallest clock of the ready and
+    /// blocked cores (work reaches it from them), and an asleep one the
+    /// floor or its clock, if later (`ran`'s clock when no core is ready
+    /// or blocked). Notes only ever raise the memory system's bound.
+    pub fn note_times<M: Cores + ?Sized>(&self, m: &mut M, ran: usize) {
+        if !m.notes_time() {
+            return;
+        }
+        let n = m.cores();
+        let floor = (0..n)
+            .filter(|&c| matches!(m.status(c), Status::Ready | Status::Blocked { .. }))
+            .map(|c| m.clock(c))
+            .min()
+            .unwrap_or_else(|| m.clock(ran));
+        for c in 0..n {
+            let t = match m.status(c) {
+                Status::Ready | Status::Blocked { .. } => m.clock(c),
+                Status::Asleep { .. } => m.clock(c).max(floor),
+                Status::Idle => floor,
+            };
+            m.note_time(c, t);
+        }
+    }
+
+    /// Runs `m` until a hook ends the run: check, pick (or idle), begin
+    /// the turn, run it under the sync limit, note memory times, end the
+    /// turn.
+    pub fn run<M: Machine + ?Sized>(&self, m: &mut M) -> M::Stop {
+        loop {
+            if let ControlFlow::Break(stop) = m.check() {
+                return stop;
+            }
+            let Some(core) = self.pick(m) else {
+                if let ControlFlow::Break(stop) = m.idle() {
+                    return stop;
+                }
+                continue;
+            };
+            let budget = match m.begin_turn(core) {
+                ControlFlow::Continue(b) => b,
+                ControlFlow::Break(stop) => return stop,
+            };
+            let limit = self.sync_limit(m, core);
+            let turn = match m.run_turn(core, budget, limit) {
+                ControlFlow::Continue(t) => t,
+                ControlFlow::Break(stop) => return stop,
+            };
+            self.note_times(m, core);
+            if let ControlFlow::Break(stop) = m.end_turn(core, turn) {
+                return stop;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
