@@ -35,7 +35,8 @@ use rvnvmm_board::{
     NvmmMode,
 };
 use rvnvmm_hart::{
-    irq, CodeCache, CodePages, Env, Exit, Hart, HartConfig, InterruptLines, Mmio, SYNC_TOLERANCE,
+    irq, CodeCache, CodePages, ControlPort, Env, Exit, Hart, HartConfig, InterruptLines, Mmio,
+    SYNC_TOLERANCE,
 };
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -374,9 +375,9 @@ impl Bus<'_> {
 }
 
 impl Mmio for Bus<'_> {
-    fn load(&mut self, paddr: u64, size: u64, timing: Option<&mut MemorySystem>) -> Option<u64> {
+    fn load(&mut self, paddr: u64, size: u64, port: Option<&mut dyn ControlPort>) -> Option<u64> {
         self.set_time();
-        let v = self.board.load(paddr, size, timing);
+        let v = self.board.load(paddr, size, port);
         // Loads of the UART, PLIC (claim) and virtio have side effects.
         if !(map::CLINT_BASE..map::CLINT_BASE + 0x1_0000).contains(&paddr) {
             sync_lines(self.board, self.lines);
@@ -389,10 +390,10 @@ impl Mmio for Bus<'_> {
         paddr: u64,
         size: u64,
         value: u64,
-        timing: Option<&mut MemorySystem>,
+        port: Option<&mut dyn ControlPort>,
     ) -> bool {
         self.set_time();
-        let ok = self.board.store(paddr, size, value, timing);
+        let ok = self.board.store(paddr, size, value, port);
         sync_lines(self.board, self.lines);
         ok
     }
@@ -487,7 +488,12 @@ struct Machine {
 
 /// Runs `budget` instructions of `hart` in sampling periods, recording
 /// where each period ends.
-fn run_sampled(hart: &mut Hart, env: &mut Env, budget: u64, profile: &mut Profile) -> Exit {
+fn run_sampled(
+    hart: &mut Hart,
+    env: &mut Env<MemorySystem>,
+    budget: u64,
+    profile: &mut Profile,
+) -> Exit {
     let mut left = budget;
     loop {
         let period = profile.next_period().min(left);

@@ -3,9 +3,9 @@
 use crate::memory::{read_host, write_le};
 use crate::privileged::{envcfg, mstatus};
 use crate::{Env, Exit, Hart, Priv, Trap};
+use crate::{FlushKind, TimingModel};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::Access;
-use rvnvmm_memsys::FlushKind;
 
 impl Hart {
     /// Executes block `idx` and the blocks after it while they are decoded
@@ -15,9 +15,9 @@ impl Hart {
     /// taken here, the chain stops when an event is due, and blocks are
     /// found by physical PC.
     #[inline(never)]
-    pub(crate) fn exec_blocks<const TRACE: bool, const FULL: bool>(
+    pub(crate) fn exec_blocks<T: TimingModel, const TRACE: bool, const FULL: bool>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         mut idx: u32,
         stop_at: u64,
     ) -> Option<Exit> {
@@ -32,18 +32,18 @@ impl Hart {
             let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
             if let Some(t) = env.timing.as_deref_mut() {
                 // Instruction fetch: the block's lines through the L1I.
-                let hart = self.hart_id as usize;
+                let core = self.hart_id as usize;
                 if let Some((_, pa)) = self.tlb.exec.lookup_paddr(self.pc, 2) {
                     let page = pa & !0xfff;
                     for &off in block.fetch_lines.iter() {
                         let line = page | off as u64;
-                        if !t.l1i_filter_hit(hart, line) {
-                            if self.cycles > self.sync_limit && !t.l1i_private_hit(hart, line) {
+                        if !t.fetch_filter_hit(core, line) {
+                            if self.cycles > self.sync_limit && !t.fetch_private_hit(core, line) {
                                 // Ahead of the other harts: let them catch
                                 // up before this fetch reaches memory.
                                 return Some(Exit::Budget);
                             }
-                            self.cycles += t.fetch(hart, line, self.cycles);
+                            self.cycles += t.fetch(core, line, self.cycles);
                         }
                     }
                 }
@@ -51,7 +51,7 @@ impl Hart {
             let mut pc = self.pc;
             let mut next = None;
             for (i, ins) in insns.iter().enumerate() {
-                let result = self.step::<FULL>(env, ins, pc, i as u64, cost[i] as u64);
+                let result = self.step::<_, FULL>(env, ins, pc, i as u64, cost[i] as u64);
                 if TRACE && result.is_ok() {
                     // One line per retired instruction (a faulting one is
                     // printed when it completes after the fault is handled).
@@ -143,9 +143,9 @@ impl Hart {
     }
 
     #[inline(always)]
-    fn step<const FULL: bool>(
+    fn step<T: TimingModel, const FULL: bool>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         ins: &Insn,
         pc: u64,
         done: u64,
@@ -513,7 +513,13 @@ impl Hart {
 
     /// Cache-control instructions. Without a cache model they only check
     /// permissions and count; `cbo.zero` zeroes its 64-byte block.
-    fn cache_op(&mut self, env: &mut Env<'_>, ins: &Insn, addr: u64, now: u64) -> Result<(), Trap> {
+    fn cache_op<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        ins: &Insn,
+        addr: u64,
+        now: u64,
+    ) -> Result<(), Trap> {
         let inval_as_flush = self.cache_op_allowed(ins.op)?;
         if ins.op == Op::CboZero {
             let block = rvnvmm_isa::CBOZ_BLOCK_BYTES as u64;

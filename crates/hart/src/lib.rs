@@ -47,7 +47,9 @@ use std::sync::Arc;
 
 use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
-use rvnvmm_memsys::MemorySystem;
+pub use rvnvmm_timing::{
+    ControlPort, CoreId, DataAccess, DataKind, FlushKind, NoModel, TimingModel, TlbFlush,
+};
 
 /// How many cycles a hart may run ahead of the other harts before an
 /// access past its private L1 makes it wait for them
@@ -69,20 +71,24 @@ pub enum Priv {
 }
 
 /// What the hart needs from the rest of the machine while it runs.
-pub struct Env<'a> {
+///
+/// The timing model is a type parameter, so the calls the hart makes on
+/// every access are static (and inlined), not dynamic dispatch.
+pub struct Env<'a, T: TimingModel = NoModel> {
     /// Guest physical memory.
     pub mem: &'a mut PhysMem,
-    /// Decoded code of the address space being run.
+    /// Decoded code of the address space being run. One code cache is used
+    /// with one timing model: its blocks hold the model's fetch lines.
     pub code: &'a mut CodeCache,
     /// The memory-system timing model (`None`: functional, no stalls).
-    pub timing: Option<&'a mut MemorySystem>,
+    pub timing: Option<&'a mut T>,
     /// Devices behind physical addresses that are not RAM.
     pub mmio: Option<&'a mut dyn Mmio>,
 }
 
-impl<'a> Env<'a> {
+impl<'a> Env<'a, NoModel> {
     /// An environment with memory and code only: functional, no devices.
-    pub fn functional(mem: &'a mut PhysMem, code: &'a mut CodeCache) -> Env<'a> {
+    pub fn functional(mem: &'a mut PhysMem, code: &'a mut CodeCache) -> Env<'a, NoModel> {
         Env {
             mem,
             code,
@@ -93,19 +99,19 @@ impl<'a> Env<'a> {
 }
 
 /// A device reached by loads and stores to physical addresses outside RAM.
-/// It is handed the memory-system model too (the control page reads and
-/// sets it).
+/// It is handed the timing model's [`ControlPort`], if it has one (the
+/// control page reads and sets the memory system through it).
 pub trait Mmio {
     /// A load of `size` bytes (1, 2, 4, 8) at `paddr`; `None` is an access
     /// fault (nothing there).
-    fn load(&mut self, paddr: u64, size: u64, timing: Option<&mut MemorySystem>) -> Option<u64>;
+    fn load(&mut self, paddr: u64, size: u64, port: Option<&mut dyn ControlPort>) -> Option<u64>;
     /// A store; `false` is an access fault.
     fn store(
         &mut self,
         paddr: u64,
         size: u64,
         value: u64,
-        timing: Option<&mut MemorySystem>,
+        port: Option<&mut dyn ControlPort>,
     ) -> bool;
 }
 
@@ -338,7 +344,7 @@ impl Hart {
 
     /// Runs until an exit, executing at most about `budget` instructions
     /// (whole blocks: it may overshoot by less than one block).
-    pub fn run(&mut self, env: &mut Env<'_>, budget: u64) -> Exit {
+    pub fn run<T: TimingModel>(&mut self, env: &mut Env<'_, T>, budget: u64) -> Exit {
         if self.code_generation != env.code.pages.generation {
             self.tlb.write.flush();
             for t in self.tlb_contexts.saved_mut() {
@@ -371,9 +377,9 @@ impl Hart {
                 },
             };
             let exit = if self.trace {
-                self.exec_blocks::<true, false>(env, idx, stop_at)
+                self.exec_blocks::<_, true, false>(env, idx, stop_at)
             } else {
-                self.exec_blocks::<false, false>(env, idx, stop_at)
+                self.exec_blocks::<_, false, false>(env, idx, stop_at)
             };
             if let Some(exit) = exit {
                 return exit;
@@ -385,7 +391,7 @@ impl Hart {
     /// budget, at a `wfi` with nothing pending, or with [`Exit::Trap`] (the
     /// last trap taken) when traps repeat without an instruction retiring
     /// (e.g. a trap vector that itself faults).
-    fn run_full_system(&mut self, env: &mut Env<'_>, stop_at: u64) -> Exit {
+    fn run_full_system<T: TimingModel>(&mut self, env: &mut Env<'_, T>, stop_at: u64) -> Exit {
         /// Traps in a row without progress before giving up.
         const STUCK: u32 = 64;
         // Lines and comparators may have changed since the last run.
@@ -412,9 +418,9 @@ impl Hart {
                 }
             };
             let exit = if self.trace {
-                self.exec_blocks::<true, true>(env, idx, stop_at)
+                self.exec_blocks::<_, true, true>(env, idx, stop_at)
             } else {
-                self.exec_blocks::<false, true>(env, idx, stop_at)
+                self.exec_blocks::<_, false, true>(env, idx, stop_at)
             };
             if let Some(exit) = exit {
                 break exit;
@@ -434,7 +440,7 @@ impl Hart {
 
     /// The code-cache index of the block at the PC, found by physical
     /// address, decoding it if needed.
-    fn lookup_physical(&mut self, env: &mut Env<'_>) -> Result<u32, Trap> {
+    fn lookup_physical<T: TimingModel>(&mut self, env: &mut Env<'_, T>) -> Result<u32, Trap> {
         let pc = self.pc;
         let key = self.fetch_paddr(env, pc)?;
         if let Some(idx) = env.code.lookup(key) {
@@ -459,6 +465,8 @@ impl Hart {
 
 #[cfg(test)]
 mod ext_tests;
+#[cfg(test)]
+mod fake_model;
 #[cfg(test)]
 mod priv_tests;
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use crate::code::{Block, MAX_BLOCK_INSNS};
 use crate::privileged::mstatus;
-use crate::{Env, Hart, Priv, Trap};
+use crate::{DataAccess, DataKind, Env, Hart, Priv, TimingModel, Trap};
 use rvnvmm_isa::{decode_for, Op};
 use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
 use rvnvmm_mem::PhysMem;
@@ -86,9 +86,9 @@ impl Hart {
     /// `vaddr` itself; an access fault if the page is not RAM or PMP denies
     /// the `size` bytes there. A page PMP does not treat as a whole is not
     /// cached, so each access to it comes back here.
-    fn refill(
+    fn refill<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         access: Access,
@@ -134,21 +134,24 @@ impl Hart {
     /// Stops (`Trap::SYNC_STOP`) instead when the access would leave the
     /// private L1 after the sync limit.
     #[inline(always)]
-    fn time_data(
+    fn time_data<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         paddr: u64,
-        write: bool,
+        size: u64,
+        kind: DataKind,
         now: u64,
     ) -> Result<(), Trap> {
         if let Some(t) = env.timing.as_deref_mut() {
-            let hart = self.hart_id as usize;
-            if !t.l1d_filter_hit(hart, paddr, write) {
+            let core = self.hart_id as usize;
+            let write = kind.is_write();
+            if !t.data_filter_hit(core, paddr, write) {
                 let at = self.cycles + now;
-                if at > self.sync_limit && !t.l1d_private_hit(hart, paddr, write) {
+                if at > self.sync_limit && !t.data_private_hit(core, paddr, write) {
                     return Err(Trap::new(Trap::SYNC_STOP, 0));
                 }
-                self.cycles += t.data_access(hart, paddr, write, at);
+                let access = DataAccess { paddr, size, kind };
+                self.cycles += t.data_access(core, access, at);
             }
         }
         Ok(())
@@ -157,15 +160,15 @@ impl Hart {
     /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended; `now` is the
     /// cycle offset into the current block.
     #[inline(always)]
-    pub(crate) fn load(
+    pub(crate) fn load<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         now: u64,
     ) -> Result<u64, Trap> {
         if let Some((p, paddr)) = self.tlb.read.lookup_paddr(vaddr, size) {
-            self.time_data(env, paddr, false, now)?;
+            self.time_data(env, paddr, size, DataKind::Load, now)?;
             // SAFETY: the TLB only holds pages of live guest RAM and the
             // access is naturally aligned inside the page.
             return Ok(unsafe { read_le(p, size) });
@@ -174,9 +177,9 @@ impl Hart {
     }
 
     #[inline(never)]
-    fn load_slow(
+    fn load_slow<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         now: u64,
@@ -190,13 +193,17 @@ impl Hart {
                 self.before_mmio(now);
                 return match env.mmio.as_deref_mut() {
                     Some(dev) if vaddr & (size - 1) == 0 => dev
-                        .load(paddr, size, env.timing.as_deref_mut())
+                        .load(
+                            paddr,
+                            size,
+                            env.timing.as_deref_mut().and_then(|t| t.control_port()),
+                        )
                         .ok_or(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                     _ => Err(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                 };
             }
             let (p, paddr) = self.refill(env, vaddr, size, Access::Read)?;
-            self.time_data(env, paddr, false, now)?;
+            self.time_data(env, paddr, size, DataKind::Load, now)?;
             // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
             // access does not cross its end.
             return Ok(unsafe { read_le(p, size) });
@@ -206,7 +213,7 @@ impl Hart {
         for i in 0..size {
             let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read)?;
             if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, false, now)?;
+                self.time_data(env, paddr, 1, DataKind::Load, now)?;
             }
             // SAFETY: as above, one byte.
             v |= (unsafe { *p } as u64) << (8 * i);
@@ -216,16 +223,16 @@ impl Hart {
 
     /// Stores the low `size` bytes of `value`.
     #[inline(always)]
-    pub(crate) fn store(
+    pub(crate) fn store<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         value: u64,
         now: u64,
     ) -> Result<(), Trap> {
         if let Some((p, paddr)) = self.tlb.write.lookup_paddr(vaddr, size) {
-            self.time_data(env, paddr, true, now)?;
+            self.time_data(env, paddr, size, DataKind::Store, now)?;
             // SAFETY: as in `load`; write TLB entries are writable RAM pages.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -234,9 +241,9 @@ impl Hart {
     }
 
     #[inline(never)]
-    fn store_slow(
+    fn store_slow<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         value: u64,
@@ -250,9 +257,12 @@ impl Hart {
                 }
                 self.before_mmio(now);
                 let ok = match env.mmio.as_deref_mut() {
-                    Some(dev) if vaddr & (size - 1) == 0 => {
-                        dev.store(paddr, size, value, env.timing.as_deref_mut())
-                    }
+                    Some(dev) if vaddr & (size - 1) == 0 => dev.store(
+                        paddr,
+                        size,
+                        value,
+                        env.timing.as_deref_mut().and_then(|t| t.control_port()),
+                    ),
                     _ => false,
                 };
                 return if ok {
@@ -262,7 +272,7 @@ impl Hart {
                 };
             }
             let (p, paddr) = self.refill(env, vaddr, size, Access::Write)?;
-            self.time_data(env, paddr, true, now)?;
+            self.time_data(env, paddr, size, DataKind::Store, now)?;
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -272,7 +282,7 @@ impl Hart {
         for i in 0..size {
             let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write)?;
             if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, true, now)?;
+                self.time_data(env, paddr, 1, DataKind::Store, now)?;
             }
             ptrs[i as usize] = p;
         }
@@ -287,9 +297,9 @@ impl Hart {
     /// `sc`): misaligned raises a store-address-misaligned exception. The
     /// access is timed as a store (the line is fetched exclusive).
     #[inline]
-    pub(crate) fn rmw_ptr(
+    pub(crate) fn rmw_ptr<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         now: u64,
@@ -301,7 +311,7 @@ impl Hart {
             Some(hit) => hit,
             None => self.refill(env, vaddr, size, Access::Write)?,
         };
-        self.time_data(env, paddr, true, now)?;
+        self.time_data(env, paddr, size, DataKind::Amo, now)?;
         Ok(p)
     }
 
@@ -323,7 +333,12 @@ impl Hart {
 
     /// Writes guest virtual memory for the kernel, keeping decoded code
     /// coherent.
-    pub fn write_virt(&mut self, env: &mut Env<'_>, vaddr: u64, data: &[u8]) -> Result<(), Trap> {
+    pub fn write_virt<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+        data: &[u8],
+    ) -> Result<(), Trap> {
         let mut done = 0usize;
         while done < data.len() {
             let va = vaddr.wrapping_add(done as u64);
@@ -339,7 +354,11 @@ impl Hart {
     }
 
     /// Fetches the halfword at `vaddr`: its value and physical address.
-    fn fetch_u16(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<(u16, u64), Trap> {
+    fn fetch_u16<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+    ) -> Result<(u16, u64), Trap> {
         let (p, paddr) = match self.tlb.exec.lookup_paddr(vaddr, 2) {
             Some(hit) => hit,
             None => self.refill(env, vaddr, 2, Access::Exec)?,
@@ -350,7 +369,11 @@ impl Hart {
 
     /// The physical address of the instruction at `vaddr` (the code-cache
     /// key in full-system mode), refilling the fetch TLB if needed.
-    pub(crate) fn fetch_paddr(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<u64, Trap> {
+    pub(crate) fn fetch_paddr<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+    ) -> Result<u64, Trap> {
         if vaddr & 1 != 0 {
             return Err(Trap::new(Trap::INSN_MISALIGNED, vaddr));
         }
@@ -362,7 +385,11 @@ impl Hart {
 
     /// Decodes the block at `pc` into the code cache under `key` (the PC in
     /// user-mode emulation, its physical address in full-system mode).
-    pub(crate) fn decode_block(&mut self, env: &mut Env<'_>, key: u64) -> Result<u32, Trap> {
+    pub(crate) fn decode_block<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        key: u64,
+    ) -> Result<u32, Trap> {
         let start = self.pc;
         if start & 1 != 0 {
             return Err(Trap::new(Trap::INSN_MISALIGNED, start));
