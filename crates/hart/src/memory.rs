@@ -157,6 +157,55 @@ impl Hart {
         Ok(())
     }
 
+    /// As [`time_data`](Self::time_data) for an access that may cross data
+    /// lines (a misaligned one within a page): once per line it touches.
+    fn time_data_lines<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        paddr: u64,
+        size: u64,
+        kind: DataKind,
+        now: u64,
+    ) -> Result<(), Trap> {
+        let Some(shift) = env.timing.as_deref().map(|t| t.data_line_shift()) else {
+            return Ok(());
+        };
+        let end = paddr + size;
+        let mut at = paddr;
+        while at < end {
+            let line_end = ((at >> shift) + 1) << shift;
+            let n = line_end.min(end) - at;
+            self.time_data(env, at, n, kind, now)?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// For an access that crosses a page, done byte by byte: the byte at
+    /// `paddr` (`first`: the access's first) with `left` bytes of the access
+    /// from it on. A byte that starts the access or a data line presents the
+    /// bytes up to the line's end (or the access's) to the model; a line
+    /// never crosses a page, so those bytes are physically contiguous.
+    fn time_data_piece<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        paddr: u64,
+        left: u64,
+        first: bool,
+        kind: DataKind,
+        now: u64,
+    ) -> Result<(), Trap> {
+        let Some(shift) = env.timing.as_deref().map(|t| t.data_line_shift()) else {
+            return Ok(());
+        };
+        let within = paddr & ((1 << shift) - 1);
+        if first || within == 0 {
+            let n = left.min((1 << shift) - within);
+            self.time_data(env, paddr, n, kind, now)?;
+        }
+        Ok(())
+    }
+
     /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended; `now` is the
     /// cycle offset into the current block.
     #[inline(always)]
@@ -203,7 +252,7 @@ impl Hart {
                 };
             }
             let (p, paddr) = self.refill(env, vaddr, size, Access::Read)?;
-            self.time_data(env, paddr, size, DataKind::Load, now)?;
+            self.time_data_lines(env, paddr, size, DataKind::Load, now)?;
             // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
             // access does not cross its end.
             return Ok(unsafe { read_le(p, size) });
@@ -212,9 +261,7 @@ impl Hart {
         let mut v = 0u64;
         for i in 0..size {
             let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read)?;
-            if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, 1, DataKind::Load, now)?;
-            }
+            self.time_data_piece(env, paddr, size - i, i == 0, DataKind::Load, now)?;
             // SAFETY: as above, one byte.
             v |= (unsafe { *p } as u64) << (8 * i);
         }
@@ -272,7 +319,7 @@ impl Hart {
                 };
             }
             let (p, paddr) = self.refill(env, vaddr, size, Access::Write)?;
-            self.time_data(env, paddr, size, DataKind::Store, now)?;
+            self.time_data_lines(env, paddr, size, DataKind::Store, now)?;
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -281,9 +328,7 @@ impl Hart {
         let mut ptrs = [std::ptr::null_mut(); 8];
         for i in 0..size {
             let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write)?;
-            if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, 1, DataKind::Store, now)?;
-            }
+            self.time_data_piece(env, paddr, size - i, i == 0, DataKind::Store, now)?;
             ptrs[i as usize] = p;
         }
         for (i, p) in ptrs.iter().take(size as usize).enumerate() {
@@ -460,7 +505,11 @@ impl Hart {
             Block {
                 pc: start,
                 cost: crate::cost::prefix(&self.config.costs, &insns),
-                fetch_lines: fetch_lines(start, &insns),
+                // Without a model nothing is fetched through a cache.
+                fetch_lines: match env.timing.as_deref() {
+                    Some(t) => fetch_lines(start, &insns, t.fetch_line_shift()),
+                    None => Box::new([]),
+                },
                 insns: insns.into_boxed_slice(),
                 raw: raws.into_boxed_slice(),
                 next_ppage,
@@ -494,14 +543,16 @@ impl Hart {
     }
 }
 
-/// The distinct 64-byte lines (as page offsets) a block's instructions come
-/// from, in first-use order: what the instruction cache sees per execution.
-fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn]) -> Box<[u16]> {
+/// The distinct fetch lines of `1 << line_shift` bytes (as page offsets) a
+/// block's instructions come from, in first-use order: what the
+/// instruction cache sees per execution.
+fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn], line_shift: u32) -> Box<[u16]> {
     let mut lines: Vec<u16> = Vec::new();
     let mut pc = start;
+    let line_mask = (1u64 << line_shift.min(12)) - 1;
     for ins in insns {
         for a in [pc, pc + ins.len as u64 - 1] {
-            let off = ((a & 0xfff) & !63) as u16;
+            let off = ((a & 0xfff) & !line_mask) as u16;
             if (a & !0xfff) == (start & !0xfff) && !lines.contains(&off) {
                 lines.push(off);
             }

@@ -507,3 +507,62 @@ fn timed<'a, T: TimingModel>(
         mmio: None,
     }
 }
+
+fn sd(rs2: u32, rs1: u32, imm: i32) -> u32 {
+    let imm = imm as u32;
+    ((imm >> 5) & 0x7f) << 25 | rs2 << 20 | rs1 << 15 | 3 << 12 | (imm & 0x1f) << 7 | 0x23
+}
+
+/// A block is fetched once per line of the model's size: with 32-byte lines
+/// (zc706's L1I) an 80-byte block is three lines, not the two 64-byte lines
+/// it would span.
+#[test]
+fn fetch_presents_every_line_of_the_models_size() {
+    let mut prog = vec![addi(10, 10, 1); 19];
+    prog.push(ECALL);
+    for (shift, lines) in [
+        (5, vec![BASE, BASE + 32, BASE + 64]),
+        (6, vec![BASE, BASE + 64]),
+    ] {
+        let (mut mem, mut code, mut h) = machine(&prog);
+        let mut ms = FakeModel::new(6, shift);
+        let exit = h.run(&mut timed(&mut mem, &mut code, &mut ms), u64::MAX);
+        assert_eq!((exit, h.x[10]), (Exit::Ecall, 19));
+        assert_eq!(ms.fetches(), lines, "{}-byte lines", 1 << shift);
+    }
+}
+
+/// A misaligned access that crosses a data line is presented once per line,
+/// each piece with its own size; one that crosses a page too.
+#[test]
+fn a_line_crossing_access_is_presented_once_per_line() {
+    use crate::{DataAccess, DataKind};
+    let data = BASE + 0x8000;
+    // ld a0, 60(t0); sd a0, 28(t0) (32-byte lines); ld a1, 0(t1); ecall
+    let prog = [
+        i_type(0x03, 3, 10, 5, 60),
+        sd(10, 5, 28),
+        i_type(0x03, 3, 11, 6, 0),
+        ECALL,
+    ];
+    let (mut mem, mut code, mut h) = machine(&prog);
+    assert!(mem.write(data + 60, &0x1122_3344_5566_7788u64.to_le_bytes()));
+    h.x[5] = data;
+    h.x[6] = data + 4094; // the last two bytes of a page
+    let mut ms = FakeModel::new(5, 6);
+    let exit = h.run(&mut timed(&mut mem, &mut code, &mut ms), u64::MAX);
+    assert_eq!((exit, h.x[10]), (Exit::Ecall, 0x1122_3344_5566_7788));
+    let piece = |paddr, size, kind| DataAccess { paddr, size, kind };
+    use DataKind::{Load, Store};
+    assert_eq!(
+        ms.data(),
+        [
+            piece(data + 60, 4, Load),
+            piece(data + 64, 4, Load),
+            piece(data + 28, 4, Store),
+            piece(data + 32, 4, Store),
+            piece(data + 4094, 2, Load),
+            piece(data + 4096, 6, Load),
+        ]
+    );
+}
