@@ -3,7 +3,7 @@
 use crate::memory::{read_host, write_le};
 use crate::privileged::{envcfg, mstatus};
 use crate::{Env, Exit, Hart, Priv, Trap};
-use crate::{FlushKind, TimingModel};
+use crate::{FlushKind, TimingModel, TlbFlush};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::Access;
 
@@ -283,6 +283,13 @@ impl Hart {
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
             Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
                 let v = self.csr_op(ins, done, done_cycles)?;
+                if ins.imm as u16 & 0xfff == rvnvmm_isa::csr::SATP
+                    && (matches!(ins.op, Csrrw | Csrrwi) || ins.rs1 != 0)
+                {
+                    if let Some(t) = env.timing.as_deref_mut() {
+                        t.satp_write(self.hart_id as usize, self.csrs.satp);
+                    }
+                }
                 set!(v)
             }
             Mul => set!(a.wrapping_mul(b)),
@@ -415,7 +422,16 @@ impl Hart {
             }
             Mret => return self.mret().map(Flow::Jump),
             Sret => return self.sret().map(Flow::Jump),
-            SfenceVma => self.sfence_vma(ins.rs1 != 0, a)?,
+            SfenceVma => {
+                self.sfence_vma(ins.rs1 != 0, a)?;
+                if let Some(t) = env.timing.as_deref_mut() {
+                    let flush = TlbFlush {
+                        vaddr: (ins.rs1 != 0).then_some(a),
+                        asid: (ins.rs2 != 0).then_some(b as u16),
+                    };
+                    t.tlb_flush(self.hart_id as usize, flush);
+                }
+            }
             Wfi => return self.wfi::<FULL>(done_cycles),
             CflushDL1 | CboClean | CboFlush | CboInval | CboZero => {
                 self.cache_op(env, ins, a, done_cycles)?;
@@ -539,14 +555,17 @@ impl Hart {
             return Ok(());
         }
         // A flush may touch any line a load or store could.
-        let paddr = self.translate(env.mem, addr, Access::Read).map_err(|t| {
-            let cause = if t.is_page_fault() {
-                Trap::STORE_PAGE_FAULT
-            } else {
-                Trap::STORE_ACCESS
-            };
-            Trap::new(cause, addr)
-        })?;
+        let paddr = self
+            .walk_timed(env, addr, Access::Read, now)
+            .map(|(pa, _)| pa)
+            .map_err(|t| {
+                let cause = if t.is_page_fault() {
+                    Trap::STORE_PAGE_FAULT
+                } else {
+                    Trap::STORE_ACCESS
+                };
+                Trap::new(cause, addr)
+            })?;
         if !self.pmp_allows(paddr & !63, 64, Access::Read) {
             return Err(Trap::new(Trap::STORE_ACCESS, addr));
         }

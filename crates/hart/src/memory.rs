@@ -17,12 +17,47 @@ impl Hart {
         vaddr: u64,
         access: Access,
     ) -> Result<u64, Trap> {
-        self.walk(mem, vaddr, access).map(|(paddr, _)| paddr)
+        self.walk(mem, vaddr, access, &mut PteReads::default())
+            .map(|(paddr, _)| paddr)
+    }
+
+    /// As [`translate`](Self::translate) for a walk the hart's MMU makes
+    /// (a TLB refill, or a translation the TLB does not keep): the walk's PTE
+    /// reads are presented to the timing model (which may stall the hart
+    /// for them), at `now` cycles into the current block.
+    pub(crate) fn walk_timed<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+        access: Access,
+        now: u64,
+    ) -> Result<(u64, u32), Trap> {
+        let mut ptes = PteReads::default();
+        let result = self.walk(env.mem, vaddr, access, &mut ptes);
+        self.time_walk(env, &ptes, now);
+        result
+    }
+
+    /// Presents the PTE reads of a walk to the timing model.
+    fn time_walk<T: TimingModel>(&mut self, env: &mut Env<'_, T>, ptes: &PteReads, now: u64) {
+        if let Some(t) = env.timing.as_deref_mut() {
+            let core = self.hart_id as usize;
+            for &pa in &ptes.addrs[..ptes.len] {
+                self.cycles += t.page_walk_read(core, pa, self.cycles + now);
+            }
+        }
     }
 
     /// As [`translate`](Self::translate), also giving log2 of the size of
-    /// the page that mapped `vaddr`.
-    fn walk(&mut self, mem: &mut PhysMem, vaddr: u64, access: Access) -> Result<(u64, u32), Trap> {
+    /// the page that mapped `vaddr`; records the PTEs the walk read in
+    /// `ptes`, a faulting walk's too.
+    fn walk(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        access: Access,
+        ptes: &mut PteReads,
+    ) -> Result<(u64, u32), Trap> {
         let Some(root) = self.page_table else {
             return Ok((vaddr, 12));
         };
@@ -40,6 +75,10 @@ impl Hart {
         // The walker's own accesses are S-mode accesses for PMP.
         let (pmp, full) = (&self.pmp, self.full_system);
         let mut pte_ok = |pa: u64, write: bool| {
+            if !write && ptes.len < ptes.addrs.len() {
+                ptes.addrs[ptes.len] = pa;
+                ptes.len += 1;
+            }
             let a = if write { Access::Write } else { Access::Read };
             !full || pmp.check(pa, 8, a, Priv::Supervisor)
         };
@@ -92,8 +131,9 @@ impl Hart {
         vaddr: u64,
         size: u64,
         access: Access,
+        now: u64,
     ) -> Result<(*mut u8, u64), Trap> {
-        let (paddr, shift) = self.walk(env.mem, vaddr, access)?;
+        let (paddr, shift) = self.walk_timed(env, vaddr, access, now)?;
         let ppage = paddr & !0xfff;
         let host = env
             .mem
@@ -234,8 +274,17 @@ impl Hart {
         now: u64,
     ) -> Result<u64, Trap> {
         if (vaddr & 0xfff) + size <= 4096 {
-            let paddr = self.translate(env.mem, vaddr, Access::Read)?;
-            if !env.mem.is_ram(paddr & !0xfff, 4096) {
+            // A page that is RAM is walked again by the refill below, which
+            // is the walk the hardware makes; only a device page's walk is
+            // this one.
+            let mut ptes = PteReads::default();
+            let walked = self.walk(env.mem, vaddr, Access::Read, &mut ptes);
+            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
+            if !ram {
+                self.time_walk(env, &ptes, now);
+            }
+            let paddr = walked?.0;
+            if !ram {
                 if !self.pmp_allows(paddr, size, Access::Read) {
                     return Err(Trap::new(Trap::LOAD_ACCESS, vaddr));
                 }
@@ -251,7 +300,7 @@ impl Hart {
                     _ => Err(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                 };
             }
-            let (p, paddr) = self.refill(env, vaddr, size, Access::Read)?;
+            let (p, paddr) = self.refill(env, vaddr, size, Access::Read, now)?;
             self.time_data_lines(env, paddr, size, DataKind::Load, now)?;
             // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
             // access does not cross its end.
@@ -260,7 +309,7 @@ impl Hart {
         // Crosses a page: byte by byte, so each page is checked.
         let mut v = 0u64;
         for i in 0..size {
-            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read)?;
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read, now)?;
             self.time_data_piece(env, paddr, size - i, i == 0, DataKind::Load, now)?;
             // SAFETY: as above, one byte.
             v |= (unsafe { *p } as u64) << (8 * i);
@@ -297,8 +346,17 @@ impl Hart {
         now: u64,
     ) -> Result<(), Trap> {
         if (vaddr & 0xfff) + size <= 4096 {
-            let paddr = self.translate(env.mem, vaddr, Access::Write)?;
-            if !env.mem.is_ram(paddr & !0xfff, 4096) {
+            // A page that is RAM is walked again by the refill below, which
+            // is the walk the hardware makes; only a device page's walk is
+            // this one.
+            let mut ptes = PteReads::default();
+            let walked = self.walk(env.mem, vaddr, Access::Write, &mut ptes);
+            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
+            if !ram {
+                self.time_walk(env, &ptes, now);
+            }
+            let paddr = walked?.0;
+            if !ram {
                 if !self.pmp_allows(paddr, size, Access::Write) {
                     return Err(Trap::new(Trap::STORE_ACCESS, vaddr));
                 }
@@ -318,7 +376,7 @@ impl Hart {
                     Err(Trap::new(Trap::STORE_ACCESS, vaddr))
                 };
             }
-            let (p, paddr) = self.refill(env, vaddr, size, Access::Write)?;
+            let (p, paddr) = self.refill(env, vaddr, size, Access::Write, now)?;
             self.time_data_lines(env, paddr, size, DataKind::Store, now)?;
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
@@ -327,7 +385,7 @@ impl Hart {
         // Check every page first so a faulting store writes nothing.
         let mut ptrs = [std::ptr::null_mut(); 8];
         for i in 0..size {
-            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write)?;
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write, now)?;
             self.time_data_piece(env, paddr, size - i, i == 0, DataKind::Store, now)?;
             ptrs[i as usize] = p;
         }
@@ -354,7 +412,7 @@ impl Hart {
         }
         let (p, paddr) = match self.tlb.write.lookup_paddr(vaddr, size) {
             Some(hit) => hit,
-            None => self.refill(env, vaddr, size, Access::Write)?,
+            None => self.refill(env, vaddr, size, Access::Write, now)?,
         };
         self.time_data(env, paddr, size, DataKind::Amo, now)?;
         Ok(p)
@@ -406,7 +464,7 @@ impl Hart {
     ) -> Result<(u16, u64), Trap> {
         let (p, paddr) = match self.tlb.exec.lookup_paddr(vaddr, 2) {
             Some(hit) => hit,
-            None => self.refill(env, vaddr, 2, Access::Exec)?,
+            None => self.refill(env, vaddr, 2, Access::Exec, 0)?,
         };
         // SAFETY: an aligned 2-byte read inside a RAM page.
         Ok((unsafe { read_le(p, 2) } as u16, paddr))
@@ -424,7 +482,7 @@ impl Hart {
         }
         match self.tlb.exec.lookup_paddr(vaddr, 2) {
             Some((_, paddr)) => Ok(paddr),
-            None => Ok(self.refill(env, vaddr, 2, Access::Exec)?.1),
+            None => Ok(self.refill(env, vaddr, 2, Access::Exec, 0)?.1),
         }
     }
 
@@ -439,6 +497,7 @@ impl Hart {
         if start & 1 != 0 {
             return Err(Trap::new(Trap::INSN_MISALIGNED, start));
         }
+        // Not the hardware's walk: the fetches below go through the TLB.
         let ppage = self.translate(env.mem, start, Access::Exec)? & !0xfff;
         if !env.mem.is_ram(ppage, 4096) {
             return Err(Trap::new(Trap::INSN_ACCESS, start));
@@ -626,3 +685,11 @@ pub(crate) unsafe fn write_le(p: *mut u8, size: u64, v: u64) {
 }
 
 pub(crate) use read_le as read_host;
+
+/// The PTE addresses one page-table walk read, in order (Sv39: at most
+/// three).
+#[derive(Default)]
+struct PteReads {
+    addrs: [u64; 3],
+    len: usize,
+}

@@ -1,7 +1,8 @@
 //! Full-system tests: hand-assembled M/S/U programs on a bare hart.
 
+use crate::fake_model::{Call, FakeModel};
 use crate::privileged::{envcfg, mstatus};
-use crate::{irq, CodeCache, Env, Exit, Hart, HartConfig, Priv, Trap};
+use crate::{irq, CodeCache, Env, Exit, Hart, HartConfig, Priv, TlbFlush, Trap};
 use rvnvmm_isa::csr::*;
 use rvnvmm_isa::encode::{addi, ld, li, sd};
 use rvnvmm_mem::sv39::Pte;
@@ -90,6 +91,17 @@ impl Machine {
     fn run(&mut self, budget: u64) -> Exit {
         self.hart
             .run(&mut Env::functional(&mut self.mem, &mut self.code), budget)
+    }
+
+    /// As [`Machine::run`] with a timing model.
+    fn run_timed(&mut self, model: &mut FakeModel, budget: u64) -> Exit {
+        let mut env = Env {
+            mem: &mut self.mem,
+            code: &mut self.code,
+            timing: Some(model),
+            mmio: None,
+        };
+        self.hart.run(&mut env, budget)
     }
 
     fn csr(&self, n: u16) -> u64 {
@@ -793,4 +805,50 @@ fn straddling_block_follows_the_second_page_mapping() {
     m.hart.pc = BASE;
     m.run_to_halt(M_HANDLER);
     assert_eq!(m.hart.x[A0 as usize], 0x10);
+}
+
+/// The timing model sees the `satp` write, the PTE reads of each Sv39 walk
+/// (the kernel's fetch through its gigapage: one; a load of a 4 KiB page:
+/// three, root first) and the `sfence.vma` with its address.
+#[test]
+fn the_timing_model_sees_walks_satp_writes_and_sfence_vma() {
+    const K: u64 = BASE + 0x4000;
+    let mut p = vectors();
+    p.extend(pmp_all());
+    p.extend(set_csr(SATP, satp()));
+    p.extend(enter(Priv::Supervisor, K));
+    let mut m = Machine::new(&p);
+    page_tables(&mut m, 0);
+    let mut k = li(T0, VDATA);
+    k.push(ld(A0, T0, 0));
+    k.push(0x1202_8073); // sfence.vma t0, zero
+    k.push(ECALL);
+    m.put(K, &k);
+    let mut model = FakeModel::new(6, 6);
+    assert_eq!(m.run_timed(&mut model, 10_000), Exit::Wfi);
+    assert_eq!(m.hart.pc, M_HANDLER + 4);
+    let (l1, l0) = (PT + 0x1000, PT + 0x2000);
+    assert_eq!(
+        model.page_walks(),
+        [
+            PT + 8 * (K >> 30),
+            PT + 8 * (VDATA >> 30),
+            l1 + 8 * ((VDATA >> 21) & 0x1ff),
+            l0 + 8 * ((VDATA >> 12) & 0x1ff),
+        ]
+    );
+    let satp_at = model.calls.iter().position(|c| *c == Call::Satp(0, satp()));
+    let fence = TlbFlush {
+        vaddr: Some(VDATA),
+        asid: None,
+    };
+    let sfence_at = model
+        .calls
+        .iter()
+        .position(|c| *c == Call::TlbFlush(0, fence));
+    assert!(
+        satp_at.is_some() && sfence_at.is_some() && satp_at < sfence_at,
+        "{:?}",
+        model.calls
+    );
 }
