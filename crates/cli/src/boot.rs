@@ -35,8 +35,8 @@ use rvnvmm_board::{
     NvmmMode,
 };
 use rvnvmm_hart::{
-    irq, CodeCache, CodePages, ControlPort, Env, Exit, Hart, HartConfig, InterruptLines, Mmio,
-    SYNC_TOLERANCE,
+    irq, CodeCache, CodePages, ControlPort, Core, CoreMap, Env, Exit, Hart, HartConfig,
+    InterruptLines, Mmio, SYNC_TOLERANCE,
 };
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -469,6 +469,8 @@ impl Drop for RawTerminal {
 /// The machine being run.
 struct Machine {
     harts: Vec<Hart>,
+    /// The core each hart runs on (clock, costs, L1 slot).
+    cores: Vec<Core>,
     lines: Vec<Arc<InterruptLines>>,
     state: Vec<State>,
     mem: PhysMem,
@@ -490,6 +492,7 @@ struct Machine {
 /// where each period ends.
 fn run_sampled(
     hart: &mut Hart,
+    core: &mut Core,
     env: &mut Env<MemorySystem>,
     budget: u64,
     profile: &mut Profile,
@@ -497,18 +500,18 @@ fn run_sampled(
     let mut left = budget;
     loop {
         let period = profile.next_period().min(left);
-        let (insns, cycles) = (hart.instret, hart.cycles);
-        let exit = hart.run(env, period);
+        let (insns, cycles) = (hart.instret, core.cycles);
+        let exit = hart.run(core, env, period);
         profile.record(
             hart.prv,
             hart.pc,
             hart.instret - insns,
-            hart.cycles - cycles,
+            core.cycles - cycles,
         );
         let ran = hart.instret - insns;
         left = left.saturating_sub(ran);
         // A period cut short ended the run (a sync stop, see
-        // `Hart::set_sync_limit`) just as a full one would.
+        // `Core::set_sync_limit`) just as a full one would.
         if !matches!(exit, Exit::Budget) || left == 0 || ran < period {
             return exit;
         }
@@ -560,10 +563,10 @@ impl Machine {
             let mut best: Option<(u64, usize)> = None;
             for h in 0..n {
                 let at = match self.state[h] {
-                    State::Running => Some(self.harts[h].cycles),
+                    State::Running => Some(self.cores[h].cycles),
                     State::Wfi => self.harts[h]
-                        .timer_deadline()
-                        .map(|d| d.max(self.harts[h].cycles)),
+                        .timer_deadline(&self.cores[h])
+                        .map(|d| d.max(self.cores[h].cycles)),
                 };
                 if let Some(at) = at {
                     if best.is_none_or(|(b, _)| at < b) {
@@ -576,7 +579,7 @@ impl Machine {
                 continue;
             };
             if self.state[h] == State::Wfi {
-                self.harts[h].cycles = at;
+                self.cores[h].cycles = at;
                 self.state[h] = State::Running;
             }
             let mut budget = SLICE;
@@ -584,19 +587,19 @@ impl Machine {
                 budget = budget.min(max - self.insns).max(1);
             }
             // The earliest time another hart could reach the memory system:
-            // this one may not go past it there (`Hart::set_sync_limit`).
+            // this one may not go past it there (`Core::set_sync_limit`).
             let others = (0..n)
                 .filter(|&o| o != h)
                 .filter_map(|o| match self.state[o] {
-                    State::Running => Some(self.harts[o].cycles),
+                    State::Running => Some(self.cores[o].cycles),
                     State::Wfi => self.harts[o]
-                        .timer_deadline()
-                        .map(|d| d.max(self.harts[o].cycles)),
+                        .timer_deadline(&self.cores[o])
+                        .map(|d| d.max(self.cores[o].cycles)),
                 })
                 .min();
-            let hart = &mut self.harts[h];
-            hart.set_sync_limit(others.map_or(u64::MAX, |c| c.saturating_add(SYNC_TOLERANCE)));
-            self.board.set_time(hart.time_ns());
+            let (hart, core) = (&mut self.harts[h], &mut self.cores[h]);
+            core.set_sync_limit(others.map_or(u64::MAX, |c| c.saturating_add(SYNC_TOLERANCE)));
+            self.board.set_time(core.time_ns());
             let before = hart.instret;
             let exit = {
                 let mut bus = Bus {
@@ -611,13 +614,13 @@ impl Machine {
                     mmio: Some(&mut bus),
                 };
                 match self.profile.as_mut() {
-                    None => hart.run(&mut env, budget),
-                    Some(profile) => run_sampled(hart, &mut env, budget, profile),
+                    None => hart.run(core, &mut env, budget),
+                    Some(profile) => run_sampled(hart, core, &mut env, budget, profile),
                 }
             };
             self.insns += hart.instret - before;
-            let now_cycles = hart.cycles;
-            let now_ns = hart.time_ns();
+            let now_cycles = core.cycles;
+            let now_ns = core.time_ns();
             match exit {
                 // `wrs.*` completes at once in full-system mode: no Yield.
                 Exit::Budget | Exit::Yield => {}
@@ -639,13 +642,13 @@ impl Machine {
             if let Some(m) = self.memsys.as_mut() {
                 let floor = (0..n)
                     .filter(|&c| self.state[c] == State::Running)
-                    .map(|c| self.harts[c].cycles)
+                    .map(|c| self.cores[c].cycles)
                     .min()
                     .unwrap_or(now_cycles);
                 for c in 0..n {
                     let t = match self.state[c] {
-                        State::Running => self.harts[c].cycles,
-                        State::Wfi => self.harts[c].cycles.max(floor),
+                        State::Running => self.cores[c].cycles,
+                        State::Wfi => self.cores[c].cycles.max(floor),
                     };
                     m.note_hart_time(c, t);
                 }
@@ -678,10 +681,10 @@ impl Machine {
         self.board.reset();
         boot.load(&mut self.mem)?;
         self.code = CodeCache::default();
-        let now = self.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
-        for (h, hart) in self.harts.iter_mut().enumerate() {
-            boot.reset_hart(hart);
-            hart.cycles = now;
+        let now = self.cores.iter().map(|c| c.cycles).max().unwrap_or(0);
+        for (h, (hart, core)) in self.harts.iter_mut().zip(&mut self.cores).enumerate() {
+            boot.reset_hart(hart, core.hart_id);
+            core.cycles = now;
             self.state[h] = State::Running;
         }
         sync_lines(&self.board, &self.lines);
@@ -690,9 +693,9 @@ impl Machine {
 
     /// Sleeping harts with an interrupt pending run again, from `now` on.
     fn wake(&mut self, now_cycles: u64) {
-        for (h, hart) in self.harts.iter_mut().enumerate() {
-            if self.state[h] == State::Wfi && hart.interrupt_pending() {
-                hart.cycles = hart.cycles.max(now_cycles);
+        for (h, (hart, core)) in self.harts.iter().zip(&mut self.cores).enumerate() {
+            if self.state[h] == State::Wfi && hart.interrupt_pending(core) {
+                core.cycles = core.cycles.max(now_cycles);
                 self.state[h] = State::Running;
             }
         }
@@ -722,8 +725,8 @@ impl Machine {
             self.host_input.wait(Duration::from_millis(100));
             self.forward_input();
         }
-        let now_cycles = self.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
-        let now_ns = self.harts.iter().map(|h| h.time_ns()).max().unwrap_or(0);
+        let now_cycles = self.cores.iter().map(|c| c.cycles).max().unwrap_or(0);
+        let now_ns = self.cores.iter().map(|c| c.time_ns()).max().unwrap_or(0);
         let mut dma = Dma {
             mem: &mut self.mem,
             pages: &mut self.code.pages,
@@ -892,22 +895,27 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
     };
     let n = board.harts();
+    // One hardware thread per core.
+    let core_map = CoreMap::one_thread_per_core(n);
     let mut harts = Vec::with_capacity(n);
+    let mut cores = Vec::with_capacity(n);
     let mut lines = Vec::with_capacity(n);
     for h in 0..n {
-        let mut hart = Hart::new(h as u64, hart_cfg.clone());
-        boot.reset_hart(&mut hart);
+        let mut hart = Hart::new(hart_cfg.clone());
+        boot.reset_hart(&mut hart, h as u64);
         lines.push(hart.interrupt_lines());
         harts.push(hart);
+        cores.push(Core::new(core_map.core_of(h), h as u64, &hart_cfg));
     }
     let memsys = match cfg.machine.model {
         rvnvmm_config::Model::Timing => {
-            Some(MemorySystem::new(&cfg, n).map_err(|e| e.to_string())?)
+            Some(MemorySystem::with_cores(&cfg, core_map).map_err(|e| e.to_string())?)
         }
         rvnvmm_config::Model::Functional => None,
     };
     let mut m = Machine {
         harts,
+        cores,
         lines,
         state: vec![State::Running; n],
         mem,
@@ -969,13 +977,14 @@ impl BootImages {
         Ok(())
     }
 
-    /// A hart as at reset, about to enter the firmware (its clock runs on).
-    fn reset_hart(&self, hart: &mut Hart) {
+    /// A hart as at reset, about to enter the firmware (its clock runs on);
+    /// `hart_id` is its `mhartid`, which the firmware expects in `a0`.
+    fn reset_hart(&self, hart: &mut Hart, hart_id: u64) {
         hart.set_full_system(true);
         hart.x = [0; 32];
         hart.f = [0; 32];
         hart.pc = self.lay.firmware;
-        hart.x[10] = hart.hart_id;
+        hart.x[10] = hart_id;
         hart.x[11] = self.lay.dtb;
         hart.x[12] = self.lay.info;
     }
@@ -988,8 +997,8 @@ fn stats_json(
     host_seconds: f64,
 ) -> String {
     use serde_json::json;
-    let max_cycles = m.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
-    let sim_time_ns = m.harts.iter().map(|h| h.time_ns()).max().unwrap_or(0);
+    let max_cycles = m.cores.iter().map(|c| c.cycles).max().unwrap_or(0);
+    let sim_time_ns = m.cores.iter().map(|c| c.time_ns()).max().unwrap_or(0);
     let exit = match result {
         Ok(End::PowerOff(c)) => json!({ "code": c }),
         Ok(End::Reboot) => json!({ "reboot": true }),
@@ -998,11 +1007,12 @@ fn stats_json(
     let harts: Vec<_> = m
         .harts
         .iter()
+        .zip(&m.cores)
         .enumerate()
-        .map(|(i, h)| {
+        .map(|(i, (h, core))| {
             json!({
                 "id": i,
-                "cycles": h.cycles,
+                "cycles": core.cycles,
                 "instructions": h.instret,
                 "exceptions": h.stats.exceptions,
                 "interrupts": h.stats.interrupts,

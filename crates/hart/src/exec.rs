@@ -32,18 +32,20 @@ impl Hart {
             let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
             if let Some(t) = env.timing.as_deref_mut() {
                 // Instruction fetch: the block's lines through the L1I.
-                let core = self.hart_id as usize;
+                let core = self.core.id;
                 if let Some((_, pa)) = self.tlb.exec.lookup_paddr(self.pc, 2) {
                     let page = pa & !0xfff;
                     for &off in block.fetch_lines.iter() {
                         let line = page | off as u64;
                         if !t.fetch_filter_hit(core, line) {
-                            if self.cycles > self.sync_limit && !t.fetch_private_hit(core, line) {
+                            if self.core.cycles > self.core.sync_limit
+                                && !t.fetch_private_hit(core, line)
+                            {
                                 // Ahead of the other harts: let them catch
                                 // up before this fetch reaches memory.
                                 return Some(Exit::Budget);
                             }
-                            self.cycles += t.fetch(core, line, self.cycles);
+                            self.core.cycles += t.fetch(core, line, self.core.cycles);
                         }
                     }
                 }
@@ -57,7 +59,7 @@ impl Hart {
                     // printed when it completes after the fault is handled).
                     eprintln!(
                         "{} {:016x} {}",
-                        self.hart_id,
+                        self.core.hart_id,
                         pc,
                         rvnvmm_isa::disasm(ins, pc)
                     );
@@ -67,7 +69,7 @@ impl Hart {
                     Ok(Flow::Goto(target)) => pc = target,
                     Ok(Flow::Jump(target)) => {
                         self.retire(i + 1, cost);
-                        self.cycles += self.config.costs.branch_taken as u64;
+                        self.core.cycles += self.core.costs.branch_taken as u64;
                         next = Some(target);
                         break;
                     }
@@ -118,7 +120,7 @@ impl Hart {
             }
             if self.instret >= stop_at
                 || env.code.pages.flush_pending
-                || (FULL && self.cycles >= self.event_at)
+                || (FULL && self.core.cycles >= self.event_at)
             {
                 return None;
             }
@@ -139,7 +141,7 @@ impl Hart {
     #[inline(always)]
     fn retire(&mut self, n: usize, cost: &[u32]) {
         self.instret += n as u64;
-        self.cycles += cost[n] as u64;
+        self.core.cycles += cost[n] as u64;
     }
 
     #[inline(always)]
@@ -287,7 +289,7 @@ impl Hart {
                     && (matches!(ins.op, Csrrw | Csrrwi) || ins.rs1 != 0)
                 {
                     if let Some(t) = env.timing.as_deref_mut() {
-                        t.satp_write(self.hart_id as usize, self.csrs.satp);
+                        t.satp_write(self.core.id, self.csrs.satp);
                     }
                 }
                 set!(v)
@@ -429,7 +431,7 @@ impl Hart {
                         vaddr: (ins.rs1 != 0).then_some(a),
                         asid: (ins.rs2 != 0).then_some(b as u16),
                     };
-                    t.tlb_flush(self.hart_id as usize, flush);
+                    t.tlb_flush(self.core.id, flush);
                 }
             }
             Wfi => return self.wfi::<FULL>(done_cycles),
@@ -521,7 +523,7 @@ impl Hart {
         if self.prv == Priv::User || (FULL && self.prv == Priv::Supervisor && tw) {
             return Err(Trap::new(Trap::ILLEGAL, 0));
         }
-        if FULL && self.mip_at(self.cycles + now) & self.csrs.mie != 0 {
+        if FULL && self.mip_at(self.core.cycles + now) & self.csrs.mie != 0 {
             return Ok(Flow::Next);
         }
         Ok(Flow::Exit(Exit::Wfi))
@@ -546,11 +548,11 @@ impl Hart {
             return Ok(());
         }
         self.stats.flush_insns += 1;
-        let hart = self.hart_id as usize;
+        let hart = self.core.id;
         if ins.op == Op::CflushDL1 && ins.rs1 == 0 {
             // The whole L1D.
             if let Some(t) = env.timing.as_deref_mut() {
-                self.cycles += t.flush_l1d(hart, self.cycles + now);
+                self.core.cycles += t.flush_l1d(hart, self.core.cycles + now);
             }
             return Ok(());
         }
@@ -577,7 +579,7 @@ impl Hart {
                 Op::CboFlush => FlushKind::Flush,
                 _ => FlushKind::L1,
             };
-            self.cycles += t.flush_line(hart, paddr, kind, self.cycles + now);
+            self.core.cycles += t.flush_line(hart, paddr, kind, self.core.cycles + now);
         }
         Ok(())
     }

@@ -26,6 +26,7 @@
 //! TLB, the code-invalidation protocol or the callers.
 
 mod code;
+mod core;
 mod cost;
 mod csr;
 mod exec;
@@ -38,6 +39,7 @@ pub mod tlb;
 mod trap;
 
 pub use code::{Block, CodeCache, CodePages, MAX_BLOCK_INSNS};
+pub use core::Core;
 pub use cost::CoreCosts;
 pub use interrupt::{irq, InterruptLines};
 pub use trap::{Exit, Trap};
@@ -48,12 +50,12 @@ use std::sync::Arc;
 use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
 pub use rvnvmm_timing::{
-    ControlPort, CoreId, DataAccess, DataKind, FlushKind, NoModel, TimingModel, TlbFlush,
+    ControlPort, CoreId, CoreMap, DataAccess, DataKind, FlushKind, NoModel, TimingModel, TlbFlush,
 };
 
 /// How many cycles a hart may run ahead of the other harts before an
 /// access past its private L1 makes it wait for them
-/// ([`Hart::set_sync_limit`]): well below a miss to memory, so requests
+/// ([`Core::set_sync_limit`]): well below a miss to memory, so requests
 /// from different harts reach the bus and the controllers nearly in
 /// simulated-time order, while a few cycles of slack spare the scheduler
 /// a switch for every near-tie.
@@ -115,7 +117,8 @@ pub trait Mmio {
     ) -> bool;
 }
 
-/// Static properties of a hart set by the machine configuration.
+/// Static properties of a hart, and of the cores it runs on
+/// ([`Core::new`]), set by the machine configuration.
 #[derive(Clone, Debug)]
 pub struct HartConfig {
     /// Core clock in Hz: one cycle is `1e9 / clock_hz` ns of simulated time.
@@ -177,16 +180,15 @@ pub struct Hart {
     pub frm: u8,
     /// Instructions retired.
     pub instret: u64,
-    /// Simulated cycles elapsed on this hart, including stalls.
-    pub cycles: u64,
     /// Current privilege level.
     pub prv: Priv,
     /// Physical address of the Sv39 root table, or `None` for bare
     /// (untranslated) addressing. Set by the user-mode kernel, or by `satp`
     /// writes in full-system mode.
     pub page_table: Option<u64>,
-    /// `mhartid`.
-    pub hart_id: u64,
+    /// The core the hart runs on: during [`Hart::run`], the core's state
+    /// (its clock advancing here); between runs, as the last run left it.
+    core: Core,
     /// Configuration.
     pub config: HartConfig,
     /// Event counters.
@@ -216,15 +218,11 @@ pub struct Hart {
     pub(crate) event_at: u64,
     /// The last trap taken (cause with the interrupt bit, and tval).
     pub(crate) last_trap: Trap,
-    /// The latest local time (cycles) at which this hart may take an access
-    /// past its private L1 to the shared memory system; a later one ends
-    /// `run` before the instruction (see [`Hart::set_sync_limit`]).
-    sync_limit: u64,
 }
 
 impl Hart {
     /// A hart for user-mode emulation, in U-mode with all registers zero.
-    pub fn new(hart_id: u64, config: HartConfig) -> Hart {
+    pub fn new(config: HartConfig) -> Hart {
         Hart {
             x: [0; 32],
             f: [0; 32],
@@ -232,10 +230,9 @@ impl Hart {
             fflags: 0,
             frm: 0,
             instret: 0,
-            cycles: 0,
             prv: Priv::User,
             page_table: None,
-            hart_id,
+            core: Core::new(0, 0, &config),
             config,
             stats: HartStats::default(),
             reservation: None,
@@ -250,27 +247,7 @@ impl Hart {
             lines: Arc::default(),
             event_at: 0,
             last_trap: Trap::new(0, 0),
-            sync_limit: u64::MAX,
         }
-    }
-
-    /// Bounds how far ahead of the other harts this one may reach the
-    /// shared memory system (bus, L2, controllers) in simulated time.
-    ///
-    /// Harts are simulated one after another, so without a bound a hart
-    /// that ran ahead books the controllers far into the future and a hart
-    /// that lags behind queues behind requests that, in simulated time,
-    /// have not happened yet. With a limit, an access that misses the
-    /// private L1 at a local time after `limit` cycles ends [`Hart::run`]
-    /// with [`Exit::Budget`] before that instruction executes (nothing of
-    /// it is done; it re-executes when the hart runs again), so the
-    /// scheduler can first run the harts that lag behind. L1 hits never
-    /// stop, so a hart whose working set fits its caches runs on. The
-    /// scheduler sets the limit to the earliest time another hart could
-    /// reach the memory system (plus a tolerance) before each `run`;
-    /// `u64::MAX` (the default) means no limit.
-    pub fn set_sync_limit(&mut self, limit: u64) {
-        self.sync_limit = limit;
     }
 
     /// Switches between user-mode emulation and full-system mode. Either
@@ -300,8 +277,8 @@ impl Hart {
 
     /// Copies the architectural register state of `other` (for a new thread
     /// or a forked process), leaving counters and caches fresh.
-    pub fn clone_registers(&self, hart_id: u64) -> Hart {
-        let mut h = Hart::new(hart_id, self.config.clone());
+    pub fn clone_registers(&self) -> Hart {
+        let mut h = Hart::new(self.config.clone());
         h.x = self.x;
         h.f = self.f;
         h.pc = self.pc;
@@ -312,20 +289,9 @@ impl Hart {
         h
     }
 
-    /// Simulated time of this hart in nanoseconds.
-    pub fn time_ns(&self) -> u64 {
-        (self.cycles as u128 * 1_000_000_000 / self.config.clock_hz.max(1) as u128) as u64
-    }
-
-    /// The `time` CSR value.
-    pub fn time_csr(&self) -> u64 {
-        self.time_at(self.cycles)
-    }
-
-    /// The `time` CSR value after `cycles` cycles.
+    /// The `time` CSR value after `cycles` cycles of the core it runs on.
     pub(crate) fn time_at(&self, cycles: u64) -> u64 {
-        (cycles as u128 * self.config.timebase_hz as u128 / self.config.clock_hz.max(1) as u128)
-            as u64
+        self.core.time_at(cycles)
     }
 
     /// Drops the cached translations of every context (after the page
@@ -342,9 +308,24 @@ impl Hart {
         self.reservation = None;
     }
 
-    /// Runs until an exit, executing at most about `budget` instructions
-    /// (whole blocks: it may overshoot by less than one block).
-    pub fn run<T: TimingModel>(&mut self, env: &mut Env<'_, T>, budget: u64) -> Exit {
+    /// Runs on `core` until an exit, executing at most about `budget`
+    /// instructions (whole blocks: it may overshoot by less than one block).
+    /// The core's clock advances by the time taken; its L1 slot is where
+    /// the timing model keeps this hart's accesses, and its `mhartid` is
+    /// the hart's.
+    pub fn run<T: TimingModel>(
+        &mut self,
+        core: &mut Core,
+        env: &mut Env<'_, T>,
+        budget: u64,
+    ) -> Exit {
+        self.core.clone_from(core);
+        let exit = self.run_on_core(env, budget);
+        core.cycles = self.core.cycles;
+        exit
+    }
+
+    fn run_on_core<T: TimingModel>(&mut self, env: &mut Env<'_, T>, budget: u64) -> Exit {
         if self.code_generation != env.code.pages.generation {
             self.tlb.write.flush();
             for t in self.tlb_contexts.saved_mut() {
@@ -402,7 +383,7 @@ impl Hart {
             if self.instret >= stop_at {
                 break Exit::Budget;
             }
-            if self.cycles >= self.event_at {
+            if self.core.cycles >= self.event_at {
                 self.service_events();
             }
             let before = self.instret;
@@ -434,7 +415,7 @@ impl Hart {
                 stuck = 0;
             }
         };
-        self.publish_time(self.cycles);
+        self.publish_time(self.core.cycles);
         exit
     }
 

@@ -41,9 +41,9 @@ impl Hart {
     /// Presents the PTE reads of a walk to the timing model.
     fn time_walk<T: TimingModel>(&mut self, env: &mut Env<'_, T>, ptes: &PteReads, now: u64) {
         if let Some(t) = env.timing.as_deref_mut() {
-            let core = self.hart_id as usize;
+            let core = self.core.id;
             for &pa in &ptes.addrs[..ptes.len] {
-                self.cycles += t.page_walk_read(core, pa, self.cycles + now);
+                self.core.cycles += t.page_walk_read(core, pa, self.core.cycles + now);
             }
         }
     }
@@ -164,7 +164,7 @@ impl Hart {
     /// Before a device access: devices see the current time, and the hart
     /// looks at its interrupt lines at the end of the block.
     fn before_mmio(&mut self, now: u64) {
-        self.publish_time(self.cycles + now);
+        self.publish_time(self.core.cycles + now);
         self.event_at = 0;
     }
 
@@ -183,15 +183,15 @@ impl Hart {
         now: u64,
     ) -> Result<(), Trap> {
         if let Some(t) = env.timing.as_deref_mut() {
-            let core = self.hart_id as usize;
+            let core = self.core.id;
             let write = kind.is_write();
             if !t.data_filter_hit(core, paddr, write) {
-                let at = self.cycles + now;
-                if at > self.sync_limit && !t.data_private_hit(core, paddr, write) {
+                let at = self.core.cycles + now;
+                if at > self.core.sync_limit && !t.data_private_hit(core, paddr, write) {
                     return Err(Trap::new(Trap::SYNC_STOP, 0));
                 }
                 let access = DataAccess { paddr, size, kind };
-                self.cycles += t.data_access(core, access, at);
+                self.core.cycles += t.data_access(core, access, at);
             }
         }
         Ok(())
@@ -563,7 +563,7 @@ impl Hart {
             key,
             Block {
                 pc: start,
-                cost: crate::cost::prefix(&self.config.costs, &insns),
+                cost: crate::cost::prefix(&self.core.costs, &insns),
                 // Without a model nothing is fetched through a cache.
                 fetch_lines: match env.timing.as_deref() {
                     Some(t) => fetch_lines(start, &insns, t.fetch_line_shift()),

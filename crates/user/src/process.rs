@@ -6,7 +6,7 @@ use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
-use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
+use rvnvmm_hart::{CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -167,8 +167,8 @@ pub(crate) struct Thread {
 }
 
 pub(crate) struct Cpu {
-    /// Local clock in cycles.
-    pub cycles: u64,
+    /// The core: local clock, costs, L1 slot and `mhartid`.
+    pub core: Core,
     pub instret: u64,
     /// Round-robin cursor over threads.
     pub cursor: usize,
@@ -255,14 +255,16 @@ impl Process {
         let fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
         let harts = opts.harts.max(1);
+        // One hardware thread per core.
+        let core_map = CoreMap::one_thread_per_core(harts);
         let mut p = Process {
             mem,
             aspace,
             code: CodeCache::default(),
             threads: Vec::new(),
             cpus: (0..harts)
-                .map(|_| Cpu {
-                    cycles: 0,
+                .map(|c| Cpu {
+                    core: Core::new(core_map.core_of(c), c as u64, &opts.hart),
                     instret: 0,
                     cursor: 0,
                 })
@@ -291,7 +293,7 @@ impl Process {
             opts,
         };
         p.next_tid = p.pid + 1;
-        let mut hart = Hart::new(0, p.opts.hart.clone());
+        let mut hart = Hart::new(p.opts.hart.clone());
         hart.trace = p.opts.trace;
         p.threads.push(Thread {
             tid: p.pid,
@@ -690,7 +692,7 @@ impl Process {
     /// Simulated time of the running hart, in ns.
     pub(crate) fn now_ns(&self) -> u64 {
         let t = &self.threads[self.current];
-        t.hart.time_ns()
+        self.cpus[t.cpu].core.time_ns()
     }
 
     fn cycles_to_ns(&self, c: u64) -> u64 {
@@ -702,7 +704,7 @@ impl Process {
     }
 
     /// How far the thread about to run on `cpu` may go before an access past
-    /// its L1 must wait for the other harts (`Hart::set_sync_limit`): the
+    /// its L1 must wait for the other harts (`Core::set_sync_limit`): the
     /// earliest clock of another hart with a runnable thread, or of a timed
     /// wait on another hart, plus the tolerance.
     fn sync_limit(&self, cpu: usize) -> u64 {
@@ -712,7 +714,7 @@ impl Process {
                 continue;
             }
             let at = match t.state {
-                ThreadState::Runnable => self.cpus[t.cpu].cycles,
+                ThreadState::Runnable => self.cpus[t.cpu].core.cycles,
                 ThreadState::Sleep { until, .. }
                 | ThreadState::SigTimedWait {
                     deadline: Some(until),
@@ -721,7 +723,7 @@ impl Process {
                 | ThreadState::Futex {
                     deadline: Some(until),
                     ..
-                } => self.ns_to_cycles(until).max(self.cpus[t.cpu].cycles),
+                } => self.ns_to_cycles(until).max(self.cpus[t.cpu].core.cycles),
                 _ => continue,
             };
             earliest = earliest.min(at);
@@ -740,8 +742,8 @@ impl Process {
                     .threads
                     .iter()
                     .any(|t| t.cpu == c && t.state == ThreadState::Runnable);
-                if runnable && best.is_none_or(|(bc, _)| cpu.cycles < bc) {
-                    best = Some((cpu.cycles, c));
+                if runnable && best.is_none_or(|(bc, _)| cpu.core.cycles < bc) {
+                    best = Some((cpu.core.cycles, c));
                 }
             }
             // A timed wait that expires before the best hart's clock runs first.
@@ -765,8 +767,8 @@ impl Process {
                 if best_ns.is_none_or(|b| when <= b) {
                     let cpu = self.threads[i].cpu;
                     let wake_cycles = self.ns_to_cycles(when);
-                    if self.cpus[cpu].cycles < wake_cycles {
-                        self.cpus[cpu].cycles = wake_cycles;
+                    if self.cpus[cpu].core.cycles < wake_cycles {
+                        self.cpus[cpu].core.cycles = wake_cycles;
                     }
                     let t = &mut self.threads[i];
                     t.hart.x[10] = match t.state {
@@ -847,9 +849,7 @@ impl Process {
             }
             let limit = self.sync_limit(cpu);
             let t = &mut self.threads[i];
-            t.hart.cycles = self.cpus[cpu].cycles;
-            t.hart.hart_id = cpu as u64;
-            t.hart.set_sync_limit(limit);
+            self.cpus[cpu].core.set_sync_limit(limit);
             let before = t.hart.instret;
             let mut env = Env {
                 mem: &mut self.mem,
@@ -857,13 +857,12 @@ impl Process {
                 timing: self.memsys.as_mut(),
                 mmio: Some(&mut self.devices),
             };
-            let exit = t.hart.run(&mut env, budget);
+            let exit = t.hart.run(&mut self.cpus[cpu].core, &mut env, budget);
             let ran = t.hart.instret - before;
             self.total_insns += ran;
-            self.cpus[cpu].cycles = t.hart.cycles;
             self.cpus[cpu].instret += ran;
             if !self.is_child && self.progress.is_some() {
-                let latest = self.cpus.iter().map(|c| c.cycles).max().unwrap_or(0);
+                let latest = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
                 let ns = self.cycles_to_ns(latest);
                 if let Some(f) = self.progress.as_mut() {
                     f(self.total_insns, ns);
@@ -880,11 +879,18 @@ impl Process {
                 };
                 let floor = (0..self.cpus.len())
                     .filter(|&c| busy(c))
-                    .map(|c| self.cpus[c].cycles)
+                    .map(|c| self.cpus[c].core.cycles)
                     .min()
                     .unwrap_or(0);
                 for c in 0..self.cpus.len() {
-                    m.note_hart_time(c, if busy(c) { self.cpus[c].cycles } else { floor });
+                    m.note_hart_time(
+                        c,
+                        if busy(c) {
+                            self.cpus[c].core.cycles
+                        } else {
+                            floor
+                        },
+                    );
                 }
             }
             match exit {
@@ -976,7 +982,7 @@ impl Process {
             }
         }
         threads.sort_by_key(|t| t.tid);
-        let hart_cycles: Vec<u64> = self.cpus.iter().map(|c| c.cycles).collect();
+        let hart_cycles: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
         let max_cycles = hart_cycles.iter().copied().max().unwrap_or(0);
         let sim_time_ns = self.cycles_to_ns(max_cycles);
         let memory = self.memsys.as_mut().map(|m| {
@@ -1045,7 +1051,7 @@ impl Process {
 
     /// Wakes up to `n` threads waiting on `addr` whose bitset intersects.
     pub(crate) fn futex_wake(&mut self, addr: u64, n: u64, bitset: u32) -> u64 {
-        let now = self.cpus[self.threads[self.current].cpu].cycles;
+        let now = self.cpus[self.threads[self.current].cpu].core.cycles;
         let mut woken = 0;
         for t in self.threads.iter_mut() {
             if woken >= n {
@@ -1059,8 +1065,8 @@ impl Process {
                     t.state = ThreadState::Runnable;
                     t.hart.x[10] = 0;
                     let c = &mut self.cpus[t.cpu];
-                    if c.cycles < now {
-                        c.cycles = now;
+                    if c.core.cycles < now {
+                        c.core.cycles = now;
                     }
                     woken += 1;
                 }
