@@ -28,7 +28,7 @@
 
 use crate::artefacts;
 use crate::profile::{Profile, Symbols};
-use crate::{core_costs, load_config, MachineArgs};
+use crate::{load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::{
     map, Block, Board, DtbOptions, Entropy, ExitRequest, GuestMemory, InputQueue, MemoryFault,
@@ -890,7 +890,7 @@ pub fn main(a: BootArgs) -> Result<i32, String> {
         clock_hz: cfg.machine.clock_hz,
         timebase_hz: map::TIMEBASE_HZ,
         cflush_user: cfg.cflush.allow_user,
-        costs: core_costs(&cfg),
+        costs: cfg.core_costs(),
         isa,
         misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
     };

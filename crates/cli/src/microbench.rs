@@ -158,7 +158,7 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
     let mut memsys = MemorySystem::new(cfg, 1).map_err(|e| e.to_string())?;
     let hart_cfg = HartConfig {
         clock_hz: cfg.machine.clock_hz,
-        costs: crate::core_costs(cfg),
+        costs: cfg.core_costs(),
         ..HartConfig::default()
     };
     let mut core = Core::new(0, 0, &hart_cfg);
