@@ -1,14 +1,16 @@
-//! The timing model between the harts and the memory controllers of rvnvmm.
+//! The timing model between the cores and the memory controllers of rvnvmm.
 //!
-//! [`MemorySystem`] models, per hart, an L1 instruction cache and an L1 data
-//! cache, an optional shared L2, MESI coherence between the L1Ds by snooping
+//! [`MemorySystem`] implements the cores' [`TimingModel`]. It models, per
+//! core (which harts run on which core: a [`CoreMap`]), an L1 instruction
+//! cache and an L1 data cache, an optional shared L2, MESI coherence
+//! between the L1Ds by snooping
 //! on a shared bus (seed 003's M32R design), and the bus itself, with fixed
 //! request/response latencies and one transfer at a time, in front of the
 //! memory controllers ([`Backend`]). It holds no data: the guest's bytes stay
 //! in guest RAM, this crate only decides how long each access takes.
 //!
 //! # Speed: the filter
-//! A hart asks [`MemorySystem::l1d_filter_hit`] (a handful of host
+//! A core asks [`MemorySystem::l1d_filter_hit`] (a handful of host
 //! instructions, `&self`) before every load or store and
 //! [`MemorySystem::l1i_filter_hit`] before every fetch of a new line. `true`
 //! means the access hits in its L1 and changes no state: the core charges
