@@ -10,8 +10,8 @@ use crate::syscon::{ExitRequest, Syscon, SYSCON_SIZE};
 use crate::uart::{Uart, UART_SIZE};
 use crate::virtio::{QueueError, VirtioDevice, VirtioMmio, VIRTIO_MMIO_SIZE};
 use rvnvmm_config::{Config, RegionKind};
+use rvnvmm_hart::ControlPort;
 use rvnvmm_memsys::control::{ControlPage, CONTROL_PAGE_SIZE};
-use rvnvmm_memsys::MemorySystem;
 use std::io::Write;
 
 /// Why a board cannot be built.
@@ -397,7 +397,7 @@ pub fn virtio_base(k: usize) -> u64 {
 }
 
 impl rvnvmm_hart::Mmio for Board {
-    fn load(&mut self, paddr: u64, size: u64, timing: Option<&mut MemorySystem>) -> Option<u64> {
+    fn load(&mut self, paddr: u64, size: u64, port: Option<&mut dyn ControlPort>) -> Option<u64> {
         if !matches!(size, 1 | 2 | 4 | 8) {
             return None;
         }
@@ -408,7 +408,7 @@ impl rvnvmm_hart::Mmio for Board {
             Dev::Plic => self.plic.load(off, size),
             Dev::Uart => Some(self.uart.load(off)),
             Dev::Virtio(k) => self.virtio[k].load(off, size),
-            Dev::Control => self.control.as_mut()?.load(timing, off, size),
+            Dev::Control => self.control.as_mut()?.load(port, off, size),
         };
         // Reads have side effects too (RBR, IIR, claim).
         if matches!(dev, Dev::Uart | Dev::Virtio(_)) {
@@ -422,7 +422,7 @@ impl rvnvmm_hart::Mmio for Board {
         paddr: u64,
         size: u64,
         value: u64,
-        timing: Option<&mut MemorySystem>,
+        port: Option<&mut dyn ControlPort>,
     ) -> bool {
         if !matches!(size, 1 | 2 | 4 | 8) {
             return false;
@@ -440,7 +440,7 @@ impl rvnvmm_hart::Mmio for Board {
             }
             Dev::Virtio(k) => self.virtio[k].store(off, size, value),
             Dev::Control => match self.control.as_mut() {
-                Some(c) => c.store(timing, off, size, value),
+                Some(c) => c.store(port, off, size, value),
                 None => false,
             },
         };

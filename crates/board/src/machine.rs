@@ -29,7 +29,8 @@
 use crate::profile::Profile;
 use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
 use rvnvmm_hart::{
-    irq, CodeCache, CodePages, Env, Exit, Hart, InterruptLines, Mmio, Priv, SYNC_TOLERANCE,
+    irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
+    SYNC_TOLERANCE,
 };
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -354,9 +355,9 @@ impl Bus<'_> {
 }
 
 impl Mmio for Bus<'_> {
-    fn load(&mut self, paddr: u64, size: u64, timing: Option<&mut MemorySystem>) -> Option<u64> {
+    fn load(&mut self, paddr: u64, size: u64, port: Option<&mut dyn ControlPort>) -> Option<u64> {
         self.set_time();
-        let v = self.board.load(paddr, size, timing);
+        let v = self.board.load(paddr, size, port);
         // Loads of the UART, PLIC (claim) and virtio have side effects.
         if !(map::CLINT_BASE..map::CLINT_BASE + 0x1_0000).contains(&paddr) {
             sync_lines(self.board, self.lines);
@@ -369,10 +370,10 @@ impl Mmio for Bus<'_> {
         paddr: u64,
         size: u64,
         value: u64,
-        timing: Option<&mut MemorySystem>,
+        port: Option<&mut dyn ControlPort>,
     ) -> bool {
         self.set_time();
-        let ok = self.board.store(paddr, size, value, timing);
+        let ok = self.board.store(paddr, size, value, port);
         sync_lines(self.board, self.lines);
         ok
     }
@@ -453,6 +454,8 @@ pub enum MachineError {
 /// scheduler ([`rvnvmm_sched`]) until the guest powers off or reboots.
 pub struct Machine {
     harts: Vec<Hart>,
+    /// The core each hart runs on (clock, costs, L1 slot).
+    cores: Vec<Core>,
     lines: Vec<Arc<InterruptLines>>,
     state: Vec<State>,
     mem: PhysMem,
@@ -476,22 +479,28 @@ pub struct Machine {
 
 /// Runs `budget` instructions of `hart` in sampling periods, recording
 /// where each period ends.
-fn run_sampled(hart: &mut Hart, env: &mut Env, budget: u64, profile: &mut Profile) -> Exit {
+fn run_sampled(
+    hart: &mut Hart,
+    core: &mut Core,
+    env: &mut Env<MemorySystem>,
+    budget: u64,
+    profile: &mut Profile,
+) -> Exit {
     let mut left = budget;
     loop {
         let period = profile.next_period().min(left);
-        let (insns, cycles) = (hart.instret, hart.cycles);
-        let exit = hart.run(env, period);
+        let (insns, cycles) = (hart.instret, core.cycles);
+        let exit = hart.run(core, env, period);
         profile.record(
             hart.prv,
             hart.pc,
             hart.instret - insns,
-            hart.cycles - cycles,
+            core.cycles - cycles,
         );
         let ran = hart.instret - insns;
         left = left.saturating_sub(ran);
         // A period cut short ended the run (a sync stop, see
-        // `Hart::set_sync_limit`) just as a full one would.
+        // `Core::set_sync_limit`) just as a full one would.
         if !matches!(exit, Exit::Budget) || left == 0 || ran < period {
             return exit;
         }
@@ -508,21 +517,25 @@ pub enum End {
 }
 
 impl Machine {
-    /// The machine of `board`, with `harts` (each set up to start), guest
-    /// RAM `mem`, the memory-system model if timed, the UART's `input`
-    /// and the `console` its output is recorded in.
+    /// The machine of `board`, with `harts` (each set up to start) on
+    /// `cores` (one each), guest RAM `mem`, the memory-system model if
+    /// timed, the UART's `input` and the `console` its output is recorded
+    /// in.
     pub fn new(
         board: Board,
         harts: Vec<Hart>,
+        cores: Vec<Core>,
         mem: PhysMem,
         memsys: Option<MemorySystem>,
         input: InputQueue,
         console: Console,
     ) -> Machine {
         let n = harts.len();
+        assert_eq!(cores.len(), n, "one core per hart");
         let m = Machine {
             lines: harts.iter().map(|h| h.interrupt_lines()).collect(),
             harts,
+            cores,
             state: vec![State::Running; n],
             mem,
             code: CodeCache::default(),
@@ -555,6 +568,11 @@ impl Machine {
     /// The harts.
     pub fn harts(&self) -> &[Hart] {
         &self.harts
+    }
+
+    /// The cores the harts run on (hart `h` on core `h`).
+    pub fn cores(&self) -> &[Core] {
+        &self.cores
     }
 
     /// Guest RAM.
@@ -622,10 +640,10 @@ impl Machine {
         self.board.reset();
         boot.load(&mut self.mem)?;
         self.code = CodeCache::default();
-        let now = self.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
-        for (h, hart) in self.harts.iter_mut().enumerate() {
-            boot.reset_hart(hart);
-            hart.cycles = now;
+        let now = self.cores.iter().map(|c| c.cycles).max().unwrap_or(0);
+        for (h, (hart, core)) in self.harts.iter_mut().zip(&mut self.cores).enumerate() {
+            boot.reset_hart(hart, core.hart_id);
+            core.cycles = now;
             self.state[h] = State::Running;
         }
         sync_lines(&self.board, &self.lines);
@@ -634,9 +652,9 @@ impl Machine {
 
     /// Sleeping harts with an interrupt pending run again, from `now` on.
     fn wake_pending(&mut self, now_cycles: u64) {
-        for (h, hart) in self.harts.iter_mut().enumerate() {
-            if self.state[h] == State::Wfi && hart.interrupt_pending() {
-                hart.cycles = hart.cycles.max(now_cycles);
+        for (h, (hart, core)) in self.harts.iter().zip(&mut self.cores).enumerate() {
+            if self.state[h] == State::Wfi && hart.interrupt_pending(core) {
+                core.cycles = core.cycles.max(now_cycles);
                 self.state[h] = State::Running;
             }
         }
@@ -663,8 +681,8 @@ impl Machine {
             self.host_input.wait(Duration::from_millis(100));
             self.forward_input();
         }
-        let now_cycles = self.harts.iter().map(|h| h.cycles).max().unwrap_or(0);
-        let now_ns = self.harts.iter().map(|h| h.time_ns()).max().unwrap_or(0);
+        let now_cycles = self.cores.iter().map(|c| c.cycles).max().unwrap_or(0);
+        let now_ns = self.cores.iter().map(|c| c.time_ns()).max().unwrap_or(0);
         self.tick(now_ns);
         self.wake_pending(now_cycles);
         Ok(())
@@ -710,20 +728,20 @@ impl Cores for Machine {
     }
 
     fn clock(&self, core: usize) -> u64 {
-        self.harts[core].cycles
+        self.cores[core].cycles
     }
 
     fn status(&self, core: usize) -> Status {
         match self.state[core] {
             State::Running => Status::Ready,
             State::Wfi => Status::Asleep {
-                timer: self.harts[core].timer_deadline(),
+                timer: self.harts[core].timer_deadline(&self.cores[core]),
             },
         }
     }
 
     fn wake(&mut self, core: usize, at: u64) {
-        self.harts[core].cycles = at;
+        self.cores[core].cycles = at;
         self.state[core] = State::Running;
     }
 
@@ -788,9 +806,9 @@ impl rvnvmm_sched::Machine for Machine {
     }
 
     fn run_turn(&mut self, h: usize, budget: u64, sync_limit: u64) -> ControlFlow<Self::Stop> {
-        let hart = &mut self.harts[h];
-        hart.set_sync_limit(sync_limit);
-        self.board.set_time(hart.time_ns());
+        let (hart, core) = (&mut self.harts[h], &mut self.cores[h]);
+        core.set_sync_limit(sync_limit);
+        self.board.set_time(core.time_ns());
         let before = hart.instret;
         let exit = {
             let mut bus = Bus {
@@ -805,8 +823,8 @@ impl rvnvmm_sched::Machine for Machine {
                 mmio: Some(&mut bus),
             };
             match self.profile.as_mut() {
-                None => hart.run(&mut env, budget),
-                Some(profile) => run_sampled(hart, &mut env, budget, profile),
+                None => hart.run(core, &mut env, budget),
+                Some(profile) => run_sampled(hart, core, &mut env, budget, profile),
             }
         };
         self.insns += hart.instret - before;
@@ -833,7 +851,7 @@ impl rvnvmm_sched::Machine for Machine {
     /// Console input, device time, interrupts: sleeping harts with one
     /// pending wake at the time the turn ended.
     fn end_turn(&mut self, h: usize, (): ()) -> ControlFlow<Self::Stop> {
-        let (now_cycles, now_ns) = (self.harts[h].cycles, self.harts[h].time_ns());
+        let (now_cycles, now_ns) = (self.cores[h].cycles, self.cores[h].time_ns());
         self.forward_input();
         self.tick(now_ns);
         self.wake_pending(now_cycles);
@@ -860,13 +878,14 @@ impl BootImages {
         Ok(())
     }
 
-    /// A hart as at reset, about to enter the firmware (its clock runs on).
-    pub fn reset_hart(&self, hart: &mut Hart) {
+    /// A hart as at reset, about to enter the firmware (its clock runs on);
+    /// `hart_id` is its `mhartid`, which the firmware expects in `a0`.
+    pub fn reset_hart(&self, hart: &mut Hart, hart_id: u64) {
         hart.set_full_system(true);
         hart.x = [0; 32];
         hart.f = [0; 32];
         hart.pc = self.lay.firmware;
-        hart.x[10] = hart.hart_id;
+        hart.x[10] = hart_id;
         hart.x[11] = self.lay.dtb;
         hart.x[12] = self.lay.info;
     }

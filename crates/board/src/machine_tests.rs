@@ -3,7 +3,7 @@
 use super::*;
 use crate::syscon;
 use rvnvmm_config::Config;
-use rvnvmm_hart::HartConfig;
+use rvnvmm_hart::{CoreMap, HartConfig};
 use rvnvmm_isa::encode::{addi, bne, csrr, li, sd, sw};
 
 const T0: u8 = 5;
@@ -117,17 +117,21 @@ fn rig(harts: u32, program: impl Fn(u64) -> Vec<u32>, timed: bool) -> Rig {
     let mut mem = PhysMem::new(&ranges).unwrap();
     let words: Vec<u8> = program(base).iter().flat_map(|w| w.to_le_bytes()).collect();
     assert!(mem.write(base, &words));
+    let core_map = CoreMap::one_thread_per_core(usize::from(harts));
+    let cores: Vec<Core> = (0..usize::from(harts))
+        .map(|h| Core::new(core_map.core_of(h), h as u64, &HartConfig::default()))
+        .collect();
     let harts: Vec<Hart> = (0..harts)
         .map(|h| {
-            let mut hart = Hart::new(u64::from(h), HartConfig::default());
+            let mut hart = Hart::new(HartConfig::default());
             hart.set_full_system(true);
             hart.pc = base;
             hart.x[10] = u64::from(h);
             hart
         })
         .collect();
-    let memsys = timed.then(|| MemorySystem::new(&cfg, harts.len()).unwrap());
-    let m = Machine::new(board, harts, mem, memsys, InputQueue::new(), console);
+    let memsys = timed.then(|| MemorySystem::with_cores(&cfg, core_map).unwrap());
+    let m = Machine::new(board, harts, cores, mem, memsys, InputQueue::new(), console);
     m.host_input().close();
     Rig { m, out, base }
 }
@@ -170,7 +174,7 @@ fn the_instruction_limit_stops_spinning_harts_exactly() {
     // Blocks run whole: a turn ends at most a block (64) past its budget.
     assert!((50_000..50_000 + 2 * 64).contains(&r.m.instructions()));
     // Both harts had turns, in time order: neither is a turn ahead.
-    let h = r.m.harts();
+    let h = r.m.cores();
     assert!(
         h[0].cycles.abs_diff(h[1].cycles) <= SLICE + 64,
         "{} {}",
@@ -275,7 +279,7 @@ fn a_reboot_reloads_the_images_and_restarts_every_hart_at_the_firmware() {
         r.m.mem().read_u64(base + 0x800).unwrap() as u32,
         0x5555_5555
     );
-    let latest = r.m.harts().iter().map(|h| h.cycles).max().unwrap();
+    let latest = r.m.cores().iter().map(|c| c.cycles).max().unwrap();
     r.m.reboot(&boot).unwrap();
     assert_eq!(
         r.m.mem().read_u64(base + 0x800).unwrap() as u32,
@@ -287,7 +291,7 @@ fn a_reboot_reloads_the_images_and_restarts_every_hart_at_the_firmware() {
             (h.x[10], h.x[11], h.x[12]),
             (id as u64, base + 0x4000, base + 0x3000)
         );
-        assert_eq!(h.cycles, latest, "time runs on");
+        assert_eq!(r.m.cores()[id].cycles, latest, "time runs on");
         assert!(!r.m.asleep(id));
     }
     // And it runs again, to the next reboot request.

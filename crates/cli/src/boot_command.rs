@@ -4,7 +4,7 @@
 //! machine until the guest powers off and writes the statistics.
 
 use crate::artefacts;
-use crate::{core_costs, load_config, MachineArgs};
+use crate::{load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::machine::{
     fw_dynamic_info, layout, parse_image, BootImages, Console, ConsoleOut, End, ImageError,
@@ -12,7 +12,7 @@ use rvnvmm_board::machine::{
 };
 use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
-use rvnvmm_hart::{Hart, HartConfig};
+use rvnvmm_hart::{Core, CoreMap, Hart, HartConfig};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 use std::path::{Path, PathBuf};
@@ -370,22 +370,26 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         clock_hz: cfg.machine.clock_hz,
         timebase_hz: map::TIMEBASE_HZ,
         cflush_user: cfg.cflush.allow_user,
-        costs: core_costs(&cfg),
+        costs: cfg.core_costs(),
         isa,
         misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
     };
     let n = board.harts();
+    // One hardware thread per core.
+    let core_map = CoreMap::one_thread_per_core(n);
     let mut harts = Vec::with_capacity(n);
+    let mut cores = Vec::with_capacity(n);
     for h in 0..n {
-        let mut hart = Hart::new(h as u64, hart_cfg.clone());
-        boot.reset_hart(&mut hart);
+        let mut hart = Hart::new(hart_cfg.clone());
+        boot.reset_hart(&mut hart, h as u64);
         harts.push(hart);
+        cores.push(Core::new(core_map.core_of(h), h as u64, &hart_cfg));
     }
     let memsys = match cfg.machine.model {
-        rvnvmm_config::Model::Timing => Some(MemorySystem::new(&cfg, n)?),
+        rvnvmm_config::Model::Timing => Some(MemorySystem::with_cores(&cfg, core_map)?),
         rvnvmm_config::Model::Functional => None,
     };
-    let mut m = Machine::new(board, harts, mem, memsys, input, console);
+    let mut m = Machine::new(board, harts, cores, mem, memsys, input, console);
     if a.profile.is_some() {
         m = m.with_profile();
     }
@@ -428,8 +432,8 @@ fn stats_json(
     host_seconds: f64,
 ) -> String {
     use serde_json::json;
-    let max_cycles = m.harts().iter().map(|h| h.cycles).max().unwrap_or(0);
-    let sim_time_ns = m.harts().iter().map(|h| h.time_ns()).max().unwrap_or(0);
+    let max_cycles = m.cores().iter().map(|c| c.cycles).max().unwrap_or(0);
+    let sim_time_ns = m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0);
     let exit = match result {
         Ok(End::PowerOff(c)) => json!({ "code": c }),
         Ok(End::Reboot) => json!({ "reboot": true }),
@@ -438,11 +442,12 @@ fn stats_json(
     let harts: Vec<_> = m
         .harts()
         .iter()
+        .zip(m.cores())
         .enumerate()
-        .map(|(i, h)| {
+        .map(|(i, (h, core))| {
             json!({
                 "id": i,
-                "cycles": h.cycles,
+                "cycles": core.cycles,
                 "instructions": h.instret,
                 "exceptions": h.stats.exceptions,
                 "interrupts": h.stats.interrupts,

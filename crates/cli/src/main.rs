@@ -10,7 +10,7 @@ mod stats;
 
 use clap::{Args, Parser, Subcommand};
 use rvnvmm_config::Config;
-use rvnvmm_hart::{CoreCosts, HartConfig};
+use rvnvmm_hart::HartConfig;
 use rvnvmm_user::{ExitKind, Options, Process};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -149,7 +149,7 @@ pub(crate) fn user_options(
             clock_hz: cfg.machine.clock_hz,
             timebase_hz: 10_000_000,
             cflush_user: cfg.cflush.allow_user,
-            costs: core_costs(cfg),
+            costs: cfg.core_costs(),
             isa: cfg
                 .machine
                 .extensions()
@@ -185,27 +185,6 @@ pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, String
         }
         rvnvmm_config::Model::Functional => process,
     })
-}
-
-/// The core's cycle costs: the config's `[core]` in the timing model, one
-/// cycle per instruction in the functional one.
-pub(crate) fn core_costs(cfg: &Config) -> CoreCosts {
-    match cfg.machine.model {
-        rvnvmm_config::Model::Functional => CoreCosts::FUNCTIONAL,
-        rvnvmm_config::Model::Timing => {
-            let c = &cfg.core;
-            CoreCosts {
-                alu: c.alu,
-                mul: c.mul,
-                clmul: c.clmul,
-                div: c.div,
-                fpu: c.fpu,
-                fdiv: c.fdiv,
-                load_use: c.load_use,
-                branch_taken: c.branch_taken,
-            }
-        }
-    }
 }
 
 fn run(a: RunArgs) -> Result<i32, String> {

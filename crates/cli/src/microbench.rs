@@ -4,7 +4,7 @@
 //! Fig. 10 (round-robin over NBANK banks), seed 001 Fig. 4 (bandwidth).
 
 use rvnvmm_config::Config;
-use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Priv};
+use rvnvmm_hart::{CodeCache, Core, Env, Exit, Hart, HartConfig, Priv};
 use rvnvmm_isa::encode::*;
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -156,14 +156,13 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
         ));
     }
     let mut memsys = MemorySystem::new(cfg, 1).map_err(|e| e.to_string())?;
-    let mut hart = Hart::new(
-        0,
-        HartConfig {
-            clock_hz: cfg.machine.clock_hz,
-            costs: crate::core_costs(cfg),
-            ..HartConfig::default()
-        },
-    );
+    let hart_cfg = HartConfig {
+        clock_hz: cfg.machine.clock_hz,
+        costs: cfg.core_costs(),
+        ..HartConfig::default()
+    };
+    let mut core = Core::new(0, 0, &hart_cfg);
+    let mut hart = Hart::new(hart_cfg);
     hart.prv = Priv::Machine;
     hart.pc = dram.base;
     let mut cache = CodeCache::default();
@@ -183,9 +182,9 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
             if let Some(m) = env.timing.as_deref_mut() {
                 m.reset_stats();
             }
-            measured_from = hart.cycles;
+            measured_from = core.cycles;
         }
-        match hart.run(&mut env, u64::MAX) {
+        match hart.run(&mut core, &mut env, u64::MAX) {
             Exit::Ecall => {}
             other => return Err(format!("the benchmark loop stopped with {other:?}")),
         }
@@ -193,8 +192,8 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
     let cycles = hart.x[T2 as usize] - hart.x[T0 as usize];
     let accesses = pattern.rounds * pattern.nbank;
     let ns = cycles as f64 * 1e9 / cfg.machine.clock_hz as f64;
-    memsys.finish(hart.cycles);
-    let sim_ns = ((hart.cycles - measured_from) as u128 * 1_000_000_000
+    memsys.finish(core.cycles);
+    let sim_ns = ((core.cycles - measured_from) as u128 * 1_000_000_000
         / cfg.machine.clock_hz as u128) as u64;
     Ok(Measurement {
         accesses,

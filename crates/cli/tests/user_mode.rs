@@ -172,6 +172,58 @@ fn threads_time_share_deterministically_and_scale_with_harts() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A thread's accesses go to the L1s of the core it runs on: with four
+/// threads on four harts, every hart's L1D and L1I see a share of the work
+/// in proportion to the instructions it ran (a thread whose hart was not
+/// told apart would leave the other cores' L1s idle).
+#[test]
+fn threads_use_the_caches_of_the_core_they_run_on() {
+    let dir = tempdir();
+    let prog = repo().join("guest/build/static/pthreads");
+    assert!(prog.exists(), "run make -C guest");
+    let stats = dir.join("stats.json");
+    let o = rvnvmm()
+        .args([
+            "run",
+            "--harts",
+            "4",
+            "--set",
+            "machine.model=timing",
+            "--stats",
+        ])
+        .arg(&stats)
+        .arg(&prog)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(42),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+    let harts = v["harts"].as_array().unwrap();
+    assert_eq!(harts.len(), 4);
+    for (h, hart) in harts.iter().enumerate() {
+        let insns = hart["instructions"].as_u64().unwrap();
+        assert!(insns > 1_000_000, "hart {h} ran {insns} instructions");
+        let accesses = |level: &str| {
+            let c = &v["caches"][format!("hart{h}.{level}")];
+            c["hits"].as_u64().unwrap() + c["misses"].as_u64().unwrap()
+        };
+        // pthreads' workers load or store about every third instruction.
+        assert!(
+            accesses("l1d") * 10 > insns,
+            "hart {h}: {} L1D accesses for {insns} instructions",
+            accesses("l1d")
+        );
+        assert!(accesses("l1i") > 0, "hart {h} fetched nothing");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A position-independent executable without an interpreter (static-pie):
 /// glibc's dynamic linker run as the program, loading a dynamic program
 /// itself, must print what qemu-riscv64 prints.

@@ -251,8 +251,9 @@ impl Machine {
 }
 
 /// `[core]`: cycles charged per instruction class by the in-order timing
-/// model. A cost of 1 means fully pipelined (one per cycle).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// model (`rvnvmm_hart::CoreCosts` is this type). A cost of 1 means fully
+/// pipelined (one per cycle).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Core {
     /// Integer ALU, shifts, compares, LUI/AUIPC, CSR reads.
@@ -595,6 +596,32 @@ impl Default for Machine {
             isa: rvnvmm_isa::ExtSet::ALL.to_string(),
             misaligned: Misaligned::Emulated,
             model: Model::Timing,
+        }
+    }
+}
+
+impl Core {
+    /// One cycle per instruction, nothing else: the costs of
+    /// `machine.model = "functional"`.
+    pub const FUNCTIONAL: Core = Core {
+        alu: 1,
+        mul: 1,
+        clmul: 1,
+        div: 1,
+        fpu: 1,
+        fdiv: 1,
+        load_use: 0,
+        branch_taken: 0,
+    };
+}
+
+impl Config {
+    /// The costs the cores run with: `[core]` under `machine.model =
+    /// "timing"`, [`Core::FUNCTIONAL`] under `"functional"`.
+    pub fn core_costs(&self) -> Core {
+        match self.machine.model {
+            Model::Functional => Core::FUNCTIONAL,
+            Model::Timing => self.core.clone(),
         }
     }
 }

@@ -722,3 +722,12 @@ fn integers_beyond_64_bit_signed_are_named_as_such() {
         assert!(!crate::load::is_integer_literal(not), "{not}");
     }
 }
+
+#[test]
+fn core_costs_follow_the_model() {
+    let timed = Config::load(None, &[]).unwrap();
+    assert_eq!(timed.core_costs(), timed.core);
+    let functional = Config::load(None, &["machine.model=functional".to_string()]).unwrap();
+    assert_eq!(functional.core_costs(), Core::FUNCTIONAL);
+    assert_ne!(functional.core, Core::FUNCTIONAL, "[core] itself stays");
+}

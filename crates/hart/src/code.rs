@@ -25,7 +25,8 @@ pub struct Block {
     /// `cost[i]`: core cycles of the first `i` instructions (see
     /// [`crate::CoreCosts`]).
     pub cost: Box<[u32]>,
-    /// Page offsets of the 64-byte lines it is fetched from.
+    /// Page offsets of the fetch lines (of the timing model's size) it is
+    /// fetched from, in first-use order; empty when decoded without a model.
     pub fetch_lines: Box<[u16]>,
     /// The instruction bits, for the `tval` of an illegal instruction.
     pub raw: Box<[u32]>,

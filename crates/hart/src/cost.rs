@@ -5,61 +5,28 @@
 
 use rvnvmm_isa::{Insn, Op};
 
-/// Cycles per instruction class (`[core]` in the machine config).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CoreCosts {
-    /// ALU, shifts, compares, loads, stores, CSR and FP moves.
-    pub alu: u32,
-    /// Integer multiply.
-    pub mul: u32,
-    /// Carry-less multiply (Zbc).
-    pub clmul: u32,
-    /// Integer divide and remainder.
-    pub div: u32,
-    /// FP arithmetic, conversion and comparison.
-    pub fpu: u32,
-    /// FP divide and square root.
-    pub fdiv: u32,
-    /// Extra cycles when an instruction reads the register the load just
-    /// before it writes.
-    pub load_use: u32,
-    /// Extra cycles for a taken branch or jump.
-    pub branch_taken: u32,
-}
+/// Cycles per instruction class: the machine config's `[core]` itself.
+pub use rvnvmm_config::Core as CoreCosts;
 
-impl CoreCosts {
-    /// One cycle per instruction, nothing else: the functional model.
-    pub const FUNCTIONAL: CoreCosts = CoreCosts {
-        alu: 1,
-        mul: 1,
-        clmul: 1,
-        div: 1,
-        fpu: 1,
-        fdiv: 1,
-        load_use: 0,
-        branch_taken: 0,
+/// The static cost of `ins`, given the instruction before it in the
+/// block (for the load-use stall). Conditional branches and indirect
+/// jumps pay `branch_taken` at run time, when taken.
+pub fn cost(costs: &CoreCosts, ins: &Insn, prev: Option<&Insn>) -> u32 {
+    use Op::*;
+    let class = match ins.op {
+        Mul | Mulh | Mulhsu | Mulhu | Mulw => costs.mul,
+        Clmul | Clmulh | Clmulr => costs.clmul,
+        Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => costs.div,
+        FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => costs.fdiv,
+        Jal => costs.alu + costs.branch_taken,
+        op if is_fp_compute(op) => costs.fpu,
+        _ => costs.alu,
     };
-
-    /// The static cost of `ins`, given the instruction before it in the
-    /// block (for the load-use stall). Conditional branches and indirect
-    /// jumps pay `branch_taken` at run time, when taken.
-    pub fn cost(&self, ins: &Insn, prev: Option<&Insn>) -> u32 {
-        use Op::*;
-        let class = match ins.op {
-            Mul | Mulh | Mulhsu | Mulhu | Mulw => self.mul,
-            Clmul | Clmulh | Clmulr => self.clmul,
-            Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => self.div,
-            FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => self.fdiv,
-            Jal => self.alu + self.branch_taken,
-            op if is_fp_compute(op) => self.fpu,
-            _ => self.alu,
-        };
-        let stall = match prev {
-            Some(p) if is_load(p.op) && p.rd != 0 && reads(ins, p.rd) => self.load_use,
-            _ => 0,
-        };
-        class + stall
-    }
+    let stall = match prev {
+        Some(p) if is_load(p.op) && p.rd != 0 && reads(ins, p.rd) => costs.load_use,
+        _ => 0,
+    };
+    class + stall
 }
 
 fn is_load(op: Op) -> bool {
@@ -179,7 +146,7 @@ pub(crate) fn prefix(costs: &CoreCosts, insns: &[Insn]) -> Box<[u32]> {
     let mut sum = 0u32;
     out.push(0);
     for (k, ins) in insns.iter().enumerate() {
-        sum += costs.cost(ins, k.checked_sub(1).map(|p| &insns[p]));
+        sum += cost(costs, ins, k.checked_sub(1).map(|p| &insns[p]));
         out.push(sum);
     }
     out.into_boxed_slice()
@@ -208,24 +175,24 @@ mod tests {
         let div = decode(0x02b5_4533); // div a0, a0, a1
         let fadd = decode(0x02b5_7553); // fadd.d fa0, fa0, fa1
         let j = decode(0x0000_006f); // jal zero, 0
-        assert_eq!(c.cost(&add_a1, Some(&ld_a0)), 1 + 2);
-        assert_eq!(c.cost(&add_a1, None), 1);
-        assert_eq!(c.cost(&mul, None), 4);
-        assert_eq!(c.cost(&div, None), 30);
-        assert_eq!(c.cost(&fadd, None), 3);
-        assert_eq!(c.cost(&decode(0x04c5_f553), None), 3); // fadd.h
-        assert_eq!(c.cost(&decode(0x1cc5_8553), None), 20); // fdiv.h
-        assert_eq!(c.cost(&decode(0x5c05_f553), None), 20); // fsqrt.h
-        assert_eq!(c.cost(&decode(0x4045_f553), None), 3); // fround.s
-        assert_eq!(c.cost(&decode(0xc285_9553), None), 3); // fcvtmod.w.d
-        assert_eq!(c.cost(&decode(0xf010_0553), None), 1); // fli.s: a move
-        assert_eq!(c.cost(&decode(0xe405_8553), None), 1); // fmv.x.h
+        assert_eq!(cost(&c, &add_a1, Some(&ld_a0)), 1 + 2);
+        assert_eq!(cost(&c, &add_a1, None), 1);
+        assert_eq!(cost(&c, &mul, None), 4);
+        assert_eq!(cost(&c, &div, None), 30);
+        assert_eq!(cost(&c, &fadd, None), 3);
+        assert_eq!(cost(&c, &decode(0x04c5_f553), None), 3); // fadd.h
+        assert_eq!(cost(&c, &decode(0x1cc5_8553), None), 20); // fdiv.h
+        assert_eq!(cost(&c, &decode(0x5c05_f553), None), 20); // fsqrt.h
+        assert_eq!(cost(&c, &decode(0x4045_f553), None), 3); // fround.s
+        assert_eq!(cost(&c, &decode(0xc285_9553), None), 3); // fcvtmod.w.d
+        assert_eq!(cost(&c, &decode(0xf010_0553), None), 1); // fli.s: a move
+        assert_eq!(cost(&c, &decode(0xe405_8553), None), 1); // fmv.x.h
         let flh_a0 = decode(0x0005_1507); // flh fa0, 0(a0)
-        assert_eq!(c.cost(&fadd, Some(&flh_a0)), 3 + 2, "flh is a load");
-        assert_eq!(c.cost(&j, None), 2);
-        assert_eq!(c.cost(&decode(0x0ac5a533), None), 3); // clmulr a0,a1,a2
-        assert_eq!(c.cost(&decode(0x20c5a533), None), 1); // sh1add a0,a1,a2
-        assert_eq!(c.cost(&decode(0x0ec5d533), None), 1); // czero.eqz a0,a1,a2
+        assert_eq!(cost(&c, &fadd, Some(&flh_a0)), 3 + 2, "flh is a load");
+        assert_eq!(cost(&c, &j, None), 2);
+        assert_eq!(cost(&c, &decode(0x0ac5a533), None), 3); // clmulr a0,a1,a2
+        assert_eq!(cost(&c, &decode(0x20c5a533), None), 1); // sh1add a0,a1,a2
+        assert_eq!(cost(&c, &decode(0x0ec5d533), None), 1); // czero.eqz a0,a1,a2
         assert_eq!(&*prefix(&c, &[ld_a0, add_a1, mul]), &[0, 1, 4, 8]);
         assert_eq!(
             &*prefix(&CoreCosts::FUNCTIONAL, &[ld_a0, add_a1, mul]),

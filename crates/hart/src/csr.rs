@@ -103,8 +103,8 @@ impl Hart {
             FRM => self.frm as u64,
             FCSR => (self.frm as u64) << 5 | self.fflags as u64,
             CYCLE..=HPMCOUNTER31 if !self.counter_enabled(csr - CYCLE, prv) => return None,
-            CYCLE | MCYCLE => (self.cycles + now.cycles).wrapping_add(s.mcycle_offset),
-            TIME => self.time_at(self.cycles + now.cycles),
+            CYCLE | MCYCLE => (self.core.cycles + now.cycles).wrapping_add(s.mcycle_offset),
+            TIME => self.time_at(self.core.cycles + now.cycles),
             INSTRET | MINSTRET => (self.instret + now.insns).wrapping_add(s.minstret_offset),
             HPMCOUNTER3..=HPMCOUNTER31 | MHPMCOUNTER3..=MHPMCOUNTER31 => 0,
             SSTATUS => s.mstatus() & mstatus::SSTATUS,
@@ -116,7 +116,7 @@ impl Hart {
             SEPC => s.sepc,
             SCAUSE => s.scause,
             STVAL => s.stval,
-            SIP => self.mip_at(self.cycles + now.cycles) & s.mideleg,
+            SIP => self.mip_at(self.core.cycles + now.cycles) & s.mideleg,
             STIMECMP => {
                 let enabled = s.menvcfg & envcfg::STCE != 0 && s.mcounteren & 2 != 0;
                 if prv != Priv::Machine && !enabled {
@@ -143,11 +143,11 @@ impl Hart {
             MEPC => s.mepc,
             MCAUSE => s.mcause,
             MTVAL => s.mtval,
-            MIP => self.mip_at(self.cycles + now.cycles),
+            MIP => self.mip_at(self.core.cycles + now.cycles),
             PMPCFG0..=PMPCFG15 if csr & 1 == 0 => self.pmp.cfg_reg((csr - PMPCFG0) as usize),
             PMPADDR0..=PMPADDR63 => self.pmp.addr((csr - PMPADDR0) as usize),
             MVENDORID | MARCHID | MIMPID | MCONFIGPTR => 0,
-            MHARTID => self.hart_id,
+            MHARTID => self.core.hart_id,
             _ => return None,
         })
     }
@@ -254,7 +254,7 @@ impl Hart {
                 self.flush_tlb();
             }
             // The writing instruction itself must not count.
-            MCYCLE => s.mcycle_offset = v.wrapping_sub(self.cycles + now.cycles),
+            MCYCLE => s.mcycle_offset = v.wrapping_sub(self.core.cycles + now.cycles),
             MINSTRET => s.minstret_offset = v.wrapping_sub(self.instret + now.insns + 1),
             _ => return None,
         }

@@ -3,9 +3,9 @@
 use crate::memory::{read_host, write_le};
 use crate::privileged::{envcfg, mstatus};
 use crate::{Env, Exit, Hart, Priv, Trap};
+use crate::{FlushKind, TimingModel, TlbFlush};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::Access;
-use rvnvmm_memsys::FlushKind;
 
 impl Hart {
     /// Executes block `idx` and the blocks after it while they are decoded
@@ -15,9 +15,9 @@ impl Hart {
     /// taken here, the chain stops when an event is due, and blocks are
     /// found by physical PC.
     #[inline(never)]
-    pub(crate) fn exec_blocks<const TRACE: bool, const FULL: bool>(
+    pub(crate) fn exec_blocks<T: TimingModel, const TRACE: bool, const FULL: bool>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         mut idx: u32,
         stop_at: u64,
     ) -> Option<Exit> {
@@ -32,18 +32,20 @@ impl Hart {
             let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
             if let Some(t) = env.timing.as_deref_mut() {
                 // Instruction fetch: the block's lines through the L1I.
-                let hart = self.hart_id as usize;
+                let core = self.core.id;
                 if let Some((_, pa)) = self.tlb.exec.lookup_paddr(self.pc, 2) {
                     let page = pa & !0xfff;
                     for &off in block.fetch_lines.iter() {
                         let line = page | off as u64;
-                        if !t.l1i_filter_hit(hart, line) {
-                            if self.cycles > self.sync_limit && !t.l1i_private_hit(hart, line) {
+                        if !t.fetch_filter_hit(core, line) {
+                            if self.core.cycles > self.core.sync_limit
+                                && !t.fetch_private_hit(core, line)
+                            {
                                 // Ahead of the other harts: let them catch
                                 // up before this fetch reaches memory.
                                 return Some(Exit::Budget);
                             }
-                            self.cycles += t.fetch(hart, line, self.cycles);
+                            self.core.cycles += t.fetch(core, line, self.core.cycles);
                         }
                     }
                 }
@@ -51,13 +53,13 @@ impl Hart {
             let mut pc = self.pc;
             let mut next = None;
             for (i, ins) in insns.iter().enumerate() {
-                let result = self.step::<FULL>(env, ins, pc, i as u64, cost[i] as u64);
+                let result = self.step::<_, FULL>(env, ins, pc, i as u64, cost[i] as u64);
                 if TRACE && result.is_ok() {
                     // One line per retired instruction (a faulting one is
                     // printed when it completes after the fault is handled).
                     eprintln!(
                         "{} {:016x} {}",
-                        self.hart_id,
+                        self.core.hart_id,
                         pc,
                         rvnvmm_isa::disasm(ins, pc)
                     );
@@ -67,7 +69,7 @@ impl Hart {
                     Ok(Flow::Goto(target)) => pc = target,
                     Ok(Flow::Jump(target)) => {
                         self.retire(i + 1, cost);
-                        self.cycles += self.config.costs.branch_taken as u64;
+                        self.core.cycles += self.core.costs.branch_taken as u64;
                         next = Some(target);
                         break;
                     }
@@ -118,7 +120,7 @@ impl Hart {
             }
             if self.instret >= stop_at
                 || env.code.pages.flush_pending
-                || (FULL && self.cycles >= self.event_at)
+                || (FULL && self.core.cycles >= self.event_at)
             {
                 return None;
             }
@@ -139,13 +141,13 @@ impl Hart {
     #[inline(always)]
     fn retire(&mut self, n: usize, cost: &[u32]) {
         self.instret += n as u64;
-        self.cycles += cost[n] as u64;
+        self.core.cycles += cost[n] as u64;
     }
 
     #[inline(always)]
-    fn step<const FULL: bool>(
+    fn step<T: TimingModel, const FULL: bool>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         ins: &Insn,
         pc: u64,
         done: u64,
@@ -283,6 +285,13 @@ impl Hart {
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
             Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
                 let v = self.csr_op(ins, done, done_cycles)?;
+                if ins.imm as u16 & 0xfff == rvnvmm_isa::csr::SATP
+                    && (matches!(ins.op, Csrrw | Csrrwi) || ins.rs1 != 0)
+                {
+                    if let Some(t) = env.timing.as_deref_mut() {
+                        t.satp_write(self.core.id, self.csrs.satp);
+                    }
+                }
                 set!(v)
             }
             Mul => set!(a.wrapping_mul(b)),
@@ -415,7 +424,16 @@ impl Hart {
             }
             Mret => return self.mret().map(Flow::Jump),
             Sret => return self.sret().map(Flow::Jump),
-            SfenceVma => self.sfence_vma(ins.rs1 != 0, a)?,
+            SfenceVma => {
+                self.sfence_vma(ins.rs1 != 0, a)?;
+                if let Some(t) = env.timing.as_deref_mut() {
+                    let flush = TlbFlush {
+                        vaddr: (ins.rs1 != 0).then_some(a),
+                        asid: (ins.rs2 != 0).then_some(b as u16),
+                    };
+                    t.tlb_flush(self.core.id, flush);
+                }
+            }
             Wfi => return self.wfi::<FULL>(done_cycles),
             CflushDL1 | CboClean | CboFlush | CboInval | CboZero => {
                 self.cache_op(env, ins, a, done_cycles)?;
@@ -505,7 +523,7 @@ impl Hart {
         if self.prv == Priv::User || (FULL && self.prv == Priv::Supervisor && tw) {
             return Err(Trap::new(Trap::ILLEGAL, 0));
         }
-        if FULL && self.mip_at(self.cycles + now) & self.csrs.mie != 0 {
+        if FULL && self.mip_at(self.core.cycles + now) & self.csrs.mie != 0 {
             return Ok(Flow::Next);
         }
         Ok(Flow::Exit(Exit::Wfi))
@@ -513,7 +531,13 @@ impl Hart {
 
     /// Cache-control instructions. Without a cache model they only check
     /// permissions and count; `cbo.zero` zeroes its 64-byte block.
-    fn cache_op(&mut self, env: &mut Env<'_>, ins: &Insn, addr: u64, now: u64) -> Result<(), Trap> {
+    fn cache_op<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        ins: &Insn,
+        addr: u64,
+        now: u64,
+    ) -> Result<(), Trap> {
         let inval_as_flush = self.cache_op_allowed(ins.op)?;
         if ins.op == Op::CboZero {
             let block = rvnvmm_isa::CBOZ_BLOCK_BYTES as u64;
@@ -524,23 +548,26 @@ impl Hart {
             return Ok(());
         }
         self.stats.flush_insns += 1;
-        let hart = self.hart_id as usize;
+        let hart = self.core.id;
         if ins.op == Op::CflushDL1 && ins.rs1 == 0 {
             // The whole L1D.
             if let Some(t) = env.timing.as_deref_mut() {
-                self.cycles += t.flush_l1d(hart, self.cycles + now);
+                self.core.cycles += t.flush_l1d(hart, self.core.cycles + now);
             }
             return Ok(());
         }
         // A flush may touch any line a load or store could.
-        let paddr = self.translate(env.mem, addr, Access::Read).map_err(|t| {
-            let cause = if t.is_page_fault() {
-                Trap::STORE_PAGE_FAULT
-            } else {
-                Trap::STORE_ACCESS
-            };
-            Trap::new(cause, addr)
-        })?;
+        let paddr = self
+            .walk_timed(env, addr, Access::Read, now)
+            .map(|(pa, _)| pa)
+            .map_err(|t| {
+                let cause = if t.is_page_fault() {
+                    Trap::STORE_PAGE_FAULT
+                } else {
+                    Trap::STORE_ACCESS
+                };
+                Trap::new(cause, addr)
+            })?;
         if !self.pmp_allows(paddr & !63, 64, Access::Read) {
             return Err(Trap::new(Trap::STORE_ACCESS, addr));
         }
@@ -552,7 +579,7 @@ impl Hart {
                 Op::CboFlush => FlushKind::Flush,
                 _ => FlushKind::L1,
             };
-            self.cycles += t.flush_line(hart, paddr, kind, self.cycles + now);
+            self.core.cycles += t.flush_line(hart, paddr, kind, self.core.cycles + now);
         }
         Ok(())
     }

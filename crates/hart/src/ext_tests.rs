@@ -2,7 +2,7 @@
 //! Zcb, the hints, Zimop/Zcmop, Zawrs): the specifications' definitions
 //! and edge cases, one instruction at a time.
 
-use crate::{CodeCache, Env, Exit, Hart, HartConfig, Trap};
+use crate::{CodeCache, Core, Env, Exit, Hart, HartConfig, Trap};
 use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
 
@@ -24,18 +24,17 @@ fn run_with(isa: ExtSet, code: &[u32], a: u64, b: u64) -> (Hart, Exit) {
     let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
     assert!(mem.write(BASE, &bytes));
     let mut code = CodeCache::default();
-    let mut h = Hart::new(
-        0,
-        HartConfig {
-            isa,
-            ..HartConfig::default()
-        },
-    );
+    let config = HartConfig {
+        isa,
+        ..HartConfig::default()
+    };
+    let mut core = Core::new(0, 0, &config);
+    let mut h = Hart::new(config);
     h.pc = BASE;
     h.x[11] = a;
     h.x[12] = b;
     h.x[10] = 0xdead;
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), 1000);
+    let exit = h.run(&mut core, &mut Env::functional(&mut mem, &mut code), 1000);
     (h, exit)
 }
 

@@ -8,7 +8,7 @@
 //! access, a new `run`), which sets `event_at` to zero.
 
 use crate::privileged::envcfg;
-use crate::{Hart, Priv};
+use crate::{Core, Hart, Priv};
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
@@ -129,37 +129,30 @@ impl Hart {
 
     /// Whether an interrupt is pending and enabled in `mie`, whatever the
     /// global enables: what wakes a `wfi`.
-    pub fn interrupt_pending(&self) -> bool {
-        self.mip_at(self.cycles) & self.csrs.mie != 0
+    pub fn interrupt_pending(&self, core: &Core) -> bool {
+        self.mip_at(core.cycles) & self.csrs.mie != 0
     }
 
     /// The cycle at which the next timer comparator (`mtimecmp`, or
     /// `stimecmp` under Sstc) that is not yet reached fires: where a board
     /// may skip simulated time to after [`crate::Exit::Wfi`].
-    pub fn timer_deadline(&self) -> Option<u64> {
-        let time = self.time_at(self.cycles);
+    pub fn timer_deadline(&self, core: &Core) -> Option<u64> {
+        let time = core.time_at(core.cycles);
         let mut at = u64::MAX;
         let mtimecmp = self.lines.mtimecmp();
         if time < mtimecmp {
-            at = at.min(self.cycles_for_time(mtimecmp));
+            at = at.min(cycles_for_time(core, mtimecmp));
         }
         if self.csrs.menvcfg & envcfg::STCE != 0 && time < self.csrs.stimecmp {
-            at = at.min(self.cycles_for_time(self.csrs.stimecmp));
+            at = at.min(cycles_for_time(core, self.csrs.stimecmp));
         }
         (at != u64::MAX).then_some(at)
-    }
-
-    /// The first cycle count at which `time` reaches `t`.
-    fn cycles_for_time(&self, t: u64) -> u64 {
-        let tb = self.config.timebase_hz.max(1) as u128;
-        let c = (t as u128 * self.config.clock_hz.max(1) as u128).div_ceil(tb);
-        c.min(u64::MAX as u128) as u64
     }
 
     /// The interrupt to take now, if any: the highest-priority one pending,
     /// enabled in `mie` and globally enabled for the mode it goes to.
     fn interrupt_to_take(&self) -> Option<u64> {
-        let pending = self.mip_at(self.cycles) & self.csrs.mie;
+        let pending = self.mip_at(self.core.cycles) & self.csrs.mie;
         if pending == 0 {
             return None;
         }
@@ -180,7 +173,7 @@ impl Hart {
     /// At a block boundary once the clock reached `event_at`: takes a
     /// pending interrupt and sets the next deadline.
     pub(crate) fn service_events(&mut self) {
-        self.event_at = self.timer_deadline().unwrap_or(u64::MAX);
+        self.event_at = self.timer_deadline(&self.core).unwrap_or(u64::MAX);
         if let Some(cause) = self.interrupt_to_take() {
             self.take_trap(cause, 0, true);
         }
@@ -191,4 +184,11 @@ impl Hart {
     pub(crate) fn publish_time(&self, cycles: u64) {
         self.lines.time.store(self.time_at(cycles), Relaxed);
     }
+}
+
+/// The first cycle count of `core` at which `time` reaches `t`.
+fn cycles_for_time(core: &Core, t: u64) -> u64 {
+    let tb = core.timebase_hz.max(1) as u128;
+    let c = (t as u128 * core.clock_hz.max(1) as u128).div_ceil(tb);
+    c.min(u64::MAX as u128) as u64
 }

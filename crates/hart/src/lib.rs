@@ -26,6 +26,7 @@
 //! TLB, the code-invalidation protocol or the callers.
 
 mod code;
+mod core;
 mod cost;
 mod csr;
 mod exec;
@@ -38,6 +39,7 @@ pub mod tlb;
 mod trap;
 
 pub use code::{Block, CodeCache, CodePages, MAX_BLOCK_INSNS};
+pub use core::Core;
 pub use cost::CoreCosts;
 pub use interrupt::{irq, InterruptLines};
 pub use trap::{Exit, Trap};
@@ -47,11 +49,13 @@ use std::sync::Arc;
 
 use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
-use rvnvmm_memsys::MemorySystem;
+pub use rvnvmm_timing::{
+    ControlPort, CoreId, CoreMap, DataAccess, DataKind, FlushKind, NoModel, TimingModel, TlbFlush,
+};
 
 /// How many cycles a hart may run ahead of the other harts before an
 /// access past its private L1 makes it wait for them
-/// ([`Hart::set_sync_limit`]): well below a miss to memory, so requests
+/// ([`Core::set_sync_limit`]): well below a miss to memory, so requests
 /// from different harts reach the bus and the controllers nearly in
 /// simulated-time order, while a few cycles of slack spare the scheduler
 /// a switch for every near-tie.
@@ -69,20 +73,24 @@ pub enum Priv {
 }
 
 /// What the hart needs from the rest of the machine while it runs.
-pub struct Env<'a> {
+///
+/// The timing model is a type parameter, so the calls the hart makes on
+/// every access are static (and inlined), not dynamic dispatch.
+pub struct Env<'a, T: TimingModel = NoModel> {
     /// Guest physical memory.
     pub mem: &'a mut PhysMem,
-    /// Decoded code of the address space being run.
+    /// Decoded code of the address space being run. One code cache is used
+    /// with one timing model: its blocks hold the model's fetch lines.
     pub code: &'a mut CodeCache,
     /// The memory-system timing model (`None`: functional, no stalls).
-    pub timing: Option<&'a mut MemorySystem>,
+    pub timing: Option<&'a mut T>,
     /// Devices behind physical addresses that are not RAM.
     pub mmio: Option<&'a mut dyn Mmio>,
 }
 
-impl<'a> Env<'a> {
+impl<'a> Env<'a, NoModel> {
     /// An environment with memory and code only: functional, no devices.
-    pub fn functional(mem: &'a mut PhysMem, code: &'a mut CodeCache) -> Env<'a> {
+    pub fn functional(mem: &'a mut PhysMem, code: &'a mut CodeCache) -> Env<'a, NoModel> {
         Env {
             mem,
             code,
@@ -93,23 +101,24 @@ impl<'a> Env<'a> {
 }
 
 /// A device reached by loads and stores to physical addresses outside RAM.
-/// It is handed the memory-system model too (the control page reads and
-/// sets it).
+/// It is handed the timing model's [`ControlPort`], if it has one (the
+/// control page reads and sets the memory system through it).
 pub trait Mmio {
     /// A load of `size` bytes (1, 2, 4, 8) at `paddr`; `None` is an access
     /// fault (nothing there).
-    fn load(&mut self, paddr: u64, size: u64, timing: Option<&mut MemorySystem>) -> Option<u64>;
+    fn load(&mut self, paddr: u64, size: u64, port: Option<&mut dyn ControlPort>) -> Option<u64>;
     /// A store; `false` is an access fault.
     fn store(
         &mut self,
         paddr: u64,
         size: u64,
         value: u64,
-        timing: Option<&mut MemorySystem>,
+        port: Option<&mut dyn ControlPort>,
     ) -> bool;
 }
 
-/// Static properties of a hart set by the machine configuration.
+/// Static properties of a hart, and of the cores it runs on
+/// ([`Core::new`]), set by the machine configuration.
 #[derive(Clone, Debug)]
 pub struct HartConfig {
     /// Core clock in Hz: one cycle is `1e9 / clock_hz` ns of simulated time.
@@ -171,16 +180,15 @@ pub struct Hart {
     pub frm: u8,
     /// Instructions retired.
     pub instret: u64,
-    /// Simulated cycles elapsed on this hart, including stalls.
-    pub cycles: u64,
     /// Current privilege level.
     pub prv: Priv,
     /// Physical address of the Sv39 root table, or `None` for bare
     /// (untranslated) addressing. Set by the user-mode kernel, or by `satp`
     /// writes in full-system mode.
     pub page_table: Option<u64>,
-    /// `mhartid`.
-    pub hart_id: u64,
+    /// The core the hart runs on: during [`Hart::run`], the core's state
+    /// (its clock advancing here); between runs, as the last run left it.
+    core: Core,
     /// Configuration.
     pub config: HartConfig,
     /// Event counters.
@@ -210,15 +218,11 @@ pub struct Hart {
     pub(crate) event_at: u64,
     /// The last trap taken (cause with the interrupt bit, and tval).
     pub(crate) last_trap: Trap,
-    /// The latest local time (cycles) at which this hart may take an access
-    /// past its private L1 to the shared memory system; a later one ends
-    /// `run` before the instruction (see [`Hart::set_sync_limit`]).
-    sync_limit: u64,
 }
 
 impl Hart {
     /// A hart for user-mode emulation, in U-mode with all registers zero.
-    pub fn new(hart_id: u64, config: HartConfig) -> Hart {
+    pub fn new(config: HartConfig) -> Hart {
         Hart {
             x: [0; 32],
             f: [0; 32],
@@ -226,10 +230,9 @@ impl Hart {
             fflags: 0,
             frm: 0,
             instret: 0,
-            cycles: 0,
             prv: Priv::User,
             page_table: None,
-            hart_id,
+            core: Core::new(0, 0, &config),
             config,
             stats: HartStats::default(),
             reservation: None,
@@ -244,27 +247,7 @@ impl Hart {
             lines: Arc::default(),
             event_at: 0,
             last_trap: Trap::new(0, 0),
-            sync_limit: u64::MAX,
         }
-    }
-
-    /// Bounds how far ahead of the other harts this one may reach the
-    /// shared memory system (bus, L2, controllers) in simulated time.
-    ///
-    /// Harts are simulated one after another, so without a bound a hart
-    /// that ran ahead books the controllers far into the future and a hart
-    /// that lags behind queues behind requests that, in simulated time,
-    /// have not happened yet. With a limit, an access that misses the
-    /// private L1 at a local time after `limit` cycles ends [`Hart::run`]
-    /// with [`Exit::Budget`] before that instruction executes (nothing of
-    /// it is done; it re-executes when the hart runs again), so the
-    /// scheduler can first run the harts that lag behind. L1 hits never
-    /// stop, so a hart whose working set fits its caches runs on. The
-    /// scheduler sets the limit to the earliest time another hart could
-    /// reach the memory system (plus a tolerance) before each `run`;
-    /// `u64::MAX` (the default) means no limit.
-    pub fn set_sync_limit(&mut self, limit: u64) {
-        self.sync_limit = limit;
     }
 
     /// Switches between user-mode emulation and full-system mode. Either
@@ -294,8 +277,8 @@ impl Hart {
 
     /// Copies the architectural register state of `other` (for a new thread
     /// or a forked process), leaving counters and caches fresh.
-    pub fn clone_registers(&self, hart_id: u64) -> Hart {
-        let mut h = Hart::new(hart_id, self.config.clone());
+    pub fn clone_registers(&self) -> Hart {
+        let mut h = Hart::new(self.config.clone());
         h.x = self.x;
         h.f = self.f;
         h.pc = self.pc;
@@ -306,20 +289,9 @@ impl Hart {
         h
     }
 
-    /// Simulated time of this hart in nanoseconds.
-    pub fn time_ns(&self) -> u64 {
-        (self.cycles as u128 * 1_000_000_000 / self.config.clock_hz.max(1) as u128) as u64
-    }
-
-    /// The `time` CSR value.
-    pub fn time_csr(&self) -> u64 {
-        self.time_at(self.cycles)
-    }
-
-    /// The `time` CSR value after `cycles` cycles.
+    /// The `time` CSR value after `cycles` cycles of the core it runs on.
     pub(crate) fn time_at(&self, cycles: u64) -> u64 {
-        (cycles as u128 * self.config.timebase_hz as u128 / self.config.clock_hz.max(1) as u128)
-            as u64
+        self.core.time_at(cycles)
     }
 
     /// Drops the cached translations of every context (after the page
@@ -336,9 +308,24 @@ impl Hart {
         self.reservation = None;
     }
 
-    /// Runs until an exit, executing at most about `budget` instructions
-    /// (whole blocks: it may overshoot by less than one block).
-    pub fn run(&mut self, env: &mut Env<'_>, budget: u64) -> Exit {
+    /// Runs on `core` until an exit, executing at most about `budget`
+    /// instructions (whole blocks: it may overshoot by less than one block).
+    /// The core's clock advances by the time taken; its L1 slot is where
+    /// the timing model keeps this hart's accesses, and its `mhartid` is
+    /// the hart's.
+    pub fn run<T: TimingModel>(
+        &mut self,
+        core: &mut Core,
+        env: &mut Env<'_, T>,
+        budget: u64,
+    ) -> Exit {
+        self.core.clone_from(core);
+        let exit = self.run_on_core(env, budget);
+        core.cycles = self.core.cycles;
+        exit
+    }
+
+    fn run_on_core<T: TimingModel>(&mut self, env: &mut Env<'_, T>, budget: u64) -> Exit {
         if self.code_generation != env.code.pages.generation {
             self.tlb.write.flush();
             for t in self.tlb_contexts.saved_mut() {
@@ -371,9 +358,9 @@ impl Hart {
                 },
             };
             let exit = if self.trace {
-                self.exec_blocks::<true, false>(env, idx, stop_at)
+                self.exec_blocks::<_, true, false>(env, idx, stop_at)
             } else {
-                self.exec_blocks::<false, false>(env, idx, stop_at)
+                self.exec_blocks::<_, false, false>(env, idx, stop_at)
             };
             if let Some(exit) = exit {
                 return exit;
@@ -385,7 +372,7 @@ impl Hart {
     /// budget, at a `wfi` with nothing pending, or with [`Exit::Trap`] (the
     /// last trap taken) when traps repeat without an instruction retiring
     /// (e.g. a trap vector that itself faults).
-    fn run_full_system(&mut self, env: &mut Env<'_>, stop_at: u64) -> Exit {
+    fn run_full_system<T: TimingModel>(&mut self, env: &mut Env<'_, T>, stop_at: u64) -> Exit {
         /// Traps in a row without progress before giving up.
         const STUCK: u32 = 64;
         // Lines and comparators may have changed since the last run.
@@ -396,7 +383,7 @@ impl Hart {
             if self.instret >= stop_at {
                 break Exit::Budget;
             }
-            if self.cycles >= self.event_at {
+            if self.core.cycles >= self.event_at {
                 self.service_events();
             }
             let before = self.instret;
@@ -412,9 +399,9 @@ impl Hart {
                 }
             };
             let exit = if self.trace {
-                self.exec_blocks::<true, true>(env, idx, stop_at)
+                self.exec_blocks::<_, true, true>(env, idx, stop_at)
             } else {
-                self.exec_blocks::<false, true>(env, idx, stop_at)
+                self.exec_blocks::<_, false, true>(env, idx, stop_at)
             };
             if let Some(exit) = exit {
                 break exit;
@@ -428,13 +415,13 @@ impl Hart {
                 stuck = 0;
             }
         };
-        self.publish_time(self.cycles);
+        self.publish_time(self.core.cycles);
         exit
     }
 
     /// The code-cache index of the block at the PC, found by physical
     /// address, decoding it if needed.
-    fn lookup_physical(&mut self, env: &mut Env<'_>) -> Result<u32, Trap> {
+    fn lookup_physical<T: TimingModel>(&mut self, env: &mut Env<'_, T>) -> Result<u32, Trap> {
         let pc = self.pc;
         let key = self.fetch_paddr(env, pc)?;
         if let Some(idx) = env.code.lookup(key) {
@@ -459,6 +446,8 @@ impl Hart {
 
 #[cfg(test)]
 mod ext_tests;
+#[cfg(test)]
+mod fake_model;
 #[cfg(test)]
 mod priv_tests;
 #[cfg(test)]

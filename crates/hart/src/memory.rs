@@ -2,7 +2,7 @@
 
 use crate::code::{Block, MAX_BLOCK_INSNS};
 use crate::privileged::mstatus;
-use crate::{Env, Hart, Priv, Trap};
+use crate::{DataAccess, DataKind, Env, Hart, Priv, TimingModel, Trap};
 use rvnvmm_isa::{decode_for, Op};
 use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
 use rvnvmm_mem::PhysMem;
@@ -17,12 +17,47 @@ impl Hart {
         vaddr: u64,
         access: Access,
     ) -> Result<u64, Trap> {
-        self.walk(mem, vaddr, access).map(|(paddr, _)| paddr)
+        self.walk(mem, vaddr, access, &mut PteReads::default())
+            .map(|(paddr, _)| paddr)
+    }
+
+    /// As [`translate`](Self::translate) for a walk the hart's MMU makes
+    /// (a TLB refill, or a translation the TLB does not keep): the walk's PTE
+    /// reads are presented to the timing model (which may stall the hart
+    /// for them), at `now` cycles into the current block.
+    pub(crate) fn walk_timed<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+        access: Access,
+        now: u64,
+    ) -> Result<(u64, u32), Trap> {
+        let mut ptes = PteReads::default();
+        let result = self.walk(env.mem, vaddr, access, &mut ptes);
+        self.time_walk(env, &ptes, now);
+        result
+    }
+
+    /// Presents the PTE reads of a walk to the timing model.
+    fn time_walk<T: TimingModel>(&mut self, env: &mut Env<'_, T>, ptes: &PteReads, now: u64) {
+        if let Some(t) = env.timing.as_deref_mut() {
+            let core = self.core.id;
+            for &pa in &ptes.addrs[..ptes.len] {
+                self.core.cycles += t.page_walk_read(core, pa, self.core.cycles + now);
+            }
+        }
     }
 
     /// As [`translate`](Self::translate), also giving log2 of the size of
-    /// the page that mapped `vaddr`.
-    fn walk(&mut self, mem: &mut PhysMem, vaddr: u64, access: Access) -> Result<(u64, u32), Trap> {
+    /// the page that mapped `vaddr`; records the PTEs the walk read in
+    /// `ptes`, a faulting walk's too.
+    fn walk(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        access: Access,
+        ptes: &mut PteReads,
+    ) -> Result<(u64, u32), Trap> {
         let Some(root) = self.page_table else {
             return Ok((vaddr, 12));
         };
@@ -40,6 +75,10 @@ impl Hart {
         // The walker's own accesses are S-mode accesses for PMP.
         let (pmp, full) = (&self.pmp, self.full_system);
         let mut pte_ok = |pa: u64, write: bool| {
+            if !write && ptes.len < ptes.addrs.len() {
+                ptes.addrs[ptes.len] = pa;
+                ptes.len += 1;
+            }
             let a = if write { Access::Write } else { Access::Read };
             !full || pmp.check(pa, 8, a, Priv::Supervisor)
         };
@@ -86,14 +125,15 @@ impl Hart {
     /// `vaddr` itself; an access fault if the page is not RAM or PMP denies
     /// the `size` bytes there. A page PMP does not treat as a whole is not
     /// cached, so each access to it comes back here.
-    fn refill(
+    fn refill<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         access: Access,
+        now: u64,
     ) -> Result<(*mut u8, u64), Trap> {
-        let (paddr, shift) = self.walk(env.mem, vaddr, access)?;
+        let (paddr, shift) = self.walk_timed(env, vaddr, access, now)?;
         let ppage = paddr & !0xfff;
         let host = env
             .mem
@@ -124,7 +164,7 @@ impl Hart {
     /// Before a device access: devices see the current time, and the hart
     /// looks at its interrupt lines at the end of the block.
     fn before_mmio(&mut self, now: u64) {
-        self.publish_time(self.cycles + now);
+        self.publish_time(self.core.cycles + now);
         self.event_at = 0;
     }
 
@@ -134,22 +174,74 @@ impl Hart {
     /// Stops (`Trap::SYNC_STOP`) instead when the access would leave the
     /// private L1 after the sync limit.
     #[inline(always)]
-    fn time_data(
+    fn time_data<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         paddr: u64,
-        write: bool,
+        size: u64,
+        kind: DataKind,
         now: u64,
     ) -> Result<(), Trap> {
         if let Some(t) = env.timing.as_deref_mut() {
-            let hart = self.hart_id as usize;
-            if !t.l1d_filter_hit(hart, paddr, write) {
-                let at = self.cycles + now;
-                if at > self.sync_limit && !t.l1d_private_hit(hart, paddr, write) {
+            let core = self.core.id;
+            let write = kind.is_write();
+            if !t.data_filter_hit(core, paddr, write) {
+                let at = self.core.cycles + now;
+                if at > self.core.sync_limit && !t.data_private_hit(core, paddr, write) {
                     return Err(Trap::new(Trap::SYNC_STOP, 0));
                 }
-                self.cycles += t.data_access(hart, paddr, write, at);
+                let access = DataAccess { paddr, size, kind };
+                self.core.cycles += t.data_access(core, access, at);
             }
+        }
+        Ok(())
+    }
+
+    /// As [`time_data`](Self::time_data) for an access that may cross data
+    /// lines (a misaligned one within a page): once per line it touches.
+    fn time_data_lines<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        paddr: u64,
+        size: u64,
+        kind: DataKind,
+        now: u64,
+    ) -> Result<(), Trap> {
+        let Some(shift) = env.timing.as_deref().map(|t| t.data_line_shift()) else {
+            return Ok(());
+        };
+        let end = paddr + size;
+        let mut at = paddr;
+        while at < end {
+            let line_end = ((at >> shift) + 1) << shift;
+            let n = line_end.min(end) - at;
+            self.time_data(env, at, n, kind, now)?;
+            at += n;
+        }
+        Ok(())
+    }
+
+    /// For an access that crosses a page, done byte by byte: the byte at
+    /// `paddr` (`first`: the access's first) with `left` bytes of the access
+    /// from it on. A byte that starts the access or a data line presents the
+    /// bytes up to the line's end (or the access's) to the model; a line
+    /// never crosses a page, so those bytes are physically contiguous.
+    fn time_data_piece<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        paddr: u64,
+        left: u64,
+        first: bool,
+        kind: DataKind,
+        now: u64,
+    ) -> Result<(), Trap> {
+        let Some(shift) = env.timing.as_deref().map(|t| t.data_line_shift()) else {
+            return Ok(());
+        };
+        let within = paddr & ((1 << shift) - 1);
+        if first || within == 0 {
+            let n = left.min((1 << shift) - within);
+            self.time_data(env, paddr, n, kind, now)?;
         }
         Ok(())
     }
@@ -157,15 +249,15 @@ impl Hart {
     /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended; `now` is the
     /// cycle offset into the current block.
     #[inline(always)]
-    pub(crate) fn load(
+    pub(crate) fn load<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         now: u64,
     ) -> Result<u64, Trap> {
         if let Some((p, paddr)) = self.tlb.read.lookup_paddr(vaddr, size) {
-            self.time_data(env, paddr, false, now)?;
+            self.time_data(env, paddr, size, DataKind::Load, now)?;
             // SAFETY: the TLB only holds pages of live guest RAM and the
             // access is naturally aligned inside the page.
             return Ok(unsafe { read_le(p, size) });
@@ -174,29 +266,42 @@ impl Hart {
     }
 
     #[inline(never)]
-    fn load_slow(
+    fn load_slow<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         now: u64,
     ) -> Result<u64, Trap> {
         if (vaddr & 0xfff) + size <= 4096 {
-            let paddr = self.translate(env.mem, vaddr, Access::Read)?;
-            if !env.mem.is_ram(paddr & !0xfff, 4096) {
+            // A page that is RAM is walked again by the refill below, which
+            // is the walk the hardware makes; only a device page's walk is
+            // this one.
+            let mut ptes = PteReads::default();
+            let walked = self.walk(env.mem, vaddr, Access::Read, &mut ptes);
+            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
+            if !ram {
+                self.time_walk(env, &ptes, now);
+            }
+            let paddr = walked?.0;
+            if !ram {
                 if !self.pmp_allows(paddr, size, Access::Read) {
                     return Err(Trap::new(Trap::LOAD_ACCESS, vaddr));
                 }
                 self.before_mmio(now);
                 return match env.mmio.as_deref_mut() {
                     Some(dev) if vaddr & (size - 1) == 0 => dev
-                        .load(paddr, size, env.timing.as_deref_mut())
+                        .load(
+                            paddr,
+                            size,
+                            env.timing.as_deref_mut().and_then(|t| t.control_port()),
+                        )
                         .ok_or(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                     _ => Err(Trap::new(Trap::LOAD_ACCESS, vaddr)),
                 };
             }
-            let (p, paddr) = self.refill(env, vaddr, size, Access::Read)?;
-            self.time_data(env, paddr, false, now)?;
+            let (p, paddr) = self.refill(env, vaddr, size, Access::Read, now)?;
+            self.time_data_lines(env, paddr, size, DataKind::Load, now)?;
             // SAFETY: refill returned a pointer into a 4 KiB RAM page and the
             // access does not cross its end.
             return Ok(unsafe { read_le(p, size) });
@@ -204,10 +309,8 @@ impl Hart {
         // Crosses a page: byte by byte, so each page is checked.
         let mut v = 0u64;
         for i in 0..size {
-            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read)?;
-            if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, false, now)?;
-            }
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Read, now)?;
+            self.time_data_piece(env, paddr, size - i, i == 0, DataKind::Load, now)?;
             // SAFETY: as above, one byte.
             v |= (unsafe { *p } as u64) << (8 * i);
         }
@@ -216,16 +319,16 @@ impl Hart {
 
     /// Stores the low `size` bytes of `value`.
     #[inline(always)]
-    pub(crate) fn store(
+    pub(crate) fn store<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         value: u64,
         now: u64,
     ) -> Result<(), Trap> {
         if let Some((p, paddr)) = self.tlb.write.lookup_paddr(vaddr, size) {
-            self.time_data(env, paddr, true, now)?;
+            self.time_data(env, paddr, size, DataKind::Store, now)?;
             // SAFETY: as in `load`; write TLB entries are writable RAM pages.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -234,25 +337,37 @@ impl Hart {
     }
 
     #[inline(never)]
-    fn store_slow(
+    fn store_slow<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         value: u64,
         now: u64,
     ) -> Result<(), Trap> {
         if (vaddr & 0xfff) + size <= 4096 {
-            let paddr = self.translate(env.mem, vaddr, Access::Write)?;
-            if !env.mem.is_ram(paddr & !0xfff, 4096) {
+            // A page that is RAM is walked again by the refill below, which
+            // is the walk the hardware makes; only a device page's walk is
+            // this one.
+            let mut ptes = PteReads::default();
+            let walked = self.walk(env.mem, vaddr, Access::Write, &mut ptes);
+            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
+            if !ram {
+                self.time_walk(env, &ptes, now);
+            }
+            let paddr = walked?.0;
+            if !ram {
                 if !self.pmp_allows(paddr, size, Access::Write) {
                     return Err(Trap::new(Trap::STORE_ACCESS, vaddr));
                 }
                 self.before_mmio(now);
                 let ok = match env.mmio.as_deref_mut() {
-                    Some(dev) if vaddr & (size - 1) == 0 => {
-                        dev.store(paddr, size, value, env.timing.as_deref_mut())
-                    }
+                    Some(dev) if vaddr & (size - 1) == 0 => dev.store(
+                        paddr,
+                        size,
+                        value,
+                        env.timing.as_deref_mut().and_then(|t| t.control_port()),
+                    ),
                     _ => false,
                 };
                 return if ok {
@@ -261,8 +376,8 @@ impl Hart {
                     Err(Trap::new(Trap::STORE_ACCESS, vaddr))
                 };
             }
-            let (p, paddr) = self.refill(env, vaddr, size, Access::Write)?;
-            self.time_data(env, paddr, true, now)?;
+            let (p, paddr) = self.refill(env, vaddr, size, Access::Write, now)?;
+            self.time_data_lines(env, paddr, size, DataKind::Store, now)?;
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
             return Ok(());
@@ -270,10 +385,8 @@ impl Hart {
         // Check every page first so a faulting store writes nothing.
         let mut ptrs = [std::ptr::null_mut(); 8];
         for i in 0..size {
-            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write)?;
-            if i == 0 || paddr & 0xfff == 0 {
-                self.time_data(env, paddr, true, now)?;
-            }
+            let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write, now)?;
+            self.time_data_piece(env, paddr, size - i, i == 0, DataKind::Store, now)?;
             ptrs[i as usize] = p;
         }
         for (i, p) in ptrs.iter().take(size as usize).enumerate() {
@@ -287,9 +400,9 @@ impl Hart {
     /// `sc`): misaligned raises a store-address-misaligned exception. The
     /// access is timed as a store (the line is fetched exclusive).
     #[inline]
-    pub(crate) fn rmw_ptr(
+    pub(crate) fn rmw_ptr<T: TimingModel>(
         &mut self,
-        env: &mut Env<'_>,
+        env: &mut Env<'_, T>,
         vaddr: u64,
         size: u64,
         now: u64,
@@ -299,9 +412,9 @@ impl Hart {
         }
         let (p, paddr) = match self.tlb.write.lookup_paddr(vaddr, size) {
             Some(hit) => hit,
-            None => self.refill(env, vaddr, size, Access::Write)?,
+            None => self.refill(env, vaddr, size, Access::Write, now)?,
         };
-        self.time_data(env, paddr, true, now)?;
+        self.time_data(env, paddr, size, DataKind::Amo, now)?;
         Ok(p)
     }
 
@@ -323,7 +436,12 @@ impl Hart {
 
     /// Writes guest virtual memory for the kernel, keeping decoded code
     /// coherent.
-    pub fn write_virt(&mut self, env: &mut Env<'_>, vaddr: u64, data: &[u8]) -> Result<(), Trap> {
+    pub fn write_virt<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+        data: &[u8],
+    ) -> Result<(), Trap> {
         let mut done = 0usize;
         while done < data.len() {
             let va = vaddr.wrapping_add(done as u64);
@@ -339,10 +457,14 @@ impl Hart {
     }
 
     /// Fetches the halfword at `vaddr`: its value and physical address.
-    fn fetch_u16(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<(u16, u64), Trap> {
+    fn fetch_u16<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+    ) -> Result<(u16, u64), Trap> {
         let (p, paddr) = match self.tlb.exec.lookup_paddr(vaddr, 2) {
             Some(hit) => hit,
-            None => self.refill(env, vaddr, 2, Access::Exec)?,
+            None => self.refill(env, vaddr, 2, Access::Exec, 0)?,
         };
         // SAFETY: an aligned 2-byte read inside a RAM page.
         Ok((unsafe { read_le(p, 2) } as u16, paddr))
@@ -350,23 +472,32 @@ impl Hart {
 
     /// The physical address of the instruction at `vaddr` (the code-cache
     /// key in full-system mode), refilling the fetch TLB if needed.
-    pub(crate) fn fetch_paddr(&mut self, env: &mut Env<'_>, vaddr: u64) -> Result<u64, Trap> {
+    pub(crate) fn fetch_paddr<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+    ) -> Result<u64, Trap> {
         if vaddr & 1 != 0 {
             return Err(Trap::new(Trap::INSN_MISALIGNED, vaddr));
         }
         match self.tlb.exec.lookup_paddr(vaddr, 2) {
             Some((_, paddr)) => Ok(paddr),
-            None => Ok(self.refill(env, vaddr, 2, Access::Exec)?.1),
+            None => Ok(self.refill(env, vaddr, 2, Access::Exec, 0)?.1),
         }
     }
 
     /// Decodes the block at `pc` into the code cache under `key` (the PC in
     /// user-mode emulation, its physical address in full-system mode).
-    pub(crate) fn decode_block(&mut self, env: &mut Env<'_>, key: u64) -> Result<u32, Trap> {
+    pub(crate) fn decode_block<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        key: u64,
+    ) -> Result<u32, Trap> {
         let start = self.pc;
         if start & 1 != 0 {
             return Err(Trap::new(Trap::INSN_MISALIGNED, start));
         }
+        // Not the hardware's walk: the fetches below go through the TLB.
         let ppage = self.translate(env.mem, start, Access::Exec)? & !0xfff;
         if !env.mem.is_ram(ppage, 4096) {
             return Err(Trap::new(Trap::INSN_ACCESS, start));
@@ -432,8 +563,12 @@ impl Hart {
             key,
             Block {
                 pc: start,
-                cost: crate::cost::prefix(&self.config.costs, &insns),
-                fetch_lines: fetch_lines(start, &insns),
+                cost: crate::cost::prefix(&self.core.costs, &insns),
+                // Without a model nothing is fetched through a cache.
+                fetch_lines: match env.timing.as_deref() {
+                    Some(t) => fetch_lines(start, &insns, t.fetch_line_shift()),
+                    None => Box::new([]),
+                },
                 insns: insns.into_boxed_slice(),
                 raw: raws.into_boxed_slice(),
                 next_ppage,
@@ -467,14 +602,16 @@ impl Hart {
     }
 }
 
-/// The distinct 64-byte lines (as page offsets) a block's instructions come
-/// from, in first-use order: what the instruction cache sees per execution.
-fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn]) -> Box<[u16]> {
+/// The distinct fetch lines of `1 << line_shift` bytes (as page offsets) a
+/// block's instructions come from, in first-use order: what the
+/// instruction cache sees per execution.
+fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn], line_shift: u32) -> Box<[u16]> {
     let mut lines: Vec<u16> = Vec::new();
     let mut pc = start;
+    let line_mask = (1u64 << line_shift.min(12)) - 1;
     for ins in insns {
         for a in [pc, pc + ins.len as u64 - 1] {
-            let off = ((a & 0xfff) & !63) as u16;
+            let off = ((a & 0xfff) & !line_mask) as u16;
             if (a & !0xfff) == (start & !0xfff) && !lines.contains(&off) {
                 lines.push(off);
             }
@@ -548,3 +685,11 @@ pub(crate) unsafe fn write_le(p: *mut u8, size: u64, v: u64) {
 }
 
 pub(crate) use read_le as read_host;
+
+/// The PTE addresses one page-table walk read, in order (Sv39: at most
+/// three).
+#[derive(Default)]
+struct PteReads {
+    addrs: [u64; 3],
+    len: usize,
+}

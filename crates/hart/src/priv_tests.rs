@@ -1,7 +1,8 @@
 //! Full-system tests: hand-assembled M/S/U programs on a bare hart.
 
+use crate::fake_model::{Call, FakeModel};
 use crate::privileged::{envcfg, mstatus};
-use crate::{irq, CodeCache, Env, Exit, Hart, HartConfig, Priv, Trap};
+use crate::{irq, CodeCache, Core, Env, Exit, Hart, HartConfig, Priv, TlbFlush, Trap};
 use rvnvmm_isa::csr::*;
 use rvnvmm_isa::encode::{addi, ld, li, sd};
 use rvnvmm_mem::sv39::Pte;
@@ -61,6 +62,7 @@ struct Machine {
     mem: PhysMem,
     code: CodeCache,
     hart: Hart,
+    core: Core,
 }
 
 impl Machine {
@@ -68,13 +70,16 @@ impl Machine {
     /// halting (`wfi`) handler at `M_HANDLER` and `S_HANDLER`.
     fn new(prog: &[u32]) -> Machine {
         let mem = PhysMem::new(&[(BASE, 0x40_0000)]).unwrap();
-        let mut hart = Hart::new(0, HartConfig::default());
+        let config = HartConfig::default();
+        let core = Core::new(0, 0, &config);
+        let mut hart = Hart::new(config);
         hart.set_full_system(true);
         hart.pc = BASE;
         let mut m = Machine {
             mem,
             code: CodeCache::default(),
             hart,
+            core,
         };
         m.put(BASE, prog);
         m.put(M_HANDLER, &[WFI, SPIN]);
@@ -88,8 +93,22 @@ impl Machine {
     }
 
     fn run(&mut self, budget: u64) -> Exit {
-        self.hart
-            .run(&mut Env::functional(&mut self.mem, &mut self.code), budget)
+        self.hart.run(
+            &mut self.core,
+            &mut Env::functional(&mut self.mem, &mut self.code),
+            budget,
+        )
+    }
+
+    /// As [`Machine::run`] with a timing model.
+    fn run_timed(&mut self, model: &mut FakeModel, budget: u64) -> Exit {
+        let mut env = Env {
+            mem: &mut self.mem,
+            code: &mut self.code,
+            timing: Some(model),
+            mmio: None,
+        };
+        self.hart.run(&mut self.core, &mut env, budget)
     }
 
     fn csr(&self, n: u16) -> u64 {
@@ -151,7 +170,7 @@ fn csr_semantics() {
     p.extend(set_csr(MTVEC, M_HANDLER));
     p.push(WFI);
     let mut m = Machine::new(&p);
-    m.hart.hart_id = 3;
+    m.core.hart_id = 3;
     assert_eq!(m.run(1000), Exit::Wfi);
     let x = |r: u8| m.hart.x[r as usize];
     assert_eq!(x(A0), 0x1234);
@@ -167,7 +186,7 @@ fn csr_semantics() {
     assert_eq!(m.csr(MHARTID), 3);
     let mcycle = m.csr(MCYCLE);
     assert!((1_000_000..1_000_010).contains(&mcycle), "{mcycle}");
-    assert!(m.hart.cycles < 1000, "writing mcycle leaves simulated time");
+    assert!(m.core.cycles < 1000, "writing mcycle leaves simulated time");
     assert_eq!(m.csr(SSTATUS), mstatus::SUM | 2 << 32);
 }
 
@@ -357,9 +376,12 @@ fn interrupts_priority_masking_and_delegation() {
     m.put(VEC + 4 * 3, &[SPIN]);
     m.put(VEC + 4 * 7, &[SPIN]);
     m.hart.set_interrupt(irq::MTIP | irq::MSIP, true);
-    assert!(!m.hart.interrupt_pending(), "nothing enabled in mie yet");
+    assert!(
+        !m.hart.interrupt_pending(&m.core),
+        "nothing enabled in mie yet"
+    );
     assert_eq!(m.run(1000), Exit::Budget);
-    assert!(m.hart.interrupt_pending());
+    assert!(m.hart.interrupt_pending(&m.core));
     assert_eq!(m.hart.pc, VEC + 4 * 3);
     assert_eq!(m.csr(MCAUSE), 1 << 63 | 3, "MSI before MTI");
     assert_eq!(m.hart.x[A0 as usize], 1, "taken right after csrsi");
@@ -413,7 +435,7 @@ fn interrupts_priority_masking_and_delegation() {
     p.extend(enter(Priv::Supervisor, BASE + 0x2000));
     m.put(BASE, &p);
     m.put(BASE + 0x2000, &[SPIN]);
-    let cmp = m.hart.time_csr() + 50;
+    let cmp = m.core.time_csr() + 50;
     m.hart.interrupt_lines().set_mtimecmp(cmp);
     assert_eq!(m.run(100_000), Exit::Budget);
     assert_eq!(m.csr(MCAUSE), 1 << 63 | 7);
@@ -435,13 +457,13 @@ fn wfi_exits_until_the_timer_fires() {
     lines.set_mtimecmp(1000);
     assert_eq!(m.run(100), Exit::Wfi);
     assert_eq!(m.hart.pc, wfi_at + 4);
-    assert!(!m.hart.interrupt_pending());
+    assert!(!m.hart.interrupt_pending(&m.core));
     // The board skips to the deadline: MTIP pends, wfi is done (MIE = 0:
     // no trap) and the next wfi falls through.
-    let deadline = m.hart.timer_deadline().unwrap();
+    let deadline = m.hart.timer_deadline(&m.core).unwrap();
     assert_eq!(deadline, 1000 * 5, "50 MHz clock, 10 MHz timebase");
-    m.hart.cycles = deadline;
-    assert!(m.hart.interrupt_pending());
+    m.core.cycles = deadline;
+    assert!(m.hart.interrupt_pending(&m.core));
     let _ = m.run(2);
     assert_eq!(m.hart.x[A0 as usize], 1);
     assert_eq!(m.hart.pc, wfi_at + 12);
@@ -793,4 +815,82 @@ fn straddling_block_follows_the_second_page_mapping() {
     m.hart.pc = BASE;
     m.run_to_halt(M_HANDLER);
     assert_eq!(m.hart.x[A0 as usize], 0x10);
+}
+
+/// The timing model sees the `satp` write, the PTE reads of each Sv39 walk
+/// (the kernel's fetch through its gigapage: one; a load of a 4 KiB page:
+/// three, root first) and the `sfence.vma` with its address.
+#[test]
+fn the_timing_model_sees_walks_satp_writes_and_sfence_vma() {
+    const K: u64 = BASE + 0x4000;
+    let mut p = vectors();
+    p.extend(pmp_all());
+    p.extend(set_csr(SATP, satp()));
+    p.extend(enter(Priv::Supervisor, K));
+    let mut m = Machine::new(&p);
+    page_tables(&mut m, 0);
+    let mut k = li(T0, VDATA);
+    k.push(ld(A0, T0, 0));
+    k.push(0x1202_8073); // sfence.vma t0, zero
+    k.push(ECALL);
+    m.put(K, &k);
+    let mut model = FakeModel::new(6, 6);
+    assert_eq!(m.run_timed(&mut model, 10_000), Exit::Wfi);
+    assert_eq!(m.hart.pc, M_HANDLER + 4);
+    let (l1, l0) = (PT + 0x1000, PT + 0x2000);
+    assert_eq!(
+        model.page_walks(),
+        [
+            PT + 8 * (K >> 30),
+            PT + 8 * (VDATA >> 30),
+            l1 + 8 * ((VDATA >> 21) & 0x1ff),
+            l0 + 8 * ((VDATA >> 12) & 0x1ff),
+        ]
+    );
+    let satp_at = model.calls.iter().position(|c| *c == Call::Satp(0, satp()));
+    let fence = TlbFlush {
+        vaddr: Some(VDATA),
+        asid: None,
+    };
+    let sfence_at = model
+        .calls
+        .iter()
+        .position(|c| *c == Call::TlbFlush(0, fence));
+    assert!(
+        satp_at.is_some() && sfence_at.is_some() && satp_at < sfence_at,
+        "{:?}",
+        model.calls
+    );
+}
+
+/// A hart's `mhartid` and L1 slot are those of the core it runs on: the
+/// same hart moved from core 0 to core 1 reads another `mhartid`, and its
+/// accesses reach the timing model as core 1's.
+#[test]
+fn mhartid_and_l1_slot_come_from_the_core() {
+    let mut p = vec![csrr(A0, MHARTID)];
+    p.extend(li(T0, BASE + 0x8000));
+    p.push(ld(A1, T0, 0));
+    p.push(WFI);
+    let mut m = Machine::new(&p);
+    let mut model = FakeModel::new(6, 6);
+    let other = Core::new(1, 7, &HartConfig::default());
+    for (core, hart_id) in [(0, 0), (1, 7)] {
+        if core == 1 {
+            m.core = other.clone();
+        }
+        m.hart.pc = BASE;
+        model.calls.clear();
+        assert_eq!(m.run_timed(&mut model, 100), Exit::Wfi);
+        assert_eq!(m.hart.x[A0 as usize], hart_id);
+        assert!(!model.calls.is_empty());
+        assert!(
+            model.calls.iter().all(|c| match c {
+                Call::Data(id, _) | Call::Fetch(id, _) => *id == core,
+                _ => true,
+            }),
+            "{:?}",
+            model.calls
+        );
+    }
 }

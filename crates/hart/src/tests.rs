@@ -1,6 +1,7 @@
 //! Whole-hart tests on hand-encoded programs in bare (untranslated) mode.
 
-use crate::{CodeCache, Env, Exit, Hart, HartConfig, Trap};
+use crate::fake_model::FakeModel;
+use crate::{CodeCache, Core, Env, Exit, Hart, HartConfig, TimingModel, Trap};
 use rvnvmm_mem::PhysMem;
 
 const BASE: u64 = 0x8000_0000;
@@ -28,19 +29,21 @@ fn bne(rs1: u32, rs2: u32, off: i32) -> u32 {
 }
 const ECALL: u32 = 0x73;
 
-fn machine(code: &[u32]) -> (PhysMem, CodeCache, Hart) {
+fn machine(code: &[u32]) -> (PhysMem, CodeCache, Hart, Core) {
     let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
     let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
     assert!(mem.write(BASE, &bytes));
-    let mut h = Hart::new(0, HartConfig::default());
+    let config = HartConfig::default();
+    let core = Core::new(0, 0, &config);
+    let mut h = Hart::new(config);
     h.pc = BASE;
-    (mem, CodeCache::default(), h)
+    (mem, CodeCache::default(), h, core)
 }
 
 #[test]
 fn counted_loop_retires_exact_instruction_count() {
     // a0 = 0; a1 = 100; loop: a0 += 3; a1 -= 1; bne a1, zero, loop; ecall
-    let (mut mem, mut code, mut h) = machine(&[
+    let (mut mem, mut code, mut h, mut core) = machine(&[
         addi(10, 0, 0),
         addi(11, 0, 100),
         addi(10, 10, 3),
@@ -48,13 +51,17 @@ fn counted_loop_retires_exact_instruction_count() {
         bne(11, 0, -8),
         ECALL,
     ]);
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Ecall);
     assert_eq!(h.x[10], 300);
     assert_eq!(h.instret, 2 + 300 + 1);
     assert_eq!(h.pc, BASE + 20);
     assert_eq!(
-        h.cycles, h.instret,
+        core.cycles, h.instret,
         "one cycle per instruction without a timing model"
     );
 }
@@ -78,8 +85,12 @@ fn store_to_decoded_code_is_seen_next_time() {
         bne(13, 0, -12), // back to BASE+16
         ECALL,
     ];
-    let (mut mem, mut code, mut h) = machine(&prog);
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let (mut mem, mut code, mut h, mut core) = machine(&prog);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Ecall);
     assert_eq!(h.x[10], 101);
     assert!(code.flushes >= 1);
@@ -87,24 +98,32 @@ fn store_to_decoded_code_is_seen_next_time() {
 
 #[test]
 fn illegal_and_misaligned_amo_trap_without_retiring() {
-    let (mut mem, mut code, mut h) = machine(&[addi(10, 0, 1), 0]);
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let (mut mem, mut code, mut h, mut core) = machine(&[addi(10, 0, 1), 0]);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
     assert_eq!(h.pc, BASE + 4);
     assert_eq!(h.instret, 1);
     // amoadd.w a0, a1, (a2) with a2 misaligned.
     let amoadd = 0x00b6_252f;
-    let (mut mem, mut code, mut h) = machine(&[addi(12, 0, 2), amoadd]);
+    let (mut mem, mut code, mut h, mut core) = machine(&[addi(12, 0, 2), amoadd]);
     h.x[12] = 0;
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::STORE_MISALIGNED, 2)));
 }
 
 #[test]
 fn unmapped_fetch_is_an_access_fault() {
-    let (mut mem, mut code, mut h) = machine(&[ECALL]);
+    let (mut mem, mut code, mut h, mut core) = machine(&[ECALL]);
     h.pc = 0x1000;
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), 10);
+    let exit = h.run(&mut core, &mut Env::functional(&mut mem, &mut code), 10);
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::INSN_ACCESS, 0x1000)));
 }
 
@@ -113,9 +132,9 @@ fn any_pc_value_faults_cleanly() {
     // The code cache once used u64::MAX as its empty-slot marker, so a PC
     // of u64::MAX found a block that did not exist.
     for pc in [u64::MAX, u64::MAX - 1, 1 << 63, 0] {
-        let (mut mem, mut code, mut h) = machine(&[ECALL]);
+        let (mut mem, mut code, mut h, mut core) = machine(&[ECALL]);
         h.pc = pc;
-        let exit = h.run(&mut Env::functional(&mut mem, &mut code), 10);
+        let exit = h.run(&mut core, &mut Env::functional(&mut mem, &mut code), 10);
         assert_eq!(
             exit,
             Exit::Trap(Trap::new(Trap::INSN_ACCESS, pc & !1)),
@@ -127,9 +146,13 @@ fn any_pc_value_faults_cleanly() {
 #[test]
 fn odd_pc_from_the_kernel_starts_at_the_halfword_below() {
     // As an `sret` to an odd `sepc` does: sepc[0] is always zero.
-    let (mut mem, mut code, mut h) = machine(&[addi(10, 0, 7), ECALL]);
+    let (mut mem, mut code, mut h, mut core) = machine(&[addi(10, 0, 7), ECALL]);
     h.pc = BASE + 1;
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Ecall);
     assert_eq!(h.x[10], 7);
 }
@@ -138,8 +161,13 @@ fn odd_pc_from_the_kernel_starts_at_the_halfword_below() {
 fn cycle_csr_reads_exact_mid_block() {
     // addi; addi; csrrs a0, cycle, zero; ecall
     let rdcycle = 0xc000_2573;
-    let (mut mem, mut code, mut h) = machine(&[addi(5, 0, 1), addi(5, 5, 1), rdcycle, ECALL]);
-    h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let (mut mem, mut code, mut h, mut core) =
+        machine(&[addi(5, 0, 1), addi(5, 5, 1), rdcycle, ECALL]);
+    h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(h.x[10], 2);
 }
 
@@ -151,9 +179,13 @@ fn r_type(op: u32, f3: u32, f7: u32, rd: u32, rs1: u32, rs2: u32) -> u32 {
 fn run_with(code: &[u32], setup: impl FnOnce(&mut Hart)) -> (Hart, PhysMem) {
     let mut prog = code.to_vec();
     prog.push(ECALL);
-    let (mut mem, mut code, mut h) = machine(&prog);
+    let (mut mem, mut code, mut h, mut core) = machine(&prog);
     setup(&mut h);
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Ecall, "program trapped");
     (h, mem)
 }
@@ -403,16 +435,17 @@ fn machine_isa_gates_zfh_zfhmin_and_zfa() {
     let fcvt_s_h = r_type(0x53, 7, 0x20, 1, 2, 2);
     let fli_d = 0xf210_8053 | 1 << 7;
     let run = |isa: &str, w: u32| {
-        let (mut mem, mut code, _) = machine(&[w, ECALL]);
-        let mut h = Hart::new(
-            0,
-            HartConfig {
-                isa: isa.parse().unwrap(),
-                ..HartConfig::default()
-            },
-        );
+        let (mut mem, mut code, _, mut core) = machine(&[w, ECALL]);
+        let mut h = Hart::new(HartConfig {
+            isa: isa.parse().unwrap(),
+            ..HartConfig::default()
+        });
         h.pc = BASE;
-        h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX)
+        h.run(
+            &mut core,
+            &mut Env::functional(&mut mem, &mut code),
+            u64::MAX,
+        )
     };
     let illegal = Exit::Trap(Trap::new(Trap::ILLEGAL, 0));
     for w in [fadd_h, fcvt_s_h, fli_d] {
@@ -433,8 +466,12 @@ fn zfa_reserved_rounding_mode_traps() {
         r_type(0x53, 6, 0x20, 1, 2, 4),
         r_type(0x53, 0, 0x61, 10, 11, 8),
     ] {
-        let (mut mem, mut code, mut h) = machine(&[w]);
-        let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+        let (mut mem, mut code, mut h, mut core) = machine(&[w]);
+        let exit = h.run(
+            &mut core,
+            &mut Env::functional(&mut mem, &mut code),
+            u64::MAX,
+        );
         assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)), "{w:#010x}");
     }
 }
@@ -442,12 +479,20 @@ fn zfa_reserved_rounding_mode_traps() {
 #[test]
 fn illegal_rounding_mode_and_csr_traps() {
     // fadd.d with rm = 5 (reserved) is illegal; so is a write to `cycle`.
-    let (mut mem, mut code, mut h) = machine(&[r_type(0x53, 5, 0x01, 1, 2, 3)]);
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let (mut mem, mut code, mut h, mut core) = machine(&[r_type(0x53, 5, 0x01, 1, 2, 3)]);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
     let csrw_cycle = 0xc002_9073; // csrrw zero, cycle, t0
-    let (mut mem, mut code, mut h) = machine(&[csrw_cycle]);
-    let exit = h.run(&mut Env::functional(&mut mem, &mut code), u64::MAX);
+    let (mut mem, mut code, mut h, mut core) = machine(&[csrw_cycle]);
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
     assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)));
 }
 
@@ -456,60 +501,140 @@ fn illegal_rounding_mode_and_csr_traps() {
 /// and never stops for an L1 hit.
 #[test]
 fn sync_limit_stops_before_an_access_past_the_l1_and_never_for_a_hit() {
-    use rvnvmm_memsys::MemorySystem;
-    let cfg = rvnvmm_config::Config::default();
-    let mut ms = MemorySystem::new(&cfg, 2).unwrap();
+    let mut ms = FakeModel::new(6, 6);
+    ms.remember = true;
+    ms.stall = 60;
     let data = BASE + 0x8000;
     // lw a0, 0(t0); ecall
-    let (mut mem, mut code, mut h) = machine(&[i_type(0x03, 2, 10, 5, 0), ECALL]);
+    let (mut mem, mut code, mut h, mut core) = machine(&[i_type(0x03, 2, 10, 5, 0), ECALL]);
     assert!(mem.write(data, &42u32.to_le_bytes()));
     h.x[5] = data;
-    h.cycles = 1000;
-    let l1 = |ms: &MemorySystem, name: &str| {
-        ms.cache_stats()
-            .into_iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, s)| s.read_misses)
-            .unwrap()
-    };
+    core.cycles = 1000;
 
     // Ahead of the limit, the block's fetch would miss: stop at once.
-    h.set_sync_limit(500);
-    let exit = h.run(&mut timed(&mut mem, &mut code, &mut ms), u64::MAX);
+    core.set_sync_limit(500);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
     assert_eq!((exit, h.instret, h.pc), (Exit::Budget, 0, BASE));
-    assert_eq!(l1(&ms, "hart0.l1i"), 0, "the fetch did not happen");
+    assert!(ms.calls.is_empty(), "the fetch did not happen");
 
     // The code line is in the L1I now; the load would miss the L1D.
-    ms.fetch(0, BASE, 0);
-    let exit = h.run(&mut timed(&mut mem, &mut code, &mut ms), u64::MAX);
+    ms.fetch_lines.insert(BASE >> 6);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
     assert_eq!((exit, h.instret, h.pc, h.x[10]), (Exit::Budget, 0, BASE, 0));
-    assert_eq!(l1(&ms, "hart0.l1d"), 0, "the load did not happen");
+    assert!(ms.calls.is_empty(), "the load did not happen");
 
     // Allowed: it runs, pays the miss, and reaches the ecall.
-    h.set_sync_limit(u64::MAX);
-    let exit = h.run(&mut timed(&mut mem, &mut code, &mut ms), u64::MAX);
+    core.set_sync_limit(u64::MAX);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
     assert_eq!((exit, h.x[10]), (Exit::Ecall, 42));
-    assert_eq!(l1(&ms, "hart0.l1d"), 1);
+    assert_eq!(ms.data().len(), 1);
     assert!(
-        h.cycles > 1000 + 50,
-        "a miss to memory costs {}",
-        h.cycles - 1000
+        core.cycles >= 1000 + 60,
+        "a miss costs {}",
+        core.cycles - 1000
     );
 
     // Far ahead again, but the line is in the L1D now: no stop.
     h.pc = BASE;
     h.x[10] = 0;
-    h.set_sync_limit(0);
-    let exit = h.run(&mut timed(&mut mem, &mut code, &mut ms), u64::MAX);
+    core.set_sync_limit(0);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
     assert_eq!((exit, h.x[10]), (Exit::Ecall, 42));
+    assert_eq!(ms.data().len(), 1);
 }
 
-fn timed<'a>(
+fn timed<'a, T: TimingModel>(
     mem: &'a mut PhysMem,
     code: &'a mut CodeCache,
-    ms: &'a mut rvnvmm_memsys::MemorySystem,
-) -> Env<'a> {
-    let mut env = Env::functional(mem, code);
-    env.timing = Some(ms);
-    env
+    ms: &'a mut T,
+) -> Env<'a, T> {
+    Env {
+        mem,
+        code,
+        timing: Some(ms),
+        mmio: None,
+    }
+}
+
+fn sd(rs2: u32, rs1: u32, imm: i32) -> u32 {
+    let imm = imm as u32;
+    ((imm >> 5) & 0x7f) << 25 | rs2 << 20 | rs1 << 15 | 3 << 12 | (imm & 0x1f) << 7 | 0x23
+}
+
+/// A block is fetched once per line of the model's size: with 32-byte lines
+/// (zc706's L1I) an 80-byte block is three lines, not the two 64-byte lines
+/// it would span.
+#[test]
+fn fetch_presents_every_line_of_the_models_size() {
+    let mut prog = vec![addi(10, 10, 1); 19];
+    prog.push(ECALL);
+    for (shift, lines) in [
+        (5, vec![BASE, BASE + 32, BASE + 64]),
+        (6, vec![BASE, BASE + 64]),
+    ] {
+        let (mut mem, mut code, mut h, mut core) = machine(&prog);
+        let mut ms = FakeModel::new(6, shift);
+        let exit = h.run(
+            &mut core,
+            &mut timed(&mut mem, &mut code, &mut ms),
+            u64::MAX,
+        );
+        assert_eq!((exit, h.x[10]), (Exit::Ecall, 19));
+        assert_eq!(ms.fetches(), lines, "{}-byte lines", 1 << shift);
+    }
+}
+
+/// A misaligned access that crosses a data line is presented once per line,
+/// each piece with its own size; one that crosses a page too.
+#[test]
+fn a_line_crossing_access_is_presented_once_per_line() {
+    use crate::{DataAccess, DataKind};
+    let data = BASE + 0x8000;
+    // ld a0, 60(t0); sd a0, 28(t0) (32-byte lines); ld a1, 0(t1); ecall
+    let prog = [
+        i_type(0x03, 3, 10, 5, 60),
+        sd(10, 5, 28),
+        i_type(0x03, 3, 11, 6, 0),
+        ECALL,
+    ];
+    let (mut mem, mut code, mut h, mut core) = machine(&prog);
+    assert!(mem.write(data + 60, &0x1122_3344_5566_7788u64.to_le_bytes()));
+    h.x[5] = data;
+    h.x[6] = data + 4094; // the last two bytes of a page
+    let mut ms = FakeModel::new(5, 6);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
+    assert_eq!((exit, h.x[10]), (Exit::Ecall, 0x1122_3344_5566_7788));
+    let piece = |paddr, size, kind| DataAccess { paddr, size, kind };
+    use DataKind::{Load, Store};
+    assert_eq!(
+        ms.data(),
+        [
+            piece(data + 60, 4, Load),
+            piece(data + 64, 4, Load),
+            piece(data + 28, 4, Store),
+            piece(data + 32, 4, Store),
+            piece(data + 4094, 2, Load),
+            piece(data + 4096, 6, Load),
+        ]
+    );
 }

@@ -14,8 +14,8 @@
 //! values the memory system refuses, and stores to read-only registers, are
 //! ignored (read the register back to see what holds).
 
-use crate::MemorySystem;
 use rvnvmm_config::{Config, Method, NvmmParams, RegionKind};
+use rvnvmm_timing::ControlPort;
 
 /// Bytes of the page.
 pub const CONTROL_PAGE_SIZE: u64 = 4096;
@@ -272,7 +272,12 @@ impl ControlPage {
     }
 
     /// A load of `size` bytes at `offset` into the page.
-    pub fn load(&mut self, _ms: Option<&mut MemorySystem>, offset: u64, size: u64) -> Option<u64> {
+    pub fn load(
+        &mut self,
+        _ms: Option<&mut dyn ControlPort>,
+        offset: u64,
+        size: u64,
+    ) -> Option<u64> {
         if offset >= CONTROL_PAGE_SIZE || !offset.is_multiple_of(size) {
             return None;
         }
@@ -293,7 +298,7 @@ impl ControlPage {
     /// unchanged, which software sees by reading it back.
     pub fn store(
         &mut self,
-        ms: Option<&mut MemorySystem>,
+        ms: Option<&mut dyn ControlPort>,
         offset: u64,
         size: u64,
         value: u64,
@@ -333,14 +338,15 @@ impl ControlPage {
 
     /// Runs a `COMMAND` ([`COMMAND_SNAPSHOT`], [`COMMAND_RESET`]; others
     /// are ignored).
-    fn command(&mut self, ms: Option<&mut MemorySystem>, value: u64) {
+    fn command(&mut self, ms: Option<&mut dyn ControlPort>, value: u64) {
         let Some(ms) = ms else { return };
         match value {
             COMMAND_SNAPSHOT => {
-                let stats = ms.stats_json(0);
                 for (k, name) in self.regions.iter().enumerate() {
-                    let r = &stats["regions"][name];
-                    self.snapshot[k] = COUNTER_NAMES.map(|key| r[key].as_u64().unwrap_or(0));
+                    let values = ms.region_counters(name, &COUNTER_NAMES);
+                    for (slot, v) in self.snapshot[k].iter_mut().zip(values) {
+                        *slot = v;
+                    }
                 }
             }
             COMMAND_RESET => ms.reset_stats(),
@@ -352,6 +358,11 @@ impl ControlPage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::MemorySystem;
+
+    fn port(ms: &mut MemorySystem) -> Option<&mut dyn ControlPort> {
+        Some(ms)
+    }
     use std::collections::BTreeMap;
 
     /// `#define NAME VALUE` lines of a C header, values as integers
@@ -464,34 +475,34 @@ mod tests {
         let cfg = Config::default();
         let mut ms = MemorySystem::new(&cfg, 1).unwrap();
         let mut cp = ControlPage::new(&cfg).unwrap();
-        assert_eq!(cp.load(Some(&mut ms), 0, 8), Some(MAGIC));
-        assert_eq!(cp.load(Some(&mut ms), 0, 4), Some(MAGIC & 0xffff_ffff));
-        assert_eq!(cp.load(Some(&mut ms), 0x38, 8), Some(0xC000_0000));
-        assert!(cp.store(Some(&mut ms), 0x08, 8, 0));
-        assert_eq!(cp.load(Some(&mut ms), 0x08, 8), Some(0));
-        assert!(cp.store(Some(&mut ms), 0x28, 8, 2000));
-        assert_eq!(cp.load(Some(&mut ms), 0x28, 8), Some(2000));
-        assert!(cp.store(Some(&mut ms), 0x08, 8, 7), "no method 7: ignored");
-        assert_eq!(cp.load(Some(&mut ms), 0x08, 8), Some(0));
-        assert!(cp.store(Some(&mut ms), 0x00, 8, 1), "MAGIC is read-only");
-        assert_eq!(cp.load(Some(&mut ms), 0, 8), Some(MAGIC));
-        assert!(cp.store(Some(&mut ms), 0x38, 8, 1), "a boundary below DRAM");
-        assert_eq!(cp.load(Some(&mut ms), 0x38, 8), Some(0xC000_0000));
+        assert_eq!(cp.load(port(&mut ms), 0, 8), Some(MAGIC));
+        assert_eq!(cp.load(port(&mut ms), 0, 4), Some(MAGIC & 0xffff_ffff));
+        assert_eq!(cp.load(port(&mut ms), 0x38, 8), Some(0xC000_0000));
+        assert!(cp.store(port(&mut ms), 0x08, 8, 0));
+        assert_eq!(cp.load(port(&mut ms), 0x08, 8), Some(0));
+        assert!(cp.store(port(&mut ms), 0x28, 8, 2000));
+        assert_eq!(cp.load(port(&mut ms), 0x28, 8), Some(2000));
+        assert!(cp.store(port(&mut ms), 0x08, 8, 7), "no method 7: ignored");
+        assert_eq!(cp.load(port(&mut ms), 0x08, 8), Some(0));
+        assert!(cp.store(port(&mut ms), 0x00, 8, 1), "MAGIC is read-only");
+        assert_eq!(cp.load(port(&mut ms), 0, 8), Some(MAGIC));
+        assert!(cp.store(port(&mut ms), 0x38, 8, 1), "a boundary below DRAM");
+        assert_eq!(cp.load(port(&mut ms), 0x38, 8), Some(0xC000_0000));
         assert_eq!(
-            cp.load(Some(&mut ms), 0x48, 8),
+            cp.load(port(&mut ms), 0x48, 8),
             Some(64),
             "freedom-u500's lines"
         );
         assert!(
-            cp.store(Some(&mut ms), 0x48, 8, 32),
+            cp.store(port(&mut ms), 0x48, 8, 32),
             "LINE_BYTES is read-only"
         );
-        assert_eq!(cp.load(Some(&mut ms), 0x48, 8), Some(64));
+        assert_eq!(cp.load(port(&mut ms), 0x48, 8), Some(64));
         let zc706 = Config::load(Some("zc706"), &[]).unwrap();
         let mut zcp = ControlPage::new(&zc706).unwrap();
         assert_eq!(zcp.load(None, 0x48, 8), Some(32));
-        assert_eq!(cp.load(Some(&mut ms), 0x1000, 8), None);
-        assert!(!cp.store(Some(&mut ms), 0x1000, 8, 0));
+        assert_eq!(cp.load(port(&mut ms), 0x1000, 8), None);
+        assert!(!cp.store(port(&mut ms), 0x1000, 8, 0));
     }
 
     #[test]
@@ -501,8 +512,8 @@ mod tests {
         let mut cp = ControlPage::new(&cfg).unwrap();
         let pa = 0xB000_0000u64; // DRAM until the boundary moves below it
         let dram_read = ms.data_access(0, pa, false, 0);
-        assert!(cp.store(Some(&mut ms), 0x38, 8, 0xA000_0000));
-        assert_eq!(cp.load(Some(&mut ms), 0x38, 8), Some(0xA000_0000));
+        assert!(cp.store(port(&mut ms), 0x38, 8, 0xA000_0000));
+        assert_eq!(cp.load(port(&mut ms), 0x38, 8), Some(0xA000_0000));
         let t = 1_000_000;
         let nvmm_read = ms.data_access(0, pa + 0x10_0000, false, t);
         assert!(
@@ -510,9 +521,9 @@ mod tests {
             "{dram_read} -> {nvmm_read} cycles: NVMM's tRCD (1000 ns = 50 cycles)"
         );
         ms.finish(10 * t);
-        assert!(cp.store(Some(&mut ms), 0x40, 8, 1));
-        assert_eq!(cp.load(Some(&mut ms), 0x100, 8), Some(1), "an NVMM read");
-        assert_eq!(cp.load(Some(&mut ms), 0x140, 8), Some(1), "a DRAM read");
+        assert!(cp.store(port(&mut ms), 0x40, 8, 1));
+        assert_eq!(cp.load(port(&mut ms), 0x100, 8), Some(1), "an NVMM read");
+        assert_eq!(cp.load(port(&mut ms), 0x140, 8), Some(1), "a DRAM read");
     }
 
     #[test]
@@ -526,11 +537,11 @@ mod tests {
             now += ms.data_access(0, nvmm + k * 4096, false, now) + 10;
         }
         ms.finish(now);
-        assert!(cp.store(Some(&mut ms), 0x40, 8, 1));
-        assert_eq!(cp.load(Some(&mut ms), 0x100, 8), Some(16), "NVMM reads");
-        assert!(cp.load(Some(&mut ms), 0x110, 8).unwrap() > 0, "ACTs");
-        assert!(cp.store(Some(&mut ms), 0x40, 8, 2));
-        assert!(cp.store(Some(&mut ms), 0x40, 8, 1));
-        assert_eq!(cp.load(Some(&mut ms), 0x100, 8), Some(0), "reset");
+        assert!(cp.store(port(&mut ms), 0x40, 8, 1));
+        assert_eq!(cp.load(port(&mut ms), 0x100, 8), Some(16), "NVMM reads");
+        assert!(cp.load(port(&mut ms), 0x110, 8).unwrap() > 0, "ACTs");
+        assert!(cp.store(port(&mut ms), 0x40, 8, 2));
+        assert!(cp.store(port(&mut ms), 0x40, 8, 1));
+        assert_eq!(cp.load(port(&mut ms), 0x100, 8), Some(0), "reset");
     }
 }

@@ -1,14 +1,16 @@
-//! The timing model between the harts and the memory controllers of rvnvmm.
+//! The timing model between the cores and the memory controllers of rvnvmm.
 //!
-//! [`MemorySystem`] models, per hart, an L1 instruction cache and an L1 data
-//! cache, an optional shared L2, MESI coherence between the L1Ds by snooping
+//! [`MemorySystem`] implements the cores' [`TimingModel`]. It models, per
+//! core (which harts run on which core: a [`CoreMap`]), an L1 instruction
+//! cache and an L1 data cache, an optional shared L2, MESI coherence
+//! between the L1Ds by snooping
 //! on a shared bus (seed 003's M32R design), and the bus itself, with fixed
 //! request/response latencies and one transfer at a time, in front of the
 //! memory controllers ([`Backend`]). It holds no data: the guest's bytes stay
 //! in guest RAM, this crate only decides how long each access takes.
 //!
 //! # Speed: the filter
-//! A hart asks [`MemorySystem::l1d_filter_hit`] (a handful of host
+//! A core asks [`MemorySystem::l1d_filter_hit`] (a handful of host
 //! instructions, `&self`) before every load or store and
 //! [`MemorySystem::l1i_filter_hit`] before every fetch of a new line. `true`
 //! means the access hits in its L1 and changes no state: the core charges
@@ -63,6 +65,8 @@ mod time;
 mod tests;
 
 use rvnvmm_config::{Config, NvmmParams};
+use rvnvmm_timing::{ControlError, ControlPort, DataAccess, TimingModel, TlbFlush};
+pub use rvnvmm_timing::{CoreId, CoreMap, FlushKind};
 use serde_json::{json, Map, Value};
 
 pub use backend::{Backend, Backends, Crossing, FixedLatency};
@@ -83,27 +87,6 @@ use bus::Bus;
 use cache::Cache;
 use filter::Filter;
 use LineState::{Exclusive, Invalid, Modified, Shared};
-
-/// Which cache-maintenance operation [`MemorySystem::flush_line`] performs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FlushKind {
-    /// SiFive `CFLUSH.D.L1 rs1` (rs1 ≠ x0): write back and invalidate the
-    /// line in this hart's L1D only. A dirty line goes to the next level
-    /// (the L2 if there is one, else memory).
-    L1,
-    /// Zicbom `cbo.flush`: write back and invalidate the line in every cache
-    /// (all L1Ds and the L2); dirty data reaches the memory controller.
-    Flush,
-    /// Zicbom `cbo.clean`: write dirty data back to the memory controller;
-    /// the line stays cached, clean.
-    Clean,
-    /// Zicbom `cbo.inval`: invalidate the line everywhere. A dirty line is
-    /// written back first (the behaviour the spec allows when
-    /// `xenvcfg.CBIE` = 01): guest RAM always holds the newest bytes, so
-    /// discarding them in the timing model would make the controller's
-    /// view and the memory contents disagree.
-    Inval,
-}
 
 /// Knobs of the model that the config file does not (yet) have.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,7 +153,7 @@ struct BackendSlot {
 /// Caches, coherence, bus and controllers of one machine; see the crate
 /// docs.
 pub struct MemorySystem {
-    /// Per-hart filters: first, they are what every access touches.
+    /// Per-core filters: first, they are what every access touches.
     filters: Vec<Filter>,
     l1d: Vec<Cache>,
     l1i: Vec<Cache>,
@@ -196,14 +179,19 @@ pub struct MemorySystem {
     i_occ: Ps,
     flush_walk_ps: Ps,
     flush: Vec<FlushStats>,
-    /// Latest time each hart presented (`None`: never).
+    /// PTE reads of page-table walks, per core (counted; not timed yet).
+    pte_reads: Vec<u64>,
+    /// Latest time each core presented (`None`: never).
     hart_ps: Vec<Option<Ps>>,
+    /// Which core each hart runs on: the L1s, filters, flush counters and
+    /// bus requesters are per core.
+    cores: CoreMap,
 }
 
 impl std::fmt::Debug for MemorySystem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("MemorySystem")
-            .field("harts", &self.l1d.len())
+            .field("cores", &self.l1d.len())
             .field("l2", &self.l2.is_some())
             .field(
                 "backends",
@@ -214,21 +202,28 @@ impl std::fmt::Debug for MemorySystem {
 }
 
 impl MemorySystem {
-    /// The memory system of `cfg` for `harts` harts, with a controller model
-    /// per `[memory.controllers.NAME]`.
+    /// The memory system of `cfg` for `harts` harts, each on a core of its
+    /// own, with a controller model per `[memory.controllers.NAME]`.
     pub fn new(cfg: &Config, harts: usize) -> Result<MemorySystem, MemsysError> {
-        let backends = default_backends(cfg)?;
-        MemorySystem::with_backends(cfg, harts, Options::for_config(cfg), backends)
+        MemorySystem::with_cores(cfg, CoreMap::one_thread_per_core(harts))
     }
 
-    /// As [`MemorySystem::new`], with explicit [`Options`] and controllers:
-    /// one `(controller name, backend)` per controller that a region names.
+    /// The memory system of `cfg` for the harts and cores of `cores`.
+    pub fn with_cores(cfg: &Config, cores: CoreMap) -> Result<MemorySystem, MemsysError> {
+        let backends = default_backends(cfg)?;
+        MemorySystem::with_backends(cfg, cores, Options::for_config(cfg), backends)
+    }
+
+    /// As [`MemorySystem::with_cores`], with explicit [`Options`] and
+    /// controllers: one `(controller name, backend)` per controller that a
+    /// region names.
     pub fn with_backends(
         cfg: &Config,
-        harts: usize,
+        core_map: CoreMap,
         options: Options,
         backends: Backends,
     ) -> Result<MemorySystem, MemsysError> {
+        let harts = core_map.cores();
         if harts == 0 {
             return Err(MemsysError::NoHarts);
         }
@@ -238,8 +233,9 @@ impl MemorySystem {
         let mut l1i = Vec::with_capacity(harts);
         for h in 0..harts {
             let seed = 0x9E37_79B9_7F4A_7C15u64.wrapping_mul(2 * h as u64 + 1);
-            l1i.push(Cache::new(&format!("hart{h}.l1i"), &c.l1i, seed)?);
-            l1d.push(Cache::new(&format!("hart{h}.l1d"), &c.l1d, seed ^ 0xD)?);
+            let name = core_name(&core_map, h);
+            l1i.push(Cache::new(&format!("{name}.l1i"), &c.l1i, seed)?);
+            l1d.push(Cache::new(&format!("{name}.l1d"), &c.l1d, seed ^ 0xD)?);
         }
         let l2 = if c.l2.enabled {
             let l2 = Cache::new("l2", &c.l2, 0x5EED_0002)?;
@@ -328,13 +324,25 @@ impl MemorySystem {
             i_occ: beats(i_shift) * beat_ps,
             flush_walk_ps: clock.duration_ps(u64::from(options.flush_walk_cycles)),
             flush: vec![FlushStats::default(); harts],
+            pte_reads: vec![0; harts],
             hart_ps: vec![None; harts],
+            cores: core_map,
         })
     }
 
     /// Number of harts.
     pub fn harts(&self) -> usize {
+        self.cores.harts()
+    }
+
+    /// Number of cores: of L1 pairs.
+    pub fn cores(&self) -> usize {
         self.l1d.len()
+    }
+
+    /// Which core each hart runs on.
+    pub fn core_map(&self) -> &CoreMap {
+        &self.cores
     }
 
     /// The hart clock used for conversions.
@@ -347,13 +355,13 @@ impl MemorySystem {
     // ------------------------------------------------------------------
 
     /// Filter cache (ZSim-style): true if the line of `paddr` is known to be
-    /// in `hart`'s L1D with the needed permission (a store needs Modified),
+    /// in `core`'s L1D with the needed permission (a store needs Modified),
     /// so the access costs only the L1 hit time the core model already
     /// charges and changes no state. `false` says nothing: call
     /// [`MemorySystem::data_access`].
     #[inline]
-    pub fn l1d_filter_hit(&self, hart: usize, paddr: u64, write: bool) -> bool {
-        let f = &self.filters[hart];
+    pub fn l1d_filter_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool {
+        let f = &self.filters[core];
         let line = paddr >> f.d_shift;
         let i = filter::index(line);
         if write {
@@ -369,10 +377,10 @@ impl MemorySystem {
     }
 
     /// As [`MemorySystem::l1d_filter_hit`] for an instruction fetch from
-    /// `hart`'s L1I.
+    /// `core`'s L1I.
     #[inline]
-    pub fn l1i_filter_hit(&self, hart: usize, paddr: u64) -> bool {
-        let f = &self.filters[hart];
+    pub fn l1i_filter_hit(&self, core: CoreId, paddr: u64) -> bool {
+        let f = &self.filters[core];
         let line = paddr >> f.i_shift;
         if f.fetch[filter::index(line)] == line {
             f.fetch_hits.set(f.fetch_hits.get() + 1);
@@ -381,13 +389,13 @@ impl MemorySystem {
         false
     }
 
-    /// True if a data access of `hart` to `paddr` would be served by its
+    /// True if a data access of `core` to `paddr` would be served by its
     /// own L1D alone (the line present, and for a store held Exclusive or
-    /// Modified): it touches nothing another hart shares, so it needs no
+    /// Modified): it touches nothing another core shares, so it needs no
     /// synchronisation with them. Changes no state. False when the L1D is
     /// disabled.
-    pub fn l1d_private_hit(&self, hart: usize, paddr: u64, write: bool) -> bool {
-        let c = &self.l1d[hart];
+    pub fn l1d_private_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool {
+        let c = &self.l1d[core];
         if !c.enabled() {
             return false;
         }
@@ -398,8 +406,8 @@ impl MemorySystem {
     }
 
     /// As [`MemorySystem::l1d_private_hit`] for an instruction fetch.
-    pub fn l1i_private_hit(&self, hart: usize, paddr: u64) -> bool {
-        let c = &self.l1i[hart];
+    pub fn l1i_private_hit(&self, core: CoreId, paddr: u64) -> bool {
+        let c = &self.l1i[core];
         c.enabled() && c.find(paddr >> self.i_shift).is_some()
     }
 
@@ -419,24 +427,24 @@ impl MemorySystem {
     // ------------------------------------------------------------------
 
     /// Full model for a data access (load, store, AMO, LR/SC: the last three
-    /// with `write = true`) of `hart` at its local time `now_cycles`: returns
+    /// with `write = true`) of `core` at its local time `now_cycles`: returns
     /// the stall in hart cycles beyond an L1D hit, and refills the filter.
-    pub fn data_access(&mut self, hart: usize, paddr: u64, write: bool, now_cycles: u64) -> u64 {
+    pub fn data_access(&mut self, core: CoreId, paddr: u64, write: bool, now_cycles: u64) -> u64 {
         let hit_end = now_cycles.saturating_add(self.l1d_hit_cycles);
         let t = self.clock.cycles_to_ps(hit_end);
-        self.note_time(hart, t);
-        let done = self.data_access_ps(hart, paddr, write, t);
+        self.note_time(core, t);
+        let done = self.data_access_ps(core, paddr, write, t);
         self.clock.ps_to_cycles_ceil(done).saturating_sub(hit_end)
     }
 
     /// Full model for an instruction fetch of the line holding `paddr`:
     /// returns the stall in hart cycles beyond an L1I hit, and refills the
     /// filter.
-    pub fn fetch(&mut self, hart: usize, paddr: u64, now_cycles: u64) -> u64 {
+    pub fn fetch(&mut self, core: CoreId, paddr: u64, now_cycles: u64) -> u64 {
         let hit_end = now_cycles.saturating_add(self.l1i_hit_cycles);
         let t = self.clock.cycles_to_ps(hit_end);
-        self.note_time(hart, t);
-        let done = self.fetch_ps(hart, paddr, t);
+        self.note_time(core, t);
+        let done = self.fetch_ps(core, paddr, t);
         self.clock.ps_to_cycles_ceil(done).saturating_sub(hit_end)
     }
 
@@ -444,54 +452,60 @@ impl MemorySystem {
     /// [`FlushKind`]). Returns the stall in hart cycles (the instruction's
     /// own issue cycle is the core's); counts the instruction and, if the
     /// line was dirty anywhere it looked, one line written back.
-    pub fn flush_line(&mut self, hart: usize, paddr: u64, kind: FlushKind, now_cycles: u64) -> u64 {
+    pub fn flush_line(
+        &mut self,
+        core: CoreId,
+        paddr: u64,
+        kind: FlushKind,
+        now_cycles: u64,
+    ) -> u64 {
         let t0 = self.clock.cycles_to_ps(now_cycles);
-        self.note_time(hart, t0);
-        let done = self.flush_line_ps(hart, paddr, kind, t0);
+        self.note_time(core, t0);
+        let done = self.flush_line_ps(core, paddr, kind, t0);
         self.clock
             .ps_to_cycles_ceil(done)
             .saturating_sub(now_cycles)
     }
 
-    /// `CFLUSH.D.L1 x0`: write back every dirty line of `hart`'s L1D (to the
+    /// `CFLUSH.D.L1 x0`: write back every dirty line of `core`'s L1D (to the
     /// L2 if there is one, else memory) and invalidate the whole L1D.
     /// Returns the stall in hart cycles: the walk over all ways, or the
     /// write-backs if they take longer.
-    pub fn flush_l1d(&mut self, hart: usize, now_cycles: u64) -> u64 {
+    pub fn flush_l1d(&mut self, core: CoreId, now_cycles: u64) -> u64 {
         let t0 = self.clock.cycles_to_ps(now_cycles);
-        self.note_time(hart, t0);
-        let st = &mut self.flush[hart];
+        self.note_time(core, t0);
+        let st = &mut self.flush[core];
         st.instructions += 1;
         st.whole_l1d += 1;
-        let dirty: Vec<(usize, u64, LineState)> = self.l1d[hart].valid_lines().collect();
+        let dirty: Vec<(usize, u64, LineState)> = self.l1d[core].valid_lines().collect();
         let mut t = t0;
         let mut written = 0;
         for (slot, line, state) in dirty {
             let walk = t0 + slot as Ps * self.flush_walk_ps;
             t = t.max(walk);
-            self.l1d[hart].set_state(slot, Invalid);
+            self.l1d[core].set_state(slot, Invalid);
             if state == Modified {
-                self.l1d[hart].stats.writebacks += 1;
+                self.l1d[core].stats.writebacks += 1;
                 written += 1;
-                t = self.writeback_below(hart, line << self.d_shift, t);
+                t = self.writeback_below(core, line << self.d_shift, t);
             }
         }
-        self.filters[hart].clear_data();
-        self.flush[hart].lines_written_back += written;
-        let walk_end = t0 + self.l1d[hart].capacity_lines() as Ps * self.flush_walk_ps;
+        self.filters[core].clear_data();
+        self.flush[core].lines_written_back += written;
+        let walk_end = t0 + self.l1d[core].capacity_lines() as Ps * self.flush_walk_ps;
         let done = t.max(walk_end);
         self.clock
             .ps_to_cycles_ceil(done)
             .saturating_sub(now_cycles)
     }
 
-    /// `fence.i`: invalidate `hart`'s L1I (clean: nothing to write back).
-    pub fn flush_l1i(&mut self, hart: usize) {
-        let lines: Vec<usize> = self.l1i[hart].valid_lines().map(|(s, _, _)| s).collect();
+    /// `fence.i`: invalidate `core`'s L1I (clean: nothing to write back).
+    pub fn flush_l1i(&mut self, core: CoreId) {
+        let lines: Vec<usize> = self.l1i[core].valid_lines().map(|(s, _, _)| s).collect();
         for s in lines {
-            self.l1i[hart].set_state(s, Invalid);
+            self.l1i[core].set_state(s, Invalid);
         }
-        self.filters[hart].clear_fetch();
+        self.filters[core].clear_fetch();
     }
 
     /// Lets the controllers run up to the hart time `now_cycles` (queued
@@ -554,18 +568,18 @@ impl MemorySystem {
     /// bus arbiter serves first: rank 0 is next in round-robin order. A
     /// scheduler that runs the hart with the smallest local time should
     /// break ties by this rank.
-    pub fn bus_rank(&self, hart: usize) -> usize {
-        self.bus.rank(hart)
+    pub fn bus_rank(&self, core: CoreId) -> usize {
+        self.bus.rank(core)
     }
 
-    /// MESI state of the line holding `paddr` in `hart`'s L1D.
-    pub fn l1d_state(&self, hart: usize, paddr: u64) -> LineState {
-        self.l1d[hart].state_of(paddr >> self.d_shift)
+    /// MESI state of the line holding `paddr` in `core`'s L1D.
+    pub fn l1d_state(&self, core: CoreId, paddr: u64) -> LineState {
+        self.l1d[core].state_of(paddr >> self.d_shift)
     }
 
-    /// Whether the line holding `paddr` is in `hart`'s L1I.
-    pub fn l1i_contains(&self, hart: usize, paddr: u64) -> bool {
-        self.l1i[hart].state_of(paddr >> self.i_shift) != Invalid
+    /// Whether the line holding `paddr` is in `core`'s L1I.
+    pub fn l1i_contains(&self, core: CoreId, paddr: u64) -> bool {
+        self.l1i[core].state_of(paddr >> self.i_shift) != Invalid
     }
 
     /// State of the line holding `paddr` in the L2 (`Invalid` without one).
@@ -603,7 +617,7 @@ impl MemorySystem {
         out
     }
 
-    /// Flush counters per hart.
+    /// Flush counters per core.
     pub fn flush_stats(&self) -> &[FlushStats] {
         &self.flush
     }
@@ -694,8 +708,13 @@ impl MemorySystem {
                 }
             }
         }
+        let pte_reads: u64 = self.pte_reads.iter().sum();
         json!({
             "caches": caches,
+            "page_walks": {
+                "pte_reads": pte_reads,
+                "per_hart": self.pte_reads,
+            },
             "flushes": {
                 "instructions": total.instructions,
                 "whole_l1d": total.whole_l1d,
@@ -722,6 +741,7 @@ impl MemorySystem {
             f.fetch_hits.set(0);
         }
         self.flush.fill(FlushStats::default());
+        self.pte_reads.fill(0);
         self.bus.reset_stats();
         for r in &mut self.regions {
             r.bus_reads = 0;
@@ -739,8 +759,8 @@ impl MemorySystem {
     // Internals. Every `*_ps` function takes and returns absolute ps.
     // ------------------------------------------------------------------
 
-    fn note_time(&mut self, hart: usize, t: Ps) {
-        let slot = &mut self.hart_ps[hart];
+    fn note_time(&mut self, core: CoreId, t: Ps) {
+        let slot = &mut self.hart_ps[core];
         *slot = Some(slot.map_or(t, |p| p.max(t)));
     }
 
@@ -762,7 +782,7 @@ impl MemorySystem {
     /// sooner; never changes a result.
     pub fn note_hart_time(&mut self, hart: usize, now_cycles: u64) {
         let t = self.clock.cycles_to_ps(now_cycles);
-        self.note_time(hart, t);
+        self.note_time(self.cores.core_of(hart), t);
     }
 
     fn data_access_ps(&mut self, h: usize, paddr: u64, write: bool, t: Ps) -> Ps {
@@ -1194,6 +1214,99 @@ impl MemorySystem {
             }
             None => arrive,
         }
+    }
+}
+
+/// The stats and cache names of core `core`: `hartH` while it runs the one
+/// hart `H` (the keys of a machine with one thread per core), else `coreC`.
+fn core_name(map: &CoreMap, core: CoreId) -> String {
+    let mut harts = map.harts_of(core);
+    match (harts.next(), harts.next()) {
+        (Some(h), None) => format!("hart{h}"),
+        _ => format!("core{core}"),
+    }
+}
+
+impl TimingModel for MemorySystem {
+    #[inline(always)]
+    fn data_line_shift(&self) -> u32 {
+        self.d_shift
+    }
+
+    #[inline(always)]
+    fn fetch_line_shift(&self) -> u32 {
+        self.i_shift
+    }
+
+    #[inline(always)]
+    fn data_filter_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool {
+        self.l1d_filter_hit(core, paddr, write)
+    }
+
+    fn data_private_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool {
+        self.l1d_private_hit(core, paddr, write)
+    }
+
+    fn data_access(&mut self, core: CoreId, access: DataAccess, now: u64) -> u64 {
+        MemorySystem::data_access(self, core, access.paddr, access.kind.is_write(), now)
+    }
+
+    #[inline(always)]
+    fn fetch_filter_hit(&self, core: CoreId, paddr: u64) -> bool {
+        self.l1i_filter_hit(core, paddr)
+    }
+
+    fn fetch_private_hit(&self, core: CoreId, paddr: u64) -> bool {
+        self.l1i_private_hit(core, paddr)
+    }
+
+    fn fetch(&mut self, core: CoreId, paddr: u64, now: u64) -> u64 {
+        MemorySystem::fetch(self, core, paddr, now)
+    }
+
+    /// Counted (`page_walks.pte_reads`), not timed: the walker has no
+    /// cache or TLB model yet, and a walk costs no simulated time.
+    fn page_walk_read(&mut self, core: CoreId, _pte_paddr: u64, _now: u64) -> u64 {
+        self.pte_reads[core] += 1;
+        0
+    }
+
+    /// Nothing to do: the model has no TLB.
+    fn tlb_flush(&mut self, _core: CoreId, _flush: TlbFlush) {}
+
+    /// Nothing to do: the model has no TLB.
+    fn satp_write(&mut self, _core: CoreId, _satp: u64) {}
+
+    fn flush_line(&mut self, core: CoreId, paddr: u64, kind: FlushKind, now: u64) -> u64 {
+        MemorySystem::flush_line(self, core, paddr, kind, now)
+    }
+
+    fn flush_l1d(&mut self, core: CoreId, now: u64) -> u64 {
+        MemorySystem::flush_l1d(self, core, now)
+    }
+
+    fn control_port(&mut self) -> Option<&mut dyn ControlPort> {
+        Some(self)
+    }
+}
+
+impl ControlPort for MemorySystem {
+    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), ControlError> {
+        MemorySystem::set_nvmm(self, region, params).map_err(|e| ControlError(e.to_string()))
+    }
+
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), ControlError> {
+        MemorySystem::set_boundary(self, region, boundary).map_err(|e| ControlError(e.to_string()))
+    }
+
+    fn region_counters(&self, region: &str, names: &[&str]) -> Vec<u64> {
+        let stats = self.stats_json(0);
+        let r = &stats["regions"][region];
+        names.iter().map(|k| r[*k].as_u64().unwrap_or(0)).collect()
+    }
+
+    fn reset_stats(&mut self) {
+        MemorySystem::reset_stats(self)
     }
 }
 

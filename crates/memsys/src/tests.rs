@@ -51,7 +51,7 @@ fn system(cfg: &Config, harts: usize, read_ns: u64, write_ns: u64) -> (MemorySys
     )));
     let m = MemorySystem::with_backends(
         cfg,
-        harts,
+        CoreMap::one_thread_per_core(harts),
         Options::for_config(cfg),
         vec![(
             "ddr3".to_string(),
@@ -649,7 +649,7 @@ fn controllers_are_routed_by_region() {
     let pl = Arc::new(Mutex::new(FixedLatency::new(1_000_000, 0)));
     let mut m = MemorySystem::with_backends(
         &cfg,
-        2,
+        CoreMap::one_thread_per_core(2),
         Options::for_config(&cfg),
         vec![
             (
@@ -679,7 +679,13 @@ fn controllers_are_routed_by_region() {
         .set_nvmm("nope", rvnvmm_config::NvmmParams::default())
         .is_err());
     // A missing controller is an error.
-    let err = MemorySystem::with_backends(&cfg, 1, Options::for_config(&cfg), vec![]).unwrap_err();
+    let err = MemorySystem::with_backends(
+        &cfg,
+        CoreMap::one_thread_per_core(1),
+        Options::for_config(&cfg),
+        vec![],
+    )
+    .unwrap_err();
     assert!(matches!(err, MemsysError::NoModel { .. }), "{err}");
     assert!(err.to_string().contains("controller"), "{err}");
 }

@@ -24,10 +24,10 @@ impl rvnvmm_hart::Mmio for Devices {
         &mut self,
         paddr: u64,
         size: u64,
-        timing: Option<&mut rvnvmm_memsys::MemorySystem>,
+        port: Option<&mut dyn rvnvmm_hart::ControlPort>,
     ) -> Option<u64> {
         let off = paddr.checked_sub(CONTROL_PAGE_BASE)?;
-        self.control.as_mut()?.load(timing, off, size)
+        self.control.as_mut()?.load(port, off, size)
     }
 
     fn store(
@@ -35,10 +35,10 @@ impl rvnvmm_hart::Mmio for Devices {
         paddr: u64,
         size: u64,
         value: u64,
-        timing: Option<&mut rvnvmm_memsys::MemorySystem>,
+        port: Option<&mut dyn rvnvmm_hart::ControlPort>,
     ) -> bool {
         match (paddr.checked_sub(CONTROL_PAGE_BASE), self.control.as_mut()) {
-            (Some(off), Some(cp)) => cp.store(timing, off, size, value),
+            (Some(off), Some(cp)) => cp.store(port, off, size, value),
             _ => false,
         }
     }

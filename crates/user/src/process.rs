@@ -6,7 +6,7 @@ use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
-use rvnvmm_hart::{CodeCache, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
+use rvnvmm_hart::{CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -169,8 +169,8 @@ pub(crate) struct Thread {
 }
 
 pub(crate) struct Cpu {
-    /// Local clock in cycles.
-    pub cycles: u64,
+    /// The core: local clock, costs, L1 slot and `mhartid`.
+    pub core: Core,
     pub instret: u64,
     /// Round-robin cursor over threads.
     pub cursor: usize,
@@ -267,14 +267,16 @@ impl Process {
         let fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
         let harts = opts.harts.max(1);
+        // One hardware thread per core.
+        let core_map = CoreMap::one_thread_per_core(harts);
         let mut p = Process {
             mem,
             aspace,
             code: CodeCache::default(),
             threads: Vec::new(),
             cpus: (0..harts)
-                .map(|_| Cpu {
-                    cycles: 0,
+                .map(|c| Cpu {
+                    core: Core::new(core_map.core_of(c), c as u64, &opts.hart),
                     instret: 0,
                     cursor: 0,
                 })
@@ -303,7 +305,7 @@ impl Process {
             opts,
         };
         p.next_tid = p.pid + 1;
-        let mut hart = Hart::new(0, p.opts.hart.clone());
+        let mut hart = Hart::new(p.opts.hart.clone());
         hart.trace = p.opts.trace;
         p.threads.push(Thread {
             tid: p.pid,
@@ -699,7 +701,7 @@ impl Process {
     /// Simulated time of the running hart, in ns.
     pub(crate) fn now_ns(&self) -> u64 {
         let t = &self.threads[self.current];
-        t.hart.time_ns()
+        self.cpus[t.cpu].core.time_ns()
     }
 
     fn cycles_to_ns(&self, c: u64) -> u64 {
@@ -791,7 +793,7 @@ impl Cores for Process {
     }
 
     fn clock(&self, core: usize) -> u64 {
-        self.cpus[core].cycles
+        self.cpus[core].core.cycles
     }
 
     fn status(&self, core: usize) -> Status {
@@ -830,8 +832,8 @@ impl Cores for Process {
         };
         let cpu = self.threads[i].cpu;
         let wake_cycles = self.ns_to_cycles(when);
-        if self.cpus[cpu].cycles < wake_cycles {
-            self.cpus[cpu].cycles = wake_cycles;
+        if self.cpus[cpu].core.cycles < wake_cycles {
+            self.cpus[cpu].core.cycles = wake_cycles;
         }
         let t = &mut self.threads[i];
         t.hart.x[10] = match t.state {
@@ -907,9 +909,7 @@ impl Machine for Process {
 
     fn run_turn(&mut self, cpu: usize, budget: u64, limit: u64) -> ControlFlow<Self::Stop, Exit> {
         let t = &mut self.threads[self.current];
-        t.hart.cycles = self.cpus[cpu].cycles;
-        t.hart.hart_id = cpu as u64;
-        t.hart.set_sync_limit(limit);
+        self.cpus[cpu].core.set_sync_limit(limit);
         let before = t.hart.instret;
         let mut env = Env {
             mem: &mut self.mem,
@@ -917,13 +917,12 @@ impl Machine for Process {
             timing: self.memsys.as_mut(),
             mmio: Some(&mut self.devices),
         };
-        let exit = t.hart.run(&mut env, budget);
+        let exit = t.hart.run(&mut self.cpus[cpu].core, &mut env, budget);
         let ran = t.hart.instret - before;
         self.total_insns += ran;
-        self.cpus[cpu].cycles = t.hart.cycles;
         self.cpus[cpu].instret += ran;
         if !self.is_child && self.progress.is_some() {
-            let latest = self.cpus.iter().map(|c| c.cycles).max().unwrap_or(0);
+            let latest = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
             let ns = self.cycles_to_ns(latest);
             if let Some(f) = self.progress.as_mut() {
                 f(self.total_insns, ns);
@@ -1023,7 +1022,7 @@ impl Process {
             }
         }
         threads.sort_by_key(|t| t.tid);
-        let hart_cycles: Vec<u64> = self.cpus.iter().map(|c| c.cycles).collect();
+        let hart_cycles: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
         let max_cycles = hart_cycles.iter().copied().max().unwrap_or(0);
         let sim_time_ns = self.cycles_to_ns(max_cycles);
         let memory = self.memsys.as_mut().map(|m| {
@@ -1092,7 +1091,7 @@ impl Process {
 
     /// Wakes up to `n` threads waiting on `addr` whose bitset intersects.
     pub(crate) fn futex_wake(&mut self, addr: u64, n: u64, bitset: u32) -> u64 {
-        let now = self.cpus[self.threads[self.current].cpu].cycles;
+        let now = self.cpus[self.threads[self.current].cpu].core.cycles;
         let mut woken = 0;
         for t in self.threads.iter_mut() {
             if woken >= n {
@@ -1106,8 +1105,8 @@ impl Process {
                     t.state = ThreadState::Runnable;
                     t.hart.x[10] = 0;
                     let c = &mut self.cpus[t.cpu];
-                    if c.cycles < now {
-                        c.cycles = now;
+                    if c.core.cycles < now {
+                        c.core.cycles = now;
                     }
                     woken += 1;
                 }

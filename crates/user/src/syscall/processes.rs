@@ -69,7 +69,7 @@ impl Process {
             }
             let tid = self.next_tid;
             self.next_tid += 1;
-            let mut hart = self.threads[i].hart.clone_registers(0);
+            let mut hart = self.threads[i].hart.clone_registers();
             hart.trace = self.opts.trace;
             hart.x[10] = 0;
             if sp != 0 {
@@ -80,8 +80,8 @@ impl Process {
             }
             let affinity = self.threads[i].affinity;
             let cpu = self.least_loaded_cpu(affinity);
-            if self.cpus[cpu].cycles < self.cpus[self.threads[i].cpu].cycles {
-                self.cpus[cpu].cycles = self.cpus[self.threads[i].cpu].cycles;
+            if self.cpus[cpu].core.cycles < self.cpus[self.threads[i].cpu].core.cycles {
+                self.cpus[cpu].core.cycles = self.cpus[self.threads[i].cpu].core.cycles;
             }
             self.threads.push(Thread {
                 tid,
@@ -386,8 +386,8 @@ impl Process {
         if m & (1 << self.threads[i].cpu) == 0 {
             let cpu = self.least_loaded_cpu(m);
             let from = self.threads[i].cpu;
-            if self.cpus[cpu].cycles < self.cpus[from].cycles {
-                self.cpus[cpu].cycles = self.cpus[from].cycles;
+            if self.cpus[cpu].core.cycles < self.cpus[from].core.cycles {
+                self.cpus[cpu].core.cycles = self.cpus[from].core.cycles;
             }
             self.threads[i].cpu = cpu;
         }

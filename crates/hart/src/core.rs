@@ -1,0 +1,82 @@
+//! A processor core: what a hart runs on.
+
+use crate::{CoreCosts, CoreId, HartConfig};
+
+/// A processor core: the clock, the in-order cost model and the port to
+/// the timing model's private caches (its [`CoreId`], the L1 slot). A
+/// [`Hart`](crate::Hart), an architectural thread (registers, CSRs,
+/// privilege, reservation, TLB), runs on a core:
+/// [`Hart::run`](crate::Hart::run) takes both. The scheduler owns the
+/// cores; a thread moved to another core takes that core's clock and L1s.
+///
+/// Today every core runs one hardware thread; `hart_id` is its `mhartid`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Core {
+    /// The core's number: its slot among the timing model's L1s.
+    pub id: CoreId,
+    /// `mhartid` of the hardware thread the core runs.
+    pub hart_id: u64,
+    /// Simulated cycles elapsed on this core, including stalls.
+    pub cycles: u64,
+    /// Core clock in Hz: one cycle is `1e9 / clock_hz` ns of simulated time.
+    pub clock_hz: u64,
+    /// Frequency of the `time` CSR in Hz.
+    pub timebase_hz: u64,
+    /// The in-order core's cycle costs.
+    pub costs: CoreCosts,
+    /// The latest local time (cycles) at which this core may take an access
+    /// past its private caches to the shared memory system; a later one
+    /// ends [`Hart::run`](crate::Hart::run) before the instruction (see
+    /// [`Core::set_sync_limit`]).
+    pub(crate) sync_limit: u64,
+}
+
+impl Core {
+    /// Core `id` at cycle 0, running hardware thread `hart_id`, with the
+    /// clock and costs of `config`.
+    pub fn new(id: CoreId, hart_id: u64, config: &HartConfig) -> Core {
+        Core {
+            id,
+            hart_id,
+            cycles: 0,
+            clock_hz: config.clock_hz,
+            timebase_hz: config.timebase_hz,
+            costs: config.costs.clone(),
+            sync_limit: u64::MAX,
+        }
+    }
+
+    /// Bounds how far ahead of the other cores this one may reach the
+    /// shared memory system (bus, L2, controllers) in simulated time.
+    ///
+    /// Cores are simulated one after another, so without a bound a core
+    /// that ran ahead books the controllers far into the future and a core
+    /// that lags behind queues behind requests that, in simulated time,
+    /// have not happened yet. With a limit, an access that misses the
+    /// private L1 at a local time after `limit` cycles ends
+    /// [`Hart::run`](crate::Hart::run) with [`Exit::Budget`](crate::Exit)
+    /// before that instruction executes (nothing of it is done; it
+    /// re-executes when the hart runs again), so the scheduler can first
+    /// run the cores that lag behind. L1 hits never stop, so a core whose
+    /// working set fits its caches runs on. The scheduler sets the limit to
+    /// the earliest time another core could reach the memory system (plus a
+    /// tolerance) before each run; `u64::MAX` (the default) means no limit.
+    pub fn set_sync_limit(&mut self, limit: u64) {
+        self.sync_limit = limit;
+    }
+
+    /// Simulated time of this core in nanoseconds.
+    pub fn time_ns(&self) -> u64 {
+        (self.cycles as u128 * 1_000_000_000 / self.clock_hz.max(1) as u128) as u64
+    }
+
+    /// The `time` CSR value.
+    pub fn time_csr(&self) -> u64 {
+        self.time_at(self.cycles)
+    }
+
+    /// The `time` CSR value after `cycles` cycles.
+    pub(crate) fn time_at(&self, cycles: u64) -> u64 {
+        (cycles as u128 * self.timebase_hz as u128 / self.clock_hz.max(1) as u128) as u64
+    }
+}

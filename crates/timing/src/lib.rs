@@ -1,0 +1,317 @@
+//! The interface between the cores of rvnvmm and a memory-system timing
+//! model.
+//!
+//! A core (`rvnvmm_hart::Core`: clock, cost model, L1 port) presents every
+//! access its hart makes to a [`TimingModel`] and adds the stall the model
+//! returns to its clock. The model knows nothing of harts, registers or
+//! decoded code; the hart knows nothing of caches, buses or controllers.
+//! `rvnvmm_memsys::MemorySystem` is the model of the machine; unit tests of
+//! the hart use a model that records the calls.
+//!
+//! What a core presents, and when:
+//!
+//! * **Data accesses** (loads, stores, AMOs, LR/SC) by physical address and
+//!   size, once per data line they touch ([`TimingModel::data_line_shift`]):
+//!   first [`TimingModel::data_filter_hit`], a question that must cost a
+//!   few host instructions, and only when it says no
+//!   [`TimingModel::data_access`].
+//! * **Instruction fetches** once per fetch line
+//!   ([`TimingModel::fetch_line_shift`]) of each block executed, through
+//!   [`TimingModel::fetch_filter_hit`] and [`TimingModel::fetch`] the same way.
+//! * **Page-table walks**: each PTE a walk of the hart's MMU reads
+//!   ([`TimingModel::page_walk_read`]).
+//! * **TLB maintenance**: `sfence.vma` ([`TimingModel::tlb_flush`]) and
+//!   writes of `satp` ([`TimingModel::satp_write`]).
+//! * **Cache maintenance**: `cbo.*` and `cflush.d.l1`
+//!   ([`TimingModel::flush_line`], [`TimingModel::flush_l1d`]).
+//!
+//! Every time is the core's clock in cycles; every result is a stall in
+//! cycles beyond what the core's own cost model charges.
+//!
+//! Devices do not get the model: the ones that need it (the NVMM control
+//! page) get the narrow [`ControlPort`] from [`TimingModel::control_port`].
+
+use rvnvmm_config::NvmmParams;
+
+/// The number of a core: its slot among the model's private caches.
+pub type CoreId = usize;
+
+/// What a data access does to its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataKind {
+    /// A load (or `lr`).
+    Load,
+    /// A store.
+    Store,
+    /// An atomic read-modify-write or `sc`: the line is needed exclusive.
+    Amo,
+}
+
+impl DataKind {
+    /// Whether the access needs write permission on the line.
+    #[inline(always)]
+    pub fn is_write(self) -> bool {
+        !matches!(self, DataKind::Load)
+    }
+}
+
+/// One data access as a model sees it: it never crosses a data line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DataAccess {
+    /// Physical address of the first byte.
+    pub paddr: u64,
+    /// Bytes accessed within the line (1..=8).
+    pub size: u64,
+    /// Load, store or AMO.
+    pub kind: DataKind,
+}
+
+/// Which cache-maintenance operation [`TimingModel::flush_line`] performs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FlushKind {
+    /// SiFive `CFLUSH.D.L1 rs1` (rs1 ≠ x0): write back and invalidate the
+    /// line in this core's L1D only. A dirty line goes to the next level
+    /// (the L2 if there is one, else memory).
+    L1,
+    /// Zicbom `cbo.flush`: write back and invalidate the line in every cache
+    /// (all L1Ds and the L2); dirty data reaches the memory controller.
+    Flush,
+    /// Zicbom `cbo.clean`: write dirty data back to the memory controller;
+    /// the line stays cached, clean.
+    Clean,
+    /// Zicbom `cbo.inval`: invalidate the line everywhere. A dirty line is
+    /// written back first (the behaviour the spec allows when
+    /// `xenvcfg.CBIE` = 01): guest RAM always holds the newest bytes, so
+    /// discarding them in the timing model would make the controller's
+    /// view and the memory contents disagree.
+    Inval,
+}
+
+/// What an `sfence.vma` orders: its `rs1` (a virtual address) and `rs2`
+/// (an address space), `None` for `x0` (all of them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TlbFlush {
+    /// The virtual address whose translations are fenced.
+    pub vaddr: Option<u64>,
+    /// The ASID whose translations are fenced.
+    pub asid: Option<u16>,
+}
+
+/// A memory-system timing model, as a core sees it.
+///
+/// The filter questions take `&self` and must be cheap: the core asks one
+/// for every access. A `true` promises that the access would hit its L1
+/// and change no state (the core charges only its own hit cost); `false`
+/// says nothing, and the core then calls the full model.
+pub trait TimingModel {
+    /// log2 of the data line size: an access that crosses a line is
+    /// presented once per line.
+    fn data_line_shift(&self) -> u32;
+
+    /// log2 of the instruction fetch line size: a block is fetched once per
+    /// line it spans.
+    fn fetch_line_shift(&self) -> u32;
+
+    /// Whether a data access of `core` to `paddr` is known to hit its L1
+    /// with the permission it needs (a write: the line held modified).
+    fn data_filter_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool;
+
+    /// Whether a data access of `core` to `paddr` would be served by its
+    /// private caches alone, so it needs no synchronisation with the other
+    /// cores (`Core::set_sync_limit`). Changes no state.
+    fn data_private_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool;
+
+    /// The full model for a data access of `core` at its cycle `now`:
+    /// returns the stall in cycles beyond an L1 hit.
+    fn data_access(&mut self, core: CoreId, access: DataAccess, now: u64) -> u64;
+
+    /// As [`data_filter_hit`](Self::data_filter_hit) for a fetch of the
+    /// line holding `paddr`.
+    fn fetch_filter_hit(&self, core: CoreId, paddr: u64) -> bool;
+
+    /// As [`data_private_hit`](Self::data_private_hit) for a fetch.
+    fn fetch_private_hit(&self, core: CoreId, paddr: u64) -> bool;
+
+    /// The full model for a fetch of the line holding `paddr`: returns the
+    /// stall in cycles beyond an L1 hit.
+    fn fetch(&mut self, core: CoreId, paddr: u64, now: u64) -> u64;
+
+    /// The MMU of `core` reads the 8-byte PTE at `pte_paddr` during a
+    /// page-table walk: returns the stall in cycles.
+    fn page_walk_read(&mut self, core: CoreId, pte_paddr: u64, now: u64) -> u64;
+
+    /// `core` executed `sfence.vma`.
+    fn tlb_flush(&mut self, core: CoreId, flush: TlbFlush);
+
+    /// `core` wrote `satp` (a new address space, or paging on or off).
+    fn satp_write(&mut self, core: CoreId, satp: u64);
+
+    /// A cache-maintenance instruction of `core` on the line holding
+    /// `paddr`: returns the stall in cycles.
+    fn flush_line(&mut self, core: CoreId, paddr: u64, kind: FlushKind, now: u64) -> u64;
+
+    /// `CFLUSH.D.L1 x0`: write back and invalidate `core`'s whole L1D;
+    /// returns the stall in cycles.
+    fn flush_l1d(&mut self, core: CoreId, now: u64) -> u64;
+
+    /// The handle the NVMM control page works through, if the model has
+    /// one.
+    fn control_port(&mut self) -> Option<&mut dyn ControlPort> {
+        None
+    }
+}
+
+/// No timing model: the type of `Env::timing` in a functional run. It has
+/// no values, so an `Option<&mut NoModel>` is always `None`.
+#[derive(Debug)]
+pub enum NoModel {}
+
+impl TimingModel for NoModel {
+    fn data_line_shift(&self) -> u32 {
+        match *self {}
+    }
+    fn fetch_line_shift(&self) -> u32 {
+        match *self {}
+    }
+    fn data_filter_hit(&self, _: CoreId, _: u64, _: bool) -> bool {
+        match *self {}
+    }
+    fn data_private_hit(&self, _: CoreId, _: u64, _: bool) -> bool {
+        match *self {}
+    }
+    fn data_access(&mut self, _: CoreId, _: DataAccess, _: u64) -> u64 {
+        match *self {}
+    }
+    fn fetch_filter_hit(&self, _: CoreId, _: u64) -> bool {
+        match *self {}
+    }
+    fn fetch_private_hit(&self, _: CoreId, _: u64) -> bool {
+        match *self {}
+    }
+    fn fetch(&mut self, _: CoreId, _: u64, _: u64) -> u64 {
+        match *self {}
+    }
+    fn page_walk_read(&mut self, _: CoreId, _: u64, _: u64) -> u64 {
+        match *self {}
+    }
+    fn tlb_flush(&mut self, _: CoreId, _: TlbFlush) {
+        match *self {}
+    }
+    fn satp_write(&mut self, _: CoreId, _: u64) {
+        match *self {}
+    }
+    fn flush_line(&mut self, _: CoreId, _: u64, _: FlushKind, _: u64) -> u64 {
+        match *self {}
+    }
+    fn flush_l1d(&mut self, _: CoreId, _: u64) -> u64 {
+        match *self {}
+    }
+}
+
+/// Why the memory system refused a control-page setting.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ControlError(pub String);
+
+impl std::fmt::Display for ControlError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ControlError {}
+
+/// What the NVMM control page may do to the memory system: set the NVMM
+/// method and latencies, move the DRAM/NVMM boundary, read and reset the
+/// counters. Devices get this, never the model itself.
+pub trait ControlPort {
+    /// Sets the NVMM emulation of region `region`.
+    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), ControlError>;
+
+    /// Moves the start of NVMM region `region` to `boundary`.
+    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), ControlError>;
+
+    /// The statistics counters `names` of region `region`, in that order (0
+    /// for one the region does not have).
+    fn region_counters(&self, region: &str, names: &[&str]) -> Vec<u64>;
+
+    /// Zeroes every counter of the memory system.
+    fn reset_stats(&mut self);
+}
+
+/// Which core each hart (hardware thread) runs on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoreMap {
+    core_of_hart: Vec<CoreId>,
+}
+
+impl CoreMap {
+    /// `harts` harts, each on a core of its own: hart `h` on core `h`.
+    pub fn one_thread_per_core(harts: usize) -> CoreMap {
+        CoreMap {
+            core_of_hart: (0..harts).collect(),
+        }
+    }
+
+    /// `threads_per_core` consecutive harts on each core (the last core may
+    /// have fewer); `None` if either number is 0.
+    pub fn with_threads_per_core(harts: usize, threads_per_core: usize) -> Option<CoreMap> {
+        if harts == 0 || threads_per_core == 0 {
+            return None;
+        }
+        Some(CoreMap {
+            core_of_hart: (0..harts).map(|h| h / threads_per_core).collect(),
+        })
+    }
+
+    /// Number of harts.
+    pub fn harts(&self) -> usize {
+        self.core_of_hart.len()
+    }
+
+    /// Number of cores.
+    pub fn cores(&self) -> usize {
+        self.core_of_hart.iter().max().map_or(0, |&c| c + 1)
+    }
+
+    /// The core hart `hart` runs on.
+    pub fn core_of(&self, hart: usize) -> CoreId {
+        self.core_of_hart[hart]
+    }
+
+    /// The harts of core `core`, in order.
+    pub fn harts_of(&self, core: CoreId) -> impl Iterator<Item = usize> + '_ {
+        self.core_of_hart
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &c)| c == core)
+            .map(|(h, _)| h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn core_maps() {
+        let m = CoreMap::one_thread_per_core(3);
+        assert_eq!((m.harts(), m.cores(), m.core_of(2)), (3, 3, 2));
+        assert_eq!(m.harts_of(1).collect::<Vec<_>>(), [1]);
+        let m = CoreMap::with_threads_per_core(5, 2).unwrap();
+        assert_eq!((m.harts(), m.cores()), (5, 3));
+        assert_eq!(
+            (0..5).map(|h| m.core_of(h)).collect::<Vec<_>>(),
+            [0, 0, 1, 1, 2]
+        );
+        assert_eq!(m.harts_of(2).collect::<Vec<_>>(), [4]);
+        assert!(CoreMap::with_threads_per_core(4, 0).is_none());
+        assert!(CoreMap::with_threads_per_core(0, 1).is_none());
+    }
+
+    #[test]
+    fn only_loads_are_not_writes() {
+        assert!(!DataKind::Load.is_write());
+        assert!(DataKind::Store.is_write());
+        assert!(DataKind::Amo.is_write());
+    }
+}
