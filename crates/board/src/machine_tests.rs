@@ -117,8 +117,8 @@ fn rig(harts: u32, program: impl Fn(u64) -> Vec<u32>, timed: bool) -> Rig {
     let mut mem = PhysMem::new(&ranges).unwrap();
     let words: Vec<u8> = program(base).iter().flat_map(|w| w.to_le_bytes()).collect();
     assert!(mem.write(base, &words));
-    let core_map = CoreMap::one_thread_per_core(usize::from(harts));
-    let cores: Vec<Core> = (0..usize::from(harts))
+    let core_map = CoreMap::one_thread_per_core(harts as usize);
+    let cores: Vec<Core> = (0..harts as usize)
         .map(|h| Core::new(core_map.core_of(h), h as u64, &HartConfig::default()))
         .collect();
     let harts: Vec<Hart> = (0..harts)
