@@ -28,7 +28,7 @@ impl Trap {
 
     /// Not an exception: the hart must stop before this instruction because
     /// it would reach the shared memory system beyond its sync limit
-    /// (`Hart::set_sync_limit`). Never taken architecturally.
+    /// (`Core::set_sync_limit`). Never taken architecturally.
     pub(crate) const SYNC_STOP: u64 = u64::MAX;
 
     /// A trap with the given cause and value.

@@ -16,7 +16,7 @@
 //! * **Sync limit.** A core may run ahead of the others only by a tolerance
 //!   where it reaches the shared memory system ([`Scheduler::sync_limit`]):
 //!   the earliest time another core could present a request, plus the
-//!   tolerance. The hart enforces it (`Hart::set_sync_limit`).
+//!   tolerance. The core enforces it (`Core::set_sync_limit`).
 //! * **Budget.** A turn runs at most the machine's slice of instructions,
 //!   and never past an instruction limit ([`clamp_budget`]).
 //! * **Memory time.** After each turn every core's lower bound for its next
