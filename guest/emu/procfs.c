@@ -4,7 +4,9 @@
  * relative to a /proc/self descriptor, and the processor counts sysconf
  * derives (exit status 1 if any of these disagrees).
  */
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -79,5 +81,29 @@ int main(void)
     int writable = open("/proc/self/maps", O_WRONLY) >= 0;
     printf("open maps for writing: %s\n", writable ? "allowed" : "refused");
     printf("nprocs: conf %ld onln %ld\n", conf, onln);
+    /* The cpuN directories a listing shows (hwloc, lscpu count them), and
+     * that the one past the last hart is missing. */
+    int cpu_dirs = 0, topo_files = 0;
+    DIR *d = opendir("/sys/devices/system/cpu");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        unsigned k;
+        char tail;
+        if (sscanf(e->d_name, "cpu%u%c", &k, &tail) == 1) cpu_dirs++;
+    }
+    if (d) closedir(d);
+    d = opendir("/sys/devices/system/cpu/cpu0/topology");
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (e->d_name[0] != '.') topo_files++;
+    if (d) closedir(d);
+    struct stat st;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld", conf);
+    int past_last = stat(path, &st) == 0;
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%ld", conf - 1);
+    int last_is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    int topo_writable = open("/sys/devices/system/cpu/cpu0/topology/core_id", O_WRONLY) >= 0;
+    printf("sysfs: %d cpu directories, %d topology files, cpu%ld %s, last %s, core_id %s\n",
+           cpu_dirs, topo_files, conf, past_last ? "exists" : "missing",
+           last_is_dir ? "a directory" : "not a directory",
+           topo_writable ? "writable" : "read-only");
     return pagesz_ok && hwcap_ok && !writable && conf == onln && fd >= 0 ? 0 : 1;
 }

@@ -651,6 +651,13 @@ fn proc_and_sys_describe_the_emulated_machine() {
             assert_eq!(topo("thread_siblings_list"), format!("{last}\n"));
             assert_eq!(topo("core_siblings_list"), cpus);
             assert!(out.contains(&format!("nprocs: conf {harts} onln {harts}\n")));
+            assert!(
+                out.contains(&format!(
+                    "sysfs: {harts} cpu directories, 11 topology files, cpu{harts} missing, \
+                     last a directory, core_id read-only\n"
+                )),
+                "{what}: {out}"
+            );
 
             let meminfo = procfs_section(&out, "/proc/meminfo");
             let total = format!("{:<16}{:>8} kB\n", "MemTotal:", dram >> 10);

@@ -25,6 +25,9 @@ pub struct Fs {
     pub exe_host: PathBuf,
     /// Guest path of the running guest program.
     pub exe_guest: String,
+    /// The emulated `/sys/devices/system/cpu` (its harts, not the host's
+    /// CPUs).
+    pub sys_tree: Option<crate::procfs::SysTree>,
 }
 
 /// A resolved name: a host directory fd (or AT_FDCWD) and a name relative to it.
@@ -74,6 +77,7 @@ impl Fs {
             cwd: "/".into(),
             exe_host: PathBuf::new(),
             exe_guest: String::new(),
+            sys_tree: None,
         })
     }
 
@@ -211,13 +215,23 @@ impl Fs {
         std::fs::symlink_metadata(&cand).is_ok().then_some(cand)
     }
 
+    /// A guest path the emulator answers from a host path of its own:
+    /// `/proc/self/exe`, and `/sys/devices/system/cpu` and what is in it.
     fn special(&self, path: &[u8]) -> Option<PathBuf> {
-        (path == b"/proc/self/exe").then(|| self.exe_host.clone())
+        if path == b"/proc/self/exe" {
+            return Some(self.exe_host.clone());
+        }
+        self.sys_tree.as_ref()?.host_path(path)
     }
 
     /// Opens `path` like openat(2). Returns the new host (= guest) fd.
     pub fn open(&self, dirfd: i32, path: &[u8], flags: i32, mode: u32) -> Result<i32, Errno> {
         if let Some(p) = self.special(path) {
+            let read_only = flags & libc::O_ACCMODE == libc::O_RDONLY
+                && flags & (libc::O_CREAT | libc::O_TRUNC) == 0;
+            if !read_only && path != b"/proc/self/exe" {
+                return Err(EACCES);
+            }
             let c = cstr(p.as_os_str().as_bytes())?;
             // SAFETY: c is NUL-terminated.
             let r = unsafe { libc::open(c.as_ptr(), flags, mode) };

@@ -264,9 +264,18 @@ impl Process {
             .collect();
         let aspace = AddressSpace::with_pools(&mut mem, &pools, heap_pool)
             .map_err(|_| RunError::Setup("guest RAM too small".into()))?;
-        let fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
+        let mut fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
         let harts = opts.harts.max(1);
+        let topology = crate::procfs::Topology {
+            harts,
+            threads_per_core: 1,
+        };
+        fs.sys_tree = Some(crate::procfs::SysTree::build(topology).map_err(|e| {
+            RunError::Setup(format!(
+                "cannot write the emulated /sys/devices/system/cpu to the temporary directory: {e}"
+            ))
+        })?);
         // One hardware thread per core.
         let core_map = CoreMap::one_thread_per_core(harts);
         let mut p = Process {

@@ -78,15 +78,120 @@ impl TopologyFile {
     }
 }
 
-/// Collapses repeated slashes and `.` components of an absolute path.
+impl TopologyFile {
+    /// The names a hart's `topology` directory lists (Linux 6.12's), with
+    /// the file each one is.
+    pub const LISTED: [(&'static str, TopologyFile); 11] = [
+        ("cluster_id", TopologyFile::ClusterId),
+        ("core_cpus", TopologyFile::ThreadSiblings),
+        ("core_cpus_list", TopologyFile::ThreadSiblingsList),
+        ("core_id", TopologyFile::CoreId),
+        ("core_siblings", TopologyFile::CoreSiblings),
+        ("core_siblings_list", TopologyFile::CoreSiblingsList),
+        ("package_cpus", TopologyFile::CoreSiblings),
+        ("package_cpus_list", TopologyFile::CoreSiblingsList),
+        ("physical_package_id", TopologyFile::PackageId),
+        ("thread_siblings", TopologyFile::ThreadSiblings),
+        ("thread_siblings_list", TopologyFile::ThreadSiblingsList),
+    ];
+}
+
+/// The emulated `/sys/devices/system/cpu` as a host directory tree, so that
+/// listing it (`getdents64`: hwloc, `lscpu`, OpenMP runtimes count the
+/// `cpuN` entries) and `stat` of its entries show the emulated harts, not
+/// the host's CPUs. Built once per process, removed when it ends.
+#[derive(Debug)]
+pub struct SysTree {
+    /// The host directory standing for `/sys/devices/system`.
+    root: std::path::PathBuf,
+    /// The host process that made it (a forked child leaves it alone).
+    owner: u32,
+}
+
+/// Where the emulated tree is mounted in the guest.
+const SYS_CPU: &[u8] = b"/sys/devices/system/cpu";
+
+impl SysTree {
+    /// Writes the tree of a machine of `topology` under a new host
+    /// temporary directory.
+    pub fn build(topology: Topology) -> std::io::Result<SysTree> {
+        use std::fs;
+        let base = std::env::temp_dir();
+        let mut root = None;
+        for attempt in 0..100u32 {
+            let dir = base.join(format!("rvnvmm-sys-{}-{attempt}", std::process::id()));
+            match fs::create_dir(&dir) {
+                Ok(()) => {
+                    root = Some(dir);
+                    break;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(e),
+            }
+        }
+        let tree = SysTree {
+            root: root.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::AlreadyExists))?,
+            owner: std::process::id(),
+        };
+        let cpu = tree.root.join("cpu");
+        fs::create_dir(&cpu)?;
+        let all: Vec<usize> = (0..topology.harts).collect();
+        for name in ["online", "possible", "present"] {
+            fs::write(cpu.join(name), cpu_list(&all) + "\n")?;
+        }
+        for name in ["offline", "isolated"] {
+            fs::write(cpu.join(name), "\n")?;
+        }
+        for h in 0..topology.harts {
+            let dir = cpu.join(format!("cpu{h}")).join("topology");
+            fs::create_dir_all(&dir)?;
+            for (name, file) in TopologyFile::LISTED {
+                fs::write(dir.join(name), topology.file(h, file))?;
+            }
+        }
+        Ok(tree)
+    }
+
+    /// The host path standing for the absolute guest `path` if it is
+    /// `/sys/devices/system/cpu` or below it (a name the machine lacks
+    /// there is a missing host name: ENOENT).
+    pub fn host_path(&self, path: &[u8]) -> Option<std::path::PathBuf> {
+        let p = normalise(path);
+        let rest = p.strip_prefix(SYS_CPU)?;
+        if !(rest.is_empty() || rest.starts_with(b"/")) {
+            return None;
+        }
+        let rest = std::str::from_utf8(rest).ok()?.trim_matches('/');
+        Some(self.root.join("cpu").join(rest))
+    }
+}
+
+impl Drop for SysTree {
+    fn drop(&mut self) {
+        if std::process::id() == self.owner {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+/// Collapses repeated slashes and `.` components of an absolute path, and
+/// takes `..` back a component (lexically: the directories of `/proc/self`
+/// and `/sys/devices/system/cpu` are not symbolic links, and `..` of
+/// `/proc/self` is `/proc` either way).
 fn normalise(path: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(path.len());
     for comp in path.split(|&c| c == b'/') {
-        if comp.is_empty() || comp == b"." {
-            continue;
+        match comp {
+            b"" | b"." => {}
+            b".." => {
+                let parent = out.iter().rposition(|&c| c == b'/').unwrap_or(0);
+                out.truncate(parent);
+            }
+            _ => {
+                out.push(b'/');
+                out.extend_from_slice(comp);
+            }
         }
-        out.push(b'/');
-        out.extend_from_slice(comp);
     }
     out
 }
@@ -763,6 +868,55 @@ mod tests {
         assert_eq!(f("/sys/devices/system/cpu/cpu4/topology/core_id"), None);
         assert_eq!(f("/sys/devices/system/cpu/cpu03/topology/core_id"), None);
         assert_eq!(f("proc/cpuinfo"), None, "relative paths are resolved first");
+        assert_eq!(
+            f("/sys/devices/system/cpu/cpu0/../online"),
+            Some(ProcFile::CpuRange)
+        );
+        assert_eq!(f("/proc/self/../self/auxv"), Some(ProcFile::Auxv));
+        assert_eq!(f("/proc/../../proc/meminfo"), Some(ProcFile::Meminfo));
+    }
+
+    #[test]
+    fn the_sys_tree_lists_the_harts_and_only_them() {
+        let tree = SysTree::build(Topology {
+            harts: 3,
+            threads_per_core: 1,
+        })
+        .unwrap();
+        let dir = tree.host_path(b"/sys/devices/system/cpu/").unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            ["cpu0", "cpu1", "cpu2", "isolated", "offline", "online", "possible", "present"]
+        );
+        let read = |p: &str| std::fs::read_to_string(tree.host_path(p.as_bytes()).unwrap());
+        assert_eq!(read("/sys/devices/system/cpu/online").unwrap(), "0-2\n");
+        assert_eq!(
+            read("/sys//devices/system/cpu/cpu2/topology/core_cpus_list").unwrap(),
+            "2\n"
+        );
+        assert_eq!(
+            read("/sys/devices/system/cpu/cpu1/topology/package_cpus").unwrap(),
+            "7\n"
+        );
+        let topology = tree
+            .host_path(b"/sys/devices/system/cpu/cpu0/topology")
+            .unwrap();
+        assert_eq!(std::fs::read_dir(topology).unwrap().count(), 11);
+        assert!(read("/sys/devices/system/cpu/cpu3/topology/core_id").is_err());
+        // Outside the tree (or out of it through `..`): the ordinary lookup.
+        assert_eq!(tree.host_path(b"/sys/devices/system/cpufreq"), None);
+        assert_eq!(
+            tree.host_path(b"/sys/devices/system/cpu/../../../etc"),
+            None
+        );
+        let root = dir.parent().unwrap().to_path_buf();
+        drop(tree);
+        assert!(!root.exists(), "removed when the process ends");
     }
 
     #[test]
