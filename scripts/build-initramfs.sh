@@ -171,7 +171,12 @@ echo "rc: done"
 EOF
 chmod 755 "$root/etc/rvnvmm/rc"
 
+# The same inputs give the same bytes: a guest boot depends on the whole
+# archive (timestamps and inode numbers included), and the same command must
+# give the same statistics. Fixed times and owners; cpio numbers the inodes.
+find "$root" -exec touch -h -d @0 {} +
 tmp="$OUT.tmp.$$"
-(cd "$root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -9n) > "$tmp"
+(cd "$root" && find . | LC_ALL=C sort |
+    cpio -o -H newc --quiet --reproducible --owner=0:0 | gzip -9n) > "$tmp"
 mv "$tmp" "$OUT"
 echo "$OUT"
