@@ -87,7 +87,7 @@ class FakeMirror:
                 pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_port}/debian"
+        self.url = loopback(1, "debian", port=self.server.server_port)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
@@ -285,7 +285,7 @@ def test_fresh_cache_unreachable_mirror_fails_fast_with_the_clear_message(
         tmp_path, mirror, cache, archive_key):
     lock = write_lock(tmp_path / "lock", mirror)
     start = time.monotonic()
-    done = run_setup(cache, f"http://127.0.0.1:{free_port()}/debian", lock, archive_key[1])
+    done = run_setup(cache, loopback(1, "debian", port=free_port()), lock, archive_key[1])
     assert done.returncode != 0
     assert "retrying in" in done.stderr  # transient: retried with back-off ...
     assert "(3 tries)" in done.stderr  # ... RVNVMM_FETCH_RETRIES=2 times
@@ -311,7 +311,7 @@ def test_warm_cache_goes_on_when_the_mirror_is_broken_or_gone(tmp_path, mirror, 
 
     # No mirror at all: the same.
     mirror.stop()
-    done = run_setup(cache, f"http://127.0.0.1:{free_port()}/debian", lock, archive_key[1])
+    done = run_setup(cache, loopback(1, "debian", port=free_port()), lock, archive_key[1])
     assert done.returncode == 0, done.stderr
     assert "have libc6 1.0-1" in done.stderr
 
@@ -416,42 +416,48 @@ def test_tree_of_an_older_setup_is_adopted_when_identical(tmp_path, mirror, cach
     (cache / "debian" / "libc6_1.0-1.verified").unlink()
     (cache / "debs" / Path(mirror.debs["libc6"].filename).name).unlink()
     mirror.stop()
-    done = run_setup(cache, f"http://127.0.0.1:{free_port()}/debian", lock, archive_key[1])
+    done = run_setup(cache, loopback(1, "debian", port=free_port()), lock, archive_key[1])
     assert done.returncode == 0, done.stderr
     assert "WARNING: cannot download libc6 1.0-1 to verify the tree" in done.stderr
     assert "using it unverified" in said(done)
 
 
 # ------------------------------------------------------------------ the mirror
+def loopback(host: int, path: str, scheme: str = "http", port: int | None = None) -> str:
+    """The address of a fake archive: loopback 127.0.0.HOST, never a real mirror."""
+    where = f"127.0.0.{host}" + (f":{port}" if port is not None else "")
+    return f"{scheme}://{where}/{path}"
+
+
 def test_mirror_is_the_first_debian_main_source_of_the_host(tmp_path):
     etc = tmp_path / "apt"
     (etc / "sources.list.d").mkdir(parents=True)
-    (etc / "sources.list").write_text("# deb http://127.0.0.2/debian bookworm main\n")
+    (etc / "sources.list").write_text(f"# deb {loopback(2, 'debian')} bookworm main\n")
     (etc / "sources.list.d" / "a-nodesource.sources").write_text(
-        "Types: deb\nURIs: https://127.0.0.3/node_20.x\nSuites: nodistro\nComponents: main\n")
+        f"Types: deb\nURIs: {loopback(3, 'node_20.x', 'https')}\nSuites: nodistro\nComponents: main\n")
     (etc / "sources.list.d" / "b-docker.list").write_text(
-        "deb [arch=amd64 signed-by=/k.gpg] https://127.0.0.4/linux/debian bookworm stable\n")
+        f"deb [arch=amd64 signed-by=/k.gpg] {loopback(4, 'linux/debian', 'https')} bookworm stable\n")
     (etc / "sources.list.d" / "debian.sources").write_text(
-        "Types: deb-src\nURIs: http://127.0.0.5/debian\nSuites: bookworm\nComponents: main\n\n"
-        "Types: deb\nURIs: http://127.0.0.6/debian-security\nSuites: bookworm-security\n"
+        f"Types: deb-src\nURIs: {loopback(5, 'debian')}\nSuites: bookworm\nComponents: main\n\n"
+        f"Types: deb\nURIs: {loopback(6, 'debian-security')}\nSuites: bookworm-security\n"
         "Components: main\n\n"
-        "Types: deb\nEnabled: no\nURIs: http://127.0.0.7/debian\nSuites: bookworm\n"
+        f"Types: deb\nEnabled: no\nURIs: {loopback(7, 'debian')}\nSuites: bookworm\n"
         "Components: main\n\n"
-        "# the main archive\nTypes: deb\nURIs: http://127.0.0.6/debian/\n"
+        f"# the main archive\nTypes: deb\nURIs: {loopback(6, 'debian/')}\n"
         "Suites: bookworm bookworm-updates\nComponents: main contrib\n")
-    assert debian_packages.debian_mirror({}, etc) == "http://127.0.0.6/debian"
+    assert debian_packages.debian_mirror({}, etc) == loopback(6, "debian")
     # A one-line source earlier in apt's order wins.
-    (etc / "sources.list").write_text("deb [trusted=yes] http://127.0.0.8/debian trixie main\n")
-    assert debian_packages.debian_mirror({}, etc) == "http://127.0.0.8/debian"
+    (etc / "sources.list").write_text(f"deb [trusted=yes] {loopback(8, 'debian')} trixie main\n")
+    assert debian_packages.debian_mirror({}, etc) == loopback(8, "debian")
     # The environment overrides the host.
-    env = {"RVNVMM_DEBIAN_MIRROR": "http://127.0.0.9/debian/"}
-    assert debian_packages.debian_mirror(env, etc) == "http://127.0.0.9/debian"
+    env = {"RVNVMM_DEBIAN_MIRROR": loopback(9, "debian/")}
+    assert debian_packages.debian_mirror(env, etc) == loopback(9, "debian")
 
 
 def test_no_debian_source_names_the_variable_to_set(tmp_path):
     etc = tmp_path / "apt"
     (etc / "sources.list.d").mkdir(parents=True)
-    (etc / "sources.list").write_text("deb http://127.0.0.10/debian-security bookworm-security main\n")
+    (etc / "sources.list").write_text(f"deb {loopback(10, 'debian-security')} bookworm-security main\n")
     with pytest.raises(debian_packages.SetupError, match="set RVNVMM_DEBIAN_MIRROR"):
         debian_packages.debian_mirror({}, etc)
     with pytest.raises(debian_packages.SetupError, match="RVNVMM_DEBIAN_MIRROR=ftp://x"):
