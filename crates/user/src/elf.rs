@@ -255,7 +255,7 @@ impl ElfFile {
         if !meta.is_file() {
             return Err(LoadError::NotRegularFile {
                 path: shown.to_string(),
-                what: file_kind(&meta),
+                what: rvnvmm_config::files::describe(&meta),
             });
         }
         let file_len = meta.len();
@@ -624,25 +624,6 @@ fn parse_phdrs(data: &[u8], header: &Header) -> Vec<ProgramHeader> {
         .chunks_exact(PHDR_SIZE)
         .map(ProgramHeader::parse)
         .collect()
-}
-
-/// What a non-regular file is, for messages.
-fn file_kind(meta: &std::fs::Metadata) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
-    let t = meta.file_type();
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_fifo() {
-        "a FIFO"
-    } else if t.is_char_device() {
-        "a character device"
-    } else if t.is_block_device() {
-        "a block device"
-    } else if t.is_socket() {
-        "a socket"
-    } else {
-        "a special file"
-    }
 }
 
 /// The auxiliary-vector keys we provide.
