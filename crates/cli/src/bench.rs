@@ -14,6 +14,7 @@
 //! child's reaping, as qemu's is from its spawn to its reaping.
 
 use crate::artefacts;
+use crate::error::{CliError, MachineLacks};
 use crate::MachineArgs;
 use clap::{Args, Subcommand};
 use rvnvmm_config::Config;
@@ -22,6 +23,83 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
+
+/// Why `rvnvmm bench speed` could not measure a workload.
+#[derive(Debug, thiserror::Error)]
+pub enum SpeedError {
+    /// A host operation failed.
+    #[error("{what}: {source}")]
+    Host {
+        /// What was being done.
+        what: String,
+        /// Why it failed.
+        source: std::io::Error,
+    },
+    /// qemu could not be started.
+    #[error("cannot start {}: {source}", qemu.display())]
+    QemuStart {
+        /// The qemu binary.
+        qemu: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The workload failed under qemu.
+    #[error("{workload}: {} failed under qemu-riscv64 ({status})", program.display())]
+    QemuFailed {
+        /// The workload's name.
+        workload: String,
+        /// The guest program.
+        program: PathBuf,
+        /// qemu's exit status.
+        status: std::process::ExitStatus,
+    },
+    /// The workload exited with a non-zero status under rvnvmm.
+    #[error("{workload}: {} exited with status {status} under rvnvmm", program.display())]
+    GuestFailed {
+        /// The workload's name.
+        workload: String,
+        /// The guest program.
+        program: PathBuf,
+        /// Its exit status.
+        status: i32,
+    },
+    /// The guest forked, so the instruction count would be incomplete.
+    #[error("{0}: the guest forked, so rvnvmm's instruction count would miss the child's")]
+    Forked(String),
+    /// The benchmark child failed; its message came through the pipe.
+    #[error("{workload}: {message}")]
+    Child {
+        /// The workload's name.
+        workload: String,
+        /// The child's error message.
+        message: String,
+    },
+    /// The benchmark child ended without a report.
+    #[error(
+        "{workload}: the benchmark child ended without a report (wait status {wait_status:#x})"
+    )]
+    NoReport {
+        /// The workload's name.
+        workload: String,
+        /// `waitpid`'s status.
+        wait_status: i32,
+    },
+}
+
+impl SpeedError {
+    /// A failed host operation, with the OS error of the last call.
+    fn last_os(what: &str) -> SpeedError {
+        SpeedError::Host {
+            what: what.to_string(),
+            source: std::io::Error::last_os_error(),
+        }
+    }
+
+    /// A failed host operation, with its error.
+    fn host(what: String) -> impl FnOnce(std::io::Error) -> SpeedError {
+        move |source| SpeedError::Host { what, source }
+    }
+}
 
 /// Arguments of `rvnvmm bench`.
 #[derive(Args)]
@@ -114,7 +192,7 @@ struct SpeedArgs {
 }
 
 /// Runs a benchmark.
-pub fn main(b: BenchArgs) -> Result<i32, String> {
+pub fn main(b: BenchArgs) -> Result<i32, CliError> {
     match b.which {
         Bench::Speed(s) => speed(s),
         Bench::Locality(m) => micro(m, false),
@@ -129,7 +207,7 @@ pub fn main(b: BenchArgs) -> Result<i32, String> {
 /// each timed on its last pass (`--passes`, default 2): the first leaves the
 /// caches as a sweep of runs on one machine does (a write pass then writes
 /// back a dirty line of the pass before for every line it fills).
-fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
+fn bandwidth(a: BandwidthArgs) -> Result<i32, CliError> {
     use crate::microbench::{self, Pattern};
     let ops = parse_ops(a.op.as_deref())?;
     let base_cfg = crate::load_config(&a.machine)?;
@@ -139,7 +217,7 @@ fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
-        .ok_or("no DRAM region")?;
+        .ok_or(MachineLacks::Dram)?;
     let (spec_trcd, spec_trp) = (ctl.trcd_ns, ctl.trp_ns);
     let dram_base = dram.base + (16 << 20);
     if !a.json {
@@ -202,7 +280,7 @@ fn bandwidth(a: BandwidthArgs) -> Result<i32, String> {
 }
 
 /// Runs the locality or banks table: every (method, op, parameter) cell.
-fn micro(a: MicroArgs, banks: bool) -> Result<i32, String> {
+fn micro(a: MicroArgs, banks: bool) -> Result<i32, CliError> {
     use crate::microbench::{self, Pattern};
     let methods: Vec<String> = match &a.method {
         Some(m) => vec![m.clone()],
@@ -286,30 +364,32 @@ fn micro(a: MicroArgs, banks: bool) -> Result<i32, String> {
 }
 
 /// `--op`: both operations, or the one named.
-fn parse_ops(op: Option<&str>) -> Result<Vec<crate::microbench::Op>, String> {
+fn parse_ops(op: Option<&str>) -> Result<Vec<crate::microbench::Op>, CliError> {
     use crate::microbench::Op;
     match op {
         None => Ok(vec![Op::Read, Op::Write]),
         Some("read") => Ok(vec![Op::Read]),
         Some("write") => Ok(vec![Op::Write]),
-        Some(o) => Err(format!("--op wants read or write, got '{o}'")),
+        Some(o) => Err(CliError::Usage(format!(
+            "--op wants read or write, got '{o}'"
+        ))),
     }
 }
 
 /// The machine's first NVMM region, with its name and controller.
 fn nvmm_region(
     cfg: &rvnvmm_config::Config,
-) -> Result<(&str, &rvnvmm_config::Region, &rvnvmm_config::Controller), String> {
+) -> Result<(&str, &rvnvmm_config::Region, &rvnvmm_config::Controller), MachineLacks> {
     let (name, region) = cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
         .next()
-        .ok_or("the machine has no NVMM region")?;
+        .ok_or(MachineLacks::Nvmm)?;
     let ctl = cfg
         .memory
         .controllers
         .get(&region.controller)
-        .ok_or("the NVMM region has no controller")?;
+        .ok_or(MachineLacks::NvmmController)?;
     Ok((name, region, ctl))
 }
 
@@ -324,9 +404,9 @@ fn nvmm_name(cfg: &rvnvmm_config::Config) -> &str {
 
 /// From a controller's address mapping: the distance between consecutive
 /// banks and between consecutive rows of one bank.
-fn bank_and_row_strides(ctl: &rvnvmm_config::Controller) -> Result<(u64, u64), String> {
+fn bank_and_row_strides(ctl: &rvnvmm_config::Controller) -> Result<(u64, u64), CliError> {
     use rvnvmm_config::AddressField;
-    let layout = ctl.address_layout()?;
+    let layout = ctl.address_layout().map_err(CliError::AddressMapping)?;
     // Fields are listed from the most to the least significant bit.
     let mut pos = 0u32;
     let (mut bank, mut row) = (None, None);
@@ -340,7 +420,7 @@ fn bank_and_row_strides(ctl: &rvnvmm_config::Controller) -> Result<(u64, u64), S
     }
     match (bank, row) {
         (Some(b), Some(r)) => Ok((1 << b, 1 << r)),
-        _ => Err("the controller's address mapping has no bank or row bits".into()),
+        _ => Err(MachineLacks::BankOrRowBits.into()),
     }
 }
 
@@ -442,7 +522,7 @@ fn mips(insns: u64, secs: f64) -> f64 {
     }
 }
 
-fn speed(a: SpeedArgs) -> Result<i32, String> {
+fn speed(a: SpeedArgs) -> Result<i32, CliError> {
     // The functional model unless --set says otherwise: qemu models no
     // timing either, and the figures in docs/performance.md are functional.
     let mut machine = a.machine.clone();
@@ -452,16 +532,28 @@ fn speed(a: SpeedArgs) -> Result<i32, String> {
     // in a second with its fix.
     let qemu = match &a.qemu {
         Some(q) if q.is_file() => q.clone(),
-        Some(q) => return Err(format!("--qemu {} does not exist", q.display())),
+        Some(q) => {
+            return Err(CliError::Usage(format!(
+                "--qemu {} does not exist",
+                q.display()
+            )))
+        }
         None => artefacts::qemu()?,
     };
     let program = |name: &str| match &a.programs {
-        Some(d) if !d.is_dir() => Err(format!("--programs {} is not a directory", d.display())),
-        Some(d) if !d.join(name).is_file() => {
-            Err(format!("--programs {}: no {name} in it", d.display()))
-        }
+        Some(d) if !d.is_dir() => Err(CliError::NotADirectory {
+            option: "--programs",
+            path: d.clone(),
+        }),
+        Some(d) if !d.join(name).is_file() => Err(CliError::Usage(format!(
+            "--programs {}: no {name} in it",
+            d.display()
+        ))),
         Some(d) => Ok(d.join(name)),
-        None => artefacts::guest_program(&artefacts::guest_build().join("static"), name),
+        None => Ok(artefacts::guest_program(
+            &artefacts::guest_build().join("static"),
+            name,
+        )?),
     };
     let bench_compute = program("bench_compute")?;
     let float_print = program("float_print")?;
@@ -473,8 +565,12 @@ fn speed(a: SpeedArgs) -> Result<i32, String> {
     } else {
         GZIP_INPUT_BYTES
     };
-    std::fs::write(work.0.join("input.txt"), generate_text(text_bytes))
-        .map_err(|e| format!("cannot write the gzip input in {}: {e}", work.0.display()))?;
+    std::fs::write(work.0.join("input.txt"), generate_text(text_bytes)).map_err(
+        SpeedError::host(format!(
+            "cannot write the gzip input in {}",
+            work.0.display()
+        )),
+    )?;
     let sh_loop = if a.quick { SH_LOOP_QUICK } else { SH_LOOP };
     let workloads = vec![
         Workload {
@@ -550,7 +646,7 @@ fn measure(
     cwd: &Path,
     env: &[String],
     runs: u32,
-) -> Result<Row, String> {
+) -> Result<Row, CliError> {
     let mut best_rv = f64::INFINITY;
     let mut best_q = f64::INFINITY;
     let mut instructions = None;
@@ -578,7 +674,7 @@ fn measure(
 }
 
 /// Runs the workload under qemu-riscv64; returns the wall time.
-fn run_qemu(qemu: &Path, w: &Workload, cwd: &Path, env: &[String]) -> Result<f64, String> {
+fn run_qemu(qemu: &Path, w: &Workload, cwd: &Path, env: &[String]) -> Result<f64, SpeedError> {
     let mut cmd = Command::new(qemu);
     cmd.arg(&w.program)
         .args(&w.args)
@@ -588,16 +684,17 @@ fn run_qemu(qemu: &Path, w: &Workload, cwd: &Path, env: &[String]) -> Result<f64
         .stdin(Stdio::null())
         .stdout(Stdio::null());
     let t0 = Instant::now();
-    let status = cmd
-        .status()
-        .map_err(|e| format!("cannot start {}: {e}", qemu.display()))?;
+    let status = cmd.status().map_err(|source| SpeedError::QemuStart {
+        qemu: qemu.to_path_buf(),
+        source,
+    })?;
     let secs = t0.elapsed().as_secs_f64();
     if !status.success() {
-        return Err(format!(
-            "{}: {} failed under qemu-riscv64 ({status})",
-            w.name,
-            w.program.display()
-        ));
+        return Err(SpeedError::QemuFailed {
+            workload: w.name.clone(),
+            program: w.program.clone(),
+            status,
+        });
     }
     Ok(secs)
 }
@@ -609,7 +706,7 @@ fn run_rvnvmm(
     w: &Workload,
     cwd: &Path,
     env: &[String],
-) -> Result<(u64, f64), String> {
+) -> Result<(u64, f64), CliError> {
     let program = w.program.to_string_lossy().into_owned();
     let mut argv = vec![program.clone()];
     argv.extend(w.args.iter().cloned());
@@ -619,7 +716,7 @@ fn run_rvnvmm(
     let mut fds = [0i32; 2];
     // SAFETY: pipe2 fills the two-element array.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
-        return Err(format!("pipe: {}", std::io::Error::last_os_error()));
+        return Err(SpeedError::last_os("pipe").into());
     }
     // SAFETY: both descriptors were just created and are owned here only.
     let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
@@ -630,7 +727,7 @@ fn run_rvnvmm(
     // threads), so the child may go on running ordinary Rust code.
     let pid = unsafe { libc::fork() };
     if pid < 0 {
-        return Err(format!("fork: {}", std::io::Error::last_os_error()));
+        return Err(SpeedError::last_os("fork").into());
     }
     if pid == 0 {
         drop(rd);
@@ -643,21 +740,24 @@ fn run_rvnvmm(
     // SAFETY: waiting for our own child with a valid status pointer.
     while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
         if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
-            return Err(format!("waitpid: {}", std::io::Error::last_os_error()));
+            return Err(SpeedError::last_os("waitpid").into());
         }
     }
     let secs = t0.elapsed().as_secs_f64();
-    read.map_err(|e| format!("reading the benchmark child's report: {e}"))?;
+    read.map_err(SpeedError::host(
+        "reading the benchmark child's report".to_string(),
+    ))?;
     let mut lines = report.lines();
     let first = lines.next().unwrap_or("");
     if lines.any(|l| l == "forked") {
-        return Err(format!(
-            "{}: the guest forked, so rvnvmm's instruction count would miss the child's",
-            w.name
-        ));
+        return Err(SpeedError::Forked(w.name.clone()).into());
     }
     if let Some(msg) = first.strip_prefix("error ") {
-        return Err(format!("{}: {msg}", w.name));
+        return Err(SpeedError::Child {
+            workload: w.name.clone(),
+            message: msg.to_string(),
+        }
+        .into());
     }
     let parsed = first.strip_prefix("done ").and_then(|r| {
         let (n, st) = r.split_once(' ')?;
@@ -665,15 +765,17 @@ fn run_rvnvmm(
     });
     match parsed {
         Some((n, 0)) if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 => Ok((n, secs)),
-        Some((_, st)) if st != 0 => Err(format!(
-            "{}: {} exited with status {st} under rvnvmm",
-            w.name,
-            w.program.display()
-        )),
-        _ => Err(format!(
-            "{}: the benchmark child ended without a report (wait status {status:#x})",
-            w.name
-        )),
+        Some((_, st)) if st != 0 => Err(SpeedError::GuestFailed {
+            workload: w.name.clone(),
+            program: w.program.clone(),
+            status: st,
+        }
+        .into()),
+        _ => Err(SpeedError::NoReport {
+            workload: w.name.clone(),
+            wait_status: status,
+        }
+        .into()),
     }
 }
 
@@ -685,12 +787,12 @@ fn child(cfg: &Config, opts: rvnvmm_user::Options, cwd: &Path, report: OwnedFd) 
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         redirect_stdio(cwd)?;
         let mut p = crate::new_process(cfg, opts)?;
-        p.run().map_err(|e| e.to_string())
+        Ok::<_, CliError>(p.run()?)
     }));
     let (line, code) = match result {
         Ok(Ok(o)) if !o.is_initial_process => ("forked\n".to_string(), o.exit_status()),
         Ok(Ok(o)) => (format!("done {} {}\n", o.instructions, o.exit_status()), 0),
-        Ok(Err(e)) => (format!("error {}\n", e.replace('\n', " ")), 1),
+        Ok(Err(e)) => (format!("error {}\n", e.to_string().replace('\n', " ")), 1),
         Err(_) => ("error the emulator panicked\n".to_string(), 101),
     };
     let _ = report.write_all(line.as_bytes());
@@ -698,20 +800,23 @@ fn child(cfg: &Config, opts: rvnvmm_user::Options, cwd: &Path, report: OwnedFd) 
     unsafe { libc::_exit(code) }
 }
 
-fn redirect_stdio(cwd: &Path) -> Result<(), String> {
+fn redirect_stdio(cwd: &Path) -> Result<(), SpeedError> {
     let null = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/null")
-        .map_err(|e| format!("cannot open /dev/null: {e}"))?;
+        .map_err(SpeedError::host("cannot open /dev/null".to_string()))?;
     use std::os::fd::AsRawFd;
     for fd in [0, 1] {
         // SAFETY: dup2 of a valid descriptor onto stdin/stdout.
         if unsafe { libc::dup2(null.as_raw_fd(), fd) } < 0 {
-            return Err(format!("dup2: {}", std::io::Error::last_os_error()));
+            return Err(SpeedError::last_os("dup2"));
         }
     }
-    std::env::set_current_dir(cwd).map_err(|e| format!("cannot chdir to {}: {e}", cwd.display()))
+    std::env::set_current_dir(cwd).map_err(SpeedError::host(format!(
+        "cannot chdir to {}",
+        cwd.display()
+    )))
 }
 
 /// The first line of `qemu --version`, or a placeholder.
@@ -777,10 +882,11 @@ fn generate_text(bytes: usize) -> Vec<u8> {
 struct TempDir(PathBuf);
 
 impl TempDir {
-    fn new() -> Result<TempDir, String> {
+    fn new() -> Result<TempDir, SpeedError> {
         let p = std::env::temp_dir().join(format!("rvnvmm-bench-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).map_err(|e| format!("cannot create {}: {e}", p.display()))?;
+        std::fs::create_dir_all(&p)
+            .map_err(SpeedError::host(format!("cannot create {}", p.display())))?;
         Ok(TempDir(p))
     }
 }

@@ -85,10 +85,15 @@ pub struct BootArgs {
 /// `rvnvmm: `.
 #[derive(Debug, thiserror::Error)]
 pub enum BootError {
-    /// The machine description, an output path or a setup artefact
-    /// (firmware, kernel) was not usable; the message says which.
-    #[error("{0}")]
-    Setup(String),
+    /// The machine description (config file, `--set`, validation).
+    #[error(transparent)]
+    Config(#[from] rvnvmm_config::ConfigError),
+    /// A set-up artefact (firmware, kernel) is missing.
+    #[error(transparent)]
+    Artefact(#[from] crate::artefacts::ArtefactError),
+    /// An output file cannot be written.
+    #[error(transparent)]
+    Output(#[from] crate::output::OutputError),
     /// An input file could not be read.
     #[error("cannot read the {what} {}: {source}", path.display())]
     Read {
@@ -153,12 +158,6 @@ pub enum BootError {
     /// The machine stopped with an error.
     #[error(transparent)]
     Machine(#[from] MachineError),
-}
-
-impl From<String> for BootError {
-    fn from(msg: String) -> BootError {
-        BootError::Setup(msg)
-    }
 }
 
 /// The largest input file `boot` reads (firmware, kernel, initramfs,

@@ -3,13 +3,15 @@
 mod artefacts;
 mod bench;
 mod boot_command;
+mod error;
 mod microbench;
 mod output;
 mod progress;
 mod stats;
 
 use clap::{Args, Parser, Subcommand};
-use rvnvmm_config::Config;
+use error::{CliError, MachineLacks};
+use rvnvmm_config::{Config, ConfigError};
 use rvnvmm_hart::HartConfig;
 use rvnvmm_user::{ExitKind, Options, Process};
 use std::path::PathBuf;
@@ -98,9 +100,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.cmd {
         Cmd::Run(a) => run(a),
-        Cmd::Boot(b) => boot_command::main(b).map_err(|e| e.to_string()),
+        Cmd::Boot(b) => boot_command::main(b).map_err(CliError::from),
         Cmd::Bench(b) => bench::main(b),
-        Cmd::Config(m) => load_config(&m).map(|c| {
+        Cmd::Config(m) => load_config(&m).map_err(CliError::from).map(|c| {
             print!("{}", c.to_toml_string());
             0
         }),
@@ -114,9 +116,9 @@ fn main() -> ExitCode {
     }
 }
 
-pub(crate) fn load_config(m: &MachineArgs) -> Result<Config, String> {
-    let cfg = Config::load(m.config.as_deref(), &m.sets).map_err(|e| e.to_string())?;
-    let warnings = cfg.validate().map_err(|e| e.to_string())?;
+pub(crate) fn load_config(m: &MachineArgs) -> Result<Config, ConfigError> {
+    let cfg = Config::load(m.config.as_deref(), &m.sets)?;
+    let warnings = cfg.validate()?;
     for w in warnings {
         eprintln!("rvnvmm: warning: {w}");
     }
@@ -128,12 +130,12 @@ pub(crate) fn user_options(
     cfg: &Config,
     program: String,
     args: Vec<String>,
-) -> Result<Options, String> {
+) -> Result<Options, CliError> {
     let (dram_name, dram) = cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
-        .ok_or("the machine has no DRAM region for the user-mode process")?;
+        .ok_or(MachineLacks::Dram)?;
     let nvmm = cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
@@ -150,10 +152,7 @@ pub(crate) fn user_options(
             timebase_hz: 10_000_000,
             cflush_user: cfg.cflush.allow_user,
             costs: cfg.core_costs(),
-            isa: cfg
-                .machine
-                .extensions()
-                .map_err(|e| format!("machine.isa: {e}"))?,
+            isa: cfg.machine.extensions()?,
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
         },
         ram: (dram.base, dram.size),
@@ -172,22 +171,21 @@ pub(crate) fn user_options(
 
 /// The user-mode process for `opts` on machine `cfg`, with the memory-system
 /// model attached when the machine is timed.
-pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, String> {
-    let mut process = Process::new(opts).map_err(|e| e.to_string())?;
+pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, CliError> {
+    let mut process = Process::new(opts)?;
     if let Some(page) = rvnvmm_memsys::control::ControlPage::new(cfg) {
         process = process.with_control_page(page);
     }
     Ok(match cfg.machine.model {
         rvnvmm_config::Model::Timing => {
-            let memsys = rvnvmm_memsys::MemorySystem::new(cfg, cfg.machine.harts as usize)
-                .map_err(|e| e.to_string())?;
+            let memsys = rvnvmm_memsys::MemorySystem::new(cfg, cfg.machine.harts as usize)?;
             process.with_memory_system(memsys)
         }
         rvnvmm_config::Model::Functional => process,
     })
 }
 
-fn run(a: RunArgs) -> Result<i32, String> {
+fn run(a: RunArgs) -> Result<i32, CliError> {
     let mut machine = a.machine.clone();
     if let Some(h) = a.harts {
         machine.sets.push(format!("machine.harts={h}"));
@@ -199,19 +197,27 @@ fn run(a: RunArgs) -> Result<i32, String> {
     for kv in &a.envs {
         let key = kv.split('=').next().unwrap_or("");
         if !kv.contains('=') || key.is_empty() {
-            return Err(format!("--env wants KEY=VALUE, got '{kv}'"));
+            return Err(CliError::Usage(format!(
+                "--env wants KEY=VALUE, got '{kv}'"
+            )));
         }
         opts.env.retain(|e| e.split('=').next() != Some(key));
         opts.env.push(kv.clone());
     }
     if let Some(s) = &a.sysroot {
         if !s.is_dir() {
-            return Err(format!("--sysroot {} is not a directory", s.display()));
+            return Err(CliError::NotADirectory {
+                option: "--sysroot",
+                path: s.clone(),
+            });
         }
     }
     if let Some(r) = &a.root {
         if !r.is_dir() {
-            return Err(format!("--root {} is not a directory", r.display()));
+            return Err(CliError::NotADirectory {
+                option: "--root",
+                path: r.clone(),
+            });
         }
     }
     // Before the run, not after it: a run can take hours.
@@ -241,7 +247,7 @@ fn run(a: RunArgs) -> Result<i32, String> {
     if let Some(p) = line.as_ref().and_then(|l| l.lock().ok()).as_mut() {
         p.finish();
     }
-    let outcome = outcome.map_err(|e| e.to_string())?;
+    let outcome = outcome?;
     let host_seconds = started.elapsed().as_secs_f64();
     if let Some(out) = &stats_out {
         let target = if outcome.is_initial_process {

@@ -9,6 +9,34 @@ use rvnvmm_isa::encode::*;
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 
+/// Why a microbenchmark could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum MicrobenchError {
+    /// Guest RAM could not be set up.
+    #[error(transparent)]
+    Mem(#[from] rvnvmm_mem::MemError),
+    /// The memory-system model could not be built.
+    #[error(transparent)]
+    Memsys(#[from] rvnvmm_memsys::MemsysError),
+    /// The machine has no DRAM region for the loop's code.
+    #[error("the machine has no DRAM region for the benchmark's code")]
+    NoDram,
+    /// The code does not fit at the start of DRAM.
+    #[error("cannot place the benchmark code at {0:#x}")]
+    CodePlacement(u64),
+    /// The pattern reaches outside guest RAM.
+    #[error("the benchmark's accesses ({first:#x}..={last:#x}) leave guest RAM")]
+    OutsideRam {
+        /// The first address touched.
+        first: u64,
+        /// The last address touched.
+        last: u64,
+    },
+    /// The loop ended other than by its `ecall`.
+    #[error("the benchmark loop stopped with {0:?}")]
+    Stopped(Exit),
+}
+
 /// A read or a write loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -128,34 +156,34 @@ pub fn generate(p: &Pattern) -> Vec<u32> {
 
 /// Runs `pattern` on hart 0 of the machine `cfg` with its full timing
 /// model. The code sits at the start of the first DRAM region.
-pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
+pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, MicrobenchError> {
     let ranges: Vec<(u64, u64)> = cfg
         .memory
         .regions
         .values()
         .map(|r| (r.base, r.size))
         .collect();
-    let mut mem = PhysMem::new(&ranges).map_err(|e| e.to_string())?;
+    let mut mem = PhysMem::new(&ranges)?;
     let (_, dram) = cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
-        .ok_or("the machine has no DRAM region for the benchmark's code")?;
+        .ok_or(MicrobenchError::NoDram)?;
     let code = generate(pattern);
     let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
     if !mem.write(dram.base, &bytes) {
-        return Err("cannot place the benchmark code".into());
+        return Err(MicrobenchError::CodePlacement(dram.base));
     }
     let last = pattern.base
         + (pattern.rounds.max(1) - 1) * pattern.step
         + (pattern.nbank.max(1) - 1) * pattern.bank_stride;
     if !mem.is_ram(pattern.base, 8) || !mem.is_ram(last, 8) {
-        return Err(format!(
-            "the benchmark's accesses ({:#x}..={last:#x}) leave guest RAM",
-            pattern.base
-        ));
+        return Err(MicrobenchError::OutsideRam {
+            first: pattern.base,
+            last,
+        });
     }
-    let mut memsys = MemorySystem::new(cfg, 1).map_err(|e| e.to_string())?;
+    let mut memsys = MemorySystem::new(cfg, 1)?;
     let hart_cfg = HartConfig {
         clock_hz: cfg.machine.clock_hz,
         costs: cfg.core_costs(),
@@ -186,7 +214,7 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, String> {
         }
         match hart.run(&mut core, &mut env, u64::MAX) {
             Exit::Ecall => {}
-            other => return Err(format!("the benchmark loop stopped with {other:?}")),
+            other => return Err(MicrobenchError::Stopped(other)),
         }
     }
     let cycles = hart.x[T2 as usize] - hart.x[T0 as usize];

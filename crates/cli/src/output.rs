@@ -13,6 +13,48 @@ use std::io::Write;
 use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
+/// An output file that cannot be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write the {what} to {}: {why}", path.display())]
+pub struct OutputError {
+    /// What the file holds ("stats").
+    pub what: &'static str,
+    /// The path as given.
+    pub path: PathBuf,
+    /// Why not.
+    pub why: OutputProblem,
+}
+
+/// Why an output file cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputProblem {
+    /// The path exists and is neither a file, a character device nor a FIFO.
+    #[error("it is {0}")]
+    NotAFile(&'static str),
+    /// Its directory is not a directory.
+    #[error("{} is not a directory", .0.display())]
+    DirectoryIsNot(PathBuf),
+    /// Its directory cannot be looked at.
+    #[error("directory {}: {source}", dir.display())]
+    Directory {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No file can be created in its directory.
+    #[error("cannot create a file in {}: {source}", dir.display())]
+    Create {
+        /// The directory.
+        dir: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Any other failure of the host.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
 /// A checked output path.
 #[derive(Clone, Debug)]
 pub struct OutputFile {
@@ -31,25 +73,28 @@ impl OutputFile {
     /// Checks that `path` can be written: an existing `path` is a regular
     /// file, a character device or a FIFO, and otherwise its directory
     /// exists and a file can be created in it.
-    pub fn check(what: &'static str, path: &Path) -> Result<OutputFile, String> {
-        let fail = |why: String| format!("cannot write the {what} to {}: {why}", path.display());
+    pub fn check(what: &'static str, path: &Path) -> Result<OutputFile, OutputError> {
+        let fail = |why: OutputProblem| OutputError {
+            what,
+            path: path.to_path_buf(),
+            why,
+        };
         let (target, in_place) = match fs::metadata(path) {
             Ok(meta) => {
                 let t = meta.file_type();
-                let target = fs::canonicalize(path).map_err(|e| fail(e.to_string()))?;
+                let target = fs::canonicalize(path).map_err(|e| fail(e.into()))?;
                 if t.is_file() {
                     (target, false)
                 } else if t.is_char_device() || t.is_fifo() {
                     (target, true)
                 } else {
-                    return Err(fail(format!(
-                        "it is {}",
-                        rvnvmm_config::files::describe(&meta)
+                    return Err(fail(OutputProblem::NotAFile(
+                        rvnvmm_config::files::describe(&meta),
                     )));
                 }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => (path.to_path_buf(), false),
-            Err(e) => return Err(fail(e.to_string())),
+            Err(e) => return Err(fail(e.into())),
         };
         let out = OutputFile {
             what,
@@ -61,8 +106,8 @@ impl OutputFile {
             let dir = out.directory();
             match fs::metadata(&dir) {
                 Ok(m) if m.is_dir() => {}
-                Ok(_) => return Err(fail(format!("{} is not a directory", dir.display()))),
-                Err(e) => return Err(fail(format!("directory {}: {e}", dir.display()))),
+                Ok(_) => return Err(fail(OutputProblem::DirectoryIsNot(dir))),
+                Err(source) => return Err(fail(OutputProblem::Directory { dir, source })),
             }
             // Creating the temporary file is what the write will do.
             let probe = out.temporary();
@@ -70,7 +115,7 @@ impl OutputFile {
                 .write(true)
                 .create_new(true)
                 .open(&probe)
-                .map_err(|e| fail(format!("cannot create a file in {}: {e}", dir.display())))?;
+                .map_err(|source| fail(OutputProblem::Create { dir, source }))?;
             let _ = fs::remove_file(&probe);
         }
         Ok(out)
@@ -93,13 +138,11 @@ impl OutputFile {
     }
 
     /// Writes `bytes` as the whole file, replacing it in one step.
-    pub fn write(&self, bytes: &[u8]) -> Result<(), String> {
-        let fail = |e: std::io::Error| {
-            format!(
-                "cannot write the {} to {}: {e}",
-                self.what,
-                self.shown.display()
-            )
+    pub fn write(&self, bytes: &[u8]) -> Result<(), OutputError> {
+        let fail = |e: std::io::Error| OutputError {
+            what: self.what,
+            path: self.shown.clone(),
+            why: e.into(),
         };
         if self.in_place {
             return OpenOptions::new()
@@ -154,9 +197,11 @@ mod tests {
     fn refuses_a_missing_directory_and_a_directory_target() {
         let d = scratch("refuse");
         let e = OutputFile::check("stats", &d.join("no/such/dir/s.json")).unwrap_err();
-        assert!(e.contains("no/such/dir"), "{e}");
+        assert!(matches!(e.why, OutputProblem::Directory { .. }), "{e}");
+        assert!(e.to_string().contains("no/such/dir"), "{e}");
         let e = OutputFile::check("stats", &d).unwrap_err();
-        assert!(e.contains("a directory"), "{e}");
+        assert!(matches!(e.why, OutputProblem::NotAFile(_)), "{e}");
+        assert!(e.to_string().contains("a directory"), "{e}");
         fs::remove_dir_all(&d).unwrap();
     }
 

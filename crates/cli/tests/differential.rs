@@ -227,13 +227,14 @@ fn repo_root() -> PathBuf {
 
 fn load_env() -> Result<Env, String> {
     let repo = repo_root();
-    let busybox = artefacts::busybox()?;
-    let sysroot = artefacts::sysroot()?;
-    let qemu = artefacts::qemu()?;
+    let busybox = artefacts::busybox().map_err(|e| e.to_string())?;
+    let sysroot = artefacts::sysroot().map_err(|e| e.to_string())?;
+    let qemu = artefacts::qemu().map_err(|e| e.to_string())?;
     let guest_build = artefacts::guest_build();
     for (name, _, _) in GUEST_PROGRAMS {
         for linkage in Linkage::ALL {
-            artefacts::guest_program(&guest_build.join(linkage.dir()), name)?;
+            artefacts::guest_program(&guest_build.join(linkage.dir()), name)
+                .map_err(|e| e.to_string())?;
         }
     }
     let rvnvmm = match std::env::var_os("RVNVMM_DIFF_BIN").filter(|v| !v.is_empty()) {

@@ -18,7 +18,7 @@ fn rvnvmm() -> Command {
 
 /// RVNVMM_BUSYBOX and RVNVMM_SYSROOT (environment, else the cache's paths.env).
 fn paths() -> (PathBuf, PathBuf) {
-    let get = |r: Result<PathBuf, String>| r.unwrap_or_else(|e| panic!("{e}"));
+    let get = |r: Result<PathBuf, artefacts::ArtefactError>| r.unwrap_or_else(|e| panic!("{e}"));
     (get(artefacts::busybox()), get(artefacts::sysroot()))
 }
 

@@ -242,8 +242,8 @@ fn load_manifest() -> Result<Vec<Workload>, String> {
 }
 
 fn load_env() -> Result<Env, String> {
-    let sysroot = artefacts::sysroot()?;
-    let qemu = artefacts::qemu()?;
+    let sysroot = artefacts::sysroot().map_err(|e| e.to_string())?;
+    let qemu = artefacts::qemu().map_err(|e| e.to_string())?;
     let rvnvmm = match std::env::var_os("RVNVMM_DIFF_BIN").filter(|v| !v.is_empty()) {
         Some(b) => PathBuf::from(b),
         None => PathBuf::from(env!("CARGO_BIN_EXE_rvnvmm")),
