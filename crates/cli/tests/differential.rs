@@ -110,6 +110,7 @@ guest_programs! {
     bitmanip => (0, []);
     bus_unhandled => (135, []);
     compressed => (5, []);
+    contended => (0, ["lock", "3", "300"]);
     cxx_basic => (3, []);
     execve_self => (44, ["{self}"]);
     fileio => (0, []);

@@ -346,7 +346,7 @@ impl Hart {
                 if a & (size - 1) != 0 {
                     return Err(Trap::new(Trap::LOAD_MISALIGNED, a));
                 }
-                let v = self.load(env, a, size, done_cycles)?;
+                let v = self.load_reserved(env, a, size, done_cycles)?;
                 self.reservation = Some((a, v));
                 set!(if size == 4 { v as i32 as i64 as u64 } else { v })
             }

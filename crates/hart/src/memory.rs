@@ -184,9 +184,15 @@ impl Hart {
     ) -> Result<(), Trap> {
         if let Some(t) = env.timing.as_deref_mut() {
             let core = self.core.id;
-            let write = kind.is_write();
+            let write = kind.needs_exclusive();
+            let at = self.core.cycles + now;
+            // Atomics wait for the other harts without the tolerance: each
+            // is a point where harts hand a line over, and a hart let run
+            // ahead would take several turns of the line in one.
+            if kind.is_atomic() && at > self.core.sync_limit.saturating_sub(crate::SYNC_TOLERANCE) {
+                return Err(Trap::new(Trap::SYNC_STOP, 0));
+            }
             if !t.data_filter_hit(core, paddr, write) {
-                let at = self.core.cycles + now;
                 if at > self.core.sync_limit && !t.data_private_hit(core, paddr, write) {
                     return Err(Trap::new(Trap::SYNC_STOP, 0));
                 }
@@ -315,6 +321,26 @@ impl Hart {
             v |= (unsafe { *p } as u64) << (8 * i);
         }
         Ok(v)
+    }
+
+    /// `lr`: loads `size` (4 or 8) aligned bytes and times the access as
+    /// the start of a reservation. Only RAM can be reserved: a device page
+    /// gives a load access fault.
+    pub(crate) fn load_reserved<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+        size: u64,
+        now: u64,
+    ) -> Result<u64, Trap> {
+        let (p, paddr) = match self.tlb.read.lookup_paddr(vaddr, size) {
+            Some(hit) => hit,
+            None => self.refill(env, vaddr, size, Access::Read, now)?,
+        };
+        self.time_data(env, paddr, size, DataKind::LoadReserved, now)?;
+        // SAFETY: the TLB and `refill` only give pointers into live 4 KiB
+        // RAM pages, and the caller checked the access is aligned.
+        Ok(unsafe { read_le(p, size) })
     }
 
     /// Stores the low `size` bytes of `value`.

@@ -559,6 +559,56 @@ fn sync_limit_stops_before_an_access_past_the_l1_and_never_for_a_hit() {
     assert_eq!(ms.data().len(), 1);
 }
 
+/// Atomics hand lines between harts: `lr`, `sc` and AMOs stop at the sync
+/// limit even when the line is resident (and without the tolerance), and
+/// reach the model as what they are.
+#[test]
+fn atomics_wait_at_the_sync_limit_even_on_a_resident_line() {
+    let mut ms = FakeModel::new(6, 6);
+    ms.remember = true;
+    let data = BASE + 0x8000;
+    // lr.d a2, (t0); amoadd.d a0, t1, (t0); ecall
+    let prog = [
+        r_type(0x2f, 3, 0x02 << 2, 12, 5, 0),
+        r_type(0x2f, 3, 0, 10, 5, 6),
+        ECALL,
+    ];
+    let (mut mem, mut code, mut h, mut core) = machine(&prog);
+    h.x[5] = data;
+    h.x[6] = 1;
+    ms.fetch_lines.insert(BASE >> 6);
+    ms.data_lines.insert(data >> 6);
+    core.cycles = 1000;
+
+    // Another hart is at 999 (limit = its clock + the tolerance): a plain
+    // access to a resident line would go on, the lr waits.
+    core.set_sync_limit(999 + crate::SYNC_TOLERANCE);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
+    assert_eq!((exit, h.instret, h.pc), (Exit::Budget, 0, BASE));
+    assert!(ms.calls.is_empty());
+
+    // At the others' time: both run; with the line no longer resident,
+    // each reaches the model as what it is.
+    ms.data_lines.clear();
+    ms.remember = false;
+    core.set_sync_limit(u64::MAX);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
+    assert_eq!(exit, Exit::Ecall);
+    assert_eq!(h.x[10], 0);
+    assert_eq!(
+        ms.data().iter().map(|a| a.kind).collect::<Vec<_>>(),
+        [crate::DataKind::LoadReserved, crate::DataKind::Amo]
+    );
+}
+
 fn timed<'a, T: TimingModel>(
     mem: &'a mut PhysMem,
     code: &'a mut CodeCache,

@@ -89,6 +89,14 @@ pub struct Cache {
     /// Line number per way (`NO_LINE` when invalid), index `set * ways + way`.
     tags: Vec<u64>,
     states: Vec<LineState>,
+    /// Per way: the line came here from, or was taken away from, another
+    /// core's copy (a write invalidated others, or a read found it
+    /// Modified elsewhere): harts share it for writing, so its hits must
+    /// keep to simulated-time order with the other harts.
+    contended: Vec<bool>,
+    /// Per way: when the line's data arrived (or its ownership was
+    /// granted), in ps: another core's request cannot take it earlier.
+    arrivals: Vec<u64>,
     /// LRU: last-use stamp per way.
     stamps: Vec<u64>,
     /// Most recently used way per set (`u32::MAX` when none).
@@ -150,6 +158,8 @@ impl Cache {
             policy: level.replacement,
             tags: filled_vec(n, NO_LINE).ok_or_else(no_memory)?,
             states: filled_vec(n, LineState::Invalid).ok_or_else(no_memory)?,
+            contended: filled_vec(n, false).ok_or_else(no_memory)?,
+            arrivals: filled_vec(n, 0).ok_or_else(no_memory)?,
             stamps: filled_vec(n, 0).ok_or_else(no_memory)?,
             mru: filled_vec(sets, u32::MAX).ok_or_else(no_memory)?,
             tick: 0,
@@ -218,7 +228,31 @@ impl Cache {
         self.states[slot] = state;
         if state == LineState::Invalid {
             self.tags[slot] = NO_LINE;
+            self.contended[slot] = false;
         }
+    }
+
+    /// Marks the line in way `slot` as shared for writing with other cores.
+    pub(crate) fn set_contended(&mut self, slot: usize) {
+        self.contended[slot] = true;
+    }
+
+    /// Records that the line in way `slot` arrived (or became owned) at
+    /// `t` ps.
+    pub(crate) fn set_arrival(&mut self, slot: usize, t: u64) {
+        self.arrivals[slot] = t;
+    }
+
+    /// When the line in way `slot` arrived ([`Cache::set_arrival`]).
+    pub(crate) fn arrival(&self, slot: usize) -> u64 {
+        self.arrivals[slot]
+    }
+
+    /// Whether the line in way `slot` is shared for writing with other
+    /// cores ([`Cache::set_contended`]); cleared when the way empties.
+    #[inline]
+    pub(crate) fn is_contended(&self, slot: usize) -> bool {
+        self.contended[slot]
     }
 
     /// Records a use of way `slot`. With LRU replacement, returns the line
@@ -269,6 +303,8 @@ impl Cache {
         debug_assert_eq!(self.states[slot], LineState::Invalid);
         self.tags[slot] = line;
         self.states[slot] = state;
+        self.contended[slot] = false;
+        self.arrivals[slot] = 0;
         self.touch(slot)
     }
 

@@ -88,6 +88,29 @@ use cache::Cache;
 use filter::Filter;
 use LineState::{Exclusive, Invalid, Modified, Shared};
 
+/// What a data access needs of its L1D line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Intent {
+    /// A load: any valid copy.
+    Read,
+    /// An `lr`: the only copy, clean or dirty (as Rocket's L1 fetches it),
+    /// so the `sc` that follows hits without another bus transaction.
+    ReadExclusive,
+    /// A store, an AMO or an `sc`: the only copy, made dirty.
+    Write,
+}
+
+impl From<rvnvmm_timing::DataKind> for Intent {
+    fn from(kind: rvnvmm_timing::DataKind) -> Intent {
+        use rvnvmm_timing::DataKind;
+        match kind {
+            DataKind::Load => Intent::Read,
+            DataKind::LoadReserved => Intent::ReadExclusive,
+            DataKind::Store | DataKind::Amo => Intent::Write,
+        }
+    }
+}
+
 /// Knobs of the model that the config file does not (yet) have.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Options {
@@ -391,16 +414,21 @@ impl MemorySystem {
 
     /// True if a data access of `core` to `paddr` would be served by its
     /// own L1D alone (the line present, and for a store held Exclusive or
-    /// Modified): it touches nothing another core shares, so it needs no
-    /// synchronisation with them. Changes no state. False when the L1D is
-    /// disabled.
+    /// Modified) and touches nothing other cores write: it needs no
+    /// synchronisation with them. A contended line (one that moved between
+    /// cores for writing) is never private: its hits keep to simulated-time
+    /// order, so a spinning load sees a remote write at its time and a
+    /// store meets the other harts' accesses in order. Changes no state.
+    /// False when the L1D is disabled.
     pub fn l1d_private_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool {
         let c = &self.l1d[core];
         if !c.enabled() {
             return false;
         }
         match c.find(paddr >> self.d_shift) {
-            Some(slot) => !write || matches!(c.state(slot), Modified | Exclusive),
+            Some(slot) => {
+                !c.is_contended(slot) && (!write || matches!(c.state(slot), Modified | Exclusive))
+            }
             None => false,
         }
     }
@@ -430,10 +458,22 @@ impl MemorySystem {
     /// with `write = true`) of `core` at its local time `now_cycles`: returns
     /// the stall in hart cycles beyond an L1D hit, and refills the filter.
     pub fn data_access(&mut self, core: CoreId, paddr: u64, write: bool, now_cycles: u64) -> u64 {
+        let intent = if write { Intent::Write } else { Intent::Read };
+        self.data_access_for(core, paddr, intent, now_cycles)
+    }
+
+    /// As [`MemorySystem::data_access`], for any [`Intent`].
+    fn data_access_for(
+        &mut self,
+        core: CoreId,
+        paddr: u64,
+        intent: Intent,
+        now_cycles: u64,
+    ) -> u64 {
         let hit_end = now_cycles.saturating_add(self.l1d_hit_cycles);
         let t = self.clock.cycles_to_ps(hit_end);
         self.note_time(core, t);
-        let done = self.data_access_ps(core, paddr, write, t);
+        let done = self.data_access_ps(core, paddr, intent, t);
         self.clock.ps_to_cycles_ceil(done).saturating_sub(hit_end)
     }
 
@@ -785,51 +825,51 @@ impl MemorySystem {
         self.note_time(self.cores.core_of(hart), t);
     }
 
-    fn data_access_ps(&mut self, h: usize, paddr: u64, write: bool, t: Ps) -> Ps {
+    fn data_access_ps(&mut self, h: usize, paddr: u64, intent: Intent, t: Ps) -> Ps {
+        let write = intent == Intent::Write;
         if !self.l1d[h].enabled() {
             return self.uncached_ps(h, paddr, write, t);
         }
         let line = paddr >> self.d_shift;
         if let Some(slot) = self.l1d[h].find(line) {
             let state = self.l1d[h].state(slot);
-            let done = match (write, state) {
-                (false, _) => {
+            let done = match (intent, state) {
+                (Intent::Read, _) => {
                     self.l1d[h].stats.read_hits += 1;
                     t
                 }
-                (true, Modified) => {
+                (Intent::Write, Modified) | (Intent::ReadExclusive, Modified | Exclusive) => {
                     self.l1d[h].stats.write_hits += 1;
                     t
                 }
-                (true, Exclusive) => {
+                (Intent::Write, Exclusive) => {
                     self.l1d[h].stats.write_hits += 1;
                     self.l1d[h].set_state(slot, Modified);
                     t
                 }
-                (true, _) => {
+                (_, _) => {
                     // Shared: invalidate the other copies first.
                     let st = &mut self.l1d[h].stats;
                     st.write_misses += 1;
                     st.upgrades += 1;
-                    self.invalidate_others(h, line);
+                    if self.invalidate_others(h, line) {
+                        self.l1d[h].set_contended(slot);
+                    }
                     let done = self.coherence_broadcast(h, t);
-                    self.l1d[h].set_state(slot, Modified);
+                    self.l1d[h].set_state(slot, if write { Modified } else { Exclusive });
+                    self.l1d[h].set_arrival(slot, done);
                     done
                 }
             };
             if let Some(old) = self.l1d[h].touch(slot) {
                 self.filters[h].drop_data(old);
             }
-            if self.l1d[h].state(slot) == Modified {
-                self.filters[h].fill_write(line);
-            } else {
-                self.filters[h].fill_read(line);
-            }
+            self.fill_data_filter(h, slot, line);
             return done;
         }
 
-        // Miss.
-        if write {
+        // Miss. An `lr` counts with the stores: it needs the line exclusive.
+        if intent != Intent::Read {
             self.l1d[h].stats.write_misses += 1;
         } else {
             self.l1d[h].stats.read_misses += 1;
@@ -847,24 +887,47 @@ impl MemorySystem {
                 t1 = self.writeback_below(h, vline << self.d_shift, t1);
             }
         }
-        let (done, state) = self.l1d_refill(h, line, write, t1);
+        let (done, state, contended) = self.l1d_refill(h, line, intent, t1);
         if let Some(old) = self.l1d[h].fill(slot, line, state) {
             self.filters[h].drop_data(old);
         }
-        if state == Modified {
-            self.filters[h].fill_write(line);
-        } else {
-            self.filters[h].fill_read(line);
+        if contended {
+            self.l1d[h].set_contended(slot);
         }
+        self.l1d[h].set_arrival(slot, done);
+        self.fill_data_filter(h, slot, line);
         self.l1d[h].mshr.insert(start, done, start);
         done
     }
 
-    /// Snoops the other L1Ds for a miss of `h` on `line` (BusRd or BusRdX)
-    /// and brings the line in: returns when it arrives and its new state.
-    fn l1d_refill(&mut self, h: usize, line: u64, write: bool, t: Ps) -> (Ps, LineState) {
+    /// After an access of `h` to `line` in way `slot` of its L1D: the
+    /// filter learns the line (for stores too if Modified), unless it is
+    /// contended, whose every access must reach the sync check.
+    fn fill_data_filter(&mut self, h: usize, slot: usize, line: u64) {
+        let c = &self.l1d[h];
+        if c.is_contended(slot) {
+            return;
+        }
+        if c.state(slot) == Modified {
+            self.filters[h].fill_write(line);
+        } else {
+            self.filters[h].fill_read(line);
+        }
+    }
+
+    /// Snoops the other L1Ds for a miss of `h` on `line` (BusRd for a read,
+    /// BusRdX for a store or an `lr`, which wants the line exclusive) and
+    /// brings the line in: returns when it arrives, its new state, and
+    /// whether it is contended (a BusRdX took it from another core, or a
+    /// BusRd found it Modified in one).
+    fn l1d_refill(&mut self, h: usize, line: u64, intent: Intent, t: Ps) -> (Ps, LineState, bool) {
+        let write = intent != Intent::Read;
         let mut owner = false;
         let mut shared = false;
+        let mut took = false;
+        // A Modified copy supplies the data, once it has it itself: a line
+        // still on its way to one core goes on to the next after it lands.
+        let mut from = t;
         for o in 0..self.harts() {
             if o == h {
                 continue;
@@ -873,10 +936,14 @@ impl MemorySystem {
                 continue;
             };
             let st = self.l1d[o].state(s);
+            if st == Modified {
+                from = from.max(self.l1d[o].arrival(s));
+            }
             if write {
                 // BusRdX: every other copy goes; a Modified one hands its
                 // data over (ownership moves, memory is not updated).
                 owner |= st == Modified;
+                took = true;
                 self.l1d[o].set_state(s, Invalid);
                 self.l1d[o].stats.invalidations += 1;
                 self.filters[o].drop_data(line);
@@ -896,22 +963,25 @@ impl MemorySystem {
         }
         let addr = line << self.d_shift;
         let done = if owner {
-            self.cache_to_cache(h, addr, !write, t)
+            self.cache_to_cache(h, addr, !write, from)
         } else {
             self.read_below(h, addr, t, self.d_occ)
         };
-        let state = if write {
-            Modified
-        } else if shared {
-            Shared
-        } else {
-            Exclusive
+        let state = match intent {
+            Intent::Write => Modified,
+            // Dirty data handed over stays dirty; otherwise clean and alone.
+            Intent::ReadExclusive if owner => Modified,
+            Intent::ReadExclusive => Exclusive,
+            Intent::Read if shared => Shared,
+            Intent::Read => Exclusive,
         };
-        (done, state)
+        (done, state, owner || took)
     }
 
-    /// Invalidates every other hart's copy of `line` (they are Shared).
-    fn invalidate_others(&mut self, h: usize, line: u64) {
+    /// Invalidates every other hart's copy of `line` (they are Shared);
+    /// true if there was one.
+    fn invalidate_others(&mut self, h: usize, line: u64) -> bool {
+        let mut any = false;
         for o in 0..self.harts() {
             if o == h {
                 continue;
@@ -921,8 +991,10 @@ impl MemorySystem {
                 self.l1d[o].set_state(s, Invalid);
                 self.l1d[o].stats.invalidations += 1;
                 self.filters[o].drop_data(line);
+                any = true;
             }
         }
+        any
     }
 
     /// A coherence transaction without data from memory (an upgrade, or the
@@ -1248,7 +1320,7 @@ impl TimingModel for MemorySystem {
     }
 
     fn data_access(&mut self, core: CoreId, access: DataAccess, now: u64) -> u64 {
-        MemorySystem::data_access(self, core, access.paddr, access.kind.is_write(), now)
+        self.data_access_for(core, access.paddr, access.kind.into(), now)
     }
 
     #[inline(always)]

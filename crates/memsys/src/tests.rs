@@ -273,12 +273,92 @@ fn mesi_read_sharing_and_write_invalidation() {
         [Invalid, Modified, Invalid, Invalid]
     );
     assert!(!m.l1d_filter_hit(0, a, false) && !m.l1d_filter_hit(2, a, false));
-    assert!(m.l1d_filter_hit(1, a, true));
+    // The line was taken from other cores for writing: contended, so none
+    // of hart 1's accesses to it skip the sync check.
+    assert!(!m.l1d_filter_hit(1, a, true) && !m.l1d_private_hit(1, a, true));
+    assert_eq!(m.data_access(1, a, true, 20_000), 0, "still a hit");
     let s1 = stats_of(&m, "hart1.l1d");
     assert_eq!((s1.upgrades, s1.write_misses), (1, 1));
     assert_eq!(stats_of(&m, "hart0.l1d").invalidations, 1);
     assert_eq!(stats_of(&m, "hart2.l1d").invalidations, 1);
     assert_eq!(ctrl.lock().unwrap().reads(), 3, "an upgrade reads nothing");
+}
+
+#[test]
+fn only_lines_shared_for_writing_are_contended() {
+    let cfg = small_cfg(2, Replacement::Lru);
+    let (mut m, _) = system(&cfg, 2, 1000, 0);
+    let (shared, migrated) = (addr(1, 1), addr(2, 1));
+    // Read by both: shared for reading only, still private to each.
+    m.data_access(0, shared, false, 0);
+    m.data_access(1, shared, false, 0);
+    assert!(m.l1d_private_hit(0, shared, false) && m.l1d_private_hit(1, shared, false));
+    assert!(m.l1d_filter_hit(1, shared, false));
+    // Written by one, then read by the other: the reader's copy came from
+    // a Modified one, so it is contended.
+    m.data_access(0, migrated, true, 1000);
+    assert!(m.l1d_private_hit(0, migrated, true), "first writer, alone");
+    m.data_access(1, migrated, false, 2000);
+    assert!(!m.l1d_private_hit(1, migrated, false));
+    assert!(!m.l1d_filter_hit(1, migrated, false));
+    // Evicted and fetched again from memory with no other copy: private
+    // again.
+    m.data_access(1, addr(2, 2), false, 3000);
+    m.data_access(1, addr(2, 3), false, 4000);
+    m.data_access(0, addr(2, 2), false, 5000);
+    m.data_access(0, addr(2, 3), false, 6000);
+    assert_eq!(m.l1d_state(1, migrated), LineState::Invalid);
+    assert_eq!(m.l1d_state(0, migrated), LineState::Invalid);
+    m.data_access(1, migrated, false, 7000);
+    assert!(m.l1d_private_hit(1, migrated, false));
+}
+
+#[test]
+fn a_line_in_flight_moves_on_only_after_it_lands() {
+    let cfg = small_cfg(2, Replacement::Lru);
+    let (mut m, _) = system(&cfg, 2, 1000, 0);
+    let a = addr(3, 1);
+    // Hart 0's store misses to memory; hart 1's store to the same line,
+    // presented at an earlier time, takes the line from hart 0 only once it
+    // has arrived there, then one cache-to-cache transfer more.
+    let first = m.data_access(0, a, true, 100);
+    let second = m.data_access(1, a, true, 50);
+    assert!(first > 0);
+    assert!(
+        50 + second >= 100 + first + 11,
+        "hart 1 done at {} before hart 0's line arrived at {} plus a transfer",
+        50 + second,
+        100 + first
+    );
+}
+
+#[test]
+fn lr_fetches_its_line_exclusive_and_clean() {
+    use rvnvmm_timing::{DataAccess, DataKind};
+    let cfg = small_cfg(2, Replacement::Lru);
+    let (mut m, _) = system(&cfg, 2, 1000, 0);
+    let a = addr(4, 1);
+    let lr = |paddr| DataAccess {
+        paddr,
+        size: 8,
+        kind: DataKind::LoadReserved,
+    };
+    m.data_access(1, a, false, 0);
+    TimingModel::data_access(&mut m, 0, lr(a), 1000);
+    assert_eq!(
+        (m.l1d_state(0, a), m.l1d_state(1, a)),
+        (LineState::Exclusive, LineState::Invalid),
+        "the other copy goes; nothing was written, so the line stays clean"
+    );
+    // The sc that follows hits.
+    assert_eq!(m.data_access(0, a, true, 5000), 0);
+    assert_eq!(m.l1d_state(0, a), LineState::Modified);
+    // An lr to a line another core holds Modified takes its dirty data.
+    TimingModel::data_access(&mut m, 1, lr(a), 10_000);
+    assert_eq!(
+        (m.l1d_state(0, a), m.l1d_state(1, a)),
+        (LineState::Invalid, LineState::Modified)
+    );
 }
 
 #[test]

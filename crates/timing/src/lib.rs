@@ -39,8 +39,10 @@ pub type CoreId = usize;
 /// What a data access does to its line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataKind {
-    /// A load (or `lr`).
+    /// A load.
     Load,
+    /// `lr`: a load that starts a reservation.
+    LoadReserved,
     /// A store.
     Store,
     /// An atomic read-modify-write or `sc`: the line is needed exclusive.
@@ -48,10 +50,22 @@ pub enum DataKind {
 }
 
 impl DataKind {
-    /// Whether the access needs write permission on the line.
+    /// Whether the access needs the line with write permission (held
+    /// Exclusive or Modified): stores, AMOs and `sc`, and `lr`, which
+    /// fetches its line exclusive as Rocket's L1 does, so that the `sc`
+    /// after it hits.
     #[inline(always)]
-    pub fn is_write(self) -> bool {
+    pub fn needs_exclusive(self) -> bool {
         !matches!(self, DataKind::Load)
+    }
+
+    /// Whether the access synchronises harts (`lr`, `sc`, AMOs): it waits
+    /// at the sync limit even when the private caches serve it, so
+    /// contended atomics from several harts take turns in simulated-time
+    /// order instead of one hart running a whole slice of them ahead.
+    #[inline(always)]
+    pub fn is_atomic(self) -> bool {
+        matches!(self, DataKind::LoadReserved | DataKind::Amo)
     }
 }
 
@@ -309,9 +323,12 @@ mod tests {
     }
 
     #[test]
-    fn only_loads_are_not_writes() {
-        assert!(!DataKind::Load.is_write());
-        assert!(DataKind::Store.is_write());
-        assert!(DataKind::Amo.is_write());
+    fn only_plain_loads_take_a_line_shared_and_only_atomics_synchronise() {
+        assert!(!DataKind::Load.needs_exclusive());
+        assert!(DataKind::LoadReserved.needs_exclusive());
+        assert!(DataKind::Store.needs_exclusive());
+        assert!(DataKind::Amo.needs_exclusive());
+        assert!(DataKind::LoadReserved.is_atomic() && DataKind::Amo.is_atomic());
+        assert!(!DataKind::Load.is_atomic() && !DataKind::Store.is_atomic());
     }
 }
