@@ -3,11 +3,13 @@
  * each repeated REPMAX times. The data fit in the L1D either way; what the
  * column adds is a new page almost every element, i.e. TLB misses.
  *
- * Usage: tlb_stride [REPMAX [-t]]   (default 2000)
+ * Usage: tlb_stride [REPMAX [-t | -c | -s]]   (default 2000)
  *
  * Prints the two sums (deterministic; exit status 0). With -t it also
  * prints each loop's CLOCK_MONOTONIC time in ns, which under rvnvmm is
- * simulated time: `continuous NS` and `stride NS`, then their ratio.
+ * simulated time: `continuous NS` and `stride NS`, then their ratio. -c
+ * runs only the contiguous loop, -s only the strided one (the other sum
+ * is printed as 0), so each one's TLB misses can be counted apart.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,18 +49,20 @@ __attribute__((noinline)) static double sum_column(int repmax)
 int main(int argc, char **argv)
 {
     int repmax = argc > 1 ? atoi(argv[1]) : 2000;
-    int timed = argc > 2 && strcmp(argv[2], "-t") == 0;
-    if (repmax <= 0) {
-        fprintf(stderr, "usage: tlb_stride [REPMAX [-t]]\n");
+    const char *opt = argc > 2 ? argv[2] : "";
+    int timed = strcmp(opt, "-t") == 0;
+    int row = strcmp(opt, "-s") != 0, column = strcmp(opt, "-c") != 0;
+    if (repmax <= 0 || (*opt && !timed && row && column)) {
+        fprintf(stderr, "usage: tlb_stride [REPMAX [-t | -c | -s]]\n");
         return 2;
     }
     for (int i = 0; i < N; i++)
         for (int j = 0; j < N; j++)
             a[i][j] = i + j * 3001.0;
     long long t0 = now_ns();
-    double c = sum_row(repmax);
+    double c = row ? sum_row(repmax) : 0;
     long long t1 = now_ns();
-    double s = sum_column(repmax);
+    double s = column ? sum_column(repmax) : 0;
     long long t2 = now_ns();
     printf("continuous sum %.1f\n", c);
     printf("stride sum %.1f\n", s);
