@@ -130,6 +130,7 @@ guest_programs! {
     signals => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
+    tlb_stride => (0, ["20"]);
     trap_unhandled => (133, []);
     vm_ops => (0, []);
     zfh_random => (16, []);

@@ -687,3 +687,69 @@ fn proc_and_sys_describe_the_emulated_machine() {
     }
     std::fs::remove_dir_all(&root).ok();
 }
+
+/// Runs seed 004's program (`tlb_stride REPMAX MODE`) with the TLB model
+/// on: its statistics.
+fn tlb_stride_stats(dir: &Path, repmax: u32, mode: &str, extra: &[&str]) -> serde_json::Value {
+    let prog = repo().join("guest/build/static/tlb_stride");
+    assert!(prog.exists(), "run make -C guest");
+    let stats = dir.join(format!("tlb{mode}{}.json", extra.len()));
+    let mut c = rvnvmm();
+    c.args([
+        "run",
+        "--set",
+        "machine.model=timing",
+        "--set",
+        "tlb.enabled=true",
+    ]);
+    for e in extra {
+        c.args(["--set", e]);
+    }
+    let o = c
+        .arg("--stats")
+        .arg(&stats)
+        .arg(&prog)
+        .args([&repmax.to_string(), mode])
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap()
+}
+
+#[test]
+fn the_strided_sum_misses_the_dtlb_once_per_element() {
+    let dir = tempdir();
+    let repmax = 100u64;
+    let cont = tlb_stride_stats(&dir, repmax as u32, "-c", &[]);
+    let stride = tlb_stride_stats(&dir, repmax as u32, "-s", &[]);
+    let misses = |v: &serde_json::Value| v["tlb"]["dtlb"]["misses"].as_u64().unwrap();
+    // Both runs fill the 500 rows first (about 490 pages); the column then
+    // touches a new page at almost every one of its 500 elements (a row is
+    // 4000 bytes), far more pages than the 32-entry DTLB holds, while the
+    // row stays in one page.
+    let extra = misses(&stride) - misses(&cont);
+    assert!(
+        extra >= repmax * 480 && extra <= repmax * 500,
+        "{extra} more DTLB misses for {repmax} strided sums"
+    );
+    assert!(misses(&cont) < 2000, "{} misses", misses(&cont));
+    // The walks go through the L1D and cost time: the strided run is the
+    // slower one by at least its walks' cycles.
+    let walk_cycles = stride["tlb"]["walk_cycles"].as_u64().unwrap();
+    let cycles = |v: &serde_json::Value| v["harts"][0]["cycles"].as_u64().unwrap();
+    assert!(walk_cycles > extra * 4, "{walk_cycles}");
+    assert!(cycles(&stride) > cycles(&cont) + walk_cycles / 2);
+    // A run is deterministic, TLB statistics included.
+    let again = tlb_stride_stats(&dir, repmax as u32, "-s", &[]);
+    assert_eq!(again["tlb"], stride["tlb"]);
+    assert_eq!(cycles(&again), cycles(&stride));
+    // A DTLB as large as the column's pages takes the misses away.
+    let big = tlb_stride_stats(
+        &dir,
+        repmax as u32,
+        "-s",
+        &["tlb.dtlb.entries=1024", "tlb.dtlb.ways=1024"],
+    );
+    assert!(misses(&big) < 2000, "{} misses", misses(&big));
+}

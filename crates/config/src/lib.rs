@@ -46,7 +46,9 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{ConfigError, Origin, Problem, Warning};
 pub use mapping::{AddressField, AddressMapping, BitField};
-pub use validate::{DDR3_TRAS_MAX_NS, MAX_CACHE_BYTES, MAX_CACHE_LINES, MAX_HARTS};
+pub use validate::{
+    DDR3_TRAS_MAX_NS, MAX_CACHE_BYTES, MAX_CACHE_LINES, MAX_HARTS, MAX_TLB_ENTRIES,
+};
 
 /// Defines a closed set of string values with one source of truth for the
 /// spelling used in TOML, in error messages and in the docs.
@@ -207,6 +209,8 @@ pub struct Config {
     pub core: Core,
     /// `[cache]`: L1I, L1D and the optional shared L2.
     pub cache: Caches,
+    /// `[tlb]`: the timing model's TLBs and page-table walker.
+    pub tlb: Tlbs,
     /// `[bus]`: the fixed latencies between the caches and the controllers.
     pub bus: Bus,
     /// `[memory]`: regions (`[memory.NAME]`) and controllers (`[memory.controllers.NAME]`).
@@ -313,6 +317,83 @@ impl CacheLevel {
     pub fn sets(&self) -> u64 {
         let way_bytes = u64::from(self.ways) * u64::from(self.line_bytes);
         self.size_bytes.checked_div(way_bytes).unwrap_or(0)
+    }
+}
+
+/// `[tlb]`: address translation in the timing model (`machine.model =
+/// "timing"`): an L1 ITLB and DTLB per core, an optional shared L2 TLB and
+/// a page-table walker whose PTE reads go through the L1D, with a cache of
+/// non-leaf entries. The L1 TLBs hold every page size (4 KiB, 64 KiB
+/// Svnapot, 2 MiB, 1 GiB), the L2 TLB 4 KiB pages only, as Rocket's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Tlbs {
+    /// false: no TLB is modelled and walks cost nothing (the walks' PTE
+    /// reads are only counted).
+    pub enabled: bool,
+    /// `[tlb.itlb]`: per-core instruction TLB.
+    pub itlb: TlbLevel,
+    /// `[tlb.dtlb]`: per-core data TLB.
+    pub dtlb: TlbLevel,
+    /// `[tlb.l2]`: per-core second-level TLB (`entries = 0`: none).
+    pub l2: TlbLevel,
+    /// Cycles of an L2 TLB hit (an L1 miss that the L2 TLB serves).
+    pub l2_hit_latency_cycles: u32,
+    /// Entries of the walker's cache of non-leaf PTEs (0: none).
+    pub ptw_cache_entries: u32,
+    /// Cycles a walk costs besides its PTE reads (the miss's replay and
+    /// the walker's start).
+    pub walk_cycles: u32,
+}
+
+/// One TLB: `entries` in sets of `ways` (fully associative when equal).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TlbLevel {
+    /// Number of entries (0: the level does not exist; only for `l2`).
+    pub entries: u32,
+    /// Associativity.
+    pub ways: u32,
+}
+
+impl TlbLevel {
+    /// Number of sets (`entries / ways`), 0 if degenerate.
+    pub fn sets(&self) -> u32 {
+        self.entries.checked_div(self.ways).unwrap_or(0)
+    }
+}
+
+impl Default for Tlbs {
+    /// Rocket's sizes (freedom-u500): 32-entry fully associative L1 TLBs,
+    /// no L2 TLB, an 8-entry PTE cache; off, so existing figures stay.
+    fn default() -> Self {
+        Tlbs {
+            enabled: false,
+            itlb: TlbLevel {
+                entries: 32,
+                ways: 32,
+            },
+            dtlb: TlbLevel {
+                entries: 32,
+                ways: 32,
+            },
+            l2: TlbLevel {
+                entries: 0,
+                ways: 1,
+            },
+            l2_hit_latency_cycles: 2,
+            ptw_cache_entries: 8,
+            walk_cycles: 4,
+        }
+    }
+}
+
+impl Default for TlbLevel {
+    fn default() -> Self {
+        TlbLevel {
+            entries: 32,
+            ways: 32,
+        }
     }
 }
 
@@ -579,6 +660,7 @@ impl Default for Config {
             machine: Machine::default(),
             core: Core::default(),
             cache: Caches::default(),
+            tlb: Tlbs::default(),
             bus: Bus::default(),
             memory: Memory::default_machine(),
             user: User::default(),

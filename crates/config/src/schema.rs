@@ -21,7 +21,7 @@ pub(crate) const CONTROLLERS: &str = "controllers";
 
 /// Top-level sections in the order they are listed.
 pub(crate) const SECTIONS: &[&str] = &[
-    "machine", "core", "cache", "bus", "memory", "user", "cflush",
+    "machine", "core", "cache", "tlb", "bus", "memory", "user", "cflush",
 ];
 
 /// Keys whose integer values are addresses or sizes, rendered in hex.

@@ -731,3 +731,27 @@ fn core_costs_follow_the_model() {
     assert_eq!(functional.core_costs(), Core::FUNCTIONAL);
     assert_ne!(functional.core, Core::FUNCTIONAL, "[core] itself stays");
 }
+
+#[test]
+fn tlb_geometry_is_checked() {
+    let check = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        Config::load(None, &sets)
+            .unwrap()
+            .validate()
+            .map_err(|e| e.to_string())
+    };
+    let c = Config::load(None, &["tlb.enabled=true".into()]).unwrap();
+    assert!(c.tlb.enabled && c.tlb.dtlb.entries == 32 && c.tlb.l2.entries == 0);
+    assert!(check(&["tlb.enabled=true"]).is_ok());
+    let e = check(&["tlb.dtlb.entries=24", "tlb.dtlb.ways=8"]).unwrap_err();
+    assert!(
+        e.contains("tlb.dtlb.entries") && e.contains("power-of-two"),
+        "{e}"
+    );
+    let e = check(&["tlb.itlb.ways=0"]).unwrap_err();
+    assert!(e.contains("tlb.itlb.ways"), "{e}");
+    // An L2 TLB of 0 entries is none; any other size must fit its ways.
+    assert!(check(&["tlb.l2.entries=512", "tlb.l2.ways=4"]).is_ok());
+    assert!(check(&["tlb.l2.entries=100", "tlb.l2.ways=4"]).is_err());
+}

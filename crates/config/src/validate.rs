@@ -20,6 +20,10 @@ pub const MAX_CACHE_BYTES: u64 = 1 << 30;
 /// (tag, state, LRU stamp), so this bound is about 1.1 GB.
 pub const MAX_CACHE_LINES: u64 = 1 << 26;
 
+/// The most entries a TLB (or the walker's PTE cache) may have: far above
+/// every TLB built (the largest L2 TLBs have a few thousand entries).
+pub const MAX_TLB_ENTRIES: u32 = 1 << 16;
+
 /// Regions must be page aligned (the MMU, device tree and user-mode kernel
 /// all work in 4 KiB pages).
 const PAGE: u64 = 4096;
@@ -109,6 +113,7 @@ impl Config {
             check_cache(&mut c, &format!("cache.{name}"), level);
         }
         self.check_cache_total(&mut c);
+        self.check_tlb(&mut c);
         c.non_negative_ns("bus.request_latency_ns", self.bus.request_latency_ns);
         c.non_negative_ns("bus.response_latency_ns", self.bus.response_latency_ns);
         self.check_regions(&mut c);
@@ -158,6 +163,53 @@ impl Config {
             ("core.fdiv", core.fdiv),
         ] {
             c.positive(key, v.into(), "cycle");
+        }
+    }
+
+    /// TLB geometry: the L1s exist, sets are a power of two.
+    fn check_tlb(&self, c: &mut Checker) {
+        let t = &self.tlb;
+        for (name, level, required) in [
+            ("itlb", &t.itlb, true),
+            ("dtlb", &t.dtlb, true),
+            ("l2", &t.l2, false),
+        ] {
+            let key = format!("tlb.{name}");
+            if level.entries == 0 && !required {
+                continue;
+            }
+            c.positive(&format!("{key}.entries"), level.entries.into(), "entry");
+            c.positive(&format!("{key}.ways"), level.ways.into(), "way");
+            if level.entries > MAX_TLB_ENTRIES {
+                c.error(
+                    format!("{key}.entries"),
+                    format!(
+                        "{} entries is more than the {MAX_TLB_ENTRIES} a TLB may have",
+                        level.entries
+                    ),
+                );
+            }
+            if level.ways > 0
+                && level.entries > 0
+                && (!level.entries.is_multiple_of(level.ways) || !level.sets().is_power_of_two())
+            {
+                c.error(
+                    format!("{key}.entries"),
+                    format!(
+                        "{} entries is not a power-of-two number of sets of {} ways",
+                        level.entries, level.ways
+                    ),
+                );
+            }
+        }
+        if t.ptw_cache_entries > MAX_TLB_ENTRIES {
+            c.error(
+                "tlb.ptw_cache_entries",
+                format!(
+                    "{} entries is more than the {MAX_TLB_ENTRIES} a TLB may have",
+                    t.ptw_cache_entries
+                ),
+            );
         }
     }
 

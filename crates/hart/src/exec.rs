@@ -22,6 +22,23 @@ impl Hart {
         stop_at: u64,
     ) -> Option<Exit> {
         loop {
+            // With a TLB model, a block's fetch must hit the ITLB: a page the
+            // software TLB dropped (the model's ITLB gave it up) is looked
+            // up again, which may walk.
+            let fetch_pa = match self.tlb.exec.lookup_paddr(self.pc, 2) {
+                Some((_, pa)) => Some(pa),
+                None if env.timing.as_deref().is_some_and(|t| t.has_tlb()) => {
+                    match self.fetch_paddr(env, self.pc) {
+                        Ok(pa) => Some(pa),
+                        Err(trap) if FULL => {
+                            self.take_trap(trap.cause, trap.tval, false);
+                            return None;
+                        }
+                        Err(trap) => return Some(Exit::Trap(trap)),
+                    }
+                }
+                None => None,
+            };
             let block = env.code.block(idx);
             let insns: *const [Insn] = &*block.insns;
             let cost: *const [u32] = &*block.cost;
@@ -33,7 +50,7 @@ impl Hart {
             if let Some(t) = env.timing.as_deref_mut() {
                 // Instruction fetch: the block's lines through the L1I.
                 let core = self.core.id;
-                if let Some((_, pa)) = self.tlb.exec.lookup_paddr(self.pc, 2) {
+                if let Some(pa) = fetch_pa {
                     let page = pa & !0xfff;
                     for &off in block.fetch_lines.iter() {
                         let line = page | off as u64;
@@ -432,6 +449,8 @@ impl Hart {
                         asid: (ins.rs2 != 0).then_some(b as u16),
                     };
                     t.tlb_flush(self.core.id, flush);
+                    // The software TLB was flushed at least as widely.
+                    self.tlb_sync = Some((self.core.id, t.tlb_epoch(self.core.id)));
                 }
             }
             Wfi => return self.wfi::<FULL>(done_cycles),

@@ -201,6 +201,14 @@ pub struct Hart {
     tlb_contexts: tlb::TlbContexts,
     /// Code-page generation the write TLB was filled under.
     code_generation: u64,
+    /// The core and its TLB epoch the software TLB agrees with (a model
+    /// with TLBs only): while they match, every page the software TLB
+    /// holds is in that core's L1 TLBs.
+    tlb_sync: Option<(usize, u64)>,
+    /// The user-mode kernel changed the page tables: the model's TLBs of
+    /// the next core the hart runs on are flushed, as Linux's
+    /// `flush_tlb_*` would.
+    model_flush_pending: bool,
     /// Set by a store that modified decoded code: end the current block.
     stop_block: bool,
     /// Print each retired instruction to stderr.
@@ -239,6 +247,8 @@ impl Hart {
             tlb: tlb::Tlb::default(),
             tlb_contexts: tlb::TlbContexts::default(),
             code_generation: 0,
+            tlb_sync: None,
+            model_flush_pending: false,
             stop_block: false,
             trace: false,
             full_system: false,
@@ -303,6 +313,42 @@ impl Hart {
         }
     }
 
+    /// The kernel changed the page tables (user-mode emulation): drops the
+    /// cached translations, and flushes the timing model's TLBs before the
+    /// hart next runs, as Linux's `sfence.vma` after such a change would.
+    pub fn translations_changed(&mut self) {
+        self.flush_tlb();
+        self.model_flush_pending = true;
+    }
+
+    /// Keeps the software TLB a subset of the model's L1 TLBs of the core
+    /// the hart is about to run on: flushes the model for a pending change
+    /// of page tables, and drops the software TLB if the core is another
+    /// or its TLBs lost entries since the hart last looked.
+    fn sync_model_tlb<T: TimingModel>(&mut self, env: &mut Env<'_, T>) {
+        let Some(t) = env.timing.as_deref_mut() else {
+            return;
+        };
+        if !t.has_tlb() {
+            return;
+        }
+        let core = self.core.id;
+        if std::mem::take(&mut self.model_flush_pending) {
+            t.tlb_flush(
+                core,
+                TlbFlush {
+                    vaddr: None,
+                    asid: None,
+                },
+            );
+        }
+        let seen = Some((core, t.tlb_epoch(core)));
+        if self.tlb_sync != seen {
+            self.flush_tlb();
+            self.tlb_sync = seen;
+        }
+    }
+
     /// Drops the reservation of `lr` (a context switch does this on Linux).
     pub fn clear_reservation(&mut self) {
         self.reservation = None;
@@ -335,6 +381,7 @@ impl Hart {
         }
         // The caller may have changed `prv`.
         self.sync_tlb_context();
+        self.sync_model_tlb(env);
         let stop_at = self.instret.saturating_add(budget);
         if self.full_system {
             return self.run_full_system(env, stop_at);

@@ -6,6 +6,7 @@ use crate::{DataAccess, DataKind, Env, Hart, Priv, TimingModel, Trap};
 use rvnvmm_isa::{decode_for, Op};
 use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
 use rvnvmm_mem::PhysMem;
+use rvnvmm_timing::{PageRange, TlbFill, TlbLookup, TlbPort};
 
 impl Hart {
     /// Translates `vaddr` for `access`, raising the matching page or access
@@ -34,17 +35,79 @@ impl Hart {
     ) -> Result<(u64, u32), Trap> {
         let mut ptes = PteReads::default();
         let result = self.walk(env.mem, vaddr, access, &mut ptes);
-        self.time_walk(env, &ptes, now);
+        self.time_translation(env, vaddr, access, &ptes, &result, now);
         result
     }
 
-    /// Presents the PTE reads of a walk to the timing model.
-    fn time_walk<T: TimingModel>(&mut self, env: &mut Env<'_, T>, ptes: &PteReads, now: u64) {
-        if let Some(t) = env.timing.as_deref_mut() {
-            let core = self.core.id;
-            for &pa in &ptes.addrs[..ptes.len] {
-                self.core.cycles += t.page_walk_read(core, pa, self.core.cycles + now);
+    /// Presents a translation the hart's MMU made to the timing model: a
+    /// model with TLBs is asked whether they hold it, and only on a miss
+    /// sees the walk's PTE reads and what it found; pages its L1 TLBs
+    /// gave up for it leave the software TLB. A model without TLBs sees
+    /// the PTE reads. Untranslated accesses (no PTE read) use no TLB.
+    fn time_translation<T: TimingModel>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        vaddr: u64,
+        access: Access,
+        ptes: &PteReads,
+        result: &Result<(u64, u32), Trap>,
+        now: u64,
+    ) {
+        let Some(t) = env.timing.as_deref_mut() else {
+            return;
+        };
+        if ptes.len == 0 {
+            return;
+        }
+        let core = self.core.id;
+        let port = if access == Access::Exec {
+            TlbPort::Fetch
+        } else {
+            TlbPort::Data
+        };
+        let asid = (self.csrs.satp >> 44) as u16;
+        let evicted = match t.tlb_lookup(core, port, vaddr, asid, self.core.cycles + now) {
+            TlbLookup::Untracked => {
+                for &pa in &ptes.addrs[..ptes.len] {
+                    self.core.cycles += t.page_walk_read(core, pa, self.core.cycles + now);
+                }
+                return;
             }
+            TlbLookup::Hit { stall, evicted } => {
+                self.core.cycles += stall;
+                evicted
+            }
+            TlbLookup::Miss => {
+                for &pa in &ptes.addrs[..ptes.len] {
+                    self.core.cycles += t.page_walk_read(core, pa, self.core.cycles + now);
+                }
+                let fill = result.as_ref().ok().map(|&(_, page_shift)| TlbFill {
+                    vaddr,
+                    page_shift,
+                    global: ptes.global,
+                });
+                t.tlb_fill(core, port, asid, fill)
+            }
+        };
+        if let Some(page) = evicted {
+            self.drop_model_evicted(port, page);
+        }
+        self.tlb_sync = Some((core, t.tlb_epoch(core)));
+    }
+
+    /// A page left the model's L1 TLB for `port`: it leaves the software
+    /// TLBs of that kind in every context.
+    fn drop_model_evicted(&mut self, port: TlbPort, page: PageRange) {
+        let drop = |t: &mut crate::tlb::Tlb| match port {
+            TlbPort::Fetch => t.exec.flush_range(page.vbase, page.page_shift),
+            TlbPort::Data => {
+                t.read.flush_range(page.vbase, page.page_shift);
+                t.write.flush_range(page.vbase, page.page_shift);
+            }
+        };
+        drop(&mut self.tlb);
+        for t in self.tlb_contexts.saved_mut() {
+            drop(t);
         }
     }
 
@@ -82,17 +145,19 @@ impl Hart {
             let a = if write { Access::Write } else { Access::Read };
             !full || pmp.check(pa, 8, a, Priv::Supervisor)
         };
-        sv39::translate_with(mem, root, vaddr, access, who, &mut pte_ok)
-            .map(|t| (t.paddr, t.page_shift))
-            .map_err(|f| {
-                let cause = match (f, access) {
-                    (Fault::Page, Access::Read) => Trap::LOAD_PAGE_FAULT,
-                    (Fault::Page, Access::Write) => Trap::STORE_PAGE_FAULT,
-                    (Fault::Page, Access::Exec) => Trap::INSN_PAGE_FAULT,
-                    (Fault::Access, _) => Self::access_fault(access, vaddr).cause,
-                };
-                Trap::new(cause, vaddr)
-            })
+        let result = sv39::translate_with(mem, root, vaddr, access, who, &mut pte_ok);
+        if let Ok(t) = &result {
+            ptes.global = t.flags & sv39::Pte::G != 0;
+        }
+        result.map(|t| (t.paddr, t.page_shift)).map_err(|f| {
+            let cause = match (f, access) {
+                (Fault::Page, Access::Read) => Trap::LOAD_PAGE_FAULT,
+                (Fault::Page, Access::Write) => Trap::STORE_PAGE_FAULT,
+                (Fault::Page, Access::Exec) => Trap::INSN_PAGE_FAULT,
+                (Fault::Access, _) => Self::access_fault(access, vaddr).cause,
+            };
+            Trap::new(cause, vaddr)
+        })
     }
 
     /// The privilege an access is made with.
@@ -287,7 +352,7 @@ impl Hart {
             let walked = self.walk(env.mem, vaddr, Access::Read, &mut ptes);
             let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
             if !ram {
-                self.time_walk(env, &ptes, now);
+                self.time_translation(env, vaddr, Access::Read, &ptes, &walked, now);
             }
             let paddr = walked?.0;
             if !ram {
@@ -379,7 +444,7 @@ impl Hart {
             let walked = self.walk(env.mem, vaddr, Access::Write, &mut ptes);
             let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
             if !ram {
-                self.time_walk(env, &ptes, now);
+                self.time_translation(env, vaddr, Access::Write, &ptes, &walked, now);
             }
             let paddr = walked?.0;
             if !ram {
@@ -718,4 +783,6 @@ pub(crate) use read_le as read_host;
 struct PteReads {
     addrs: [u64; 3],
     len: usize,
+    /// The leaf PTE's G bit (a successful walk).
+    global: bool,
 }

@@ -116,6 +116,23 @@ impl TlbTable {
         }
     }
 
+    /// Drops the entries of the `1 << page_shift`-byte page at `vbase`
+    /// (every 4 KiB piece of a large page).
+    pub fn flush_range(&mut self, vbase: u64, page_shift: u32) {
+        if page_shift <= 12 {
+            let e = &mut self.entries[Self::index(vbase)];
+            if e.tag == vbase & !0xfff {
+                *e = TlbEntry::EMPTY;
+            }
+            return;
+        }
+        for e in self.entries.iter_mut() {
+            if e.tag != TlbEntry::INVALID && (e.tag ^ vbase) >> page_shift == 0 {
+                *e = TlbEntry::EMPTY;
+            }
+        }
+    }
+
     /// Drops every entry whose physical page is `ppage`.
     pub fn flush_ppage(&mut self, ppage: u64) {
         for e in self.entries.iter_mut() {
@@ -219,6 +236,28 @@ mod tests {
         assert!(t.lookup(0x1_2fff, 1).is_some());
         t.flush_page(0x1_2abc);
         assert_eq!(t.lookup(0x1_2008, 8), None);
+    }
+
+    #[test]
+    fn flush_range_drops_every_piece_of_a_large_page() {
+        let mut t = TlbTable::default();
+        let mut page = [0u8; 4096];
+        for va in [0x20_0000u64, 0x20_1000, 0x3f_f000, 0x40_0000] {
+            t.fill_sized(va, page.as_mut_ptr(), 0x8000_0000, 21);
+        }
+        t.flush_range(0x20_0000, 21);
+        assert_eq!(t.lookup(0x20_0000, 1), None);
+        assert_eq!(t.lookup(0x20_1000, 1), None);
+        assert_eq!(t.lookup(0x3f_f000, 1), None);
+        assert!(
+            t.lookup(0x40_0000, 1).is_some(),
+            "the next 2 MiB page stays"
+        );
+        t.fill(0x5000, page.as_mut_ptr(), 0x8000_0000);
+        t.flush_range(0x6000, 12);
+        assert!(t.lookup(0x5000, 1).is_some());
+        t.flush_range(0x5000, 12);
+        assert_eq!(t.lookup(0x5000, 1), None);
     }
 
     #[test]

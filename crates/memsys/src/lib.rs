@@ -60,12 +60,16 @@ mod dram;
 mod error;
 mod filter;
 mod time;
+mod tlb;
 
 #[cfg(test)]
 mod tests;
 
 use rvnvmm_config::{Config, NvmmParams};
-use rvnvmm_timing::{ControlError, ControlPort, DataAccess, TimingModel, TlbFlush};
+use rvnvmm_timing::{
+    ControlError, ControlPort, DataAccess, PageRange, TimingModel, TlbFill, TlbFlush, TlbLookup,
+    TlbPort,
+};
 pub use rvnvmm_timing::{CoreId, CoreMap, FlushKind};
 use serde_json::{json, Map, Value};
 
@@ -202,8 +206,15 @@ pub struct MemorySystem {
     i_occ: Ps,
     flush_walk_ps: Ps,
     flush: Vec<FlushStats>,
-    /// PTE reads of page-table walks, per core (counted; not timed yet).
+    /// PTE reads of page-table walks, per core.
     pte_reads: Vec<u64>,
+    /// Per core: its TLBs, with `tlb.enabled` (else empty: walks are
+    /// counted, not timed).
+    tlbs: Vec<tlb::CoreTlbs>,
+    /// Cycles of an L2 TLB hit.
+    tlb_l2_hit_cycles: u64,
+    /// Cycles of a walk besides its PTE reads.
+    tlb_walk_cycles: u64,
     /// Latest time each core presented (`None`: never).
     hart_ps: Vec<Option<Ps>>,
     /// Which core each hart runs on: the L1s, filters, flush counters and
@@ -348,6 +359,13 @@ impl MemorySystem {
             flush_walk_ps: clock.duration_ps(u64::from(options.flush_walk_cycles)),
             flush: vec![FlushStats::default(); harts],
             pte_reads: vec![0; harts],
+            tlbs: if cfg.tlb.enabled {
+                (0..harts).map(|_| tlb::CoreTlbs::new(&cfg.tlb)).collect()
+            } else {
+                Vec::new()
+            },
+            tlb_l2_hit_cycles: u64::from(cfg.tlb.l2_hit_latency_cycles),
+            tlb_walk_cycles: u64::from(cfg.tlb.walk_cycles),
             hart_ps: vec![None; harts],
             cores: core_map,
         })
@@ -749,7 +767,7 @@ impl MemorySystem {
             }
         }
         let pte_reads: u64 = self.pte_reads.iter().sum();
-        json!({
+        let mut out = json!({
             "caches": caches,
             "page_walks": {
                 "pte_reads": pte_reads,
@@ -763,6 +781,87 @@ impl MemorySystem {
             },
             "bus": bus,
             "regions": regions,
+        });
+        if !self.tlbs.is_empty() {
+            out["tlb"] = self.tlb_stats_json();
+        }
+        out
+    }
+
+    /// The `tlb` object of the statistics (`docs/stats.md`): lookups, hits
+    /// and misses of the L1 TLBs summed over the cores, and per page size
+    /// the misses, L2 TLB hits, walks, walk cycles and PTE reads by level.
+    fn tlb_stats_json(&self) -> Value {
+        let mut sum = tlb::TlbStats::default();
+        let (mut itlb_lookups, mut dtlb_lookups) = (0u64, 0u64);
+        let mut per_core = Vec::new();
+        for (c, t) in self.tlbs.iter().enumerate() {
+            let s = &t.stats;
+            // One lookup per cache access an instruction makes.
+            let f = &self.filters[c];
+            let (i, d) = (&self.l1i[c].stats, &self.l1d[c].stats);
+            let i_acc = i.hits() + i.misses() + f.fetch_hits.get();
+            let d_acc = (d.hits() + d.misses() + f.read_hits.get() + f.write_hits.get())
+                .saturating_sub(s.l1d_pte_reads);
+            itlb_lookups += i_acc;
+            dtlb_lookups += d_acc;
+            per_core.push(json!({
+                "itlb_misses": s.misses[0].iter().sum::<u64>(),
+                "dtlb_misses": s.misses[1].iter().sum::<u64>(),
+                "walk_cycles": s.walk_cycles.iter().sum::<u64>(),
+            }));
+            for p in 0..2 {
+                for z in 0..5 {
+                    sum.misses[p][z] += s.misses[p][z];
+                }
+                sum.l2_hits[p] += s.l2_hits[p];
+                sum.refill_hits[p] += s.refill_hits[p];
+            }
+            for z in 0..5 {
+                sum.walks[z] += s.walks[z];
+                sum.walk_cycles[z] += s.walk_cycles[z];
+                for l in 0..3 {
+                    sum.pte_reads[z][l] += s.pte_reads[z][l];
+                }
+            }
+            sum.pte_cache_hits += s.pte_cache_hits;
+            sum.flushed += s.flushed;
+        }
+        let port = |p: usize, lookups: u64| {
+            let misses: u64 = sum.misses[p].iter().sum();
+            json!({
+                "lookups": lookups,
+                "hits": lookups.saturating_sub(misses),
+                "misses": misses,
+                "miss_rate": ratio(misses, lookups),
+                "l2_hits": sum.l2_hits[p],
+                "refill_hits": sum.refill_hits[p],
+            })
+        };
+        let mut sizes = Map::new();
+        let names = tlb::PAGE_NAMES.iter().chain(std::iter::once(&"fault"));
+        for (z, name) in names.enumerate() {
+            sizes.insert(
+                name.to_string(),
+                json!({
+                    "itlb_misses": sum.misses[0][z],
+                    "dtlb_misses": sum.misses[1][z],
+                    "l2_hits": if z == 0 { sum.l2_hits[0] + sum.l2_hits[1] } else { 0 },
+                    "walks": sum.walks[z],
+                    "walk_cycles": sum.walk_cycles[z],
+                    "pte_reads": sum.pte_reads[z],
+                }),
+            );
+        }
+        json!({
+            "itlb": port(0, itlb_lookups),
+            "dtlb": port(1, dtlb_lookups),
+            "walks": sum.walks.iter().sum::<u64>(),
+            "walk_cycles": sum.walk_cycles.iter().sum::<u64>(),
+            "pte_cache_hits": sum.pte_cache_hits,
+            "flushed": sum.flushed,
+            "page_sizes": sizes,
+            "per_hart": per_core,
         })
     }
 
@@ -782,6 +881,9 @@ impl MemorySystem {
         }
         self.flush.fill(FlushStats::default());
         self.pte_reads.fill(0);
+        for t in &mut self.tlbs {
+            t.stats = tlb::TlbStats::default();
+        }
         self.bus.reset_stats();
         for r in &mut self.regions {
             r.bus_reads = 0;
@@ -1336,17 +1438,141 @@ impl TimingModel for MemorySystem {
         MemorySystem::fetch(self, core, paddr, now)
     }
 
-    /// Counted (`page_walks.pte_reads`), not timed: the walker has no
-    /// cache or TLB model yet, and a walk costs no simulated time.
-    fn page_walk_read(&mut self, core: CoreId, _pte_paddr: u64, _now: u64) -> u64 {
+    /// Counted (`page_walks.pte_reads`). With TLBs, a read of the walk
+    /// after a miss is timed: a non-leaf PTE in the PTE cache costs a
+    /// cycle, anything else is a load through the L1D; the walk's first
+    /// read also pays `tlb.walk_cycles`. Without, it costs nothing.
+    fn page_walk_read(&mut self, core: CoreId, pte_paddr: u64, now: u64) -> u64 {
         self.pte_reads[core] += 1;
-        0
+        let Some(t) = self.tlbs.get_mut(core) else {
+            return 0;
+        };
+        if !t.walk.active || t.walk.len >= t.walk.reads.len() {
+            return 0;
+        }
+        let mut cycles = if t.walk.len == 0 {
+            self.tlb_walk_cycles
+        } else {
+            0
+        };
+        if t.pte_cache.lookup(pte_paddr) {
+            t.stats.pte_cache_hits += 1;
+            cycles += 1;
+        } else {
+            t.stats.l1d_pte_reads += 1;
+            cycles += self.l1d_hit_cycles;
+            if !self.l1d_filter_hit(core, pte_paddr, false) {
+                cycles += MemorySystem::data_access(self, core, pte_paddr, false, now + cycles);
+            }
+        }
+        let t = &mut self.tlbs[core];
+        t.walk.reads[t.walk.len] = pte_paddr;
+        t.walk.len += 1;
+        t.walk.cycles += cycles;
+        cycles
     }
 
-    /// Nothing to do: the model has no TLB.
-    fn tlb_flush(&mut self, _core: CoreId, _flush: TlbFlush) {}
+    fn has_tlb(&self) -> bool {
+        !self.tlbs.is_empty()
+    }
 
-    /// Nothing to do: the model has no TLB.
+    fn tlb_lookup(
+        &mut self,
+        core: CoreId,
+        port: TlbPort,
+        vaddr: u64,
+        asid: u16,
+        _now: u64,
+    ) -> TlbLookup {
+        let l2_cycles = self.tlb_l2_hit_cycles;
+        let Some(t) = self.tlbs.get_mut(core) else {
+            return TlbLookup::Untracked;
+        };
+        let p = port as usize;
+        let l1 = match port {
+            TlbPort::Fetch => &mut t.itlb,
+            TlbPort::Data => &mut t.dtlb,
+        };
+        if l1.lookup(vaddr, asid).is_some() {
+            t.stats.refill_hits[p] += 1;
+            return TlbLookup::Hit {
+                stall: 0,
+                evicted: None,
+            };
+        }
+        if let Some(shift) = t.l2.as_mut().and_then(|l2| l2.lookup(vaddr, asid)) {
+            // The L2 holds no global bit of its own: a refilled entry is
+            // tagged with the current ASID.
+            let evicted = l1.insert(vaddr, shift, asid, false);
+            t.stats.misses[p][tlb::size_index(shift)] += 1;
+            t.stats.l2_hits[p] += 1;
+            if evicted.is_some() {
+                t.epoch += 1;
+            }
+            return TlbLookup::Hit {
+                stall: l2_cycles,
+                evicted,
+            };
+        }
+        t.walk = tlb::Walk {
+            active: true,
+            ..tlb::Walk::default()
+        };
+        TlbLookup::Miss
+    }
+
+    fn tlb_fill(
+        &mut self,
+        core: CoreId,
+        port: TlbPort,
+        asid: u16,
+        fill: Option<TlbFill>,
+    ) -> Option<PageRange> {
+        let t = self.tlbs.get_mut(core)?;
+        let walk = std::mem::take(&mut t.walk);
+        if !walk.active {
+            return None;
+        }
+        // Every read but a successful walk's last was a valid non-leaf PTE.
+        let non_leaf = walk.len.saturating_sub(1);
+        for &pa in &walk.reads[..non_leaf] {
+            t.pte_cache.insert(pa);
+        }
+        let z = fill.map_or(tlb::PAGE_SHIFTS.len(), |f| tlb::size_index(f.page_shift));
+        let p = port as usize;
+        t.stats.misses[p][z] += 1;
+        t.stats.walks[z] += 1;
+        t.stats.walk_cycles[z] += walk.cycles;
+        for (level, _) in walk.reads[..walk.len].iter().enumerate() {
+            t.stats.pte_reads[z][level] += 1;
+        }
+        let f = fill?;
+        if let Some(l2) = &mut t.l2 {
+            l2.insert(f.vaddr, f.page_shift, asid, f.global);
+        }
+        let l1 = match port {
+            TlbPort::Fetch => &mut t.itlb,
+            TlbPort::Data => &mut t.dtlb,
+        };
+        let evicted = l1.insert(f.vaddr, f.page_shift, asid, f.global);
+        if evicted.is_some() {
+            t.epoch += 1;
+        }
+        evicted
+    }
+
+    fn tlb_epoch(&self, core: CoreId) -> u64 {
+        self.tlbs.get(core).map_or(0, |t| t.epoch)
+    }
+
+    fn tlb_flush(&mut self, core: CoreId, flush: TlbFlush) {
+        if let Some(t) = self.tlbs.get_mut(core) {
+            t.flush(flush);
+        }
+    }
+
+    /// Nothing to do: entries are tagged with their ASID, and a change of
+    /// page tables without one needs an `sfence.vma`, as the spec says.
     fn satp_write(&mut self, _core: CoreId, _satp: u64) {}
 
     fn flush_line(&mut self, core: CoreId, paddr: u64, kind: FlushKind, now: u64) -> u64 {

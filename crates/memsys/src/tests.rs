@@ -1063,3 +1063,201 @@ fn filter_transparency_regression_random_l2_four_harts() {
         run(&mut b, &ops, false, false)
     );
 }
+
+// ----------------------------------------------------------------------
+// TLBs and timed walks.
+// ----------------------------------------------------------------------
+
+const PTE_ROOT: u64 = DRAM + 0x10_0000;
+const PTE_MID: u64 = DRAM + 0x10_1000;
+const PTE_LEAF: u64 = DRAM + 0x10_2000;
+
+/// A walk of `vaddr` as the hart presents it after a miss: three PTE
+/// reads, then the fill. Returns the walk's cycles.
+fn walk(m: &mut MemorySystem, port: TlbPort, vaddr: u64, now: u64) -> u64 {
+    let mut cycles = 0;
+    for pa in [PTE_ROOT, PTE_MID, PTE_LEAF + (vaddr >> 12 & 511) * 8] {
+        cycles += m.page_walk_read(0, pa, now + cycles);
+    }
+    let fill = TlbFill {
+        vaddr,
+        page_shift: 12,
+        global: false,
+    };
+    m.tlb_fill(0, port, 0, Some(fill));
+    cycles
+}
+
+fn tlb_cfg() -> Config {
+    let mut c = small_cfg(2, Replacement::Lru);
+    c.tlb.enabled = true;
+    c.tlb.dtlb.entries = 4;
+    c.tlb.dtlb.ways = 4;
+    c
+}
+
+#[test]
+fn without_tlbs_walks_are_counted_not_timed() {
+    let (mut m, _) = system(&small_cfg(2, Replacement::Lru), 1, 100, 100);
+    assert!(!m.has_tlb());
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Data, 0x1000, 0, 0),
+        TlbLookup::Untracked
+    );
+    assert_eq!(m.page_walk_read(0, PTE_ROOT, 0), 0);
+    assert_eq!(stats_of(&m, "hart0.l1d").misses(), 0, "no cache access");
+    let s = m.stats_json(0);
+    assert_eq!(s["page_walks"]["pte_reads"], 1);
+    assert!(s.get("tlb").is_none());
+}
+
+#[test]
+fn a_walks_pte_reads_go_through_the_l1d_and_the_pte_cache() {
+    let (mut m, _) = system(&tlb_cfg(), 1, 100, 100);
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Data, 0x1000, 0, 0),
+        TlbLookup::Miss
+    );
+    let cold = walk(&mut m, TlbPort::Data, 0x1000, 0);
+    // Three L1D misses to memory (100 ns + the bus each), plus walk_cycles.
+    let l1d = stats_of(&m, "hart0.l1d");
+    assert_eq!((l1d.read_misses, l1d.read_hits), (3, 0));
+    assert!(cold > 3 * 5, "{cold} cycles");
+    // Now held: a lookup hits and costs nothing.
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Data, 0x1abc, 0, 0),
+        TlbLookup::Hit {
+            stall: 0,
+            evicted: None
+        }
+    );
+    // The next page: root and middle PTEs from the PTE cache, the leaf's
+    // line from the L1D.
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Data, 0x2000, 0, 1000),
+        TlbLookup::Miss
+    );
+    let warm = walk(&mut m, TlbPort::Data, 0x2000, 1000);
+    let l1d = stats_of(&m, "hart0.l1d");
+    assert_eq!((l1d.read_misses, l1d.read_hits), (3, 1));
+    let cfg = tlb_cfg();
+    assert_eq!(
+        warm,
+        u64::from(cfg.tlb.walk_cycles) + 2 + u64::from(cfg.cache.l1d.hit_latency_cycles)
+    );
+    let s = m.stats_json(0);
+    let t = &s["tlb"];
+    assert_eq!(t["dtlb"]["misses"], 2);
+    assert_eq!(t["pte_cache_hits"], 2);
+    assert_eq!(t["page_sizes"]["4k"]["walks"], 2);
+    assert_eq!(t["page_sizes"]["4k"]["pte_reads"], json!([2, 2, 2]));
+    assert_eq!(t["page_sizes"]["4k"]["walk_cycles"], cold + warm);
+    assert_eq!(t["page_sizes"]["2m"]["walks"], 0);
+    // The DTLB's lookups are the L1D's accesses less the PTE reads (none
+    // made by instructions here).
+    assert_eq!(t["dtlb"]["lookups"], 0);
+}
+
+#[test]
+fn l1_evictions_are_reported_and_move_the_epoch() {
+    let (mut m, _) = system(&tlb_cfg(), 1, 10, 10);
+    for p in 1..=4u64 {
+        assert_eq!(
+            m.tlb_lookup(0, TlbPort::Data, p << 12, 0, 0),
+            TlbLookup::Miss
+        );
+        walk(&mut m, TlbPort::Data, p << 12, 0);
+    }
+    let e = m.tlb_epoch(0);
+    m.tlb_lookup(0, TlbPort::Data, 5 << 12, 0, 0);
+    for pa in [PTE_ROOT, PTE_MID, PTE_LEAF] {
+        m.page_walk_read(0, pa, 0);
+    }
+    let fill = TlbFill {
+        vaddr: 5 << 12,
+        page_shift: 12,
+        global: false,
+    };
+    let out = m.tlb_fill(0, TlbPort::Data, 0, Some(fill));
+    assert_eq!(
+        out,
+        Some(PageRange {
+            vbase: 1 << 12,
+            page_shift: 12
+        }),
+        "FIFO: the first page goes"
+    );
+    assert!(m.tlb_epoch(0) > e);
+    // The ITLB is apart: data pages do not hit it.
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Fetch, 5 << 12, 0, 0),
+        TlbLookup::Miss
+    );
+}
+
+#[test]
+fn a_faulting_walk_caches_nothing() {
+    let (mut m, _) = system(&tlb_cfg(), 1, 10, 10);
+    m.tlb_lookup(0, TlbPort::Data, 0x7000, 0, 0);
+    m.page_walk_read(0, PTE_ROOT, 0);
+    assert_eq!(m.tlb_fill(0, TlbPort::Data, 0, None), None);
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Data, 0x7000, 0, 0),
+        TlbLookup::Miss
+    );
+    assert_eq!(m.stats_json(0)["tlb"]["page_sizes"]["fault"]["walks"], 1);
+}
+
+#[test]
+fn sfence_by_asid_and_the_l2_tlb() {
+    let mut cfg = tlb_cfg();
+    cfg.tlb.l2.entries = 16;
+    cfg.tlb.l2.ways = 2;
+    let (mut m, _) = system(&cfg, 1, 10, 10);
+    m.tlb_lookup(0, TlbPort::Data, 0x1000, 3, 0);
+    walk_asid(&mut m, 0x1000, 3);
+    // Another ASID misses.
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Data, 0x1000, 4, 0),
+        TlbLookup::Miss
+    );
+    m.tlb_fill(0, TlbPort::Data, 4, None);
+    // sfence.vma x0, asid 3 empties the L1 and L2 of ASID 3.
+    m.tlb_flush(
+        0,
+        TlbFlush {
+            vaddr: None,
+            asid: Some(3),
+        },
+    );
+    assert_eq!(
+        m.tlb_lookup(0, TlbPort::Data, 0x1000, 3, 0),
+        TlbLookup::Miss
+    );
+    walk_asid(&mut m, 0x1000, 3);
+    // A page the L1 gave up is still in the L2: a hit at its latency.
+    for p in 2..=5u64 {
+        m.tlb_lookup(0, TlbPort::Data, p << 12, 3, 0);
+        walk_asid(&mut m, p << 12, 3);
+    }
+    match m.tlb_lookup(0, TlbPort::Data, 0x1000, 3, 0) {
+        TlbLookup::Hit { stall, evicted } => {
+            assert_eq!(stall, u64::from(cfg.tlb.l2_hit_latency_cycles));
+            assert_eq!(evicted.map(|r| r.vbase), Some(2 << 12));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(m.stats_json(0)["tlb"]["dtlb"]["l2_hits"], 1);
+}
+
+fn walk_asid(m: &mut MemorySystem, vaddr: u64, asid: u16) {
+    for pa in [PTE_ROOT, PTE_MID, PTE_LEAF] {
+        m.page_walk_read(0, pa, 0);
+    }
+    let fill = TlbFill {
+        vaddr,
+        page_shift: 12,
+        global: false,
+    };
+    m.tlb_fill(0, TlbPort::Data, asid, Some(fill));
+}

@@ -18,8 +18,15 @@
 //! * **Instruction fetches** once per fetch line
 //!   ([`TimingModel::fetch_line_shift`]) of each block executed, through
 //!   [`TimingModel::fetch_filter_hit`] and [`TimingModel::fetch`] the same way.
-//! * **Page-table walks**: each PTE a walk of the hart's MMU reads
-//!   ([`TimingModel::page_walk_read`]).
+//! * **Translations**: a model with TLBs ([`TimingModel::tlb_lookup`] not
+//!   [`TlbLookup::Untracked`]) is asked on every refill of the hart's
+//!   software TLB; on a miss the hart presents the walk's PTE reads
+//!   ([`TimingModel::page_walk_read`]) and then what the walk found
+//!   ([`TimingModel::tlb_fill`]). The hart keeps its software TLB a subset
+//!   of the model's L1 TLB: it drops the page each lookup or fill reports
+//!   evicted, and everything when [`TimingModel::tlb_epoch`] moved while
+//!   another hart ran on the core. Without TLBs, only the PTE reads are
+//!   presented.
 //! * **TLB maintenance**: `sfence.vma` ([`TimingModel::tlb_flush`]) and
 //!   writes of `satp` ([`TimingModel::satp_write`]).
 //! * **Cache maintenance**: `cbo.*` and `cflush.d.l1`
@@ -111,6 +118,53 @@ pub struct TlbFlush {
     pub asid: Option<u16>,
 }
 
+/// Which of a core's L1 TLBs a translation is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TlbPort {
+    /// The instruction TLB.
+    Fetch,
+    /// The data TLB (loads, stores, AMOs).
+    Data,
+}
+
+/// A page a TLB entry maps: its virtual base and log2 of its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PageRange {
+    /// Virtual address of the page's first byte.
+    pub vbase: u64,
+    /// log2 of the page size (12, 16, 21 or 30).
+    pub page_shift: u32,
+}
+
+/// The model's answer to [`TimingModel::tlb_lookup`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TlbLookup {
+    /// The model keeps no TLB: walks are presented as PTE reads only.
+    Untracked,
+    /// The core's TLBs hold the translation: `stall` cycles (an L2 TLB hit;
+    /// 0 for the L1), and the L1 entry the refill from the L2 displaced.
+    Hit {
+        /// Cycles of the lookup beyond an L1 TLB hit.
+        stall: u64,
+        /// The page that left the L1 TLB, if one did.
+        evicted: Option<PageRange>,
+    },
+    /// Not held: the hart presents the walk's PTE reads, then calls
+    /// [`TimingModel::tlb_fill`].
+    Miss,
+}
+
+/// What a walk after a [`TlbLookup::Miss`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TlbFill {
+    /// The address translated.
+    pub vaddr: u64,
+    /// log2 of the size of the page that maps it.
+    pub page_shift: u32,
+    /// The leaf PTE's G bit: the entry matches every ASID.
+    pub global: bool,
+}
+
 /// A memory-system timing model, as a core sees it.
 ///
 /// The filter questions take `&self` and must be cheap: the core asks one
@@ -154,7 +208,48 @@ pub trait TimingModel {
     /// page-table walk: returns the stall in cycles.
     fn page_walk_read(&mut self, core: CoreId, pte_paddr: u64, now: u64) -> u64;
 
-    /// `core` executed `sfence.vma`.
+    /// Whether the model keeps TLBs (then [`tlb_lookup`](Self::tlb_lookup)
+    /// never answers [`TlbLookup::Untracked`]).
+    fn has_tlb(&self) -> bool {
+        false
+    }
+
+    /// Whether `core`'s TLBs hold the translation of `vaddr` in address
+    /// space `asid` for `port`; an L2 TLB hit refills the L1. Called on
+    /// every refill of the hart's software TLB while translation is on.
+    fn tlb_lookup(
+        &mut self,
+        _core: CoreId,
+        _port: TlbPort,
+        _vaddr: u64,
+        _asid: u16,
+        _now: u64,
+    ) -> TlbLookup {
+        TlbLookup::Untracked
+    }
+
+    /// Ends the walk after a [`TlbLookup::Miss`]: what it found (`None`: a
+    /// page fault, nothing is cached). Returns the page that left `core`'s
+    /// L1 TLB for `port` to make room.
+    fn tlb_fill(
+        &mut self,
+        _core: CoreId,
+        _port: TlbPort,
+        _asid: u16,
+        _fill: Option<TlbFill>,
+    ) -> Option<PageRange> {
+        None
+    }
+
+    /// A counter that moves whenever an entry leaves `core`'s L1 TLBs: a
+    /// hart that saw a value and finds another (another hart ran on the
+    /// core, or the core's TLBs were flushed) drops its software TLB.
+    fn tlb_epoch(&self, _core: CoreId) -> u64 {
+        0
+    }
+
+    /// `core` executed `sfence.vma` (or the user-mode kernel changed the
+    /// page tables, as Linux follows with one).
     fn tlb_flush(&mut self, core: CoreId, flush: TlbFlush);
 
     /// `core` wrote `satp` (a new address space, or paging on or off).

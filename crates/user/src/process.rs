@@ -491,7 +491,7 @@ impl Process {
         t.hart.x[2] = sp;
         t.hart.pc = start;
         t.hart.page_table = Some(self.aspace.root);
-        t.hart.flush_tlb();
+        t.hart.translations_changed();
         t.hart.clear_reservation();
         t.clear_child_tid = 0;
         t.pending.clear();
@@ -701,7 +701,7 @@ impl Process {
     /// After the page tables changed: drop every hart's cached translations.
     pub(crate) fn flush_all_tlbs(&mut self) {
         for t in &mut self.threads {
-            t.hart.flush_tlb();
+            t.hart.translations_changed();
         }
     }
 
