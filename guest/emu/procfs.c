@@ -5,7 +5,10 @@
  * derives (exit status 1 if any of these disagrees).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +34,53 @@ static void dump(const char *path)
     dump_fd(path, fd);
 }
 
-int main(void)
+static int by_name(const void *a, const void *b)
 {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's names, sorted, on one line; and whether lstat of each
+ * agrees that it exists. */
+static void list(const char *dir)
+{
+    char *names[256];
+    int n = 0, disagree = 0;
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && n < 256 && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names[n++] = strdup(e->d_name);
+    }
+    if (d) closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    printf("ls %s:", dir);
+    for (int i = 0; i < n; i++) {
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        if (lstat(path, &st) != 0) disagree++;
+        printf(" %s", names[i]);
+        free(names[i]);
+    }
+    printf("%s\n", d ? (disagree ? " (stat disagrees)" : "") : " cannot open");
+}
+
+/* The child outlives its parent (the rvnvmm process that started the run),
+ * then reads the emulated /sys. */
+static int orphan(void)
+{
+    if (fork() != 0) return 0;
+    while (getppid() != 1 && kill(getppid(), 0) == 0) usleep(10000);
+    usleep(100000);
+    int fd = open("/sys/devices/system/cpu/online", O_RDONLY);
+    char buf[64] = "";
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+    printf("orphan: online %s", n > 0 ? buf : "unreadable\n");
+    list("/sys/devices/system/cpu/cpu0/topology");
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "orphan")) return orphan();
     static const char *files[] = {
         "/proc/cpuinfo", "/proc/meminfo", "/proc/self/maps", "/proc/self/smaps",
         "/proc/self/stat", "/proc/self/status", "/sys/devices/system/cpu/online",
@@ -105,5 +153,23 @@ int main(void)
            cpu_dirs, topo_files, conf, past_last ? "exists" : "missing",
            last_is_dir ? "a directory" : "not a directory",
            topo_writable ? "writable" : "read-only");
+    /* What the process's directory lists, and that stat agrees. */
+    list("/proc/self");
+    snprintf(path, sizeof path, "/proc/%d", (int)getpid());
+    list(path);
+    list("/proc");
+    list("/sys");
+    int mountinfo = stat("/proc/self/mountinfo", &st) == 0 ? 0 : errno;
+    printf("stat mountinfo: %s\n", mountinfo == ENOENT ? "ENOENT" : "not ENOENT");
+    char exe[256] = "";
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    int exe_is_link = lstat("/proc/self/exe", &st) == 0 && S_ISLNK(st.st_mode);
+    printf("exe: %s, lstat %s\n", len > 0 ? exe : "unreadable", exe_is_link ? "a link" : "not a link");
+    int removed = unlink("/proc/self/maps") == 0;
+    printf("unlink maps: %s\n", removed ? "allowed" : strerror(errno));
+    fd = open("/proc/self/cmdline", O_RDONLY);
+    char cmd[256];
+    n = fd < 0 ? -1 : read(fd, cmd, sizeof cmd);
+    printf("cmdline: %zd bytes, argv[0] %s\n", n, n > 0 && !strcmp(cmd, argv[0]) ? "matches" : "differs");
     return pagesz_ok && hwcap_ok && !writable && conf == onln && fd >= 0 ? 0 : 1;
 }

@@ -418,6 +418,21 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         };
         out.write(profile.report(symbols.as_ref(), 60).as_bytes())?;
     }
+    // As `rvnvmm run`: the limit is not an error of the run but its own
+    // outcome, with its own status.
+    if let Err(MachineError::InsnLimit {
+        max,
+        harts,
+        console,
+    }) = &result
+    {
+        eprintln!(
+            "rvnvmm: stopped at --max-insns: {max} instructions retired and the guest had not \
+             powered off (exit status {})\n  {harts}\n  last console lines:\n    {console}",
+            crate::INSN_LIMIT_STATUS
+        );
+        return Ok(crate::INSN_LIMIT_STATUS);
+    }
     match result? {
         End::PowerOff(code) => Ok(i32::from(code)),
         End::Reboot => unreachable!("a reboot restarts the machine"),

@@ -700,6 +700,51 @@ fn max_insns_is_reported_with_its_own_status() {
     assert!(text.contains("insn_limit"), "{text}");
 }
 
+/// `boot` reaching `--max-insns` ends as `run` does (status 124 and the
+/// "stopped at --max-insns" line), with where the harts are: a firmware of
+/// one `j .` that never reaches the kernel.
+#[test]
+fn boot_max_insns_is_reported_with_its_own_status() {
+    let t = TempDir::new("bootmax");
+    let firmware = t.file("loop.bin", &0x0000_006fu32.to_le_bytes(), 0o644);
+    // A header placing the kernel 2 MiB above the firmware.
+    let mut kernel = vec![0u8; 4096];
+    kernel[0x08..0x10].copy_from_slice(&0x20_0000u64.to_le_bytes());
+    kernel[0x10..0x18].copy_from_slice(&4096u64.to_le_bytes());
+    kernel[0x30..0x38].copy_from_slice(b"RISCV\0\0\0");
+    kernel[0x38..0x3c].copy_from_slice(b"RSC\x05");
+    let kernel = t.file("Image", &kernel, 0o644);
+    let empty = t.file("initrd", b"", 0o644);
+    let stats = t.0.join("stats.json");
+    let out = run_bounded(
+        "boot --max-insns",
+        &[
+            os("boot"),
+            os("--set"),
+            os("machine.model=functional"),
+            os("--firmware"),
+            firmware.as_os_str(),
+            os("--kernel"),
+            kernel.as_os_str(),
+            os("--initrd"),
+            empty.as_os_str(),
+            os("--max-insns"),
+            os("100000"),
+            os("--stats"),
+            stats.as_os_str(),
+        ],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(124), "stderr: {stderr}");
+    assert!(
+        stderr.starts_with("rvnvmm: stopped at --max-insns: 100000 instructions retired"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("(exit status 124)"), "{stderr}");
+    let text = std::fs::read_to_string(&stats).expect("stats written");
+    assert!(text.contains("100000 instructions"), "{text}");
+}
+
 #[test]
 fn config_values_beyond_their_bounds() {
     let t = TempDir::new("bounds");

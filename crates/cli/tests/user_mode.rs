@@ -567,6 +567,41 @@ fn procfs_section<'a>(out: &'a str, path: &str) -> &'a str {
     &out[start..start + len]
 }
 
+/// A forked child that outlives the `rvnvmm run` process that started the
+/// run still sees the emulated tree (and the tree is gone after both).
+#[test]
+fn an_orphaned_child_still_sees_the_emulated_tree() {
+    let prog = repo().join("guest/build/emu/procfs");
+    assert!(prog.exists(), "run make -C guest");
+    let root = tempdir();
+    std::fs::create_dir_all(root.join("bin")).unwrap();
+    std::fs::copy(&prog, root.join("bin/procfs")).unwrap();
+    let root_arg = root.display().to_string();
+    for extra in [vec![], vec!["--root", &root_arg]] {
+        // The child writes to the pipe after the parent has ended, so the
+        // output is complete only when the child has ended too.
+        let o = rvnvmm()
+            .args(["run", "--harts", "2"])
+            .args(&extra)
+            .arg(root.join("bin/procfs"))
+            .arg("orphan")
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(o.status.success(), "{extra:?}: {out}");
+        assert!(out.contains("orphan: online 0-1\n"), "{extra:?}: {out}");
+        assert!(
+            out.contains(
+                "ls /sys/devices/system/cpu/cpu0/topology: cluster_id core_cpus \
+                 core_cpus_list core_id core_siblings core_siblings_list package_cpus \
+                 package_cpus_list physical_package_id thread_siblings thread_siblings_list\n"
+            ),
+            "{extra:?}: {out}"
+        );
+    }
+    std::fs::remove_dir_all(&root).ok();
+}
+
 /// `/proc` and `/sys` show the emulated machine and the guest's own
 /// address space, never the host's: with and without `--root`.
 #[test]
@@ -638,9 +673,35 @@ fn proc_and_sys_describe_the_emulated_machine() {
                     "{line}"
                 );
             }
-            if extra.is_empty() {
-                // Under --root there is no /proc directory to open.
-                assert_eq!(procfs_section(&out, "openat(/proc/<pid>, maps)"), maps);
+            // Under --root too: the emulated /proc is there without one in
+            // the root directory.
+            assert_eq!(procfs_section(&out, "openat(/proc/<pid>, maps)"), maps);
+            // The process's directory lists the emulated entries only
+            // (by any of its names), and stat agrees with the listing.
+            let own = " auxv cmdline comm environ exe fd fdinfo maps smaps stat status\n";
+            assert!(
+                out.contains(&format!("ls /proc/self:{own}")),
+                "{what}: {out}"
+            );
+            let by_pid = out
+                .lines()
+                .find(|l| l.starts_with("ls /proc/") && l.as_bytes()[9].is_ascii_digit())
+                .unwrap_or_else(|| panic!("{what}: {out}"));
+            assert!(by_pid.ends_with(own.trim_end()), "{what}: {by_pid}");
+            assert!(out.contains("stat mountinfo: ENOENT\n"), "{what}");
+            assert!(
+                out.contains(&format!("exe: {shown}, lstat a link\n")),
+                "{what}"
+            );
+            assert!(
+                out.contains("unlink maps: Operation not permitted\n"),
+                "{what}"
+            );
+            assert!(out.contains(" bytes, argv[0] matches\n"), "{what}");
+            if !extra.is_empty() {
+                // A root's /proc and /sys are the emulated ones as a whole.
+                assert!(out.contains("ls /proc: cpuinfo meminfo self thread-self\n"));
+                assert!(out.contains("ls /sys: devices\n"), "{what}: {out}");
             }
             let smaps = procfs_section(&out, "/proc/self/smaps");
             assert_eq!(smaps.matches("\nVmFlags: ").count(), maps.lines().count());

@@ -450,15 +450,15 @@ impl ElfFile {
             let start = vaddr & !0xfff;
             let end = (vaddr + ph.p_memsz).next_multiple_of(PAGE);
             let prot = ph.prot();
-            // Segments may share a page at their boundary: merge protections.
+            // Linux maps each segment in turn over what is there, so a page
+            // an earlier segment shares takes this segment's protections
+            // (not the union).
             let mut s = start;
             while s < end {
                 if let Some((vs, v)) = aspace.find(s) {
                     let vend = v.end;
-                    if v.prot | prot != v.prot {
-                        aspace
-                            .protect(mem, vs.max(start), vend.min(end), v.prot | prot)
-                            .ok();
+                    if v.prot != prot {
+                        aspace.protect(mem, vs.max(start), vend.min(end), prot).ok();
                     }
                     s = vend;
                 } else {
@@ -919,6 +919,37 @@ mod tests {
             &code,
         )));
         assert!(m.contains("do not fit"), "{m}");
+    }
+
+    /// Segments sharing a page: the page has the later one's protections,
+    /// as Linux maps each segment over the ones before it.
+    #[test]
+    fn a_shared_page_takes_the_later_segments_protections() {
+        let len = 64 + 2 * 56 + 8;
+        let code = [0x13, 0, 0, 0, 0x73, 0, 0, 0];
+        for (first, second) in [(5, 6), (6, 5), (7, 4)] {
+            let f = build(
+                2,
+                0x10000 + 176,
+                &[
+                    (PT_LOAD, first, 0, 0x10000, len, len),
+                    (PT_LOAD, second, 0, 0x10000, len, 0x1800),
+                ],
+                &code,
+            );
+            let mut mem = PhysMem::new(&[(0x8000_0000, 0x40_0000)]).unwrap();
+            let mut a = AddressSpace::new(&mut mem, 0x8000_0000, 0x40_0000).unwrap();
+            let n = f.len() as u64;
+            ElfFile::from_bytes(f, n, "t")
+                .unwrap()
+                .load(&mut mem, &mut a, None)
+                .unwrap();
+            let prot = |a: &AddressSpace, at: u64| a.find(at).map(|(_, v)| v.prot);
+            // PF_X 1, PF_W 2, PF_R 4; PROT_READ 1, PROT_WRITE 2, PROT_EXEC 4.
+            let want = Some((second & 1) << 2 | (second & 2) | (second & 4) >> 2);
+            assert_eq!(prot(&a, 0x10000), want, "{first} then {second}");
+            assert_eq!(prot(&a, 0x11000), want, "{first} then {second}");
+        }
     }
 
     #[test]

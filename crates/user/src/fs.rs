@@ -25,9 +25,26 @@ pub struct Fs {
     pub exe_host: PathBuf,
     /// Guest path of the running guest program.
     pub exe_guest: String,
-    /// The emulated `/sys/devices/system/cpu` (its harts, not the host's
-    /// CPUs).
-    pub sys_tree: Option<crate::procfs::SysTree>,
+    /// The emulated `/proc` and `/sys` directories (the process's own
+    /// entries and the machine's harts, not the host's).
+    pub tree: Option<crate::procfs::EmulatedTree>,
+}
+
+/// A guest path the emulator answers from a host path of its own.
+enum Special {
+    /// A name of the emulated tree: read-only.
+    Tree(PathBuf),
+    /// A host object reached as the guest asked (`/proc/self/exe`,
+    /// `/proc/self/fd/N`): opened with the guest's flags.
+    Through(PathBuf),
+}
+
+impl Special {
+    fn path(&self) -> &Path {
+        match self {
+            Special::Tree(p) | Special::Through(p) => p,
+        }
+    }
 }
 
 /// A resolved name: a host directory fd (or AT_FDCWD) and a name relative to it.
@@ -77,14 +94,15 @@ impl Fs {
             cwd: "/".into(),
             exe_host: PathBuf::new(),
             exe_guest: String::new(),
-            sys_tree: None,
+            tree: None,
         })
     }
 
-    /// The descriptor the emulator keeps for itself (the root), which the
-    /// guest may not close.
-    pub fn internal_fd(&self) -> Option<i32> {
-        self.root.as_ref().map(|(fd, _)| fd.as_raw_fd())
+    /// Whether `fd` is one the emulator keeps for itself (the root, the
+    /// hold on the emulated tree), which the guest may not close or reach.
+    pub fn is_internal(&self, fd: i32) -> bool {
+        self.root.as_ref().map(|(fd, _)| fd.as_raw_fd()) == Some(fd)
+            || self.tree.as_ref().and_then(|t| t.hold_fd()) == Some(fd)
     }
 
     /// Whether paths are confined.
@@ -147,6 +165,9 @@ impl Fs {
     }
 
     fn host_to_guest(&self, host: &Path) -> String {
+        if let Some(p) = self.tree.as_ref().and_then(|t| t.guest_path(host)) {
+            return p;
+        }
         match &self.root {
             Some((_, r)) => match host.strip_prefix(r) {
                 Ok(rest) => format!("/{}", rest.display()),
@@ -163,6 +184,9 @@ impl Fs {
         // A memfd is named as Linux names it, wherever the guest stands.
         if host.as_os_str().as_bytes().starts_with(b"/memfd:") {
             return Some(host.display().to_string());
+        }
+        if let Some(p) = self.tree.as_ref().and_then(|t| t.guest_path(host)) {
+            return Some(p);
         }
         if let Some((_, r)) = &self.root {
             return host
@@ -215,24 +239,65 @@ impl Fs {
         std::fs::symlink_metadata(&cand).is_ok().then_some(cand)
     }
 
-    /// A guest path the emulator answers from a host path of its own:
-    /// `/proc/self/exe`, and `/sys/devices/system/cpu` and what is in it.
-    fn special(&self, path: &[u8]) -> Option<PathBuf> {
-        if path == b"/proc/self/exe" {
-            return Some(self.exe_host.clone());
-        }
-        self.sys_tree.as_ref()?.host_path(path)
+    /// A guest path (relative to `dirfd`) the emulator answers from a host
+    /// path of its own: the process's `/proc` directory, `/sys/devices/
+    /// system/cpu`, under a root all of `/proc` and `/sys` (the emulated
+    /// tree); the program for `exe` (its link in the tree when not
+    /// `follow`ed); the emulator's own `fd/` for the descriptors.
+    fn special(&self, dirfd: i32, path: &[u8], follow: bool) -> Option<Special> {
+        use crate::procfs::TreePath;
+        let tree = self.tree.as_ref()?;
+        let abs;
+        let path = if path.first() == Some(&b'/') {
+            path
+        } else if self.root.is_some() {
+            abs = self.guest_abs(dirfd, path).ok()?;
+            &abs[..]
+        } else if dirfd != AT_FDCWD && !path.is_empty() {
+            // Only a directory of the tree, or the host's /proc and /sys
+            // (`openat(proc_fd, "self")`), can lead into the tree.
+            let host = std::fs::read_link(format!("/proc/self/fd/{dirfd}")).ok()?;
+            let mut base = match tree.guest_path(&host) {
+                Some(g) => g.into_bytes(),
+                None if host.starts_with("/proc") || host.starts_with("/sys") => {
+                    host.as_os_str().as_bytes().to_vec()
+                }
+                None => return None,
+            };
+            base.push(b'/');
+            base.extend_from_slice(path);
+            abs = base;
+            &abs[..]
+        } else {
+            return None;
+        };
+        Some(
+            match tree.host_path(path, std::process::id(), self.root.is_some())? {
+                TreePath::Tree(p) => Special::Tree(p),
+                TreePath::Exe if follow => Special::Through(self.exe_host.clone()),
+                TreePath::Exe => Special::Tree(tree.own("exe")),
+                TreePath::HostSelf(rest) => {
+                    let fd = rest.split('/').nth(1).and_then(|n| n.parse::<i32>().ok());
+                    if fd.is_some_and(|fd| self.is_internal(fd)) {
+                        // Not the guest's: a name the tree lacks.
+                        Special::Tree(tree.own(&rest))
+                    } else {
+                        Special::Through(Path::new("/proc/self").join(rest))
+                    }
+                }
+            },
+        )
     }
 
     /// Opens `path` like openat(2). Returns the new host (= guest) fd.
     pub fn open(&self, dirfd: i32, path: &[u8], flags: i32, mode: u32) -> Result<i32, Errno> {
-        if let Some(p) = self.special(path) {
+        if let Some(special) = self.special(dirfd, path, flags & libc::O_NOFOLLOW == 0) {
             let read_only = flags & libc::O_ACCMODE == libc::O_RDONLY
                 && flags & (libc::O_CREAT | libc::O_TRUNC) == 0;
-            if !read_only && path != b"/proc/self/exe" {
+            if !read_only && matches!(special, Special::Tree(_)) {
                 return Err(EACCES);
             }
-            let c = cstr(p.as_os_str().as_bytes())?;
+            let c = cstr(special.path().as_os_str().as_bytes())?;
             // SAFETY: c is NUL-terminated.
             let r = unsafe { libc::open(c.as_ptr(), flags, mode) };
             return if r < 0 {
@@ -277,11 +342,11 @@ impl Fs {
     /// O_PATH descriptor and an empty name, for AT_EMPTY_PATH calls); without
     /// it the parent directory is resolved and the last component returned.
     pub fn resolve(&self, dirfd: i32, path: &[u8], follow: bool) -> Result<HostName, Errno> {
-        if let Some(p) = self.special(path) {
+        if let Some(special) = self.special(dirfd, path, follow) {
             return Ok(HostName {
                 _owned: None,
                 dirfd: AT_FDCWD,
-                name: cstr(p.as_os_str().as_bytes())?,
+                name: cstr(special.path().as_os_str().as_bytes())?,
             });
         }
         let Some((rootfd, _)) = &self.root else {
@@ -345,10 +410,25 @@ impl Fs {
         })
     }
 
+    /// [`Fs::resolve`] for a call that changes the name or the object
+    /// (unlink, mkdir, rename, link, chmod, ...): the emulated tree is not
+    /// the guest's to change (`EPERM`, as procfs's directories).
+    pub fn resolve_to_change(
+        &self,
+        dirfd: i32,
+        path: &[u8],
+        follow: bool,
+    ) -> Result<HostName, Errno> {
+        if let Some(Special::Tree(_)) = self.special(dirfd, path, follow) {
+            return Err(EPERM);
+        }
+        self.resolve(dirfd, path, follow)
+    }
+
     /// A host path for reading a whole file (execve, the interpreter).
     pub fn host_path(&self, dirfd: i32, path: &[u8]) -> Result<PathBuf, Errno> {
-        if let Some(p) = self.special(path) {
-            return Ok(p);
+        if let Some(special) = self.special(dirfd, path, true) {
+            return Ok(special.path().to_path_buf());
         }
         match &self.root {
             Some(_) => {
@@ -425,9 +505,13 @@ impl Fs {
     /// readlink for a resolved name, with `/proc/self/exe` answered with the
     /// guest program.
     pub fn readlink(&self, dirfd: i32, path: &[u8]) -> Result<Vec<u8>, Errno> {
-        if path == b"/proc/self/exe" {
-            return Ok(self.exe_guest.clone().into_bytes());
-        }
+        let through = match self.special(dirfd, path, false) {
+            Some(Special::Tree(p)) if p.ends_with("proc/self/exe") => {
+                return Ok(self.exe_guest.clone().into_bytes());
+            }
+            Some(Special::Through(p)) => Some(p),
+            _ => None,
+        };
         let n = self.resolve(dirfd, path, false)?;
         let mut buf = vec![0u8; 4096];
         // SAFETY: buf is writable for its length; name is NUL-terminated.
@@ -438,6 +522,15 @@ impl Fs {
             return Err(Errno::last_host());
         }
         buf.truncate(r as usize);
+        // A descriptor's link names the object as the guest knows it (a
+        // pipe's `pipe:[N]` as it is); nothing outside the root is shown.
+        if through.is_some() && buf.first() == Some(&b'/') {
+            let host = Path::new(std::ffi::OsStr::from_bytes(&buf));
+            return self
+                .guest_path_of_host(host)
+                .map(String::into_bytes)
+                .ok_or(ENOENT);
+        }
         Ok(buf)
     }
 }

@@ -214,6 +214,10 @@ pub struct Process {
     pub(crate) auxv: Vec<(u64, u64)>,
     /// The initial stack pointer (argc's address).
     pub(crate) start_stack: u64,
+    /// Where the argument strings lie on the stack (`/proc/self/cmdline`).
+    pub(crate) arg_area: (u64, u64),
+    /// Where the environment strings lie (`/proc/self/environ`).
+    pub(crate) env_area: (u64, u64),
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -271,9 +275,9 @@ impl Process {
             harts,
             threads_per_core: 1,
         };
-        fs.sys_tree = Some(crate::procfs::SysTree::build(topology).map_err(|e| {
+        fs.tree = Some(crate::procfs::EmulatedTree::build(topology).map_err(|e| {
             RunError::Setup(format!(
-                "cannot write the emulated /sys/devices/system/cpu to the temporary directory: {e}"
+                "cannot write the emulated /proc and /sys to the temporary directory: {e}"
             ))
         })?);
         // One hardware thread per core.
@@ -311,6 +315,8 @@ impl Process {
             no_new_privs: false,
             auxv: Vec::new(),
             start_stack: 0,
+            arg_area: (0, 0),
+            env_area: (0, 0),
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -522,16 +528,20 @@ impl Process {
             v
         };
         let execfn_addr = push_bytes(self, &mut sp, &cstr(execfn))?;
+        let env_end = sp;
         let mut env_ptrs = Vec::new();
         for e in env.iter().rev() {
             env_ptrs.push(push_bytes(self, &mut sp, &cstr(e))?);
         }
         env_ptrs.reverse();
+        let arg_end = sp;
+        self.env_area = (sp, env_end);
         let mut arg_ptrs = Vec::new();
         for a in args.iter().rev() {
             arg_ptrs.push(push_bytes(self, &mut sp, &cstr(a))?);
         }
         arg_ptrs.reverse();
+        self.arg_area = (sp, arg_end);
         // AT_RANDOM: 16 bytes, fixed so runs are deterministic.
         let random = push_bytes(self, &mut sp, b"rvnvmm-at-random")?;
         sp &= !15;
@@ -766,7 +776,14 @@ impl Process {
     /// Runs the guest to completion: threads on harts, in simulated-time
     /// order ([`rvnvmm_sched::Scheduler`]).
     pub fn run(&mut self) -> Result<Outcome, RunError> {
-        rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self)?;
+        let ran = rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self);
+        // No guest code runs after this: let go of the emulated tree now,
+        // not when the process is dropped (a run that ends by the guest's
+        // signal ends the emulator without dropping it).
+        if let Some(tree) = self.fs.tree.as_mut() {
+            tree.release();
+        }
+        ran?;
         Ok(self.outcome())
     }
 

@@ -33,6 +33,12 @@ pub enum ProcFile {
     Status,
     /// `/proc/self/auxv`.
     Auxv,
+    /// `/proc/self/cmdline`: the argument strings on the stack.
+    Cmdline,
+    /// `/proc/self/environ`: the environment strings on the stack.
+    Environ,
+    /// `/proc/self/comm`: the thread's name.
+    Comm,
     /// `/sys/devices/system/cpu/{online,possible,present}`: all harts.
     CpuRange,
     /// `/sys/devices/system/cpu/cpuN/topology/FILE`.
@@ -96,30 +102,61 @@ impl TopologyFile {
     ];
 }
 
-/// The emulated `/sys/devices/system/cpu` as a host directory tree, so that
-/// listing it (`getdents64`: hwloc, `lscpu`, OpenMP runtimes count the
-/// `cpuN` entries) and `stat` of its entries show the emulated harts, not
-/// the host's CPUs. Built once per process, removed when it ends.
+/// The emulated `/proc` and `/sys` as a host directory tree, so that
+/// listing them (`getdents64`: hwloc, `lscpu` and OpenMP runtimes count the
+/// `cpuN` entries; `ps`-like tools walk `/proc/self`) and `stat` of their
+/// entries show what the emulator provides, never the host's CPUs or the
+/// host process's entries. The file contents are not read from here (opens
+/// of the emulated files get a memfd, [`ProcFile`]); the tree gives names,
+/// types and modes. The guest's descriptors are host descriptors, so a
+/// directory it opens, lists, `fchdir`s to or resolves names against must
+/// be a host directory: hence a tree on the host, not synthesised listings.
+///
+/// The tree outlives the process that made it as long as a forked child
+/// shares it: every process holds one open file description of the tree's
+/// root with a shared `flock` (a fork inherits it), and the process that
+/// finds no other holder when it lets go removes the tree. The kernel does
+/// the counting, so a child that outlives `rvnvmm run`, or a parent that
+/// dies by a signal, needs no message between processes.
 #[derive(Debug)]
-pub struct SysTree {
-    /// The host directory standing for `/sys/devices/system`.
+pub struct EmulatedTree {
+    /// The host directory standing for the guest's `/`.
     root: std::path::PathBuf,
-    /// The host process that made it (a forked child leaves it alone).
-    owner: u32,
+    /// The locked descriptor of `root` this process holds.
+    hold: Option<std::os::fd::OwnedFd>,
 }
 
-/// Where the emulated tree is mounted in the guest.
+/// Where the emulated CPU tree is mounted in the guest.
 const SYS_CPU: &[u8] = b"/sys/devices/system/cpu";
 
-impl SysTree {
+/// The names a process's directory lists (Linux's `/proc/<pid>` has more:
+/// those are not emulated and are `ENOENT`). `fd` and `fdinfo` are the
+/// host's own (guest descriptors are host descriptors), the rest emulated.
+pub const PROCESS_DIR: [&str; 11] = [
+    "auxv", "cmdline", "comm", "environ", "exe", "fd", "fdinfo", "maps", "smaps", "stat", "status",
+];
+
+/// How a guest path of the emulated tree reaches the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TreePath {
+    /// A name in the tree.
+    Tree(std::path::PathBuf),
+    /// The host's `/proc/self/` + this (`fd/...`, `fdinfo/...`).
+    HostSelf(String),
+    /// The process's `exe`.
+    Exe,
+}
+
+impl EmulatedTree {
     /// Writes the tree of a machine of `topology` under a new host
-    /// temporary directory.
-    pub fn build(topology: Topology) -> std::io::Result<SysTree> {
+    /// temporary directory, and holds it.
+    pub fn build(topology: Topology) -> std::io::Result<EmulatedTree> {
         use std::fs;
+        use std::os::unix::fs::{symlink, PermissionsExt};
         let base = std::env::temp_dir();
         let mut root = None;
         for attempt in 0..100u32 {
-            let dir = base.join(format!("rvnvmm-sys-{}-{attempt}", std::process::id()));
+            let dir = base.join(format!("rvnvmm-tree-{}-{attempt}", std::process::id()));
             match fs::create_dir(&dir) {
                 Ok(()) => {
                     root = Some(dir);
@@ -129,12 +166,33 @@ impl SysTree {
                 Err(e) => return Err(e),
             }
         }
-        let tree = SysTree {
-            root: root.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::AlreadyExists))?,
-            owner: std::process::id(),
+        let root = root.ok_or_else(|| std::io::Error::from(std::io::ErrorKind::AlreadyExists))?;
+        // Held before anything else, so a failure below still removes it.
+        let mut tree = EmulatedTree { root, hold: None };
+        tree.hold = Some(lock(&tree.root, libc::LOCK_SH)?);
+        let file = |path: std::path::PathBuf, content: &str, mode: u32| {
+            fs::write(&path, content)?;
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode))
         };
-        let cpu = tree.root.join("cpu");
-        fs::create_dir(&cpu)?;
+        let proc = tree.root.join("proc");
+        let own = proc.join("self");
+        fs::create_dir_all(&own)?;
+        for name in ["cpuinfo", "meminfo"] {
+            file(proc.join(name), "", 0o444)?;
+        }
+        symlink("self", proc.join("thread-self"))?;
+        for name in PROCESS_DIR {
+            match name {
+                "fd" | "fdinfo" => fs::create_dir(own.join(name))?,
+                // Read through the process's own path (`TreePath::Exe`);
+                // the link in the tree gives `lstat` its type only.
+                "exe" => symlink("/", own.join(name))?,
+                "auxv" | "environ" => file(own.join(name), "", 0o400)?,
+                _ => file(own.join(name), "", 0o444)?,
+            }
+        }
+        let cpu = tree.root.join("sys/devices/system/cpu");
+        fs::create_dir_all(&cpu)?;
         let all: Vec<usize> = (0..topology.harts).collect();
         for name in ["online", "possible", "present"] {
             fs::write(cpu.join(name), cpu_list(&all) + "\n")?;
@@ -152,25 +210,112 @@ impl SysTree {
         Ok(tree)
     }
 
-    /// The host path standing for the absolute guest `path` if it is
-    /// `/sys/devices/system/cpu` or below it (a name the machine lacks
-    /// there is a missing host name: ENOENT).
-    pub fn host_path(&self, path: &[u8]) -> Option<std::path::PathBuf> {
-        let p = normalise(path);
-        let rest = p.strip_prefix(SYS_CPU)?;
-        if !(rest.is_empty() || rest.starts_with(b"/")) {
+    /// The descriptor this process holds the tree by (the guest may not
+    /// close or reach it).
+    pub fn hold_fd(&self) -> Option<i32> {
+        use std::os::fd::AsRawFd;
+        self.hold.as_ref().map(|f| f.as_raw_fd())
+    }
+
+    /// Where the absolute guest `path` leads if the tree answers it:
+    /// `/proc/self`, `/proc/thread-self` and `/proc/<pid>` of the calling
+    /// process (`pid`) and what is below them, `/sys/devices/system/cpu` and
+    /// below, and with `whole` (a `--root`, where the guest sees no host
+    /// directory) all of `/proc` and `/sys`. A name the tree lacks is a
+    /// missing host name: `ENOENT`.
+    pub fn host_path(&self, path: &[u8], pid: u32, whole: bool) -> Option<TreePath> {
+        if path.first() != Some(&b'/') {
             return None;
         }
-        let rest = std::str::from_utf8(rest).ok()?.trim_matches('/');
-        Some(self.root.join("cpu").join(rest))
+        let p = normalise(path);
+        let below = |prefix: &[u8]| -> Option<String> {
+            let rest = p.strip_prefix(prefix)?;
+            if !(rest.is_empty() || rest.starts_with(b"/")) {
+                return None;
+            }
+            Some(
+                std::str::from_utf8(rest)
+                    .ok()?
+                    .trim_matches('/')
+                    .to_string(),
+            )
+        };
+        if let Some(rest) = p.strip_prefix(b"/proc/") {
+            let (dir, after) = match rest.iter().position(|&c| c == b'/') {
+                Some(i) => (&rest[..i], std::str::from_utf8(&rest[i + 1..]).ok()?),
+                None => (rest, ""),
+            };
+            let own = dir == b"self"
+                || dir == b"thread-self"
+                || std::str::from_utf8(dir).ok()?.parse::<u32>().ok() == Some(pid);
+            if own {
+                let first = after.split('/').next().unwrap_or_default();
+                return Some(match first {
+                    "exe" if after == "exe" => TreePath::Exe,
+                    "fd" | "fdinfo" => TreePath::HostSelf(after.to_string()),
+                    _ => TreePath::Tree(self.root.join("proc/self").join(after)),
+                });
+            }
+        }
+        if whole {
+            for top in ["proc", "sys"] {
+                if let Some(rest) = below(format!("/{top}").as_bytes()) {
+                    return Some(TreePath::Tree(self.root.join(top).join(rest)));
+                }
+            }
+        }
+        let rest = below(SYS_CPU)?;
+        Some(TreePath::Tree(
+            self.root.join("sys/devices/system/cpu").join(rest),
+        ))
+    }
+
+    /// The host path of `rest` in the process's directory of the tree.
+    pub fn own(&self, rest: &str) -> std::path::PathBuf {
+        self.root.join("proc/self").join(rest)
+    }
+
+    /// The guest path of a host path inside the tree.
+    pub fn guest_path(&self, host: &std::path::Path) -> Option<String> {
+        let rest = host.strip_prefix(&self.root).ok()?;
+        Some(format!("/{}", rest.display()))
+    }
+
+    /// Lets go of the tree, and removes it if no other process holds it.
+    pub fn release(&mut self) {
+        if self.hold.take().is_none() {
+            return;
+        }
+        // Closing ours first: the exclusive lock is then granted only if no
+        // process (a forked child holds the same description) keeps one.
+        if lock(&self.root, libc::LOCK_EX | libc::LOCK_NB).is_ok() {
+            let _ = std::fs::remove_dir_all(&self.root);
+        }
     }
 }
 
-impl Drop for SysTree {
+/// Opens `dir` and takes the `flock` `op` on it, the descriptor out of the
+/// range guests use and closed on exec.
+fn lock(dir: &std::path::Path, op: i32) -> std::io::Result<std::os::fd::OwnedFd> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let f = std::fs::File::open(dir)?;
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own.
+    let high = unsafe { libc::fcntl(f.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 900) };
+    if high < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: `high` is a new descriptor owned from here on.
+    let fd = unsafe { OwnedFd::from_raw_fd(high) };
+    // SAFETY: flock on a descriptor we own.
+    if unsafe { libc::flock(fd.as_raw_fd(), op) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(fd)
+}
+
+impl Drop for EmulatedTree {
     fn drop(&mut self) {
-        if std::process::id() == self.owner {
-            let _ = std::fs::remove_dir_all(&self.root);
-        }
+        self.release();
     }
 }
 
@@ -224,6 +369,9 @@ impl ProcFile {
                 b"stat" => ProcFile::Stat,
                 b"status" => ProcFile::Status,
                 b"auxv" => ProcFile::Auxv,
+                b"cmdline" => ProcFile::Cmdline,
+                b"environ" => ProcFile::Environ,
+                b"comm" => ProcFile::Comm,
                 _ => return None,
             });
         }
@@ -626,6 +774,9 @@ impl Process {
                     | b"stat"
                     | b"status"
                     | b"auxv"
+                    | b"cmdline"
+                    | b"environ"
+                    | b"comm"
                     | b"cpuinfo"
                     | b"meminfo"
                     | b"online"
@@ -681,7 +832,7 @@ impl Process {
         }
     }
 
-    fn emulated_content(&self, file: ProcFile) -> Vec<u8> {
+    fn emulated_content(&mut self, file: ProcFile) -> Vec<u8> {
         let topology = Topology {
             harts: self.opts.harts,
             threads_per_core: 1,
@@ -718,6 +869,27 @@ impl Process {
             ProcFile::Stat => self.process_info().stat().into_bytes(),
             ProcFile::Status => self.process_info().status().into_bytes(),
             ProcFile::Auxv => auxv_bytes(&self.auxv),
+            // As Linux, what the stack holds now (a program may rewrite its
+            // arguments); an area the program unmapped reads as empty.
+            ProcFile::Cmdline | ProcFile::Environ => {
+                let (start, end) = if file == ProcFile::Cmdline {
+                    self.arg_area
+                } else {
+                    self.env_area
+                };
+                let mut buf = vec![0u8; end.saturating_sub(start) as usize];
+                match self.read_mem(start, &mut buf) {
+                    Ok(()) => buf,
+                    Err(_) => Vec::new(),
+                }
+            }
+            ProcFile::Comm => {
+                let comm = &self.threads[self.current].comm;
+                let len = comm.iter().position(|&c| c == 0).unwrap_or(16);
+                let mut v = comm[..len].to_vec();
+                v.push(b'\n');
+                v
+            }
             ProcFile::CpuRange => {
                 let all: Vec<usize> = (0..self.opts.harts).collect();
                 (cpu_list(&all) + "\n").into_bytes()
@@ -876,24 +1048,35 @@ mod tests {
         assert_eq!(f("/proc/../../proc/meminfo"), Some(ProcFile::Meminfo));
     }
 
-    #[test]
-    fn the_sys_tree_lists_the_harts_and_only_them() {
-        let tree = SysTree::build(Topology {
-            harts: 3,
-            threads_per_core: 1,
-        })
-        .unwrap();
-        let dir = tree.host_path(b"/sys/devices/system/cpu/").unwrap();
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
+    fn tree_dir(tree: &EmulatedTree, path: &str, whole: bool) -> std::path::PathBuf {
+        match tree.host_path(path.as_bytes(), 4321, whole) {
+            Some(TreePath::Tree(p)) => p,
+            other => panic!("{path}: {other:?}"),
+        }
+    }
+
+    fn names(dir: &std::path::Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect();
         names.sort();
+        names
+    }
+
+    #[test]
+    fn the_sys_tree_lists_the_harts_and_only_them() {
+        let tree = EmulatedTree::build(Topology {
+            harts: 3,
+            threads_per_core: 1,
+        })
+        .unwrap();
+        let dir = tree_dir(&tree, "/sys/devices/system/cpu/", false);
         assert_eq!(
-            names,
+            names(&dir),
             ["cpu0", "cpu1", "cpu2", "isolated", "offline", "online", "possible", "present"]
         );
-        let read = |p: &str| std::fs::read_to_string(tree.host_path(p.as_bytes()).unwrap());
+        let read = |p: &str| std::fs::read_to_string(tree_dir(&tree, p, false));
         assert_eq!(read("/sys/devices/system/cpu/online").unwrap(), "0-2\n");
         assert_eq!(
             read("/sys//devices/system/cpu/cpu2/topology/core_cpus_list").unwrap(),
@@ -903,20 +1086,134 @@ mod tests {
             read("/sys/devices/system/cpu/cpu1/topology/package_cpus").unwrap(),
             "7\n"
         );
-        let topology = tree
-            .host_path(b"/sys/devices/system/cpu/cpu0/topology")
-            .unwrap();
+        let topology = tree_dir(&tree, "/sys/devices/system/cpu/cpu0/topology", false);
         assert_eq!(std::fs::read_dir(topology).unwrap().count(), 11);
         assert!(read("/sys/devices/system/cpu/cpu3/topology/core_id").is_err());
         // Outside the tree (or out of it through `..`): the ordinary lookup.
-        assert_eq!(tree.host_path(b"/sys/devices/system/cpufreq"), None);
         assert_eq!(
-            tree.host_path(b"/sys/devices/system/cpu/../../../etc"),
+            tree.host_path(b"/sys/devices/system/cpufreq", 1, false),
             None
         );
-        let root = dir.parent().unwrap().to_path_buf();
+        assert_eq!(
+            tree.host_path(b"/sys/devices/system/cpu/../../../etc", 1, false),
+            None
+        );
+        let root = tree.root.clone();
         drop(tree);
         assert!(!root.exists(), "removed when the process ends");
+    }
+
+    #[test]
+    fn the_process_directory_lists_what_the_emulator_provides() {
+        let tree = EmulatedTree::build(Topology {
+            harts: 1,
+            threads_per_core: 1,
+        })
+        .unwrap();
+        for own in [
+            "/proc/self",
+            "/proc/thread-self/",
+            "/proc/4321",
+            "/proc/self/fd/..",
+        ] {
+            let dir = tree_dir(&tree, own, false);
+            assert_eq!(names(&dir), PROCESS_DIR, "{own}");
+            assert_eq!(tree.guest_path(&dir).as_deref(), Some("/proc/self"));
+        }
+        assert_eq!(
+            tree.host_path(b"/proc/4322", 4321, false),
+            None,
+            "another pid"
+        );
+        assert_eq!(
+            tree.host_path(b"/proc", 4321, false),
+            None,
+            "the host's /proc"
+        );
+        assert_eq!(
+            tree.host_path(b"/proc/self/exe", 4321, false),
+            Some(TreePath::Exe)
+        );
+        assert_eq!(
+            tree.host_path(b"/proc/self/fd/3", 4321, false),
+            Some(TreePath::HostSelf("fd/3".into()))
+        );
+        // Every listed name has the type Linux gives it; the rest is missing.
+        let dir = tree_dir(&tree, "/proc/self", false);
+        for name in PROCESS_DIR {
+            let st = std::fs::symlink_metadata(dir.join(name)).unwrap();
+            let want = match name {
+                "fd" | "fdinfo" => st.is_dir(),
+                "exe" => st.file_type().is_symlink(),
+                _ => st.is_file() && st.len() == 0,
+            };
+            assert!(want, "{name}: {st:?}");
+        }
+        assert!(!tree_dir(&tree, "/proc/self/environ2", false).exists());
+        assert!(!tree_dir(&tree, "/proc/self/mountinfo", false).exists());
+        // Under a root, /proc and /sys are the tree's as a whole.
+        assert_eq!(
+            names(&tree_dir(&tree, "/proc", true)),
+            ["cpuinfo", "meminfo", "self", "thread-self"]
+        );
+        assert_eq!(names(&tree_dir(&tree, "/sys", true)), ["devices"]);
+        assert_eq!(tree.host_path(b"/proc", 4321, false), None);
+        assert_eq!(tree.host_path(b"/procfs", 4321, true), None);
+    }
+
+    /// A forked child that outlives the process that made the tree still
+    /// sees it; the last one to let go removes it.
+    #[test]
+    fn the_tree_lasts_while_a_forked_child_holds_it() {
+        let mut tree = EmulatedTree::build(Topology {
+            harts: 2,
+            threads_per_core: 1,
+        })
+        .unwrap();
+        let online = tree_dir(&tree, "/sys/devices/system/cpu/online", false);
+        // Parent to child: "let go now"; child to parent: what it saw.
+        let (mut go, mut seen) = ([0i32; 2], [0i32; 2]);
+        // SAFETY: pipe fills the two descriptors.
+        assert_eq!(unsafe { libc::pipe(go.as_mut_ptr()) }, 0);
+        // SAFETY: as above.
+        assert_eq!(unsafe { libc::pipe(seen.as_mut_ptr()) }, 0);
+        // SAFETY: the child only waits on a pipe, reads a file, lets go of
+        // the tree, answers and ends with _exit.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0);
+        if child == 0 {
+            let mut b = [0u8; 1];
+            // SAFETY: reads one byte into `b`.
+            unsafe { libc::read(go[0], b.as_mut_ptr().cast(), 1) };
+            let ok = std::fs::read_to_string(&online).is_ok_and(|s| s == "0-1\n");
+            tree.release();
+            // SAFETY: writes one byte; `_exit` ends the child without
+            // running the test harness.
+            unsafe {
+                libc::write(seen[1], [ok as u8].as_ptr().cast(), 1);
+                libc::_exit(0);
+            }
+        }
+        tree.release();
+        assert!(online.exists(), "the child still holds the tree");
+        let mut b = [0u8; 1];
+        // SAFETY: one byte each way through the pipes.
+        unsafe {
+            libc::write(go[1], b"x".as_ptr().cast(), 1);
+            libc::read(seen[0], b.as_mut_ptr().cast(), 1);
+            for fd in go.into_iter().chain(seen) {
+                libc::close(fd);
+            }
+        }
+        assert_eq!(b[0], 1, "the child saw the tree after the parent let go");
+        // The child removed it. (A process another test forks meanwhile
+        // holds it too, until it ends: wait a little for that.)
+        let mut waited = 0;
+        while online.exists() && waited < 500 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+            waited += 1;
+        }
+        assert!(!online.exists());
     }
 
     #[test]

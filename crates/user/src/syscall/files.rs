@@ -30,9 +30,10 @@ pub(super) fn nofollow_flag(follow: bool) -> i32 {
 
 impl Process {
     pub(super) fn is_internal_fd(&self, fd: i32) -> bool {
-        self.fs.internal_fd() == Some(fd)
+        self.fs.is_internal(fd)
     }
 
+    /// A call that changes `path` (or what it names).
     pub(super) fn path_op(
         &mut self,
         dirfd: u64,
@@ -41,7 +42,7 @@ impl Process {
         f: impl FnOnce(i32, *const libc::c_char) -> i64,
     ) -> SysResult {
         let p = self.read_cstr(path)?;
-        let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+        let n = self.fs.resolve_to_change(dirfd as i32, &p, follow)?;
         host(f(n.dirfd, n.name.as_ptr()))
     }
 
@@ -305,8 +306,8 @@ impl Process {
     pub(super) fn sys_linkat(&mut self, a: [u64; 6]) -> SysResult {
         let (p1, p2) = (self.read_cstr(a[1])?, self.read_cstr(a[3])?);
         let follow = a[4] & libc::AT_SYMLINK_FOLLOW as u64 != 0;
-        let n1 = self.fs.resolve(a[0] as i32, &p1, follow)?;
-        let n2 = self.fs.resolve(a[2] as i32, &p2, false)?;
+        let n1 = self.fs.resolve_to_change(a[0] as i32, &p1, follow)?;
+        let n2 = self.fs.resolve_to_change(a[2] as i32, &p2, false)?;
         let flags = if follow { libc::AT_SYMLINK_FOLLOW } else { 0 };
         // SAFETY: both names are NUL-terminated and outlive the call.
         host(unsafe {
@@ -329,8 +330,8 @@ impl Process {
         flags: u64,
     ) -> SysResult {
         let (p1, p2) = (self.read_cstr(op)?, self.read_cstr(np)?);
-        let n1 = self.fs.resolve(od as i32, &p1, false)?;
-        let n2 = self.fs.resolve(nd as i32, &p2, false)?;
+        let n1 = self.fs.resolve_to_change(od as i32, &p1, false)?;
+        let n2 = self.fs.resolve_to_change(nd as i32, &p2, false)?;
         // SAFETY: both names are NUL-terminated and outlive the call.
         host(unsafe {
             libc::syscall(
@@ -473,7 +474,7 @@ impl Process {
         }
         let p = self.read_cstr(a[1])?;
         let follow = a[3] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
-        let n = self.fs.resolve(a[0] as i32, &p, follow)?;
+        let n = self.fs.resolve_to_change(a[0] as i32, &p, follow)?;
         let fl = nofollow_flag(follow);
         // SAFETY: the name is NUL-terminated; `tp` is null or two struct timespec
         // alive for the call.
