@@ -271,6 +271,12 @@ impl Board {
         self.clint.mtime(now_ns)
     }
 
+    /// Inter-processor interrupts hart `hart` received (CLINT `msip`
+    /// raised), reboots included.
+    pub fn ipis_received(&self, hart: usize) -> u64 {
+        self.clint.ipis_received(hart)
+    }
+
     /// Advances the board to `now_ns`: pulls console input into the UART,
     /// processes notified virtqueues (reading and writing `mem`), passes
     /// console output on, and updates the interrupt lines.

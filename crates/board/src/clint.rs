@@ -26,6 +26,10 @@ pub struct Clint {
     offset: u64,
     msip: Vec<bool>,
     mtimecmp: Vec<u64>,
+    /// Per hart: software interrupts raised (`msip` 0 -> 1), kept across
+    /// resets. Every inter-processor interrupt goes this way (OpenSBI's
+    /// IPI and remote-fence calls write `msip`).
+    ipis: Vec<u64>,
 }
 
 impl Clint {
@@ -39,6 +43,7 @@ impl Clint {
             // No timer interrupt until software programs one (the spec
             // leaves the reset value open; all ones is the quiet choice).
             mtimecmp: vec![u64::MAX; harts],
+            ipis: vec![0; harts],
         }
     }
 
@@ -49,7 +54,15 @@ impl Clint {
 
     /// Back to the reset state (`mtime` restarts from the time base).
     pub fn reset(&mut self) {
+        let ipis = std::mem::take(&mut self.ipis);
         *self = Clint::new(self.msip.len(), self.timebase_hz);
+        self.ipis = ipis;
+    }
+
+    /// Software interrupts raised for hart `hart` since the board was
+    /// built (reboots included).
+    pub fn ipis_received(&self, hart: usize) -> u64 {
+        self.ipis[hart]
     }
 
     fn ticks(&self, now_ns: u64) -> u64 {
@@ -133,7 +146,11 @@ impl Clint {
         };
         let shift = offset - word;
         match reg {
-            Reg::Msip(h) => self.msip[h] = value & 1 != 0,
+            Reg::Msip(h) => {
+                let raised = value & 1 != 0;
+                self.ipis[h] += u64::from(raised && !self.msip[h]);
+                self.msip[h] = raised;
+            }
             Reg::Mtimecmp(h) => self.mtimecmp[h] = insert(self.mtimecmp[h], value, shift, size),
             Reg::Mtime => {
                 let v = insert(self.mtime(now_ns), value, shift, size);
@@ -261,6 +278,9 @@ mod tests {
         let mut c = Clint::new(2, TB);
         assert!(c.store(4, 4, 0xffff_ffff, 0));
         assert!(c.msip(1) && !c.msip(0));
+        // Raising a raised msip again is not another interrupt.
+        assert!(c.store(4, 4, 1, 0));
+        assert_eq!((c.ipis_received(0), c.ipis_received(1)), (0, 1));
         assert_eq!(c.load(4, 4, 0), Some(1));
         assert!(c.store(4, 4, 0, 0));
         assert!(!c.msip(1));

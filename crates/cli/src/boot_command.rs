@@ -467,6 +467,8 @@ fn stats_json(
                 "interrupts": h.stats.interrupts,
                 "tlb_refills": h.stats.tlb_refills,
                 "flush_insns": h.stats.flush_insns,
+                "atomics": crate::stats::atomics_json(&h.stats.atomics),
+                "ipis_received": m.board().ipis_received(i),
             })
         })
         .collect();

@@ -30,6 +30,7 @@ pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> S
                 "instructions": t.instructions,
                 "flush_insns": t.flush_insns,
                 "tlb_refills": t.tlb_refills,
+                "atomics": crate::stats::atomics_json(&t.atomics),
             })
         })
         .collect();
@@ -60,4 +61,15 @@ pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> S
         }
     }
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
+}
+
+/// A hart's or thread's `atomics` object.
+pub(crate) fn atomics_json(a: &rvnvmm_hart::AtomicStats) -> serde_json::Value {
+    json!({
+        "amos": a.amos,
+        "lr": a.lr,
+        "sc": a.sc,
+        "sc_failures": a.sc_failures,
+        "stall_cycles": a.stall_cycles,
+    })
 }

@@ -90,6 +90,28 @@ fn contended_increments_move_the_line_between_the_harts() {
             both.sim_ns,
             alone.sim_ns
         );
+        // The counters say where the time went: the line came from the
+        // other L1D's Modified copy, and the atomics waited for it.
+        let coherence = &both.stats["coherence"];
+        assert!(
+            coherence["cache_to_cache"].as_u64().unwrap() >= 2000,
+            "{mode}: {coherence}"
+        );
+        let threads = both.stats["threads"].as_array().unwrap();
+        let sum = |key: &str| -> u64 {
+            threads
+                .iter()
+                .map(|t| t["atomics"][key].as_u64().unwrap())
+                .sum()
+        };
+        match mode {
+            "amo" => assert!(sum("amos") >= 4000, "{threads:?}"),
+            "lrsc" => assert!(sum("sc") - sum("sc_failures") >= 4000, "{threads:?}"),
+            _ => {}
+        }
+        if mode != "lock" {
+            assert!(sum("stall_cycles") > 0, "{mode}: {threads:?}");
+        }
     }
 }
 

@@ -213,6 +213,7 @@ impl Hart {
         macro_rules! amo_w {
             ($f:expr) => {{
                 let p = self.rmw_ptr(env, a, 4, done_cycles)?;
+                self.stats.atomics.amos += 1;
                 // SAFETY: rmw_ptr returned an aligned, writable 4-byte location in RAM.
                 let old = unsafe { read_host(p, 4) } as u32;
                 let f: fn(u32, u32) -> u32 = $f;
@@ -227,6 +228,7 @@ impl Hart {
         macro_rules! amo_d {
             ($f:expr) => {{
                 let p = self.rmw_ptr(env, a, 8, done_cycles)?;
+                self.stats.atomics.amos += 1;
                 // SAFETY: rmw_ptr returned an aligned, writable 8-byte location in RAM.
                 let old = unsafe { read_host(p, 8) };
                 let f: fn(u64, u64) -> u64 = $f;
@@ -371,6 +373,7 @@ impl Hart {
                 }
                 let v = self.load_reserved(env, a, size, done_cycles)?;
                 self.reservation = Some((a, v));
+                self.stats.atomics.lr += 1;
                 set!(if size == 4 { v as i32 as i64 as u64 } else { v })
             }
             ScW | ScD => {
@@ -379,6 +382,8 @@ impl Hart {
                 // SAFETY: rmw_ptr returned an aligned, writable location in RAM.
                 let cur = unsafe { read_host(p, size) };
                 let ok = self.reservation.take() == Some((a, cur));
+                self.stats.atomics.sc += 1;
+                self.stats.atomics.sc_failures += !ok as u64;
                 if ok {
                     // SAFETY: as above.
                     unsafe { write_le(p, size, b) };

@@ -152,6 +152,23 @@ impl Default for HartConfig {
     }
 }
 
+/// A hart's atomic instructions: what synchronising with the other harts
+/// costs it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AtomicStats {
+    /// AMOs executed.
+    pub amos: u64,
+    /// `lr` executed.
+    pub lr: u64,
+    /// `sc` executed.
+    pub sc: u64,
+    /// `sc` that failed (the reservation was lost or never made).
+    pub sc_failures: u64,
+    /// Cycles the memory system stalled the hart on them (fetching the
+    /// line exclusive, from memory or another core), timed runs only.
+    pub stall_cycles: u64,
+}
+
 /// Per-hart event counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HartStats {
@@ -163,6 +180,8 @@ pub struct HartStats {
     pub exceptions: u64,
     /// Interrupts taken (full-system mode).
     pub interrupts: u64,
+    /// `lr`, `sc` and AMOs.
+    pub atomics: AtomicStats,
 }
 
 /// The architectural state of one hart plus its private caches of decoded

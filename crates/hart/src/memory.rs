@@ -262,7 +262,11 @@ impl Hart {
                     return Err(Trap::new(Trap::SYNC_STOP, 0));
                 }
                 let access = DataAccess { paddr, size, kind };
-                self.core.cycles += t.data_access(core, access, at);
+                let stall = t.data_access(core, access, at);
+                self.core.cycles += stall;
+                if kind.is_atomic() {
+                    self.stats.atomics.stall_cycles += stall;
+                }
             }
         }
         Ok(())

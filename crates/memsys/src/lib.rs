@@ -153,6 +153,23 @@ pub struct FlushStats {
     pub lines_written_back: u64,
 }
 
+/// Coherence traffic of one core's L1D: the requests it put on the bus
+/// and what the snoops found. (Upgrades, write-backs and the invalidations
+/// a core received are counted with its cache, `caches.<name>`.)
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CoherenceStats {
+    /// Misses fetched shared (BusRd: loads).
+    pub reads: u64,
+    /// Misses fetched exclusive (BusRdX: stores, AMOs, `sc`, `lr`).
+    pub read_exclusives: u64,
+    /// Of the misses, those that found the line in another L1D.
+    pub snoop_hits: u64,
+    /// Of those, lines another L1D supplied from its Modified copy.
+    pub cache_to_cache: u64,
+    /// Copies in other L1Ds this core's misses and upgrades invalidated.
+    pub invalidations_sent: u64,
+}
+
 /// A memory region as the statistics see it.
 #[derive(Clone, Debug)]
 struct RegionInfo {
@@ -206,6 +223,8 @@ pub struct MemorySystem {
     i_occ: Ps,
     flush_walk_ps: Ps,
     flush: Vec<FlushStats>,
+    /// Coherence counters per core.
+    coherence: Vec<CoherenceStats>,
     /// PTE reads of page-table walks, per core.
     pte_reads: Vec<u64>,
     /// Per core: its TLBs, with `tlb.enabled` (else empty: walks are
@@ -358,6 +377,7 @@ impl MemorySystem {
             i_occ: beats(i_shift) * beat_ps,
             flush_walk_ps: clock.duration_ps(u64::from(options.flush_walk_cycles)),
             flush: vec![FlushStats::default(); harts],
+            coherence: vec![CoherenceStats::default(); harts],
             pte_reads: vec![0; harts],
             tlbs: if cfg.tlb.enabled {
                 (0..harts).map(|_| tlb::CoreTlbs::new(&cfg.tlb)).collect()
@@ -767,6 +787,27 @@ impl MemorySystem {
             }
         }
         let pte_reads: u64 = self.pte_reads.iter().sum();
+        let coherence_total = self
+            .coherence
+            .iter()
+            .fold(CoherenceStats::default(), |a, c| CoherenceStats {
+                reads: a.reads + c.reads,
+                read_exclusives: a.read_exclusives + c.read_exclusives,
+                snoop_hits: a.snoop_hits + c.snoop_hits,
+                cache_to_cache: a.cache_to_cache + c.cache_to_cache,
+                invalidations_sent: a.invalidations_sent + c.invalidations_sent,
+            });
+        let coherence_json = |c: &CoherenceStats| {
+            json!({
+                "reads": c.reads,
+                "read_exclusives": c.read_exclusives,
+                "snoop_hits": c.snoop_hits,
+                "cache_to_cache": c.cache_to_cache,
+                "invalidations_sent": c.invalidations_sent,
+            })
+        };
+        let mut coherence = coherence_json(&coherence_total);
+        coherence["per_hart"] = self.coherence.iter().map(coherence_json).collect();
         let mut out = json!({
             "caches": caches,
             "page_walks": {
@@ -780,6 +821,7 @@ impl MemorySystem {
                 "per_hart": per_hart,
             },
             "bus": bus,
+            "coherence": coherence,
             "regions": regions,
         });
         if !self.tlbs.is_empty() {
@@ -880,6 +922,7 @@ impl MemorySystem {
             f.fetch_hits.set(0);
         }
         self.flush.fill(FlushStats::default());
+        self.coherence.fill(CoherenceStats::default());
         self.pte_reads.fill(0);
         for t in &mut self.tlbs {
             t.stats = tlb::TlbStats::default();
@@ -1024,6 +1067,11 @@ impl MemorySystem {
     /// BusRd found it Modified in one).
     fn l1d_refill(&mut self, h: usize, line: u64, intent: Intent, t: Ps) -> (Ps, LineState, bool) {
         let write = intent != Intent::Read;
+        if write {
+            self.coherence[h].read_exclusives += 1;
+        } else {
+            self.coherence[h].reads += 1;
+        }
         let mut owner = false;
         let mut shared = false;
         let mut took = false;
@@ -1046,6 +1094,7 @@ impl MemorySystem {
                 // data over (ownership moves, memory is not updated).
                 owner |= st == Modified;
                 took = true;
+                self.coherence[h].invalidations_sent += 1;
                 self.l1d[o].set_state(s, Invalid);
                 self.l1d[o].stats.invalidations += 1;
                 self.filters[o].drop_data(line);
@@ -1063,6 +1112,9 @@ impl MemorySystem {
                 }
             }
         }
+        let c = &mut self.coherence[h];
+        c.snoop_hits += (shared || took) as u64;
+        c.cache_to_cache += owner as u64;
         let addr = line << self.d_shift;
         let done = if owner {
             self.cache_to_cache(h, addr, !write, from)
@@ -1093,6 +1145,7 @@ impl MemorySystem {
                 self.l1d[o].set_state(s, Invalid);
                 self.l1d[o].stats.invalidations += 1;
                 self.filters[o].drop_data(line);
+                self.coherence[h].invalidations_sent += 1;
                 any = true;
             }
         }

@@ -282,6 +282,14 @@ fn mesi_read_sharing_and_write_invalidation() {
     assert_eq!(stats_of(&m, "hart0.l1d").invalidations, 1);
     assert_eq!(stats_of(&m, "hart2.l1d").invalidations, 1);
     assert_eq!(ctrl.lock().unwrap().reads(), 3, "an upgrade reads nothing");
+    let c = &m.stats_json(1)["coherence"];
+    assert_eq!(
+        (&c["reads"], &c["read_exclusives"], &c["snoop_hits"]),
+        (&json!(3), &json!(0), &json!(2)),
+        "three BusRd, the last two finding copies: {c}"
+    );
+    assert_eq!(c["cache_to_cache"], 0, "the copies were clean");
+    assert_eq!(c["per_hart"][1]["invalidations_sent"], 2);
 }
 
 #[test]

@@ -91,6 +91,8 @@ pub struct ThreadStats {
     pub flush_insns: u64,
     /// Software-TLB refills.
     pub tlb_refills: u64,
+    /// `lr`, `sc` and AMOs.
+    pub atomics: rvnvmm_hart::AtomicStats,
 }
 
 /// The result of a run.
@@ -1191,6 +1193,7 @@ fn thread_stats(t: &Thread) -> ThreadStats {
         instructions: t.hart.instret,
         flush_insns: t.hart.stats.flush_insns,
         tlb_refills: t.hart.stats.tlb_refills,
+        atomics: t.hart.stats.atomics,
     }
 }
 
