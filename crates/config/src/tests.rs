@@ -413,7 +413,7 @@ fn bad_enum_value_suggests() {
     assert!(msg.contains("memory.nvmm.method"), "{msg}");
     assert!(
         msg.contains(
-            "\"fien\" is not one of \"coarse\", \"fine\", \"proposed\" (did you mean \"fine\"?)"
+            "\"fien\" is not one of \"coarse\", \"fine\", \"proposed\", \"optane\" (did you mean \"fine\"?)"
         ),
         "{msg}"
     );
@@ -430,6 +430,7 @@ fn set_each_nvmm_key() {
         ("coarse", Method::Coarse),
         ("fine", Method::Fine),
         ("proposed", Method::Proposed),
+        ("optane", Method::Optane),
         ("\"fine\"", Method::Fine),
     ] {
         let c = load_with(&[&format!("memory.nvmm.method={m}")]).unwrap();
