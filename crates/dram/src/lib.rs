@@ -47,6 +47,7 @@
 mod error;
 pub mod method;
 pub mod microbench;
+pub mod pm;
 mod stats;
 #[cfg(test)]
 mod tests;
