@@ -174,9 +174,14 @@ pub fn pm(a: PmArgs) -> Result<i32, String> {
                     let accesses = (a.bytes_per_thread / size).max(1);
                     let run = |t: &Target| -> Result<(f64, Controller), String> {
                         let mut c = t.controller()?;
-                        let bw = pm::bandwidth(
-                            &mut c, t.path, t.area, pattern, kind, size, threads, accesses,
-                        );
+                        let l = pm::Loop {
+                            pattern,
+                            kind,
+                            size,
+                            threads,
+                            accesses,
+                        };
+                        let bw = pm::bandwidth(&mut c, t.path, t.area, l);
                         c.finish();
                         Ok((bw, c))
                     };

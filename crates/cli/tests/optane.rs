@@ -4,7 +4,6 @@
 //! published shape of the device (docs/experiments.md).
 
 #[path = "../src/artefacts.rs"]
-#[allow(dead_code)]
 mod artefacts;
 
 use std::process::Command;

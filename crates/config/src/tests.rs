@@ -732,3 +732,54 @@ fn core_costs_follow_the_model() {
     assert_eq!(functional.core_costs(), Core::FUNCTIONAL);
     assert_ne!(functional.core, Core::FUNCTIONAL, "[core] itself stays");
 }
+
+#[test]
+fn optane_keys_are_set_and_checked() {
+    let c = load_with(&[
+        "memory.nvmm.method=optane",
+        "memory.nvmm.optane.dimms=2",
+        "memory.nvmm.optane.replacement=random",
+        "memory.nvmm.optane.prefetch=false",
+    ])
+    .unwrap();
+    let o = &c.memory.regions["nvmm"].nvmm.as_ref().unwrap().optane;
+    assert_eq!(
+        (o.dimms, o.replacement, o.prefetch),
+        (2, Replacement::Random, false)
+    );
+    assert!(c.validate().is_ok());
+    for (set, key) in [
+        (
+            "memory.nvmm.optane.xpline_bytes=100",
+            "memory.nvmm.optane.xpline_bytes",
+        ),
+        (
+            "memory.nvmm.optane.xpbuffer_bytes=1000",
+            "memory.nvmm.optane.xpbuffer_bytes",
+        ),
+        (
+            "memory.nvmm.optane.interleave_bytes=128",
+            "memory.nvmm.optane.interleave_bytes",
+        ),
+        (
+            "memory.nvmm.optane.wpq_entries=0",
+            "memory.nvmm.optane.wpq_entries",
+        ),
+        (
+            "memory.nvmm.optane.media_read_gbps=0",
+            "memory.nvmm.optane.media_read_gbps",
+        ),
+        (
+            "memory.nvmm.optane.buffer_read_ns=-1",
+            "memory.nvmm.optane.buffer_read_ns",
+        ),
+    ] {
+        let e = load_with(&[set]).unwrap().validate().unwrap_err();
+        assert!(msg_has(&e, key), "{set}: {e}");
+    }
+    let e = load_with(&["memory.nvmm.optane.xpbufer_bytes=1"]).unwrap_err();
+    assert!(
+        e.to_string().contains("memory.nvmm.optane.xpbuffer_bytes"),
+        "{e}"
+    );
+}

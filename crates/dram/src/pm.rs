@@ -145,20 +145,33 @@ struct Thread {
     rng: u64,
 }
 
-/// Bandwidth of `threads` threads, each doing `accesses` accesses of
-/// `size` bytes (a multiple of 64) of `kind` in its slice of `area`: bytes
-/// moved by the CPU over the time from the start to the last thread's end,
-/// in GB/s.
-pub fn bandwidth(
-    c: &mut Controller,
-    path: CpuPath,
-    area: Area,
-    pattern: Pattern,
-    kind: Kind,
-    size: u64,
-    threads: u64,
-    accesses: u64,
-) -> f64 {
+/// A bandwidth loop: `threads` threads, each doing `accesses` accesses of
+/// `size` bytes (a multiple of 64) of `kind`, at places `pattern` picks in
+/// its own slice of the area.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Loop {
+    /// Which places.
+    pub pattern: Pattern,
+    /// What each line gets.
+    pub kind: Kind,
+    /// Bytes per access.
+    pub size: u64,
+    /// Threads.
+    pub threads: u64,
+    /// Accesses per thread.
+    pub accesses: u64,
+}
+
+/// The bandwidth of loop `l` in `area`: bytes moved by the CPU over the
+/// time from the start to the last thread's end, in GB/s.
+pub fn bandwidth(c: &mut Controller, path: CpuPath, area: Area, l: Loop) -> f64 {
+    let Loop {
+        pattern,
+        kind,
+        size,
+        threads,
+        accesses,
+    } = l;
     let size = (size / LINE).max(1) * LINE;
     let threads = threads.max(1);
     let slice = (area.span / threads / size).max(1) * size;
@@ -172,14 +185,11 @@ pub fn bandwidth(
         })
         .collect();
     let mut end = start;
-    loop {
-        // The earliest thread still running goes next (ties: lowest).
-        let Some(k) = (0..ts.len())
-            .filter(|&k| ts[k].done < accesses)
-            .min_by_key(|&k| (ts[k].next, k))
-        else {
-            break;
-        };
+    // The earliest thread still running goes next (ties: lowest).
+    while let Some(k) = (0..ts.len())
+        .filter(|&k| ts[k].done < accesses)
+        .min_by_key(|&k| (ts[k].next, k))
+    {
         let t = &mut ts[k];
         let mut rng = t.rng;
         let base = area.base + k as u64 * slice + offset(pattern, &mut rng, t.done, size, slice);
@@ -278,11 +288,13 @@ mod tests {
                 &mut controller(),
                 PATH,
                 area(NVMM),
-                Pattern::Random,
-                Kind::Load,
-                size,
-                8,
-                500,
+                Loop {
+                    pattern: Pattern::Random,
+                    kind: Kind::Load,
+                    size,
+                    threads: 8,
+                    accesses: 500,
+                },
             )
         };
         let (b64, b256) = (bw(64), bw(256));
@@ -296,11 +308,13 @@ mod tests {
                 &mut controller(),
                 PATH,
                 area(NVMM),
-                Pattern::Sequential,
-                kind,
-                4096,
-                8,
-                100,
+                Loop {
+                    pattern: Pattern::Sequential,
+                    kind,
+                    size: 4096,
+                    threads: 8,
+                    accesses: 100,
+                },
             )
         };
         let (read, write) = (bw(Kind::Load), bw(Kind::NtStore));
@@ -316,11 +330,13 @@ mod tests {
                 &mut c,
                 PATH,
                 area(NVMM),
-                Pattern::Random,
-                Kind::StoreClean,
-                128,
-                4,
-                300,
+                Loop {
+                    pattern: Pattern::Random,
+                    kind: Kind::StoreClean,
+                    size: 128,
+                    threads: 4,
+                    accesses: 300,
+                },
             );
             (b, c.stats())
         };
