@@ -122,6 +122,11 @@ enum Bench {
     /// 4, 32 and 8192 over 1 MiB, over a grid of added tRCD and tRP (run it
     /// with --config zc706).
     Bandwidth(BandwidthArgs),
+    /// Persistent-memory measurements like Yang et al.'s LATTester, on the
+    /// timing model of the NVMM region (method optane unless --method):
+    /// idle read latency and bandwidth against access size and threads,
+    /// each beside DRAM.
+    Pm(crate::bench_pm::PmArgs),
 }
 
 /// Options of `bench bandwidth`.
@@ -198,6 +203,7 @@ pub fn main(b: BenchArgs) -> Result<i32, CliError> {
         Bench::Locality(m) => micro(m, false),
         Bench::Banks(m) => micro(m, true),
         Bench::Bandwidth(b) => bandwidth(b),
+        Bench::Pm(p) => crate::bench_pm::pm(p),
     }
 }
 
@@ -377,7 +383,7 @@ fn parse_ops(op: Option<&str>) -> Result<Vec<crate::microbench::Op>, CliError> {
 }
 
 /// The machine's first NVMM region, with its name and controller.
-fn nvmm_region(
+pub(crate) fn nvmm_region(
     cfg: &rvnvmm_config::Config,
 ) -> Result<(&str, &rvnvmm_config::Region, &rvnvmm_config::Controller), MachineLacks> {
     let (name, region) = cfg

@@ -47,6 +47,9 @@ pub enum CliError {
     /// The memory-system model could not be built.
     #[error(transparent)]
     Memsys(#[from] rvnvmm_memsys::MemsysError),
+    /// A memory controller could not be built.
+    #[error(transparent)]
+    Dram(#[from] rvnvmm_dram::DramError),
     /// `rvnvmm boot` failed.
     #[error(transparent)]
     Boot(#[from] BootError),

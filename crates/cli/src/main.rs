@@ -2,6 +2,7 @@
 
 mod artefacts;
 mod bench;
+mod bench_pm;
 mod boot_command;
 mod error;
 mod microbench;

@@ -116,6 +116,11 @@ string_enum! {
         /// (tRTP/tWR := max(spec, tRAS remaining)), so locality and bank
         /// parallelism show even behind a slow blocking CPU.
         Proposed = "proposed",
+        /// An Optane-like persistent-memory device behind the controller's
+        /// read and write-pending queues (issue 15): 256-byte media lines,
+        /// an XPBuffer, an AIT cache, media latency and bandwidth; set by
+        /// [`OptaneParams`]. It bypasses the DDR3 banks.
+        Optane = "optane",
     }
 }
 
@@ -517,6 +522,55 @@ pub struct NvmmParams {
     pub trp_on: TrpOn,
     /// `proposed`: when the keep-open window ends.
     pub keep_open: KeepOpen,
+    /// `optane`: the device (`memory.NAME.optane.*`).
+    pub optane: OptaneParams,
+}
+
+/// `[memory.NAME.optane]`: the Optane-like device of method `optane`.
+/// Defaults follow the published characterisations of the first-generation
+/// Optane DC persistent memory module; `docs/config.md` gives the source of
+/// each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OptaneParams {
+    /// DIMMs the region is interleaved over, each with its own media,
+    /// XPBuffer, AIT cache and write-pending queue (its channel's).
+    pub dimms: u64,
+    /// Interleaving granule across the DIMMs, bytes (a power of two, at
+    /// least one XPLine).
+    pub interleave_bytes: u64,
+    /// Media access unit (XPLine), bytes: a power of two from 64 to 4096.
+    pub xpline_bytes: u64,
+    /// XPBuffer (read-modify-write / write-combining buffer) per DIMM, bytes
+    /// (a multiple of `xpline_bytes`).
+    pub xpbuffer_bytes: u64,
+    /// Which XPBuffer line a miss replaces.
+    pub replacement: Replacement,
+    /// Address space the AIT cache of a DIMM covers, bytes (a multiple of
+    /// `ait_granule_bytes`).
+    pub ait_cache_bytes: u64,
+    /// Translation granule of the AIT, bytes (a power of two, at least one
+    /// XPLine).
+    pub ait_granule_bytes: u64,
+    /// Added to a media access whose translation misses the AIT cache, ns.
+    pub ait_miss_ns: f64,
+    /// Write-pending-queue entries per DIMM (64-byte writes).
+    pub wpq_entries: u64,
+    /// A read served from the XPBuffer: controller input to data out, ns.
+    pub buffer_read_ns: f64,
+    /// Added to a read that misses the XPBuffer: one XPLine read from the
+    /// media, ns.
+    pub media_read_ns: f64,
+    /// One XPLine written to the media, ns.
+    pub media_write_ns: f64,
+    /// Media read bandwidth per DIMM, GB/s (1e9 bytes): an XPLine read
+    /// keeps the media busy `xpline_bytes / media_read_gbps`.
+    pub media_read_gbps: f64,
+    /// Media write bandwidth per DIMM, GB/s.
+    pub media_write_gbps: f64,
+    /// Read the next XPLine into the XPBuffer when a read miss follows a
+    /// read of the XPLine before it.
+    pub prefetch: bool,
 }
 
 /// `[memory.controllers.NAME]`: a DDR3 memory controller and its DIMM.
@@ -826,6 +880,131 @@ impl Default for NvmmParams {
             coarse_write_ns: 1000.0,
             trp_on: TrpOn::Dirty,
             keep_open: KeepOpen::FromAct,
+            optane: OptaneParams::default(),
+        }
+    }
+}
+
+impl OptaneParams {
+    /// Largest XPLine, and so largest count of 64-byte sub-lines (64) one
+    /// line's valid mask holds.
+    pub const MAX_XPLINE_BYTES: u64 = 4096;
+    /// Most DIMMs, XPBuffer lines per DIMM, AIT cache entries per DIMM and
+    /// WPQ entries per DIMM: far above any device, and a bound on the
+    /// model's host memory.
+    pub const MAX_COUNT: u64 = 1 << 20;
+
+    /// What is wrong with these settings, as `(key relative to
+    /// memory.NAME.optane, message)`; empty when they are usable. Both the
+    /// config check and the memory controller use it.
+    pub fn problems(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        let mut count = |key: &'static str, v: u64| {
+            if v == 0 || v > Self::MAX_COUNT {
+                out.push((
+                    key,
+                    format!("must be from 1 to {}, got {v}", Self::MAX_COUNT),
+                ));
+            }
+        };
+        count("dimms", self.dimms);
+        count("wpq_entries", self.wpq_entries);
+        let line = self.xpline_bytes;
+        let mut out2 = Vec::new();
+        if !(line.is_power_of_two() && (64..=Self::MAX_XPLINE_BYTES).contains(&line)) {
+            out2.push((
+                "xpline_bytes",
+                format!(
+                    "must be a power of two from 64 to {}, got {line}",
+                    Self::MAX_XPLINE_BYTES
+                ),
+            ));
+        }
+        let line = line.max(1);
+        for (key, v) in [
+            ("interleave_bytes", self.interleave_bytes),
+            ("ait_granule_bytes", self.ait_granule_bytes),
+        ] {
+            if !v.is_power_of_two() || v < line {
+                out2.push((
+                    key,
+                    format!("must be a power of two of at least xpline_bytes ({line}), got {v}"),
+                ));
+            }
+        }
+        for (key, v, unit) in [
+            ("xpbuffer_bytes", self.xpbuffer_bytes, line),
+            (
+                "ait_cache_bytes",
+                self.ait_cache_bytes,
+                self.ait_granule_bytes.max(1),
+            ),
+        ] {
+            let n = v / unit;
+            if v == 0 || v % unit != 0 || n > Self::MAX_COUNT {
+                out2.push((
+                    key,
+                    format!(
+                        "must be a positive multiple of {unit} bytes, at most {} of them, got {v}",
+                        Self::MAX_COUNT
+                    ),
+                ));
+            }
+        }
+        for (key, v, zero) in [
+            ("ait_miss_ns", self.ait_miss_ns, true),
+            ("buffer_read_ns", self.buffer_read_ns, false),
+            ("media_read_ns", self.media_read_ns, true),
+            ("media_write_ns", self.media_write_ns, false),
+        ] {
+            if !(v.is_finite() && (v > 0.0 || zero && v == 0.0) && v < 1e12) {
+                out2.push((
+                    key,
+                    format!(
+                        "must be a {} number of ns below 1e12, got {v}",
+                        if zero { "non-negative" } else { "positive" }
+                    ),
+                ));
+            }
+        }
+        for (key, v) in [
+            ("media_read_gbps", self.media_read_gbps),
+            ("media_write_gbps", self.media_write_gbps),
+        ] {
+            // At least 1 byte per 1000 s, so one XPLine's occupancy stays
+            // far below the controller's time horizon.
+            if !(v.is_finite() && v >= 1e-12) {
+                out2.push((
+                    key,
+                    format!("must be a positive number of GB/s (at least 1e-12), got {v}"),
+                ));
+            }
+        }
+        out.extend(out2);
+        out
+    }
+}
+
+impl Default for OptaneParams {
+    /// The first-generation Optane DC PMM as published (sources in
+    /// `docs/config.md`).
+    fn default() -> Self {
+        OptaneParams {
+            dimms: 6,
+            interleave_bytes: 4096,
+            xpline_bytes: 256,
+            xpbuffer_bytes: 16 * 1024,
+            replacement: Replacement::Lru,
+            ait_cache_bytes: 16 << 20,
+            ait_granule_bytes: 4096,
+            ait_miss_ns: 70.0,
+            wpq_entries: 64,
+            buffer_read_ns: 110.0,
+            media_read_ns: 70.0,
+            media_write_ns: 110.0,
+            media_read_gbps: 6.6,
+            media_write_gbps: 2.3,
+            prefetch: true,
         }
     }
 }

@@ -413,7 +413,7 @@ fn bad_enum_value_suggests() {
     assert!(msg.contains("memory.nvmm.method"), "{msg}");
     assert!(
         msg.contains(
-            "\"fien\" is not one of \"coarse\", \"fine\", \"proposed\" (did you mean \"fine\"?)"
+            "\"fien\" is not one of \"coarse\", \"fine\", \"proposed\", \"optane\" (did you mean \"fine\"?)"
         ),
         "{msg}"
     );
@@ -430,6 +430,7 @@ fn set_each_nvmm_key() {
         ("coarse", Method::Coarse),
         ("fine", Method::Fine),
         ("proposed", Method::Proposed),
+        ("optane", Method::Optane),
         ("\"fine\"", Method::Fine),
     ] {
         let c = load_with(&[&format!("memory.nvmm.method={m}")]).unwrap();
@@ -754,4 +755,55 @@ fn tlb_geometry_is_checked() {
     // An L2 TLB of 0 entries is none; any other size must fit its ways.
     assert!(check(&["tlb.l2.entries=512", "tlb.l2.ways=4"]).is_ok());
     assert!(check(&["tlb.l2.entries=100", "tlb.l2.ways=4"]).is_err());
+}
+
+#[test]
+fn optane_keys_are_set_and_checked() {
+    let c = load_with(&[
+        "memory.nvmm.method=optane",
+        "memory.nvmm.optane.dimms=2",
+        "memory.nvmm.optane.replacement=random",
+        "memory.nvmm.optane.prefetch=false",
+    ])
+    .unwrap();
+    let o = &c.memory.regions["nvmm"].nvmm.as_ref().unwrap().optane;
+    assert_eq!(
+        (o.dimms, o.replacement, o.prefetch),
+        (2, Replacement::Random, false)
+    );
+    assert!(c.validate().is_ok());
+    for (set, key) in [
+        (
+            "memory.nvmm.optane.xpline_bytes=100",
+            "memory.nvmm.optane.xpline_bytes",
+        ),
+        (
+            "memory.nvmm.optane.xpbuffer_bytes=1000",
+            "memory.nvmm.optane.xpbuffer_bytes",
+        ),
+        (
+            "memory.nvmm.optane.interleave_bytes=128",
+            "memory.nvmm.optane.interleave_bytes",
+        ),
+        (
+            "memory.nvmm.optane.wpq_entries=0",
+            "memory.nvmm.optane.wpq_entries",
+        ),
+        (
+            "memory.nvmm.optane.media_read_gbps=0",
+            "memory.nvmm.optane.media_read_gbps",
+        ),
+        (
+            "memory.nvmm.optane.buffer_read_ns=-1",
+            "memory.nvmm.optane.buffer_read_ns",
+        ),
+    ] {
+        let e = load_with(&[set]).unwrap().validate().unwrap_err();
+        assert!(msg_has(&e, key), "{set}: {e}");
+    }
+    let e = load_with(&["memory.nvmm.optane.xpbufer_bytes=1"]).unwrap_err();
+    assert!(
+        e.to_string().contains("memory.nvmm.optane.xpbuffer_bytes"),
+        "{e}"
+    );
 }

@@ -288,6 +288,9 @@ impl Config {
                 c.non_negative_ns(&format!("{key}.coarse_read_ns"), n.coarse_read_ns);
                 c.non_negative_ns(&format!("{key}.coarse_write_ns"), n.coarse_write_ns);
                 c.tras(&format!("{key}.tras_ns"), n.tras_ns);
+                for (k, message) in n.optane.problems() {
+                    c.error(format!("{key}.optane.{k}"), message);
+                }
                 if let Some(ctrl) = mem.controllers.get(&r.controller) {
                     for (k, nv, dv) in [
                         ("trcd_ns", n.trcd_ns, ctrl.trcd_ns),

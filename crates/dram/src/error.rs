@@ -40,6 +40,15 @@ pub enum DramError {
         zero_allowed: bool,
     },
 
+    /// A setting out of its range (other than a latency).
+    #[error("{key} {problem}")]
+    Setting {
+        /// The key (`memory.nvmm.optane.dimms`, ...).
+        key: String,
+        /// What is wrong with its value.
+        problem: String,
+    },
+
     /// tRFC not below tREFI.
     #[error("refresh.trfc_ns ({trfc_ns}) must be below refresh.trefi_ns ({trefi_ns}), or the rank never leaves refresh")]
     RefreshTooLong {

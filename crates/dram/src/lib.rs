@@ -47,18 +47,19 @@
 mod error;
 pub mod method;
 pub mod microbench;
+pub mod pm;
 mod stats;
 #[cfg(test)]
 mod tests;
 
 pub use error::{DramError, MAX_LATENCY_NS};
 pub use method::NvmmMethod;
-pub use stats::{empty_histogram, RegionStats};
+pub use stats::{empty_histogram, RegionStats, Wear, WearUnit, HOTTEST};
 
 use error::check_ns;
 use method::{Ddr3, OpenWindow, Spec};
 use rvnvmm_config::{AddressField, Config, NvmmParams, Scheduler};
-use stats::hist_add;
+use stats::{hist_add, WearCounter};
 
 /// Simulated time in picoseconds: the one time type of the controller and
 /// of the memory system above it (`u64`: about 213 days).
@@ -161,6 +162,8 @@ struct RegionState {
     /// The method the region runs ([`Ddr3`] for DRAM).
     method: Box<dyn NvmmMethod>,
     stats: RegionStats,
+    /// Dirty row write-backs per row (NVMM regions on the DDR3 path).
+    wear: WearCounter,
     last_bank: Option<u32>,
     seen: bool,
 }
@@ -506,6 +509,7 @@ impl Controller {
                 nvmm: nvmm.clone(),
                 method,
                 stats: RegionStats::new(n),
+                wear: WearCounter::default(),
                 last_bank: None,
                 seen: false,
             });
@@ -725,6 +729,13 @@ impl Controller {
             .iter()
             .map(|r| RegionStats {
                 method: r.method.counters(),
+                method_rates: r.method.rates(),
+                method_hists: r.method.histograms(),
+                wear: r.nvmm.as_ref().map(|_| {
+                    r.method
+                        .wear()
+                        .unwrap_or_else(|| r.wear.report(WearUnit::Row))
+                }),
                 ..r.stats.clone()
             })
             .collect()
@@ -736,6 +747,7 @@ impl Controller {
         self.epoch = self.epoch.wrapping_add(1);
         for r in &mut self.regions {
             r.stats = RegionStats::new(&r.name);
+            r.wear = WearCounter::default();
             r.method.reset_counters();
             r.last_bank = None;
             r.seen = false;
@@ -789,6 +801,9 @@ impl Controller {
         self.read_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
+        if let Some(out) = self.serve(Access::Read, paddr, &req, t_eff) {
+            return self.read_done(&req, t, self.t.clk_grid.up(out));
+        }
         let forwarded = self.queue.iter().any(|q| q.write && q.line == req.line)
             || self
                 .wr_pending
@@ -816,6 +831,12 @@ impl Controller {
                 .clk_grid
                 .up(col.saturating_add(self.t.cl).saturating_add(self.t.burst))
         };
+        self.read_done(&req, t, done)
+    }
+
+    /// A read that arrived at `t` leaves at `done`: the read queue and the
+    /// statistics.
+    fn read_done(&mut self, req: &Req, t: Ps, done: Ps) -> Ps {
         let pos = self.rd_pending.partition_point(|&d| d <= done);
         self.rd_pending.insert(pos, done);
         if let Some(r) = self.regions.get_mut(req.region) {
@@ -825,6 +846,14 @@ impl Controller {
             r.stats.last_ps = r.stats.last_ps.max(done);
         }
         done
+    }
+
+    /// A request the region's method serves itself ([`NvmmMethod::serve`]),
+    /// entering at `at`: its completion, or `None` for the DDR3 path.
+    fn serve(&mut self, access: Access, paddr: u64, req: &Req, at: Ps) -> Option<Ps> {
+        let r = self.regions.get_mut(req.region)?;
+        let offset = paddr - r.base;
+        r.method.serve(access, offset, at).map(|out| out.max(at))
     }
 
     /// A write (write-back of one line) arriving at `now`; posted: returns
@@ -840,6 +869,14 @@ impl Controller {
         self.write_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
+        if let Some(out) = self.serve(Access::Write, paddr, &req, t_eff) {
+            let acc = self.t.clk_grid.up(out);
+            if let Some(r) = self.regions.get_mut(req.region) {
+                r.stats.write_wait_ps_sum = r.stats.write_wait_ps_sum.saturating_add(acc - t);
+                r.stats.last_ps = r.stats.last_ps.max(acc);
+            }
+            return acc;
+        }
         // Write-queue space: queued writes plus scheduled ones whose WR has
         // not issued yet must number below `write_queue`.
         let mut acc = t_eff;
@@ -914,6 +951,9 @@ impl Controller {
                 self.close(b, at);
             }
             idle = idle.max(self.banks[b].act_ready);
+        }
+        for r in &self.regions {
+            idle = idle.max(r.method.idle());
         }
         idle
     }
@@ -1223,6 +1263,15 @@ impl Controller {
             .precharge(at, o.dirty, &self.spec);
         let bank = &mut self.banks[b];
         bank.act_ready = bank.act_ready.max(done);
+        // A row write-back wears the NVMM cells; one holding only writes of
+        // an earlier statistics period is not counted in this one.
+        let counted = bank.pending.iter().any(|p| p.2 == self.epoch);
+        if o.dirty && counted {
+            if let Some(r) = self.regions.get_mut(o.region).filter(|r| r.nvmm.is_some()) {
+                r.wear.add(((b as u64) << 32) | (o.row & 0xFFFF_FFFF));
+            }
+        }
+        let bank = &mut self.banks[b];
         let pending = std::mem::take(&mut bank.pending);
         for &(region, issue, epoch) in &pending {
             if epoch != self.epoch {

@@ -1,5 +1,7 @@
 //! Bus-monitor statistics of one region (seed 000 Fig. 6, DESIGN.md §1).
 
+use std::collections::HashMap;
+
 use crate::Ps;
 
 /// Upper bounds (ns) of the latency histogram buckets; a last bucket with
@@ -34,7 +36,7 @@ pub(crate) fn hist_add(h: &mut [(Ps, u64)], latency: Ps) {
 /// schedules it, and its latency when its row is written back to the cells
 /// (call [`crate::Controller::advance`] or [`crate::Controller::finish`]
 /// before reading the statistics at the end of a run).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RegionStats {
     /// Region name (`dram`, `nvmm`, ...).
     pub name: String,
@@ -76,6 +78,90 @@ pub struct RegionStats {
     /// ([`crate::NvmmMethod::counters`]); empty for the methods of seed 000
     /// and for DRAM, which have none.
     pub method: Vec<(&'static str, u64)>,
+    /// Rates the method derives from its counters, `(name, value)`
+    /// ([`crate::NvmmMethod::rates`]).
+    pub method_rates: Vec<(&'static str, f64)>,
+    /// Latency histograms of the method's own, `(name, histogram)`
+    /// ([`crate::NvmmMethod::histograms`]; buckets as [`empty_histogram`]).
+    pub method_hists: Vec<(&'static str, Vec<(Ps, u64)>)>,
+    /// Writes to the medium per unit (XPLine for `optane`, row for the
+    /// DDR3-based methods); `None` for DRAM regions.
+    pub wear: Option<Wear>,
+}
+
+/// What one unit of wear is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WearUnit {
+    /// A DRAM row of one bank: a media write is the write-back of a dirty
+    /// row buffer (a PRE after a write). Keys are `bank << 32 | row`, the
+    /// bank counted over all ranks.
+    Row,
+    /// A media line of `bytes` bytes; keys are its byte offset within the
+    /// region.
+    Line {
+        /// Size of the line.
+        bytes: u64,
+    },
+}
+
+/// Wear of a region: how often each unit of the medium was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Wear {
+    /// What a unit is.
+    pub unit: WearUnit,
+    /// Media writes in all.
+    pub writes: u64,
+    /// Units written at least once.
+    pub units: u64,
+    /// `(upper bound of writes per unit, units)`: bounds 1, 2, 4, 8, ...
+    /// (a unit written `n` times falls in the first bucket with bound
+    /// `>= n`), up to the bucket of the most written unit.
+    pub hist: Vec<(u64, u64)>,
+    /// The most written units, `(key, writes)`, most first (ties: lower
+    /// key first); at most [`HOTTEST`].
+    pub hottest: Vec<(u64, u64)>,
+}
+
+/// How many of the most written units [`Wear::hottest`] lists.
+pub const HOTTEST: usize = 8;
+
+/// Counts media writes per unit.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WearCounter {
+    counts: HashMap<u64, u64>,
+    writes: u64,
+}
+
+impl WearCounter {
+    pub(crate) fn add(&mut self, key: u64) {
+        *self.counts.entry(key).or_insert(0) += 1;
+        self.writes += 1;
+    }
+
+    /// The report: the same counts give the same report whatever the order
+    /// of the map (sorted, ties broken by key).
+    pub(crate) fn report(&self, unit: WearUnit) -> Wear {
+        let mut hist: Vec<(u64, u64)> = Vec::new();
+        for &n in self.counts.values() {
+            let bound = n.next_power_of_two();
+            let i = bound.trailing_zeros() as usize;
+            if hist.len() <= i {
+                let start = hist.len();
+                hist.extend((start..=i).map(|b| (1u64 << b, 0)));
+            }
+            hist[i].1 += 1;
+        }
+        let mut hottest: Vec<(u64, u64)> = self.counts.iter().map(|(&k, &n)| (k, n)).collect();
+        hottest.sort_unstable_by_key(|&(k, n)| (std::cmp::Reverse(n), k));
+        hottest.truncate(HOTTEST);
+        Wear {
+            unit,
+            writes: self.writes,
+            units: self.counts.len() as u64,
+            hist,
+            hottest,
+        }
+    }
 }
 
 impl RegionStats {
@@ -98,6 +184,9 @@ impl RegionStats {
             read_latency_hist: empty_histogram(),
             write_latency_hist: empty_histogram(),
             method: Vec::new(),
+            method_rates: Vec::new(),
+            method_hists: Vec::new(),
+            wear: None,
         }
     }
 
@@ -208,6 +297,23 @@ mod tests {
         assert!((s.req_per_sec() - 1e6).abs() < 1e-3);
         s.writes = 0;
         assert_eq!(s.rw_ratio(), f64::INFINITY);
+    }
+
+    #[test]
+    fn wear_report_is_sorted_and_bucketed() {
+        let mut w = WearCounter::default();
+        for (key, times) in [(7u64, 1u64), (3, 5), (9, 5), (1, 2)] {
+            for _ in 0..times {
+                w.add(key);
+            }
+        }
+        let r = w.report(WearUnit::Line { bytes: 256 });
+        assert_eq!((r.writes, r.units), (13, 4));
+        // 1 write: bucket 1; 2: bucket 2; 5 and 5: bucket 8.
+        assert_eq!(r.hist, vec![(1, 1), (2, 1), (4, 0), (8, 2)]);
+        assert_eq!(r.hottest, vec![(3, 5), (9, 5), (1, 2), (7, 1)]);
+        let empty = WearCounter::default().report(WearUnit::Row);
+        assert!(empty.hist.is_empty() && empty.hottest.is_empty());
     }
 
     #[test]

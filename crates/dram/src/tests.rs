@@ -1078,9 +1078,19 @@ fn bank_switches_and_reset() {
     c.reset_stats();
     c.finish();
     let s = stats(&c, "nvmm");
+    let no_wear = Wear {
+        unit: WearUnit::Row,
+        writes: 0,
+        units: 0,
+        hist: Vec::new(),
+        hottest: Vec::new(),
+    };
     assert_eq!(
         s,
-        RegionStats::new("nvmm"),
+        RegionStats {
+            wear: Some(no_wear),
+            ..RegionStats::new("nvmm")
+        },
         "in-flight write not counted after reset"
     );
 }
@@ -1156,7 +1166,12 @@ fn traffic(c: &mut Controller, seed: u64, n: usize, wild: bool) -> Vec<Ps> {
             }
         };
         if wild && r.below(50) == 0 {
-            let m = [Method::Coarse, Method::Fine, Method::Proposed][r.below(3) as usize];
+            let m = [
+                Method::Coarse,
+                Method::Fine,
+                Method::Proposed,
+                Method::Optane,
+            ][r.below(4) as usize];
             let p = NvmmParams {
                 method: m,
                 trcd_ns: 1.0 + r.below(3000) as f64,
@@ -1166,6 +1181,7 @@ fn traffic(c: &mut Controller, seed: u64, n: usize, wild: bool) -> Vec<Ps> {
                 coarse_write_ns: r.below(2000) as f64,
                 trp_on: [TrpOn::Dirty, TrpOn::Always][r.below(2) as usize],
                 keep_open: c.nvmm("nvmm").map_or(KeepOpen::FromAct, |p| p.keep_open),
+                optane: Default::default(),
             };
             c.set_nvmm("nvmm", p).unwrap();
         }

@@ -1,7 +1,7 @@
 //! [`Backend`] for the DDR3/NVMM controller model of `rvnvmm-dram`.
 
 use rvnvmm_config::{Config, NvmmParams};
-use rvnvmm_dram::Controller;
+use rvnvmm_dram::{Controller, Wear, WearUnit};
 use serde_json::{json, Value};
 
 use crate::backend::{Backend, Backends, Crossing};
@@ -73,6 +73,15 @@ impl Backend for Controller {
                         .collect();
                     v["method"] = Value::Object(own);
                 }
+                for &(k, x) in &s.method_rates {
+                    v["method"][k] = json!(x);
+                }
+                for (k, h) in &s.method_hists {
+                    v["method"][*k] = json!(hist(h));
+                }
+                if let Some(w) = &s.wear {
+                    v["wear"] = wear(w);
+                }
                 (s.name, v)
             })
             .collect()
@@ -89,6 +98,38 @@ impl Backend for Controller {
     fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
         Ok(Controller::set_boundary(self, region, boundary)?)
     }
+}
+
+/// The `wear` object of a region (docs/stats.md).
+fn wear(w: &Wear) -> Value {
+    let unit = |key: u64| match w.unit {
+        WearUnit::Row => json!({"bank": key >> 32, "row": key & 0xFFFF_FFFF}),
+        WearUnit::Line { .. } => json!({"offset": key}),
+    };
+    let (name, bytes) = match w.unit {
+        WearUnit::Row => ("row", Value::Null),
+        WearUnit::Line { bytes } => ("xpline", json!(bytes)),
+    };
+    json!({
+        "unit": name,
+        "unit_bytes": bytes,
+        "media_writes": w.writes,
+        "units_written": w.units,
+        "writes_per_unit_hist": w
+            .hist
+            .iter()
+            .map(|&(le, n)| json!({"le": le, "units": n}))
+            .collect::<Vec<_>>(),
+        "hottest": w
+            .hottest
+            .iter()
+            .map(|&(key, n)| {
+                let mut u = unit(key);
+                u["writes"] = json!(n);
+                u
+            })
+            .collect::<Vec<_>>(),
+    })
 }
 
 /// One `rvnvmm_dram::Controller` per controller that a region of `cfg`

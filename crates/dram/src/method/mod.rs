@@ -42,6 +42,7 @@ methods! {
     coarse,
     fine,
     proposed,
+    optane,
     #[cfg(test)]
     added_latency,
 }
@@ -148,8 +149,44 @@ pub trait NvmmMethod: fmt::Debug + Send {
         Vec::new()
     }
 
-    /// Zeroes the method's own counters.
+    /// Zeroes the method's own counters (and rates, histograms, wear).
     fn reset_counters(&mut self) {}
+
+    /// Serves a request itself, in place of the DDR3 banks: a device with
+    /// queues and buffers of its own behind the controller input (method
+    /// `optane`). `offset` is the request's byte address within the region,
+    /// `at` when it enters (after [`NvmmMethod::arrival`] and the read
+    /// queue). Returns, for a read, when its data leaves the controller; for
+    /// a write, when the controller accepted it (what the writer waits
+    /// for). `None` (the default): the DDR3 path serves it.
+    fn serve(&mut self, access: Access, offset: u64, at: Ps) -> Option<Ps> {
+        let _ = (access, offset, at);
+        None
+    }
+
+    /// When the work the method's own device has taken on is done
+    /// ([`crate::Controller::finish`]). Default: 0 (none).
+    fn idle(&self) -> Ps {
+        0
+    }
+
+    /// Rates the method derives from its counters, `(name, value)`.
+    /// Default: none.
+    fn rates(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+
+    /// Latency histograms of the method's own, `(name, histogram)` with
+    /// the buckets of [`crate::empty_histogram`]. Default: none.
+    fn histograms(&self) -> Vec<(&'static str, Vec<(Ps, u64)>)> {
+        Vec::new()
+    }
+
+    /// Wear of the medium as the method counts it; `None` (the default):
+    /// the controller counts dirty row write-backs per row.
+    fn wear(&self) -> Option<crate::Wear> {
+        None
+    }
 }
 
 /// A method as registered: its name and how to build it from a region's
@@ -194,7 +231,14 @@ pub(crate) fn check_settings(region: &str, p: &NvmmParams) -> Result<(), DramErr
     check_ns(&k("trp_ns"), p.trp_ns, false)?;
     check_ns(&k("tras_ns"), p.tras_ns, false)?;
     check_ns(&k("coarse_read_ns"), p.coarse_read_ns, true)?;
-    check_ns(&k("coarse_write_ns"), p.coarse_write_ns, true)
+    check_ns(&k("coarse_write_ns"), p.coarse_write_ns, true)?;
+    match p.optane.problems().into_iter().next() {
+        Some((key, problem)) => Err(DramError::Setting {
+            key: k(&format!("optane.{key}")),
+            problem,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Builds method `name` for region `region` with settings `p`.
@@ -245,7 +289,7 @@ mod tests {
             let m = build(r.name, "nvmm", &NvmmParams::default(), &spec).unwrap();
             assert_eq!(m.name(), r.name);
         }
-        let e = build("optane", "nvmm", &NvmmParams::default(), &spec).unwrap_err();
+        let e = build("optone", "nvmm", &NvmmParams::default(), &spec).unwrap_err();
         assert!(e.to_string().contains("proposed"), "{e}");
         let bad = NvmmParams {
             trcd_ns: 0.0,
