@@ -414,6 +414,24 @@ pub struct Bus {
     pub request_latency_ns: f64,
     /// From the controller's data out to the last-level cache, in ns.
     pub response_latency_ns: f64,
+    /// Bytes the shared bus between the caches moves per beat: its data
+    /// width (Rocket's TileLink system bus: 8). A line transfer occupies
+    /// the bus for `line_bytes / beat_bytes` beats.
+    pub beat_bytes: u32,
+    /// The shared bus's clock in Hz; 0 runs it at the core clock
+    /// (`machine.clock_hz`), as Rocket's system bus does.
+    pub clock_hz: u64,
+}
+
+impl Bus {
+    /// The bus clock in Hz on machine `machine`.
+    pub fn clock_hz(&self, machine: &Machine) -> u64 {
+        if self.clock_hz == 0 {
+            machine.clock_hz
+        } else {
+            self.clock_hz
+        }
+    }
 }
 
 /// `[memory]`: physical memory regions and the controllers behind them.
@@ -819,6 +837,8 @@ impl Default for Bus {
         Bus {
             request_latency_ns: 800.0,
             response_latency_ns: 800.0,
+            beat_bytes: 8,
+            clock_hz: 0,
         }
     }
 }

@@ -24,6 +24,7 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../../../configs/freedom-u500.toml"),
     ),
     ("zc706", include_str!("../../../configs/zc706.toml")),
+    ("mappi", include_str!("../../../configs/mappi.toml")),
 ];
 
 impl Config {

@@ -116,6 +116,22 @@ impl Config {
         self.check_tlb(&mut c);
         c.non_negative_ns("bus.request_latency_ns", self.bus.request_latency_ns);
         c.non_negative_ns("bus.response_latency_ns", self.bus.response_latency_ns);
+        let beat = self.bus.beat_bytes;
+        if !beat.is_power_of_two() || beat > 256 {
+            c.error(
+                "bus.beat_bytes",
+                format!("is {beat}; it must be a power of two from 1 to 256"),
+            );
+        }
+        if self.bus.clock_hz > 100_000_000_000 {
+            c.error(
+                "bus.clock_hz",
+                format!(
+                    "is {}; give at most 100 GHz (0: the core clock)",
+                    self.bus.clock_hz
+                ),
+            );
+        }
         self.check_regions(&mut c);
         for (name, ctrl) in &self.memory.controllers {
             self.check_controller(&mut c, name, ctrl);

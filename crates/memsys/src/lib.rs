@@ -130,12 +130,12 @@ pub struct Options {
 }
 
 impl Options {
-    /// The defaults for a machine: beats of 8 bytes at the core clock, a
-    /// snoop costs one L1D hit latency, a flush walks one way per cycle.
+    /// The defaults for a machine: the bus of `[bus]`, a snoop costs one
+    /// L1D hit latency, a flush walks one way per cycle.
     pub fn for_config(cfg: &Config) -> Options {
         Options {
-            bus_beat_bytes: 8,
-            bus_clock_hz: cfg.machine.clock_hz,
+            bus_beat_bytes: cfg.bus.beat_bytes,
+            bus_clock_hz: cfg.bus.clock_hz(&cfg.machine),
             snoop_cycles: cfg.cache.l1d.hit_latency_cycles,
             flush_walk_cycles: 1,
         }

@@ -1269,3 +1269,18 @@ fn walk_asid(m: &mut MemorySystem, vaddr: u64, asid: u16) {
     };
     m.tlb_fill(0, TlbPort::Data, asid, Some(fill));
 }
+
+/// `bus.beat_bytes` and `bus.clock_hz`: on mappi's 32-bit bus at 100 MHz
+/// (cores at 200 MHz), a 16-byte line handed from one L1D to the other
+/// takes an address beat, a one-cycle snoop and four data beats.
+#[test]
+fn the_bus_width_and_clock_set_a_transfers_beats() {
+    let cfg = Config::load(Some("mappi"), &[]).unwrap();
+    let mut m = MemorySystem::new(&cfg, 2).unwrap();
+    let a = 0x8010_0000;
+    m.data_access(0, a, true, 0);
+    let stall = m.data_access(1, a, true, 100_000);
+    // 10 ns + 5 ns + 4 x 10 ns = 55 ns = 11 cycles of 5 ns.
+    assert_eq!(stall, 11);
+    assert_eq!(stats_of(&m, "hart0.l1d").invalidations, 1);
+}
