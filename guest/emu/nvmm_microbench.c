@@ -9,7 +9,7 @@
  *   nvmm_microbench locality STRIDE SIZE read|write
  *   nvmm_microbench banks NBANK SIZE BANK_BYTES ROW_BYTES read|write
  *   nvmm_microbench bandwidth STRIDE SIZE read|write dram|nvmm
- *   nvmm_microbench tables SIZE BANK_BYTES ROW_BYTES [coarse|fine|proposed...]
+ *   nvmm_microbench tables SIZE BANK_BYTES ROW_BYTES [coarse|fine|proposed|optane...]
  *
  * The first three print "avg_latency_ns N" with N the time per access
  * measured by the guest's own clock (the paper's (end - start) /
@@ -43,7 +43,7 @@ static int usage(void)
     fprintf(stderr, "usage: nvmm_microbench locality STRIDE SIZE read|write\n"
                     "       nvmm_microbench banks NBANK SIZE BANK_BYTES ROW_BYTES read|write\n"
                     "       nvmm_microbench bandwidth STRIDE SIZE read|write dram|nvmm\n"
-                    "       nvmm_microbench tables SIZE BANK_BYTES ROW_BYTES [coarse|fine|proposed...]\n");
+                    "       nvmm_microbench tables SIZE BANK_BYTES ROW_BYTES [coarse|fine|proposed|optane...]\n");
     return 2;
 }
 
@@ -135,7 +135,8 @@ static void table_row(const char *method, int write, uint64_t x, char *base,
     printf("\n");
 }
 
-static const char *const METHODS[] = {"coarse", "fine", "proposed"};
+static const char *const METHODS[] = {"coarse", "fine", "proposed", "optane"};
+#define NMETHODS (int)(sizeof METHODS / sizeof METHODS[0])
 
 /* Seed 000 Tables 3-6 for one method: locality (Fig. 9) then banks
  * (Fig. 10), read and write. */
@@ -223,7 +224,7 @@ int main(int argc, char **argv)
             return usage();
         for (int i = 5; i < argc; i++) {
             int known = 0;
-            for (int m = 0; m < 3; m++)
+            for (int m = 0; m < NMETHODS; m++)
                 known |= !strcmp(argv[i], METHODS[m]);
             if (!known)
                 return usage();
@@ -241,7 +242,7 @@ int main(int argc, char **argv)
         setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
         int current = nvmm_get_method();
         if (argc == 5) {
-            tables(current >= 0 && current < 3 ? METHODS[current] : "current", nv, size, bank, row);
+            tables(current >= 0 && current < NMETHODS ? METHODS[current] : "current", nv, size, bank, row);
             return 0;
         }
         for (int i = 5; i < argc; i++) {

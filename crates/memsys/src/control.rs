@@ -66,10 +66,11 @@ pub const COUNTER_NAMES: [&str; 8] = [
 ];
 
 /// `METHOD` values.
-pub const METHOD_CODES: [(u64, Method); 3] = [
+pub const METHOD_CODES: [(u64, Method); 4] = [
     (0, Method::Coarse),
     (1, Method::Fine),
     (2, Method::Proposed),
+    (3, Method::Optane),
 ];
 
 /// `COMMAND` values: copy the counters into the page.
@@ -128,7 +129,7 @@ pub const REGISTERS: [Register; 10] = [
         name: "METHOD",
         c_name: "CTL_METHOD",
         access: Access::ReadWrite,
-        meaning: "0 coarse, 1 fine, 2 proposed",
+        meaning: "0 coarse, 1 fine, 2 proposed, 3 optane",
     },
     Register {
         offset: reg::TRCD_NS,
@@ -484,6 +485,9 @@ mod tests {
         assert_eq!(cp.load(port(&mut ms), 0x28, 8), Some(2000));
         assert!(cp.store(port(&mut ms), 0x08, 8, 7), "no method 7: ignored");
         assert_eq!(cp.load(port(&mut ms), 0x08, 8), Some(0));
+        assert!(cp.store(port(&mut ms), 0x08, 8, 3), "optane");
+        assert_eq!(cp.load(port(&mut ms), 0x08, 8), Some(3));
+        assert!(cp.store(port(&mut ms), 0x08, 8, 0));
         assert!(cp.store(port(&mut ms), 0x00, 8, 1), "MAGIC is read-only");
         assert_eq!(cp.load(port(&mut ms), 0, 8), Some(MAGIC));
         assert!(cp.store(port(&mut ms), 0x38, 8, 1), "a boundary below DRAM");

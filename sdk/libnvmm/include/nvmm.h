@@ -170,7 +170,7 @@ void nvmm_phase_clear(void);
 
 /* ---- NVMM settings (control page) ------------------------------------ */
 
-enum nvmm_method { NVMM_COARSE = 0, NVMM_FINE = 1, NVMM_PROPOSED = 2 };
+enum nvmm_method { NVMM_COARSE = 0, NVMM_FINE = 1, NVMM_PROPOSED = 2, NVMM_OPTANE = 3 };
 enum nvmm_latency {
     NVMM_TRCD,         /* NVMM read latency (fine, proposed) */
     NVMM_TRP,          /* NVMM write latency (fine, proposed) */

@@ -103,7 +103,7 @@ int nvmm_set_method(enum nvmm_method m)
     if (!ctl)
         return -1;
     /* The page faults on an invalid value; refuse it here instead. */
-    if ((unsigned)m > NVMM_PROPOSED) {
+    if ((unsigned)m > NVMM_OPTANE) {
         errno = EINVAL;
         return -1;
     }

@@ -46,11 +46,11 @@ int main(void)
     int64_t saved[5];
     for (int l = NVMM_TRCD; l <= NVMM_COARSE_WRITE; l++)
         saved[l] = nvmm_get_latency((enum nvmm_latency)l);
-    CHECK(method0 >= NVMM_COARSE && method0 <= NVMM_PROPOSED, "method %d, tRCD %lld ns", method0,
+    CHECK(method0 >= NVMM_COARSE && method0 <= NVMM_OPTANE, "method %d, tRCD %lld ns", method0,
           (long long)saved[NVMM_TRCD]);
     CHECK(nvmm_boundary() != 0, "NVMM begins at %#llx", (unsigned long long)nvmm_boundary());
 
-    for (int m = NVMM_COARSE; m <= NVMM_PROPOSED; m++)
+    for (int m = NVMM_COARSE; m <= NVMM_OPTANE; m++)
         CHECK(nvmm_set_method((enum nvmm_method)m) == 0 && nvmm_get_method() == m,
               "method %d set and read back", m);
     uint64_t values[5] = {2000, 3000, 9000, 1500, 2500};
@@ -61,7 +61,7 @@ int main(void)
     CHECK(all, "every latency set and read back");
     errno = 0;
     CHECK(nvmm_set_method((enum nvmm_method)7) == -1 && errno == EINVAL &&
-              nvmm_get_method() == NVMM_PROPOSED,
+              nvmm_get_method() == NVMM_OPTANE,
           "method 7 refused, setting kept");
     errno = 0;
     CHECK(nvmm_set_latency(NVMM_TRCD, 0) == -1 && errno == EINVAL, "tRCD 0 refused");
