@@ -61,6 +61,15 @@ pub use rvnvmm_timing::{
 /// a switch for every near-tie.
 pub const SYNC_TOLERANCE: u64 = 16;
 
+/// How many cycles past the other harts a hart may run before an atomic
+/// (`lr`, `sc`, an AMO) on a line private to its core waits for them. An
+/// atomic on a line other harts hold or have written waits as soon as the
+/// hart is ahead at all. The bound keeps the first contended atomics in
+/// near time order (before the line has moved between cores, nothing marks
+/// it contended), while a hart's atomics on its own data (per-CPU counters,
+/// uncontended locks) rarely end its turn.
+pub const ATOMIC_RUN_AHEAD: u64 = 1000;
+
 /// Privilege levels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Priv {

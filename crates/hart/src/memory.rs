@@ -251,11 +251,20 @@ impl Hart {
             let core = self.core.id;
             let write = kind.needs_exclusive();
             let at = self.core.cycles + now;
-            // Atomics wait for the other harts without the tolerance: each
-            // is a point where harts hand a line over, and a hart let run
-            // ahead would take several turns of the line in one.
-            if kind.is_atomic() && at > self.core.sync_limit.saturating_sub(crate::SYNC_TOLERANCE) {
-                return Err(Trap::new(Trap::SYNC_STOP, 0));
+            // Atomics on a line other harts hold or have written wait for
+            // them without the tolerance: each is a point where harts hand
+            // the line over, and a hart let run ahead would take several
+            // turns of it in one. On a line private to the core (per-hart
+            // data, an uncontended lock, or a lock no other hart has asked
+            // for yet) they may run `ATOMIC_RUN_AHEAD` cycles further.
+            if kind.is_atomic() {
+                let others = self.core.sync_limit.saturating_sub(crate::SYNC_TOLERANCE);
+                if at > others
+                    && (at > others.saturating_add(crate::ATOMIC_RUN_AHEAD)
+                        || !t.data_private_hit(core, paddr, write))
+                {
+                    return Err(Trap::new(Trap::SYNC_STOP, 0));
+                }
             }
             if !t.data_filter_hit(core, paddr, write) {
                 if at > self.core.sync_limit && !t.data_private_hit(core, paddr, write) {

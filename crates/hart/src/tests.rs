@@ -559,13 +559,13 @@ fn sync_limit_stops_before_an_access_past_the_l1_and_never_for_a_hit() {
     assert_eq!(ms.data().len(), 1);
 }
 
-/// Atomics hand lines between harts: `lr`, `sc` and AMOs stop at the sync
-/// limit even when the line is resident (and without the tolerance), and
-/// reach the model as what they are.
+/// Atomics hand lines between harts: `lr`, `sc` and AMOs on a line the
+/// core does not hold privately stop at the sync limit without the
+/// tolerance a plain access has; on a private line they run on however far
+/// ahead the hart is. They reach the model as what they are.
 #[test]
-fn atomics_wait_at_the_sync_limit_even_on_a_resident_line() {
+fn atomics_on_a_shared_line_wait_for_the_other_harts() {
     let mut ms = FakeModel::new(6, 6);
-    ms.remember = true;
     let data = BASE + 0x8000;
     // lr.d a2, (t0); amoadd.d a0, t1, (t0); ecall
     let prog = [
@@ -577,11 +577,11 @@ fn atomics_wait_at_the_sync_limit_even_on_a_resident_line() {
     h.x[5] = data;
     h.x[6] = 1;
     ms.fetch_lines.insert(BASE >> 6);
-    ms.data_lines.insert(data >> 6);
     core.cycles = 1000;
 
     // Another hart is at 999 (limit = its clock + the tolerance): a plain
-    // access to a resident line would go on, the lr waits.
+    // access that leaves the L1 would go on within the tolerance; the lr
+    // waits.
     core.set_sync_limit(999 + crate::SYNC_TOLERANCE);
     let exit = h.run(
         &mut core,
@@ -591,10 +591,7 @@ fn atomics_wait_at_the_sync_limit_even_on_a_resident_line() {
     assert_eq!((exit, h.instret, h.pc), (Exit::Budget, 0, BASE));
     assert!(ms.calls.is_empty());
 
-    // At the others' time: both run; with the line no longer resident,
-    // each reaches the model as what it is.
-    ms.data_lines.clear();
-    ms.remember = false;
+    // At the others' time: both run, each reaching the model as what it is.
     core.set_sync_limit(u64::MAX);
     let exit = h.run(
         &mut core,
@@ -607,6 +604,34 @@ fn atomics_wait_at_the_sync_limit_even_on_a_resident_line() {
         ms.data().iter().map(|a| a.kind).collect::<Vec<_>>(),
         [crate::DataKind::LoadReserved, crate::DataKind::Amo]
     );
+    assert_eq!(h.stats.atomics.lr, 1);
+    assert_eq!(h.stats.atomics.amos, 1);
+
+    // A private line (resident in the fake model): ahead of the other
+    // harts, but by less than the run-ahead, the atomics go on.
+    ms.calls.clear();
+    ms.data_lines.insert(data >> 6);
+    h.pc = BASE;
+    let others = core.cycles - 1;
+    core.set_sync_limit(others + crate::SYNC_TOLERANCE);
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
+    assert_eq!((exit, h.x[10]), (Exit::Ecall, 1));
+    assert!(ms.data().is_empty(), "filter hits");
+
+    // More than the run-ahead past them: even on a private line, it waits.
+    h.pc = BASE;
+    core.set_sync_limit(core.cycles - crate::ATOMIC_RUN_AHEAD - 1 + crate::SYNC_TOLERANCE);
+    let instret = h.instret;
+    let exit = h.run(
+        &mut core,
+        &mut timed(&mut mem, &mut code, &mut ms),
+        u64::MAX,
+    );
+    assert_eq!((exit, h.instret, h.pc), (Exit::Budget, instret, BASE));
 }
 
 fn timed<'a, T: TimingModel>(
