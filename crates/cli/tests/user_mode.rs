@@ -814,3 +814,53 @@ fn the_strided_sum_misses_the_dtlb_once_per_element() {
     );
     assert!(misses(&big) < 2000, "{} misses", misses(&big));
 }
+
+/// `guest/src/lat_os.c`, the lmbench-like latencies seed 003's study
+/// compares on one hart and on several: every test runs (fork+exec too,
+/// which qemu-user cannot do without binfmt_misc) and reports a positive
+/// time per operation in simulated time.
+#[test]
+fn the_os_latency_suite_runs_every_test() {
+    let prog = repo().join("guest/build/static/lat_os");
+    assert!(prog.exists(), "run make -C guest");
+    let o = rvnvmm()
+        .args(["run", "--set", "machine.model=timing"])
+        .arg(&prog)
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let tests = [
+        "null call",
+        "null read",
+        "null write",
+        "stat",
+        "open/close",
+        "signal install",
+        "signal handle",
+        "fork+exit",
+        "fork+exec",
+        "pipe round trip",
+        "context switch (2 processes)",
+        "tcp round trip",
+        "udp round trip",
+        "memory read",
+        "memory write",
+    ];
+    for t in tests {
+        let line = out
+            .lines()
+            .find(|l| l.starts_with(&format!("{t}: ")))
+            .unwrap_or_else(|| panic!("no '{t}' in:\n{out}"));
+        let value: f64 = line[t.len() + 2..]
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("{line}"));
+        assert!(value > 0.0, "{line}");
+    }
+}
