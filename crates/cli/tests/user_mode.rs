@@ -815,13 +815,13 @@ fn the_strided_sum_misses_the_dtlb_once_per_element() {
     assert!(misses(&big) < 2000, "{} misses", misses(&big));
 }
 
-/// `guest/src/lat_os.c`, the lmbench-like latencies seed 003's study
+/// `guest/emu/lat_os.c`, the lmbench-like latencies seed 003's study
 /// compares on one hart and on several: every test runs (fork+exec too,
 /// which qemu-user cannot do without binfmt_misc) and reports a positive
 /// time per operation in simulated time.
 #[test]
 fn the_os_latency_suite_runs_every_test() {
-    let prog = repo().join("guest/build/static/lat_os");
+    let prog = repo().join("guest/build/emu/lat_os");
     assert!(prog.exists(), "run make -C guest");
     let o = rvnvmm()
         .args(["run", "--set", "machine.model=timing"])

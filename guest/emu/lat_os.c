@@ -8,7 +8,9 @@
  *
  * Prints one line per test, "name: N.NNN us" (per operation; bandwidths in
  * MB/s), timed with CLOCK_MONOTONIC, which is simulated time under rvnvmm.
- * Exits 0 if every test ran.
+ * Exits 0 if every test ran. Its output is times, which no reference
+ * emulator reproduces, so it lives with rvnvmm's own programs (guest/emu)
+ * and not in the differential suite.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
