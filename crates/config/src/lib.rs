@@ -634,11 +634,17 @@ pub struct User {
     /// Where the process heap (brk and anonymous mmap) gets its physical
     /// frames: from `dram` or from `nvmm` regions.
     pub heap: RegionKind,
-    /// Main-thread stack size in bytes.
+    /// Main-thread stack size in bytes: the soft `RLIMIT_STACK` the program
+    /// starts with, which sizes its stack area and places the mmap area below
+    /// it.
     pub stack_size: u64,
-    /// Lowest virtual address handed out by `mmap(NULL, ...)`.
-    pub mmap_base: u64,
 }
+
+/// The largest stack user mode gives a program (`user.stack_size`, or an
+/// `RLIMIT_STACK` raised before an exec): a quarter of the Sv39 user half, so
+/// the stack and the mmap area below it stay clear of position-independent
+/// programs, which load at two thirds of it.
+pub const MAX_STACK_SIZE: u64 = 64 << 30;
 
 /// `[cflush]`: the cache-flush instructions (`CFLUSH.D.L1`, Zicbom `cbo.*`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -879,7 +885,6 @@ impl Default for User {
         User {
             heap: RegionKind::Dram,
             stack_size: 8 * 1024 * 1024,
-            mmap_base: 0x20_0000_0000,
         }
     }
 }

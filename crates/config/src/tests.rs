@@ -583,6 +583,22 @@ fn heap_on_nvmm_needs_nvmm_region() {
 }
 
 #[test]
+fn stack_size_is_bounded_and_mmap_base_is_gone() {
+    let c = load_with(&["user.stack_size=0x10_0000_0000"]).unwrap();
+    c.validate().unwrap();
+    for bad in ["0", "0x1001", "0x10_0000_1000"] {
+        let c = load_with(&[&format!("user.stack_size={bad}")]).unwrap();
+        assert!(
+            has_problem(&c, "user.stack_size", "up to 0x10_0000_0000"),
+            "{bad}"
+        );
+    }
+    // The mmap area is placed below the stack, as Linux places it; the old
+    // key named a floor nothing honoured.
+    assert!(load_with(&["user.mmap_base=0x20_0000_0000"]).is_err());
+}
+
+#[test]
 fn geometry_problems() {
     let c = load_with(&["memory.controllers.ddr3.banks=6"]).unwrap();
     assert!(has_problem(

@@ -435,19 +435,15 @@ impl Config {
                 ),
             );
         }
-        if self.user.stack_size == 0 || !self.user.stack_size.is_multiple_of(PAGE) {
+        let stack = self.user.stack_size;
+        if stack == 0 || !stack.is_multiple_of(PAGE) || stack > crate::MAX_STACK_SIZE {
             c.error(
                 "user.stack_size",
                 format!(
-                    "must be a positive multiple of 4 KiB, got {}",
-                    self.user.stack_size
+                    "must be a positive multiple of 4 KiB up to {} (64 GiB), got {}",
+                    hex(crate::MAX_STACK_SIZE),
+                    hex(stack)
                 ),
-            );
-        }
-        if !self.user.mmap_base.is_multiple_of(PAGE) {
-            c.error(
-                "user.mmap_base",
-                format!("must be 4 KiB aligned, got {}", hex(self.user.mmap_base)),
             );
         }
     }

@@ -23,11 +23,28 @@ pub const PROT_EXEC: u32 = 4;
 pub const USER_TOP: u64 = 0x40_0000_0000;
 /// Top of the initial stack.
 pub const STACK_TOP: u64 = 0x3f_ffff_f000;
-/// Where top-down mmap allocation starts.
-pub const MMAP_TOP: u64 = 0x3f_f000_0000;
+/// The least room left between the top of the user address space and the
+/// mmap area, whatever the stack size (the layout user mode has always had;
+/// Linux's own floor, `MIN_GAP` in mm/util.c, is 128 MiB plus the stack's
+/// random offset).
+pub const MIN_STACK_GAP: u64 = 256 << 20;
+/// The gap Linux keeps below a stack at its limit (`stack_guard_gap`, 256
+/// pages).
+pub const STACK_GUARD_GAP: u64 = 256 * PAGE_SIZE;
 /// Load bias of position-independent executables.
 pub const PIE_BASE: u64 = 0x2a_aaaa_a000;
 
+/// Where top-down mmap allocation starts for a stack of `stack_size` bytes,
+/// as Linux's `mmap_base` places it: below the stack's whole extent and a
+/// guard gap, never closer to the top than [`MIN_STACK_GAP`]. A larger
+/// stack moves the mmap area down, so the two never meet.
+pub fn mmap_top_for_stack(stack_size: u64) -> u64 {
+    let gap = stack_size
+        .min(rvnvmm_config::MAX_STACK_SIZE)
+        .next_multiple_of(PAGE_SIZE)
+        + STACK_GUARD_GAP;
+    USER_TOP - gap.max(MIN_STACK_GAP)
+}
 /// What backs an area.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Backing {
@@ -238,7 +255,8 @@ pub struct AddressSpace {
     pub brk_start: u64,
     /// Current program break.
     pub brk: u64,
-    /// Next hint for top-down mmap.
+    /// Top of the mmap area: `mmap(NULL, ...)` takes the highest free gap
+    /// below it, and the heap may not grow past it.
     pub mmap_top: u64,
     /// A translation was removed or narrowed (unmap, mprotect, a moved
     /// page): every hart's cached translations must be dropped before the
@@ -291,7 +309,7 @@ impl AddressSpace {
             heap_pool,
             brk_start: 0,
             brk: 0,
-            mmap_top: MMAP_TOP,
+            mmap_top: mmap_top_for_stack(0),
             translations_stale: false,
         })
     }
@@ -658,7 +676,7 @@ impl AddressSpace {
     /// the start of the heap, past the user address space, closer than a
     /// page to the next mapping, or more than the heap's RAM).
     pub fn set_brk(&mut self, mem: &mut PhysMem, new: u64) -> u64 {
-        if new < self.brk_start || new > MMAP_TOP {
+        if new < self.brk_start || new > self.mmap_top {
             return self.brk;
         }
         let old_end = page_up(self.brk);
@@ -710,7 +728,7 @@ impl AddressSpace {
             }
             return Ok(addr);
         }
-        let hint_free = end.is_some_and(|e| e <= MMAP_TOP && self.is_free(addr, e));
+        let hint_free = end.is_some_and(|e| e <= self.mmap_top && self.is_free(addr, e));
         if addr != 0 && addr & (PAGE_SIZE - 1) == 0 && addr >= MIN_ADDR && hint_free {
             return Ok(addr);
         }
@@ -942,6 +960,36 @@ mod tests {
         assert_eq!(g.alloc_data(&mut mem, 1), Some(0xC008_0000));
         assert_eq!(g.claim(0xC000_0000, 0xC010_0000), Err(crate::errno::EBUSY));
         assert_eq!(g.claim(0xC000_0000, 0xC008_0000), Ok(()), "below the pool");
+    }
+
+    #[test]
+    fn the_mmap_area_starts_below_the_whole_stack() {
+        // Linux's default 8 MiB keeps the layout user mode always had.
+        assert_eq!(mmap_top_for_stack(8 << 20), 0x3f_f000_0000);
+        let big = 4 << 30;
+        assert_eq!(mmap_top_for_stack(big), USER_TOP - big - STACK_GUARD_GAP);
+        // An unlimited RLIMIT_STACK is held to the largest stack.
+        let max = rvnvmm_config::MAX_STACK_SIZE;
+        assert_eq!(
+            mmap_top_for_stack(u64::MAX),
+            USER_TOP - max - STACK_GUARD_GAP
+        );
+        assert!(mmap_top_for_stack(u64::MAX) > PIE_BASE);
+        let (mut mem, mut a) = space();
+        a.mmap_top = mmap_top_for_stack(big);
+        a.add(
+            USER_TOP - big,
+            STACK_TOP,
+            PROT_READ | PROT_WRITE,
+            Backing::Anon,
+            "[stack]",
+        );
+        let at = a.place(0, 0x10_0000, false, false).unwrap();
+        assert_eq!(at + 0x10_0000 + STACK_GUARD_GAP, USER_TOP - big);
+        // The heap stops short of it too.
+        a.brk_start = 0x10_0000;
+        a.brk = 0x10_0000;
+        assert_eq!(a.set_brk(&mut mem, a.mmap_top + PAGE_SIZE), 0x10_0000);
     }
 
     #[test]
