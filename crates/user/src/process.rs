@@ -445,6 +445,7 @@ impl Process {
             None => (0, entry),
         };
         let brk = (end + 0xfff) & !0xfff;
+        self.aspace.data_segment = file.data_segment_bytes();
         self.aspace.brk_start = brk;
         self.aspace.brk = brk;
         // Signal-return trampoline: li a7, 139; ecall.
@@ -1179,6 +1180,8 @@ pub(crate) fn prot_string(prot: u32) -> String {
     .collect()
 }
 
+/// `RLIMIT_DATA`'s number.
+pub(crate) const RLIMIT_DATA: usize = 2;
 /// `RLIMIT_STACK`'s number.
 pub(crate) const RLIMIT_STACK: usize = 3;
 

@@ -674,6 +674,8 @@ pub struct ProcessInfo {
     pub start_stack: u64,
     /// Start of the heap and the break.
     pub brk: (u64, u64),
+    /// Bytes of private writable memory (what `RLIMIT_DATA` bounds).
+    pub data: u64,
     /// The hart the thread last ran on.
     pub processor: usize,
     /// Harts of the machine.
@@ -750,7 +752,7 @@ impl ProcessInfo {
             kb(self.vsize),
             kb(self.vsize),
             kb(self.rss),
-            kb(self.brk.1.saturating_sub(self.brk.0)),
+            kb(self.data),
             kb(self.stack_size),
             kb(self.code.1.saturating_sub(self.code.0)),
             self.threads,
@@ -1005,6 +1007,7 @@ impl Process {
             code,
             start_stack: self.start_stack,
             brk: (self.aspace.brk_start, self.aspace.brk),
+            data: self.aspace.data_bytes(0, crate::vm::USER_TOP),
             processor: t.cpu,
             harts: self.opts.harts,
             umask: self.umask,

@@ -94,6 +94,18 @@ pub struct Vma {
     pub image: Option<FileIdent>,
 }
 
+impl Vma {
+    /// Whether the area, with protection `prot`, is data as Linux's
+    /// `is_data_mapping` counts it for `RLIMIT_DATA`: private and writable
+    /// (anonymous memory, the heap, a private file mapping, an ELF segment),
+    /// but not the stack, shared memory or a window on a device.
+    pub fn is_data_with(&self, prot: u32) -> bool {
+        prot & PROT_WRITE != 0
+            && !self.file.as_ref().is_some_and(|f| f.shared)
+            && !matches!(self.backing, Backing::Anon | Backing::Physical { .. })
+    }
+}
+
 /// Which file, and where in it, an area's first byte came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FileIdent {
@@ -258,6 +270,12 @@ pub struct AddressSpace {
     /// Top of the mmap area: `mmap(NULL, ...)` takes the highest free gap
     /// below it, and the heap may not grow past it.
     pub mmap_top: u64,
+    /// `RLIMIT_DATA` (soft, hard), which bounds the data areas
+    /// ([`Vma::is_data_with`]) and the heap.
+    pub data_rlimit: (u64, u64),
+    /// Bytes of the program's initialised data (Linux's `end_data -
+    /// start_data`), which the heap's limit counts too.
+    pub data_segment: u64,
     /// A translation was removed or narrowed (unmap, mprotect, a moved
     /// page): every hart's cached translations must be dropped before the
     /// guest runs again, or a stale entry would reach a frame that has been
@@ -310,6 +328,8 @@ impl AddressSpace {
             brk_start: 0,
             brk: 0,
             mmap_top: mmap_top_for_stack(0),
+            data_rlimit: (u64::MAX, u64::MAX),
+            data_segment: 0,
             translations_stale: false,
         })
     }
@@ -612,6 +632,10 @@ impl AddressSpace {
     ) -> Result<(), Errno> {
         let mut a = start;
         let mut result = Ok(());
+        // Data bytes the change adds so far: as Linux's mprotect_fixup, an
+        // area that becomes data must fit under RLIMIT_DATA with the areas
+        // before it already changed.
+        let mut added: i64 = 0;
         while a < end {
             let Some((_, v)) = self.find(a) else {
                 result = Err(ENOMEM);
@@ -623,6 +647,19 @@ impl AddressSpace {
             {
                 result = Err(EACCES);
                 break;
+            }
+            let piece = (v.end.min(end) - a) as i64;
+            match (v.is_data_with(v.prot), v.is_data_with(prot)) {
+                (false, true) => {
+                    let more = (added + piece).max(0) as u64;
+                    if !self.may_expand_data(more) {
+                        result = Err(ENOMEM);
+                        break;
+                    }
+                    added += piece;
+                }
+                (true, false) => added -= piece,
+                _ => {}
             }
             a = v.end;
         }
@@ -663,6 +700,39 @@ impl AddressSpace {
         len <= self.frames.pool_bytes(pool)
     }
 
+    /// Bytes of data areas ([`Vma::is_data_with`]) in `[start, end)`.
+    pub fn data_bytes(&self, start: u64, end: u64) -> u64 {
+        self.mapped_bytes_where(start, end, |v| v.is_data_with(v.prot))
+    }
+
+    /// Bytes of `[start, end)` that areas cover.
+    pub fn mapped_bytes(&self, start: u64, end: u64) -> u64 {
+        self.mapped_bytes_where(start, end, |_| true)
+    }
+
+    /// Bytes of the areas in `[start, end)` that `keep` selects.
+    fn mapped_bytes_where(&self, start: u64, end: u64, keep: impl Fn(&Vma) -> bool) -> u64 {
+        let first = self.find(start).map_or(start, |(s, _)| s);
+        self.vmas
+            .range(first..end)
+            .filter(|(_, v)| keep(v))
+            .map(|(&s, v)| v.end.min(end).saturating_sub(s.max(start)))
+            .sum()
+    }
+
+    /// Whether the data areas may grow by `more` bytes under
+    /// `RLIMIT_DATA`, as Linux's `may_expand_vm` decides (in pages; a soft
+    /// limit of 0 lets them grow to the hard one, Linux's allowance for
+    /// Valgrind).
+    pub fn may_expand_data(&self, more: u64) -> bool {
+        let (soft, hard) = self.data_rlimit;
+        if soft == u64::MAX {
+            return true;
+        }
+        let pages = (self.data_bytes(0, USER_TOP) + more) / PAGE_SIZE;
+        pages <= soft / PAGE_SIZE || (soft == 0 && pages <= hard / PAGE_SIZE)
+    }
+
     /// The pool an area's fresh frames come from.
     pub fn pool_of(&self, backing: &Backing) -> usize {
         match backing {
@@ -674,9 +744,16 @@ impl AddressSpace {
     /// Sets the program break as Linux's brk does, and returns the break
     /// in effect afterwards: the old one when the request is refused (below
     /// the start of the heap, past the user address space, closer than a
-    /// page to the next mapping, or more than the heap's RAM).
+    /// page to the next mapping, more than the heap's RAM, or beyond
+    /// `RLIMIT_DATA`).
     pub fn set_brk(&mut self, mem: &mut PhysMem, new: u64) -> u64 {
         if new < self.brk_start || new > self.mmap_top {
+            return self.brk;
+        }
+        // Linux's check_data_rlimit, on every request (a shrink to a break
+        // still beyond the limit too): heap plus initialised data.
+        let soft = self.data_rlimit.0;
+        if soft != u64::MAX && (new - self.brk_start).saturating_add(self.data_segment) > soft {
             return self.brk;
         }
         let old_end = page_up(self.brk);
@@ -686,6 +763,7 @@ impl AddressSpace {
             // mapping.
             if !self.is_free(old_end, new_end + PAGE_SIZE)
                 || !self.may_commit(new_end - old_end, self.heap_pool)
+                || !self.may_expand_data(new_end - old_end)
             {
                 return self.brk;
             }
@@ -797,6 +875,16 @@ impl AddressSpace {
             || (vma.prot & PROT_WRITE != 0 && !vma.file.as_ref().is_some_and(|f| f.shared));
         let pool = self.pool_of(&vma.backing);
         if new_len > old_len && accounted && !self.may_commit(new_len - old_len, pool) {
+            return Err(ENOMEM);
+        }
+        // RLIMIT_DATA counts the growth, or with dont_unmap the copy, as
+        // Linux's vma_to_resize does.
+        let added = if dont_unmap {
+            old_len
+        } else {
+            new_len.saturating_sub(old_len)
+        };
+        if added > 0 && vma.is_data_with(vma.prot) && !self.may_expand_data(added) {
             return Err(ENOMEM);
         }
         if fixed.is_none() && !dont_unmap {
