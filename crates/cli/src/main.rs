@@ -152,7 +152,7 @@ pub(crate) fn user_options(
             timebase_hz: 10_000_000,
             cflush_user: cfg.cflush.allow_user,
             costs: cfg.core_costs(),
-            isa: cfg.machine.extensions()?,
+            isa: cfg.extensions()?,
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
         },
         ram: (dram.base, dram.size),

@@ -712,6 +712,32 @@ impl Config {
             Model::Timing => self.core.clone(),
         }
     }
+
+    /// The extensions the harts implement and advertise: `machine.isa`,
+    /// less Zic64b where the machine's cache blocks are not all 64 bytes.
+    /// `cbo.zero`'s block is always 64 bytes; the block of `cbo.clean`,
+    /// `cbo.flush`, `cbo.inval` and the prefetches is the L1D line
+    /// (`cache.l1d.line_bytes`), so Zic64b holds with Zicbom or Zicbop only
+    /// on 64-byte lines (as Linux checks every block size it is told).
+    /// Naming zic64b in `machine.isa` on other lines is a validation error;
+    /// the default ("everything") leaves it out.
+    pub fn extensions(&self) -> Result<rvnvmm_isa::ExtSet, rvnvmm_isa::IsaError> {
+        let isa = self.machine.extensions()?;
+        Ok(if self.cbo_blocks_fit_zic64b(isa) {
+            isa
+        } else {
+            isa.without(rvnvmm_isa::Ext::Zic64b)
+        })
+    }
+
+    /// Whether every cache-block size `isa` has is 64 bytes.
+    pub(crate) fn cbo_blocks_fit_zic64b(&self, isa: rvnvmm_isa::ExtSet) -> bool {
+        use rvnvmm_isa::Ext;
+        const ZIC64B_BLOCK: u32 = 64;
+        (!isa.has(Ext::Zicboz) || rvnvmm_isa::CBOZ_BLOCK_BYTES == ZIC64B_BLOCK)
+            && (!(isa.has(Ext::Zicbom) || isa.has(Ext::Zicbop))
+                || self.cache.l1d.line_bytes == ZIC64B_BLOCK)
+    }
 }
 
 impl Default for Core {

@@ -660,6 +660,34 @@ fn enum_names_match_serde() {
 }
 
 #[test]
+fn zic64b_follows_the_cache_block_sizes() {
+    use rvnvmm_isa::Ext;
+    let c = load_with(&[]).unwrap();
+    assert_eq!(c.cache.l1d.line_bytes, 64);
+    assert!(c.extensions().unwrap().has(Ext::Zic64b));
+    // 32-byte lines: cbo.clean/flush/inval and prefetch blocks are 32
+    // bytes, so the default set leaves Zic64b out...
+    let c = load_with(&["cache.l1d.line_bytes=32"]).unwrap();
+    c.validate().unwrap();
+    let isa = c.extensions().unwrap();
+    assert!(!isa.has(Ext::Zic64b) && isa.has(Ext::Zicbom) && isa.has(Ext::Zicboz));
+    // ...and naming it there is an error, unless no such block exists.
+    let c = load_with(&[
+        "cache.l1d.line_bytes=32",
+        "machine.isa=rv64gc_zicbom_zic64b",
+    ])
+    .unwrap();
+    assert!(has_problem(&c, "machine.isa", "cache.l1d.line_bytes = 32"));
+    let c = load_with(&[
+        "cache.l1d.line_bytes=32",
+        "machine.isa=rv64gc_zicboz_zic64b",
+    ])
+    .unwrap();
+    c.validate().unwrap();
+    assert!(c.extensions().unwrap().has(Ext::Zic64b));
+}
+
+#[test]
 fn isa_is_checked() {
     let c = load_with(&[]).unwrap();
     assert_eq!(c.machine.extensions(), Ok(rvnvmm_isa::ExtSet::ALL));
