@@ -596,6 +596,51 @@ fn stack_size_sets_rlimit_stack_and_the_stack_of_each_exec() {
     }
 }
 
+/// A run killed by SIGKILL leaves its emulated /proc and /sys tree; a later
+/// run removes it once nothing holds it and it is a minute old.
+#[test]
+fn a_killed_runs_tree_is_swept_by_a_later_run() {
+    use std::time::{Duration, SystemTime};
+    let (busybox, _) = paths();
+    let tmp = tempdir();
+    let mut victim = rvnvmm()
+        .env("TMPDIR", &tmp)
+        .arg("run")
+        .arg(&busybox)
+        .args(["sleep", "60"])
+        .spawn()
+        .unwrap();
+    let tree = tmp.join(format!("rvnvmm-tree-{}-0", victim.id()));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !tree.join("sys/devices/system/cpu/online").exists() {
+        assert!(std::time::Instant::now() < deadline, "no tree at {tree:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert!(tree.exists(), "SIGKILL leaves the tree");
+    let run_true = || {
+        let o = rvnvmm()
+            .env("TMPDIR", &tmp)
+            .arg("run")
+            .arg(&busybox)
+            .arg("true")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run_true();
+    assert!(tree.exists(), "younger than a minute: kept");
+    let two_minutes_ago = SystemTime::now() - Duration::from_secs(120);
+    std::fs::File::open(&tree)
+        .unwrap()
+        .set_modified(two_minutes_ago)
+        .unwrap();
+    run_true();
+    assert!(!tree.exists(), "abandoned and old: swept");
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
 /// The text of the file `path` as guest/emu/procfs printed it.
 fn procfs_section<'a>(out: &'a str, path: &str) -> &'a str {
     let head = format!("== {path} ==\n");
