@@ -115,10 +115,24 @@ impl Process {
             // children share it too). Pages come in on first touch.
             let raw = if anon {
                 // SAFETY: the name is a NUL-terminated literal.
-                let fd = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
+                let low = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
+                if low < 0 {
+                    return Err(Errno::last_host());
+                }
+                // Moved out of the range guests use, as the dup of a mapped
+                // file is: the guest's next descriptor number is Linux's.
+                // SAFETY: F_DUPFD_CLOEXEC and close on a descriptor we own.
+                let fd = unsafe { libc::fcntl(low, libc::F_DUPFD_CLOEXEC, 1000) };
+                // SAFETY: as above.
+                unsafe { libc::close(low) };
                 // SAFETY: ftruncate takes integers only.
                 if fd < 0 || unsafe { libc::ftruncate(fd, len as i64) } < 0 {
-                    return Err(Errno::last_host());
+                    let e = Errno::last_host();
+                    if fd >= 0 {
+                        // SAFETY: `fd` is ours and not yet handed anywhere.
+                        unsafe { libc::close(fd) };
+                    }
+                    return Err(e);
                 }
                 fd
             } else {
