@@ -349,13 +349,13 @@ mod tests {
         let cpu = "/cpus/cpu@0";
         assert_eq!(
             string(&fdt, cpu, "riscv,isa"),
-            "rv64imafdc_zicbom_zicntr_zicsr_zifencei_zca_zcd_sstc_svnapot"
+            "rv64imafdc_zicbom_zicntr_zicsr_zifencei_zihpm_zca_zcd_sstc_svnapot"
         );
         assert_eq!(
             strings(prop(&fdt, cpu, "riscv,isa-extensions")),
             [
-                "i", "m", "a", "f", "d", "c", "zicbom", "zicntr", "zicsr", "zifencei", "zca",
-                "zcd", "sstc", "svnapot"
+                "i", "m", "a", "f", "d", "c", "zicbom", "zicntr", "zicsr", "zifencei", "zihpm",
+                "zca", "zcd", "sstc", "svnapot"
             ]
         );
         assert_eq!(cells(prop(&fdt, cpu, "riscv,cbom-block-size")), [64]);
@@ -365,7 +365,7 @@ mod tests {
         let all = Fdt::new(&blob).unwrap();
         let ext = strings(prop(&all, cpu, "riscv,isa-extensions"));
         for e in [
-            "zba", "zbb", "zbs", "zbc", "zicond", "zcb", "zicboz", "zawrs",
+            "zba", "zbb", "zbs", "zbc", "zicond", "zcb", "zicboz", "zawrs", "zic64b", "zihpm",
         ] {
             assert!(ext.contains(&e), "{e}");
         }

@@ -322,7 +322,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         NvmmArg::DevMem => NvmmMode::Reserved,
         NvmmArg::Pmem => NvmmMode::Pmem,
     };
-    let isa = cfg.machine.extensions()?;
+    let isa = cfg.extensions()?;
     let mut opts = DtbOptions {
         bootargs: a.append.clone(),
         initrd: initrd.as_ref().map(|_| (0, 0)),

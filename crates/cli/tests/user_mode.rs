@@ -554,6 +554,93 @@ fn memory_exhaustion_is_refused_or_an_oom_kill_with_a_message() {
     }
 }
 
+/// `user.stack_size` is the soft RLIMIT_STACK a run starts with and sizes
+/// the stack; a program execed after the guest changes the limit gets a
+/// stack of the new size, as on Linux.
+#[test]
+fn stack_size_sets_rlimit_stack_and_the_stack_of_each_exec() {
+    let (busybox, _) = paths();
+    let script = "ulimit -s; grep stack /proc/self/maps; \
+                  ulimit -s 16384; grep stack /proc/self/maps";
+    for (key, kib) in [(None, 8192u64), (Some("0x400_0000"), 65536)] {
+        let mut cmd = rvnvmm();
+        cmd.arg("run");
+        if let Some(v) = key {
+            cmd.args(["--set", &format!("user.stack_size={v}")]);
+        }
+        let o = cmd
+            .arg(&busybox)
+            .args(["sh", "-c", script])
+            .output()
+            .unwrap();
+        let out = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{out}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.first(), Some(&&*kib.to_string()), "{out}");
+        let stack_kib = |line: &str| {
+            let range = line.split(' ').next().unwrap();
+            let (lo, hi) = range.split_once('-').unwrap();
+            let (lo, hi) = (
+                u64::from_str_radix(lo, 16).unwrap(),
+                u64::from_str_radix(hi, 16).unwrap(),
+            );
+            (hi - lo) >> 10
+        };
+        assert_eq!(lines.len(), 3, "{out}");
+        assert_eq!(stack_kib(lines[1]), kib, "{out}");
+        assert_eq!(stack_kib(lines[2]), 16384, "{out}");
+    }
+}
+
+/// A run killed by SIGKILL leaves its emulated /proc and /sys tree; a later
+/// run removes it once nothing holds it and it is a minute old.
+#[test]
+fn a_killed_runs_tree_is_swept_by_a_later_run() {
+    use std::time::{Duration, SystemTime};
+    let (busybox, _) = paths();
+    let tmp = tempdir();
+    let mut victim = rvnvmm()
+        .env("TMPDIR", &tmp)
+        .arg("run")
+        .arg(&busybox)
+        .args(["sleep", "60"])
+        .spawn()
+        .unwrap();
+    let tree = tmp.join(format!("rvnvmm-tree-{}-0", victim.id()));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !tree.join("sys/devices/system/cpu/online").exists() {
+        assert!(std::time::Instant::now() < deadline, "no tree at {tree:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    victim.kill().unwrap();
+    victim.wait().unwrap();
+    assert!(tree.exists(), "SIGKILL leaves the tree");
+    let run_true = || {
+        let o = rvnvmm()
+            .env("TMPDIR", &tmp)
+            .arg("run")
+            .arg(&busybox)
+            .arg("true")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run_true();
+    assert!(tree.exists(), "younger than a minute: kept");
+    let two_minutes_ago = SystemTime::now() - Duration::from_secs(120);
+    std::fs::File::open(&tree)
+        .unwrap()
+        .set_modified(two_minutes_ago)
+        .unwrap();
+    run_true();
+    assert!(!tree.exists(), "abandoned and old: swept");
+    std::fs::remove_dir_all(&tmp).ok();
+}
+
 /// The text of the file `path` as guest/emu/procfs printed it.
 fn procfs_section<'a>(out: &'a str, path: &str) -> &'a str {
     let head = format!("== {path} ==\n");

@@ -706,11 +706,17 @@ pub struct User {
     /// Where the process heap (brk and anonymous mmap) gets its physical
     /// frames: from `dram` or from `nvmm` regions.
     pub heap: RegionKind,
-    /// Main-thread stack size in bytes.
+    /// Main-thread stack size in bytes: the soft `RLIMIT_STACK` the program
+    /// starts with, which sizes its stack area and places the mmap area below
+    /// it.
     pub stack_size: u64,
-    /// Lowest virtual address handed out by `mmap(NULL, ...)`.
-    pub mmap_base: u64,
 }
+
+/// The largest stack user mode gives a program (`user.stack_size`, or an
+/// `RLIMIT_STACK` raised before an exec): a quarter of the Sv39 user half, so
+/// the stack and the mmap area below it stay clear of position-independent
+/// programs, which load at two thirds of it.
+pub const MAX_STACK_SIZE: u64 = 64 << 30;
 
 /// `[cflush]`: the cache-flush instructions (`CFLUSH.D.L1`, Zicbom `cbo.*`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -777,6 +783,32 @@ impl Config {
             Model::Functional => Core::FUNCTIONAL,
             Model::Timing => self.core.clone(),
         }
+    }
+
+    /// The extensions the harts implement and advertise: `machine.isa`,
+    /// less Zic64b where the machine's cache blocks are not all 64 bytes.
+    /// `cbo.zero`'s block is always 64 bytes; the block of `cbo.clean`,
+    /// `cbo.flush`, `cbo.inval` and the prefetches is the L1D line
+    /// (`cache.l1d.line_bytes`), so Zic64b holds with Zicbom or Zicbop only
+    /// on 64-byte lines (as Linux checks every block size it is told).
+    /// Naming zic64b in `machine.isa` on other lines is a validation error;
+    /// the default ("everything") leaves it out.
+    pub fn extensions(&self) -> Result<rvnvmm_isa::ExtSet, rvnvmm_isa::IsaError> {
+        let isa = self.machine.extensions()?;
+        Ok(if self.cbo_blocks_fit_zic64b(isa) {
+            isa
+        } else {
+            isa.without(rvnvmm_isa::Ext::Zic64b)
+        })
+    }
+
+    /// Whether every cache-block size `isa` has is 64 bytes.
+    pub(crate) fn cbo_blocks_fit_zic64b(&self, isa: rvnvmm_isa::ExtSet) -> bool {
+        use rvnvmm_isa::Ext;
+        const ZIC64B_BLOCK: u32 = 64;
+        (!isa.has(Ext::Zicboz) || rvnvmm_isa::CBOZ_BLOCK_BYTES == ZIC64B_BLOCK)
+            && (!(isa.has(Ext::Zicbom) || isa.has(Ext::Zicbop))
+                || self.cache.l1d.line_bytes == ZIC64B_BLOCK)
     }
 }
 
@@ -1078,7 +1110,6 @@ impl Default for User {
         User {
             heap: RegionKind::Dram,
             stack_size: 8 * 1024 * 1024,
-            mmap_base: 0x20_0000_0000,
         }
     }
 }

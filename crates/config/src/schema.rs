@@ -25,7 +25,7 @@ pub(crate) const SECTIONS: &[&str] = &[
 ];
 
 /// Keys whose integer values are addresses or sizes, rendered in hex.
-pub(crate) const HEX_KEYS: &[&str] = &["base", "size", "mmap_base", "stack_size"];
+pub(crate) const HEX_KEYS: &[&str] = &["base", "size", "stack_size"];
 
 /// Region keys every region must give.
 pub(crate) const REGION_REQUIRED: &[&str] = &["base", "size", "kind", "controller"];

@@ -584,6 +584,22 @@ fn heap_on_nvmm_needs_nvmm_region() {
 }
 
 #[test]
+fn stack_size_is_bounded_and_mmap_base_is_gone() {
+    let c = load_with(&["user.stack_size=0x10_0000_0000"]).unwrap();
+    c.validate().unwrap();
+    for bad in ["0", "0x1001", "0x10_0000_1000"] {
+        let c = load_with(&[&format!("user.stack_size={bad}")]).unwrap();
+        assert!(
+            has_problem(&c, "user.stack_size", "up to 0x10_0000_0000"),
+            "{bad}"
+        );
+    }
+    // The mmap area is placed below the stack, as Linux places it; the old
+    // key named a floor nothing honoured.
+    assert!(load_with(&["user.mmap_base=0x20_0000_0000"]).is_err());
+}
+
+#[test]
 fn geometry_problems() {
     let c = load_with(&["memory.controllers.ddr3.banks=6"]).unwrap();
     assert!(has_problem(
@@ -642,6 +658,34 @@ fn enum_names_match_serde() {
     check::<Scheduler>(Scheduler::NAMES);
     check::<TrpOn>(TrpOn::NAMES);
     check::<KeepOpen>(KeepOpen::NAMES);
+}
+
+#[test]
+fn zic64b_follows_the_cache_block_sizes() {
+    use rvnvmm_isa::Ext;
+    let c = load_with(&[]).unwrap();
+    assert_eq!(c.cache.l1d.line_bytes, 64);
+    assert!(c.extensions().unwrap().has(Ext::Zic64b));
+    // 32-byte lines: cbo.clean/flush/inval and prefetch blocks are 32
+    // bytes, so the default set leaves Zic64b out...
+    let c = load_with(&["cache.l1d.line_bytes=32"]).unwrap();
+    c.validate().unwrap();
+    let isa = c.extensions().unwrap();
+    assert!(!isa.has(Ext::Zic64b) && isa.has(Ext::Zicbom) && isa.has(Ext::Zicboz));
+    // ...and naming it there is an error, unless no such block exists.
+    let c = load_with(&[
+        "cache.l1d.line_bytes=32",
+        "machine.isa=rv64gc_zicbom_zic64b",
+    ])
+    .unwrap();
+    assert!(has_problem(&c, "machine.isa", "cache.l1d.line_bytes = 32"));
+    let c = load_with(&[
+        "cache.l1d.line_bytes=32",
+        "machine.isa=rv64gc_zicboz_zic64b",
+    ])
+    .unwrap();
+    c.validate().unwrap();
+    assert!(c.extensions().unwrap().has(Ext::Zic64b));
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Semantic checks: what the schema alone cannot say.
 
 use crate::schema::hex;
-use crate::{CacheLevel, Config, ConfigError, Controller, Problem, RegionKind, Warning};
+use crate::{CacheLevel, Config, ConfigError, Controller, Machine, Problem, RegionKind, Warning};
 
 /// DDR3's maximum tRAS (9 × tREFI), seed 000 Table 1.
 pub const DDR3_TRAS_MAX_NS: f64 = 70_200.0;
@@ -166,8 +166,22 @@ impl Config {
                 "must be positive (the guest core clock in Hz, e.g. 50000000)",
             );
         }
-        if let Err(e) = self.machine.isa.parse::<rvnvmm_isa::ExtSet>() {
-            c.error("machine.isa", e.to_string());
+        match self.machine.extensions() {
+            Err(e) => c.error("machine.isa", e.to_string()),
+            Ok(isa)
+                if isa.has(rvnvmm_isa::Ext::Zic64b)
+                    && !self.cbo_blocks_fit_zic64b(isa)
+                    && self.machine.isa != Machine::default().isa =>
+            {
+                c.error(
+                    "machine.isa",
+                    format!(
+                        "names zic64b (64-byte cache blocks), but the block of zicbom and zicbop is the L1D line, cache.l1d.line_bytes = {}; drop zic64b, or zicbom and zicbop",
+                        self.cache.l1d.line_bytes
+                    ),
+                );
+            }
+            Ok(_) => {}
         }
         let core = &self.core;
         for (key, v) in [
@@ -454,19 +468,15 @@ impl Config {
                 ),
             );
         }
-        if self.user.stack_size == 0 || !self.user.stack_size.is_multiple_of(PAGE) {
+        let stack = self.user.stack_size;
+        if stack == 0 || !stack.is_multiple_of(PAGE) || stack > crate::MAX_STACK_SIZE {
             c.error(
                 "user.stack_size",
                 format!(
-                    "must be a positive multiple of 4 KiB, got {}",
-                    self.user.stack_size
+                    "must be a positive multiple of 4 KiB up to {} (64 GiB), got {}",
+                    hex(crate::MAX_STACK_SIZE),
+                    hex(stack)
                 ),
-            );
-        }
-        if !self.user.mmap_base.is_multiple_of(PAGE) {
-            c.error(
-                "user.mmap_base",
-                format!("must be 4 KiB aligned, got {}", hex(self.user.mmap_base)),
             );
         }
     }

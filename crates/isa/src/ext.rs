@@ -17,7 +17,10 @@
 //!
 //! let gc: ExtSet = "rv64gc".parse().unwrap();
 //! assert!(gc.has(Ext::C) && gc.has(Ext::Zicsr) && !gc.has(Ext::Zba));
-//! assert_eq!(gc.to_string(), "rv64imafdc_zicntr_zicsr_zifencei_zca_zcd_sstc_svnapot");
+//! assert_eq!(
+//!     gc.to_string(),
+//!     "rv64imafdc_zicntr_zicsr_zifencei_zihpm_zca_zcd_sstc_svnapot"
+//! );
 //! let b: ExtSet = "RV64GCB_Zicond".parse().unwrap();
 //! assert!(b.has(Ext::Zba) && b.has(Ext::Zbb) && b.has(Ext::Zbs) && b.has(Ext::Zicond));
 //! assert!("rv64gc_zbz".parse::<ExtSet>().unwrap_err().to_string().contains("zbz"));
@@ -76,6 +79,11 @@ extensions! {
     D = "d", hwprobe None;
     /// Compressed instructions (Zca, and Zcd with D).
     C = "c", hwprobe Some(1);
+    /// Cache blocks of 64 bytes, naturally aligned, for every `cbo.*` and
+    /// prefetch (no instructions). `cbo.zero`'s block is always
+    /// [`CBOZ_BLOCK_BYTES`]; the others' are the L1D line, so a machine
+    /// config keeps this only when that line is 64 bytes too.
+    Zic64b = "zic64b", hwprobe None;
     /// Cache-block management (`cbo.clean/flush/inval`).
     Zicbom = "zicbom", hwprobe None;
     /// Cache-block prefetch hints (`prefetch.i/r/w`).
@@ -94,6 +102,9 @@ extensions! {
     Zihintntl = "zihintntl", hwprobe Some(29);
     /// The `pause` hint.
     Zihintpause = "zihintpause", hwprobe Some(36);
+    /// The `hpmcounter3`..`hpmcounter31` counters (no events are
+    /// implemented, so they read 0, as the specification allows).
+    Zihpm = "zihpm", hwprobe None;
     /// May-be-operations (`mop.r.N`, `mop.rr.N`).
     Zimop = "zimop", hwprobe Some(42);
     /// Wait-on-reservation-set (`wrs.nto`, `wrs.sto`).
@@ -131,15 +142,17 @@ extensions! {
     Svnapot = "svnapot", hwprobe None;
 }
 
-/// The extensions that cannot be turned off: the base ISA, the counters and
-/// CSR instructions every Linux relies on, and the privileged extensions the
-/// full-system board is built around. An ISA string may name them, and gets
+/// The extensions that cannot be turned off: the base ISA, the counters
+/// (the hart always has every counter CSR) and CSR instructions every Linux
+/// relies on, and the privileged extensions the full-system board is built
+/// around. An ISA string may name them, and gets
 /// them whether it does or not.
 const ALWAYS: ExtSet = ExtSet::EMPTY
     .with(Ext::I)
     .with(Ext::Zicsr)
     .with(Ext::Zifencei)
     .with(Ext::Zicntr)
+    .with(Ext::Zihpm)
     .with(Ext::Sstc)
     .with(Ext::Svnapot);
 
@@ -425,7 +438,7 @@ mod tests {
     #[test]
     fn all_round_trips() {
         let s = ExtSet::ALL.to_string();
-        assert!(s.starts_with("rv64imafdc_zicbom_zicbop_zicboz_zicntr_zicond_zicsr"));
+        assert!(s.starts_with("rv64imafdc_zic64b_zicbom_zicbop_zicboz_zicntr_zicond_zicsr"));
         assert_eq!(s.parse::<ExtSet>().unwrap(), ExtSet::ALL);
         assert_eq!(ExtSet::default(), ExtSet::ALL);
     }
@@ -434,6 +447,10 @@ mod tests {
     fn rv64gc_and_spellings() {
         let gc: ExtSet = "rv64gc".parse().unwrap();
         assert_eq!(gc, ExtSet::RV64GC);
+        // The counters are always there; 64-byte cache blocks only when
+        // asked for.
+        assert!(gc.has(Ext::Zihpm) && !gc.has(Ext::Zic64b));
+        assert!("rv64gc_zic64b".parse::<ExtSet>().unwrap().has(Ext::Zic64b));
         assert_eq!("rv64imafdc".parse::<ExtSet>().unwrap(), gc);
         assert_eq!(
             "RV64IMAFD_Zicsr_Zifencei_Zca_Zcd"

@@ -391,6 +391,20 @@ impl ElfFile {
         self.interp.as_deref()
     }
 
+    /// Linux's `end_data - start_data` for this program: from the highest
+    /// segment start to the highest end of file bytes (in practice the
+    /// initialised part of the data segment), which `RLIMIT_DATA` counts
+    /// with the heap.
+    pub fn data_segment_bytes(&self) -> u64 {
+        let loads = self.phdrs.iter().filter(|p| p.p_type == PT_LOAD);
+        let start = loads.clone().map(|p| p.p_vaddr).max().unwrap_or(0);
+        let end = loads
+            .map(|p| p.p_vaddr.saturating_add(p.p_filesz))
+            .max()
+            .unwrap_or(0);
+        end.saturating_sub(start)
+    }
+
     /// Maps the segments at `bias` (0 for ET_EXEC; chosen here for ET_DYN if
     /// `bias` is None). Returns (bias, entry, phdr address, highest end).
     pub fn load(

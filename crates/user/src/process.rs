@@ -39,6 +39,10 @@ pub struct Options {
     pub nvmm: Option<(u64, u64)>,
     /// Put brk and anonymous mmap memory on NVMM (`user.heap = nvmm`).
     pub heap_on_nvmm: bool,
+    /// The soft `RLIMIT_STACK` the process starts with (`user.stack_size`):
+    /// it sizes the stack of every program it execs until the guest changes
+    /// the limit.
+    pub stack_size: u64,
     /// The config names of the DRAM and NVMM regions (`memory.NAME`), for
     /// messages that say which key sizes what ran out.
     pub region_names: [String; 2],
@@ -310,7 +314,7 @@ impl Process {
             sigreturn_page: SIGRETURN_PAGE,
             exited: Vec::new(),
             rng_state: 0x9e37_79b9_7f4a_7c15,
-            rlimits: default_rlimits(),
+            rlimits: default_rlimits(opts.stack_size),
             memsys: None,
             devices: Default::default(),
             progress: None,
@@ -422,7 +426,14 @@ impl Process {
                 *a = SigAction::default();
             }
         }
-        self.aspace.mmap_top = crate::vm::MMAP_TOP;
+        // As Linux, the stack (and below it the mmap area) is laid out for
+        // the soft RLIMIT_STACK in force at exec.
+        let stack_size = self.rlimits[RLIMIT_STACK]
+            .0
+            .min(rvnvmm_config::MAX_STACK_SIZE)
+            .next_multiple_of(0x1000)
+            .max(0x1000);
+        self.aspace.mmap_top = crate::vm::mmap_top_for_stack(stack_size);
         let nomem = || LoadError::NoMemory {
             path: path.to_string(),
         };
@@ -436,6 +447,7 @@ impl Process {
             None => (0, entry),
         };
         let brk = (end + 0xfff) & !0xfff;
+        self.aspace.data_segment = file.data_segment_bytes();
         self.aspace.brk_start = brk;
         self.aspace.brk = brk;
         // Signal-return trampoline: li a7, 139; ecall.
@@ -452,8 +464,6 @@ impl Process {
             .map_err(|_| nomem())?;
         self.mem
             .write(f, &[0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00]);
-        // Stack.
-        let stack_size = 8 << 20;
         self.aspace.add(
             STACK_TOP - stack_size,
             STACK_TOP,
@@ -1172,11 +1182,17 @@ pub(crate) fn prot_string(prot: u32) -> String {
     .collect()
 }
 
-/// Linux's defaults for a process started from a shell.
-fn default_rlimits() -> [(u64, u64); 16] {
+/// `RLIMIT_DATA`'s number.
+pub(crate) const RLIMIT_DATA: usize = 2;
+/// `RLIMIT_STACK`'s number.
+pub(crate) const RLIMIT_STACK: usize = 3;
+
+/// Linux's defaults for a process started from a shell whose stack limit is
+/// `stack_size`.
+fn default_rlimits(stack_size: u64) -> [(u64, u64); 16] {
     const INF: u64 = u64::MAX;
     let mut r = [(INF, INF); 16];
-    r[3] = (8 << 20, INF); // RLIMIT_STACK
+    r[RLIMIT_STACK] = (stack_size, INF);
     r[4] = (0, INF); // RLIMIT_CORE
     r[6] = (63_545, 63_545); // RLIMIT_NPROC
     r[7] = (1024, 1 << 20); // RLIMIT_NOFILE

@@ -154,9 +154,10 @@ impl EmulatedTree {
         use std::fs;
         use std::os::unix::fs::{symlink, PermissionsExt};
         let base = std::env::temp_dir();
+        sweep_abandoned_trees(&base, ABANDONED_AFTER);
         let mut root = None;
         for attempt in 0..100u32 {
-            let dir = base.join(format!("rvnvmm-tree-{}-{attempt}", std::process::id()));
+            let dir = base.join(format!("{TREE_PREFIX}{}-{attempt}", std::process::id()));
             match fs::create_dir(&dir) {
                 Ok(()) => {
                     root = Some(dir);
@@ -290,6 +291,49 @@ impl EmulatedTree {
         // process (a forked child holds the same description) keeps one.
         if lock(&self.root, libc::LOCK_EX | libc::LOCK_NB).is_ok() {
             let _ = std::fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+/// How the trees' directories in the temporary directory are named.
+const TREE_PREFIX: &str = "rvnvmm-tree-";
+
+/// How old an unheld tree must be before another run removes it: older than
+/// any tree between its creation and its first lock.
+const ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Removes the trees under `base` that no process holds and that were made
+/// more than `min_age` ago: those of emulators killed by SIGKILL, which
+/// never let go. A tree is held while any process keeps its shared `flock`,
+/// so an exclusive one granted without waiting proves it abandoned (the
+/// age rules out a tree just made, not yet locked). Only this user's real
+/// directories are looked at; what cannot be read or removed is left.
+fn sweep_abandoned_trees(base: &std::path::Path, min_age: std::time::Duration) {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(entries) = std::fs::read_dir(base) else {
+        return;
+    };
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().starts_with(TREE_PREFIX) {
+            continue;
+        }
+        let path = entry.path();
+        // Not followed: a symbolic link of that name is not a tree.
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let old = meta
+            .modified()
+            .ok()
+            .and_then(|m| m.elapsed().ok())
+            .is_some_and(|age| age > min_age);
+        if !meta.is_dir() || meta.uid() != uid || !old {
+            continue;
+        }
+        if let Ok(_held) = lock(&path, libc::LOCK_EX | libc::LOCK_NB) {
+            let _ = std::fs::remove_dir_all(&path);
         }
     }
 }
@@ -674,6 +718,8 @@ pub struct ProcessInfo {
     pub start_stack: u64,
     /// Start of the heap and the break.
     pub brk: (u64, u64),
+    /// Bytes of private writable memory (what `RLIMIT_DATA` bounds).
+    pub data: u64,
     /// The hart the thread last ran on.
     pub processor: usize,
     /// Harts of the machine.
@@ -750,7 +796,7 @@ impl ProcessInfo {
             kb(self.vsize),
             kb(self.vsize),
             kb(self.rss),
-            kb(self.brk.1.saturating_sub(self.brk.0)),
+            kb(self.data),
             kb(self.stack_size),
             kb(self.code.1.saturating_sub(self.code.0)),
             self.threads,
@@ -1005,6 +1051,7 @@ impl Process {
             code,
             start_stack: self.start_stack,
             brk: (self.aspace.brk_start, self.aspace.brk),
+            data: self.aspace.data_bytes(0, crate::vm::USER_TOP),
             processor: t.cpu,
             harts: self.opts.harts,
             umask: self.umask,
@@ -1017,6 +1064,41 @@ impl Process {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn trees_no_process_holds_are_swept_once_old() {
+        use std::time::{Duration, SystemTime};
+        let base = std::env::temp_dir().join(format!("rvnvmm-sweep-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        std::fs::create_dir(&base).unwrap();
+        let make = |name: &str, age: Duration| {
+            let dir = base.join(name);
+            std::fs::create_dir_all(dir.join("proc/self")).unwrap();
+            let when = SystemTime::now() - age;
+            std::fs::File::open(&dir)
+                .unwrap()
+                .set_modified(when)
+                .unwrap();
+            dir
+        };
+        let minute = Duration::from_secs(60);
+        let killed = make("rvnvmm-tree-1-0", 2 * minute);
+        let held = make("rvnvmm-tree-2-0", 2 * minute);
+        let _holder = lock(&held, libc::LOCK_SH).unwrap();
+        let young = make("rvnvmm-tree-3-0", Duration::ZERO);
+        let other = make("another-tree", 2 * minute);
+        let link = base.join("rvnvmm-tree-4-0");
+        std::os::unix::fs::symlink(&other, &link).unwrap();
+        sweep_abandoned_trees(&base, minute);
+        assert!(!killed.exists(), "abandoned and old: removed");
+        assert!(held.exists(), "a process holds it");
+        assert!(young.exists(), "maybe not locked yet");
+        assert!(
+            other.join("proc/self").exists() && link.exists(),
+            "not a tree"
+        );
+        std::fs::remove_dir_all(&base).unwrap();
+    }
 
     #[test]
     fn paths_of_the_process_and_the_machine() {

@@ -23,11 +23,28 @@ pub const PROT_EXEC: u32 = 4;
 pub const USER_TOP: u64 = 0x40_0000_0000;
 /// Top of the initial stack.
 pub const STACK_TOP: u64 = 0x3f_ffff_f000;
-/// Where top-down mmap allocation starts.
-pub const MMAP_TOP: u64 = 0x3f_f000_0000;
+/// The least room left between the top of the user address space and the
+/// mmap area, whatever the stack size (the layout user mode has always had;
+/// Linux's own floor, `MIN_GAP` in mm/util.c, is 128 MiB plus the stack's
+/// random offset).
+pub const MIN_STACK_GAP: u64 = 256 << 20;
+/// The gap Linux keeps below a stack at its limit (`stack_guard_gap`, 256
+/// pages).
+pub const STACK_GUARD_GAP: u64 = 256 * PAGE_SIZE;
 /// Load bias of position-independent executables.
 pub const PIE_BASE: u64 = 0x2a_aaaa_a000;
 
+/// Where top-down mmap allocation starts for a stack of `stack_size` bytes,
+/// as Linux's `mmap_base` places it: below the stack's whole extent and a
+/// guard gap, never closer to the top than [`MIN_STACK_GAP`]. A larger
+/// stack moves the mmap area down, so the two never meet.
+pub fn mmap_top_for_stack(stack_size: u64) -> u64 {
+    let gap = stack_size
+        .min(rvnvmm_config::MAX_STACK_SIZE)
+        .next_multiple_of(PAGE_SIZE)
+        + STACK_GUARD_GAP;
+    USER_TOP - gap.max(MIN_STACK_GAP)
+}
 /// What backs an area.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Backing {
@@ -75,6 +92,18 @@ pub struct Vma {
     /// The file an area populated at creation came from (an ELF segment),
     /// for `/proc/self/maps`.
     pub image: Option<FileIdent>,
+}
+
+impl Vma {
+    /// Whether the area, with protection `prot`, is data as Linux's
+    /// `is_data_mapping` counts it for `RLIMIT_DATA`: private and writable
+    /// (anonymous memory, the heap, a private file mapping, an ELF segment),
+    /// but not the stack, shared memory or a window on a device.
+    pub fn is_data_with(&self, prot: u32) -> bool {
+        prot & PROT_WRITE != 0
+            && !self.file.as_ref().is_some_and(|f| f.shared)
+            && !matches!(self.backing, Backing::Anon | Backing::Physical { .. })
+    }
 }
 
 /// Which file, and where in it, an area's first byte came from.
@@ -238,8 +267,15 @@ pub struct AddressSpace {
     pub brk_start: u64,
     /// Current program break.
     pub brk: u64,
-    /// Next hint for top-down mmap.
+    /// Top of the mmap area: `mmap(NULL, ...)` takes the highest free gap
+    /// below it, and the heap may not grow past it.
     pub mmap_top: u64,
+    /// `RLIMIT_DATA` (soft, hard), which bounds the data areas
+    /// ([`Vma::is_data_with`]) and the heap.
+    pub data_rlimit: (u64, u64),
+    /// Bytes of the program's initialised data (Linux's `end_data -
+    /// start_data`), which the heap's limit counts too.
+    pub data_segment: u64,
     /// A translation was removed or narrowed (unmap, mprotect, a moved
     /// page): every hart's cached translations must be dropped before the
     /// guest runs again, or a stale entry would reach a frame that has been
@@ -291,7 +327,9 @@ impl AddressSpace {
             heap_pool,
             brk_start: 0,
             brk: 0,
-            mmap_top: MMAP_TOP,
+            mmap_top: mmap_top_for_stack(0),
+            data_rlimit: (u64::MAX, u64::MAX),
+            data_segment: 0,
             translations_stale: false,
         })
     }
@@ -594,6 +632,10 @@ impl AddressSpace {
     ) -> Result<(), Errno> {
         let mut a = start;
         let mut result = Ok(());
+        // Data bytes the change adds so far: as Linux's mprotect_fixup, an
+        // area that becomes data must fit under RLIMIT_DATA with the areas
+        // before it already changed.
+        let mut added: i64 = 0;
         while a < end {
             let Some((_, v)) = self.find(a) else {
                 result = Err(ENOMEM);
@@ -605,6 +647,19 @@ impl AddressSpace {
             {
                 result = Err(EACCES);
                 break;
+            }
+            let piece = (v.end.min(end) - a) as i64;
+            match (v.is_data_with(v.prot), v.is_data_with(prot)) {
+                (false, true) => {
+                    let more = (added + piece).max(0) as u64;
+                    if !self.may_expand_data(more) {
+                        result = Err(ENOMEM);
+                        break;
+                    }
+                    added += piece;
+                }
+                (true, false) => added -= piece,
+                _ => {}
             }
             a = v.end;
         }
@@ -645,6 +700,39 @@ impl AddressSpace {
         len <= self.frames.pool_bytes(pool)
     }
 
+    /// Bytes of data areas ([`Vma::is_data_with`]) in `[start, end)`.
+    pub fn data_bytes(&self, start: u64, end: u64) -> u64 {
+        self.mapped_bytes_where(start, end, |v| v.is_data_with(v.prot))
+    }
+
+    /// Bytes of `[start, end)` that areas cover.
+    pub fn mapped_bytes(&self, start: u64, end: u64) -> u64 {
+        self.mapped_bytes_where(start, end, |_| true)
+    }
+
+    /// Bytes of the areas in `[start, end)` that `keep` selects.
+    fn mapped_bytes_where(&self, start: u64, end: u64, keep: impl Fn(&Vma) -> bool) -> u64 {
+        let first = self.find(start).map_or(start, |(s, _)| s);
+        self.vmas
+            .range(first..end)
+            .filter(|(_, v)| keep(v))
+            .map(|(&s, v)| v.end.min(end).saturating_sub(s.max(start)))
+            .sum()
+    }
+
+    /// Whether the data areas may grow by `more` bytes under
+    /// `RLIMIT_DATA`, as Linux's `may_expand_vm` decides (in pages; a soft
+    /// limit of 0 lets them grow to the hard one, Linux's allowance for
+    /// Valgrind).
+    pub fn may_expand_data(&self, more: u64) -> bool {
+        let (soft, hard) = self.data_rlimit;
+        if soft == u64::MAX {
+            return true;
+        }
+        let pages = (self.data_bytes(0, USER_TOP) + more) / PAGE_SIZE;
+        pages <= soft / PAGE_SIZE || (soft == 0 && pages <= hard / PAGE_SIZE)
+    }
+
     /// The pool an area's fresh frames come from.
     pub fn pool_of(&self, backing: &Backing) -> usize {
         match backing {
@@ -656,9 +744,16 @@ impl AddressSpace {
     /// Sets the program break as Linux's brk does, and returns the break
     /// in effect afterwards: the old one when the request is refused (below
     /// the start of the heap, past the user address space, closer than a
-    /// page to the next mapping, or more than the heap's RAM).
+    /// page to the next mapping, more than the heap's RAM, or beyond
+    /// `RLIMIT_DATA`).
     pub fn set_brk(&mut self, mem: &mut PhysMem, new: u64) -> u64 {
-        if new < self.brk_start || new > MMAP_TOP {
+        if new < self.brk_start || new > self.mmap_top {
+            return self.brk;
+        }
+        // Linux's check_data_rlimit, on every request (a shrink to a break
+        // still beyond the limit too): heap plus initialised data.
+        let soft = self.data_rlimit.0;
+        if soft != u64::MAX && (new - self.brk_start).saturating_add(self.data_segment) > soft {
             return self.brk;
         }
         let old_end = page_up(self.brk);
@@ -668,6 +763,7 @@ impl AddressSpace {
             // mapping.
             if !self.is_free(old_end, new_end + PAGE_SIZE)
                 || !self.may_commit(new_end - old_end, self.heap_pool)
+                || !self.may_expand_data(new_end - old_end)
             {
                 return self.brk;
             }
@@ -710,7 +806,7 @@ impl AddressSpace {
             }
             return Ok(addr);
         }
-        let hint_free = end.is_some_and(|e| e <= MMAP_TOP && self.is_free(addr, e));
+        let hint_free = end.is_some_and(|e| e <= self.mmap_top && self.is_free(addr, e));
         if addr != 0 && addr & (PAGE_SIZE - 1) == 0 && addr >= MIN_ADDR && hint_free {
             return Ok(addr);
         }
@@ -779,6 +875,16 @@ impl AddressSpace {
             || (vma.prot & PROT_WRITE != 0 && !vma.file.as_ref().is_some_and(|f| f.shared));
         let pool = self.pool_of(&vma.backing);
         if new_len > old_len && accounted && !self.may_commit(new_len - old_len, pool) {
+            return Err(ENOMEM);
+        }
+        // RLIMIT_DATA counts the growth, or with dont_unmap the copy, as
+        // Linux's vma_to_resize does.
+        let added = if dont_unmap {
+            old_len
+        } else {
+            new_len.saturating_sub(old_len)
+        };
+        if added > 0 && vma.is_data_with(vma.prot) && !self.may_expand_data(added) {
             return Err(ENOMEM);
         }
         if fixed.is_none() && !dont_unmap {
@@ -942,6 +1048,36 @@ mod tests {
         assert_eq!(g.alloc_data(&mut mem, 1), Some(0xC008_0000));
         assert_eq!(g.claim(0xC000_0000, 0xC010_0000), Err(crate::errno::EBUSY));
         assert_eq!(g.claim(0xC000_0000, 0xC008_0000), Ok(()), "below the pool");
+    }
+
+    #[test]
+    fn the_mmap_area_starts_below_the_whole_stack() {
+        // Linux's default 8 MiB keeps the layout user mode always had.
+        assert_eq!(mmap_top_for_stack(8 << 20), 0x3f_f000_0000);
+        let big = 4 << 30;
+        assert_eq!(mmap_top_for_stack(big), USER_TOP - big - STACK_GUARD_GAP);
+        // An unlimited RLIMIT_STACK is held to the largest stack.
+        let max = rvnvmm_config::MAX_STACK_SIZE;
+        assert_eq!(
+            mmap_top_for_stack(u64::MAX),
+            USER_TOP - max - STACK_GUARD_GAP
+        );
+        assert!(mmap_top_for_stack(u64::MAX) > PIE_BASE);
+        let (mut mem, mut a) = space();
+        a.mmap_top = mmap_top_for_stack(big);
+        a.add(
+            USER_TOP - big,
+            STACK_TOP,
+            PROT_READ | PROT_WRITE,
+            Backing::Anon,
+            "[stack]",
+        );
+        let at = a.place(0, 0x10_0000, false, false).unwrap();
+        assert_eq!(at + 0x10_0000 + STACK_GUARD_GAP, USER_TOP - big);
+        // The heap stops short of it too.
+        a.brk_start = 0x10_0000;
+        a.brk = 0x10_0000;
+        assert_eq!(a.set_brk(&mut mem, a.mmap_top + PAGE_SIZE), 0x10_0000);
     }
 
     #[test]

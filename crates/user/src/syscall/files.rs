@@ -29,8 +29,16 @@ pub(super) fn nofollow_flag(follow: bool) -> i32 {
 }
 
 impl Process {
+    /// Whether `fd` is one the emulator keeps for itself: the root, the
+    /// hold on the emulated tree, or the file behind a mapping.
     pub(super) fn is_internal_fd(&self, fd: i32) -> bool {
+        use std::os::fd::AsRawFd;
         self.fs.is_internal(fd)
+            || self
+                .aspace
+                .vmas
+                .values()
+                .any(|v| v.file.as_ref().is_some_and(|f| f.fd.as_raw_fd() == fd))
     }
 
     /// A call that changes `path` (or what it names).
@@ -810,11 +818,61 @@ impl Process {
     }
 
     pub(super) fn sys_getdents64(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
-        // SAFETY: `b` is a buffer of `n` bytes alive for the call; struct
-        // linux_dirent64 is the same on riscv64 and the host.
-        self.fd_read_like(buf, len, |b, n| unsafe {
-            libc::syscall(libc::SYS_getdents64, fd, b, n)
-        })
+        if !self.lists_host_descriptors(fd) {
+            // SAFETY: `b` is a buffer of `n` bytes alive for the call;
+            // struct linux_dirent64 is the same on riscv64 and the host.
+            return self.fd_read_like(buf, len, |b, n| unsafe {
+                libc::syscall(libc::SYS_getdents64, fd, b, n)
+            });
+        }
+        // The host's fd/ or fdinfo/: the emulator's own descriptors are
+        // left out, as opening them is ENOENT. A batch of only those is
+        // skipped, so an empty answer still means the end.
+        let n = (len as usize).min(MAX_IO);
+        let mut tmp = vec![0u8; n];
+        loop {
+            // SAFETY: as above.
+            let r = host(unsafe { libc::syscall(libc::SYS_getdents64, fd, tmp.as_mut_ptr(), n) })?
+                as usize;
+            if r == 0 {
+                return Ok(0);
+            }
+            let mut kept = 0;
+            let mut at = 0;
+            while at + 19 <= r {
+                // d_ino (8), d_off (8), d_reclen (2), d_type (1), d_name.
+                let reclen = u16::from_ne_bytes([tmp[at + 16], tmp[at + 17]]) as usize;
+                if reclen == 0 || at + reclen > r {
+                    break;
+                }
+                let name = &tmp[at + 19..at + reclen];
+                let name = &name[..name.iter().position(|&c| c == 0).unwrap_or(name.len())];
+                let internal = std::str::from_utf8(name)
+                    .ok()
+                    .and_then(|s| s.parse::<i32>().ok())
+                    .is_some_and(|d| self.is_internal_fd(d));
+                if !internal {
+                    tmp.copy_within(at..at + reclen, kept);
+                    kept += reclen;
+                }
+                at += reclen;
+            }
+            if kept > 0 {
+                self.write_mem(buf, &tmp[..kept])?;
+                return Ok(kept as i64);
+            }
+        }
+    }
+
+    /// Whether `fd` is a directory of the host's own `/proc/<pid>/fd` or
+    /// `fdinfo` (the guest's `/proc/self/fd` leads there).
+    fn lists_host_descriptors(&self, fd: i32) -> bool {
+        let Ok(target) = std::fs::read_link(format!("/proc/self/fd/{fd}")) else {
+            return false;
+        };
+        let own = format!("/proc/{}", std::process::id());
+        target == std::path::Path::new(&own).join("fd")
+            || target == std::path::Path::new(&own).join("fdinfo")
     }
 
     pub(super) fn sys_lseek(&mut self, fd: i32, off: i64, whence: i32) -> SysResult {
@@ -876,6 +934,69 @@ mod tests {
     use crate::syscall::testing::*;
 
     const CWD: u64 = AT_FDCWD as u64;
+
+    /// Every name `getdents64` gives for the directory open at `dir`.
+    fn list(p: &mut Process, dir: i32) -> Vec<String> {
+        let buf = scratch(p, 512);
+        let mut names = Vec::new();
+        loop {
+            // A small buffer, so the listing takes many calls.
+            let n = p.sys_getdents64(dir, buf, 512).unwrap() as usize;
+            if n == 0 {
+                return names;
+            }
+            let b = read(p, buf, n);
+            let mut at = 0;
+            while at < n {
+                let reclen = u16::from_ne_bytes([b[at + 16], b[at + 17]]) as usize;
+                let name = &b[at + 19..at + reclen];
+                let end = name.iter().position(|&c| c == 0).unwrap();
+                names.push(String::from_utf8(name[..end].to_vec()).unwrap());
+                at += reclen;
+            }
+        }
+    }
+
+    #[test]
+    fn proc_self_fd_lists_the_guests_descriptors_only() {
+        use std::os::fd::AsRawFd;
+        let f = TempFile::new("fdlist", &[7u8; 4096]);
+        let mut p = process();
+        let path = guest_str(&mut p, f.path());
+        let file = p.sys_openat(CWD, path, libc::O_RDWR as u64, 0).unwrap();
+        // A private and a shared mapping of it, and shared anonymous memory:
+        // the emulator keeps a descriptor for each.
+        for (flags, fd) in [(2, file), (1, file), (0x21, -1)] {
+            p.sys_mmap([0, 4096, 3, flags, fd as u64, 0]).unwrap();
+        }
+        let mut internal: Vec<i32> = p
+            .aspace
+            .vmas
+            .values()
+            .filter_map(|v| v.file.as_ref().map(|m| m.fd.as_raw_fd()))
+            .collect();
+        internal.extend(p.fs.tree.as_ref().and_then(|t| t.hold_fd()));
+        assert_eq!(internal.len(), 4, "{internal:?}");
+        assert!(internal.iter().all(|&fd| fd >= 900), "{internal:?}");
+        for dir in ["/proc/self/fd", "/proc/self/fdinfo"] {
+            let at = guest_str(&mut p, dir);
+            let d = p
+                .sys_openat(CWD, at, (libc::O_RDONLY | libc::O_DIRECTORY) as u64, 0)
+                .unwrap();
+            let names = list(&mut p, d as i32);
+            assert!(names.contains(&file.to_string()), "{dir}: {names:?}");
+            assert!(names.contains(&d.to_string()), "{dir}: {names:?}");
+            for fd in &internal {
+                assert!(!names.contains(&fd.to_string()), "{dir} lists {fd}");
+            }
+            p.sys_close(d as i32).unwrap();
+        }
+        // Nor may the guest close them.
+        for fd in internal {
+            assert_eq!(err(p.sys_close(fd)), EBADF);
+        }
+        p.sys_close(file as i32).unwrap();
+    }
 
     #[test]
     fn open_read_seek_close() {

@@ -74,6 +74,17 @@ impl Process {
         {
             return Err(ENOMEM);
         }
+        // RLIMIT_DATA, as Linux's mmap_region asks may_expand_vm: a private
+        // writable mapping may add what it does not replace.
+        if !shared
+            && prot & PROT_WRITE != 0
+            && device.is_none()
+            && !self
+                .aspace
+                .may_expand_data(len - self.aspace.mapped_bytes(start, start + len))
+        {
+            return Err(ENOMEM);
+        }
         if sync && device.is_none() {
             return Err(EOPNOTSUPP);
         }
@@ -104,10 +115,24 @@ impl Process {
             // children share it too). Pages come in on first touch.
             let raw = if anon {
                 // SAFETY: the name is a NUL-terminated literal.
-                let fd = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
+                let low = unsafe { libc::memfd_create(c"rvnvmm-shm".as_ptr(), libc::MFD_CLOEXEC) };
+                if low < 0 {
+                    return Err(Errno::last_host());
+                }
+                // Moved out of the range guests use, as the dup of a mapped
+                // file is: the guest's next descriptor number is Linux's.
+                // SAFETY: F_DUPFD_CLOEXEC and close on a descriptor we own.
+                let fd = unsafe { libc::fcntl(low, libc::F_DUPFD_CLOEXEC, 1000) };
+                // SAFETY: as above.
+                unsafe { libc::close(low) };
                 // SAFETY: ftruncate takes integers only.
                 if fd < 0 || unsafe { libc::ftruncate(fd, len as i64) } < 0 {
-                    return Err(Errno::last_host());
+                    let e = Errno::last_host();
+                    if fd >= 0 {
+                        // SAFETY: `fd` is ours and not yet handed anywhere.
+                        unsafe { libc::close(fd) };
+                    }
+                    return Err(e);
                 }
                 fd
             } else {
@@ -309,6 +334,69 @@ mod tests {
 
     fn mmap(p: &mut Process, addr: u64, len: u64, prot: u64, flags: u64) -> SysResult {
         p.sys_mmap([addr, len, prot, flags, u64::MAX, 0])
+    }
+
+    /// RLIMIT_DATA as Linux enforces it: brk beyond it keeps the old break;
+    /// a private writable mapping (mmap, mprotect, mremap growth) beyond it
+    /// is ENOMEM; shared and read-only memory and the stack are not data.
+    #[test]
+    fn rlimit_data_bounds_the_heap_and_private_writable_mappings() {
+        const PAGE: u64 = 0x1000;
+        const SHARED_ANON: u64 = 0x21;
+        const DATA: u64 = 2;
+        let mut p = process();
+        // One page of data: the limit's own buffer.
+        let lim = scratch(&mut p, 16);
+        let set = |p: &mut Process, soft: u64, hard: u64| {
+            p.write_u64(lim, soft).unwrap();
+            p.write_u64(lim + 8, hard).unwrap();
+            p.sys_rlimit(crate::syscall::nr::SETRLIMIT, [DATA, lim, 0, 0, 0, 0])
+        };
+        assert_eq!(set(&mut p, 16 * PAGE, u64::MAX), Ok(0));
+        let brk = |p: &mut Process, to: u64| p.aspace.set_brk(&mut p.mem, to);
+        assert_eq!(brk(&mut p, BRK_START + 10 * PAGE), BRK_START + 10 * PAGE);
+        // 16 pages of heap fit the heap's own check but not the 17 pages
+        // of data with the buffer; 17 fit neither.
+        assert_eq!(brk(&mut p, BRK_START + 16 * PAGE), BRK_START + 10 * PAGE);
+        assert_eq!(brk(&mut p, BRK_START + 17 * PAGE), BRK_START + 10 * PAGE);
+        assert_eq!(brk(&mut p, BRK_START + 15 * PAGE), BRK_START + 15 * PAGE);
+        // Full: no private writable page more, by any route.
+        assert_eq!(err(mmap(&mut p, 0, PAGE, RW, PRIVATE_ANON)), ENOMEM);
+        let shared = mmap(&mut p, 0, 4 * PAGE, RW, SHARED_ANON).unwrap() as u64;
+        let ro = mmap(&mut p, 0, 4 * PAGE, PROT_READ as u64, PRIVATE_ANON).unwrap() as u64;
+        assert_eq!(err(p.sys_mprotect(ro, 4 * PAGE, RW as u32)), ENOMEM);
+        // Replacing data with data adds nothing.
+        assert_eq!(
+            mmap(&mut p, lim, PAGE, RW, PRIVATE_ANON | 0x10),
+            Ok(lim as i64)
+        );
+        // Room for four pages, which may then not grow.
+        assert_eq!(brk(&mut p, BRK_START + 11 * PAGE), BRK_START + 11 * PAGE);
+        let data = mmap(&mut p, 0, 4 * PAGE, RW, PRIVATE_ANON).unwrap() as u64;
+        assert_eq!(p.aspace.data_bytes(0, crate::vm::USER_TOP), 16 * PAGE);
+        let mremap = |p: &mut Process, at: u64, new: u64, flags: u64| {
+            p.sys_mremap([at, 4 * PAGE, new, flags, 0, 0])
+        };
+        assert_eq!(err(mremap(&mut p, data, 5 * PAGE, 1)), ENOMEM);
+        assert_eq!(
+            err(mremap(&mut p, data, 4 * PAGE, 1 | 4)),
+            ENOMEM,
+            "DONTUNMAP"
+        );
+        assert_eq!(mremap(&mut p, data, 3 * PAGE, 0), Ok(data as i64));
+        // Shared memory is not data: it grows.
+        assert_eq!(mremap(&mut p, shared, 8 * PAGE, 1).map(|_| ()), Ok(()));
+        // A soft limit of 0 lets data grow to the hard limit (Linux's
+        // allowance for Valgrind); no limit, without bound.
+        assert_eq!(set(&mut p, 0, 17 * PAGE), Ok(0));
+        assert_eq!(
+            mmap(&mut p, 0, 2 * PAGE, RW, PRIVATE_ANON).map(|_| ()),
+            Ok(())
+        );
+        assert_eq!(err(mmap(&mut p, 0, PAGE, RW, PRIVATE_ANON)), ENOMEM);
+        assert_eq!(set(&mut p, u64::MAX, u64::MAX), Ok(0));
+        assert_eq!(p.sys_mprotect(ro, 4 * PAGE, RW as u32), Ok(0));
+        assert_eq!(brk(&mut p, BRK_START + 64 * PAGE), BRK_START + 64 * PAGE);
     }
 
     #[test]

@@ -325,6 +325,9 @@ impl Process {
                 host(unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &l) } as i64)?;
             }
             self.rlimits[res as usize] = (cur, max);
+            if res as usize == crate::process::RLIMIT_DATA {
+                self.aspace.data_rlimit = (cur, max);
+            }
         }
         if old != 0 {
             self.write_u64(old, r.0)?;

@@ -276,7 +276,7 @@ fn step(h: &mut Harness, m: &mut Model, op: &Op) -> Result<(), TestCaseError> {
                 return Err(TestCaseError::fail(format!("mmap failed: {got:?}")));
             };
             prop_assert!(!m.any_mapped(start, start + len), "placed over a mapping");
-            prop_assert!(start + len <= MMAP_TOP);
+            prop_assert!(start + len <= h.space.mmap_top);
             m.map(start, start + len, *prot);
             m.placed.push(start);
         }
