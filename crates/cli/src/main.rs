@@ -158,6 +158,7 @@ pub(crate) fn user_options(
         ram: (dram.base, dram.size),
         nvmm: nvmm.map(|(_, r)| (r.base, r.size)),
         heap_on_nvmm: cfg.user.heap == rvnvmm_config::RegionKind::Nvmm,
+        pages: cfg.user.pages,
         region_names: [
             dram_name.to_string(),
             nvmm.map_or_else(|| "nvmm".to_string(), |(n, _)| n.to_string()),

@@ -27,6 +27,7 @@ pub(crate) fn process() -> Process {
         ram: (0x8000_0000, 64 << 20),
         nvmm: None,
         heap_on_nvmm: false,
+        pages: crate::vm::PagePolicy::Base,
         region_names: ["dram".into(), "nvmm".into()],
         max_insns: None,
         trace: false,
