@@ -171,10 +171,9 @@ impl TlbArray {
         // place), else the first invalid way, else the oldest stamp.
         let mut victim = 0;
         let mut victim_key = (true, u64::MAX);
-        for i in 0..ways.len() {
-            let e = ways[i];
+        for (i, e) in ways.iter_mut().enumerate() {
             if e.valid && e.page_shift == new.page_shift && e.vpn == new.vpn && e.asid == asid {
-                ways[i] = new;
+                *e = new;
                 return None;
             }
             let key = (e.valid, if e.valid { e.stamp } else { 0 });
