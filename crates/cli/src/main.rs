@@ -160,6 +160,7 @@ pub(crate) fn user_options(
         nvmm: nvmm.map(|(_, r)| (r.base, r.size)),
         heap_on_nvmm: cfg.user.heap == rvnvmm_config::RegionKind::Nvmm,
         stack_size: cfg.user.stack_size,
+        pages: cfg.user.pages,
         region_names: [
             dram_name.to_string(),
             nvmm.map_or_else(|| "nvmm".to_string(), |(n, _)| n.to_string()),

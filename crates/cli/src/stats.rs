@@ -50,6 +50,7 @@ pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> S
         "harts": harts,
         "threads": threads,
         "blocks_decoded": o.blocks_decoded,
+        "pages": pages_json(&o.pages),
         "host_seconds": host_seconds,
         "mips": mips,
     });
@@ -71,5 +72,19 @@ pub(crate) fn atomics_json(a: &rvnvmm_hart::AtomicStats) -> serde_json::Value {
         "sc": a.sc,
         "sc_failures": a.sc_failures,
         "stall_cycles": a.stall_cycles,
+    })
+}
+
+/// The `pages` object: the page policy, the mappings per size at the end
+/// of the run, and the blocks mapped and demoted on the way.
+fn pages_json(p: &rvnvmm_user::PagesOutcome) -> serde_json::Value {
+    let [m4k, m64k, m2m, m1g] = p.mappings;
+    let s = &p.stats;
+    json!({
+        "policy": p.policy.to_string(),
+        "mappings": { "4k": m4k, "64k": m64k, "2m": m2m, "1g": m1g },
+        "blocks_mapped": { "64k": s.mapped[0], "2m": s.mapped[1] },
+        "demoted": { "64k": s.demoted[0], "2m": s.demoted[1] },
+        "fallbacks": s.fallbacks,
     })
 }

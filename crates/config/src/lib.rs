@@ -104,6 +104,23 @@ string_enum! {
 }
 
 string_enum! {
+    /// The page sizes the user-mode kernel maps anonymous memory with
+    /// (`user.pages`).
+    pub enum PagePolicy {
+        /// 4 KiB pages only, as Linux without huge pages.
+        Base = "base",
+        /// As Linux's transparent huge pages (`enabled=always`): a 2 MiB
+        /// megapage at the first touch of a 2 MiB-aligned range wholly
+        /// inside an anonymous area; `MADV_NOHUGEPAGE` opts an area out.
+        Thp = "thp",
+        /// Seed 004's granularity hints: a block size chosen when the area
+        /// is created (2 MiB or 64 KiB by its size), blocks virtually and
+        /// physically aligned, demoted when a change touches part of one.
+        Hint = "hint",
+    }
+}
+
+string_enum! {
     /// The NVMM latency-emulation method of a region (DESIGN §1, seed 000 §3).
     pub enum Method {
         /// TUNA v1: DRAM timing, but every NVMM request is held at the
@@ -710,6 +727,8 @@ pub struct User {
     /// starts with, which sizes its stack area and places the mmap area below
     /// it.
     pub stack_size: u64,
+    /// The page sizes anonymous memory is mapped with.
+    pub pages: PagePolicy,
 }
 
 /// The largest stack user mode gives a program (`user.stack_size`, or an
@@ -1110,6 +1129,7 @@ impl Default for User {
         User {
             heap: RegionKind::Dram,
             stack_size: 8 * 1024 * 1024,
+            pages: PagePolicy::Base,
         }
     }
 }

@@ -11,8 +11,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::{Table, Value};
 
 use crate::{
-    Config, Controller, KeepOpen, Memory, Method, NvmmParams, Refresh, Region, RegionKind,
-    Replacement, Scheduler, TrpOn,
+    Config, Controller, KeepOpen, Memory, Method, NvmmParams, PagePolicy, Refresh, Region,
+    RegionKind, Replacement, Scheduler, TrpOn,
 };
 
 /// The table key under `[memory]` that holds controllers; every other key
@@ -92,6 +92,7 @@ fn kind_of(key: &str, v: &Value) -> LeafKind {
         _ => match last {
             "heap" | "kind" => LeafKind::Enum(RegionKind::NAMES),
             "method" => LeafKind::Enum(Method::NAMES),
+            "pages" => LeafKind::Enum(PagePolicy::NAMES),
             "trp_on" => LeafKind::Enum(TrpOn::NAMES),
             "keep_open" => LeafKind::Enum(KeepOpen::NAMES),
             "replacement" => LeafKind::Enum(Replacement::NAMES),

@@ -222,20 +222,20 @@ pub fn find_leaf(mem: &PhysMem, root: u64, vaddr: u64) -> Option<(u64, Pte, u32)
     None
 }
 
-/// Installs a 4 KiB leaf for `vaddr`, creating intermediate tables with
-/// frames from `alloc_table` (which must return zeroed 4 KiB frames).
-/// Returns the previous entry (possibly invalid), or `None` when a table
-/// frame could not be allocated or a superpage is in the way.
-pub fn map_page(
+/// The physical address of the entry at `level` (0: 4 KiB, 1: 2 MiB) that
+/// maps `vaddr`, creating the tables above it with frames from
+/// `alloc_table` (zeroed 4 KiB frames). `None` when a frame could not be
+/// allocated or a leaf above `level` is in the way.
+pub fn entry_at(
     mem: &mut PhysMem,
     root: u64,
     vaddr: u64,
-    pte: Pte,
+    level: u32,
     alloc_table: &mut dyn FnMut(&mut PhysMem) -> Option<u64>,
-) -> Option<Pte> {
+) -> Option<u64> {
     let mut table = root;
-    for level in (1..3).rev() {
-        let pte_addr = table + vpn(vaddr, level) * 8;
+    for l in (level + 1..3).rev() {
+        let pte_addr = table + vpn(vaddr, l) * 8;
         let cur = Pte(mem.read_u64(pte_addr)?);
         if cur.valid() {
             if cur.is_leaf() {
@@ -251,7 +251,40 @@ pub fn map_page(
             table = frame;
         }
     }
-    let pte_addr = table + vpn(vaddr, 0) * 8;
+    Some(table + vpn(vaddr, level) * 8)
+}
+
+/// The physical frame of the 4 KiB page holding `vaddr` in the leaf `pte`
+/// found at `level` (as [`find_leaf`] gives it): inside a superpage, or
+/// inside a 64 KiB Svnapot range, whose entries all hold the range's base
+/// with PPN[3:0] = 1000.
+pub fn frame_of(pte: Pte, level: u32, vaddr: u64) -> u64 {
+    let offset_mask = (PAGE_SIZE << (9 * level)) - 1;
+    if level == 0 && pte.0 & Pte::N != 0 {
+        (pte.paddr() & !0xffff) | (vaddr & 0xf000)
+    } else {
+        (pte.paddr() & !offset_mask) | (vaddr & offset_mask & !(PAGE_SIZE - 1))
+    }
+}
+
+/// A 64 KiB Svnapot leaf for the range at physical `base` (64 KiB aligned):
+/// the value every one of the range's 16 entries holds.
+pub fn napot_leaf(base: u64, flags: u64) -> Pte {
+    Pte(Pte::leaf(base | 0x8000, flags).0 | Pte::N)
+}
+
+/// Installs a 4 KiB leaf for `vaddr`, creating intermediate tables with
+/// frames from `alloc_table` (which must return zeroed 4 KiB frames).
+/// Returns the previous entry (possibly invalid), or `None` when a table
+/// frame could not be allocated or a superpage is in the way.
+pub fn map_page(
+    mem: &mut PhysMem,
+    root: u64,
+    vaddr: u64,
+    pte: Pte,
+    alloc_table: &mut dyn FnMut(&mut PhysMem) -> Option<u64>,
+) -> Option<Pte> {
+    let pte_addr = entry_at(mem, root, vaddr, 0, alloc_table)?;
     let old = Pte(mem.read_u64(pte_addr)?);
     mem.write_u64(pte_addr, pte.0);
     Some(old)
@@ -396,6 +429,72 @@ mod tests {
         assert_eq!(
             translate_with(&mut mem, root, 0x7000, Access::Read, USER, &mut nothing),
             Err(Fault::Access)
+        );
+    }
+
+    #[test]
+    fn napot_ranges_follow_the_svnapot_rules() {
+        let (mut mem, root, mut alloc) = setup();
+        // The 16 entries of a 64 KiB range at 0x10_0000, all the same value.
+        let leaf = napot_leaf(0x8040_0000, Pte::R | Pte::W | Pte::U);
+        for i in 0..16 {
+            map_page(&mut mem, root, 0x10_0000 + i * PAGE_SIZE, leaf, &mut alloc);
+        }
+        for va in [0x10_0000u64, 0x10_7abc, 0x10_ffff] {
+            let t = translate(&mut mem, root, va, Access::Write, USER).unwrap();
+            assert_eq!(t.paddr, 0x8040_0000 | (va & 0xffff), "{va:#x}");
+            assert_eq!(t.page_shift, 16);
+            let (_, pte, level) = find_leaf(&mem, root, va).unwrap();
+            assert_eq!(frame_of(pte, level, va), 0x8040_0000 | (va & 0xf000));
+        }
+        // PPN[3:0] other than 1000 is a reserved encoding: a page fault.
+        for low in [0x0u64, 0x4, 0xc] {
+            let pte = Pte(Pte::leaf(0x8040_0000 | low << 12, Pte::R | Pte::U).0 | Pte::N);
+            map_page(&mut mem, root, 0x20_0000, pte, &mut alloc);
+            assert_eq!(
+                translate(&mut mem, root, 0x20_0000, Access::Read, USER),
+                Err(Fault::Page),
+                "PPN[3:0] = {low:#x}"
+            );
+        }
+        // N on a superpage leaf, or on a pointer, is reserved.
+        let l1 = entry_at(&mut mem, root, 0x4000_0000, 1, &mut alloc).unwrap();
+        mem.write_u64(l1, napot_leaf(0x8020_0000, Pte::R | Pte::U).0);
+        assert_eq!(
+            translate(&mut mem, root, 0x4000_0000, Access::Read, USER),
+            Err(Fault::Page)
+        );
+        let ptr = Pte::leaf(0x8000_3000, 0).0 & !(Pte::R | Pte::W | Pte::X);
+        mem.write_u64(l1, ptr | Pte::N);
+        assert_eq!(
+            translate(&mut mem, root, 0x4000_0000, Access::Read, USER),
+            Err(Fault::Page)
+        );
+    }
+
+    #[test]
+    fn entry_at_places_a_megapage_and_frame_of_finds_its_pages() {
+        let (mut mem, root, mut alloc) = setup();
+        let l1 = entry_at(&mut mem, root, 0x20_0000, 1, &mut alloc).unwrap();
+        mem.write_u64(l1, Pte::leaf(0x8020_0000, Pte::R | Pte::U).0);
+        let (_, pte, level) = find_leaf(&mem, root, 0x21_2345).unwrap();
+        assert_eq!(level, 1);
+        assert_eq!(frame_of(pte, level, 0x21_2345), 0x8021_2000);
+        assert_eq!(
+            translate(&mut mem, root, 0x3f_ffff, Access::Read, USER).map(|t| t.page_shift),
+            Ok(21)
+        );
+        // A 4 KiB entry cannot go under it.
+        assert_eq!(entry_at(&mut mem, root, 0x21_0000, 0, &mut alloc), None);
+        assert_eq!(
+            map_page(
+                &mut mem,
+                root,
+                0x21_0000,
+                Pte::leaf(0x8030_0000, Pte::R),
+                &mut alloc
+            ),
+            None
         );
     }
 

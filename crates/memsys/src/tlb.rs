@@ -96,6 +96,9 @@ impl TlbArray {
     /// The size of the page that maps `vaddr` in `asid`, if held (an LRU
     /// array records the use).
     pub(crate) fn lookup(&mut self, vaddr: u64, asid: u16) -> Option<u32> {
+        if self.sets == 1 {
+            return self.lookup_one_set(vaddr, asid);
+        }
         for &shift in self.sizes {
             let set = self.set(vaddr, shift);
             if let Some(e) = self.entries[set]
@@ -110,6 +113,28 @@ impl TlbArray {
             }
         }
         None
+    }
+
+    /// [`lookup`](Self::lookup) of a fully associative array: every size
+    /// shares the one set, so a single pass finds the smallest page that
+    /// maps `vaddr` (what probing the sizes in order would find). Most
+    /// calls are misses (the software TLB keeps the hits), which scan the
+    /// set once instead of once per size.
+    fn lookup_one_set(&mut self, vaddr: u64, asid: u16) -> Option<u32> {
+        let mut found: Option<usize> = None;
+        for (i, e) in self.entries.iter().enumerate() {
+            if e.maps(vaddr, asid)
+                && found.is_none_or(|f| self.entries[f].page_shift > e.page_shift)
+            {
+                found = Some(i);
+            }
+        }
+        let e = &mut self.entries[found?];
+        if self.policy == Policy::Lru {
+            self.clock += 1;
+            e.stamp = self.clock;
+        }
+        Some(e.page_shift.into())
     }
 
     /// Whether it holds a translation of `vaddr` in `asid` (no state change).
@@ -142,16 +167,21 @@ impl TlbArray {
         };
         let set = self.set(vaddr, page_shift);
         let ways = &mut self.entries[set];
-        if let Some(e) = ways.iter_mut().find(|e| {
-            e.valid && e.page_shift == new.page_shift && e.vpn == new.vpn && e.asid == asid
-        }) {
-            *e = new;
-            return None;
+        // One pass: the entry already holding the page (refreshed in
+        // place), else the first invalid way, else the oldest stamp.
+        let mut victim = 0;
+        let mut victim_key = (true, u64::MAX);
+        for (i, e) in ways.iter_mut().enumerate() {
+            if e.valid && e.page_shift == new.page_shift && e.vpn == new.vpn && e.asid == asid {
+                *e = new;
+                return None;
+            }
+            let key = (e.valid, if e.valid { e.stamp } else { 0 });
+            if key < victim_key {
+                victim_key = key;
+                victim = i;
+            }
         }
-        let victim = match ways.iter().position(|e| !e.valid) {
-            Some(i) => i,
-            None => (0..ways.len()).min_by_key(|&i| ways[i].stamp).unwrap_or(0),
-        };
         let old = ways[victim];
         ways[victim] = new;
         old.valid.then(|| old.range())
@@ -354,6 +384,29 @@ mod tests {
         t.insert(0x4020_0000, 21, 0, false);
         assert_eq!(t.lookup(0x4033_4567, 0), Some(21));
         assert_eq!(t.lookup(0x4040_0000, 0), None);
+    }
+
+    #[test]
+    fn one_set_and_many_sets_find_the_same_smallest_page() {
+        // A 2 MiB entry and a 4 KiB one inside it (a page table changed
+        // without a fence): both geometries answer with the 4 KiB page,
+        // and forget it the same way.
+        for (entries, ways) in [(8, 8), (8, 2)] {
+            let mut t = TlbArray::new(entries, ways, Policy::Lru, &PAGE_SHIFTS);
+            t.insert(0x20_0000, 21, 0, false);
+            t.insert(0x20_3000, 12, 0, false);
+            assert_eq!(t.lookup(0x20_3abc, 0), Some(12), "{entries}x{ways}");
+            assert_eq!(t.lookup(0x20_4000, 0), Some(21));
+            assert_eq!(t.lookup(0x40_0000, 0), None);
+            t.flush(
+                TlbFlush {
+                    vaddr: Some(0x20_3000),
+                    asid: None,
+                },
+                |_| {},
+            );
+            assert_eq!(t.lookup(0x20_3000, 0), None);
+        }
     }
 
     #[test]

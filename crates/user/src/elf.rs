@@ -483,6 +483,9 @@ impl ElfFile {
                         .map(|(&k, _)| k)
                         .unwrap_or(end);
                     aspace.add(s, next, prot, Backing::Populated, &self.path);
+                    // Past the file's data the segment is anonymous memory
+                    // (the bss), as Linux maps it.
+                    aspace.set_anon_from(s, (vaddr + ph.p_filesz).next_multiple_of(PAGE));
                     if let (Some((dev, ino)), Some(v)) = (self.ident, aspace.vmas.get_mut(&s)) {
                         v.image = Some(crate::vm::FileIdent {
                             dev,

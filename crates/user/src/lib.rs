@@ -19,4 +19,4 @@ mod signal;
 mod syscall;
 pub mod vm;
 
-pub use process::{ExitKind, Options, Outcome, Process, RunError, ThreadStats};
+pub use process::{ExitKind, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats};

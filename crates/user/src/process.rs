@@ -43,6 +43,8 @@ pub struct Options {
     /// it sizes the stack of every program it execs until the guest changes
     /// the limit.
     pub stack_size: u64,
+    /// The page sizes anonymous memory is mapped with (`user.pages`).
+    pub pages: crate::vm::PagePolicy,
     /// The config names of the DRAM and NVMM regions (`memory.NAME`), for
     /// messages that say which key sizes what ran out.
     pub region_names: [String; 2],
@@ -124,6 +126,21 @@ pub struct Outcome {
     /// The memory system's statistics (caches, flushes, regions), when
     /// the machine is timed.
     pub memory: Option<serde_json::Value>,
+    /// The page policy's figures.
+    pub pages: PagesOutcome,
+}
+
+/// What the page policy did (`--stats` `pages`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PagesOutcome {
+    /// `user.pages`.
+    pub policy: crate::vm::PagePolicy,
+    /// Mappings in the page table at the end, per size: 4 KiB, 64 KiB,
+    /// 2 MiB, 1 GiB (a Svnapot range counts once).
+    pub mappings: [u64; 4],
+    /// Blocks mapped at faults, blocks demoted and faults that fell back
+    /// to a 4 KiB page.
+    pub stats: crate::vm::PageStats,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -272,8 +289,9 @@ impl Process {
                 }
             })
             .collect();
-        let aspace = AddressSpace::with_pools(&mut mem, &pools, heap_pool)
+        let mut aspace = AddressSpace::with_pools(&mut mem, &pools, heap_pool)
             .map_err(|_| RunError::Setup("guest RAM too small".into()))?;
+        aspace.pages = opts.pages;
         let mut fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
         let harts = opts.harts.max(1);
@@ -1078,6 +1096,11 @@ impl Process {
             is_initial_process: !self.is_child,
             pid: self.pid,
             memory,
+            pages: PagesOutcome {
+                policy: self.aspace.pages,
+                mappings: self.aspace.mappings_by_size(&self.mem),
+                stats: self.aspace.page_stats.clone(),
+            },
         }
     }
 

@@ -12,6 +12,8 @@ use rvnvmm_mem::sv39::{self, Pte, PAGE_SIZE};
 use rvnvmm_mem::PhysMem;
 use std::collections::BTreeMap;
 
+pub use rvnvmm_config::PagePolicy;
+
 /// Protection bits as in mmap's PROT_*.
 pub const PROT_READ: u32 = 1;
 /// Writable.
@@ -75,6 +77,50 @@ pub struct RemapFlags {
     pub dont_unmap: bool,
 }
 
+/// What `madvise` said about huge pages for an area.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HugeAdvice {
+    /// Nothing: the page policy decides.
+    #[default]
+    Default,
+    /// `MADV_HUGEPAGE`.
+    Huge,
+    /// `MADV_NOHUGEPAGE`: 4 KiB pages only.
+    NoHuge,
+}
+
+/// Log2 of the page sizes the user-mode kernel maps: 4 KiB, 64 KiB
+/// (Svnapot) and 2 MiB (a megapage).
+const SHIFT_4K: u32 = 12;
+const SHIFT_64K: u32 = 16;
+const SHIFT_2M: u32 = 21;
+
+/// The block size seed 004's hint gives an area of `len` bytes: the
+/// largest of 2 MiB and 64 KiB it holds at least one of, else 4 KiB.
+pub fn hint_for(len: u64) -> u32 {
+    if len >= 1 << SHIFT_2M {
+        SHIFT_2M
+    } else if len >= 1 << SHIFT_64K {
+        SHIFT_64K
+    } else {
+        SHIFT_4K
+    }
+}
+
+/// Counters of the larger pages (`--stats` `pages`): per size (64 KiB,
+/// 2 MiB), blocks mapped at a fault and blocks split into 4 KiB pages
+/// because a change touched part of one.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PageStats {
+    /// Blocks mapped: [64 KiB, 2 MiB].
+    pub mapped: [u64; 2],
+    /// Blocks demoted: [64 KiB, 2 MiB].
+    pub demoted: [u64; 2],
+    /// Faults in a range a block could have covered that got a 4 KiB page
+    /// (part of it mapped already, or no aligned physical block left).
+    pub fallbacks: u64,
+}
+
 /// A virtual memory area.
 #[derive(Clone, Debug)]
 pub struct Vma {
@@ -92,6 +138,16 @@ pub struct Vma {
     /// The file an area populated at creation came from (an ELF segment),
     /// for `/proc/self/maps`.
     pub image: Option<FileIdent>,
+    /// Pages from here to the end are anonymous (zero-filled on demand,
+    /// no file): the area's start for anonymous memory, the end of the
+    /// file data for an ELF segment's bss, `u64::MAX` for none. Only
+    /// anonymous pages may be mapped by larger pages.
+    pub anon_from: u64,
+    /// `madvise`'s huge-page advice.
+    pub huge: HugeAdvice,
+    /// With `user.pages = hint`: log2 of the block size recorded when the
+    /// area was created ([`hint_for`] of its size).
+    pub hint: u32,
 }
 
 impl Vma {
@@ -193,6 +249,24 @@ impl Frames {
         Some(f)
     }
 
+    /// A block of `1 << shift` bytes aligned to its size, from the frames
+    /// pool `pool` has not handed out yet (freed frames are scattered).
+    /// Frames the alignment skips go to the free list for 4 KiB pages.
+    fn alloc_block(&mut self, pool: usize, shift: u32) -> Option<u64> {
+        let p = &mut self.pools[pool];
+        let size = 1u64 << shift;
+        let start = p.next_data.checked_next_multiple_of(size)?;
+        let end = start.checked_add(size).filter(|&e| e <= p.next_table)?;
+        if p.claimed.iter().any(|&(b, e)| b < end && e > p.next_data) {
+            return None;
+        }
+        p.free
+            .extend((p.next_data..start).step_by(PAGE_SIZE as usize));
+        p.next_data = end;
+        self.used += size / PAGE_SIZE;
+        Some(start)
+    }
+
     fn alloc_table(&mut self, mem: &mut PhysMem) -> Option<u64> {
         let p = &mut self.pools[0];
         let f = if p.next_table - PAGE_SIZE >= p.next_data {
@@ -281,6 +355,10 @@ pub struct AddressSpace {
     /// guest runs again, or a stale entry would reach a frame that has been
     /// freed and handed to another mapping.
     pub translations_stale: bool,
+    /// The page sizes anonymous memory gets (`user.pages`).
+    pub pages: PagePolicy,
+    /// Counters of the larger pages.
+    pub page_stats: PageStats,
 }
 
 fn page_up(v: u64) -> u64 {
@@ -331,6 +409,8 @@ impl AddressSpace {
             data_rlimit: (u64::MAX, u64::MAX),
             data_segment: 0,
             translations_stale: false,
+            pages: PagePolicy::Base,
+            page_stats: PageStats::default(),
         })
     }
 
@@ -409,7 +489,14 @@ impl AddressSpace {
         // Anonymous memory has no name of its own ([heap] is where the
         // break is); everything else keeps its name.
         let same_name = a.backing == Backing::Heap || a.name == b.name;
-        a.prot == b.prot && same_backing && same_file && same_image && same_name
+        // As Linux keeps areas with different huge-page advice apart.
+        a.prot == b.prot
+            && same_backing
+            && same_file
+            && same_image
+            && same_name
+            && a.huge == b.huge
+            && (a.anon_from == b.anon_from || (a.anon_from <= a_start && b.anon_from <= a.end))
     }
 
     /// Pages of `[start, end)` that have a frame (are resident), counted by
@@ -453,9 +540,12 @@ impl AddressSpace {
             let a_end = a.end;
             match self.vmas.get(&a_end) {
                 Some(b) if Self::mergeable(k, a, b) => {
-                    let b_end = b.end;
+                    let (b_end, b_hint) = (b.end, b.hint);
                     self.vmas.remove(&a_end);
-                    self.vmas.get_mut(&k).unwrap().end = b_end;
+                    let a = self.vmas.get_mut(&k).unwrap();
+                    a.end = b_end;
+                    // One area now: blocks as large as either part's.
+                    a.hint = a.hint.max(b_hint);
                 }
                 _ => cur = self.vmas.range(k + 1..).next().map(|(&k, _)| k),
             }
@@ -465,6 +555,7 @@ impl AddressSpace {
     /// Adds an area (the range must be free). Pages of an anonymous area are
     /// mapped on first touch.
     pub fn add(&mut self, start: u64, end: u64, prot: u32, backing: Backing, name: &str) {
+        let anon = matches!(backing, Backing::Anon | Backing::Heap);
         self.vmas.insert(
             start,
             Vma {
@@ -474,8 +565,222 @@ impl AddressSpace {
                 name: name.to_string(),
                 file: None,
                 image: None,
+                anon_from: if anon { start } else { u64::MAX },
+                huge: HugeAdvice::Default,
+                hint: hint_for(end - start),
             },
         );
+    }
+
+    /// Marks the pages of the area at `start` from `from` on as anonymous
+    /// (an ELF segment's bss), with the hint their size gives.
+    pub fn set_anon_from(&mut self, start: u64, from: u64) {
+        if let Some(v) = self.vmas.get_mut(&start) {
+            v.anon_from = from.max(start);
+            v.hint = hint_for(v.end.saturating_sub(v.anon_from));
+        }
+    }
+
+    /// Log2 of the size of the block a fault at `vaddr` maps under the page
+    /// policy, if larger than 4 KiB: one wholly inside the anonymous part
+    /// of its area (so it never maps a page the area does not own). `thp`
+    /// maps 2 MiB at the first touch of such a range, as Linux's THP with
+    /// `enabled=always` does at fault time (what khugepaged would collapse
+    /// later is mapped at once here: no copy, and no program sees the
+    /// difference but in its TLB). `hint` maps the area's recorded size, or
+    /// 64 KiB where a 2 MiB block would not fit (the area's edges).
+    fn block_shift(&self, vaddr: u64) -> Option<u32> {
+        let (start, v) = self.find(vaddr)?;
+        if v.file.is_some() || v.huge == HugeAdvice::NoHuge {
+            return None;
+        }
+        let lo = v.anon_from.max(start);
+        let sizes: &[u32] = match (self.pages, v.hint) {
+            (PagePolicy::Base, _) => &[],
+            (PagePolicy::Thp, _) => &[SHIFT_2M],
+            (PagePolicy::Hint, SHIFT_2M) => &[SHIFT_2M, SHIFT_64K],
+            (PagePolicy::Hint, SHIFT_64K) => &[SHIFT_64K],
+            (PagePolicy::Hint, _) => &[],
+        };
+        sizes.iter().copied().find(|&shift| {
+            let b = vaddr & !((1u64 << shift) - 1);
+            b >= lo && b.checked_add(1 << shift).is_some_and(|e| e <= v.end)
+        })
+    }
+
+    /// Maps the block of `1 << shift` bytes holding `vaddr` to a fresh,
+    /// equally aligned physical block from `pool`: a megapage, or the 16
+    /// entries of a Svnapot range. False (nothing done) when part of the
+    /// range is mapped already or the pool has no aligned block left.
+    fn map_block(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        shift: u32,
+        prot: u32,
+        pool: usize,
+    ) -> Result<bool, Errno> {
+        let base = vaddr & !((1u64 << shift) - 1);
+        let level = u32::from(shift == SHIFT_2M);
+        let frames = &mut self.frames;
+        let Some(entry) =
+            sv39::entry_at(mem, self.root, base, level, &mut |m| frames.alloc_table(m))
+        else {
+            return Ok(false);
+        };
+        let entries = if level == 1 { 1 } else { 16 };
+        let mut empty_table = None;
+        for i in 0..entries {
+            let cur = Pte(mem.read_u64(entry + i * 8).ok_or(ENOMEM)?);
+            if !cur.valid() {
+                continue;
+            }
+            // A megapage may replace a table that maps nothing yet.
+            let table = cur.paddr();
+            let unused = level == 1
+                && !cur.is_leaf()
+                && (0..512).all(|j| mem.read_u64(table + j * 8).is_some_and(|p| p & Pte::V == 0));
+            if !unused {
+                return Ok(false);
+            }
+            empty_table = Some(table);
+        }
+        let Some(block) = self.frames.alloc_block(pool, shift) else {
+            return Ok(false);
+        };
+        let flags = pte_flags(prot);
+        if level == 1 {
+            mem.write_u64(entry, Pte::leaf(block, flags).0);
+            if let Some(t) = empty_table {
+                self.frames.release(mem, t);
+            }
+            self.page_stats.mapped[1] += 1;
+        } else {
+            let leaf = sv39::napot_leaf(block, flags);
+            for i in 0..16 {
+                mem.write_u64(entry + i * 8, leaf.0);
+            }
+            self.page_stats.mapped[0] += 1;
+        }
+        Ok(true)
+    }
+
+    /// Splits the block mapping `vaddr`, if any, into 4 KiB pages with the
+    /// same frames and protection (seed 004 §5's downgrade); `partial`
+    /// counts it as a demotion. The caller drops cached translations.
+    fn split_block(&mut self, mem: &mut PhysMem, vaddr: u64, partial: bool) -> Result<(), Errno> {
+        let Some((entry, pte, level)) = sv39::find_leaf(mem, self.root, vaddr) else {
+            return Ok(());
+        };
+        let flags = pte.0 & (0xff | PTE_DEVICE);
+        if level == 1 {
+            let table = self.frames.alloc_table(mem).ok_or(ENOMEM)?;
+            let base = pte.paddr();
+            for i in 0..512 {
+                mem.write_u64(table + i * 8, Pte::leaf(base + i * PAGE_SIZE, flags).0);
+            }
+            mem.write_u64(entry, Pte::leaf(table, 0).0 & !(Pte::R | Pte::W | Pte::X));
+            self.page_stats.demoted[1] += u64::from(partial);
+        } else if level == 0 && pte.0 & Pte::N != 0 {
+            let first = entry & !(16 * 8 - 1);
+            let base = pte.paddr() & !0xffff;
+            for i in 0..16 {
+                let cur = mem.read_u64(first + i * 8).unwrap_or(0);
+                // Each entry keeps its own A/D bits.
+                let keep = cur & (Pte::A | Pte::D);
+                mem.write_u64(
+                    first + i * 8,
+                    Pte::leaf(base + i * PAGE_SIZE, (flags & !(Pte::A | Pte::D)) | keep).0,
+                );
+            }
+            self.page_stats.demoted[0] += u64::from(partial);
+        } else {
+            return Ok(());
+        }
+        self.translations_stale = true;
+        Ok(())
+    }
+
+    /// Splits every block that maps part of `[start, end)`, so the range
+    /// can be changed page by page; blocks not wholly inside it count as
+    /// demoted.
+    fn split_blocks_in(&mut self, mem: &mut PhysMem, start: u64, end: u64) -> Result<(), Errno> {
+        if self.pages == PagePolicy::Base {
+            return Ok(()); // nothing but 4 KiB pages
+        }
+        let mut va = start & !(PAGE_SIZE - 1);
+        while va < end {
+            match sv39::find_leaf(mem, self.root, va) {
+                Some((_, pte, level)) if level == 1 || pte.0 & Pte::N != 0 => {
+                    let shift = if level == 1 { SHIFT_2M } else { SHIFT_64K };
+                    let b = va & !((1u64 << shift) - 1);
+                    let partial = b < start || b + (1 << shift) > end;
+                    self.split_block(mem, va, partial)?;
+                    va = b + (1 << shift);
+                }
+                Some(_) => va += PAGE_SIZE,
+                None => va += PAGE_SIZE,
+            }
+        }
+        Ok(())
+    }
+
+    /// Splits the blocks that straddle `start` or `end`: what a change of
+    /// `[start, end)` touches only part of.
+    fn split_blocks_across(
+        &mut self,
+        mem: &mut PhysMem,
+        start: u64,
+        end: u64,
+    ) -> Result<(), Errno> {
+        if self.pages == PagePolicy::Base {
+            return Ok(());
+        }
+        for at in [start, end] {
+            if at & ((1 << SHIFT_2M) - 1) != 0 {
+                if let Some((_, _, 1)) = sv39::find_leaf(mem, self.root, at) {
+                    self.split_block(mem, at, true)?;
+                }
+            }
+            if at & ((1 << SHIFT_64K) - 1) != 0 {
+                if let Some((_, pte, 0)) = sv39::find_leaf(mem, self.root, at) {
+                    if pte.0 & Pte::N != 0 {
+                        self.split_block(mem, at, true)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// How many mappings of each size (4 KiB, 64 KiB, 2 MiB, 1 GiB) the
+    /// page table holds: leaves, a Svnapot range counting once.
+    pub fn mappings_by_size(&self, mem: &PhysMem) -> [u64; 4] {
+        fn walk(mem: &PhysMem, table: u64, level: u32, out: &mut [u64; 4]) {
+            for i in 0..512 {
+                let Some(pte) = mem.read_u64(table + i * 8).map(Pte) else {
+                    continue;
+                };
+                if !pte.valid() {
+                    continue;
+                }
+                if level == 0 {
+                    // 16 entries per range: count its first.
+                    if pte.0 & Pte::N == 0 {
+                        out[0] += 1;
+                    } else if i % 16 == 0 {
+                        out[1] += 1;
+                    }
+                } else if pte.is_leaf() {
+                    out[level as usize + 1] += 1;
+                } else {
+                    walk(mem, pte.paddr(), level - 1, out);
+                }
+            }
+        }
+        let mut out = [0; 4];
+        walk(mem, self.root, 2, &mut out);
+        out
     }
 
     /// Maps one page at `vaddr` to a fresh zeroed frame with the area's
@@ -498,8 +803,8 @@ impl AddressSpace {
         pool: usize,
     ) -> Result<u64, Errno> {
         let vaddr = vaddr & !(PAGE_SIZE - 1);
-        if let Some((_, pte, 0)) = sv39::find_leaf(mem, self.root, vaddr) {
-            return Ok(pte.paddr());
+        if let Some((_, pte, level)) = sv39::find_leaf(mem, self.root, vaddr) {
+            return Ok(sv39::frame_of(pte, level, vaddr));
         }
         let frame = self.frames.alloc_data(mem, pool).ok_or(ENOMEM)?;
         let frames = &mut self.frames;
@@ -556,6 +861,12 @@ impl AddressSpace {
             _ => 0,
         };
         let Some(file) = vma.file.clone() else {
+            if let Some(shift) = self.block_shift(vaddr) {
+                if self.map_block(mem, vaddr, shift, prot, pool)? {
+                    return Ok(true);
+                }
+                self.page_stats.fallbacks += 1;
+            }
             self.populate_page_in(mem, vaddr, prot, pool)?;
             return Ok(true);
         };
@@ -597,6 +908,9 @@ impl AddressSpace {
         if start >= end {
             return false;
         }
+        // (Without a frame for the table a split needs, a block across an
+        // edge stays mapped whole: see `release_pages`.)
+        self.split_blocks_across(mem, start, end).ok();
         self.split_at(start);
         self.split_at(end);
         let keys: Vec<u64> = self.vmas.range(start..end).map(|(&k, _)| k).collect();
@@ -605,18 +919,39 @@ impl AddressSpace {
         for k in keys {
             let vma = self.vmas.remove(&k).unwrap();
             exec |= vma.prot & PROT_EXEC != 0;
-            let mut va = k;
-            while va < vma.end {
-                if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
-                    mem.write_u64(pte_addr, 0);
-                    if pte.0 & PTE_DEVICE == 0 {
-                        self.frames.release(mem, pte.paddr());
-                    }
-                }
-                va += PAGE_SIZE;
-            }
+            self.release_pages(mem, k, vma.end);
         }
         exec
+    }
+
+    /// Unmaps the pages of `[start, end)` and releases their frames. The
+    /// caller split the blocks across the edges; one it could not (no
+    /// frame for a table) stays mapped rather than free pages still in use.
+    fn release_pages(&mut self, mem: &mut PhysMem, start: u64, end: u64) {
+        let mut va = start;
+        while va < end {
+            match sv39::find_leaf(mem, self.root, va) {
+                Some((pte_addr, pte, 1)) => {
+                    let b = va & !((1 << SHIFT_2M) - 1);
+                    if b >= start && b + (1 << SHIFT_2M) <= end {
+                        mem.write_u64(pte_addr, 0);
+                        let base = pte.paddr();
+                        for i in 0..512 {
+                            self.frames.release(mem, base + i * PAGE_SIZE);
+                        }
+                    }
+                    va = b + (1 << SHIFT_2M);
+                }
+                Some((pte_addr, pte, 0)) => {
+                    mem.write_u64(pte_addr, 0);
+                    if pte.0 & PTE_DEVICE == 0 {
+                        self.frames.release(mem, sv39::frame_of(pte, 0, va));
+                    }
+                    va += PAGE_SIZE;
+                }
+                _ => va += PAGE_SIZE,
+            }
+        }
     }
 
     /// Changes the protection of `[start, end)`, as Linux's mprotect: area
@@ -667,6 +1002,9 @@ impl AddressSpace {
         if end <= start {
             return result;
         }
+        // A block the change covers only part of becomes 4 KiB pages
+        // first: a block has one protection (seed 004 §5).
+        self.split_blocks_across(mem, start, end)?;
         self.split_at(start);
         self.split_at(end);
         let keys: Vec<u64> = self.vmas.range(start..end).map(|(&k, _)| k).collect();
@@ -677,14 +1015,19 @@ impl AddressSpace {
             let vend = vma.end;
             let mut va = k;
             while va < vend {
-                if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
+                let leaf = sv39::find_leaf(mem, self.root, va);
+                if let Some((pte_addr, pte, _)) = leaf {
                     // PROT_NONE keeps the frame but drops U, so every user
-                    // access faults until the protection is restored.
+                    // access faults until the protection is restored. (The
+                    // Svnapot bit and PPN stay: a whole range changes.)
                     let perms = if prot == 0 { Pte::R } else { pte_flags(prot) };
                     let new = (pte.0 & !0xff) | Pte::V | Pte::A | Pte::D | perms;
                     mem.write_u64(pte_addr, new);
                 }
-                va += PAGE_SIZE;
+                va = match leaf {
+                    Some((_, _, 1)) => (va | ((1 << SHIFT_2M) - 1)) + 1,
+                    _ => va + PAGE_SIZE,
+                };
             }
         }
         self.merge_around(start, end);
@@ -907,6 +1250,9 @@ impl AddressSpace {
         let moved = old_len.min(new_len);
         let mut area = vma.clone();
         area.end = new + new_len;
+        if area.anon_from != u64::MAX {
+            area.anon_from = new + vma.anon_from.saturating_sub(old);
+        }
         if let Some(f) = &mut area.file {
             f.offset += old - vstart;
         }
@@ -934,6 +1280,8 @@ impl AddressSpace {
         len: u64,
     ) -> Result<(), Errno> {
         self.translations_stale = true;
+        // Pages move one by one: the blocks there become 4 KiB pages.
+        self.split_blocks_in(mem, from, from + len)?;
         let mut off = 0;
         while off < len {
             if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, from + off) {
@@ -954,15 +1302,38 @@ impl AddressSpace {
     pub fn discard(&mut self, mem: &mut PhysMem, start: u64, end: u64) {
         self.translations_stale = true;
         // File pages are brought in again from the file on the next touch.
-        let mut va = start & !(PAGE_SIZE - 1);
-        while va < end {
-            if let Some((pte_addr, pte, 0)) = sv39::find_leaf(mem, self.root, va) {
-                mem.write_u64(pte_addr, 0);
-                if pte.0 & PTE_DEVICE == 0 {
-                    self.frames.release(mem, pte.paddr());
+        let start = start & !(PAGE_SIZE - 1);
+        self.split_blocks_across(mem, start, end).ok();
+        self.release_pages(mem, start, end);
+    }
+
+    /// `madvise(MADV_HUGEPAGE / MADV_NOHUGEPAGE)` over `[start, end)`:
+    /// records the advice in the areas there (splitting them at the
+    /// edges); `ENOMEM` if part of the range is not mapped, as Linux (the
+    /// mapped part still takes the advice). Blocks mapped already stay,
+    /// as Linux leaves its huge pages.
+    pub fn advise_huge(&mut self, start: u64, end: u64, advice: HugeAdvice) -> Result<(), Errno> {
+        let mut hole = false;
+        let mut a = start;
+        while a < end {
+            match self.find(a) {
+                Some((_, v)) => a = v.end,
+                None => {
+                    hole = true;
+                    a = self.vmas.range(a..).next().map_or(end, |(&k, _)| k);
                 }
             }
-            va += PAGE_SIZE;
+        }
+        self.split_at(start);
+        self.split_at(end);
+        for v in self.vmas.range_mut(start..end).map(|(_, v)| v) {
+            v.huge = advice;
+        }
+        self.merge_around(start, end);
+        if hole {
+            Err(ENOMEM)
+        } else {
+            Ok(())
         }
     }
 
@@ -1048,6 +1419,151 @@ mod tests {
         assert_eq!(g.alloc_data(&mut mem, 1), Some(0xC008_0000));
         assert_eq!(g.claim(0xC000_0000, 0xC010_0000), Err(crate::errno::EBUSY));
         assert_eq!(g.claim(0xC000_0000, 0xC008_0000), Ok(()), "below the pool");
+    }
+
+    fn policy_space(pages: PagePolicy) -> (PhysMem, AddressSpace) {
+        let mut mem = PhysMem::new(&[(0x8000_0000, 0x100_0000)]).unwrap();
+        let mut a = AddressSpace::new(&mut mem, 0x8000_0000, 0x100_0000).unwrap();
+        a.pages = pages;
+        (mem, a)
+    }
+
+    const RW: u32 = PROT_READ | PROT_WRITE;
+
+    /// Translates for a user read (or write): physical address and page size.
+    fn user_access(
+        mem: &mut PhysMem,
+        a: &AddressSpace,
+        va: u64,
+        write: bool,
+    ) -> Option<(u64, u32)> {
+        let who = sv39::Requester {
+            user: true,
+            sum: false,
+            mxr: false,
+        };
+        let access = if write {
+            sv39::Access::Write
+        } else {
+            sv39::Access::Read
+        };
+        sv39::translate(mem, a.root, va, access, who)
+            .ok()
+            .map(|t| (t.paddr, t.page_shift))
+    }
+
+    #[test]
+    fn thp_maps_a_megapage_where_a_whole_aligned_range_lies_in_the_area() {
+        let (mut mem, mut a) = policy_space(PagePolicy::Thp);
+        // 0x1f_f000..0x60_1000: one page below 2 MiB alignment, two whole
+        // 2 MiB ranges, one page beyond.
+        a.add(0x1f_f000, 0x60_1000, RW, Backing::Heap, "[anon]");
+        assert!(a.handle_fault(&mut mem, 0x25_0000, true, false).unwrap());
+        let (pa, shift) = user_access(&mut mem, &a, 0x25_0123, false).unwrap();
+        assert_eq!(shift, 21);
+        assert_eq!(pa & 0x1f_ffff, 0x5_0123, "physically aligned as well");
+        // The edges get 4 KiB pages.
+        for va in [0x1f_f000, 0x60_0000] {
+            assert!(a.handle_fault(&mut mem, va, true, false).unwrap());
+            assert_eq!(user_access(&mut mem, &a, va, false).unwrap().1, 12);
+        }
+        assert_eq!(a.mappings_by_size(&mem), [2, 0, 1, 0]);
+        // MADV_NOHUGEPAGE: the other range gets 4 KiB pages.
+        a.advise_huge(0x40_0000, 0x60_0000, HugeAdvice::NoHuge)
+            .unwrap();
+        assert!(a.handle_fault(&mut mem, 0x40_0000, true, false).unwrap());
+        assert_eq!(user_access(&mut mem, &a, 0x40_0000, false).unwrap().1, 12);
+        assert_eq!(a.page_stats.mapped, [0, 1]);
+        assert_eq!(
+            a.advise_huge(0x60_0000, 0x80_0000, HugeAdvice::Huge),
+            Err(ENOMEM),
+            "part of the range is not mapped"
+        );
+        // Base maps nothing larger than 4 KiB.
+        let (mut mem, mut b) = policy_space(PagePolicy::Base);
+        b.add(0x20_0000, 0x40_0000, RW, Backing::Heap, "[anon]");
+        b.handle_fault(&mut mem, 0x20_0000, true, false).unwrap();
+        assert_eq!(b.mappings_by_size(&mem), [1, 0, 0, 0]);
+    }
+
+    #[test]
+    fn hint_blocks_follow_the_area_size() {
+        let (mut mem, mut a) = policy_space(PagePolicy::Hint);
+        // 128 KiB: 64 KiB blocks (Svnapot).
+        a.add(0x10_0000, 0x12_0000, RW, Backing::Heap, "[anon]");
+        assert!(a.handle_fault(&mut mem, 0x11_2000, true, false).unwrap());
+        let (pa, shift) = user_access(&mut mem, &a, 0x11_2345, false).unwrap();
+        assert_eq!((shift, pa & 0xffff), (16, 0x2345));
+        // 8 KiB: 4 KiB pages.
+        a.add(0x20_0000, 0x20_2000, RW, Backing::Heap, "[anon]");
+        a.handle_fault(&mut mem, 0x20_0000, true, false).unwrap();
+        assert_eq!(user_access(&mut mem, &a, 0x20_0000, false).unwrap().1, 12);
+        // 3 MiB from 0x40_0000: a 2 MiB block, then 64 KiB ones beyond.
+        a.add(0x40_0000, 0x70_0000, RW, Backing::Heap, "[anon]");
+        a.handle_fault(&mut mem, 0x41_0000, true, false).unwrap();
+        a.handle_fault(&mut mem, 0x61_0000, true, false).unwrap();
+        assert_eq!(user_access(&mut mem, &a, 0x41_0000, false).unwrap().1, 21);
+        assert_eq!(user_access(&mut mem, &a, 0x61_0000, false).unwrap().1, 16);
+        assert_eq!(a.mappings_by_size(&mem), [1, 2, 1, 0]);
+    }
+
+    #[test]
+    fn mprotect_of_one_page_splits_its_block_and_keeps_the_data() {
+        for (len, shift) in [(0x20_0000u64, 21u32), (0x1_0000, 16)] {
+            let (mut mem, mut a) = policy_space(PagePolicy::Hint);
+            let base = 0x20_0000;
+            a.add(base, base + len, RW, Backing::Heap, "[anon]");
+            assert!(a.handle_fault(&mut mem, base, true, false).unwrap());
+            assert_eq!(user_access(&mut mem, &a, base, true).unwrap().1, shift);
+            // Data in every page, through the block.
+            for p in (0..len).step_by(PAGE_SIZE as usize) {
+                let (pa, _) = user_access(&mut mem, &a, base + p, true).unwrap();
+                mem.write_u64(pa, p ^ 0x5a5a);
+            }
+            a.translations_stale = false;
+            let page = base + 0x3000;
+            a.protect(&mut mem, page, page + PAGE_SIZE, PROT_READ)
+                .unwrap();
+            assert!(a.translations_stale);
+            let which = usize::from(shift == 21);
+            assert_eq!(a.page_stats.demoted[which], 1, "{shift}");
+            // 4 KiB pages now, the same frames, the data unchanged.
+            for p in (0..len).step_by(PAGE_SIZE as usize) {
+                let va = base + p;
+                let (pa, s) = user_access(&mut mem, &a, va, false).unwrap();
+                assert_eq!(s, 12);
+                assert_eq!(mem.read_u64(pa), Some(p ^ 0x5a5a), "{va:#x}");
+                // Only the protected page refuses writes.
+                assert_eq!(user_access(&mut mem, &a, va, true).is_some(), va != page);
+            }
+            assert_eq!(a.mappings_by_size(&mem)[0], len / PAGE_SIZE);
+            // Unmapping a page of what was the block frees just that frame.
+            let used = a.frames.used;
+            a.unmap(&mut mem, page, page + PAGE_SIZE);
+            assert_eq!(a.frames.used, used - 1);
+            assert!(user_access(&mut mem, &a, page, false).is_none());
+        }
+    }
+
+    #[test]
+    fn unmapping_part_of_a_block_splits_it_and_frees_only_that_part() {
+        let (mut mem, mut a) = policy_space(PagePolicy::Thp);
+        a.add(0x20_0000, 0x40_0000, RW, Backing::Heap, "[anon]");
+        a.handle_fault(&mut mem, 0x20_0000, true, false).unwrap();
+        let used = a.frames.used;
+        a.unmap(&mut mem, 0x30_0000, 0x40_0000);
+        // Half the frames go; the split took a frame for its 4 KiB table.
+        assert_eq!(a.frames.used, used - 256 + 1);
+        assert_eq!(a.page_stats.demoted, [0, 1]);
+        assert_eq!(user_access(&mut mem, &a, 0x2f_f000, true).unwrap().1, 12);
+        assert!(user_access(&mut mem, &a, 0x30_0000, false).is_none());
+        // The whole of a block goes without a split.
+        a.add(0x40_0000, 0x60_0000, RW, Backing::Heap, "[anon]");
+        a.handle_fault(&mut mem, 0x40_0000, true, false).unwrap();
+        let used = a.frames.used;
+        a.unmap(&mut mem, 0x40_0000, 0x60_0000);
+        assert_eq!(a.frames.used, used - 512);
+        assert_eq!(a.page_stats.demoted, [0, 1]);
     }
 
     #[test]

@@ -286,10 +286,27 @@ impl Process {
 
     pub(super) fn sys_madvise(&mut self, addr: u64, len: u64, advice: u64) -> SysResult {
         const MADV_DONTNEED: u64 = 4;
-        if advice == MADV_DONTNEED {
-            let end = (addr + len + 0xfff) & !0xfff;
-            self.aspace.discard(&mut self.mem, addr, end);
-            self.flush_all_tlbs();
+        const MADV_HUGEPAGE: u64 = 14;
+        const MADV_NOHUGEPAGE: u64 = 15;
+        match advice {
+            MADV_DONTNEED => {
+                let end = (addr + len + 0xfff) & !0xfff;
+                self.aspace.discard(&mut self.mem, addr, end);
+                self.flush_all_tlbs();
+            }
+            MADV_HUGEPAGE | MADV_NOHUGEPAGE => {
+                let end = page_end(addr, len).ok_or(ENOMEM)?;
+                if addr & 0xfff != 0 {
+                    return Err(EINVAL);
+                }
+                let how = if advice == MADV_HUGEPAGE {
+                    crate::vm::HugeAdvice::Huge
+                } else {
+                    crate::vm::HugeAdvice::NoHuge
+                };
+                self.aspace.advise_huge(addr, end, how)?;
+            }
+            _ => {}
         }
         Ok(0)
     }

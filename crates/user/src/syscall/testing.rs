@@ -28,6 +28,7 @@ pub(crate) fn process() -> Process {
         nvmm: None,
         heap_on_nvmm: false,
         stack_size: 8 << 20,
+        pages: crate::vm::PagePolicy::Base,
         region_names: ["dram".into(), "nvmm".into()],
         max_insns: None,
         trace: false,
