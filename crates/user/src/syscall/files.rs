@@ -215,6 +215,9 @@ impl Process {
     }
 
     pub(super) fn sys_fcntl(&mut self, fd: i32, cmd: i32, arg: u64) -> SysResult {
+        if self.is_internal_fd(fd) {
+            return Err(EBADF);
+        }
         // Linux's numbers (include/uapi/asm-generic/fcntl.h, linux/fcntl.h).
         const F_SETSIG: i32 = 10;
         const F_GETSIG: i32 = 11;
@@ -677,6 +680,9 @@ impl Process {
     }
 
     pub(super) fn sys_dup(&mut self, fd: i32) -> SysResult {
+        if self.is_internal_fd(fd) {
+            return Err(EBADF);
+        }
         // SAFETY: dup takes and returns integers only.
         host(unsafe { libc::dup(fd) } as i64)
     }
@@ -684,6 +690,12 @@ impl Process {
     pub(super) fn sys_dup3(&mut self, old: i32, new: i32, flags: i32) -> SysResult {
         if old == new {
             return Err(EINVAL);
+        }
+        // The emulator's own descriptors are not the guest's: one cannot be
+        // duplicated, and one is not replaced (Linux would close what is at
+        // `new`; here that would take a mapping's file or the root away).
+        if self.is_internal_fd(old) || self.is_internal_fd(new) {
+            return Err(EBADF);
         }
         // SAFETY: dup3 takes and returns integers only.
         host(unsafe { libc::dup3(old, new, flags) } as i64)
@@ -1038,6 +1050,31 @@ mod tests {
             assert_eq!(p.sys_close(x), Ok(0));
         }
         assert_eq!(err(p.sys_dup(fd)), EBADF);
+    }
+
+    #[test]
+    fn the_emulators_own_descriptors_cannot_be_duplicated_or_replaced() {
+        let f = TempFile::new("dup-internal", b"abc");
+        let mut p = process();
+        // Shared anonymous memory keeps a memfd of the emulator's.
+        let flags = (libc::MAP_SHARED | libc::MAP_ANONYMOUS) as u64;
+        let prot = (libc::PROT_READ | libc::PROT_WRITE) as u64;
+        let addr = p.sys_mmap([0, 4096, prot, flags, u64::MAX, 0]).unwrap() as u64;
+        let internal = (0..4096)
+            .find(|&fd| p.is_internal_fd(fd))
+            .expect("the mapping's memfd");
+        let path = guest_str(&mut p, f.path());
+        let fd = p.sys_openat(CWD, path, libc::O_RDONLY as u64, 0).unwrap() as i32;
+        assert_eq!(err(p.sys_dup3(fd, internal, 0)), EBADF);
+        assert_eq!(err(p.sys_dup3(internal, 1502, 0)), EBADF);
+        assert_eq!(err(p.sys_dup(internal)), EBADF);
+        assert_eq!(err(p.sys_fcntl(internal, libc::F_DUPFD, 0)), EBADF);
+        // The mapping still has its memory.
+        assert!(p.write_mem(addr, b"kept").is_ok());
+        let mut b = [0u8; 4];
+        p.read_mem(addr, &mut b).unwrap();
+        assert_eq!(&b, b"kept");
+        assert_eq!(p.sys_close(fd), Ok(0));
     }
 
     #[test]
