@@ -16,6 +16,18 @@ fn rvnvmm() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
 }
 
+/// The stdout of a run that must have succeeded (else both streams in the
+/// failure).
+fn success_stdout(o: &std::process::Output) -> String {
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    out
+}
+
 /// RVNVMM_BUSYBOX and RVNVMM_SYSROOT (environment, else the cache's paths.env).
 fn paths() -> (PathBuf, PathBuf) {
     let get = |r: Result<PathBuf, artefacts::ArtefactError>| r.unwrap_or_else(|e| panic!("{e}"));
@@ -573,12 +585,7 @@ fn stack_size_sets_rlimit_stack_and_the_stack_of_each_exec() {
             .args(["sh", "-c", script])
             .output()
             .unwrap();
-        let out = String::from_utf8_lossy(&o.stdout);
-        assert!(
-            o.status.success(),
-            "{out}{}",
-            String::from_utf8_lossy(&o.stderr)
-        );
+        let out = success_stdout(&o);
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.first(), Some(&&*kib.to_string()), "{out}");
         let stack_kib = |line: &str| {
@@ -714,12 +721,7 @@ fn proc_and_sys_describe_the_emulated_machine() {
                 .arg(run)
                 .output()
                 .unwrap();
-            let out = String::from_utf8_lossy(&o.stdout);
-            assert!(
-                o.status.success(),
-                "{out}{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
+            let out = success_stdout(&o);
             let what = format!("--harts {harts} {extra:?}");
 
             let cpuinfo = procfs_section(&out, "/proc/cpuinfo");
@@ -980,12 +982,7 @@ fn the_os_latency_suite_runs_every_test() {
         .arg(&prog)
         .output()
         .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout);
-    assert!(
-        o.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    let out = success_stdout(&o);
     let tests = [
         "null call",
         "null read",
