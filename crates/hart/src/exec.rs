@@ -22,16 +22,15 @@ impl Hart {
         stop_at: u64,
     ) -> Option<Exit> {
         loop {
-            // With a TLB model, a block's fetch must hit the ITLB: a page the
+            // The physical address of the block's fetch, for a timed run
+            // only. With a TLB model the fetch must hit the ITLB: a page the
             // software TLB dropped (the model's ITLB gave it up) is looked
             // up again, which may walk.
-            // (Functional runs look nothing up: no fetch is timed.)
             let lookup = match env.timing {
                 Some(_) => self.tlb.exec.lookup_paddr(self.pc, 2),
                 None => None,
             };
             let fetch_pa = match lookup {
-                _ if env.timing.is_none() => None,
                 Some((_, pa)) => Some(pa),
                 None if env.timing.as_deref().is_some_and(|t| t.has_tlb()) => {
                     match self.fetch_paddr(env, self.pc) {
