@@ -113,9 +113,23 @@ fn thread_safety() {
     }
 }
 
+/// Under every method: the row-buffer checks where rows exist, the device
+/// counters (and their report lines) only under optane.
 #[test]
 fn phases() {
-    run_test("phases", "dram");
+    for method in ["coarse", "fine", "proposed", "optane"] {
+        let prog = sdk_file("tests/phases");
+        let o = rvnvmm(
+            &[
+                "--set",
+                "machine.model=timing",
+                "--set",
+                &format!("memory.nvmm.method={method}"),
+            ],
+            &[&prog],
+        );
+        assert_passed(&format!("phases under {method}"), &o);
+    }
 }
 
 #[test]

@@ -1650,10 +1650,12 @@ impl ControlPort for MemorySystem {
         MemorySystem::set_boundary(self, region, boundary).map_err(|e| ControlError(e.to_string()))
     }
 
-    fn region_counters(&self, region: &str, names: &[&str]) -> Vec<u64> {
+    fn counters(&self, pointers: &[String]) -> Vec<u64> {
         let stats = self.stats_json(0);
-        let r = &stats["regions"][region];
-        names.iter().map(|k| r[*k].as_u64().unwrap_or(0)).collect()
+        pointers
+            .iter()
+            .map(|p| stats.pointer(p).and_then(Value::as_u64).unwrap_or(0))
+            .collect()
     }
 
     fn reset_stats(&mut self) {

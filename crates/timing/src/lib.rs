@@ -339,9 +339,11 @@ pub trait ControlPort {
     /// Moves the start of NVMM region `region` to `boundary`.
     fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), ControlError>;
 
-    /// The statistics counters `names` of region `region`, in that order (0
-    /// for one the region does not have).
-    fn region_counters(&self, region: &str, names: &[&str]) -> Vec<u64>;
+    /// The statistics counters at `pointers` (JSON pointers into the
+    /// memory system's `--stats` object, e.g. `/regions/nvmm/reads`,
+    /// `/coherence/snoop_hits`), in that order; 0 for one the machine does
+    /// not have.
+    fn counters(&self, pointers: &[String]) -> Vec<u64>;
 
     /// Zeroes every counter of the memory system.
     fn reset_stats(&mut self);

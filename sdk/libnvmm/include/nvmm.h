@@ -124,8 +124,42 @@ struct nvmm_counters {
     uint64_t write_lat_ns;   /* sum of write latencies (arrival to cells) */
     uint64_t writes_done;    /* writes that reached the cells */
 };
+/* The NVMM device's own counters (method optane; all 0 under coarse, fine
+ * and proposed, whose medium is DRAM with stretched timing). Media traffic
+ * in XPLines and bytes, what the CPU side moved, XPBuffer and AIT-cache
+ * lookups, WPQ events and latency sums (docs/stats.md, `method`). */
+struct nvmm_device_counters {
+    uint64_t media_reads;
+    uint64_t media_writes;
+    uint64_t media_read_bytes;
+    uint64_t media_write_bytes;
+    uint64_t cpu_read_bytes;
+    uint64_t cpu_write_bytes;
+    uint64_t xpbuffer_read_hits;
+    uint64_t xpbuffer_read_misses;
+    uint64_t xpbuffer_write_hits;
+    uint64_t xpbuffer_write_misses;
+    uint64_t ait_hits;
+    uint64_t ait_misses;
+    uint64_t wpq_forwards;
+    uint64_t wpq_samples;    /* writes that entered the WPQ */
+    uint64_t wpq_full;
+    uint64_t persist_latency_total_ns;
+    uint64_t media_write_latency_total_ns;
+};
+/* The L1 data caches' coherence traffic on the bus, all harts together
+ * (docs/stats.md, `coherence`). */
+struct nvmm_coherence_counters {
+    uint64_t reads;
+    uint64_t read_exclusives;
+    uint64_t snoop_hits;
+    uint64_t cache_to_cache;
+    uint64_t invalidations_sent;
+};
 struct nvmm_stats {
     struct nvmm_counters nvmm, dram;
+    struct nvmm_device_counters device;       /* of the NVMM region */
+    struct nvmm_coherence_counters coherence;
     uint64_t time_ns;        /* CLOCK_MONOTONIC (simulated time under rvnvmm) */
 };
 /* Snapshots the counters (COMMAND 1) and reads them. 0, or -1 with errno
@@ -141,6 +175,14 @@ double nvmm_bank_para(const struct nvmm_counters *c);
 double nvmm_rw_ratio(const struct nvmm_counters *c);
 double nvmm_avg_read_ns(const struct nvmm_counters *c);
 double nvmm_avg_write_ns(const struct nvmm_counters *c);
+/* Derived figures of a device delta (0 when the denominator is): media
+ * bytes written per byte the CPU wrote, XPBuffer and AIT-cache hit rates,
+ * mean time to persistence (WPQ entry) and to the media of a write. */
+double nvmm_write_amplification(const struct nvmm_device_counters *d);
+double nvmm_xpbuffer_hit_rate(const struct nvmm_device_counters *d);
+double nvmm_ait_hit_rate(const struct nvmm_device_counters *d);
+double nvmm_avg_persist_ns(const struct nvmm_device_counters *d);
+double nvmm_avg_media_write_ns(const struct nvmm_device_counters *d);
 
 /* ---- Phases ---------------------------------------------------------- */
 
@@ -161,7 +203,11 @@ struct nvmm_phase {
 int nvmm_phase_get(const char *name, struct nvmm_phase *out);
 /* One line per phase and region, "key=value" fields, in first-begin order:
  *   nvmm-phase name=kernel region=nvmm calls=1 time_ns=... reads=...
- * (field list in docs/sdk.md). */
+ * then per phase one line of coherence counters
+ *   nvmm-phase-coherence name=kernel reads=... invalidations_sent=...
+ * and, when the NVMM device counted anything in the phase (method optane),
+ *   nvmm-phase-device name=kernel media_reads=... write_amplification=...
+ * (field lists in docs/sdk.md). */
 void nvmm_phase_report(FILE *out);
 /* The same as one JSON object {"phases": [...]}. */
 void nvmm_phase_report_json(FILE *out);

@@ -171,6 +171,14 @@ static void read_region(volatile uint64_t *ctl, int r, struct nvmm_counters *c)
     c->writes_done = q[7];
 }
 
+/* Copies `n` counter registers from byte offset `off` into the uint64_t
+ * fields of a counters struct, which are in register order. */
+static void read_block(volatile uint64_t *ctl, unsigned off, uint64_t *fields, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        fields[i] = ctl[off / 8 + i];
+}
+
 int nvmm_stats_read(struct nvmm_stats *out)
 {
     volatile uint64_t *ctl = nvmm_ctl_page();
@@ -180,6 +188,10 @@ int nvmm_stats_read(struct nvmm_stats *out)
     REG(CTL_COMMAND) = CTL_COMMAND_SNAPSHOT;
     read_region(ctl, 0, &out->nvmm);
     read_region(ctl, 1, &out->dram);
+    read_block(ctl, CTL_DEVICE_COUNTERS, (uint64_t *)&out->device,
+               sizeof out->device / sizeof(uint64_t));
+    read_block(ctl, CTL_COHERENCE_COUNTERS, (uint64_t *)&out->coherence,
+               sizeof out->coherence / sizeof(uint64_t));
     pthread_mutex_unlock(&ctl_lock);
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -228,4 +240,30 @@ double nvmm_avg_read_ns(const struct nvmm_counters *c)
 double nvmm_avg_write_ns(const struct nvmm_counters *c)
 {
     return ratio(c->write_lat_ns, c->writes_done);
+}
+
+double nvmm_write_amplification(const struct nvmm_device_counters *d)
+{
+    return ratio(d->media_write_bytes, d->cpu_write_bytes);
+}
+
+double nvmm_xpbuffer_hit_rate(const struct nvmm_device_counters *d)
+{
+    uint64_t hits = d->xpbuffer_read_hits + d->xpbuffer_write_hits;
+    return ratio(hits, hits + d->xpbuffer_read_misses + d->xpbuffer_write_misses);
+}
+
+double nvmm_ait_hit_rate(const struct nvmm_device_counters *d)
+{
+    return ratio(d->ait_hits, d->ait_hits + d->ait_misses);
+}
+
+double nvmm_avg_persist_ns(const struct nvmm_device_counters *d)
+{
+    return ratio(d->persist_latency_total_ns, d->wpq_samples);
+}
+
+double nvmm_avg_media_write_ns(const struct nvmm_device_counters *d)
+{
+    return ratio(d->media_write_latency_total_ns, d->media_writes);
 }

@@ -25,6 +25,10 @@
  * CTL_COUNTERS + CTL_COUNTER_STRIDE * r. */
 #define CTL_COUNTERS 0x100
 #define CTL_COUNTER_STRIDE 0x40
+/* struct nvmm_device_counters and struct nvmm_coherence_counters, field
+ * by field. */
+#define CTL_DEVICE_COUNTERS 0x800
+#define CTL_COHERENCE_COUNTERS 0x900
 /* CTL_COMMAND values. */
 #define CTL_COMMAND_SNAPSHOT 1
 #define CTL_COMMAND_RESET 2

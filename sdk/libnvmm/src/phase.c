@@ -50,6 +50,16 @@ static void sub_add(struct nvmm_counters *acc, const struct nvmm_counters *a,
     acc->writes_done += b->writes_done - a->writes_done;
 }
 
+/* The same for a struct of uint64_t counters, field by field. */
+#define SUB_ADD_FIELDS(acc, a, b)                                                   \
+    sub_add_fields((uint64_t *)(acc), (const uint64_t *)(a), (const uint64_t *)(b), \
+                   sizeof *(acc) / sizeof(uint64_t))
+static void sub_add_fields(uint64_t *acc, const uint64_t *a, const uint64_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        acc[i] += b[i] - a[i];
+}
+
 int nvmm_phase_begin(const char *name)
 {
     if (!valid_name(name)) {
@@ -100,6 +110,8 @@ int nvmm_phase_end(const char *name)
     } else {
         sub_add(&ph->p.delta.nvmm, &ph->start.nvmm, &now.nvmm);
         sub_add(&ph->p.delta.dram, &ph->start.dram, &now.dram);
+        SUB_ADD_FIELDS(&ph->p.delta.device, &ph->start.device, &now.device);
+        SUB_ADD_FIELDS(&ph->p.delta.coherence, &ph->start.coherence, &now.coherence);
         ph->p.delta.time_ns += now.time_ns - ph->start.time_ns;
         ph->p.calls++;
         ph->active = 0;
@@ -129,6 +141,17 @@ void nvmm_phase_clear(void)
 }
 
 static const char *const region_names[2] = {"nvmm", "dram"};
+
+/* Did the NVMM device count anything? (Never under the DRAM-timing
+ * methods, which have no device model.) */
+static int device_counted(const struct nvmm_device_counters *d)
+{
+    const uint64_t *f = (const uint64_t *)d;
+    for (size_t i = 0; i < sizeof *d / sizeof(uint64_t); i++)
+        if (f[i])
+            return 1;
+    return 0;
+}
 
 static const struct nvmm_counters *region_of(const struct nvmm_phase *p, int r)
 {
@@ -162,6 +185,30 @@ void nvmm_phase_report(FILE *out)
                     nvmm_act_per_req(c), nvmm_bank_para(c), rwbuf, nvmm_avg_read_ns(c),
                     nvmm_avg_write_ns(c));
         }
+        const struct nvmm_coherence_counters *co = &p->delta.coherence;
+        fprintf(out,
+                "nvmm-phase-coherence name=%s calls=%lu reads=%llu read_exclusives=%llu"
+                " snoop_hits=%llu cache_to_cache=%llu invalidations_sent=%llu\n",
+                p->name, p->calls, (unsigned long long)co->reads,
+                (unsigned long long)co->read_exclusives, (unsigned long long)co->snoop_hits,
+                (unsigned long long)co->cache_to_cache, (unsigned long long)co->invalidations_sent);
+        const struct nvmm_device_counters *d = &p->delta.device;
+        if (device_counted(d))
+            fprintf(out,
+                    "nvmm-phase-device name=%s calls=%lu media_reads=%llu media_writes=%llu"
+                    " media_read_bytes=%llu media_write_bytes=%llu cpu_read_bytes=%llu"
+                    " cpu_write_bytes=%llu write_amplification=%.4f xpbuffer_hit_rate=%.4f"
+                    " ait_hit_rate=%.4f wpq_forwards=%llu wpq_samples=%llu wpq_full=%llu"
+                    " avg_persist_ns=%.1f"
+                    " avg_media_write_ns=%.1f\n",
+                    p->name, p->calls, (unsigned long long)d->media_reads,
+                    (unsigned long long)d->media_writes, (unsigned long long)d->media_read_bytes,
+                    (unsigned long long)d->media_write_bytes, (unsigned long long)d->cpu_read_bytes,
+                    (unsigned long long)d->cpu_write_bytes, nvmm_write_amplification(d),
+                    nvmm_xpbuffer_hit_rate(d), nvmm_ait_hit_rate(d),
+                    (unsigned long long)d->wpq_forwards, (unsigned long long)d->wpq_samples,
+                    (unsigned long long)d->wpq_full, nvmm_avg_persist_ns(d),
+                    nvmm_avg_media_write_ns(d));
     }
     pthread_mutex_unlock(&phase_lock);
     fflush(out);
@@ -196,7 +243,28 @@ void nvmm_phase_report_json(FILE *out)
                     (unsigned long long)c->writes_done, nvmm_act_per_req(c), nvmm_bank_para(c),
                     rwbuf, nvmm_avg_read_ns(c), nvmm_avg_write_ns(c));
         }
-        fputs("}}", out);
+        const struct nvmm_coherence_counters *co = &p->delta.coherence;
+        fprintf(out,
+                "}, \"coherence\": {\"reads\": %llu, \"read_exclusives\": %llu,"
+                " \"snoop_hits\": %llu, \"cache_to_cache\": %llu, \"invalidations_sent\": %llu}",
+                (unsigned long long)co->reads, (unsigned long long)co->read_exclusives,
+                (unsigned long long)co->snoop_hits, (unsigned long long)co->cache_to_cache,
+                (unsigned long long)co->invalidations_sent);
+        const struct nvmm_device_counters *d = &p->delta.device;
+        fprintf(out,
+                ", \"device\": {\"media_reads\": %llu, \"media_writes\": %llu,"
+                " \"media_read_bytes\": %llu, \"media_write_bytes\": %llu,"
+                " \"cpu_read_bytes\": %llu, \"cpu_write_bytes\": %llu,"
+                " \"write_amplification\": %.4f, \"xpbuffer_hit_rate\": %.4f,"
+                " \"ait_hit_rate\": %.4f, \"wpq_forwards\": %llu, \"wpq_samples\": %llu,"
+                " \"wpq_full\": %llu,"
+                " \"avg_persist_ns\": %.1f, \"avg_media_write_ns\": %.1f}}",
+                (unsigned long long)d->media_reads, (unsigned long long)d->media_writes,
+                (unsigned long long)d->media_read_bytes, (unsigned long long)d->media_write_bytes,
+                (unsigned long long)d->cpu_read_bytes, (unsigned long long)d->cpu_write_bytes,
+                nvmm_write_amplification(d), nvmm_xpbuffer_hit_rate(d), nvmm_ait_hit_rate(d),
+                (unsigned long long)d->wpq_forwards, (unsigned long long)d->wpq_samples,
+                (unsigned long long)d->wpq_full, nvmm_avg_persist_ns(d), nvmm_avg_media_write_ns(d));
     }
     fputs("\n]}\n", out);
     pthread_mutex_unlock(&phase_lock);
