@@ -16,6 +16,8 @@ from PIL import Image
 from rvnvmm_sweep import run_sweep
 from rvnvmm_sweep.report import write_report
 
+from conftest import guest_program
+
 PNG_RE = re.compile(r"data:image/png;base64,([A-Za-z0-9+/=]+)")
 
 
@@ -71,6 +73,26 @@ def test_bench_report_plots_latency_against_stride_and_nbank(bench_out):
     for image in images:
         assert_non_trivial(image, 500)
     assert "proposed" in html
+
+
+def test_wear_of_the_medium_per_unit(tmp_path, rvnvmm_bin):
+    """Runs that wrote NVMM get its wear: XPLines under optane, rows under
+    proposed, one histogram panel each and the most written units."""
+    rbtree = guest_program("workloads/bin/rbtree")
+    spec = {"name": "wear", "config": "freedom-u500",
+            "command": ["run", str(rbtree), "2000", "2000", "persist"],
+            "set": {"machine.model": "timing", "user.heap": "nvmm"},
+            "axes": {"memory.nvmm.method": ["proposed", "optane"]}}
+    assert run_sweep(spec, tmp_path, jobs=2, quiet=True).failed == 0
+    html = write_report(tmp_path).read_text()
+    assert "Wear of the nvmm medium" in html
+    section = html[html.index("Wear of the nvmm medium"):]
+    assert "<td class=''>xpline</td>" in section and "<td class=''>row</td>" in section
+    assert re.search(r"0x[0-9a-f]+: \d", section), "an XPLine among the most written"
+    assert re.search(r"bank \d+ row \d+: \d", section), "a row among the most written"
+    images = embedded_pngs(section)
+    assert len(images) == 1
+    assert_non_trivial(images[0], 300)
 
 
 def test_baseline_from_the_command_line(grid_local, tmp_path):

@@ -138,3 +138,27 @@ def bars_with_line(groups: Sequence[str], series: Sequence[str], bars: np.ndarra
         labels.append(line_label)
     fig.legend(handles, labels, fontsize=8, loc="outside lower center", ncols=min(len(labels), 4))
     return to_png(fig)
+
+
+def wear_histograms(panels: Sequence[tuple[str, Sequence[tuple[str, np.ndarray, np.ndarray]]]],
+                    xlabel: str, ylabel: str) -> bytes:
+    """Wear of a medium: per panel (title, lines), one line per run of
+    (label, bucket bounds, units in the bucket): units written at most
+    `bound` times (and more than the bound before), log-log."""
+    n = len(panels)
+    fig = Figure(figsize=(5.6 * n, 3.9), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    for ax, (title, lines) in zip(axes, panels):
+        for i, (name, bounds, units) in enumerate(lines):
+            shown = units > 0  # a log axis has no zero; empty buckets are gaps
+            ax.plot(bounds[shown], units[shown], marker="o", markersize=3,
+                    color=COLOURS[i % len(COLOURS)], label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+        ax.set_title(title, fontsize=10)
+        if len(lines) > 1:
+            ax.legend(fontsize=7)
+    return to_png(fig)

@@ -10,8 +10,10 @@ can be mailed or attached to a review. What it shows depends on the sweep:
   x added tRP, per operation and stride (seed 001 §4.1);
 * `run` sweeps: a table normalised to a baseline run; with tRCD and tRP
   axes, heatmaps of the normalised time over the grid (seed 001 Tables
-  7-10); and bars of normalised time with the NVMM request frequency as a
-  line (seed 000 Fig. 11).
+  7-10); bars of normalised time with the NVMM request frequency as a
+  line (seed 000 Fig. 11); and, for runs that wrote an NVMM medium, its
+  wear: the histogram of media writes per unit (XPLine or row) and the
+  most written units.
 
 The baseline of a normalised value is the run with the baseline's values
 on the baseline axes and the same values on every other axis. By default,
@@ -26,6 +28,7 @@ from __future__ import annotations
 import base64
 import html
 import os
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -54,7 +57,10 @@ BENCH_X = {"locality": ("stride", "STRIDE [bytes]"), "banks": ("nbank", "NBANK")
 TIME = "sim_time_ns"
 RUN_METRICS = ("sim_time_ns", "instructions")
 REGION_METRICS = ("reads", "writes", "req_per_sec", "act_per_req", "bank_para", "row_hit_rate",
-                  "avg_read_latency_ns", "avg_write_latency_ns")
+                  "avg_read_latency_ns", "avg_write_latency_ns",
+                  # a device model's own (optane); absent columns are skipped
+                  "method.write_amplification", "method.xpbuffer_hit_rate",
+                  "method.avg_persist_latency_ns")
 #: Most rows a table shows; the results file has them all.
 MAX_ROWS = 400
 #: Most bars / panels a figure shows before it is left out as unreadable.
@@ -203,6 +209,74 @@ def _run_sections(data: pd.DataFrame, axes: list[str], pins: Mapping[str, Any]) 
     caption = (f"Averaged over repeats. <code>×</code> columns are normalised to the baseline "
                f"({_pins_text(pins)}).") if normalised else "Averaged over repeats."
     sections.append(Section("Results table", f"<p>{caption}</p>" + _table_html(norm[shown], exact=axes)))
+    sections += _wear_sections(data, axes)
+    return sections
+
+
+WEAR_HIST = re.compile(r"regions\.([^.]+)\.wear\.writes_per_unit_hist\.(\d+)\.le$")
+#: Most written units listed per run.
+WEAR_HOTTEST = 3
+#: Most runs drawn in one wear histogram (one line each, with a legend).
+MAX_WEAR_LINES = 12
+
+
+def _wear_sections(data: pd.DataFrame, axes: list[str]) -> list[Section]:
+    """Per NVMM region: media writes per unit (XPLine for optane, row for
+    the DRAM-timing methods) as histograms, and a table of each run's totals
+    and most written units. Runs that wrote nothing to the medium are left
+    out; repeats are deterministic, so the first one stands for them all."""
+    regions = list(dict.fromkeys(m.group(1) for c in data.columns if (m := WEAR_HIST.match(c))))
+    sections = []
+    for region in regions:
+        prefix = f"regions.{region}.wear."
+        buckets = sorted({int(m.group(2)) for c in data.columns
+                          if (m := WEAR_HIST.match(c)) and m.group(1) == region})
+        rows = data.sort_values("run.repeat", kind="stable").drop_duplicates(axes) if axes else data.head(1)
+        rows = rows[pd.to_numeric(rows.get(prefix + "media_writes"), errors="coerce").fillna(0) > 0]
+        if rows.empty:
+            continue
+        varying = [a for a in axes if rows[a].nunique(dropna=False) > 1]
+        panels: dict[str, list[tuple[str, np.ndarray, np.ndarray]]] = {}
+        table = []
+        for _, row in rows.iterrows():
+            label = _short_label(varying, [str(row[a]) for a in varying], with_names=True) or "run"
+            unit = str(row.get(prefix + "unit", "unit"))
+            bounds, units = [], []
+            for b in buckets:
+                le, n = row.get(f"{prefix}writes_per_unit_hist.{b}.le"), \
+                    row.get(f"{prefix}writes_per_unit_hist.{b}.units")
+                if not _missing(le) and not _missing(n):
+                    bounds.append(float(le))
+                    units.append(float(n))
+            panels.setdefault(unit, []).append((label, np.asarray(bounds), np.asarray(units)))
+            written = row.get(prefix + "units_written")
+            entry = {**{a: row[a] for a in axes}, "unit": unit,
+                     "media writes": row.get(prefix + "media_writes"),
+                     "units written": written,
+                     "writes per unit written": (row.get(prefix + "media_writes") / written
+                                                 if not _missing(written) and written else np.nan)}
+            for k in range(WEAR_HOTTEST):
+                where = row.get(f"{prefix}hottest.{k}.offset")
+                if _missing(where):
+                    bank, r = row.get(f"{prefix}hottest.{k}.bank"), row.get(f"{prefix}hottest.{k}.row")
+                    where = None if _missing(bank) else f"bank {int(bank)} row {int(r)}"
+                else:
+                    where = f"{int(where):#x}"
+                n = row.get(f"{prefix}hottest.{k}.writes")
+                entry[f"hottest {k + 1}"] = "" if where is None else f"{where}: {_cell(n)}"
+            table.append(entry)
+        if max(len(v) for v in panels.values()) > MAX_WEAR_LINES:
+            body = (f"<p>More than {MAX_WEAR_LINES} runs: too many lines to draw; the table has "
+                    "them all.</p>")
+        else:
+            png = figures.wear_histograms(
+                [(f"{region}: media writes per {unit}", lines) for unit, lines in panels.items()],
+                xlabel="media writes per unit (at most)", ylabel="units")
+            body = _figure(png, f"Units of the {region} medium by how often they were written "
+                                "(bucket bounds 1, 2, 4, ...; an XPLine for optane, a row for the "
+                                "DRAM-timing methods)")
+        body += _table_html(pd.DataFrame(table), exact=axes)
+        sections.append(Section(f"Wear of the {region} medium", body))
     return sections
 
 
