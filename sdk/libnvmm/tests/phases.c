@@ -24,6 +24,7 @@ static unsigned char dram[SIZE];
 #define INCREMENTS 2000
 
 static uint64_t shared_counter;
+static int ready;
 
 /* Each thread on its own CPU (1 and 2, away from the main thread's): under
  * `taskset -c N` (as the full-system test runs this program) both would
@@ -34,6 +35,11 @@ static void *increment(void *arg)
     CPU_ZERO(&one);
     CPU_SET(1 + (int)(long)arg, &one);
     sched_setaffinity(0, sizeof one, &one);
+    /* Start together, so that the increments contend (thread start-up
+     * under Linux takes longer than 2000 increments). */
+    __atomic_fetch_add(&ready, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&ready, __ATOMIC_ACQUIRE) < 2)
+        ;
     for (int i = 0; i < INCREMENTS; i++)
         __atomic_fetch_add(&shared_counter, 1, __ATOMIC_SEQ_CST);
     return NULL;
@@ -135,8 +141,12 @@ int main(void)
           (unsigned long long)seq.delta.time_ns);
 
     /* Coherence: every line the loops missed crossed the bus as a BusRd; a
-     * thread alone invalidates nothing; contended increments move the line. */
-    CHECK(seq.delta.coherence.reads >= 2 * lines && seq.delta.coherence.invalidations_sent == 0,
+     * thread alone invalidates (almost) nothing; contended increments move
+     * the line. */
+    /* (Machine-wide counters: under Linux the other harts' kernel work
+     * invalidates a few lines too.) */
+    CHECK(seq.delta.coherence.reads >= 2 * lines &&
+              seq.delta.coherence.invalidations_sent <= seq.delta.coherence.reads / 100,
           "seq: %llu BusRd, %llu invalidations", (unsigned long long)seq.delta.coherence.reads,
           (unsigned long long)seq.delta.coherence.invalidations_sent);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
