@@ -277,6 +277,12 @@ impl Board {
         self.clint.ipis_received(hart)
     }
 
+    /// Inter-processor interrupts hart `hart` sent: `msip` of a hart
+    /// (itself included) raised by its stores, reboots included.
+    pub fn ipis_sent(&self, hart: usize) -> u64 {
+        self.clint.ipis_sent(hart)
+    }
+
     /// Advances the board to `now_ns`: pulls console input into the UART,
     /// processes notified virtqueues (reading and writing `mem`), passes
     /// console output on, and updates the interrupt lines.
@@ -430,6 +436,21 @@ impl rvnvmm_hart::Mmio for Board {
         value: u64,
         port: Option<&mut dyn ControlPort>,
     ) -> bool {
+        self.store_from(None, paddr, size, value, port)
+    }
+}
+
+impl Board {
+    /// A store by hart `from` (`None`: not a hart's), which the CLINT
+    /// counts as the sender of the IPIs it raises.
+    pub fn store_from(
+        &mut self,
+        from: Option<usize>,
+        paddr: u64,
+        size: u64,
+        value: u64,
+        port: Option<&mut dyn ControlPort>,
+    ) -> bool {
         if !matches!(size, 1 | 2 | 4 | 8) {
             return false;
         }
@@ -438,7 +459,7 @@ impl rvnvmm_hart::Mmio for Board {
         };
         let ok = match dev {
             Dev::Syscon => self.syscon.store(off, size, value),
-            Dev::Clint => self.clint.store(off, size, value, self.now_ns),
+            Dev::Clint => self.clint.store(off, size, value, self.now_ns, from),
             Dev::Plic => self.plic.store(off, size, value),
             Dev::Uart => {
                 self.uart.store(off, value);

@@ -30,6 +30,7 @@ pub struct Clint {
     /// resets. Every inter-processor interrupt goes this way (OpenSBI's
     /// IPI and remote-fence calls write `msip`).
     ipis: Vec<u64>,
+    ipis_sent: Vec<u64>,
 }
 
 impl Clint {
@@ -44,6 +45,7 @@ impl Clint {
             // leaves the reset value open; all ones is the quiet choice).
             mtimecmp: vec![u64::MAX; harts],
             ipis: vec![0; harts],
+            ipis_sent: vec![0; harts],
         }
     }
 
@@ -55,14 +57,22 @@ impl Clint {
     /// Back to the reset state (`mtime` restarts from the time base).
     pub fn reset(&mut self) {
         let ipis = std::mem::take(&mut self.ipis);
+        let sent = std::mem::take(&mut self.ipis_sent);
         *self = Clint::new(self.msip.len(), self.timebase_hz);
         self.ipis = ipis;
+        self.ipis_sent = sent;
     }
 
     /// Software interrupts raised for hart `hart` since the board was
     /// built (reboots included).
     pub fn ipis_received(&self, hart: usize) -> u64 {
         self.ipis[hart]
+    }
+
+    /// Software interrupts hart `hart`'s stores raised (for any hart)
+    /// since the board was built.
+    pub fn ipis_sent(&self, hart: usize) -> u64 {
+        self.ipis_sent[hart]
     }
 
     fn ticks(&self, now_ns: u64) -> u64 {
@@ -139,8 +149,16 @@ impl Clint {
         Some(extract(value, offset - word, size))
     }
 
-    /// A store at `offset`; `false` for an access fault.
-    pub fn store(&mut self, offset: u64, size: u64, value: u64, now_ns: u64) -> bool {
+    /// A store at `offset` by hart `from` (`None`: not a hart's); `false`
+    /// for an access fault.
+    pub fn store(
+        &mut self,
+        offset: u64,
+        size: u64,
+        value: u64,
+        now_ns: u64,
+        from: Option<usize>,
+    ) -> bool {
         let Some((reg, word)) = self.word(offset, size) else {
             return false;
         };
@@ -148,7 +166,11 @@ impl Clint {
         match reg {
             Reg::Msip(h) => {
                 let raised = value & 1 != 0;
-                self.ipis[h] += u64::from(raised && !self.msip[h]);
+                let new_ipi = u64::from(raised && !self.msip[h]);
+                self.ipis[h] += new_ipi;
+                if let Some(sent) = from.and_then(|f| self.ipis_sent.get_mut(f)) {
+                    *sent += new_ipi;
+                }
                 self.msip[h] = raised;
             }
             Reg::Mtimecmp(h) => self.mtimecmp[h] = insert(self.mtimecmp[h], value, shift, size),
@@ -215,16 +237,16 @@ mod tests {
     fn mtimecmp_on_the_time_base_scale_ignores_the_mtime_offset() {
         let mut c = Clint::new(1, TB);
         assert_eq!(c.mtimecmp_ticks(0), u64::MAX, "never fires at reset");
-        assert!(c.store(MTIMECMP, 8, 500, 0));
+        assert!(c.store(MTIMECMP, 8, 500, 0, None));
         assert_eq!(c.mtimecmp_ticks(0), 500);
         // mtime set 100 ticks ahead of the time base: the comparator is
         // reached 100 ticks earlier on the harts' `time` scale.
         c.set_mtime(0, 100);
         assert_eq!(c.mtimecmp_ticks(0), 400);
         assert!(!c.mtip(0, 39_999) && c.mtip(0, 40_000));
-        assert!(c.store(MTIMECMP, 8, 50, 0));
+        assert!(c.store(MTIMECMP, 8, 50, 0, None));
         assert_eq!(c.mtimecmp_ticks(0), 0, "already due");
-        assert!(c.store(MTIMECMP, 8, u64::MAX, 0));
+        assert!(c.store(MTIMECMP, 8, u64::MAX, 0, None));
         assert_eq!(c.mtimecmp_ticks(0), u64::MAX);
     }
 
@@ -233,11 +255,11 @@ mod tests {
         let mut c = Clint::new(2, TB);
         assert_eq!(c.load(MTIME, 8, 1_000_000), Some(10_000));
         assert_eq!(c.mtime(250), 2);
-        assert!(c.store(MTIME, 8, 500, 1_000_000));
+        assert!(c.store(MTIME, 8, 500, 1_000_000, None));
         assert_eq!(c.mtime(1_000_000), 500);
         assert_eq!(c.mtime(2_000_000), 10_500);
         // The high half alone.
-        assert!(c.store(MTIME + 4, 4, 1, 2_000_000));
+        assert!(c.store(MTIME + 4, 4, 1, 2_000_000, None));
         assert_eq!(c.load(MTIME + 4, 4, 2_000_000), Some(1));
         assert_eq!(c.load(MTIME, 4, 2_000_000), Some(10_500));
     }
@@ -247,7 +269,7 @@ mod tests {
         let mut c = Clint::new(2, TB);
         assert!(!c.mtip(0, 1 << 40));
         assert_eq!(c.next_event_ns(0), None);
-        assert!(c.store(MTIMECMP + 8, 8, 1000, 0));
+        assert!(c.store(MTIMECMP + 8, 8, 1000, 0, None));
         assert!(!c.mtip(1, 99_999));
         assert!(c.mtip(1, 100_000));
         assert!(!c.mtip(0, 100_000));
@@ -255,9 +277,9 @@ mod tests {
         assert_eq!(c.next_timer_ns(1, 200_000), Some(200_000));
         assert_eq!(c.next_event_ns(0), Some(100_000));
         // 32-bit halves: the low word, then the high word.
-        assert!(c.store(MTIMECMP, 4, 7, 0));
+        assert!(c.store(MTIMECMP, 4, 7, 0, None));
         assert_eq!(c.mtimecmp(0), 0xffff_ffff_0000_0007);
-        assert!(c.store(MTIMECMP + 4, 4, 0, 0));
+        assert!(c.store(MTIMECMP + 4, 4, 0, 0, None));
         assert_eq!(c.load(MTIMECMP, 8, 0), Some(7));
         assert_eq!(c.next_timer_ns(0, 0), Some(700));
         assert_eq!(c.next_event_ns(0), Some(700));
@@ -267,7 +289,7 @@ mod tests {
     fn next_timer_rounds_up_to_the_tick() {
         // 3 Hz: tick 1 begins at 333_333_334 ns.
         let mut c = Clint::new(1, 3);
-        c.store(MTIMECMP, 8, 1, 0);
+        c.store(MTIMECMP, 8, 1, 0, None);
         let t = c.next_timer_ns(0, 0).unwrap();
         assert_eq!(t, 333_333_334);
         assert!(c.mtip(0, t) && !c.mtip(0, t - 1));
@@ -276,16 +298,23 @@ mod tests {
     #[test]
     fn msip_is_one_bit_per_hart() {
         let mut c = Clint::new(2, TB);
-        assert!(c.store(4, 4, 0xffff_ffff, 0));
+        assert!(c.store(4, 4, 0xffff_ffff, 0, None));
         assert!(c.msip(1) && !c.msip(0));
         // Raising a raised msip again is not another interrupt.
-        assert!(c.store(4, 4, 1, 0));
+        assert!(c.store(4, 4, 1, 0, None));
         assert_eq!((c.ipis_received(0), c.ipis_received(1)), (0, 1));
         assert_eq!(c.load(4, 4, 0), Some(1));
-        assert!(c.store(4, 4, 0, 0));
+        assert!(c.store(4, 4, 0, 0, None));
         assert!(!c.msip(1));
+        // The sender is counted when the store names one.
+        assert!(c.store(4, 4, 1, 0, Some(0)));
+        assert!(c.store(4, 4, 1, 0, Some(0)), "already raised");
+        assert_eq!(
+            (c.ipis_sent(0), c.ipis_sent(1), c.ipis_received(1)),
+            (1, 0, 2)
+        );
         // Beyond the harts, misaligned or 64-bit msip: access faults.
-        assert!(!c.store(8, 4, 1, 0));
+        assert!(!c.store(8, 4, 1, 0, None));
         assert_eq!(c.load(2, 4, 0), None);
         assert_eq!(c.load(0, 8, 0), None);
         assert_eq!(c.load(MTIMECMP + 16, 8, 0), None);

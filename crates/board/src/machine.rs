@@ -373,7 +373,9 @@ impl Mmio for Bus<'_> {
         port: Option<&mut dyn ControlPort>,
     ) -> bool {
         self.set_time();
-        let ok = self.board.store(paddr, size, value, port);
+        let ok = self
+            .board
+            .store_from(Some(self.hart), paddr, size, value, port);
         sync_lines(self.board, self.lines);
         ok
     }

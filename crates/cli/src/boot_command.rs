@@ -469,6 +469,14 @@ fn stats_json(
                 "flush_insns": h.stats.flush_insns,
                 "atomics": crate::stats::atomics_json(&h.stats.atomics),
                 "ipis_received": m.board().ipis_received(i),
+                "ipis_sent": m.board().ipis_sent(i),
+                "sbi_calls": {
+                    "ipi": h.stats.sbi_calls.ipi,
+                    "rfence": h.stats.sbi_calls.rfence,
+                    "timer": h.stats.sbi_calls.timer,
+                    "hsm": h.stats.sbi_calls.hsm,
+                    "other": h.stats.sbi_calls.other,
+                },
             })
         })
         .collect();

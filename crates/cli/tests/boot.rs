@@ -327,10 +327,16 @@ fn the_seed_000_microbenchmarks_inside_linux_agree_with_user_mode() {
          taskset -c 2 /opt/rvnvmm/nvmm_microbench {}\npoweroff\n",
         args.join(" ")
     );
+    let stats = std::env::temp_dir().join(format!(
+        "rvnvmm-boot-{}-microbench-stats.json",
+        std::process::id()
+    ));
     let (status, console, stderr) = boot_with_input(
         &[
             "--append",
             "console=ttyS0 quiet cryptomgr.notests nohz_full=1-3",
+            "--stats",
+            stats.to_str().unwrap(),
         ],
         &script,
     );
@@ -338,6 +344,23 @@ fn the_seed_000_microbenchmarks_inside_linux_agree_with_user_mode() {
     assert!(
         console.lines().any(|l| l.trim_end() == "4"),
         "4 harts online:\n{console}"
+    );
+    // SMP Linux asks the firmware for IPIs and remote fences; the IPIs the
+    // firmware's stores raise are the ones the harts receive.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&stats).expect("statistics written"))
+            .expect("statistics JSON");
+    std::fs::remove_file(&stats).ok();
+    let sum = |f: &dyn Fn(&serde_json::Value) -> u64| -> u64 {
+        json["harts"].as_array().unwrap().iter().map(f).sum()
+    };
+    let sbi_ipi = sum(&|h| h["sbi_calls"]["ipi"].as_u64().unwrap());
+    let sbi_rfence = sum(&|h| h["sbi_calls"]["rfence"].as_u64().unwrap());
+    let sent = sum(&|h| h["ipis_sent"].as_u64().unwrap());
+    let received = sum(&|h| h["ipis_received"].as_u64().unwrap());
+    assert!(
+        sbi_ipi > 0 && sbi_rfence > 0 && sent > 0 && sent == received,
+        "SBI IPI calls {sbi_ipi}, RFENCE calls {sbi_rfence}, IPIs sent {sent}, received {received}"
     );
     for t in ["flush", "control", "phases"] {
         assert!(

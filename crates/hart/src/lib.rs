@@ -178,6 +178,43 @@ pub struct AtomicStats {
     pub stall_cycles: u64,
 }
 
+/// Supervisor calls to the SBI firmware (`ecall` from S-mode trapping to
+/// M-mode), by extension: what the kernel asks of the other harts and of
+/// the timer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SbiCalls {
+    /// IPI extension (`sPI`) and legacy `send_ipi`: interrupts to other harts.
+    pub ipi: u64,
+    /// RFENCE extension (`RFNC`) and legacy remote fences: `fence.i` or
+    /// `sfence.vma` on other harts, which the firmware sends as IPIs.
+    pub rfence: u64,
+    /// TIME extension and legacy `set_timer`.
+    pub timer: u64,
+    /// HSM extension: starting, stopping and suspending harts.
+    pub hsm: u64,
+    /// Every other extension (base, console, system reset, ...).
+    pub other: u64,
+}
+
+impl SbiCalls {
+    /// Counts a call of extension `eid` (register `a7`).
+    pub fn count(&mut self, eid: u64) {
+        // Extension IDs of the SBI specification (v2.0, chapters 3-9):
+        // legacy 0x00-0x08, then ASCII names.
+        const TIME: u64 = 0x5449_4D45;
+        const IPI: u64 = 0x0073_5049;
+        const RFENCE: u64 = 0x5246_4E43;
+        const HSM: u64 = 0x0048_534D;
+        match eid {
+            IPI | 0x04 => self.ipi += 1,
+            RFENCE | 0x05..=0x07 => self.rfence += 1,
+            TIME | 0x00 => self.timer += 1,
+            HSM => self.hsm += 1,
+            _ => self.other += 1,
+        }
+    }
+}
+
 /// Per-hart event counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HartStats {
@@ -191,6 +228,8 @@ pub struct HartStats {
     pub interrupts: u64,
     /// `lr`, `sc` and AMOs.
     pub atomics: AtomicStats,
+    /// Calls to the SBI firmware (full-system mode).
+    pub sbi_calls: SbiCalls,
 }
 
 /// The architectural state of one hart plus its private caches of decoded

@@ -304,6 +304,50 @@ fn ecall_traps_from_u_to_m_then_delegated_to_s() {
     assert_eq!(m.csr(MEPC), M_CODE);
 }
 
+/// Supervisor ecalls reaching M-mode (the SBI firmware) are counted by
+/// extension (`a7`); an M-mode ecall is not an SBI call.
+#[test]
+fn sbi_calls_are_counted_by_extension() {
+    const S: u64 = BASE + 0x2000;
+    let mut p = vectors();
+    p.extend(pmp_all());
+    p.extend(enter(Priv::Supervisor, S));
+    let mut m = Machine::new(&p);
+    // The M handler returns past the ecall.
+    m.put(
+        M_HANDLER,
+        &[csrr(T0, MEPC), addi(T0, T0, 4), csrw(MEPC, T0), MRET],
+    );
+    let mut s_code = Vec::new();
+    for eid in [
+        0x73_5049u64,
+        0x04,
+        0x5246_4E43,
+        0x06,
+        0x5449_4D45,
+        0x48_534D,
+        0x10,
+    ] {
+        s_code.extend(li(A7, eid));
+        s_code.push(ECALL);
+    }
+    s_code.push(WFI);
+    m.put(S, &s_code);
+    assert_eq!(m.run(10_000), Exit::Wfi);
+    assert_eq!(m.hart.prv, Priv::Supervisor);
+    let c = m.hart.stats.sbi_calls;
+    assert_eq!((c.ipi, c.rfence, c.timer, c.hsm, c.other), (2, 2, 1, 1, 1));
+    // From M-mode: an exception like any other, not an SBI call.
+    const M_CODE: u64 = BASE + 0x5000;
+    m.put(M_HANDLER, &[WFI]);
+    m.put(M_CODE, &[ECALL]);
+    m.code = CodeCache::default();
+    m.hart.pc = M_CODE;
+    m.hart.prv = Priv::Machine;
+    m.run_to_halt(M_HANDLER);
+    assert_eq!(m.hart.stats.sbi_calls, c);
+}
+
 #[test]
 fn mret_and_sret_move_between_modes() {
     const S: u64 = BASE + 0x2000;

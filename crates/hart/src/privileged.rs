@@ -234,6 +234,9 @@ impl Hart {
             self.stats.interrupts += 1;
         } else {
             self.stats.exceptions += 1;
+            if cause == Trap::ECALL_S && to == Priv::Machine {
+                self.stats.sbi_calls.count(self.x[17]);
+            }
         }
         self.set_prv(to);
     }
