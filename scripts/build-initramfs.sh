@@ -49,6 +49,8 @@ ROOT_MODULES=(
 PROGRAMS=(
     "$top/guest/build/emu/nvmm_microbench"
     "$top/guest/build/emu/control_page"
+    "$top/guest/build/emu/lat_os"
+    "$top/guest/build/static/contended"
 )
 for t in "$top"/sdk/libnvmm/build/tests/*; do
     [ -x "$t" ] && PROGRAMS+=("$t")
@@ -120,6 +122,8 @@ done
 if ls /proc/device-tree | grep -q pmem; then
     for i in $(seq 50); do [ -e /dev/pmem0 ] && break; sleep 0.1; done
 fi
+# Loopback, for programs that talk TCP or UDP to themselves (lat_os).
+ifconfig lo 127.0.0.1 up
 echo "rvnvmm initramfs: $(nproc) harts online"
 # rvnvmm.root=DEVICE: mount that ext4 file system (read-only, for the
 # system's own fsck, unless the command line says `rw`) and run its init
