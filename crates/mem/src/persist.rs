@@ -11,8 +11,10 @@
 //! are never seen here: all the work is at flushes, fences and write-backs.
 
 use crate::PhysMem;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Write};
 use std::os::unix::fs::FileExt;
 use std::os::unix::io::AsRawFd;
@@ -386,8 +388,11 @@ pub struct Domain {
     size: u64,
     line_bytes: u64,
     /// Lines that reached the domain since the start: offset -> contents.
-    persisted: HashMap<u64, Box<[u8]>>,
+    persisted: HashMap<u64, Box<[u8]>, BuildHasherDefault<LineHasher>>,
     in_flight: Vec<InFlight>,
+    /// Line buffers to reuse: a flush takes one, a fence that finds its
+    /// line persisted already gives it back (no allocation per flush).
+    spare: Vec<Box<[u8]>>,
     /// Added to a hart's own instruction count to give the machine's.
     insn_base: u64,
     events: Option<Vec<Event>>,
@@ -412,8 +417,9 @@ impl Domain {
             base,
             size,
             line_bytes,
-            persisted: HashMap::new(),
+            persisted: HashMap::default(),
             in_flight: Vec::new(),
+            spare: Vec::new(),
             insn_base: 0,
             events: None,
             l1_flush_reaches_memory: true,
@@ -460,6 +466,49 @@ impl Domain {
     fn line_of(&self, paddr: u64) -> Option<u64> {
         let off = paddr.wrapping_sub(self.base);
         (off < self.size).then(|| off & !(self.line_bytes - 1))
+    }
+}
+
+/// Hashes a line's offset: one multiply (the default hasher, SipHash,
+/// costs more than the rest of a fence).
+#[derive(Default)]
+struct LineHasher(u64);
+
+impl Hasher for LineHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (n >> 3).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// `line` reached the domain with `data` (none: eADR's flushes, whose line
+/// was there already). A buffer no longer needed goes to `spare`.
+fn persist_line(
+    persisted: &mut HashMap<u64, Box<[u8]>, BuildHasherDefault<LineHasher>>,
+    spare: &mut Vec<Box<[u8]>>,
+    line: u64,
+    data: Box<[u8]>,
+) {
+    if data.is_empty() {
+        return;
+    }
+    match persisted.entry(line) {
+        Entry::Occupied(mut e) => {
+            e.get_mut().copy_from_slice(&data);
+            spare.push(data);
+        }
+        Entry::Vacant(e) => {
+            e.insert(data);
+        }
     }
 }
 
@@ -519,7 +568,12 @@ impl PhysMem {
         // Under eADR and for a volatile region the flush is kept only to
         // show which fence completes it (crash tests pick points by them).
         let data = match kind {
-            DomainKind::Adr => line_data(self, base, line, bytes),
+            DomainKind::Adr => {
+                let spare = self.domain.as_deref_mut().and_then(|d| d.spare.pop());
+                let mut data = spare.unwrap_or_else(|| vec![0; bytes as usize].into());
+                self.read(base + line, &mut data);
+                data
+            }
             _ => Box::default(),
         };
         let d = self.domain.as_deref_mut().expect("checked above");
@@ -568,22 +622,27 @@ impl PhysMem {
         if !d.in_flight.iter().any(|f| f.hart == hart) {
             return;
         }
-        let mut kept = Vec::with_capacity(d.in_flight.len());
         let mut completed = 0;
-        for f in std::mem::take(&mut d.in_flight) {
-            if f.hart == hart {
+        if d.in_flight.iter().all(|f| f.hart == hart) {
+            // The common case: no other hart has flushes in flight.
+            for f in d.in_flight.drain(..) {
                 completed += 1;
-                // eADR's flushes carry no data: the line was there already.
-                if !f.data.is_empty() {
-                    d.persisted.insert(f.line, f.data);
-                }
-            } else {
-                kept.push(f);
+                persist_line(&mut d.persisted, &mut d.spare, f.line, f.data);
             }
+        } else {
+            let mut kept = Vec::with_capacity(d.in_flight.len());
+            for f in std::mem::take(&mut d.in_flight) {
+                if f.hart == hart {
+                    completed += 1;
+                    persist_line(&mut d.persisted, &mut d.spare, f.line, f.data);
+                } else {
+                    kept.push(f);
+                }
+            }
+            d.in_flight = kept;
         }
         d.counters.flushes_completed += completed;
         d.record(insn, EventKind::Fence(completed));
-        d.in_flight = kept;
     }
 
     /// The memory system wrote the line holding `paddr` back to memory
@@ -602,7 +661,7 @@ impl PhysMem {
         let data = line_data(self, base, line, bytes);
         let d = self.domain.as_deref_mut().expect("checked above");
         d.counters.write_backs += 1;
-        d.persisted.insert(line, data);
+        persist_line(&mut d.persisted, &mut d.spare, line, data);
     }
 }
 
