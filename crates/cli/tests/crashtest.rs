@@ -6,7 +6,6 @@
 //! (`guest/build/emu/undo_log`, linked with libnvmm).
 
 #[path = "../src/artefacts.rs"]
-#[allow(dead_code)]
 mod artefacts;
 
 use std::path::{Path, PathBuf};
