@@ -41,6 +41,9 @@ pub enum CliError {
     /// An output file cannot be written.
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// The NVMM image cannot be opened, read or written.
+    #[error(transparent)]
+    Image(#[from] rvnvmm_mem::persist::ImageError),
     /// The user-mode process could not be created or run.
     #[error(transparent)]
     Run(#[from] rvnvmm_user::RunError),

@@ -4,9 +4,11 @@ mod artefacts;
 mod bench;
 mod bench_pm;
 mod boot_command;
+mod crashtest;
 mod error;
 mod microbench;
 mod output;
+mod persistence;
 mod progress;
 mod stats;
 
@@ -39,6 +41,9 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Print the effective configuration as TOML.
     Config(MachineArgs),
+    /// Inject power failures at many points of a program's run and check
+    /// each image with a recovery program (`docs/persistence.md`).
+    Crashtest(crashtest::CrashtestArgs),
 }
 
 /// Options that choose and adjust the machine.
@@ -78,6 +83,18 @@ struct RunArgs {
     /// Stop after about N instructions.
     #[arg(long, value_name = "N")]
     max_insns: Option<u64>,
+    /// Cut the power after N instructions (all harts) or when the next hart
+    /// to run has reached NS of simulated time: the NVMM image keeps what
+    /// reached the persistence domain, and rvnvmm exits with status 125.
+    #[arg(long, value_name = "insns=N|time=NS", value_parser = persistence::parse_crash_at)]
+    crash_at: Option<rvnvmm_user::CrashAt>,
+    /// Seed of the choices a crash makes (which flushes in flight survive).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    crash_seed: u64,
+    /// Write the instruction counts of the NVMM flushes and of the fences
+    /// completing them to FILE (`rvnvmm crashtest` picks crash points by them).
+    #[arg(long, value_name = "FILE", hide = true)]
+    persist_events: Option<PathBuf>,
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
     trace: bool,
@@ -103,6 +120,7 @@ fn main() -> ExitCode {
         Cmd::Run(a) => run(a),
         Cmd::Boot(b) => boot_command::main(b).map_err(CliError::from),
         Cmd::Bench(b) => bench::main(b),
+        Cmd::Crashtest(c) => crashtest::main(c),
         Cmd::Config(m) => load_config(&m).map_err(CliError::from).map(|c| {
             print!("{}", c.to_toml_string());
             0
@@ -166,6 +184,7 @@ pub(crate) fn user_options(
             nvmm.map_or_else(|| "nvmm".to_string(), |(n, _)| n.to_string()),
         ],
         max_insns: None,
+        crash_at: None,
         trace: false,
         epoch_secs: 1_767_225_600, // 2026-01-01T00:00:00Z
         quantum: 10_000,
@@ -232,9 +251,29 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
     opts.sysroot = a.sysroot.clone();
     opts.root = a.root.clone();
     opts.max_insns = a.max_insns;
+    opts.crash_at = a.crash_at;
     opts.trace = a.trace;
+    let events_out = a
+        .persist_events
+        .as_deref()
+        .map(|p| output::OutputFile::check("persistence events", p))
+        .transpose()?;
+    let nvmm = persistence::NvmmRegion::of(&cfg)?;
+    if nvmm.is_none() && (a.crash_at.is_some() || events_out.is_some()) {
+        return Err(MachineLacks::Nvmm.into());
+    }
     let started = std::time::Instant::now();
     let mut process = new_process(&cfg, opts)?;
+    if let Some(n) = &nvmm {
+        n.load(&mut process)?;
+        if a.crash_at.is_some() || events_out.is_some() {
+            let mut domain = n.domain();
+            if events_out.is_some() {
+                domain.record_events();
+            }
+            process.track_persistence(domain);
+        }
+    }
     let line = progress::Progress::on_terminal(a.max_insns)
         .filter(|_| !a.no_progress && !a.trace)
         .map(|p| std::sync::Arc::new(std::sync::Mutex::new(p)));
@@ -251,7 +290,31 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
         p.finish();
     }
     let outcome = outcome?;
+    let crash = if outcome.exit == ExitKind::Crash {
+        let image = nvmm.as_ref().and_then(|n| n.image.as_ref());
+        let report = process.power_fail(image, a.crash_seed)?;
+        eprintln!("rvnvmm: {}", persistence::crash_line(&outcome, &report));
+        Some(persistence::crash_json(
+            &outcome,
+            &report,
+            &process,
+            a.crash_seed,
+        ))
+    } else {
+        // A clean end, or the guest's own death: the machine is still on.
+        if let (Some(n), true) = (&nvmm, outcome.is_initial_process) {
+            n.save(&process)?;
+        }
+        None
+    };
     let host_seconds = started.elapsed().as_secs_f64();
+    if let (Some(out), Some(d)) = (&events_out, process.persistence_domain()) {
+        if outcome.is_initial_process {
+            let mut text = Vec::new();
+            rvnvmm_mem::persist::write_events(&mut text, d.events()).expect("writing to memory");
+            out.write(&text)?;
+        }
+    }
     if let Some(out) = &stats_out {
         let target = if outcome.is_initial_process {
             Some(out.clone())
@@ -261,7 +324,8 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             None
         };
         if let Some(target) = target {
-            target.write(stats::to_json(&cfg, &program, &outcome, host_seconds).as_bytes())?;
+            let json = stats::to_json(&cfg, &program, &outcome, host_seconds, crash.as_ref());
+            target.write(json.as_bytes())?;
         }
     }
     match outcome.exit {
@@ -273,6 +337,7 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             );
             Ok(INSN_LIMIT_STATUS)
         }
+        ExitKind::Crash => Ok(persistence::CRASH_STATUS),
         ExitKind::Code(_) => Ok(outcome.exit_status()),
     }
 }

@@ -6,11 +6,18 @@ use serde_json::json;
 
 /// Renders the statistics of a run. Everything but `host_seconds` and
 /// `mips` is a function of the program, its inputs and the config alone.
-pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> String {
+pub fn to_json(
+    cfg: &Config,
+    program: &str,
+    o: &Outcome,
+    host_seconds: f64,
+    crash: Option<&serde_json::Value>,
+) -> String {
     let exit = match o.exit {
         ExitKind::Code(c) => json!({ "code": c }),
         ExitKind::Signal(s) => json!({ "signal": s }),
         ExitKind::InsnLimit => json!({ "insn_limit": true }),
+        ExitKind::Crash => json!({ "crash": true }),
     };
     let harts: Vec<_> = o
         .hart_cycles
@@ -60,6 +67,9 @@ pub fn to_json(cfg: &Config, program: &str, o: &Outcome, host_seconds: f64) -> S
         for (k, val) in mem {
             top.insert(k.clone(), val.clone());
         }
+    }
+    if let (Some(c), serde_json::Value::Object(top)) = (crash, &mut v) {
+        top.insert("crash".into(), c.clone());
     }
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
 }

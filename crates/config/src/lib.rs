@@ -142,6 +142,23 @@ string_enum! {
 }
 
 string_enum! {
+    /// Which part of the machine keeps an NVMM region's contents through a
+    /// power failure (`memory.NAME.persistence`, `docs/persistence.md`).
+    pub enum Persistence {
+        /// None: the region is volatile. A crash leaves its image as it was
+        /// when the run started.
+        None = "none",
+        /// Asynchronous DRAM refresh: the memory controller's write queue is
+        /// in the domain, the caches are not. A store persists once its line
+        /// is written back (an eviction, or a flush ordered by a fence).
+        Adr = "adr",
+        /// Extended ADR: the caches are in the domain too, so every store
+        /// persists once it is globally visible.
+        Eadr = "eadr",
+    }
+}
+
+string_enum! {
     /// Which precharges of an NVMM row pay the NVMM write latency `trp_ns`
     /// (methods `fine` and `proposed`).
     pub enum TrpOn {
@@ -559,6 +576,11 @@ pub struct NvmmParams {
     pub keep_open: KeepOpen,
     /// `optane`: the device (`memory.NAME.optane.*`).
     pub optane: OptaneParams,
+    /// A host file backing the region, which outlives the run (sparse;
+    /// created if missing). Empty: no file, the region starts zeroed.
+    pub image: String,
+    /// What survives a power failure (`rvnvmm run --crash-at`).
+    pub persistence: Persistence,
 }
 
 /// `[memory.NAME.optane]`: the Optane-like device of method `optane`.
@@ -952,6 +974,8 @@ impl Default for NvmmParams {
             trp_on: TrpOn::Dirty,
             keep_open: KeepOpen::FromAct,
             optane: OptaneParams::default(),
+            image: String::new(),
+            persistence: Persistence::Adr,
         }
     }
 }

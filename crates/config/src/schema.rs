@@ -516,6 +516,8 @@ mod tests {
             "coarse_write_ns",
             "trp_on",
             "keep_open",
+            "image",
+            "persistence",
         ] {
             assert!(s.region[k].1, "{k} should be NVMM-only");
         }

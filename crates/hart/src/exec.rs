@@ -75,8 +75,14 @@ impl Hart {
             let mut pc = self.pc;
             let mut next = None;
             for (i, ins) in insns.iter().enumerate() {
+                if TRACE && self.exact_budget && self.instret + i as u64 >= stop_at {
+                    // An exact stop (`exact_budget`) before this instruction.
+                    self.retire(i, cost);
+                    self.pc = pc;
+                    return None;
+                }
                 let result = self.step::<_, FULL>(env, ins, pc, i as u64, cost[i] as u64);
-                if TRACE && result.is_ok() {
+                if TRACE && self.trace && result.is_ok() {
                     // One line per retired instruction (a faulting one is
                     // printed when it completes after the fault is handled).
                     eprintln!(
@@ -299,6 +305,13 @@ impl Hart {
             Sllw => set!(sext32(((a as u32) << (b & 31)) as u64)),
             Srlw => set!(sext32(((a as u32) >> (b & 31)) as u64)),
             Sraw => set!(((a as i32) >> (b & 31)) as i64 as u64),
+            // A fence whose predecessor set has W orders the hart's earlier
+            // flushes (Zicbom orders cbo.clean/flush as stores): they reach
+            // the persistence domain.
+            Fence if ins.rm & 0x10 != 0 && env.mem.tracks_persistence() => {
+                env.mem
+                    .persist_fence(self.core.hart_id, self.instret + done);
+            }
             Fence => {}
             FenceI => {
                 env.code.pages.flush_pending = true;
@@ -465,7 +478,7 @@ impl Hart {
             }
             Wfi => return self.wfi::<FULL>(done_cycles),
             CflushDL1 | CboClean | CboFlush | CboInval | CboZero => {
-                self.cache_op(env, ins, a, done_cycles)?;
+                self.cache_op(env, ins, a, done, done_cycles)?;
                 if self.stop_block {
                     return Ok(Flow::Stop);
                 }
@@ -565,6 +578,7 @@ impl Hart {
         env: &mut Env<'_, T>,
         ins: &Insn,
         addr: u64,
+        done: u64,
         now: u64,
     ) -> Result<(), Trap> {
         let inval_as_flush = self.cache_op_allowed(ins.op)?;
@@ -582,6 +596,11 @@ impl Hart {
             // The whole L1D.
             if let Some(t) = env.timing.as_deref_mut() {
                 self.core.cycles += t.flush_l1d(hart, self.core.cycles + now);
+                // Its write-backs are those of evictions: persistent at once.
+            } else if env.mem.tracks_persistence() {
+                // Without caches every line may be in the L1D.
+                env.mem
+                    .persist_flush_all(self.core.hart_id, self.instret + done);
             }
             return Ok(());
         }
@@ -608,7 +627,28 @@ impl Hart {
                 Op::CboFlush => FlushKind::Flush,
                 _ => FlushKind::L1,
             };
+            if env.mem.tracks_persistence() {
+                // Earlier evictions first: they are persistent already.
+                t.take_write_backs(&mut |a| env.mem.persist_write_back(a));
+            }
             self.core.cycles += t.flush_line(hart, paddr, kind, self.core.cycles + now);
+            if env.mem.tracks_persistence() {
+                // The flush's own write-back is in flight until a fence
+                // (`persist_flush`), not persistent at once.
+                let shift = t.data_line_shift();
+                t.take_write_backs(&mut |a| {
+                    if a >> shift != paddr >> shift {
+                        env.mem.persist_write_back(a);
+                    }
+                });
+            }
+        }
+        // A plain cbo.inval discards the line: nothing is written back.
+        let writes_back = ins.op != Op::CboInval || inval_as_flush;
+        if writes_back && env.mem.tracks_persistence() {
+            let l1_only = ins.op == Op::CflushDL1;
+            env.mem
+                .persist_flush(self.core.hart_id, paddr, self.instret + done, l1_only);
         }
         Ok(())
     }

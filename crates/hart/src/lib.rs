@@ -280,6 +280,10 @@ pub struct Hart {
     stop_block: bool,
     /// Print each retired instruction to stderr.
     pub trace: bool,
+    /// Stop exactly at the end of the budget, never after it (a crash
+    /// injected at an instruction count). Runs the last block of a budget
+    /// instruction by instruction.
+    pub exact_budget: bool,
     /// Full-system mode: traps are taken architecturally.
     full_system: bool,
     /// The privileged CSRs.
@@ -318,6 +322,7 @@ impl Hart {
             model_flush_pending: false,
             stop_block: false,
             trace: false,
+            exact_budget: false,
             full_system: false,
             csrs: PrivState::user_mode(),
             pmp: pmp::Pmp::default(),
@@ -471,14 +476,35 @@ impl Hart {
                     Err(t) => return Exit::Trap(t),
                 },
             };
-            let exit = if self.trace {
+            let exit = if self.step_by_step(stop_at) {
                 self.exec_blocks::<_, true, false>(env, idx, stop_at)
             } else {
-                self.exec_blocks::<_, false, false>(env, idx, stop_at)
+                self.exec_blocks::<_, false, false>(env, idx, self.block_stop(stop_at))
             };
             if let Some(exit) = exit {
                 return exit;
             }
+        }
+    }
+
+    /// Whether blocks run with a look at every instruction: to trace, or
+    /// for an exact stop within the next block.
+    #[inline]
+    fn step_by_step(&self, stop_at: u64) -> bool {
+        self.trace || (self.exact_budget && stop_at - self.instret <= MAX_BLOCK_INSNS as u64)
+    }
+
+    /// Where whole blocks stop: for an exact stop, a block short of it, so
+    /// that the last block runs step by step (a run may overshoot its stop
+    /// by less than a block).
+    #[inline]
+    fn block_stop(&self, stop_at: u64) -> u64 {
+        if self.exact_budget {
+            stop_at
+                .saturating_sub(MAX_BLOCK_INSNS as u64)
+                .max(self.instret + 1)
+        } else {
+            stop_at
         }
     }
 
@@ -512,10 +538,10 @@ impl Hart {
                     continue;
                 }
             };
-            let exit = if self.trace {
+            let exit = if self.step_by_step(stop_at) {
                 self.exec_blocks::<_, true, true>(env, idx, stop_at)
             } else {
-                self.exec_blocks::<_, false, true>(env, idx, stop_at)
+                self.exec_blocks::<_, false, true>(env, idx, self.block_stop(stop_at))
             };
             if let Some(exit) = exit {
                 break exit;

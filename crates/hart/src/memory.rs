@@ -273,6 +273,11 @@ impl Hart {
                 let access = DataAccess { paddr, size, kind };
                 let stall = t.data_access(core, access, at);
                 self.core.cycles += stall;
+                if env.mem.tracks_persistence() {
+                    // Lines the access evicted to memory are persistent
+                    // (ADR) with the contents they have now.
+                    t.take_write_backs(&mut |a| env.mem.persist_write_back(a));
+                }
                 if kind.is_atomic() {
                     self.stats.atomics.stall_cycles += stall;
                 }

@@ -713,3 +713,80 @@ fn a_line_crossing_access_is_presented_once_per_line() {
         ]
     );
 }
+
+/// With `exact_budget` a run stops at exactly its budget, mid-block too,
+/// and goes on from there as if never stopped.
+#[test]
+fn exact_budget_stops_at_the_instruction() {
+    let prog = [
+        addi(10, 0, 0),
+        addi(11, 0, 100),
+        addi(10, 10, 3),
+        addi(11, 11, -1),
+        bne(11, 0, -8),
+        ECALL,
+    ];
+    for budget in [1, 2, 3, 7, 64, 65, 200, 302] {
+        let (mut mem, mut code, mut h, mut core) = machine(&prog);
+        h.exact_budget = true;
+        let mut env = Env::functional(&mut mem, &mut code);
+        assert_eq!(h.run(&mut core, &mut env, budget), Exit::Budget);
+        assert_eq!(h.instret, budget, "budget {budget}");
+        assert_eq!(core.cycles, budget);
+        assert_eq!(h.run(&mut core, &mut env, u64::MAX), Exit::Ecall);
+        assert_eq!((h.x[10], h.instret), (300, 303));
+    }
+}
+
+/// Flushes of NVMM lines and the fences after them reach the memory's
+/// persistence domain, at the instruction counts they retire at.
+#[test]
+fn flushes_and_fences_reach_the_persistence_domain() {
+    use rvnvmm_mem::persist::{crash, Domain, DomainKind, Event, EventKind};
+    const NVMM: u64 = 0x1_0000_0000;
+    let cbo_flush = |rs1| i_type(0x0f, 2, 0, rs1, 2);
+    let fence_rw_rw = 0x0330_000f;
+    let fence_r_r = 0x0220_000f;
+    // a1 = NVMM; sd a1 -> [a1]; cbo.flush (a1); fence r,r; fence rw,rw;
+    // sd a1 -> [a1 + 64]; ecall
+    let lui = |rd: u32, imm: u32| imm << 12 | rd << 7 | 0x37;
+    let slli = |rd, rs1, sh| i_type(0x13, 1, rd, rs1, sh);
+    let (mut mem, mut code, mut h, mut core) = machine(&[
+        lui(11, 1),
+        slli(11, 11, 20), // a1 = 1 << 32
+        sd(11, 11, 0),
+        cbo_flush(11),
+        fence_r_r,
+        fence_rw_rw,
+        sd(11, 11, 64),
+        ECALL,
+    ]);
+    mem.add_region(NVMM, 0x10000).unwrap();
+    let mut domain = Domain::new(DomainKind::Adr, NVMM, 0x10000, 64);
+    domain.record_events();
+    mem.set_domain(domain);
+    mem.set_insn_base(1000);
+    h.config.cflush_user = true;
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
+    assert_eq!(exit, Exit::Ecall);
+    let d = mem.domain().unwrap();
+    assert_eq!(
+        d.events(),
+        [
+            Event {
+                insn: 1003,
+                kind: EventKind::Flush
+            },
+            Event {
+                insn: 1005,
+                kind: EventKind::Fence(1)
+            }
+        ]
+    );
+    let r = crash(&mut mem, None, 0).unwrap();
+    assert_eq!(r.lost_lines, vec![NVMM + 64]);
+}

@@ -5,6 +5,7 @@
 //! `fork` duplicates it copy-on-write). [`sv39`] walks and edits page tables
 //! that live in that memory, exactly as a hart's MMU and a kernel would.
 
+pub mod persist;
 pub mod phys;
 pub mod sv39;
 

@@ -52,6 +52,9 @@ impl Drop for RamRegion {
 #[derive(Debug, Default)]
 pub struct PhysMem {
     regions: Vec<RamRegion>,
+    /// The persistence domain of the NVMM region, when a crash may be
+    /// injected (`crate::persist`).
+    pub(crate) domain: Option<Box<crate::persist::Domain>>,
 }
 
 // SAFETY: the host memory is owned by this value alone; raw pointers are only

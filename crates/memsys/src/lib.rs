@@ -236,6 +236,9 @@ pub struct MemorySystem {
     tlb_walk_cycles: u64,
     /// Latest time each core presented (`None`: never).
     hart_ps: Vec<Option<Ps>>,
+    /// Lines written to a controller since the harts last took them, when
+    /// a persistence domain is tracked (`record_write_backs`).
+    write_backs: Option<Vec<u64>>,
     /// Which core each hart runs on: the L1s, filters, flush counters and
     /// bus requesters are per core.
     cores: CoreMap,
@@ -387,8 +390,15 @@ impl MemorySystem {
             tlb_l2_hit_cycles: u64::from(cfg.tlb.l2_hit_latency_cycles),
             tlb_walk_cycles: u64::from(cfg.tlb.walk_cycles),
             hart_ps: vec![None; harts],
+            write_backs: None,
             cores: core_map,
         })
+    }
+
+    /// Keeps the address of every line written to a controller from now
+    /// on, for the persistence domain (`TimingModel::take_write_backs`).
+    pub fn record_write_backs(&mut self) {
+        self.write_backs.get_or_insert_with(Vec::new);
     }
 
     /// Number of harts.
@@ -1434,6 +1444,9 @@ impl MemorySystem {
     /// Hands a write to the controller of `addr` at `arrive`; returns its
     /// acceptance time.
     fn controller_write(&mut self, addr: u64, arrive: Ps) -> Ps {
+        if let Some(w) = self.write_backs.as_mut() {
+            w.push(addr);
+        }
         match self.routes.find(addr).cloned() {
             Some(r) => {
                 self.regions[r.region].bus_writes += 1;
@@ -1455,6 +1468,14 @@ fn core_name(map: &CoreMap, core: CoreId) -> String {
 }
 
 impl TimingModel for MemorySystem {
+    fn take_write_backs(&mut self, each: &mut dyn FnMut(u64)) {
+        if let Some(w) = self.write_backs.as_mut() {
+            for a in w.drain(..) {
+                each(a);
+            }
+        }
+    }
+
     #[inline(always)]
     fn data_line_shift(&self) -> u32 {
         self.d_shift

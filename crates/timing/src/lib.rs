@@ -268,6 +268,11 @@ pub trait TimingModel {
     fn control_port(&mut self) -> Option<&mut dyn ControlPort> {
         None
     }
+
+    /// Hands `each` the address of every line the model wrote to memory
+    /// since the last call, if it was asked to keep them (a persistence
+    /// domain is tracked); otherwise does nothing.
+    fn take_write_backs(&mut self, _each: &mut dyn FnMut(u64)) {}
 }
 
 /// No timing model: the type of `Env::timing` in a functional run. It has

@@ -19,4 +19,6 @@ mod signal;
 mod syscall;
 pub mod vm;
 
-pub use process::{ExitKind, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats};
+pub use process::{
+    CrashAt, ExitKind, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
+};

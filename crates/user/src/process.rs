@@ -6,6 +6,7 @@ use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
+use rvnvmm_hart::TimingModel;
 use rvnvmm_hart::{CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
@@ -50,6 +51,9 @@ pub struct Options {
     pub region_names: [String; 2],
     /// Stop after about this many instructions (all threads together).
     pub max_insns: Option<u64>,
+    /// Cut the power at this point (`--crash-at`): the run ends with
+    /// [`ExitKind::Crash`]. Forked children never crash.
+    pub crash_at: Option<CrashAt>,
     /// Print every retired instruction to stderr.
     pub trace: bool,
     /// Seconds since 1970 that simulated time zero corresponds to.
@@ -57,6 +61,15 @@ pub struct Options {
     /// Instructions a thread runs before another thread on the same hart
     /// gets its turn.
     pub quantum: u64,
+}
+
+/// Where a power failure is injected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrashAt {
+    /// After exactly this many instructions of all threads together.
+    Insns(u64),
+    /// When the next hart to run has reached this simulated time, in ns.
+    TimeNs(u64),
 }
 
 /// Why a run could not start or had to stop.
@@ -82,6 +95,8 @@ pub enum ExitKind {
     Signal(i32),
     /// `--max-insns` reached.
     InsnLimit,
+    /// The power failed at [`Options::crash_at`].
+    Crash,
 }
 
 /// Per-thread figures.
@@ -128,6 +143,9 @@ pub struct Outcome {
     pub memory: Option<serde_json::Value>,
     /// The page policy's figures.
     pub pages: PagesOutcome,
+    /// Where the last hart to run stood at the end: its number and the PC
+    /// of the next instruction it would have run.
+    pub last_pc: (usize, u64),
 }
 
 /// What the page policy did (`--stats` `pages`).
@@ -377,6 +395,55 @@ impl Process {
     pub fn with_progress(mut self, f: impl FnMut(u64, u64) + Send + 'static) -> Process {
         self.progress = Some(Box::new(f));
         self
+    }
+
+    /// Fills the NVMM region from `image` (its contents from an earlier
+    /// run). Heap frames taken from NVMM are zeroed from now on, as the
+    /// region no longer starts zeroed.
+    pub fn load_nvmm_image(
+        &mut self,
+        image: &rvnvmm_mem::persist::NvmmImage,
+    ) -> Result<(), rvnvmm_mem::persist::ImageError> {
+        image.load(&mut self.mem)?;
+        self.aspace.frames_not_zero(1);
+        Ok(())
+    }
+
+    /// Writes the NVMM region to `image` as it is now (a clean end).
+    pub fn save_nvmm_image(
+        &self,
+        image: &rvnvmm_mem::persist::NvmmImage,
+    ) -> Result<(), rvnvmm_mem::persist::ImageError> {
+        image.save(&self.mem)
+    }
+
+    /// Tracks what reaches the NVMM region's persistence domain from now on
+    /// (and has the timing model report its write-backs).
+    pub fn track_persistence(&mut self, domain: rvnvmm_mem::persist::Domain) {
+        self.mem.set_domain(domain);
+        if let Some(m) = self.memsys.as_mut() {
+            m.record_write_backs();
+        }
+    }
+
+    /// The persistence domain, if tracked.
+    pub fn persistence_domain(&self) -> Option<&rvnvmm_mem::persist::Domain> {
+        self.mem.domain()
+    }
+
+    /// Cuts the power: the NVMM region keeps what reached the persistence
+    /// domain (`rvnvmm_mem::persist::crash`), and `image`, if given, is
+    /// written so.
+    pub fn power_fail(
+        &mut self,
+        image: Option<&rvnvmm_mem::persist::NvmmImage>,
+        seed: u64,
+    ) -> Result<rvnvmm_mem::persist::CrashReport, rvnvmm_mem::persist::ImageError> {
+        if let Some(m) = self.memsys.as_mut() {
+            let mem = &mut self.mem;
+            m.take_write_backs(&mut |a| mem.persist_write_back(a));
+        }
+        rvnvmm_mem::persist::crash(&mut self.mem, image, seed)
     }
 
     /// Maps the memory system's control page (`/dev/nvmm-ctl`).
@@ -954,6 +1021,36 @@ impl Machine for Process {
         } else {
             self.opts.quantum.max(1_000_000)
         };
+        let crash = self.opts.crash_at.filter(|_| !self.is_child);
+        let crash_insns = match crash {
+            Some(CrashAt::Insns(n)) => Some(n),
+            _ => None,
+        };
+        if let Some(CrashAt::TimeNs(ns)) = crash {
+            if self.cycles_to_ns(self.cpus[cpu].core.cycles) >= ns {
+                self.exit = Some(ExitKind::Crash);
+                return ControlFlow::Break(Ok(()));
+            }
+        }
+        if crash_insns.is_some_and(|n| self.total_insns >= n) {
+            self.exit = Some(ExitKind::Crash);
+            return ControlFlow::Break(Ok(()));
+        }
+        let slice = match crash {
+            // Shorter turns as the time nears, so the crash lands within a
+            // few instructions of it.
+            Some(CrashAt::TimeNs(ns)) => {
+                let left = self
+                    .ns_to_cycles(ns)
+                    .saturating_sub(self.cpus[cpu].core.cycles);
+                slice.min((left / 8).max(1))
+            }
+            _ => slice,
+        };
+        let slice = match crash_insns {
+            Some(n) => slice.min(n - self.total_insns),
+            None => slice,
+        };
         match rvnvmm_sched::clamp_budget(slice, self.total_insns, self.opts.max_insns) {
             Some(budget) => ControlFlow::Continue(budget),
             None => {
@@ -967,6 +1064,11 @@ impl Machine for Process {
         let t = &mut self.threads[self.current];
         self.cpus[cpu].core.set_sync_limit(limit);
         let before = t.hart.instret;
+        if self.mem.tracks_persistence() {
+            // Events carry the machine's instruction count.
+            self.mem.set_insn_base(self.total_insns - before);
+        }
+        t.hart.exact_budget = self.opts.crash_at.is_some();
         let mut env = Env {
             mem: &mut self.mem,
             code: &mut self.code,
@@ -1095,6 +1197,10 @@ impl Process {
             blocks_decoded: self.code.blocks_decoded,
             is_initial_process: !self.is_child,
             pid: self.pid,
+            last_pc: self
+                .threads
+                .get(self.current)
+                .map_or((0, 0), |t| (t.cpu, t.hart.pc)),
             memory,
             pages: PagesOutcome {
                 policy: self.aspace.pages,
@@ -1254,7 +1360,7 @@ impl Outcome {
         match self.exit {
             ExitKind::Code(c) => c & 0xff,
             ExitKind::Signal(s) => 128 + s,
-            ExitKind::InsnLimit => 0,
+            ExitKind::InsnLimit | ExitKind::Crash => 0,
         }
     }
 }

@@ -198,6 +198,9 @@ struct Pool {
     /// Ranges mapped as device windows, never handed out (see
     /// [`Frames::claim`]).
     claimed: Vec<(u64, u64)>,
+    /// Frames not handed out yet may hold data (an NVMM image was loaded):
+    /// zero them when they are.
+    fresh_not_zero: bool,
 }
 
 /// Physical-frame allocation over one or more pools: pool 0 holds the
@@ -222,6 +225,7 @@ impl Frames {
                 next_table: base + size,
                 free: Vec::new(),
                 claimed: Vec::new(),
+                fresh_not_zero: false,
             })
             .collect();
         Frames { pools, used: 0 }
@@ -239,6 +243,9 @@ impl Frames {
         let f = if p.next_data < p.next_table {
             let f = p.next_data;
             p.next_data += PAGE_SIZE;
+            if p.fresh_not_zero {
+                mem.zero(f, PAGE_SIZE);
+            }
             f
         } else {
             let f = p.free.pop()?;
@@ -252,7 +259,7 @@ impl Frames {
     /// A block of `1 << shift` bytes aligned to its size, from the frames
     /// pool `pool` has not handed out yet (freed frames are scattered).
     /// Frames the alignment skips go to the free list for 4 KiB pages.
-    fn alloc_block(&mut self, pool: usize, shift: u32) -> Option<u64> {
+    fn alloc_block(&mut self, mem: &mut PhysMem, pool: usize, shift: u32) -> Option<u64> {
         let p = &mut self.pools[pool];
         let size = 1u64 << shift;
         let start = p.next_data.checked_next_multiple_of(size)?;
@@ -264,6 +271,9 @@ impl Frames {
             .extend((p.next_data..start).step_by(PAGE_SIZE as usize));
         p.next_data = end;
         self.used += size / PAGE_SIZE;
+        if p.fresh_not_zero {
+            mem.zero(start, size);
+        }
         Some(start)
     }
 
@@ -299,6 +309,14 @@ impl Frames {
             p.claimed.push((base, end));
         }
         Ok(())
+    }
+
+    /// The frames of pool `pool` not handed out yet may hold data: they
+    /// are zeroed when handed out.
+    pub fn fresh_not_zero(&mut self, pool: usize) {
+        if let Some(p) = self.pools.get_mut(pool) {
+            p.fresh_not_zero = true;
+        }
     }
 
     /// Bytes of pool `pool` not handed out yet.
@@ -387,6 +405,12 @@ impl AddressSpace {
     /// An empty address space using frames from `[base, base+size)`.
     pub fn new(mem: &mut PhysMem, base: u64, size: u64) -> Result<AddressSpace, Errno> {
         Self::with_pools(mem, &[(base, size)], 0)
+    }
+
+    /// The frames of pool `pool` (1: NVMM) not handed out yet may hold
+    /// data (an NVMM image was loaded): they are zeroed when handed out.
+    pub fn frames_not_zero(&mut self, pool: usize) {
+        self.frames.fresh_not_zero(pool);
     }
 
     /// An empty address space whose frames come from `pools` (see
@@ -645,7 +669,7 @@ impl AddressSpace {
             }
             empty_table = Some(table);
         }
-        let Some(block) = self.frames.alloc_block(pool, shift) else {
+        let Some(block) = self.frames.alloc_block(mem, pool, shift) else {
             return Ok(false);
         };
         let flags = pte_flags(prot);

@@ -31,6 +31,7 @@ pub(crate) fn process() -> Process {
         pages: crate::vm::PagePolicy::Base,
         region_names: ["dram".into(), "nvmm".into()],
         max_insns: None,
+        crash_at: None,
         trace: false,
         epoch_secs: EPOCH_SECS,
         quantum: 10_000,

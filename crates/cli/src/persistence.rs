@@ -1,0 +1,169 @@
+//! The NVMM image and injected power failures of `rvnvmm run`
+//! (`docs/persistence.md`): opening and loading `memory.NAME.image`, the
+//! persistence domain of `memory.NAME.persistence`, `--crash-at`, and the
+//! `crash` object of `--stats`.
+
+use crate::error::CliError;
+use rvnvmm_config::{Config, Persistence, RegionKind};
+use rvnvmm_mem::persist::{CrashReport, Domain, DomainKind, NvmmImage};
+use rvnvmm_user::{CrashAt, Outcome, Process};
+use serde_json::json;
+use std::path::Path;
+
+/// The exit status of a run ended by `--crash-at` (beside `--max-insns`'
+/// 124, `timeout`'s status for a run whose time ran out).
+pub const CRASH_STATUS: i32 = 125;
+
+/// Lost lines listed in the stderr line of a crash (all are in `--stats`).
+const LOST_SHOWN: usize = 4;
+
+/// Parses `insns=N` or `time=NS`.
+pub fn parse_crash_at(s: &str) -> Result<CrashAt, String> {
+    let bad = || format!("'{s}' is not insns=N or time=NS (simulated nanoseconds)");
+    let (key, value) = s.split_once('=').ok_or_else(bad)?;
+    let n: u64 = value.trim().replace('_', "").parse().map_err(|_| bad())?;
+    match key.trim() {
+        "insns" if n > 0 => Ok(CrashAt::Insns(n)),
+        "insns" => Err("--crash-at insns=N needs N >= 1".into()),
+        "time" => Ok(CrashAt::TimeNs(n)),
+        _ => Err(bad()),
+    }
+}
+
+/// The machine's NVMM region as far as persistence goes.
+pub struct NvmmRegion {
+    /// `memory.NAME`'s NAME.
+    pub name: String,
+    base: u64,
+    size: u64,
+    kind: DomainKind,
+    line_bytes: u64,
+    /// Whether `cflush.d.l1` reaches memory (no shared L2, or no caches).
+    l1_flush_reaches_memory: bool,
+    /// The image, if `memory.NAME.image` is set.
+    pub image: Option<NvmmImage>,
+}
+
+impl NvmmRegion {
+    /// The first NVMM region of `cfg`, with its image opened (created if
+    /// missing); `None` if the machine has none.
+    pub fn of(cfg: &Config) -> Result<Option<NvmmRegion>, CliError> {
+        let Some((name, r)) = cfg.memory.regions_of_kind(RegionKind::Nvmm).next() else {
+            return Ok(None);
+        };
+        let params = r.nvmm.as_ref().expect("an NVMM region has NVMM params");
+        let image = if params.image.is_empty() {
+            None
+        } else {
+            Some(NvmmImage::open(Path::new(&params.image), r.base, r.size)?)
+        };
+        let timed = cfg.machine.model == rvnvmm_config::Model::Timing;
+        Ok(Some(NvmmRegion {
+            name: name.to_string(),
+            base: r.base,
+            size: r.size,
+            kind: match params.persistence {
+                Persistence::None => DomainKind::Volatile,
+                Persistence::Adr => DomainKind::Adr,
+                Persistence::Eadr => DomainKind::Eadr,
+            },
+            line_bytes: u64::from(cfg.cache.l1d.line_bytes).clamp(8, 4096),
+            l1_flush_reaches_memory: !timed || !cfg.cache.l2.enabled,
+            image,
+        }))
+    }
+
+    /// A fresh persistence domain of the region.
+    pub fn domain(&self) -> Domain {
+        let mut d = Domain::new(self.kind, self.base, self.size, self.line_bytes);
+        d.l1_flush_reaches_memory = self.l1_flush_reaches_memory;
+        d
+    }
+
+    /// Loads the image into `process`, if there is one.
+    pub fn load(&self, process: &mut Process) -> Result<(), CliError> {
+        if let Some(img) = &self.image {
+            process.load_nvmm_image(img)?;
+        }
+        Ok(())
+    }
+
+    /// Saves the region's contents to the image after a clean end.
+    pub fn save(&self, process: &Process) -> Result<(), CliError> {
+        if let Some(img) = &self.image {
+            process.save_nvmm_image(img)?;
+        }
+        Ok(())
+    }
+}
+
+/// The `crash` object of `--stats`.
+pub fn crash_json(
+    o: &Outcome,
+    report: &CrashReport,
+    process: &Process,
+    seed: u64,
+) -> serde_json::Value {
+    let counters = process
+        .persistence_domain()
+        .map(|d| d.counters)
+        .unwrap_or_default();
+    json!({
+        "instructions": o.instructions,
+        "sim_time_ns": o.sim_time_ns,
+        "hart": o.last_pc.0,
+        "pc": format!("{:#x}", o.last_pc.1),
+        "seed": seed,
+        "line_bytes": report.line_bytes,
+        "lost_lines": report.lost_lines.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>(),
+        "in_flight_kept": report.in_flight_kept,
+        "in_flight_lost": report.in_flight_lost,
+        "flushes": counters.flushes,
+        "flushes_completed": counters.flushes_completed,
+        "write_backs": counters.write_backs,
+    })
+}
+
+/// The stderr line of a crash.
+pub fn crash_line(o: &Outcome, report: &CrashReport) -> String {
+    let mut lost: Vec<String> = report
+        .lost_lines
+        .iter()
+        .take(LOST_SHOWN)
+        .map(|a| format!("{a:#x}"))
+        .collect();
+    if report.lost_lines.len() > LOST_SHOWN {
+        lost.push("...".into());
+    }
+    let lost = if lost.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", lost.join(" "))
+    };
+    format!(
+        "power failure injected after {} instructions ({} ns simulated; hart {} at pc {:#x}): {} NVMM lines of {} bytes lost{lost}, {} flushes in flight kept, {} lost (exit status {CRASH_STATUS})",
+        o.instructions,
+        o.sim_time_ns,
+        o.last_pc.0,
+        o.last_pc.1,
+        report.lost_lines.len(),
+        report.line_bytes,
+        report.in_flight_kept,
+        report.in_flight_lost,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crash_points_parse() {
+        assert_eq!(parse_crash_at("insns=1_000"), Ok(CrashAt::Insns(1000)));
+        assert_eq!(parse_crash_at("time=5000"), Ok(CrashAt::TimeNs(5000)));
+        assert!(parse_crash_at("insns=0").is_err());
+        assert!(parse_crash_at("cycles=3").unwrap_err().contains("insns=N"));
+        assert!(parse_crash_at("insns").is_err());
+        assert!(parse_crash_at("time=-1").is_err());
+    }
+}
