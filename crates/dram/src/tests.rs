@@ -1182,6 +1182,8 @@ fn traffic(c: &mut Controller, seed: u64, n: usize, wild: bool) -> Vec<Ps> {
                 trp_on: [TrpOn::Dirty, TrpOn::Always][r.below(2) as usize],
                 keep_open: c.nvmm("nvmm").map_or(KeepOpen::FromAct, |p| p.keep_open),
                 optane: Default::default(),
+                image: String::new(),
+                persistence: rvnvmm_config::Persistence::Adr,
             };
             c.set_nvmm("nvmm", p).unwrap();
         }
