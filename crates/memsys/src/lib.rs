@@ -686,7 +686,7 @@ impl MemorySystem {
     /// ..., `l2`), filter hits included.
     pub fn cache_stats(&self) -> Vec<(String, CacheStats)> {
         let mut out = Vec::new();
-        for h in 0..self.harts() {
+        for h in 0..self.cores() {
             let f = &self.filters[h];
             if self.l1i[h].enabled() {
                 let mut s = self.l1i[h].stats.clone();
@@ -1098,7 +1098,7 @@ impl MemorySystem {
         // A Modified copy supplies the data, once it has it itself: a line
         // still on its way to one core goes on to the next after it lands.
         let mut from = t;
-        for o in 0..self.harts() {
+        for o in 0..self.cores() {
             if o == h {
                 continue;
             }
@@ -1156,7 +1156,7 @@ impl MemorySystem {
     /// true if there was one.
     fn invalidate_others(&mut self, h: usize, line: u64) -> bool {
         let mut any = false;
-        for o in 0..self.harts() {
+        for o in 0..self.cores() {
             if o == h {
                 continue;
             }
@@ -1339,10 +1339,10 @@ impl MemorySystem {
         let mut t = t0;
         let (_, mut dirty) = self.flush_l1_copy(h, line, kind);
         if kind != FlushKind::L1 {
-            if self.harts() > 1 || self.l2.is_some() {
+            if self.cores() > 1 || self.l2.is_some() {
                 t = self.coherence_broadcast(h, t);
             }
-            for o in 0..self.harts() {
+            for o in 0..self.cores() {
                 if o == h {
                     continue;
                 }
