@@ -63,6 +63,8 @@ pub struct MemRegion {
 /// the host ends of the devices from the caller.
 pub struct BoardBuilder {
     harts: usize,
+    /// Hardware threads per core (consecutive harts share a core).
+    threads_per_core: usize,
     timebase_hz: u64,
     cbom_block_bytes: u32,
     dram: Vec<MemRegion>,
@@ -128,6 +130,7 @@ impl BoardBuilder {
         }
         let mut board = Board {
             harts: self.harts,
+            threads_per_core: self.threads_per_core,
             now_ns: 0,
             cbom_block_bytes: self.cbom_block_bytes,
             dram: self.dram,
@@ -159,6 +162,8 @@ impl BoardBuilder {
 /// [`Board::take_exit_request`].
 pub struct Board {
     harts: usize,
+    /// Hardware threads per core (consecutive harts share a core).
+    threads_per_core: usize,
     now_ns: u64,
     cbom_block_bytes: u32,
     dram: Vec<MemRegion>,
@@ -209,6 +214,7 @@ impl Board {
         };
         BoardBuilder {
             harts: cfg.machine.harts as usize,
+            threads_per_core: cfg.machine.threads_per_core.max(1) as usize,
             timebase_hz: TIMEBASE_HZ,
             cbom_block_bytes: cfg.cache.l1d.line_bytes,
             dram: regions(RegionKind::Dram),
@@ -222,6 +228,12 @@ impl Board {
     /// Number of harts.
     pub fn harts(&self) -> usize {
         self.harts
+    }
+
+    /// Hardware threads per core: harts `c * t .. (c + 1) * t` are the
+    /// threads of core `c`.
+    pub fn threads_per_core(&self) -> usize {
+        self.threads_per_core
     }
 
     /// The DRAM regions (system RAM).

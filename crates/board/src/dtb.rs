@@ -175,11 +175,24 @@ impl Board {
             w.end_node(intc)?;
             w.end_node(cpu)?;
         }
+        // Linux's arch_topology reads cores, and their threads if a core
+        // has `threadN` nodes; a core of one thread names its CPU itself.
         let map = w.begin_node("cpu-map")?;
         let cluster = w.begin_node("cluster0")?;
-        for h in 0..self.harts() as u32 {
-            let core = w.begin_node(&format!("core{h}"))?;
-            w.property_u32("cpu", PHANDLE_CPU + 2 * h)?;
+        let per_core = self.threads_per_core().max(1) as u32;
+        for c in 0..(self.harts() as u32).div_ceil(per_core) {
+            let core = w.begin_node(&format!("core{c}"))?;
+            let first = c * per_core;
+            let last = (first + per_core).min(self.harts() as u32);
+            if per_core == 1 {
+                w.property_u32("cpu", PHANDLE_CPU + 2 * first)?;
+            } else {
+                for h in first..last {
+                    let thread = w.begin_node(&format!("thread{}", h - first))?;
+                    w.property_u32("cpu", PHANDLE_CPU + 2 * h)?;
+                    w.end_node(thread)?;
+                }
+            }
             w.end_node(core)?;
         }
         w.end_node(cluster)?;
@@ -370,6 +383,34 @@ mod tests {
             assert!(ext.contains(&e), "{e}");
         }
         assert_eq!(cells(prop(&all, cpu, "riscv,cboz-block-size")), [64]);
+    }
+
+    #[test]
+    fn cpu_map_lists_the_threads_of_each_core() {
+        let mut cfg = Config::default();
+        (
+            cfg.machine.harts,
+            cfg.machine.cores,
+            cfg.machine.threads_per_core,
+        ) = (4, 2, 2);
+        let b = Board::builder(&cfg).build().unwrap();
+        let blob = b.dtb(&DtbOptions::default()).unwrap();
+        let fdt = Fdt::new(&blob).unwrap();
+        for h in 0..4u32 {
+            let (core, thread) = (h / 2, h % 2);
+            let node = format!("/cpus/cpu-map/cluster0/core{core}/thread{thread}");
+            assert_eq!(
+                cells(prop(&fdt, &node, "cpu")),
+                cells(prop(&fdt, &format!("/cpus/cpu@{h}"), "phandle")),
+                "{node}"
+            );
+        }
+        assert!(fdt.find_node("/cpus/cpu-map/cluster0/core2").is_none());
+        let core0 = fdt.find_node("/cpus/cpu-map/cluster0/core0").unwrap();
+        assert!(
+            core0.property("cpu").is_none(),
+            "an SMT core names its threads"
+        );
     }
 
     #[test]

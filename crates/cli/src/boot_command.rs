@@ -374,8 +374,8 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
     };
     let n = board.harts();
-    // One hardware thread per core.
-    let core_map = CoreMap::one_thread_per_core(n);
+    let core_map = CoreMap::with_threads_per_core(n, board.threads_per_core())
+        .expect("the board has at least one hart");
     let mut harts = Vec::with_capacity(n);
     let mut cores = Vec::with_capacity(n);
     for h in 0..n {

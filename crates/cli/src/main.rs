@@ -166,6 +166,7 @@ pub(crate) fn user_options(
         root: None,
         sysroot: None,
         harts: cfg.machine.harts as usize,
+        threads_per_core: cfg.machine.threads_per_core as usize,
         hart: HartConfig {
             clock_hz: cfg.machine.clock_hz,
             timebase_hz: 10_000_000,
@@ -188,6 +189,7 @@ pub(crate) fn user_options(
         trace: false,
         epoch_secs: 1_767_225_600, // 2026-01-01T00:00:00Z
         quantum: 10_000,
+        time_slice_ns: cfg.user.time_slice_ns,
     })
 }
 
@@ -200,7 +202,7 @@ pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, CliErr
     }
     Ok(match cfg.machine.model {
         rvnvmm_config::Model::Timing => {
-            let memsys = rvnvmm_memsys::MemorySystem::new(cfg, cfg.machine.harts as usize)?;
+            let memsys = rvnvmm_memsys::MemorySystem::for_machine(cfg)?;
             process.with_memory_system(memsys)
         }
         rvnvmm_config::Model::Functional => process,

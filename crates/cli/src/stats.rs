@@ -38,6 +38,9 @@ pub fn to_json(
                 "flush_insns": t.flush_insns,
                 "tlb_refills": t.tlb_refills,
                 "atomics": crate::stats::atomics_json(&t.atomics),
+                "memory_stall_cycles": t.memory_stall_cycles,
+                "issue_wait_cycles": t.issue_wait_cycles,
+                "unit_wait_cycles": t.unit_wait_cycles,
             })
         })
         .collect();

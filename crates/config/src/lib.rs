@@ -266,8 +266,15 @@ pub struct Config {
 pub struct Machine {
     /// Name shown in reports and stats.
     pub name: String,
-    /// Number of harts (cores). Must be at least 1.
+    /// Number of harts (hardware threads, Linux's logical CPUs): always
+    /// `cores * threads_per_core`. A file or `--set` may give either this
+    /// or `cores` (see `docs/config.md`); the loader keeps the three equal.
     pub harts: u32,
+    /// Number of cores. Hart `h` runs on core `h / threads_per_core`.
+    pub cores: u32,
+    /// Hardware threads (harts) per core: 1 without SMT. The threads of a
+    /// core share its issue slots, functional units and L1 caches.
+    pub threads_per_core: u32,
     /// Guest core clock in Hz; `cycle` counts at this rate.
     pub clock_hz: u64,
     /// The extensions the harts implement, as an ISA string
@@ -316,6 +323,23 @@ pub struct Core {
     pub load_use: u32,
     /// Extra cycles for a taken branch or jump.
     pub branch_taken: u32,
+    /// Instructions a core may issue per cycle, from all its hardware
+    /// threads together (one thread issues at most one per cycle).
+    pub issue_width: u32,
+    /// Which hardware thread gets a contended issue slot.
+    pub smt_policy: SmtPolicy,
+}
+
+string_enum! {
+    /// How a core with several hardware threads shares a cycle's issue
+    /// slots between threads ready in that cycle.
+    pub enum SmtPolicy {
+        /// In turn: the thread that issued least recently first.
+        RoundRobin = "round-robin",
+        /// The thread with the fewest instructions in the pipeline first
+        /// (Tullsen et al.'s ICOUNT), round-robin on a tie.
+        Icount = "icount",
+    }
 }
 
 /// `[cache]`: the cache hierarchy. L1s are per hart; L2 is shared.
@@ -751,6 +775,9 @@ pub struct User {
     pub stack_size: u64,
     /// The page sizes anonymous memory is mapped with.
     pub pages: PagePolicy,
+    /// Simulated nanoseconds a thread runs before another runnable thread
+    /// on the same logical CPU gets its turn.
+    pub time_slice_ns: u64,
 }
 
 /// The largest stack user mode gives a program (`user.stack_size`, or an
@@ -793,6 +820,8 @@ impl Default for Machine {
         Machine {
             name: "freedom-u500".into(),
             harts: 4,
+            cores: 4,
+            threads_per_core: 1,
             clock_hz: 50_000_000,
             isa: rvnvmm_isa::ExtSet::ALL.to_string(),
             misaligned: Misaligned::Emulated,
@@ -813,6 +842,8 @@ impl Core {
         fdiv: 1,
         load_use: 0,
         branch_taken: 0,
+        issue_width: 1,
+        smt_policy: SmtPolicy::RoundRobin,
     };
 }
 
@@ -864,6 +895,8 @@ impl Default for Core {
             fdiv: 30,
             load_use: 1,
             branch_taken: 1,
+            issue_width: 1,
+            smt_policy: SmtPolicy::RoundRobin,
         }
     }
 }
@@ -1154,6 +1187,7 @@ impl Default for User {
             heap: RegionKind::Dram,
             stack_size: 8 * 1024 * 1024,
             pages: PagePolicy::Base,
+            time_slice_ns: 3_000_000,
         }
     }
 }

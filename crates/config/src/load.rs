@@ -178,6 +178,11 @@ fn build(text: &str, origin: Origin, overrides: &[String]) -> Result<Config, Con
             message: e.to_string().trim_end().to_string(),
         })?;
     check_tree(&mut file, &origin)?;
+    let in_file: Vec<&'static str> = TOPOLOGY_KEYS
+        .iter()
+        .copied()
+        .filter(|k| machine_int(&file, k).is_some())
+        .collect();
     let mut full = fill_defaults(file);
     // Which --set last wrote each key, to blame the right origin below.
     let mut set_by: BTreeMap<String, Origin> = BTreeMap::new();
@@ -185,6 +190,7 @@ fn build(text: &str, origin: Origin, overrides: &[String]) -> Result<Config, Con
         let key = apply_override(&mut full, arg)?;
         set_by.insert(key, Origin::Set(arg.clone()));
     }
+    resolve_topology(&mut full, &in_file, &set_by, &origin)?;
     check_required(&full, &origin)?;
     check_dram_regions(&full, &origin, &set_by)?;
     Config::deserialize(Value::Table(full)).map_err(|e| {
@@ -195,6 +201,82 @@ fn build(text: &str, origin: Origin, overrides: &[String]) -> Result<Config, Con
             message,
         }
     })
+}
+
+/// The `[machine]` keys that describe the topology (`harts` = `cores` x
+/// `threads_per_core`).
+const TOPOLOGY_KEYS: [&str; 3] = ["harts", "cores", "threads_per_core"];
+
+fn machine_int(t: &Table, key: &str) -> Option<i64> {
+    t.get("machine")?.as_table()?.get(key)?.as_integer()
+}
+
+/// Makes `machine.harts`, `machine.cores` and `machine.threads_per_core`
+/// agree. The keys given at the later level win (a `--set` over the file,
+/// the file over the defaults); `threads_per_core` is 1 unless given.
+/// Given at one level: `cores` (with `threads_per_core`) sets `harts`;
+/// `harts` alone sets `cores` = `harts / threads_per_core`, which must
+/// divide; `harts` and `cores` both given must agree.
+fn resolve_topology(
+    full: &mut Table,
+    in_file: &[&str],
+    set_by: &BTreeMap<String, Origin>,
+    file_origin: &Origin,
+) -> Result<(), ConfigError> {
+    let by_set = |k: &str| set_by.get(&format!("machine.{k}"));
+    let given: Vec<&str> = if TOPOLOGY_KEYS.iter().any(|k| by_set(k).is_some()) {
+        TOPOLOGY_KEYS
+            .iter()
+            .copied()
+            .filter(|k| by_set(k).is_some())
+            .collect()
+    } else {
+        in_file.to_vec()
+    };
+    let origin = |k: &str| by_set(k).cloned().unwrap_or_else(|| file_origin.clone());
+    let get = |k: &str| machine_int(full, k).unwrap_or(0).max(0) as u64;
+    let has = |k: &str| given.contains(&k);
+    // threads_per_core from a lower level still applies (a file giving
+    // threads_per_core = 2 and `--harts 4` means 2 cores of 2 threads).
+    let tpc = get("threads_per_core");
+    let (mut harts, mut cores) = (get("harts"), get("cores"));
+    if [tpc, harts, cores].iter().any(|&v| v > u64::from(u32::MAX)) {
+        return Ok(()); // out of the fields' range: deserialising says which
+    }
+    if has("cores") {
+        let product = cores.saturating_mul(tpc);
+        if has("harts") && harts != product {
+            return Err(ConfigError::Value {
+                key: "machine.harts".into(),
+                message: format!(
+                    "{harts} harts, but machine.cores x machine.threads_per_core is {cores} x {tpc} = {product}; give one of harts and cores, or make them agree"
+                ),
+                origin: origin("harts"),
+            });
+        }
+        harts = product;
+    } else if has("harts") || has("threads_per_core") {
+        if tpc == 0 || harts % tpc != 0 {
+            let blame = if has("harts") {
+                "harts"
+            } else {
+                "threads_per_core"
+            };
+            return Err(ConfigError::Value {
+                key: format!("machine.{blame}"),
+                message: format!(
+                    "{harts} harts do not make whole cores of {tpc} threads (machine.threads_per_core); set machine.cores instead"
+                ),
+                origin: origin(blame),
+            });
+        }
+        cores = harts / tpc;
+    }
+    if let Some(Value::Table(m)) = full.get_mut("machine") {
+        m.insert("harts".into(), Value::Integer(harts as i64));
+        m.insert("cores".into(), Value::Integer(cores as i64));
+    }
+    Ok(())
 }
 
 /// The message and the dotted key of a serde error from `toml`.

@@ -12,7 +12,7 @@ use toml::{Table, Value};
 
 use crate::{
     Config, Controller, KeepOpen, Memory, Method, NvmmParams, PagePolicy, Refresh, Region,
-    RegionKind, Replacement, Scheduler, TrpOn,
+    RegionKind, Replacement, Scheduler, SmtPolicy, TrpOn,
 };
 
 /// The table key under `[memory]` that holds controllers; every other key
@@ -97,6 +97,7 @@ fn kind_of(key: &str, v: &Value) -> LeafKind {
             "keep_open" => LeafKind::Enum(KeepOpen::NAMES),
             "replacement" => LeafKind::Enum(Replacement::NAMES),
             "scheduler" => LeafKind::Enum(Scheduler::NAMES),
+            "smt_policy" => LeafKind::Enum(SmtPolicy::NAMES),
             "mapping" => LeafKind::Mapping,
             _ => LeafKind::Str,
         },

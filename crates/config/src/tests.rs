@@ -145,8 +145,8 @@ fn key_values_lists_every_set_key() {
         [
             "machine.name",
             "machine.harts",
-            "machine.clock_hz",
-            "machine.isa"
+            "machine.cores",
+            "machine.threads_per_core"
         ]
     );
     assert_eq!(c.get("machine.clock_hz").as_deref(), Some("50_000_000"));
@@ -199,6 +199,7 @@ fn partial_file_takes_defaults() {
     let c = Config::from_toml_str("[machine]\nharts = 2\n", &[]).unwrap();
     let mut want = Config::default();
     want.machine.harts = 2;
+    want.machine.cores = 2;
     assert_eq!(c, want);
     assert_eq!(Config::from_toml_str("", &[]).unwrap(), Config::default());
 }
@@ -850,4 +851,61 @@ fn optane_keys_are_set_and_checked() {
         e.to_string().contains("memory.nvmm.optane.xpbuffer_bytes"),
         "{e}"
     );
+}
+
+#[test]
+fn topology_from_cores_or_harts() {
+    let topo = |c: &Config| (c.machine.harts, c.machine.cores, c.machine.threads_per_core);
+    let c = Config::from_toml_str("[machine]\ncores = 2\nthreads_per_core = 2\n", &[]).unwrap();
+    assert_eq!(topo(&c), (4, 2, 2));
+    let c = Config::from_toml_str("[machine]\nharts = 6\nthreads_per_core = 2\n", &[]).unwrap();
+    assert_eq!(topo(&c), (6, 3, 2));
+    // --set replaces the file's topology; threads_per_core from the file stays.
+    let c = Config::from_toml_str(
+        "[machine]\ncores = 2\nthreads_per_core = 2\n",
+        &["machine.harts=2".into()],
+    )
+    .unwrap();
+    assert_eq!(topo(&c), (2, 1, 2));
+    let c = Config::load(None, &["machine.cores=1".into()]).unwrap();
+    assert_eq!(topo(&c), (1, 1, 1));
+    // The same level giving both: they must agree.
+    let c = Config::from_toml_str(
+        "[machine]\nharts = 4\ncores = 2\nthreads_per_core = 2\n",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(topo(&c), (4, 2, 2));
+    c.validate().unwrap();
+    let e = Config::from_toml_str("[machine]\nharts = 4\ncores = 3\n", &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("machine.cores x machine.threads_per_core is 3 x 1 = 3"),
+        "{e}"
+    );
+    let e = Config::load(
+        None,
+        &[
+            "machine.harts=3".into(),
+            "machine.threads_per_core=2".into(),
+        ],
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("do not make whole cores of 2 threads"),
+        "{e}"
+    );
+    // A config built in code that disagrees with itself fails validation.
+    let mut c = Config::default();
+    c.machine.threads_per_core = 2;
+    let e = c.validate().unwrap_err().to_string();
+    assert!(
+        e.contains("4 harts, but machine.cores x machine.threads_per_core is 4 x 2"),
+        "{e}"
+    );
+    c.machine.cores = 2;
+    c.core.issue_width = 0;
+    let e = c.validate().unwrap_err().to_string();
+    assert!(e.contains("core.issue_width"), "{e}");
 }

@@ -11,6 +11,14 @@ pub const DDR3_TRAS_MAX_NS: f64 = 70_200.0;
 /// registers for harts 0..4094 only.
 pub const MAX_HARTS: u32 = 4095;
 
+/// The most hardware threads a core may have (the issue calendar keeps a
+/// byte mask of threads per cycle; built SMT cores have 2 to 8).
+pub const MAX_THREADS_PER_CORE: u32 = 8;
+
+/// The widest issue a core may have (8 slots per cycle: beyond every
+/// in-order core built).
+pub const MAX_ISSUE_WIDTH: u32 = 8;
+
 /// The largest cache level: 1 GiB, above every cache built (the largest
 /// last-level caches are around 1 GiB per socket).
 pub const MAX_CACHE_BYTES: u64 = 1 << 30;
@@ -158,6 +166,39 @@ impl Config {
                     self.machine.harts,
                     MAX_HARTS - 1
                 ),
+            );
+        }
+        let m = &self.machine;
+        if m.threads_per_core == 0 {
+            c.error(
+                "machine.threads_per_core",
+                "must be at least 1 (hardware threads per core; 1 without SMT)",
+            );
+        } else if m.threads_per_core > MAX_THREADS_PER_CORE {
+            c.error(
+                "machine.threads_per_core",
+                format!("at most {MAX_THREADS_PER_CORE} hardware threads per core"),
+            );
+        }
+        if u64::from(m.cores) * u64::from(m.threads_per_core) != u64::from(m.harts) {
+            c.error(
+                "machine.harts",
+                format!(
+                    "{} harts, but machine.cores x machine.threads_per_core is {} x {}",
+                    m.harts, m.cores, m.threads_per_core
+                ),
+            );
+        }
+        if self.user.time_slice_ns == 0 {
+            c.error(
+                "user.time_slice_ns",
+                "must be positive (simulated ns a thread runs before another on its CPU)",
+            );
+        }
+        if self.core.issue_width == 0 || self.core.issue_width > MAX_ISSUE_WIDTH {
+            c.error(
+                "core.issue_width",
+                format!("must be 1 to {MAX_ISSUE_WIDTH} (instructions a core issues per cycle)"),
             );
         }
         if self.machine.clock_hz == 0 {

@@ -1,5 +1,6 @@
 //! A processor core: what a hart runs on.
 
+use crate::smt::SharedCalendar;
 use crate::{CoreCosts, CoreId, HartConfig};
 
 /// A processor core: the clock, the in-order cost model and the port to
@@ -9,7 +10,9 @@ use crate::{CoreCosts, CoreId, HartConfig};
 /// [`Hart::run`](crate::Hart::run) takes both. The scheduler owns the
 /// cores; a thread moved to another core takes that core's clock and L1s.
 ///
-/// Today every core runs one hardware thread; `hart_id` is its `mhartid`.
+/// A core of several hardware threads is one `Core` per thread (its own
+/// clock and `mhartid`, the same `id`) sharing an issue calendar
+/// ([`Core::with_smt`]); `hart_id` is the thread's `mhartid`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Core {
     /// The core's number: its slot among the timing model's L1s.
@@ -29,7 +32,28 @@ pub struct Core {
     /// ends [`Hart::run`](crate::Hart::run) before the instruction (see
     /// [`Core::set_sync_limit`]).
     pub(crate) sync_limit: u64,
+    /// The run ends at the first block boundary at or after this cycle
+    /// (see [`Core::set_turn_end`]).
+    pub(crate) turn_end: u64,
+    /// The issue calendar of the core and this thread's number in it, if
+    /// the core has several threads.
+    pub(crate) smt: Option<SmtSeat>,
 }
+
+/// A hardware thread's seat in its core's issue calendar.
+#[derive(Clone, Debug)]
+pub(crate) struct SmtSeat {
+    pub(crate) calendar: SharedCalendar,
+    pub(crate) thread: usize,
+}
+
+impl PartialEq for SmtSeat {
+    fn eq(&self, other: &SmtSeat) -> bool {
+        std::sync::Arc::ptr_eq(&self.calendar, &other.calendar) && self.thread == other.thread
+    }
+}
+
+impl Eq for SmtSeat {}
 
 impl Core {
     /// Core `id` at cycle 0, running hardware thread `hart_id`, with the
@@ -43,7 +67,33 @@ impl Core {
             timebase_hz: config.timebase_hz,
             costs: config.costs.clone(),
             sync_limit: u64::MAX,
+            turn_end: u64::MAX,
+            smt: None,
         }
+    }
+
+    /// This core as hardware thread `thread` of an SMT core whose issue
+    /// slots and shared units `calendar` keeps (one calendar per core,
+    /// shared by its threads' `Core`s).
+    pub fn with_smt(mut self, calendar: &SharedCalendar, thread: usize) -> Core {
+        self.smt = Some(SmtSeat {
+            calendar: calendar.clone(),
+            thread,
+        });
+        self
+    }
+
+    /// The issue calendar this core shares with its sibling threads.
+    pub fn calendar(&self) -> Option<&SharedCalendar> {
+        self.smt.as_ref().map(|s| &s.calendar)
+    }
+
+    /// Ends the next run at the first block boundary at or after `cycle`
+    /// (`u64::MAX`: no end). The user-mode kernel ends a thread's time
+    /// slice so; the scheduler keeps the threads of an SMT core within a
+    /// few dozen cycles of each other so, as their slot contention needs.
+    pub fn set_turn_end(&mut self, cycle: u64) {
+        self.turn_end = cycle;
     }
 
     /// Bounds how far ahead of the other cores this one may reach the

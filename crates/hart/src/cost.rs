@@ -29,6 +29,63 @@ pub fn cost(costs: &CoreCosts, ins: &Insn, prev: Option<&Insn>) -> u32 {
     class + stall
 }
 
+/// The shared unit of an SMT core `ins` needs, and for how many cycles
+/// (its class cost: the iterative units are busy for the whole operation).
+pub(crate) fn smt_unit(costs: &CoreCosts, ins: &Insn) -> (crate::smt::Unit, u64) {
+    use crate::smt::Unit;
+    use Op::*;
+    let class = u64::from(cost(costs, ins, None));
+    let unit = match ins.op {
+        Mul | Mulh | Mulhsu | Mulhu | Mulw | Clmul | Clmulh | Clmulr | Div | Divu | Rem | Remu
+        | Divw | Divuw | Remw | Remuw => Unit::MulDiv,
+        FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => Unit::FpDiv,
+        op if is_load(op) || is_memory_other(op) => Unit::Memory,
+        _ => Unit::None,
+    };
+    (unit, class)
+}
+
+/// Instructions other than loads that use the load/store port.
+fn is_memory_other(op: Op) -> bool {
+    use Op::*;
+    matches!(
+        op,
+        Sb | Sh
+            | Sw
+            | Sd
+            | Fsh
+            | Fsw
+            | Fsd
+            | ScW
+            | ScD
+            | AmoswapW
+            | AmoaddW
+            | AmoxorW
+            | AmoandW
+            | AmoorW
+            | AmominW
+            | AmomaxW
+            | AmominuW
+            | AmomaxuW
+            | AmoswapD
+            | AmoaddD
+            | AmoxorD
+            | AmoandD
+            | AmoorD
+            | AmominD
+            | AmomaxD
+            | AmominuD
+            | AmomaxuD
+            | CflushDL1
+            | CboClean
+            | CboFlush
+            | CboInval
+            | CboZero
+            | PrefetchR
+            | PrefetchW
+    )
+}
+
 fn is_load(op: Op) -> bool {
     use Op::*;
     matches!(
@@ -168,6 +225,7 @@ mod tests {
             fdiv: 20,
             load_use: 2,
             branch_taken: 1,
+            ..CoreCosts::default()
         };
         let ld_a0 = decode(0x0005_3503); // ld a0, 0(a0)
         let add_a1 = decode(0x00a5_85b3); // add a1, a1, a0

@@ -7,6 +7,17 @@ use crate::{FlushKind, TimingModel, TlbFlush};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::Access;
 
+/// Where an instruction of an SMT thread issues, between finding the slot
+/// and taking it.
+#[derive(Clone, Copy, Default)]
+struct SmtIssue {
+    found: Option<crate::smt::Issue>,
+    delay: u64,
+    unit: crate::smt::Unit,
+    class: u64,
+    thread: usize,
+}
+
 impl Hart {
     /// Executes block `idx` and the blocks after it while they are decoded
     /// and the budget lasts. Returns `None` when the caller must look up,
@@ -15,7 +26,12 @@ impl Hart {
     /// taken here, the chain stops when an event is due, and blocks are
     /// found by physical PC.
     #[inline(never)]
-    pub(crate) fn exec_blocks<T: TimingModel, const TRACE: bool, const FULL: bool>(
+    pub(crate) fn exec_blocks<
+        T: TimingModel,
+        const TRACE: bool,
+        const FULL: bool,
+        const SMT: bool,
+    >(
         &mut self,
         env: &mut Env<'_, T>,
         mut idx: u32,
@@ -67,7 +83,9 @@ impl Hart {
                                 // up before this fetch reaches memory.
                                 return Some(Exit::Budget);
                             }
-                            self.core.cycles += t.fetch(core, line, self.core.cycles);
+                            let stall = t.fetch(core, line, self.core.cycles);
+                            self.core.cycles += stall;
+                            self.stats.memory_stall_cycles += stall;
                         }
                     }
                 }
@@ -81,7 +99,15 @@ impl Hart {
                     self.pc = pc;
                     return None;
                 }
+                let issue = if SMT {
+                    Some(self.smt_issue(ins, i, cost))
+                } else {
+                    None
+                };
                 let result = self.step::<_, FULL>(env, ins, pc, i as u64, cost[i] as u64);
+                if let Some(issue) = issue {
+                    self.smt_settle(ins, issue, result.is_ok());
+                }
                 if TRACE && self.trace && result.is_ok() {
                     // One line per retired instruction (a faulting one is
                     // printed when it completes after the fault is handled).
@@ -149,6 +175,7 @@ impl Hart {
             if self.instret >= stop_at
                 || env.code.pages.flush_pending
                 || (FULL && self.core.cycles >= self.event_at)
+                || self.core.cycles >= self.core.turn_end
             {
                 return None;
             }
@@ -163,6 +190,48 @@ impl Hart {
                 self.pc
             };
             idx = env.code.lookup(key)?;
+        }
+    }
+
+    /// SMT: finds where instruction `i` of the block (`ins`) issues in the
+    /// core's calendar and delays the thread's clock to it. Its ready time
+    /// is the thread's clock after the instructions before it and its own
+    /// load-use stall; its class cost then runs from the issue cycle.
+    #[inline(never)]
+    fn smt_issue(&mut self, ins: &Insn, i: usize, cost: &[u32]) -> SmtIssue {
+        let (unit, class) = crate::cost::smt_unit(&self.core.costs, ins);
+        let own = u64::from(cost[i + 1] - cost[i]);
+        let ready = self.core.cycles + u64::from(cost[i]) + own.saturating_sub(class);
+        let thread = self.core.smt.as_ref().map_or(0, |s| s.thread);
+        let Some(cal) = self.calendar.as_mut() else {
+            return SmtIssue::default();
+        };
+        let found = cal.find(thread, ready, unit, class);
+        let delay = found.cycle - ready;
+        self.core.cycles += delay;
+        SmtIssue {
+            found: Some(found),
+            delay,
+            unit,
+            class,
+            thread,
+        }
+    }
+
+    /// SMT: the instruction issued (`done`): its slot and unit are taken
+    /// and its wait counted. It did not (a trap, or a stop before an access
+    /// to re-execute it later): the thread's clock goes back.
+    #[inline(never)]
+    fn smt_settle(&mut self, _ins: &Insn, issue: SmtIssue, done: bool) {
+        let (Some(found), Some(cal)) = (issue.found, self.calendar.as_mut()) else {
+            return;
+        };
+        if done {
+            cal.commit(issue.thread, &found, issue.unit, issue.class);
+            self.stats.unit_wait_cycles += found.unit_wait;
+            self.stats.issue_wait_cycles += issue.delay - found.unit_wait;
+        } else {
+            self.core.cycles -= issue.delay;
         }
     }
 
@@ -595,7 +664,9 @@ impl Hart {
         if ins.op == Op::CflushDL1 && ins.rs1 == 0 {
             // The whole L1D.
             if let Some(t) = env.timing.as_deref_mut() {
-                self.core.cycles += t.flush_l1d(hart, self.core.cycles + now);
+                let stall = t.flush_l1d(hart, self.core.cycles + now);
+                self.core.cycles += stall;
+                self.stats.memory_stall_cycles += stall;
                 // Its write-backs are those of evictions: persistent at once.
             } else if env.mem.tracks_persistence() {
                 // Without caches every line may be in the L1D.
@@ -631,7 +702,9 @@ impl Hart {
                 // Earlier evictions first: they are persistent already.
                 t.take_write_backs(&mut |a| env.mem.persist_write_back(a));
             }
-            self.core.cycles += t.flush_line(hart, paddr, kind, self.core.cycles + now);
+            let stall = t.flush_line(hart, paddr, kind, self.core.cycles + now);
+            self.core.cycles += stall;
+            self.stats.memory_stall_cycles += stall;
             if env.mem.tracks_persistence() {
                 // The flush's own write-back is in flight until a fence
                 // (`persist_flush`), not persistent at once.

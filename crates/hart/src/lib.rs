@@ -35,6 +35,7 @@ mod interrupt;
 mod memory;
 mod pmp;
 pub mod privileged;
+pub mod smt;
 pub mod tlb;
 mod trap;
 
@@ -60,6 +61,13 @@ pub use rvnvmm_timing::{
 /// simulated-time order, while a few cycles of slack spare the scheduler
 /// a switch for every near-tie.
 pub const SYNC_TOLERANCE: u64 = 16;
+
+/// How many cycles past a ready sibling hardware thread of its core a
+/// thread of an SMT core runs before the sibling's turn: short, so their
+/// contention for issue slots is decided nearly cycle by cycle (slots the
+/// sibling may want are reserved for it, `smt::IssueCalendar`), long
+/// enough that a turn is more than a handful of instructions.
+pub const SMT_WINDOW: u64 = 32;
 
 /// How many cycles past the other harts a hart may run before an atomic
 /// (`lr`, `sc`, an AMO) on a line private to its core waits for them. An
@@ -230,6 +238,16 @@ pub struct HartStats {
     pub atomics: AtomicStats,
     /// Calls to the SBI firmware (full-system mode).
     pub sbi_calls: SbiCalls,
+    /// Cycles the memory system stalled the hart (data accesses, fetches,
+    /// page-walk reads, cache maintenance past the L1 hit), timed runs only.
+    pub memory_stall_cycles: u64,
+    /// On an SMT core: cycles instructions waited for issue slots their
+    /// sibling threads took.
+    pub issue_wait_cycles: u64,
+    /// On an SMT core: cycles instructions waited for a shared unit (the
+    /// multiplier/divider, the FP divider, the load/store port) a sibling
+    /// thread held.
+    pub unit_wait_cycles: u64,
 }
 
 /// The architectural state of one hart plus its private caches of decoded
@@ -297,6 +315,9 @@ pub struct Hart {
     pub(crate) event_at: u64,
     /// The last trap taken (cause with the interrupt bit, and tval).
     pub(crate) last_trap: Trap,
+    /// During a run on an SMT core: the core's issue calendar, taken from
+    /// its shared home for the run (no sibling runs meanwhile).
+    calendar: Option<smt::IssueCalendar>,
 }
 
 impl Hart {
@@ -329,6 +350,7 @@ impl Hart {
             lines: Arc::default(),
             event_at: 0,
             last_trap: Trap::new(0, 0),
+            calendar: None,
         }
     }
 
@@ -438,7 +460,19 @@ impl Hart {
         budget: u64,
     ) -> Exit {
         self.core.clone_from(core);
-        let exit = self.run_on_core(env, budget);
+        let exit = match self.core.smt.clone() {
+            None => self.run_on_core(env, budget),
+            Some(seat) => {
+                let mut home = seat
+                    .calendar
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                self.calendar = Some(std::mem::take(&mut *home));
+                let exit = self.run_on_core(env, budget);
+                *home = self.calendar.take().unwrap_or_default();
+                exit
+            }
+        };
         core.cycles = self.core.cycles;
         exit
     }
@@ -476,13 +510,21 @@ impl Hart {
                     Err(t) => return Exit::Trap(t),
                 },
             };
-            let exit = if self.step_by_step(stop_at) {
-                self.exec_blocks::<_, true, false>(env, idx, stop_at)
-            } else {
-                self.exec_blocks::<_, false, false>(env, idx, self.block_stop(stop_at))
+            let exit = match (self.step_by_step(stop_at), self.calendar.is_some()) {
+                (true, false) => self.exec_blocks::<_, true, false, false>(env, idx, stop_at),
+                (true, true) => self.exec_blocks::<_, true, false, true>(env, idx, stop_at),
+                (false, false) => {
+                    self.exec_blocks::<_, false, false, false>(env, idx, self.block_stop(stop_at))
+                }
+                (false, true) => {
+                    self.exec_blocks::<_, false, false, true>(env, idx, self.block_stop(stop_at))
+                }
             };
             if let Some(exit) = exit {
                 return exit;
+            }
+            if self.core.cycles >= self.core.turn_end {
+                return Exit::Budget;
             }
         }
     }
@@ -538,13 +580,21 @@ impl Hart {
                     continue;
                 }
             };
-            let exit = if self.step_by_step(stop_at) {
-                self.exec_blocks::<_, true, true>(env, idx, stop_at)
-            } else {
-                self.exec_blocks::<_, false, true>(env, idx, self.block_stop(stop_at))
+            let exit = match (self.step_by_step(stop_at), self.calendar.is_some()) {
+                (true, false) => self.exec_blocks::<_, true, true, false>(env, idx, stop_at),
+                (true, true) => self.exec_blocks::<_, true, true, true>(env, idx, stop_at),
+                (false, false) => {
+                    self.exec_blocks::<_, false, true, false>(env, idx, self.block_stop(stop_at))
+                }
+                (false, true) => {
+                    self.exec_blocks::<_, false, true, true>(env, idx, self.block_stop(stop_at))
+                }
             };
             if let Some(exit) = exit {
                 break exit;
+            }
+            if self.core.cycles >= self.core.turn_end {
+                break Exit::Budget;
             }
             if self.instret == before {
                 stuck += 1;

@@ -69,17 +69,22 @@ impl Hart {
         let evicted = match t.tlb_lookup(core, port, vaddr, asid, self.core.cycles + now) {
             TlbLookup::Untracked => {
                 for &pa in &ptes.addrs[..ptes.len] {
-                    self.core.cycles += t.page_walk_read(core, pa, self.core.cycles + now);
+                    let stall = t.page_walk_read(core, pa, self.core.cycles + now);
+                    self.core.cycles += stall;
+                    self.stats.memory_stall_cycles += stall;
                 }
                 return;
             }
             TlbLookup::Hit { stall, evicted } => {
                 self.core.cycles += stall;
+                self.stats.memory_stall_cycles += stall;
                 evicted
             }
             TlbLookup::Miss => {
                 for &pa in &ptes.addrs[..ptes.len] {
-                    self.core.cycles += t.page_walk_read(core, pa, self.core.cycles + now);
+                    let stall = t.page_walk_read(core, pa, self.core.cycles + now);
+                    self.core.cycles += stall;
+                    self.stats.memory_stall_cycles += stall;
                 }
                 let fill = result.as_ref().ok().map(|&(_, page_shift)| TlbFill {
                     vaddr,
@@ -273,6 +278,7 @@ impl Hart {
                 let access = DataAccess { paddr, size, kind };
                 let stall = t.data_access(core, access, at);
                 self.core.cycles += stall;
+                self.stats.memory_stall_cycles += stall;
                 if env.mem.tracks_persistence() {
                     // Lines the access evicted to memory are persistent
                     // (ADR) with the contents they have now.

@@ -790,3 +790,126 @@ fn flushes_and_fences_reach_the_persistence_domain() {
     let r = crash(&mut mem, None, 0).unwrap();
     assert_eq!(r.lost_lines, vec![NVMM + 64]);
 }
+
+/// A hart configuration with Rocket's costs (freedom-u500's `[core]`).
+fn rocket() -> HartConfig {
+    HartConfig {
+        costs: crate::CoreCosts::default(),
+        ..HartConfig::default()
+    }
+}
+
+/// Runs `prog` alone on a core with Rocket's costs, `setup` applied to the
+/// hart first; returns the core's clock at its `ecall`.
+fn run_alone(prog: &[u32], setup: impl FnOnce(&mut Hart)) -> u64 {
+    let (mut mem, mut code, _, _) = machine(prog);
+    let mut h = Hart::new(rocket());
+    h.pc = BASE;
+    setup(&mut h);
+    let mut core = Core::new(0, 0, &rocket());
+    let exit = h.run(
+        &mut core,
+        &mut Env::functional(&mut mem, &mut code),
+        u64::MAX,
+    );
+    assert_eq!(exit, Exit::Ecall);
+    core.cycles
+}
+
+/// A counted loop of `body` (a1 counts down from `n`), then `ecall`.
+fn loop_program(body: &[u32], n: i32) -> Vec<u32> {
+    let mut p = vec![addi(11, 0, n)];
+    p.extend_from_slice(body);
+    p.push(addi(11, 11, -1));
+    let back = -4 * (body.len() as i32 + 1);
+    p.push(bne(11, 0, back));
+    p.push(ECALL);
+    p
+}
+
+/// Runs the harts of one SMT core as the scheduler does: the one furthest
+/// behind next, until `window` cycles past its sibling, until both reach
+/// their `ecall`. Returns each thread's clock at its end.
+fn run_smt_core(programs: &[Vec<u32>], window: u64) -> Vec<u64> {
+    let config = rocket();
+    let calendar = crate::smt::IssueCalendar::shared(1, rvnvmm_config::SmtPolicy::RoundRobin);
+    let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
+    let mut code = CodeCache::default();
+    let mut harts = Vec::new();
+    let mut cores = Vec::new();
+    for (k, prog) in programs.iter().enumerate() {
+        let at = BASE + 0x1000 * k as u64;
+        let bytes: Vec<u8> = prog.iter().flat_map(|w| w.to_le_bytes()).collect();
+        assert!(mem.write(at, &bytes));
+        let mut h = Hart::new(config.clone());
+        h.pc = at;
+        harts.push(h);
+        cores.push(Core::new(0, k as u64, &config).with_smt(&calendar, k));
+    }
+    let mut done = vec![false; harts.len()];
+    while let Some(k) = (0..harts.len())
+        .filter(|&k| !done[k])
+        .min_by_key(|&k| cores[k].cycles)
+    {
+        let mut end = u64::MAX;
+        for j in 0..harts.len() {
+            let ready = (j != k && !done[j]).then_some(cores[j].cycles);
+            calendar.lock().unwrap().set_ready(j, ready);
+            if let Some(c) = ready {
+                end = end.min(c + window);
+            }
+        }
+        cores[k].set_turn_end(end);
+        let exit = harts[k].run(
+            &mut cores[k],
+            &mut Env::functional(&mut mem, &mut code),
+            u64::MAX,
+        );
+        if exit == Exit::Ecall {
+            done[k] = true;
+        }
+    }
+    cores.iter().map(|c| c.cycles).collect()
+}
+
+/// Alone on an SMT core, a thread takes exactly the cycles it takes on a
+/// core of its own: its own long operations never block it twice.
+#[test]
+fn a_lone_smt_thread_times_as_a_core_of_its_own() {
+    let mul = r_type(0x33, 0, 1, 12, 12, 13);
+    let div = r_type(0x33, 4, 1, 14, 12, 13);
+    let prog = loop_program(&[mul, addi(12, 12, 7), div, addi(13, 13, 1), mul], 50);
+    let lone = run_alone(&prog, |_| {});
+    assert!(lone > 50 * 66, "{lone}");
+    let smt = run_smt_core(&[prog], 32);
+    assert_eq!(smt, [lone]);
+}
+
+/// Two ALU-bound threads share one issue slot: each takes about twice as
+/// long as alone (less: each fills the other's bubbles). A divide-bound thread beside an ALU-bound one loses little:
+/// it leaves the slot while its divides run.
+#[test]
+fn smt_threads_share_the_issue_slot() {
+    let alu = loop_program(&[addi(12, 12, 1); 8], 200);
+    let alone = run_alone(&alu, |_| {});
+    let both = run_smt_core(&[alu.clone(), alu.clone()], 32);
+    // One slot a cycle for the 2 x 2000 instructions; the taken-branch
+    // bubbles (200 cycles of each thread alone) go to the sibling.
+    assert_eq!(alone, 2000 + 200 + 1);
+    for &c in &both {
+        assert!((3900..4000 + 32).contains(&c), "{both:?} vs {alone}");
+    }
+    assert!(both.iter().max() >= Some(&4000), "{both:?}");
+    let div = r_type(0x33, 4, 1, 14, 12, 13);
+    let divs = loop_program(&[div, addi(12, 12, 1)], 40);
+    let div_alone = run_alone(&divs, |_| {});
+    let mixed = run_smt_core(&[divs, alu], 32);
+    assert!(
+        (mixed[0] as f64) < div_alone as f64 * 1.1,
+        "divide thread {mixed:?} vs {div_alone} alone"
+    );
+    assert!(
+        (mixed[1] as f64) < alone as f64 * 1.2,
+        "ALU thread {mixed:?} vs {alone} alone"
+    );
+}

@@ -264,6 +264,17 @@ impl MemorySystem {
         MemorySystem::with_cores(cfg, CoreMap::one_thread_per_core(harts))
     }
 
+    /// The memory system of `cfg` for its own topology: `machine.harts`
+    /// harts, `machine.threads_per_core` on each core (sharing its L1s).
+    pub fn for_machine(cfg: &Config) -> Result<MemorySystem, MemsysError> {
+        let map = CoreMap::with_threads_per_core(
+            cfg.machine.harts as usize,
+            cfg.machine.threads_per_core as usize,
+        )
+        .ok_or(MemsysError::NoHarts)?;
+        MemorySystem::with_cores(cfg, map)
+    }
+
     /// The memory system of `cfg` for the harts and cores of `cores`.
     pub fn with_cores(cfg: &Config, cores: CoreMap) -> Result<MemorySystem, MemsysError> {
         let backends = default_backends(cfg)?;
@@ -389,7 +400,7 @@ impl MemorySystem {
             },
             tlb_l2_hit_cycles: u64::from(cfg.tlb.l2_hit_latency_cycles),
             tlb_walk_cycles: u64::from(cfg.tlb.walk_cycles),
-            hart_ps: vec![None; harts],
+            hart_ps: vec![None; core_map.harts()],
             write_backs: None,
             cores: core_map,
         })
@@ -685,7 +696,7 @@ impl MemorySystem {
     /// ..., `l2`), filter hits included.
     pub fn cache_stats(&self) -> Vec<(String, CacheStats)> {
         let mut out = Vec::new();
-        for h in 0..self.harts() {
+        for h in 0..self.cores() {
             let f = &self.filters[h];
             if self.l1i[h].enabled() {
                 let mut s = self.l1i[h].stats.clone();
@@ -955,7 +966,16 @@ impl MemorySystem {
     // ------------------------------------------------------------------
 
     fn note_time(&mut self, core: CoreId, t: Ps) {
-        let slot = &mut self.hart_ps[core];
+        // A request of a core of several threads bounds only the thread
+        // that made it, which the model does not know: those cores' bounds
+        // come from `note_hart_time` alone.
+        if self.hart_ps.len() == self.l1d.len() {
+            self.note_hart_ps(core, t);
+        }
+    }
+
+    fn note_hart_ps(&mut self, hart: usize, t: Ps) {
+        let slot = &mut self.hart_ps[hart];
         *slot = Some(slot.map_or(t, |p| p.max(t)));
     }
 
@@ -977,7 +997,7 @@ impl MemorySystem {
     /// sooner; never changes a result.
     pub fn note_hart_time(&mut self, hart: usize, now_cycles: u64) {
         let t = self.clock.cycles_to_ps(now_cycles);
-        self.note_time(self.cores.core_of(hart), t);
+        self.note_hart_ps(hart, t);
     }
 
     fn data_access_ps(&mut self, h: usize, paddr: u64, intent: Intent, t: Ps) -> Ps {
@@ -1088,7 +1108,7 @@ impl MemorySystem {
         // A Modified copy supplies the data, once it has it itself: a line
         // still on its way to one core goes on to the next after it lands.
         let mut from = t;
-        for o in 0..self.harts() {
+        for o in 0..self.cores() {
             if o == h {
                 continue;
             }
@@ -1146,7 +1166,7 @@ impl MemorySystem {
     /// true if there was one.
     fn invalidate_others(&mut self, h: usize, line: u64) -> bool {
         let mut any = false;
-        for o in 0..self.harts() {
+        for o in 0..self.cores() {
             if o == h {
                 continue;
             }
@@ -1329,10 +1349,10 @@ impl MemorySystem {
         let mut t = t0;
         let (_, mut dirty) = self.flush_l1_copy(h, line, kind);
         if kind != FlushKind::L1 {
-            if self.harts() > 1 || self.l2.is_some() {
+            if self.cores() > 1 || self.l2.is_some() {
                 t = self.coherence_broadcast(h, t);
             }
-            for o in 0..self.harts() {
+            for o in 0..self.cores() {
                 if o == h {
                     continue;
                 }

@@ -6,8 +6,11 @@ use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
+use rvnvmm_hart::smt::{IssueCalendar, SharedCalendar};
 use rvnvmm_hart::TimingModel;
-use rvnvmm_hart::{CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SYNC_TOLERANCE};
+use rvnvmm_hart::{
+    CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SMT_WINDOW, SYNC_TOLERANCE,
+};
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -58,9 +61,14 @@ pub struct Options {
     pub trace: bool,
     /// Seconds since 1970 that simulated time zero corresponds to.
     pub epoch_secs: u64,
-    /// Instructions a thread runs before another thread on the same hart
-    /// gets its turn.
+    /// Instructions a turn runs at most (the scheduler's slice between
+    /// harts; threads on one hart switch at `time_slice_ns`).
     pub quantum: u64,
+    /// Hardware threads per core (`machine.threads_per_core`).
+    pub threads_per_core: usize,
+    /// Simulated ns a thread runs before another runnable thread on the
+    /// same hart gets it (`user.time_slice_ns`).
+    pub time_slice_ns: u64,
 }
 
 /// Where a power failure is injected.
@@ -114,6 +122,12 @@ pub struct ThreadStats {
     pub tlb_refills: u64,
     /// `lr`, `sc` and AMOs.
     pub atomics: rvnvmm_hart::AtomicStats,
+    /// Cycles the memory system stalled it (timed runs).
+    pub memory_stall_cycles: u64,
+    /// On an SMT core: cycles it waited for issue slots its siblings took.
+    pub issue_wait_cycles: u64,
+    /// On an SMT core: cycles it waited for a shared unit a sibling held.
+    pub unit_wait_cycles: u64,
 }
 
 /// The result of a run.
@@ -215,6 +229,9 @@ pub(crate) struct Cpu {
     pub instret: u64,
     /// Round-robin cursor over threads.
     pub cursor: usize,
+    /// The thread whose time slice is running, and when it ends (cycles).
+    pub holder: Option<usize>,
+    pub slice_end: u64,
 }
 
 /// A running guest process.
@@ -313,27 +330,44 @@ impl Process {
         let mut fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
         let harts = opts.harts.max(1);
+        let threads_per_core = opts.threads_per_core.clamp(1, harts);
         let topology = crate::procfs::Topology {
             harts,
-            threads_per_core: 1,
+            threads_per_core,
         };
         fs.tree = Some(crate::procfs::EmulatedTree::build(topology).map_err(|e| {
             RunError::Setup(format!(
                 "cannot write the emulated /proc and /sys to the temporary directory: {e}"
             ))
         })?);
-        // One hardware thread per core.
-        let core_map = CoreMap::one_thread_per_core(harts);
+        let core_map = CoreMap::with_threads_per_core(harts, threads_per_core)
+            .ok_or_else(|| RunError::Setup("a machine needs at least one hart".into()))?;
+        let calendars: Vec<Option<SharedCalendar>> = (0..core_map.cores())
+            .map(|_| {
+                (threads_per_core > 1).then(|| {
+                    IssueCalendar::shared(opts.hart.costs.issue_width, opts.hart.costs.smt_policy)
+                })
+            })
+            .collect();
         let mut p = Process {
             mem,
             aspace,
             code: CodeCache::default(),
             threads: Vec::new(),
             cpus: (0..harts)
-                .map(|c| Cpu {
-                    core: Core::new(core_map.core_of(c), c as u64, &opts.hart),
-                    instret: 0,
-                    cursor: 0,
+                .map(|c| {
+                    let id = core_map.core_of(c);
+                    let core = Core::new(id, c as u64, &opts.hart);
+                    Cpu {
+                        core: match &calendars[id] {
+                            Some(cal) => core.with_smt(cal, c % threads_per_core),
+                            None => core,
+                        },
+                        instret: 0,
+                        cursor: 0,
+                        holder: None,
+                        slice_end: 0,
+                    }
                 })
                 .collect(),
             fs,
@@ -856,8 +890,37 @@ impl Process {
             .min()
     }
 
-    /// The next runnable thread on `cpu`, round-robin.
+    /// The thread to run on `cpu`: the one whose time slice is running, if
+    /// it still can; else the next runnable one, round-robin, with a new
+    /// slice.
     fn next_thread_on(&mut self, cpu: usize) -> Option<usize> {
+        let c = &self.cpus[cpu];
+        if let Some(i) = c.holder {
+            let t = self.threads.get(i);
+            if c.core.cycles < c.slice_end
+                && t.is_some_and(|t| t.cpu == cpu && t.state == ThreadState::Runnable)
+            {
+                return Some(i);
+            }
+        }
+        let i = self.rotate_on(cpu)?;
+        let slice = self.ns_to_cycles(self.opts.time_slice_ns.max(1)).max(1);
+        let c = &mut self.cpus[cpu];
+        c.holder = Some(i);
+        c.slice_end = c.core.cycles.saturating_add(slice);
+        Some(i)
+    }
+
+    /// Whether a thread other than `i` is runnable on `cpu`.
+    fn others_runnable_on(&self, cpu: usize, i: usize) -> bool {
+        self.threads
+            .iter()
+            .enumerate()
+            .any(|(k, t)| k != i && t.cpu == cpu && t.state == ThreadState::Runnable)
+    }
+
+    /// The next runnable thread on `cpu`, round-robin.
+    fn rotate_on(&mut self, cpu: usize) -> Option<usize> {
         let n = self.threads.len();
         let start = self.cpus[cpu].cursor;
         for k in 0..n {
@@ -1061,6 +1124,30 @@ impl Machine for Process {
     }
 
     fn run_turn(&mut self, cpu: usize, budget: u64, limit: u64) -> ControlFlow<Self::Stop, Exit> {
+        // The thread's slice ends the turn if another waits for the CPU; a
+        // sibling hardware thread ready on the core ends it a window past
+        // the sibling's clock (their slot contention needs them close).
+        let mut turn_end = if self.others_runnable_on(cpu, self.current) {
+            self.cpus[cpu].slice_end
+        } else {
+            u64::MAX
+        };
+        if let Some(cal) = self.cpus[cpu].core.calendar().cloned() {
+            let per_core = self.opts.threads_per_core.max(1);
+            let first = cpu - cpu % per_core;
+            let mut home = cal
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            for sib in first..(first + per_core).min(self.cpus.len()) {
+                let ready = (sib != cpu && self.status(sib) == Status::Ready)
+                    .then(|| self.cpus[sib].core.cycles);
+                home.set_ready(sib - first, ready);
+                if let Some(c) = ready {
+                    turn_end = turn_end.min(c.saturating_add(SMT_WINDOW));
+                }
+            }
+        }
+        self.cpus[cpu].core.set_turn_end(turn_end);
         let t = &mut self.threads[self.current];
         self.cpus[cpu].core.set_sync_limit(limit);
         let before = t.hart.instret;
@@ -1339,6 +1426,9 @@ fn thread_stats(t: &Thread) -> ThreadStats {
         flush_insns: t.hart.stats.flush_insns,
         tlb_refills: t.hart.stats.tlb_refills,
         atomics: t.hart.stats.atomics,
+        memory_stall_cycles: t.hart.stats.memory_stall_cycles,
+        issue_wait_cycles: t.hart.stats.issue_wait_cycles,
+        unit_wait_cycles: t.hart.stats.unit_wait_cycles,
     }
 }
 

@@ -1418,3 +1418,24 @@ mod tests {
         assert_eq!(u64::from_le_bytes(b[8..16].try_into().unwrap()), 4096);
     }
 }
+
+#[cfg(test)]
+mod smt_topology_tests {
+    use super::*;
+
+    /// 2 cores x 2 threads, numbered as Linux numbers a device tree's
+    /// threads: CPUs 0-1 on core 0, 2-3 on core 1.
+    #[test]
+    fn two_threads_per_core() {
+        let t = Topology {
+            harts: 4,
+            threads_per_core: 2,
+        };
+        let f = |cpu, file| t.file(cpu, file);
+        assert_eq!(f(0, TopologyFile::CoreId), "0\n");
+        assert_eq!(f(3, TopologyFile::CoreId), "1\n");
+        assert_eq!(f(2, TopologyFile::ThreadSiblingsList), "2-3\n");
+        assert_eq!(f(1, TopologyFile::ThreadSiblings), "3\n");
+        assert_eq!(f(2, TopologyFile::CoreSiblingsList), "0-3\n");
+    }
+}

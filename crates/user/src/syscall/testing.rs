@@ -35,6 +35,8 @@ pub(crate) fn process() -> Process {
         trace: false,
         epoch_secs: EPOCH_SECS,
         quantum: 10_000,
+        threads_per_core: 1,
+        time_slice_ns: 3_000_000,
     };
     let mut p = Process::without_program(opts).expect("a bare process");
     p.aspace.brk_start = BRK_START;
