@@ -2,7 +2,7 @@
 """Seed 001 Tables 7-12 (zc706): cache-flush overhead against NVMM tRCD/tRP, lines flushed and flush frequency per workload.
 
     python3 experiments/seed001_flush.py [--added 0,200,400,600,800,1000] [--ops N]
-                                         [--workloads rbtree,lbm,nbody,mcts] [--jobs N]
+                                         [--workloads rbtree,lbm,nbody,mcts] [--jobs N] [--json FILE]
 
 The workload suite's durable modes (trailing `persist[:K]` argument; every
 write-back is Zicbom cbo.clean, as seed 001 §3.3's range flush does with
@@ -103,6 +103,7 @@ def main():
     ap.add_argument("--workloads", default=",".join(WORKLOADS),
                     help="durable workloads of the per-workload tables")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--json", type=Path, help="also write the per-workload table here")
     a = ap.parse_args()
     added = [int(v) for v in a.added.split(",")]
     names = a.workloads.split(",")
@@ -181,6 +182,9 @@ def main():
         print(f"{w + ' ' + ' '.join(args[w]):<22} {row['lines']:>13} {row['freq']:>10.0f} "
               f"{row['written']:>12} {extra:>12} {row['extra_freq']:>9.0f} {row['ovh']:>8.3f} "
               f"{row['min']:>6.3f} {row['max']:>6.3f}")
+    if a.json:
+        command = f"--added {','.join(map(str, added))} --ops {a.ops} --workloads {','.join(names)}"
+        a.json.write_text(json.dumps({"command": command, "rows": rows}, indent=1))
     if len(rows) < 3:
         return
 

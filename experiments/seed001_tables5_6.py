@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Seed 001 Tables 5-6 (zc706): LLC hit rate and memory access frequency vs normalised time.
 
-    python3 experiments/seed001_tables5_6.py [--size test|ref] [--jobs N] [--only a,b] [--out DIR]
+    python3 experiments/seed001_tables5_6.py [--size test|ref] [--jobs N] [--only a,b] [--out DIR] [--reuse]
 
 Every workload of the suite runs on `zc706` with the full timing model,
 its heap on DRAM (the baseline) and on NVMM (`user.heap=nvmm`) with the
@@ -11,7 +11,9 @@ memory access frequency (NVMM requests per simulated second, Table 6) and
 the time on NVMM normalised to DRAM, sorted by each, with Spearman's rank
 correlation of normalised time against each: the paper finds that LLC hit
 rate alone does not predict the slowdown (508.namd vs 541.leela) while
-access frequency does better.
+access frequency does better. Linear models of the slowdown on each and on
+both (experiments/linfit.py) give R^2 and the leave-one-out error, and the
+exceptions under the frequency-only model; OUT/tables5_6.json holds it all.
 """
 
 import argparse
@@ -27,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "guest" / "workloads"))
 sys.path.insert(0, str(HERE))
 import workloads  # noqa: E402
-from seed000_fig11 import spearman  # noqa: E402
+from linfit import hit_rate_models, spearman  # noqa: E402
 
 SETTINGS = {
     "dram": ["--set", "user.heap=dram"],
@@ -35,8 +37,10 @@ SETTINGS = {
 }
 
 
-def run_one(w, size, setting, out):
+def run_one(w, size, setting, out, reuse=False):
     stats = out / f"{w['name']}.{setting}.json"
+    if reuse and stats.exists():
+        return json.loads(stats.read_text())
     opts = ["--config", "zc706", "--set", "machine.model=timing", "--no-progress",
             "--stats", str(stats), *SETTINGS[setting]]
     with tempfile.TemporaryDirectory(prefix="rvnvmm-s001-") as cwd:
@@ -53,6 +57,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--only", help="comma-separated workload names")
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--reuse", action="store_true",
+                    help="take the statistics already in --out instead of running again")
     a = ap.parse_args()
     ws = workloads.load_manifest()["workload"]
     if a.only:
@@ -62,7 +68,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     res = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
-        futs = {ex.submit(run_one, w, a.size, s, out): (w["name"], s) for w in ws for s in SETTINGS}
+        futs = {ex.submit(run_one, w, a.size, s, out, a.reuse): (w["name"], s) for w in ws for s in SETTINGS}
         for f in concurrent.futures.as_completed(futs):
             res[futs[f]] = f.result()
     rows = []
@@ -84,7 +90,16 @@ def main():
             print(f"{r['name']:<10} {v:>14} {r['norm']:>10.3f}")
         rho = spearman([r[key] for r in rows], [r["norm"] for r in rows])
         print(f"Spearman rho (normalised time vs {key}) = {rho:+.2f}")
-    (out / "tables5_6.json").write_text(json.dumps(rows, indent=1))
+    models = hit_rate_models(rows)
+    print("\nModels of the slowdown (experiments/linfit.py; LOO: leave-one-out rms error of norm)")
+    for name, m in models["fits"].items():
+        coef = ", ".join(f"{c:+.3f}" for c in m["beta"])
+        print(f"  {name:<30} coefficients {coef:<18} R2 {m['r2']:.3f}  LOO {m['loo_rmse']:.3f}")
+    exc = [w for w in models["workloads"] if w["exception"]]
+    print("  exceptions under the frequency-only model (below 75% of its leave-one-out prediction): " +
+          (", ".join(f"{w['name']} {w['norm']:.3f} (predicted {w['fonly_pred']:.3f})" for w in exc) or "none"))
+    (out / "tables5_6.json").write_text(json.dumps({"size": a.size, "rows": rows, "models": models},
+                                                   indent=1))
     print(f"\nstatistics in {out}")
 
 

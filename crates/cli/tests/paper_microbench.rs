@@ -143,12 +143,10 @@ fn bank_parallelism_shows_only_under_the_proposed_method() {
     );
 }
 
-/// Seed 001 §4.1 on `zc706`: NVMM bandwidth relative to DRAM is about half
-/// at +0 ns (the PL path), falls to about a tenth for reads at +1000 ns, and
-/// writes (a fill's ACT and PRE, a write-back's ACT and PRE) suffer from both
-/// added latencies.
-#[test]
-fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
+/// `rvnvmm bench bandwidth --config zc706 --added 0,1000 --passes PASSES`:
+/// (op, stride, added tRCD, added tRP) -> NVMM/DRAM.
+fn bandwidth(passes: u32) -> BTreeMap<(String, u64, u64, u64), f64> {
+    let passes = passes.to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
         .args([
             "bench",
@@ -158,6 +156,8 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
             "--json",
             "--added",
             "0,1000",
+            "--passes",
+            &passes,
         ])
         .output()
         .expect("run rvnvmm bench bandwidth");
@@ -166,9 +166,10 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut table: BTreeMap<(String, u64, u64, u64), f64> = BTreeMap::new();
+    let mut table = BTreeMap::new();
     for line in String::from_utf8(out.stdout).unwrap().lines() {
         let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(r["passes"].as_u64().unwrap().to_string(), passes);
         let key = (
             r["op"].as_str().unwrap().to_string(),
             r["stride"].as_u64().unwrap(),
@@ -177,6 +178,17 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
         );
         table.insert(key, r["ratio"].as_f64().unwrap());
     }
+    table
+}
+
+/// Seed 001 §4.1 on `zc706`: NVMM bandwidth relative to DRAM is about half
+/// at +0 ns (the PL path), falls to about a tenth for reads at +1000 ns, and
+/// writes (a fill's ACT and PRE, a write-back's ACT and PRE) suffer from both
+/// added latencies. Timed on the second pass, the variant the zc706
+/// settings were calibrated with (docs/fidelity.md).
+#[test]
+fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
+    let table = bandwidth(2);
     let ratio =
         |op: &str, stride: u64, rcd: u64, rp: u64| table[&(op.to_string(), stride, rcd, rp)];
     for stride in [4, 32, 8192] {
@@ -212,6 +224,63 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
         assert!(within(r1, 0.10), "read stride {stride} at +1000: {r1}");
         let w0 = ratio("write", stride, 0, 0);
         assert!(within(w0, 0.6), "write stride {stride} at +0: {w0}");
+    }
+}
+
+/// The paper's own loop is one cold pass over 1 MiB (`--passes 1`): a write
+/// pass then writes back only the victims of its own second half. At stride
+/// 32 all four of §4.1's figures still hold within the factor of 1.5; at
+/// stride 8192 the write at +1000/+1000 ns comes out at 0.053, outside it
+/// (docs/fidelity.md reports the single pass as the headline).
+#[test]
+fn nvmm_bandwidth_in_a_single_cold_pass() {
+    let cold = bandwidth(1);
+    let warm = bandwidth(2);
+    let ratio = |t: &BTreeMap<(String, u64, u64, u64), f64>, op: &str, stride, rcd, rp| {
+        t[&(op.to_string(), stride, rcd, rp)]
+    };
+    let within = |got: f64, paper: f64| got > paper / 1.5 && got < paper * 1.5;
+    for (op, rcd, rp, paper) in [
+        ("read", 0, 0, 0.5),
+        ("read", 1000, 0, 0.10),
+        ("write", 0, 0, 0.6),
+        ("write", 1000, 1000, 0.03),
+    ] {
+        let got = ratio(&cold, op, 32, rcd, rp);
+        assert!(
+            within(got, paper),
+            "{op} +{rcd}/+{rp}: {got}, paper {paper}"
+        );
+    }
+    let w8192 = ratio(&cold, "write", 8192, 1000, 1000);
+    assert!(
+        !within(w8192, 0.03) && w8192 < 0.06,
+        "single-pass write at stride 8192, +1000/+1000: {w8192}"
+    );
+    // Reads leave nothing dirty: the pass before changes nothing for them.
+    // Writes: the cold pass writes back fewer victims, so NVMM looks
+    // relatively faster than in the second.
+    for stride in [32, 8192] {
+        for (rcd, rp) in [(0, 0), (1000, 0)] {
+            let (c, w) = (
+                ratio(&cold, "read", stride, rcd, rp),
+                ratio(&warm, "read", stride, rcd, rp),
+            );
+            assert!(
+                (c / w - 1.0).abs() < 0.02,
+                "read stride {stride}: {c} / {w}"
+            );
+        }
+        for (rcd, rp) in [(0, 0), (1000, 1000)] {
+            let (c, w) = (
+                ratio(&cold, "write", stride, rcd, rp),
+                ratio(&warm, "write", stride, rcd, rp),
+            );
+            assert!(
+                c > w,
+                "write stride {stride} +{rcd}/+{rp}: cold {c}, second pass {w}"
+            );
+        }
     }
 }
 
