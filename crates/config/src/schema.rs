@@ -12,7 +12,7 @@ use toml::{Table, Value};
 
 use crate::{
     Config, Controller, KeepOpen, Memory, Method, NvmmParams, PagePolicy, Refresh, Region,
-    RegionKind, Replacement, Scheduler, TrpOn,
+    RegionKind, Replacement, Scheduler, TlbRefill, TrpOn,
 };
 
 /// The table key under `[memory]` that holds controllers; every other key
@@ -97,6 +97,7 @@ fn kind_of(key: &str, v: &Value) -> LeafKind {
             "keep_open" => LeafKind::Enum(KeepOpen::NAMES),
             "replacement" => LeafKind::Enum(Replacement::NAMES),
             "scheduler" => LeafKind::Enum(Scheduler::NAMES),
+            "refill" => LeafKind::Enum(TlbRefill::NAMES),
             "mapping" => LeafKind::Mapping,
             _ => LeafKind::Str,
         },
