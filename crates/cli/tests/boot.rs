@@ -474,7 +474,7 @@ fn linux_uses_transparent_huge_pages_and_64k_hugetlb_pages() {
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no AnonHugePages line:\n{console}"));
     assert!(
-        anon_kb >= 2048 && anon_kb % 2048 == 0,
+        anon_kb >= 2048 && anon_kb.is_multiple_of(2048),
         "{anon_kb} kB of anonymous huge pages:\n{console}"
     );
     let field = |name: &str| -> Vec<String> {
