@@ -51,6 +51,8 @@ PROGRAMS=(
     "$top/guest/build/emu/control_page"
     "$top/guest/build/emu/lat_os"
     "$top/guest/build/static/contended"
+    "$top/guest/build/static/tlb_stride"
+    "$top/guest/build/emu/hugetlb_map"
 )
 for t in "$top"/sdk/libnvmm/build/tests/*; do
     [ -x "$t" ] && PROGRAMS+=("$t")

@@ -436,3 +436,56 @@ fn nvmm_as_pmem_is_mapped_through_device_dax() {
         "only the device-DAX run measures:\n{console}"
     );
 }
+
+/// Seed 004 in the full system: with `transparent_hugepage=always` Linux
+/// backs the stride program's 12 MiB array with 2 MiB pages
+/// (`AnonHugePages` non-zero while it runs), and with Svnapot in the ISA
+/// string it offers 64 KiB huge pages: a file on hugetlbfs mounted with
+/// `pagesize=64K` maps with a 64 KiB `KernelPageSize`.
+#[test]
+fn linux_uses_transparent_huge_pages_and_64k_hugetlb_pages() {
+    // AnonHugePages is sampled while the program runs (it drops back to 0
+    // when it exits).
+    let script = "cat /sys/kernel/mm/transparent_hugepage/enabled\n\
+         /opt/rvnvmm/tlb_stride 100000 -s 128 & pid=$!; for i in $(seq 200); do \
+         a=$(sed -n 's/^AnonHugePages: *//p' /proc/meminfo); [ \"$a\" != \"0 kB\" ] && break; \
+         kill -0 $pid 2>/dev/null || break; sleep 0.05; done; echo \"thp: AnonHugePages $a\"; \
+         kill $pid; wait\n\
+         echo 8 > /sys/kernel/mm/hugepages/hugepages-64kB/nr_hugepages\n\
+         mkdir -p /mnt/huge && mount -t hugetlbfs -o pagesize=64K none /mnt/huge && \
+         /opt/rvnvmm/hugetlb_map /mnt/huge 4\n\
+         grep -E '^(HugePages_Total|Hugetlb):' /proc/meminfo\n\
+         poweroff\n";
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--set",
+            "machine.model=functional",
+            "--append",
+            "console=ttyS0 quiet transparent_hugepage=always",
+        ],
+        script,
+    );
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    assert!(console.contains("[always] madvise never"), "{console}");
+    let anon_kb: u64 = console
+        .lines()
+        .find_map(|l| l.trim_end().strip_prefix("thp: AnonHugePages "))
+        .and_then(|v| v.strip_suffix(" kB"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no AnonHugePages line:\n{console}"));
+    assert!(
+        anon_kb >= 2048 && anon_kb.is_multiple_of(2048),
+        "{anon_kb} kB of anonymous huge pages:\n{console}"
+    );
+    let field = |name: &str| -> Vec<String> {
+        console
+            .lines()
+            .filter_map(|l| l.strip_prefix(name))
+            .map(|v| v.split_whitespace().collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert_eq!(field("KernelPageSize:"), ["64 kB"], "{console}");
+    assert!(console.contains("hugetlb_map: ok"), "{console}");
+    // Eight 64 KiB pages reserved (the 2 MiB default size counts none).
+    assert_eq!(field("Hugetlb:"), ["512 kB"], "{console}");
+}

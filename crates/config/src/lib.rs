@@ -121,6 +121,19 @@ string_enum! {
 }
 
 string_enum! {
+    /// Who refills a TLB after a miss (`tlb.refill`).
+    pub enum TlbRefill {
+        /// A hardware page-table walker (Rocket's): `tlb.walk_cycles` plus
+        /// its PTE reads, non-leaf ones served by its PTE cache.
+        Walker = "walker",
+        /// A trap to a software handler (the Alpha's PALcode, seed 004 §5):
+        /// a fixed `tlb.software_refill_cycles` per miss plus the handler's
+        /// PTE loads through the L1D; no PTE cache.
+        Software = "software",
+    }
+}
+
+string_enum! {
     /// The NVMM latency-emulation method of a region (DESIGN §1, seed 000 §3).
     pub enum Method {
         /// TUNA v1: DRAM timing, but every NVMM request is held at the
@@ -405,8 +418,13 @@ pub struct Tlbs {
     /// Entries of the walker's cache of non-leaf PTEs (0: none).
     pub ptw_cache_entries: u32,
     /// Cycles a walk costs besides its PTE reads (the miss's replay and
-    /// the walker's start).
+    /// the walker's start); with `refill = "walker"`.
     pub walk_cycles: u32,
+    /// Who refills the TLBs: the hardware walker or a software handler.
+    pub refill: TlbRefill,
+    /// With `refill = "software"`: the fixed cycles of a miss (the trap,
+    /// the handler's instructions, the return), besides its PTE loads.
+    pub software_refill_cycles: u32,
 }
 
 /// One TLB: `entries` in sets of `ways` (fully associative when equal).
@@ -447,6 +465,8 @@ impl Default for Tlbs {
             l2_hit_latency_cycles: 2,
             ptw_cache_entries: 8,
             walk_cycles: 4,
+            refill: TlbRefill::Walker,
+            software_refill_cycles: 0,
         }
     }
 }

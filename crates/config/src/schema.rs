@@ -12,7 +12,7 @@ use toml::{Table, Value};
 
 use crate::{
     Config, Controller, KeepOpen, Memory, Method, NvmmParams, PagePolicy, Refresh, Region,
-    RegionKind, Replacement, Scheduler, SmtPolicy, TrpOn,
+    RegionKind, Replacement, Scheduler, SmtPolicy, TlbRefill, TrpOn,
 };
 
 /// The table key under `[memory]` that holds controllers; every other key
@@ -98,6 +98,7 @@ fn kind_of(key: &str, v: &Value) -> LeafKind {
             "replacement" => LeafKind::Enum(Replacement::NAMES),
             "scheduler" => LeafKind::Enum(Scheduler::NAMES),
             "smt_policy" => LeafKind::Enum(SmtPolicy::NAMES),
+            "refill" => LeafKind::Enum(TlbRefill::NAMES),
             "mapping" => LeafKind::Mapping,
             _ => LeafKind::Str,
         },

@@ -232,7 +232,9 @@ pub struct MemorySystem {
     tlbs: Vec<tlb::CoreTlbs>,
     /// Cycles of an L2 TLB hit.
     tlb_l2_hit_cycles: u64,
-    /// Cycles of a walk besides its PTE reads.
+    /// Fixed cycles of a refill besides its PTE reads: the walker's
+    /// `tlb.walk_cycles` or the software handler's
+    /// `tlb.software_refill_cycles`.
     tlb_walk_cycles: u64,
     /// Latest time each core presented (`None`: never).
     hart_ps: Vec<Option<Ps>>,
@@ -399,7 +401,10 @@ impl MemorySystem {
                 Vec::new()
             },
             tlb_l2_hit_cycles: u64::from(cfg.tlb.l2_hit_latency_cycles),
-            tlb_walk_cycles: u64::from(cfg.tlb.walk_cycles),
+            tlb_walk_cycles: u64::from(match cfg.tlb.refill {
+                rvnvmm_config::TlbRefill::Walker => cfg.tlb.walk_cycles,
+                rvnvmm_config::TlbRefill::Software => cfg.tlb.software_refill_cycles,
+            }),
             hart_ps: vec![None; core_map.harts()],
             write_backs: None,
             cores: core_map,
@@ -1535,7 +1540,9 @@ impl TimingModel for MemorySystem {
     /// Counted (`page_walks.pte_reads`). With TLBs, a read of the walk
     /// after a miss is timed: a non-leaf PTE in the PTE cache costs a
     /// cycle, anything else is a load through the L1D; the walk's first
-    /// read also pays `tlb.walk_cycles`. Without, it costs nothing.
+    /// read also pays the refill's fixed cost (`tlb.walk_cycles`, or
+    /// `tlb.software_refill_cycles` for a software refill, whose handler
+    /// has no PTE cache). Without, it costs nothing.
     fn page_walk_read(&mut self, core: CoreId, pte_paddr: u64, now: u64) -> u64 {
         self.pte_reads[core] += 1;
         let Some(t) = self.tlbs.get_mut(core) else {

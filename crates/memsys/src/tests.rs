@@ -1167,6 +1167,32 @@ fn a_walks_pte_reads_go_through_the_l1d_and_the_pte_cache() {
 }
 
 #[test]
+fn a_software_refill_costs_its_fixed_cycles_and_loads_every_pte() {
+    let mut cfg = tlb_cfg();
+    // Four ways: the three PTE lines (one set) stay in the L1D.
+    cfg.cache.l1d = small_cfg(4, Replacement::Lru).cache.l1d;
+    cfg.tlb.refill = rvnvmm_config::TlbRefill::Software;
+    cfg.tlb.software_refill_cycles = 60;
+    let (mut m, _) = system(&cfg, 1, 100, 100);
+    m.tlb_lookup(0, TlbPort::Data, 0x1000, 0, 0);
+    walk(&mut m, TlbPort::Data, 0x1000, 0);
+    // The second page: the handler has no PTE cache, so the root and
+    // middle PTEs are loads too, L1D hits like the leaf's line.
+    m.tlb_lookup(0, TlbPort::Data, 0x2000, 0, 1000);
+    let warm = walk(&mut m, TlbPort::Data, 0x2000, 1000);
+    let l1d = stats_of(&m, "hart0.l1d");
+    assert_eq!((l1d.read_misses, l1d.read_hits), (3, 3));
+    assert_eq!(
+        warm,
+        60 + 3 * u64::from(cfg.cache.l1d.hit_latency_cycles),
+        "the fixed cost replaces walk_cycles"
+    );
+    let s = m.stats_json(0);
+    assert_eq!(s["tlb"]["pte_cache_hits"], 0);
+    assert_eq!(s["tlb"]["page_sizes"]["4k"]["walks"], 2);
+}
+
+#[test]
 fn l1_evictions_are_reported_and_move_the_epoch() {
     let (mut m, _) = system(&tlb_cfg(), 1, 10, 10);
     for p in 1..=4u64 {

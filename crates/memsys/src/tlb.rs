@@ -310,7 +310,12 @@ impl CoreTlbs {
             l2: (cfg.l2.entries > 0).then(|| {
                 TlbArray::new(cfg.l2.entries, cfg.l2.ways, Policy::Lru, &PAGE_SHIFTS[..1])
             }),
-            pte_cache: PteCache::new(cfg.ptw_cache_entries),
+            // A software refill handler reads the page table with plain
+            // loads: no walker, no PTE cache.
+            pte_cache: PteCache::new(match cfg.refill {
+                rvnvmm_config::TlbRefill::Walker => cfg.ptw_cache_entries,
+                rvnvmm_config::TlbRefill::Software => 0,
+            }),
             epoch: 0,
             walk: Walk::default(),
             stats: TlbStats::default(),
