@@ -6,6 +6,8 @@
  *
  *   undo_log run N [correct|no-flush|no-fence]   N transactions
  *   undo_log check                               recover, then check
+ *   undo_log                                     self-test: 10 correct
+ *                                                transactions, then check
  *
  * A transaction (correct):
  *   1. log.old = the slots, log.old_seq = seq; persist the log;
@@ -136,6 +138,14 @@ static int check(struct record *p)
 
 int main(int argc, char **argv)
 {
+    if (argc == 1) {
+        struct record *p = map_record();
+        uint64_t before = p->root_seq.v;
+        for (int i = 0; i < 10; i++)
+            transaction(p, CORRECT);
+        int bad = check(p);
+        return bad || p->root_seq.v != before + 10;
+    }
     if (argc >= 2 && !strcmp(argv[1], "check"))
         return check(map_record());
     if (argc < 3 || strcmp(argv[1], "run")) {
