@@ -4,13 +4,14 @@
  *   mount -t hugetlbfs -o pagesize=64K none DIR
  * and backed by /sys/kernel/mm/hugepages/hugepages-64kB/nr_hugepages.
  *
- * Usage: hugetlb_map DIR [PAGES]   (default 4 pages of 64 KiB)
+ * Usage: hugetlb_map [DIR [PAGES]]   (default ".", 4 pages of 64 KiB)
  *
- * Creates DIR/hugetlb_map, maps PAGES x 64 KiB of it shared, writes a
- * pattern into every 4 KiB of it, reads it back, then prints the
+ * Creates DIR/hugetlb_map, sizes it to PAGES x 64 KiB, maps it shared,
+ * writes a pattern into every 4 KiB of it, reads it back, then prints the
  * mapping's `KernelPageSize:` and `Rss:` lines from /proc/self/smaps and
- * `hugetlb_map: ok`. Exits 1 with a message if a step fails (no Linux
- * behind it, e.g. in user mode, fails at the mount's file).
+ * `hugetlb_map: ok`, and removes the file. On an ordinary directory (user
+ * mode, or Linux without hugetlbfs) the page size is 4 kB. Exits 1 with a
+ * message if a step fails.
  */
 #include <ctype.h>
 #include <fcntl.h>
@@ -25,8 +26,8 @@
 
 int main(int argc, char **argv)
 {
-    if (argc < 2 || argc > 3) {
-        fprintf(stderr, "usage: hugetlb_map DIR [PAGES]\n");
+    if (argc > 3) {
+        fprintf(stderr, "usage: hugetlb_map [DIR [PAGES]]\n");
         return 2;
     }
     long pages = argc > 2 ? atol(argv[2]) : 4;
@@ -36,10 +37,16 @@ int main(int argc, char **argv)
     }
     size_t len = (size_t)pages * HUGE_64K;
     char path[4096];
-    snprintf(path, sizeof path, "%s/hugetlb_map", argv[1]);
+    snprintf(path, sizeof path, "%s/hugetlb_map", argc > 1 ? argv[1] : ".");
     int fd = open(path, O_CREAT | O_RDWR, 0600);
     if (fd < 0) {
         perror("hugetlb_map: open");
+        return 1;
+    }
+    /* Stores past the end of a shared file mapping would raise SIGBUS. */
+    if (ftruncate(fd, (off_t)len) != 0) {
+        perror("hugetlb_map: ftruncate");
+        unlink(path);
         return 1;
     }
     uint64_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -1033,8 +1033,7 @@ fn the_alpha_like_machine_refills_in_software() {
     let run = |sets: &[&str]| -> (f64, serde_json::Value) {
         let stats = dir.join("alpha.json");
         let mut c = rvnvmm();
-        c.args(["run", "--config"])
-            .arg(repo().join("configs/alpha-like.toml"));
+        c.args(["run", "--config", "alpha-like"]);
         for s in sets {
             c.args(["--set", s]);
         }

@@ -25,6 +25,10 @@ const BUILTINS: &[(&str, &str)] = &[
     ),
     ("zc706", include_str!("../../../configs/zc706.toml")),
     ("mappi", include_str!("../../../configs/mappi.toml")),
+    (
+        "alpha-like",
+        include_str!("../../../configs/alpha-like.toml"),
+    ),
 ];
 
 impl Config {
