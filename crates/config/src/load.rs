@@ -25,6 +25,7 @@ const BUILTINS: &[(&str, &str)] = &[
     ),
     ("zc706", include_str!("../../../configs/zc706.toml")),
     ("mappi", include_str!("../../../configs/mappi.toml")),
+    ("smt-pm", include_str!("../../../configs/smt-pm.toml")),
 ];
 
 impl Config {
