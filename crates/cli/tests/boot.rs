@@ -178,21 +178,46 @@ fn a_kernel_that_is_not_an_image_is_a_clear_error() {
     }
 }
 
+/// Console input reaches the shell, on a machine of 2 cores x 2 threads
+/// whose topology Linux reads from the device tree's `cpu-map`: CPUs 0-1
+/// are core 0's threads, 2-3 core 1's.
 #[test]
-fn piped_console_input_reaches_the_shell() {
+fn piped_console_input_reaches_the_shell_of_an_smt_machine() {
     let (status, console, stderr) = boot_with_input(
         &[
             "--set",
             "machine.model=functional",
+            "--set",
+            "machine.cores=2",
+            "--set",
+            "machine.threads_per_core=2",
             "--append",
             "console=ttyS0 quiet",
         ],
-        "echo guest says $((6*7))\nnproc\npoweroff\n",
+        "echo guest says $((6*7))\nnproc\n\
+         for c in 0 1 2 3; do t=/sys/devices/system/cpu/cpu$c/topology; \
+         echo topology cpu$c core $(cat $t/core_id) siblings $(cat $t/thread_siblings_list); done\n\
+         poweroff\n",
     );
     assert_eq!(status, Some(0), "{console}\n{stderr}");
     let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
     assert!(lines.contains(&"guest says 42"), "{console}");
     assert!(lines.contains(&"4"), "{console}");
+    let topology: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("topology cpu"))
+        .collect();
+    assert_eq!(
+        topology,
+        [
+            "topology cpu0 core 0 siblings 0-1",
+            "topology cpu1 core 0 siblings 0-1",
+            "topology cpu2 core 1 siblings 2-3",
+            "topology cpu3 core 1 siblings 2-3",
+        ],
+        "{console}"
+    );
     assert!(console.contains("reboot: Power down"), "{console}");
 }
 

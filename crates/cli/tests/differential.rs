@@ -128,6 +128,7 @@ guest_programs! {
     selfmod => (9, []);
     setjmp => (11, []);
     signals => (0, []);
+    smt_pair => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
     tlb_stride => (0, ["20"]);

@@ -251,6 +251,67 @@ fn threads_use_the_caches_of_the_core_they_run_on() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Threads pinned with `sched_setaffinity` on a machine of 2 cores x 2
+/// threads: on CPUs 0 and 1 they are the two hardware threads of core 0 and
+/// wait for each other's issue slots and divider; on CPUs 0 and 2 they have
+/// a core each and never wait. The output is the same either way.
+#[test]
+fn threads_pinned_to_one_smt_core_share_it_and_to_two_cores_do_not() {
+    let dir = tempdir();
+    let prog = repo().join("guest/build/static/smt_pair");
+    assert!(prog.exists(), "run make -C guest");
+    let run = |a: &str, b: &str| {
+        let stats = dir.join(format!("pair-{a}-{b}.json"));
+        let o = rvnvmm()
+            .args([
+                "run",
+                "--set",
+                "machine.model=timing",
+                "--set",
+                "machine.cores=2",
+                "--set",
+                "machine.threads_per_core=2",
+                "--stats",
+            ])
+            .arg(&stats)
+            .arg(&prog)
+            .args([a, b, "20000"])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        let out = success_stdout(&o);
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        // Threads in creation order: main, then the two workers.
+        let workers: Vec<serde_json::Value> = v["threads"].as_array().unwrap()[1..].to_vec();
+        assert_eq!(workers.len(), 2, "{v}");
+        (out, workers)
+    };
+    let (same_out, same) = run("0", "1");
+    let (apart_out, apart) = run("0", "2");
+    assert_eq!(same_out, apart_out);
+    assert_eq!(same_out.matches("pinned yes").count(), 2, "{same_out}");
+    let field = |t: &serde_json::Value, k: &str| t[k].as_u64().unwrap();
+    for (t, hart) in same.iter().zip([0, 1]) {
+        assert_eq!(field(t, "hart"), hart, "{t}");
+        assert!(
+            field(t, "issue_wait_cycles") + field(t, "unit_wait_cycles") > 0,
+            "siblings on one core never waited: {t}"
+        );
+    }
+    // The divider is the contended unit: each iteration divides.
+    assert!(
+        same.iter().any(|t| field(t, "unit_wait_cycles") > 20000),
+        "{same:?}"
+    );
+    for (t, hart) in apart.iter().zip([0, 2]) {
+        assert_eq!(field(t, "hart"), hart, "{t}");
+        assert_eq!(field(t, "issue_wait_cycles"), 0, "{t}");
+        assert_eq!(field(t, "unit_wait_cycles"), 0, "{t}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// A position-independent executable without an interpreter (static-pie):
 /// glibc's dynamic linker run as the program, loading a dynamic program
 /// itself, must print what qemu-riscv64 prints.

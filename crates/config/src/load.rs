@@ -29,6 +29,7 @@ const BUILTINS: &[(&str, &str)] = &[
         "alpha-like",
         include_str!("../../../configs/alpha-like.toml"),
     ),
+    ("smt-pm", include_str!("../../../configs/smt-pm.toml")),
 ];
 
 impl Config {

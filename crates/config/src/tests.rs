@@ -113,6 +113,22 @@ fn zc706_matches_seed_001() {
 }
 
 #[test]
+fn smt_pm_matches_seed_002() {
+    let c = Config::load(Some("smt-pm"), &[]).unwrap();
+    assert!(c.validate().unwrap().is_empty());
+    assert_eq!((c.machine.cores, c.machine.threads_per_core), (2, 2));
+    assert_eq!(c.machine.harts, 4);
+    assert_eq!(c.machine.clock_hz, 2_100_000_000);
+    assert_eq!(c.cache.l1i.size_bytes, 32 * 1024);
+    assert_eq!(c.cache.l1d.size_bytes, 32 * 1024);
+    assert!(c.cache.l2.enabled, "a last-level cache");
+    let nvmm = &c.memory.regions["nvmm"];
+    assert_eq!(nvmm.kind(), RegionKind::Nvmm);
+    assert_eq!(nvmm.nvmm.as_ref().unwrap().method, Method::Optane);
+    assert_eq!(c.memory.regions["dram"].kind(), RegionKind::Dram);
+}
+
+#[test]
 fn show_round_trips() {
     for name in Config::builtin_names() {
         let c = Config::load(Some(name), &[]).unwrap();
