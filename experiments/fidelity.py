@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""The fidelity ledger: every figure of seeds 000 and 001 the project
-reproduces, the paper's value, the model's, the deviation, and whether a
-parameter was fitted to it (calibrated) or not (predicted); the
-sensitivity of the figures to each fitted parameter; a held-out validation
-of the calibration; the slowdown models of Fig. 11 and Tables 5-6.
+"""The fidelity ledger: every paper figure the project reproduces, the
+paper's value, the model's, the deviation, and whether a parameter was
+fitted to it (calibrated), not (predicted), or the comparison is not the
+paper's (not comparable, with the reason); for seeds 000 and 001 also the
+sensitivity of the figures to each fitted parameter, a held-out validation
+of the calibration and the slowdown models of Fig. 11 and Tables 5-6.
 
-    python3 experiments/fidelity.py --fig11 DIR --t56 DIR --flush FILE [--out docs/fidelity.md]
+    python3 experiments/fidelity.py --fig11 DIR --t56 DIR --flush FILE --smp FILE
+                                    --lmbench FILE --tlb FILE [--smp-variant FILE]
+                                    [--out docs/fidelity.md]
 
 The microbenchmarks (seed 000 Tables 3-6 on freedom-u500, seed 001 §4.1 on
 zc706) are run here, through `rvnvmm bench ... --json --set KEY=VALUE`;
@@ -15,8 +18,12 @@ them:
     python3 experiments/seed000_fig11.py --size ref --out DIR      # DIR/fig11.json
     python3 experiments/seed001_tables5_6.py --size ref --out DIR  # DIR/tables5_6.json
     python3 experiments/seed001_flush.py --json FILE
+    python3 experiments/seed003_smp.py --json FILE                 # Table 2 (about 10 min)
+    python3 experiments/seed003_lmbench.py --json FILE             # Figs. 6-7 (about 10 min)
+    python3 experiments/seed004_tlb.py --json FILE                 # Table 1
 
-Standard library only.
+The Optane-like memory's figures (issue 15) are `rvnvmm bench pm --json`,
+run here (experiments/fidelity_extra.py). Standard library only.
 """
 
 import argparse
@@ -33,6 +40,7 @@ sys.path.insert(0, str(HERE))
 from linfit import spearman  # noqa: E402
 from seed000_tables import PAPER as PAPER_000  # noqa: E402
 from seed001_bandwidth import PAPER as PAPER_BW  # noqa: E402
+import fidelity_extra as extra  # noqa: E402
 
 METHODS = ("coarse", "fine", "proposed")
 LEDGER_SIZE = 16 << 20  # bytes per loop of Tables 3-6 (docs/experiments.md's figures)
@@ -186,6 +194,11 @@ def main():
     ap.add_argument("--fig11", type=Path, required=True, help="--out DIR of seed000_fig11.py")
     ap.add_argument("--t56", type=Path, required=True, help="--out DIR of seed001_tables5_6.py")
     ap.add_argument("--flush", type=Path, required=True, help="--json FILE of seed001_flush.py")
+    ap.add_argument("--smp", type=Path, required=True, help="--json FILE of seed003_smp.py")
+    ap.add_argument("--smp-variant", type=Path,
+                    help="--json FILE of seed003_smp.py --machines mappi --set core.fpu=60 --set core.fdiv=300")
+    ap.add_argument("--lmbench", type=Path, required=True, help="--json FILE of seed003_lmbench.py")
+    ap.add_argument("--tlb", type=Path, required=True, help="--json FILE of seed004_tlb.py")
     ap.add_argument("--out", type=Path, default=HERE.parent / "docs" / "fidelity.md")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--sweeps", type=Path,
@@ -197,6 +210,13 @@ def main():
     fig11 = json.loads((a.fig11 / "fig11.json").read_text())
     t56 = json.loads((a.t56 / "tables5_6.json").read_text())
     flush = json.loads(a.flush.read_text())
+    smp = json.loads(a.smp.read_text())
+    variant = json.loads(a.smp_variant.read_text()) if a.smp_variant else None
+    lmbench = json.loads(a.lmbench.read_text())
+    tlb = json.loads(a.tlb.read_text())
+    pm = extra.pm_figures(extra.pm_rows(binary))
+    more = (extra.optane_rows(pm) + extra.smp_rows(smp) + extra.lmbench_rows(lmbench) + extra.lock_rows()
+            + extra.tlb_rows(tlb))
 
     # The shipped machines, and the size check of the sweeps' 4 MiB loops.
     t = tables_3_6(binary, LEDGER_SIZE)
@@ -315,9 +335,28 @@ def main():
     n_cal = sum(1 for e in entries if e[5]) + sum(1 for c in claims if c[5])
     n_all = len(entries) + len(claims)
     num_pred = sum(1 for e in entries if not e[5])
-    write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, fig11, t56, flush, sens, held)
+    counts = seed_counts(entries, claims, more)
+    write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, fig11, t56, flush, sens, held,
+              more, counts, smp, variant, lmbench, tlb)
     a.out.write_text("\n".join(doc.lines).rstrip() + "\n")
-    print(f"{a.out}: {n_all} figures, {n_all - n_cal} predicted, {n_cal} calibrated")
+    total = counts["all"]
+    print(f"{a.out}: {sum(total.values())} figures, {total['predicted']} predicted, "
+          f"{total['calibrated']} calibrated, {total['not comparable']} not comparable")
+
+
+SEEDS = ("000", "001", "002", "003", "004", "Optane")
+
+
+def seed_counts(entries, claims, more):
+    """{seed or "all": {status kind: count}} over every row of the ledger."""
+    counts = {k: {"predicted": 0, "calibrated": 0, "not comparable": 0} for k in SEEDS + ("all",)}
+    kinds = [(e[0], "calibrated" if e[5] else "predicted") for e in entries]
+    kinds += [(c[0], "calibrated" if c[5] else "predicted") for c in claims]
+    kinds += [(r["seed"], extra.status_kind(r["status"])) for r in more]
+    for seed, kind in kinds:
+        counts[seed][kind] += 1
+        counts["all"][kind] += 1
+    return counts
 
 
 # --------------------------------------------------------------- sensitivity
@@ -395,8 +434,9 @@ def bw_error(r, which):
     return (sum(x * x for x in e) / len(e)) ** 0.5
 
 
-def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, fig11, t56, flush, sens, held):
-    doc("# Fidelity ledger: seeds 000 and 001",
+def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, fig11, t56, flush, sens, held,
+              more, counts, smp, variant, lmbench, tlb):
+    doc("# Fidelity ledger",
         "",
         "Generated by `experiments/fidelity.py` from the model's own outputs; do not edit by hand.",
         "A change that moves a figure here must update the pins of `crates/cli/tests/fidelity.rs`",
@@ -406,7 +446,19 @@ def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, 
         f"    python3 experiments/seed000_fig11.py --size {fig11['size']} --out F11",
         f"    python3 experiments/seed001_tables5_6.py --size {t56['size']} --out T56",
         f"    python3 experiments/seed001_flush.py {flush['command']} --json flush.json",
-        "    python3 experiments/fidelity.py --fig11 F11 --t56 T56 --flush flush.json",
+        "    make -C guest/npb",
+        "    python3 experiments/seed003_smp.py " + (f"--class {smp['class']} " if smp["class"] != "S" else "")
+        + "--json smp.json",
+        "    python3 experiments/seed003_smp.py --machines mappi --kernels mg,cg,ep "
+        "--set core.fpu=60 --set core.fdiv=300 --json smp-slowfp.json",
+        f"    python3 experiments/seed003_lmbench.py --harts {','.join(map(str, lmbench['harts']))} "
+        f"--scale {lmbench['scale']} --json lmbench.json",
+        f"    python3 experiments/seed004_tlb.py --reps {tlb['reps']} --json tlb.json",
+        "    python3 experiments/fidelity.py --fig11 F11 --t56 T56 --flush flush.json --smp smp.json \\",
+        "        --smp-variant smp-slowfp.json --lmbench lmbench.json --tlb tlb.json",
+        "",
+        "The experiments that take minutes (the workloads, seed 003's runs and boots) are read from",
+        "their saved outputs; the microbenchmarks, `rvnvmm bench pm` included, run here.",
         "",
         "Seed 000 Tables 3-6 are `rvnvmm bench locality|banks --json` on `freedom-u500` at "
         f"`--size {LEDGER_SIZE}`; seed 001 §4.1 is `rvnvmm bench bandwidth --config zc706 --added 0,1000 "
@@ -419,6 +471,20 @@ def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, 
         "")
     cells = sum(1 for _ in entries)
     doc("## Summary", "",
+        "Every figure and claim of the ledger by status; *not comparable* rows are reproduced",
+        "experiments whose comparison is not the paper's (the reason is given with each).", "")
+    doc.table(["seed", "rows", "predicted", "calibrated", "not comparable"],
+              [[("**all**" if k == "all" else k), sum(c.values()), c["predicted"], c["calibrated"],
+                c["not comparable"]] for k, c in counts.items()])
+    total = counts["all"]
+    n_rows, n_pred = sum(total.values()), total["predicted"]
+    comparable = n_rows - total["not comparable"]
+    doc(f"Overall {n_pred} of {n_rows} rows are predictions ({n_pred / n_rows:.0%}), {n_pred} of the "
+        f"{comparable} comparable ones ({n_pred / comparable:.0%})" +
+        (": fewer than half." if n_pred * 2 < comparable else "."),
+        "*Optane* rows compare with the published Optane DC measurements (issue 15), *002* rows with",
+        "seed 002's figures of the same quantities.", "")
+    doc("Seeds 000 and 001 in detail:", "",
         f"* {n_all} figures and claims: **{n_all - n_cal} predicted, {n_cal} calibrated**" +
         (": fewer than half are predictions." if (n_all - n_cal) * 2 < n_all else "."),
         f"* Of the {cells} numbers (table cells and derived ratios), {num_pred} are predicted "
@@ -459,6 +525,8 @@ def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, 
     doc("## Claims", "")
     doc.table(["seed", "claim", "paper", "rvnvmm", "verdict", "status"],
               [[c[0], c[1], c[2], c[3], c[4], status_text(c[5])] for c in claims])
+
+    write_more(doc, more, smp, variant)
 
     # ---- sensitivity
     f = sens["freedom"]
@@ -602,6 +670,32 @@ def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, 
                for name, m in tm["fits"].items()])
     doc("Exceptions under the frequency-only model (below 75% of its leave-one-out prediction): " +
         (", ".join(f"{w['name']} ({w['norm']:.3f} against {w['fonly_pred']:.3f})" for w in tm["workloads"] if w["exception"]) or "none") + ".", "")
+
+
+
+def write_more(doc, more, smp, variant):
+    """The rows beyond seeds 000 and 001 (experiments/fidelity_extra.py)."""
+    doc("## Seeds 002-004 and the Optane-like memory", "",
+        "Optane: `rvnvmm bench pm --json " + " ".join(f"--set {kv}" for kv in extra.PM_SETS) + "`",
+        "(docs/experiments.md, \"Issue 15\") against [I] Izraelevitz et al. 2019 (arXiv:1903.05714)",
+        "and [Y] Yang et al. (FAST 2020); seed 002's figures beside them. Seed 003 Table 2:",
+        f"`experiments/seed003_smp.py` (class {smp['class']}, OpenMP threads, user mode); Figs. 6-7:",
+        "`experiments/seed003_lmbench.py` (Linux on mappi); seed 004 Table 1:",
+        "`experiments/seed004_tlb.py` (freedom-u500, TLBs on, user mode).", "")
+    doc("### Calibrated parameters", "")
+    doc.table(["name", "what was fitted, to what", "commit"], [[k, v[0], v[1]] for k, v in extra.KNOBS.items()])
+    doc("### Figures and claims", "")
+    doc.table(["seed", "figure", "paper", "rvnvmm", "deviation", "status", "note"],
+              [[r["seed"], r["figure"], r["paper"], r["model"], r["deviation"], extra.status_text(r["status"]),
+                r["note"]] for r in more])
+    doc("Not in the ledger: the Optane model's persist latency (0 ns to the WPQ) and media write",
+        "latency, which are not published as figures (docs/experiments.md gives them).", "")
+    if variant:
+        doc("### Seed 003 Table 2, a variant: software-like floating point", "",
+            "Not a fit and not counted above: the same runs with FP as slow as the M32R's software",
+            "FP (`" + " ".join(f"--set {kv}" for kv in variant["sets"]) + "`), which brings back the paper's",
+            "ordering.", "")
+        doc.table(["kernel (mappi)", "paper", "rvnvmm, slow FP", "deviation"], extra.smp_variant_rows(variant))
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 """Seed 003 Figs. 6-7 (Mappi): lmbench-like OS latencies under Linux, one hart against SMP.
 
     python3 experiments/seed003_lmbench.py [--harts 1,2,4] [--scale N] [--jobs N] [--out DIR]
+                                           [--json FILE]
 
 Boots Debian's Linux (the initramfs of scripts/build-initramfs.sh) on the
 `mappi` machine with the full timing model, once per hart count, and runs
@@ -15,7 +16,9 @@ costs 10-20% over UP on null call, null I/O, TCP and UDP latency.
 
 Mappi's 64 MiB cannot hold Debian's 6.12 kernel and initramfs, so the
 boots have 256 MiB (`memory.dram.size`, with the SDRAM's rows to match);
-everything else is configs/mappi.toml.
+everything else is configs/mappi.toml. `--json FILE` also writes the
+figures, every test and the counters as one JSON object, which
+experiments/fidelity.py reads.
 """
 
 import argparse
@@ -100,6 +103,7 @@ def main():
     ap.add_argument("--scale", type=int, default=1, help="lat_os loop-count scale")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--json", type=Path, help="write the figures, tests and counters to this file")
     a = ap.parse_args()
     harts = [int(h) for h in a.harts.split(",")]
     out = a.out or Path(tempfile.mkdtemp(prefix="seed003-lmbench-"))
@@ -131,6 +135,14 @@ def main():
     for k in res[up][1]:
         print(f"| {k}" + "".join(f" | {res[h][1][k]:,.0f}" for h in harts) + " |")
     print(f"\nconsoles and statistics: {out}")
+    if a.json:
+        figures = {name: {str(h): sum(res[h][0][k] for k in keys) / len(keys) for h in harts}
+                   for name, keys in FIGURES}
+        a.json.write_text(json.dumps({
+            "harts": harts, "scale": a.scale, "figures_us": figures,
+            "tests": {str(h): res[h][0] for h in harts},
+            "counters": {str(h): res[h][1] for h in harts},
+        }, indent=1) + "\n")
 
 
 if __name__ == "__main__":

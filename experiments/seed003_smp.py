@@ -3,7 +3,7 @@
 
     python3 experiments/seed003_smp.py [--machines mappi,freedom-u500] [--threads 1,2,4]
                                        [--kernels is,mg,cg,ep] [--class S] [--set KEY=VALUE]
-                                       [--jobs N] [--out DIR]
+                                       [--jobs N] [--out DIR] [--json FILE]
 
 Every kernel of guest/npb (`make -C guest/npb`) runs under `rvnvmm run`
 with the full timing model, OMP_NUM_THREADS set to each thread count, on
@@ -17,6 +17,9 @@ harts' wait for it, cache-to-cache transfers, invalidations, AMOs, LR/SC
 and their failures, and which hart each thread ran on.  The counters
 cover the whole run (start-up and the untimed first iteration included).
 Every run must verify (the kernel exits 0 and prints SUCCESSFUL).
+`--json FILE` also writes every run's figures (time, Mop/s, speed-up, the
+paper's, the counters) as one JSON object, which experiments/fidelity.py
+reads.
 """
 
 import argparse
@@ -107,6 +110,7 @@ def main():
                     help="a config key for every run (repeatable), e.g. core.fpu=60")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--out", type=Path)
+    ap.add_argument("--json", type=Path, help="write the figures of every run to this file")
     a = ap.parse_args()
     machines = a.machines.split(",")
     threads = [int(t) for t in a.threads.split(",")]
@@ -159,6 +163,26 @@ def main():
                       f" {c['bus_util']:.3f} | {c['bus_wait_ms']:.2f} | {c['c2c']} | {c['inval']} |"
                       f" {c['amos']} | {c['lr']} ({c['sc_fail']}) | {c['placement']} |")
     print(f"\nOutputs and stats: {out}")
+    if a.json:
+        a.json.write_text(json.dumps(summary(res, a, machines, kernels, threads), indent=1) + "\n")
+
+
+def summary(res, a, machines, kernels, threads):
+    """The figures of every run as one JSON object (experiments/fidelity.py reads it)."""
+    runs = []
+    for m in machines:
+        for k in kernels:
+            base = res[(k, m, 1)]["ns"]
+            for t in threads:
+                r = res[(k, m, t)]
+                runs.append({
+                    "machine": m, "kernel": k, "threads": t, "ns": r["ns"], "mops": r["mops"],
+                    "speedup": base / r["ns"],
+                    "paper_speedup": PAPER_SPEEDUP.get(k, {}).get(t) if a.cls == "S" else None,
+                    "counters": counters(r["stats"]),
+                })
+    return {"machines": machines, "kernels": kernels, "threads": threads, "class": a.cls,
+            "sets": a.sets, "runs": runs}
 
 
 if __name__ == "__main__":
