@@ -10,31 +10,15 @@
 //! build's rvnvmm; they need `make -C guest` and `scripts/setup.sh` (the
 //! sysroot), as `workloads.rs` does.
 
+#[path = "support/figures.rs"]
+mod figures;
+use figures::{bench_rows as bench, spearman};
+
 #[path = "../src/artefacts.rs"]
 mod artefacts;
 
 use std::collections::BTreeMap;
 use std::process::Command;
-
-/// Rows of `rvnvmm bench ARGS --json`.
-fn bench(args: &[&str]) -> Vec<serde_json::Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .arg("bench")
-        .args(args)
-        .arg("--json")
-        .output()
-        .expect("run rvnvmm bench");
-    assert!(
-        out.status.success(),
-        "bench {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
-}
 
 /// Checks `got` against the pin `want` within the relative tolerance
 /// `tol`, noting a miss in `misses`.
@@ -234,25 +218,6 @@ fn experiment(script: &str, json: &str) -> serde_json::Value {
     let v = serde_json::from_str(&std::fs::read_to_string(out.join(json)).unwrap()).unwrap();
     let _ = std::fs::remove_dir_all(&out);
     v
-}
-
-fn spearman(xs: &[f64], ys: &[f64]) -> f64 {
-    fn ranks(v: &[f64]) -> Vec<f64> {
-        let mut order: Vec<usize> = (0..v.len()).collect();
-        order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-        let mut r = vec![0.0; v.len()];
-        for (rank, i) in order.into_iter().enumerate() {
-            r[i] = rank as f64;
-        }
-        r
-    }
-    let (rx, ry) = (ranks(xs), ranks(ys));
-    let n = xs.len() as f64;
-    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
-    let cov: f64 = rx.iter().zip(&ry).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let vx: f64 = rx.iter().map(|a| (a - mx).powi(2)).sum::<f64>().sqrt();
-    let vy: f64 = ry.iter().map(|b| (b - my).powi(2)).sum::<f64>().sqrt();
-    cov / (vx * vy)
 }
 
 fn f(v: &serde_json::Value) -> f64 {

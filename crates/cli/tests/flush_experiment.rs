@@ -7,6 +7,10 @@
 //! with the NVMM writes the flushes add per second. `experiments/seed001_flush.py` is the full grid and
 //! the per-workload table. Needs `make -C guest` and `qemu-riscv64`.
 
+#[path = "support/figures.rs"]
+mod figures;
+use figures::spearman;
+
 #[path = "../src/artefacts.rs"]
 mod artefacts;
 
@@ -153,26 +157,6 @@ fn durable_modes_keep_the_output_and_flush_what_they_wrote() {
             "{prog}: the write-backs take time"
         );
     }
-}
-
-/// Spearman's rank correlation (the figures compared have no ties).
-fn spearman(xs: &[f64], ys: &[f64]) -> f64 {
-    fn ranks(v: &[f64]) -> Vec<f64> {
-        let mut order: Vec<usize> = (0..v.len()).collect();
-        order.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
-        let mut r = vec![0.0; v.len()];
-        for (rank, i) in order.into_iter().enumerate() {
-            r[i] = rank as f64;
-        }
-        r
-    }
-    let (rx, ry) = (ranks(xs), ranks(ys));
-    let n = xs.len() as f64;
-    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
-    let cov: f64 = rx.iter().zip(&ry).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let vx: f64 = rx.iter().map(|a| (a - mx).powi(2)).sum::<f64>().sqrt();
-    let vy: f64 = ry.iter().map(|b| (b - my).powi(2)).sum::<f64>().sqrt();
-    cov / (vx * vy)
 }
 
 /// The four durable kernels at `experiments/seed001_flush.py`'s sizes

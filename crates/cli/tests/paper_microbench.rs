@@ -4,6 +4,9 @@
 //! locality` and `rvnvmm bench banks --json`. The bounds are the ones the
 //! project's issue sets from the paper's Tables 3-6.
 
+#[path = "support/figures.rs"]
+mod figures;
+
 #[path = "../src/artefacts.rs"]
 mod artefacts;
 
@@ -310,21 +313,8 @@ fn c_loop(config: &str, sets: &[&str], args: &[&str]) -> f64 {
 
 /// One JSON row of `rvnvmm bench ARGS --json` matching `filter`.
 fn builtin(args: &[&str], filter: impl Fn(&serde_json::Value) -> bool) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .arg("bench")
-        .args(args)
-        .arg("--json")
-        .output()
-        .expect("run rvnvmm bench");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+    figures::bench_rows(args)
+        .into_iter()
         .find(|v| filter(v))
         .expect("the row")
 }
