@@ -214,7 +214,7 @@ def main():
     variant = json.loads(a.smp_variant.read_text()) if a.smp_variant else None
     lmbench = json.loads(a.lmbench.read_text())
     tlb = json.loads(a.tlb.read_text())
-    pm = extra.pm_figures(extra.pm_rows(binary))
+    pm = extra.pm_figures(bench(binary, "pm", [], extra.PM_SETS))
     more = (extra.optane_rows(pm) + extra.smp_rows(smp) + extra.lmbench_rows(lmbench) + extra.lock_rows()
             + extra.tlb_rows(tlb))
 

@@ -8,8 +8,6 @@ predicted (nothing was fitted to it) or not comparable (why). Used by
 experiments/fidelity.py. Standard library only.
 """
 
-import json
-import subprocess
 
 # Optane defaults (docs/config.md gives each one's source) and the setting
 # of `bench pm` that were chosen to match a published figure, with the
@@ -31,16 +29,6 @@ PM_SETS = ("bus.request_latency_ns=30", "bus.response_latency_ns=30",
 
 # Seed 003 Figs. 6-7: the paper's text, SMP over UP on these four.
 LMBENCH_PAPER = "+10-20%"
-
-
-def pm_rows(binary):
-    cmd = [binary, "bench", "pm", "--json"]
-    for kv in PM_SETS:
-        cmd += ["--set", kv]
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode:
-        raise SystemExit(f"{' '.join(cmd)}: {p.stderr.strip()}")
-    return [json.loads(line) for line in p.stdout.splitlines()]
 
 
 def pm_figures(rows):

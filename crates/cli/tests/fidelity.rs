@@ -12,24 +12,13 @@
 
 #[path = "support/figures.rs"]
 mod figures;
-use figures::{bench_rows as bench, spearman};
+use figures::{bench_rows as bench, pin, spearman};
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
 
 use std::collections::BTreeMap;
 use std::process::Command;
-
-/// Checks `got` against the pin `want` within the relative tolerance
-/// `tol`, noting a miss in `misses`.
-fn pin(misses: &mut Vec<String>, what: &str, got: f64, want: f64, tol: f64) {
-    if (got / want - 1.0).abs() > tol {
-        misses.push(format!(
-            "{what}: {got:.4}, pinned {want:.4} (±{:.0}%)",
-            tol * 100.0
-        ));
-    }
-}
 
 /// Checks a normalised time against its pin within `tol` of the slowdown
 /// it pins (its distance from 1) plus 0.002.

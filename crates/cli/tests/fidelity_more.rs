@@ -8,22 +8,15 @@
 //! regenerate the ledger. The TLB and NAS tests need `make -C guest` and
 //! `make -C guest/npb`.
 
+#[path = "support/figures.rs"]
+mod figures;
+use figures::pin;
+
 #[path = "../src/artefacts.rs"]
 mod artefacts;
 
 use std::collections::BTreeMap;
 use std::process::{Command, Output, Stdio};
-
-/// Checks `got` against the pin `want` within the relative tolerance
-/// `tol`, noting a miss in `misses`.
-fn pin(misses: &mut Vec<String>, what: &str, got: f64, want: f64, tol: f64) {
-    if (got / want - 1.0).abs() > tol {
-        misses.push(format!(
-            "{what}: {got:.4}, pinned {want:.4} (±{:.0}%)",
-            tol * 100.0
-        ));
-    }
-}
 
 fn assert_pins(misses: Vec<String>) {
     assert!(

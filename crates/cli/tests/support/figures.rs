@@ -1,5 +1,5 @@
 //! What the tests that pin the papers' figures share: `rvnvmm bench
-//! --json` rows and Spearman's rank correlation. Included with `#[path]`.
+//! --json` rows, pins with a tolerance and Spearman's rank correlation. Included with `#[path]`.
 // Each including test uses what it needs.
 #![allow(dead_code)]
 
@@ -23,6 +23,17 @@ pub fn bench_rows(args: &[&str]) -> Vec<serde_json::Value> {
         .lines()
         .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
         .collect()
+}
+
+/// Checks `got` against the pin `want` within the relative tolerance
+/// `tol`, noting a miss in `misses`.
+pub fn pin(misses: &mut Vec<String>, what: &str, got: f64, want: f64, tol: f64) {
+    if (got / want - 1.0).abs() > tol {
+        misses.push(format!(
+            "{what}: {got:.4}, pinned {want:.4} (±{:.0}%)",
+            tol * 100.0
+        ));
+    }
 }
 
 /// Spearman's rank correlation (the figures compared have no ties).
