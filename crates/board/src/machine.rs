@@ -32,6 +32,7 @@ use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
     SYNC_TOLERANCE,
 };
+use rvnvmm_mem::persist::{self, CrashAt, CrashReport, NvmmImage};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 use rvnvmm_sched::{Cores, Status};
@@ -477,6 +478,10 @@ pub struct Machine {
     max_insns: Option<u64>,
     /// Instructions retired when the kernel panic was first seen.
     panic_at: Option<u64>,
+    /// Where the power fails (`--crash-at`).
+    crash_at: Option<CrashAt>,
+    /// The hart that ran last: where a crash finds the machine.
+    last_hart: usize,
 }
 
 /// Runs `budget` instructions of `hart` in sampling periods, recording
@@ -516,6 +521,8 @@ pub enum End {
     PowerOff(u16),
     /// The guest asked for a reboot.
     Reboot,
+    /// The power failed at [`Machine::with_crash_at`]'s point.
+    Crash,
 }
 
 impl Machine {
@@ -550,6 +557,8 @@ impl Machine {
             profile: None,
             max_insns: None,
             panic_at: None,
+            crash_at: None,
+            last_hart: 0,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -559,6 +568,36 @@ impl Machine {
     pub fn with_profile(mut self) -> Machine {
         self.profile = Some(Profile::default());
         self
+    }
+
+    /// Cuts the power at `at` ([`End::Crash`]): after exactly that many
+    /// instructions of all harts (the harts stop mid-block to land there),
+    /// or when the next hart to run has reached that simulated time (turns
+    /// shorten as it nears, so it lands within a few instructions).
+    pub fn with_crash_at(mut self, at: CrashAt) -> Machine {
+        self.crash_at = Some(at);
+        self
+    }
+
+    /// The power fails now: the NVMM region keeps what reached its
+    /// persistence domain (tracked since [`PhysMem::set_domain`]), with the
+    /// lines the caches wrote back, and `image`, if given, is written so
+    /// (`rvnvmm_mem::persist::crash`).
+    pub fn power_fail(
+        &mut self,
+        image: Option<&NvmmImage>,
+        seed: u64,
+    ) -> Result<CrashReport, persist::ImageError> {
+        if let Some(m) = self.memsys.as_mut() {
+            let mem = &mut self.mem;
+            rvnvmm_hart::TimingModel::take_write_backs(m, &mut |a| mem.persist_write_back(a));
+        }
+        persist::crash(&mut self.mem, image, seed)
+    }
+
+    /// The hart that ran last and its pc: where a crash found the machine.
+    pub fn last_pc(&self) -> (usize, u64) {
+        (self.last_hart, self.harts[self.last_hart].pc)
     }
 
     /// The queue host input goes into (passed on to the UART once the
@@ -580,6 +619,11 @@ impl Machine {
     /// Guest RAM.
     pub fn mem(&self) -> &PhysMem {
         &self.mem
+    }
+
+    /// Guest RAM, to change.
+    pub fn mem_mut(&mut self) -> &mut PhysMem {
+        &mut self.mem
     }
 
     /// The board.
@@ -781,6 +825,10 @@ impl rvnvmm_sched::Machine for Machine {
                 }));
             }
         }
+        if matches!(self.crash_at, Some(CrashAt::Insns(n)) if self.insns >= n) {
+            self.board.flush();
+            return ControlFlow::Break(Ok(End::Crash));
+        }
         if let Some(max) = self.max_insns {
             if self.insns >= max {
                 self.board.flush();
@@ -801,13 +849,37 @@ impl rvnvmm_sched::Machine for Machine {
         }
     }
 
-    fn begin_turn(&mut self, _hart: usize) -> ControlFlow<Self::Stop, u64> {
+    fn begin_turn(&mut self, h: usize) -> ControlFlow<Self::Stop, u64> {
+        let slice = match self.crash_at {
+            Some(CrashAt::Insns(n)) => SLICE.min(n.saturating_sub(self.insns).max(1)),
+            Some(CrashAt::TimeNs(ns)) => {
+                let core = &self.cores[h];
+                if core.time_ns() >= ns {
+                    self.board.flush();
+                    return ControlFlow::Break(Ok(End::Crash));
+                }
+                // Shorter turns as the time nears (a hart retires at most
+                // one instruction a cycle).
+                let left = core.ns_to_cycles(ns).saturating_sub(core.cycles);
+                SLICE.min((left / 8).max(1))
+            }
+            None => SLICE,
+        };
         // `check` stopped the run at the limit, so something is left.
-        let budget = rvnvmm_sched::clamp_budget(SLICE, self.insns, self.max_insns);
-        ControlFlow::Continue(budget.unwrap_or(1))
+        let budget = rvnvmm_sched::clamp_budget(slice, self.insns, self.max_insns).unwrap_or(1);
+        // Only the turn the crash ends stops mid-block: every turn before
+        // it ends where it would without `--crash-at`, so the run is the
+        // same run up to the crash (a point learnt from a run without one
+        // lands where it did there).
+        self.harts[h].exact_budget = matches!(
+            self.crash_at,
+            Some(CrashAt::Insns(n)) if self.insns + budget >= n
+        );
+        ControlFlow::Continue(budget)
     }
 
     fn run_turn(&mut self, h: usize, budget: u64, sync_limit: u64) -> ControlFlow<Self::Stop> {
+        self.last_hart = h;
         let (hart, core) = (&mut self.harts[h], &mut self.cores[h]);
         core.set_sync_limit(sync_limit);
         self.board.set_time(core.time_ns());

@@ -326,3 +326,47 @@ fn dma_writes_reach_ram_and_drop_code_they_overwrite() {
     assert_eq!(buf, [9; 4]);
     assert!(dma.write(0x10, &[1]).is_err(), "not RAM");
 }
+
+/// A three-instruction loop: blocks that run whole overshoot a budget
+/// (turns of [`SLICE`] instructions).
+fn counting_loop(_: u64) -> Vec<u32> {
+    vec![addi(T0, T0, 1), addi(T1, T1, 1), bne(T0, 0, -8)]
+}
+
+#[test]
+fn a_crash_at_an_instruction_count_lands_on_it_and_follows_the_run_without_it() {
+    for n in [1, 50_003] {
+        let mut r = rig(2, counting_loop, false).with_crash(CrashAt::Insns(n));
+        assert_eq!(r.m.run(None).unwrap(), End::Crash);
+        assert_eq!(r.m.instructions(), n);
+    }
+    // A run without a crash, to its limit: its turns end at block ends, a
+    // few instructions past their budgets.
+    let mut plain = rig(2, counting_loop, false);
+    plain.m.run(Some(1_000_000)).unwrap_err();
+    let total = plain.m.instructions();
+    assert_ne!(total, 1_000_000);
+    // A crash where it stopped finds each hart where it was: every turn
+    // before the crash's ended where the plain run's did.
+    let mut r = rig(2, counting_loop, false).with_crash(CrashAt::Insns(total));
+    assert_eq!(r.m.run(None).unwrap(), End::Crash);
+    let instret = |m: &Machine| m.harts().iter().map(|h| h.instret).collect::<Vec<_>>();
+    assert_eq!(instret(&r.m), instret(&plain.m));
+}
+
+#[test]
+fn a_crash_at_a_time_lands_within_a_few_instructions_of_it() {
+    let mut r = rig(2, counting_loop, true).with_crash(CrashAt::TimeNs(200_000));
+    assert_eq!(r.m.run(None).unwrap(), End::Crash);
+    let cores = r.m.cores();
+    let at = cores.iter().map(|c| c.time_ns()).min().unwrap();
+    assert!((200_000..200_100).contains(&at), "{at} ns");
+    assert!(r.m.last_pc().0 < 2);
+}
+
+impl Rig {
+    fn with_crash(mut self, at: CrashAt) -> Rig {
+        self.m = self.m.with_crash_at(at);
+        self
+    }
+}

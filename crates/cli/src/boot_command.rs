@@ -79,6 +79,15 @@ pub struct BootArgs {
     /// A System.map for --profile.
     #[arg(long, value_name = "FILE", requires = "profile")]
     symbols: Option<PathBuf>,
+    /// Cut the power after N instructions (all harts) or when the next hart
+    /// to run has reached NS of simulated time: the NVMM image
+    /// (memory.NAME.image) keeps what reached the persistence domain, and
+    /// rvnvmm exits with status 125.
+    #[arg(long, value_name = "insns=N|time=NS", value_parser = crate::persistence::parse_crash_at)]
+    crash_at: Option<rvnvmm_mem::persist::CrashAt>,
+    /// Seed of the choices a crash makes (which flushes in flight survive).
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    crash_seed: u64,
 }
 
 /// Why `rvnvmm boot` could not start or finish. The command prints it after
@@ -158,6 +167,12 @@ pub enum BootError {
     /// The machine stopped with an error.
     #[error(transparent)]
     Machine(#[from] MachineError),
+    /// The NVMM image could not be opened, read or written.
+    #[error(transparent)]
+    NvmmImage(#[from] rvnvmm_mem::persist::ImageError),
+    /// `--crash-at` on a machine without NVMM.
+    #[error("--crash-at needs a machine with an NVMM region (a power failure loses what is not in its persistence domain)")]
+    CrashWithoutNvmm,
 }
 
 /// The largest input file `boot` reads (firmware, kernel, initramfs,
@@ -364,6 +379,15 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     images.push((lay.dtb, dtb, "device tree"));
     let boot = BootImages { images, lay };
     boot.load(&mut mem)?;
+    let nvmm_region = crate::persistence::NvmmRegion::of(&cfg)?;
+    if let Some(n) = &nvmm_region {
+        n.load_mem(&mut mem)?;
+        if a.crash_at.is_some() {
+            mem.set_domain(n.domain());
+        }
+    } else if a.crash_at.is_some() {
+        return Err(BootError::CrashWithoutNvmm);
+    }
 
     let hart_cfg = HartConfig {
         clock_hz: cfg.machine.clock_hz,
@@ -384,11 +408,17 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         harts.push(hart);
         cores.push(Core::new(core_map.core_of(h), h as u64, &hart_cfg));
     }
-    let memsys = match cfg.machine.model {
+    let mut memsys = match cfg.machine.model {
         rvnvmm_config::Model::Timing => Some(MemorySystem::with_cores(&cfg, core_map)?),
         rvnvmm_config::Model::Functional => None,
     };
+    if let (Some(m), Some(_)) = (memsys.as_mut(), a.crash_at) {
+        m.record_write_backs();
+    }
     let mut m = Machine::new(board, harts, cores, mem, memsys, input, console);
+    if let Some(at) = a.crash_at {
+        m = m.with_crash_at(at);
+    }
     if a.profile.is_some() {
         m = m.with_profile();
     }
@@ -404,8 +434,31 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     };
     let host_seconds = started.elapsed().as_secs_f64();
     m.flush();
+    let crash = if matches!(result, Ok(End::Crash)) {
+        let image = nvmm_region.as_ref().and_then(|n| n.image.as_ref());
+        let report = m.power_fail(image, a.crash_seed)?;
+        let at = crate::persistence::CrashPoint {
+            instructions: m.instructions(),
+            sim_time_ns: m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0),
+            last_pc: m.last_pc(),
+        };
+        eprintln!("rvnvmm: {}", crate::persistence::crash_line(&at, &report));
+        Some(crate::persistence::crash_json(
+            &at,
+            &report,
+            m.mem().domain(),
+            a.crash_seed,
+        ))
+    } else {
+        // Powered off, or stopped some other way with the power on: all the
+        // guest stored is in NVMM, as after a clean shutdown.
+        if let Some(n) = &nvmm_region {
+            n.save_mem(m.mem())?;
+        }
+        None
+    };
     if let Some(out) = &stats_out {
-        out.write(stats_json(&cfg, &mut m, &result, host_seconds).as_bytes())?;
+        out.write(stats_json(&cfg, &mut m, &result, host_seconds, crash.as_ref()).as_bytes())?;
     }
     if let (Some(out), Some(profile)) = (&profile_out, m.profile()) {
         let map = a.symbols.clone().or_else(|| Symbols::beside(&kernel_path));
@@ -435,6 +488,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     }
     match result? {
         End::PowerOff(code) => Ok(i32::from(code)),
+        End::Crash => Ok(crate::persistence::CRASH_STATUS),
         End::Reboot => unreachable!("a reboot restarts the machine"),
     }
 }
@@ -444,6 +498,7 @@ fn stats_json(
     m: &mut Machine,
     result: &Result<End, MachineError>,
     host_seconds: f64,
+    crash: Option<&serde_json::Value>,
 ) -> String {
     use serde_json::json;
     let max_cycles = m.cores().iter().map(|c| c.cycles).max().unwrap_or(0);
@@ -451,6 +506,7 @@ fn stats_json(
     let exit = match result {
         Ok(End::PowerOff(c)) => json!({ "code": c }),
         Ok(End::Reboot) => json!({ "reboot": true }),
+        Ok(End::Crash) => json!({ "crash": true }),
         Err(e) => json!({ "error": e.to_string() }),
     };
     let harts: Vec<_> = m
@@ -493,6 +549,9 @@ fn stats_json(
         "host_seconds": host_seconds,
         "mips": if host_seconds > 0.0 { m.instructions() as f64 / host_seconds / 1e6 } else { 0.0 },
     });
+    if let Some(c) = crash {
+        v["crash"] = c.clone();
+    }
     if let Some(ms) = m.memsys_mut() {
         ms.finish(max_cycles);
         if let (serde_json::Value::Object(mem), serde_json::Value::Object(top)) =

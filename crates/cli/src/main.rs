@@ -295,11 +295,12 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
     let crash = if outcome.exit == ExitKind::Crash {
         let image = nvmm.as_ref().and_then(|n| n.image.as_ref());
         let report = process.power_fail(image, a.crash_seed)?;
-        eprintln!("rvnvmm: {}", persistence::crash_line(&outcome, &report));
+        let at = persistence::CrashPoint::from(&outcome);
+        eprintln!("rvnvmm: {}", persistence::crash_line(&at, &report));
         Some(persistence::crash_json(
-            &outcome,
+            &at,
             &report,
-            &process,
+            process.persistence_domain(),
             a.crash_seed,
         ))
     } else {

@@ -5,7 +5,8 @@
 
 use crate::error::CliError;
 use rvnvmm_config::{Config, Persistence, RegionKind};
-use rvnvmm_mem::persist::{CrashReport, Domain, DomainKind, NvmmImage};
+use rvnvmm_mem::persist::{CrashReport, Domain, DomainKind, ImageError, NvmmImage};
+use rvnvmm_mem::PhysMem;
 use rvnvmm_user::{CrashAt, Outcome, Process};
 use serde_json::json;
 use std::path::Path;
@@ -47,7 +48,7 @@ pub struct NvmmRegion {
 impl NvmmRegion {
     /// The first NVMM region of `cfg`, with its image opened (created if
     /// missing); `None` if the machine has none.
-    pub fn of(cfg: &Config) -> Result<Option<NvmmRegion>, CliError> {
+    pub fn of(cfg: &Config) -> Result<Option<NvmmRegion>, ImageError> {
         let Some((name, r)) = cfg.memory.regions_of_kind(RegionKind::Nvmm).next() else {
             return Ok(None);
         };
@@ -88,6 +89,22 @@ impl NvmmRegion {
         Ok(())
     }
 
+    /// Loads the image into the full system's memory, if there is one.
+    pub fn load_mem(&self, mem: &mut PhysMem) -> Result<(), ImageError> {
+        if let Some(img) = &self.image {
+            img.load(mem)?;
+        }
+        Ok(())
+    }
+
+    /// Saves the full system's NVMM to the image, if there is one.
+    pub fn save_mem(&self, mem: &PhysMem) -> Result<(), ImageError> {
+        if let Some(img) = &self.image {
+            img.save(mem)?;
+        }
+        Ok(())
+    }
+
     /// Saves the region's contents to the image after a clean end.
     pub fn save(&self, process: &Process) -> Result<(), CliError> {
         if let Some(img) = &self.image {
@@ -97,22 +114,37 @@ impl NvmmRegion {
     }
 }
 
-/// The `crash` object of `--stats`.
+/// Where and when the power failed: the run's instruction count, simulated
+/// time and the hart (and its pc) that ran last.
+pub struct CrashPoint {
+    pub instructions: u64,
+    pub sim_time_ns: u64,
+    pub last_pc: (usize, u64),
+}
+
+impl From<&Outcome> for CrashPoint {
+    fn from(o: &Outcome) -> CrashPoint {
+        CrashPoint {
+            instructions: o.instructions,
+            sim_time_ns: o.sim_time_ns,
+            last_pc: o.last_pc,
+        }
+    }
+}
+
+/// The `crash` object of `--stats`, for `rvnvmm run` and `rvnvmm boot`.
 pub fn crash_json(
-    o: &Outcome,
+    at: &CrashPoint,
     report: &CrashReport,
-    process: &Process,
+    domain: Option<&Domain>,
     seed: u64,
 ) -> serde_json::Value {
-    let counters = process
-        .persistence_domain()
-        .map(|d| d.counters)
-        .unwrap_or_default();
+    let counters = domain.map(|d| d.counters).unwrap_or_default();
     json!({
-        "instructions": o.instructions,
-        "sim_time_ns": o.sim_time_ns,
-        "hart": o.last_pc.0,
-        "pc": format!("{:#x}", o.last_pc.1),
+        "instructions": at.instructions,
+        "sim_time_ns": at.sim_time_ns,
+        "hart": at.last_pc.0,
+        "pc": format!("{:#x}", at.last_pc.1),
         "seed": seed,
         "line_bytes": report.line_bytes,
         "lost_lines": report.lost_lines.iter().map(|a| format!("{a:#x}")).collect::<Vec<_>>(),
@@ -125,7 +157,7 @@ pub fn crash_json(
 }
 
 /// The stderr line of a crash.
-pub fn crash_line(o: &Outcome, report: &CrashReport) -> String {
+pub fn crash_line(o: &CrashPoint, report: &CrashReport) -> String {
     let mut lost: Vec<String> = report
         .lost_lines
         .iter()

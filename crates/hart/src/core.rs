@@ -120,6 +120,12 @@ impl Core {
         (self.cycles as u128 * 1_000_000_000 / self.clock_hz.max(1) as u128) as u64
     }
 
+    /// The first cycle at which [`time_ns`](Self::time_ns) reaches `ns`.
+    pub fn ns_to_cycles(&self, ns: u64) -> u64 {
+        u64::try_from((ns as u128 * self.clock_hz as u128).div_ceil(1_000_000_000))
+            .unwrap_or(u64::MAX)
+    }
+
     /// The `time` CSR value.
     pub fn time_csr(&self) -> u64 {
         self.time_at(self.cycles)

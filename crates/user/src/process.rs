@@ -71,14 +71,7 @@ pub struct Options {
     pub time_slice_ns: u64,
 }
 
-/// Where a power failure is injected.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CrashAt {
-    /// After exactly this many instructions of all threads together.
-    Insns(u64),
-    /// When the next hart to run has reached this simulated time, in ns.
-    TimeNs(u64),
-}
+pub use rvnvmm_mem::persist::CrashAt;
 
 /// Why a run could not start or had to stop.
 #[derive(Debug, thiserror::Error)]
@@ -1155,7 +1148,11 @@ impl Machine for Process {
             // Events carry the machine's instruction count.
             self.mem.set_insn_base(self.total_insns - before);
         }
-        t.hart.exact_budget = self.opts.crash_at.is_some();
+        // Only the turn the crash ends stops mid-block, so a crash run is
+        // the run without one up to its crash (crash points learnt from a
+        // run without `--crash-at` land where they were there).
+        t.hart.exact_budget = !self.is_child
+            && matches!(self.opts.crash_at, Some(CrashAt::Insns(n)) if self.total_insns + budget >= n);
         let mut env = Env {
             mem: &mut self.mem,
             code: &mut self.code,
