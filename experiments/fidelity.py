@@ -41,6 +41,7 @@ from linfit import spearman  # noqa: E402
 from seed000_tables import PAPER as PAPER_000  # noqa: E402
 from seed001_bandwidth import PAPER as PAPER_BW  # noqa: E402
 import fidelity_extra as extra  # noqa: E402
+import seed002_smt as seed002  # noqa: E402
 
 METHODS = ("coarse", "fine", "proposed")
 LEDGER_SIZE = 16 << 20  # bytes per loop of Tables 3-6 (docs/experiments.md's figures)
@@ -199,6 +200,7 @@ def main():
                     help="--json FILE of seed003_smp.py --machines mappi --set core.fpu=60 --set core.fdiv=300")
     ap.add_argument("--lmbench", type=Path, required=True, help="--json FILE of seed003_lmbench.py")
     ap.add_argument("--tlb", type=Path, required=True, help="--json FILE of seed004_tlb.py")
+    ap.add_argument("--smt", type=Path, required=True, help="--out DIR of seed002_smt.py")
     ap.add_argument("--out", type=Path, default=HERE.parent / "docs" / "fidelity.md")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--sweeps", type=Path,
@@ -214,9 +216,10 @@ def main():
     variant = json.loads(a.smp_variant.read_text()) if a.smp_variant else None
     lmbench = json.loads(a.lmbench.read_text())
     tlb = json.loads(a.tlb.read_text())
+    smt = json.loads((a.smt / "results.json").read_text())
     pm = extra.pm_figures(bench(binary, "pm", [], extra.PM_SETS))
     more = (extra.optane_rows(pm) + extra.smp_rows(smp) + extra.lmbench_rows(lmbench) + extra.lock_rows()
-            + extra.tlb_rows(tlb))
+            + extra.tlb_rows(tlb) + extra.smt_rows(smt, seed002.PAPER_FIG2, seed002.PAPER_FIG3))
 
     # The shipped machines, and the size check of the sweeps' 4 MiB loops.
     t = tables_3_6(binary, LEDGER_SIZE)
@@ -454,8 +457,9 @@ def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, 
         f"    python3 experiments/seed003_lmbench.py --harts {','.join(map(str, lmbench['harts']))} "
         f"--scale {lmbench['scale']} --json lmbench.json",
         f"    python3 experiments/seed004_tlb.py --reps {tlb['reps']} --json tlb.json",
+        "    python3 experiments/seed002_smt.py --out S002",
         "    python3 experiments/fidelity.py --fig11 F11 --t56 T56 --flush flush.json --smp smp.json \\",
-        "        --smp-variant smp-slowfp.json --lmbench lmbench.json --tlb tlb.json",
+        "        --smp-variant smp-slowfp.json --lmbench lmbench.json --tlb tlb.json --smt S002",
         "",
         "The experiments that take minutes (the workloads, seed 003's runs and boots) are read from",
         "their saved outputs; the microbenchmarks, `rvnvmm bench pm` included, run here.",
@@ -719,7 +723,13 @@ def write_more(doc, more, smp, variant):
         "and [Y] Yang et al. (FAST 2020); seed 002's figures beside them. Seed 003 Table 2:",
         f"`experiments/seed003_smp.py` (class {smp['class']}, OpenMP threads, user mode); Figs. 6-7:",
         "`experiments/seed003_lmbench.py` (Linux on mappi); seed 004 Table 1:",
-        "`experiments/seed004_tlb.py` (freedom-u500, TLBs on, user mode).", "")
+        "`experiments/seed004_tlb.py` (freedom-u500, TLBs on, user mode). Seed 002 Figs. 2-3:",
+        "`experiments/seed002_smt.py` (smt-pm, user mode; docs/experiments.md): each setting's ratio",
+        "to smt-cross as the geometric mean over the task sizes (their range beside), against the",
+        "ratio seed 002's text states (its figures are plots; its one nosmt figure stands for its",
+        "three nosmt settings, so it is set beside both of the model's). No parameter of smt-pm was",
+        "fitted to them: they are predictions, and where one is off by more than a quarter the note",
+        "gives the reason the per-thread statistics show.", "")
     doc("### Calibrated parameters", "")
     doc.table(["name", "what was fitted, to what", "commit"], [[k, v[0], v[1]] for k, v in extra.KNOBS.items()])
     doc("### Figures and claims", "")
