@@ -76,7 +76,12 @@ impl Clint {
     }
 
     fn ticks(&self, now_ns: u64) -> u64 {
-        (u128::from(now_ns) * u128::from(self.timebase_hz) / 1_000_000_000) as u64
+        // A 64-bit division while the product fits (a 128-bit one is a
+        // library call, and this runs on every turn); the same result.
+        match now_ns.checked_mul(self.timebase_hz) {
+            Some(p) => p / 1_000_000_000,
+            None => (u128::from(now_ns) * u128::from(self.timebase_hz) / 1_000_000_000) as u64,
+        }
     }
 
     /// `mtime` at simulated time `now_ns`: what the `time` CSR reads too.

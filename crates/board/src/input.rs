@@ -3,6 +3,7 @@
 
 use std::collections::VecDeque;
 use std::io::Read;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -17,6 +18,10 @@ pub struct InputQueue(Arc<Shared>);
 struct Shared {
     state: Mutex<State>,
     ready: Condvar,
+    /// `state.bytes.len()`, kept under the lock: the device polls the queue
+    /// on every hart turn, and an empty queue (nearly always) then costs no
+    /// lock.
+    queued: AtomicUsize,
 }
 
 #[derive(Debug, Default)]
@@ -38,7 +43,10 @@ impl InputQueue {
 
     /// Appends bytes and wakes a [`InputQueue::wait`].
     pub fn push(&self, bytes: &[u8]) {
-        self.state().bytes.extend(bytes);
+        let mut s = self.state();
+        s.bytes.extend(bytes);
+        self.0.queued.store(s.bytes.len(), Ordering::Release);
+        drop(s);
         self.0.ready.notify_all();
     }
 
@@ -56,7 +64,7 @@ impl InputQueue {
 
     /// Whether no byte is queued.
     pub fn is_empty(&self) -> bool {
-        self.state().bytes.is_empty()
+        self.0.queued.load(Ordering::Acquire) == 0
     }
 
     /// Puts `bytes` back in front of the queue (they were taken but not
@@ -66,13 +74,19 @@ impl InputQueue {
         for &b in bytes.iter().rev() {
             s.bytes.push_front(b);
         }
+        self.0.queued.store(s.bytes.len(), Ordering::Release);
     }
 
     /// Takes up to `max` bytes, never blocking.
     pub fn pop(&self, max: usize) -> Vec<u8> {
+        if self.is_empty() || max == 0 {
+            return Vec::new();
+        }
         let mut s = self.state();
         let n = max.min(s.bytes.len());
-        s.bytes.drain(..n).collect()
+        let out = s.bytes.drain(..n).collect();
+        self.0.queued.store(s.bytes.len(), Ordering::Release);
+        out
     }
 
     /// Blocks until a byte is queued, the queue is closed or `timeout`

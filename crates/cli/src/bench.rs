@@ -127,6 +127,10 @@ enum Bench {
     /// idle read latency and bandwidth against access size and threads,
     /// each beside DRAM.
     Pm(crate::bench_pm::PmArgs),
+    /// The full system: Debian's kernel booted to power-off with the
+    /// project's initramfs under rvnvmm (functional and timing model) and
+    /// under qemu-system-riscv64, alternating: wall times and ratio.
+    Boot(crate::bench_boot::BootBenchArgs),
 }
 
 /// Options of `bench bandwidth`.
@@ -204,6 +208,7 @@ pub fn main(b: BenchArgs) -> Result<i32, CliError> {
         Bench::Banks(m) => micro(m, true),
         Bench::Bandwidth(b) => bandwidth(b),
         Bench::Pm(p) => crate::bench_pm::pm(p),
+        Bench::Boot(b) => crate::bench_boot::boot(b),
     }
 }
 
@@ -520,7 +525,7 @@ impl Row {
     }
 }
 
-fn mips(insns: u64, secs: f64) -> f64 {
+pub(crate) fn mips(insns: u64, secs: f64) -> f64 {
     if secs > 0.0 {
         insns as f64 / secs / 1e6
     } else {
@@ -826,7 +831,7 @@ fn redirect_stdio(cwd: &Path) -> Result<(), SpeedError> {
 }
 
 /// The first line of `qemu --version`, or a placeholder.
-fn qemu_version(qemu: &Path) -> String {
+pub(crate) fn qemu_version(qemu: &Path) -> String {
     Command::new(qemu)
         .arg("--version")
         .stdin(Stdio::null())

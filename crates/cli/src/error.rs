@@ -62,6 +62,9 @@ pub enum CliError {
     /// `rvnvmm bench speed` could not measure a workload.
     #[error(transparent)]
     Speed(#[from] crate::bench::SpeedError),
+    /// `rvnvmm bench boot` could not measure a boot.
+    #[error(transparent)]
+    BootBench(#[from] crate::bench_boot::BootBenchError),
 }
 
 /// A part of the machine a command needs and the config lacks.

@@ -2,6 +2,7 @@
 
 mod artefacts;
 mod bench;
+mod bench_boot;
 mod bench_pm;
 mod boot_command;
 mod crashtest;
@@ -37,7 +38,7 @@ enum Cmd {
     Run(RunArgs),
     /// Boot OpenSBI and Linux on the full-system board (`docs/full-system.md`).
     Boot(boot_command::BootArgs),
-    /// Built-in benchmarks: `speed` (MIPS beside qemu-riscv64) and the papers' microbenchmarks (`locality`, `banks`, `bandwidth`).
+    /// Built-in benchmarks: `speed` (MIPS beside qemu-riscv64), `boot` (the full system beside qemu-system-riscv64) and the papers' microbenchmarks (`locality`, `banks`, `bandwidth`, `pm`).
     Bench(bench::BenchArgs),
     /// Print the effective configuration as TOML.
     Config(MachineArgs),

@@ -103,3 +103,76 @@ fn missing_pieces_are_clean_errors() {
 
     let _ = std::fs::remove_dir_all(&empty);
 }
+
+/// `bench boot`: one functional boot of the full system under each emulator
+/// gives a row of the promised shape (Linux's instruction count is in the
+/// billions and the boot reaches power-off under both, or the command
+/// fails).
+#[test]
+fn boot_row_of_the_full_system() {
+    let o = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args([
+            "bench",
+            "boot",
+            "--runs",
+            "1",
+            "--models",
+            "functional",
+            "--json",
+        ])
+        .output()
+        .expect("run rvnvmm");
+    let (out, err) = text(&o);
+    assert!(
+        o.status.success(),
+        "bench boot failed ({}):\n{err}",
+        o.status
+    );
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    let r = &rows[0];
+    assert_eq!(r["program"], "boot", "{r}");
+    assert_eq!(r["model"], "functional", "{r}");
+    assert_eq!(r["harts"].as_u64(), Some(4), "{r}");
+    assert!(
+        r["instructions"].as_u64().expect("instructions") > 1_000_000_000,
+        "{r}"
+    );
+    assert!(
+        r["sim_time_ns"].as_u64().expect("sim_time_ns") > 1_000_000_000,
+        "{r}"
+    );
+    for k in ["rvnvmm_seconds", "rvnvmm_mips", "qemu_seconds", "ratio"] {
+        let v = r[k].as_f64().unwrap_or_else(|| panic!("{k} missing: {r}"));
+        assert!(v.is_finite() && v > 0.0, "{k} = {v}: {r}");
+    }
+}
+
+/// A missing qemu-system-riscv64 or initramfs stops `bench boot` before
+/// any boot, with one line naming it.
+#[test]
+fn boot_bench_missing_pieces_are_clear_errors() {
+    for (args, says) in [
+        (
+            ["--qemu", "/nonexistent/qemu-system-riscv64"],
+            "does not exist",
+        ),
+        (["--initrd", "/nonexistent/initramfs.cpio.gz"], "--initrd"),
+    ] {
+        let o = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+            .args(["bench", "boot"])
+            .args(args)
+            .output()
+            .expect("run rvnvmm");
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(says) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}

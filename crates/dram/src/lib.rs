@@ -1040,6 +1040,13 @@ impl Controller {
     /// `limit`, and the refreshes due by then. Afterwards every command
     /// still to be decided issues at or after `limit`.
     fn process_until(&mut self, limit: Ps) {
+        // Nothing queued and no refresh due by `limit`: `step` would find
+        // nothing (the common case for a read into an idle controller), and
+        // `pick` would only end a `read-first` drain (no writes left).
+        if self.queue.is_empty() && self.next_ref > limit {
+            self.draining = false;
+            return;
+        }
         while self.step(Some(limit)).is_some() {}
     }
 
@@ -1247,6 +1254,15 @@ impl Controller {
         }
     }
 
+    /// [`Controller::log`] of a command to bank index `b`: the split into
+    /// rank and bank (a division) only when the trace is on.
+    fn log_bank(&mut self, at: Ps, kind: CommandKind, b: usize, row: u64) {
+        if self.trace.is_some() {
+            let (rank, bank) = self.split_bank(b);
+            self.log(at, kind, rank, bank, row);
+        }
+    }
+
     fn split_bank(&self, b: usize) -> (u32, u32) {
         let per = self.banks_per_rank.max(1) as usize;
         ((b / per) as u32, (b % per) as u32)
@@ -1287,8 +1303,7 @@ impl Controller {
         let mut pending = pending;
         pending.clear();
         self.banks[b].pending = pending;
-        let (rank, bk) = self.split_bank(b);
-        self.log(at, CommandKind::Pre, rank, bk, o.row);
+        self.log_bank(at, CommandKind::Pre, b, o.row);
     }
 
     /// Schedules queued request `i` completely: PRE if another row is open,
@@ -1297,7 +1312,6 @@ impl Controller {
         let q = self.queue.remove(i);
         let b = q.bank;
         let hit = self.is_hit(&q);
-        let (rank, bk) = self.split_bank(b);
         if !hit {
             if let Some(o) = self.banks[b].open {
                 self.close(b, o.pre_ready);
@@ -1317,7 +1331,7 @@ impl Controller {
                 pre_spec: act.saturating_add(self.t.ras),
                 dirty: false,
             });
-            self.log(act, CommandKind::Act, rank, bk, q.row);
+            self.log_bank(act, CommandKind::Act, b, q.row);
         }
         let counted = q.epoch == self.epoch;
         if let Some(r) = self.regions.get_mut(q.region).filter(|_| counted) {
@@ -1376,17 +1390,12 @@ impl Controller {
             let pos = self.wr_pending.partition_point(|w| w.0 <= col);
             self.wr_pending.insert(pos, (col, q.line));
         }
-        self.log(
-            col,
-            if q.write {
-                CommandKind::Wr
-            } else {
-                CommandKind::Rd
-            },
-            rank,
-            bk,
-            q.row,
-        );
+        let kind = if q.write {
+            CommandKind::Wr
+        } else {
+            CommandKind::Rd
+        };
+        self.log_bank(col, kind, b, q.row);
         Done { seq: q.seq, col }
     }
 

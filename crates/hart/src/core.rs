@@ -117,13 +117,12 @@ impl Core {
 
     /// Simulated time of this core in nanoseconds.
     pub fn time_ns(&self) -> u64 {
-        (self.cycles as u128 * 1_000_000_000 / self.clock_hz.max(1) as u128) as u64
+        mul_div(self.cycles, 1_000_000_000, self.clock_hz.max(1))
     }
 
     /// The first cycle at which [`time_ns`](Self::time_ns) reaches `ns`.
     pub fn ns_to_cycles(&self, ns: u64) -> u64 {
-        u64::try_from((ns as u128 * self.clock_hz as u128).div_ceil(1_000_000_000))
-            .unwrap_or(u64::MAX)
+        mul_div_ceil(ns, self.clock_hz, 1_000_000_000)
     }
 
     /// The `time` CSR value.
@@ -133,6 +132,55 @@ impl Core {
 
     /// The `time` CSR value after `cycles` cycles.
     pub(crate) fn time_at(&self, cycles: u64) -> u64 {
-        (cycles as u128 * self.timebase_hz as u128 / self.clock_hz.max(1) as u128) as u64
+        mul_div(cycles, self.timebase_hz, self.clock_hz.max(1))
+    }
+}
+
+/// `a * b / c` (`c > 0`) truncated to 64 bits, exactly as in 128-bit
+/// arithmetic, but with a 64-bit division while the product fits: a 128-bit
+/// one is a library call, and the scheduler converts clocks several times
+/// per hart turn.
+#[inline]
+pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p / c,
+        None => (u128::from(a) * u128::from(b) / u128::from(c)) as u64,
+    }
+}
+
+/// `ceil(a * b / c)` (`c > 0`), saturating at `u64::MAX`, with a 64-bit
+/// division while the product fits (see [`mul_div`]).
+#[inline]
+pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(p) => p.div_ceil(c),
+        None => u64::try_from((u128::from(a) * u128::from(b)).div_ceil(u128::from(c)))
+            .unwrap_or(u64::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{mul_div, mul_div_ceil};
+
+    /// The 64-bit fast path and the 128-bit one agree with 128-bit
+    /// arithmetic, on both sides of the product's overflow.
+    #[test]
+    fn mul_div_is_128_bit_arithmetic() {
+        let cases = [
+            (0, 1_000_000_000, 50_000_000),
+            (3_250_000_001, 1_000_000_000, 50_000_000),
+            (u64::MAX / 1_000_000_000, 1_000_000_000, 7),
+            (u64::MAX / 1_000_000_000 + 1, 1_000_000_000, 7),
+            (u64::MAX, u64::MAX, u64::MAX),
+            (u64::MAX, 10_000_000, 1),
+            (123_456_789_123, 10_000_000, 1_000_000_000),
+        ];
+        for (a, b, c) in cases {
+            let p = u128::from(a) * u128::from(b);
+            assert_eq!(mul_div(a, b, c), (p / u128::from(c)) as u64, "{a} {b} {c}");
+            let up = u64::try_from(p.div_ceil(u128::from(c))).unwrap_or(u64::MAX);
+            assert_eq!(mul_div_ceil(a, b, c), up, "{a} {b} {c}");
+        }
     }
 }

@@ -188,7 +188,5 @@ impl Hart {
 
 /// The first cycle count of `core` at which `time` reaches `t`.
 fn cycles_for_time(core: &Core, t: u64) -> u64 {
-    let tb = core.timebase_hz.max(1) as u128;
-    let c = (t as u128 * core.clock_hz.max(1) as u128).div_ceil(tb);
-    c.min(u64::MAX as u128) as u64
+    crate::core::mul_div_ceil(t, core.clock_hz.max(1), core.timebase_hz.max(1))
 }

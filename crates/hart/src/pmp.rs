@@ -31,6 +31,11 @@ pub struct Pmp {
     active: usize,
     /// Whether any entry is locked (only then are M-mode accesses checked).
     locked: bool,
+    /// The entries that match anything, in priority order, decoded:
+    /// `(lo, hi, cfg)` of the byte range `[lo, hi)`; the first `matching`
+    /// count. Rebuilt on every register write, so a check decodes nothing.
+    ranges: [(u64, u64, u8); PMP_ENTRIES],
+    matching: usize,
 }
 
 impl Default for Pmp {
@@ -40,6 +45,8 @@ impl Default for Pmp {
             addr: [0; PMP_ENTRIES],
             active: 0,
             locked: false,
+            ranges: [(0, 0, 0); PMP_ENTRIES],
+            matching: 0,
         }
     }
 }
@@ -84,6 +91,7 @@ impl Pmp {
             return;
         }
         self.addr[i] = value & ADDR_MASK;
+        self.update();
     }
 
     fn update(&mut self) {
@@ -93,6 +101,13 @@ impl Pmp {
             .rposition(|&c| mode(c) != A_OFF)
             .map_or(0, |i| i + 1);
         self.locked = self.cfg.iter().any(|&c| c & L != 0);
+        self.matching = 0;
+        for i in 0..self.active {
+            if let Some((lo, hi)) = self.range(i) {
+                self.ranges[self.matching] = (lo, hi, self.cfg[i]);
+                self.matching += 1;
+            }
+        }
     }
 
     /// The byte range `[lo, hi)` entry `i` matches, if any.
@@ -122,15 +137,11 @@ impl Pmp {
             return true;
         }
         let end = paddr.saturating_add(len);
-        for i in 0..self.active {
-            let Some((lo, hi)) = self.range(i) else {
-                continue;
-            };
+        for &(lo, hi, c) in &self.ranges[..self.matching] {
             if paddr < hi && lo < end {
                 if paddr < lo || end > hi {
                     return false;
                 }
-                let c = self.cfg[i];
                 if prv == Priv::Machine && c & L == 0 {
                     return true;
                 }
@@ -202,6 +213,21 @@ mod tests {
             p.check(0x2000, 4096, Access::Read, sup),
             "whole page in TOR"
         );
+    }
+
+    #[test]
+    fn an_address_written_after_its_config_moves_the_range() {
+        let mut p = Pmp::default();
+        let sup = Priv::Supervisor;
+        // 1: TOR [pmpaddr0, pmpaddr1), read only; configured first.
+        p.write_cfg_reg(0, cfg(1, A_TOR << A_SHIFT | R).1);
+        assert!(!p.check(0x1800, 8, Access::Read, sup), "empty range");
+        p.write_addr(1, 0x2000 >> 2);
+        assert!(p.check(0x1800, 8, Access::Read, sup), "[0, 0x2000)");
+        p.write_addr(0, 0x1000 >> 2);
+        assert!(!p.check(0x0800, 8, Access::Read, sup), "base moved up");
+        assert!(p.check(0x1800, 8, Access::Read, sup));
+        assert!(!p.check(0x1800, 8, Access::Write, sup));
     }
 
     #[test]

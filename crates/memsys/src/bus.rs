@@ -56,9 +56,12 @@ impl Timeline {
         if len == 0 {
             return s;
         }
-        // Reservations starting at or after `s`, in order.
-        let j = self.busy.partition_point(|&(st, _)| st < s);
-        for &(start, end) in self.busy.range(j..) {
+        // Reservations starting at or after `s`, in order: from `i` on
+        // (they are disjoint and not empty, so the one before `i`, if any,
+        // starts before `s`, and the one at `i` starts after `t` and after
+        // the end of the one before it).
+        debug_assert_eq!(i, self.busy.partition_point(|&(st, _)| st < s));
+        for &(start, end) in self.busy.range(i..) {
             if start >= s + len {
                 break;
             }
