@@ -1,0 +1,229 @@
+//! `--gdb PORT`: Debian's gdb-multiarch, in batch mode, debugs a guest
+//! program under `rvnvmm run` and Linux under `rvnvmm boot` through the
+//! stub: breakpoints, steps, registers, memory, watchpoints, threads.
+//! Skips, saying so, only when gdb-multiarch is not installed
+//! (`scripts/setup.sh` installs it). Needs `make -C guest` first.
+
+#[path = "../src/artefacts.rs"]
+mod artefacts;
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const GDB: &str = "gdb-multiarch";
+
+/// Whether gdb-multiarch runs here; if not, the test says why it skips.
+fn gdb_present(test: &str) -> bool {
+    let ok = Command::new(GDB)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIPPED {test}: {GDB} is not installed (scripts/setup.sh installs it)");
+    }
+    ok
+}
+
+fn guest(name: &str) -> PathBuf {
+    let p = artefacts::repo_root().join("guest/build/static").join(name);
+    assert!(p.exists(), "{} missing: run make -C guest", p.display());
+    p
+}
+
+/// rvnvmm started with `args` (which include `--gdb 0`), waiting for gdb:
+/// the child, the port it listens on, and a reader collecting the rest of
+/// its stderr.
+fn start_rvnvmm(args: &[&str]) -> (Child, u16, std::thread::JoinHandle<String>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start rvnvmm");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    let mut port = None;
+    while port.is_none() {
+        line.clear();
+        if stderr.read_line(&mut line).unwrap() == 0 {
+            let _ = child.kill();
+            panic!("rvnvmm ended before listening for gdb: {line}");
+        }
+        port = line
+            .split("127.0.0.1:")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|p| p.parse().ok());
+    }
+    let rest = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    (child, port.unwrap(), rest)
+}
+
+/// Runs gdb-multiarch in batch mode on `program` (symbols), connected to
+/// `port`, with `commands`; returns what it printed.
+fn run_gdb(program: &Path, port: u16, commands: &[&str]) -> String {
+    let mut cmd = Command::new(GDB);
+    cmd.args([
+        "-nx",
+        "-batch",
+        "-ex",
+        "set pagination off",
+        "-ex",
+        "set confirm off",
+    ])
+    .args(["-ex", &format!("target remote 127.0.0.1:{port}")]);
+    for c in commands {
+        cmd.args(["-ex", c]);
+    }
+    let mut child = cmd
+        .arg(program)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start gdb-multiarch");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > Duration::from_secs(300) {
+            let _ = child.kill();
+            panic!("gdb did not finish in 300 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Waits for rvnvmm: its exit status, stdout and stderr.
+fn finish(
+    mut child: Child,
+    rest: std::thread::JoinHandle<String>,
+) -> (Option<i32>, String, String) {
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let status = child.wait().unwrap();
+    (status.code(), stdout, rest.join().unwrap())
+}
+
+#[test]
+fn gdb_breaks_steps_and_changes_registers_and_memory_in_user_mode() {
+    if !gdb_present("gdb_breaks_steps_and_changes_registers_and_memory_in_user_mode") {
+        return;
+    }
+    let prog = guest("gdb_target");
+    let prog_s = prog.to_str().unwrap();
+    let (child, port, rest) = start_rvnvmm(&["run", "--gdb", "0", prog_s]);
+    let log = run_gdb(
+        &prog,
+        port,
+        &[
+            "break *add_step",
+            "continue",
+            "info registers a0",
+            "set $at_break = $pc",
+            "stepi",
+            "print (long)$pc - (long)$at_break",
+            // add_step(1) adds 41 instead.
+            "set $a0 = 41",
+            "delete 1",
+            "watch *(long *)&counter",
+            "continue",
+            "print *(long *)&counter",
+            "set var *(long *)&counter = 1000",
+            "x/1gd &counter",
+            "delete",
+            "rwatch *(long *)&counter",
+            "continue",
+            "delete",
+            "info threads",
+            "info registers fcsr",
+            "continue",
+        ],
+    );
+    let (code, stdout, stderr) = finish(child, rest);
+    let context = format!("gdb:\n{log}\nrvnvmm stderr:\n{stderr}");
+    assert!(log.contains("Breakpoint 1, 0x"), "{context}");
+    assert!(log.contains("a0             0x1\t1"), "{context}");
+    assert!(
+        log.contains("$1 = 2") || log.contains("$1 = 4"),
+        "stepi moved one instruction: {context}"
+    );
+    assert!(log.contains("Old value = 0\nNew value = 41"), "{context}");
+    assert!(log.contains("$2 = 41"), "{context}");
+    assert!(log.contains("<counter>:\t1000"), "{context}");
+    assert!(log.contains("Value = 1000"), "read watchpoint: {context}");
+    assert!(log.contains("* 1    Thread "), "{context}");
+    assert!(log.contains("fcsr           0x0"), "{context}");
+    assert!(log.contains("exited normally"), "{context}");
+    // 1000 after the first call, then 2 + ... + 10.
+    assert_eq!(stdout, "total=1054 counter=1054\n", "{context}");
+    assert_eq!(code, Some(0), "{context}");
+}
+
+/// The statistics of a run, host figures left out.
+fn stable_stats(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains("host_seconds") && !l.contains("\"mips\""))
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn a_run_gdb_only_continues_has_the_statistics_of_a_run_without_it() {
+    if !gdb_present("a_run_gdb_only_continues_has_the_statistics_of_a_run_without_it") {
+        return;
+    }
+    let prog = guest("pthreads");
+    let prog_s = prog.to_str().unwrap();
+    let dir = std::env::temp_dir().join(format!("rvnvmm-gdb-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plain = dir.join("plain.json");
+    let debugged = dir.join("debugged.json");
+    let timed = ["--set", "machine.model=timing", "--harts", "2"];
+    let o = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .arg("run")
+        .args(timed)
+        .arg("--stats")
+        .arg(&plain)
+        .arg(&prog)
+        .output()
+        .unwrap();
+    // pthreads exits with 42 from a thread.
+    assert_eq!(
+        o.status.code(),
+        Some(42),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let mut args = vec!["run"];
+    args.extend(timed);
+    args.extend(["--stats", debugged.to_str().unwrap(), "--gdb", "0", prog_s]);
+    let (child, port, rest) = start_rvnvmm(&args);
+    let log = run_gdb(&prog, port, &["continue"]);
+    let (code, stdout, stderr) = finish(child, rest);
+    assert_eq!(code, Some(42), "gdb:\n{log}\nrvnvmm:\n{stderr}");
+    assert_eq!(stdout, String::from_utf8_lossy(&o.stdout));
+    assert!(log.contains("exited with code 052"), "{log}");
+    assert_eq!(stable_stats(&plain), stable_stats(&debugged));
+    let _ = std::fs::remove_dir_all(&dir);
+}
