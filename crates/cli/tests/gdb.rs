@@ -68,9 +68,9 @@ fn start_rvnvmm(args: &[&str]) -> (Child, u16, std::thread::JoinHandle<String>) 
     (child, port.unwrap(), rest)
 }
 
-/// Runs gdb-multiarch in batch mode on `program` (symbols), connected to
-/// `port`, with `commands`; returns what it printed.
-fn run_gdb(program: &Path, port: u16, commands: &[&str]) -> String {
+/// Runs gdb-multiarch in batch mode on `program` (symbols, if any),
+/// connected to `port`, with `commands`; returns what it printed.
+fn run_gdb(program: Option<&Path>, port: u16, commands: &[&str]) -> String {
     let mut cmd = Command::new(GDB);
     cmd.args([
         "-nx",
@@ -84,8 +84,10 @@ fn run_gdb(program: &Path, port: u16, commands: &[&str]) -> String {
     for c in commands {
         cmd.args(["-ex", c]);
     }
+    if let Some(program) = program {
+        cmd.arg(program);
+    }
     let mut child = cmd
-        .arg(program)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -132,7 +134,7 @@ fn gdb_breaks_steps_and_changes_registers_and_memory_in_user_mode() {
     let prog_s = prog.to_str().unwrap();
     let (child, port, rest) = start_rvnvmm(&["run", "--gdb", "0", prog_s]);
     let log = run_gdb(
-        &prog,
+        Some(&prog),
         port,
         &[
             "break *add_step",
@@ -219,11 +221,129 @@ fn a_run_gdb_only_continues_has_the_statistics_of_a_run_without_it() {
     args.extend(timed);
     args.extend(["--stats", debugged.to_str().unwrap(), "--gdb", "0", prog_s]);
     let (child, port, rest) = start_rvnvmm(&args);
-    let log = run_gdb(&prog, port, &["continue"]);
+    let log = run_gdb(Some(&prog), port, &["continue"]);
     let (code, stdout, stderr) = finish(child, rest);
     assert_eq!(code, Some(42), "gdb:\n{log}\nrvnvmm:\n{stderr}");
     assert_eq!(stdout, String::from_utf8_lossy(&o.stdout));
     assert!(log.contains("exited with code 052"), "{log}");
     assert_eq!(stable_stats(&plain), stable_stats(&debugged));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[path = "support/initramfs.rs"]
+#[allow(dead_code)] // RC_LINES: four harts; this test boots two.
+mod initramfs;
+
+/// Busybox's entry point and its first four bytes, from the ELF file.
+fn busybox_entry() -> (u64, [u8; 4]) {
+    let path = artefacts::busybox().unwrap_or_else(|e| panic!("{e}"));
+    let bytes = std::fs::read(&path).unwrap();
+    let elf = goblin::elf::Elf::parse(&bytes).expect("busybox is an ELF");
+    let entry = elf.entry;
+    let seg = elf
+        .program_headers
+        .iter()
+        .find(|p| {
+            p.p_type == goblin::elf::program_header::PT_LOAD
+                && (p.p_vaddr..p.p_vaddr + p.p_filesz).contains(&entry)
+        })
+        .expect("a segment holds the entry point");
+    let at = (seg.p_offset + entry - seg.p_vaddr) as usize;
+    (entry, bytes[at..at + 4].try_into().unwrap())
+}
+
+#[test]
+fn gdb_debugs_the_firmware_the_kernel_and_a_user_process_in_the_full_system() {
+    if !gdb_present("gdb_debugs_the_firmware_the_kernel_and_a_user_process_in_the_full_system") {
+        return;
+    }
+    let initrd = initramfs::initramfs();
+    let (entry, first_bytes) = busybox_entry();
+    let (child, port, rest) = start_rvnvmm(&[
+        "boot",
+        "--gdb",
+        "0",
+        "--set",
+        "machine.model=functional",
+        "--smp",
+        "2",
+        "--initrd",
+        &initrd,
+        "--append",
+        "console=ttyS0 rvnvmm.rc=1 quiet",
+        "--max-insns",
+        "30000000000",
+    ]);
+    let user_break = format!("break *{entry:#x}");
+    let log = run_gdb(
+        None,
+        port,
+        &[
+            "info registers priv pc",
+            "info threads",
+            // OpenSBI's fw_dynamic_info (a2) names the kernel's entry.
+            "set $kernel = *(long *)($a2 + 16)",
+            "break *$kernel",
+            "continue",
+            "info registers priv",
+            "set $at_break = $pc",
+            "stepi",
+            "print (long)$pc - (long)$at_break",
+            // A write through gdb (of what is there) keeps the code coherent.
+            "set $word = *(long *)$pc",
+            "set var *(long *)$pc = $word",
+            "print *(long *)$pc == $word",
+            "set var $a5 = 7",
+            "print $a5",
+            "delete",
+            // Busybox's first instruction, as init starts, through Sv39.
+            &user_break,
+            "continue",
+            "info registers priv",
+            "print (($satp >> 60) & 0xf) == 8",
+            "x/4xb $pc",
+            "delete",
+            // glibc's _start reads argc at sp.
+            "set $argc = $sp",
+            "rwatch *(int *)$argc",
+            "continue",
+            "delete",
+            "continue",
+        ],
+    );
+    let (code, console, stderr) = finish(child, rest);
+    let context = format!("gdb:\n{log}\nrvnvmm stderr:\n{stderr}\nconsole:\n{console}");
+    assert!(log.contains("prv:3 [Machine]"), "{context}");
+    assert!(
+        log.contains("* 1    Thread 1 ") && log.contains("  2    Thread 2 "),
+        "{context}"
+    );
+    assert!(log.contains("hit Breakpoint 1, 0x"), "{context}");
+    assert!(log.contains("prv:1 [Supervisor]"), "{context}");
+    assert!(
+        log.contains("$1 = 2") || log.contains("$1 = 4"),
+        "{context}"
+    );
+    assert!(log.contains("$2 = 1"), "{context}");
+    assert!(log.contains("$3 = 7"), "{context}");
+    assert!(log.contains("hit Breakpoint 2, 0x"), "{context}");
+    assert!(log.contains("prv:0 [User/Application]"), "{context}");
+    assert!(log.contains("$4 = 1"), "Sv39 on: {context}");
+    let bytes = first_bytes
+        .iter()
+        .map(|b| format!("{b:#04x}"))
+        .collect::<Vec<_>>()
+        .join("\t");
+    assert!(log.contains(&format!("{entry:#x}:\t{bytes}")), "{context}");
+    assert!(
+        log.contains("hit Hardware read watchpoint 3: *(int *)$argc\n\nValue = "),
+        "{context}"
+    );
+    assert!(log.contains("exited normally"), "{context}");
+    assert_eq!(
+        initramfs::rc_lines(&console).last(),
+        Some(&"rc: done"),
+        "{context}"
+    );
+    assert_eq!(code, Some(0), "{context}");
 }

@@ -7,8 +7,10 @@
 //! A stop ends [`Hart::run`] with [`crate::Exit::Budget`] before the
 //! instruction, leaving the reason in [`Debug::stop`] for the debugger.
 
-use crate::Hart;
+use crate::{Hart, Priv};
 use rvnvmm_isa::{Insn, Op};
+use rvnvmm_mem::sv39::{self, Pte};
+use rvnvmm_mem::PhysMem;
 
 /// Which accesses a watchpoint catches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +69,10 @@ impl Debug {
         if self.stop.is_some() {
             return true;
         }
-        if self.step_from.is_some_and(|from| retired > from) {
+        // One instruction retired, or a trap or interrupt moved the PC to
+        // its handler without one: the step is done.
+        let moved = self.resumed_at.is_some_and(|(_, at)| at != pc);
+        if self.step_from.is_some_and(|from| retired > from || moved) {
             self.stop = Some(DebugStop::Step);
             return true;
         }
@@ -132,6 +137,29 @@ fn data_access(ins: &Insn, x: &[u64; 32]) -> Option<(u64, u64, bool, bool)> {
 }
 
 impl Hart {
+    /// The physical address `vaddr` maps to in the hart's current address
+    /// space, for a debugger: the page tables are only read (no accessed
+    /// bits set, no TLB filled, no timing), and any valid leaf counts,
+    /// whatever its permissions. M-mode and Bare are untranslated. `None`
+    /// if nothing maps it.
+    pub fn debug_translate(&self, mem: &PhysMem, vaddr: u64) -> Option<u64> {
+        let root = match self.page_table {
+            Some(root) if self.prv != Priv::Machine => root,
+            _ => return Some(vaddr),
+        };
+        if !sv39::canonical(vaddr) {
+            return None;
+        }
+        let (_, pte, level) = sv39::find_leaf(mem, root, vaddr)?;
+        // A 64 KiB (Svnapot) page, or a 4 KiB, 2 MiB or 1 GiB one.
+        let offset_mask = if pte.0 & Pte::N != 0 {
+            0xffff
+        } else {
+            (1u64 << (12 + 9 * level)) - 1
+        };
+        Some((pte.paddr() & !offset_mask) | (vaddr & offset_mask))
+    }
+
     /// Whether the debugger stops the hart before `ins` at `pc`, the
     /// `i`-th instruction of the block being run.
     #[cold]
@@ -150,6 +178,28 @@ mod tests {
     use super::*;
     use rvnvmm_isa::decode;
     use rvnvmm_isa::encode::{addi, ld, sd};
+
+    #[test]
+    fn debug_translation_reads_the_page_tables_only() {
+        use crate::HartConfig;
+        let mut mem = PhysMem::new(&[(0x8000_0000, 1 << 20)]).unwrap();
+        let root = 0x8000_0000;
+        let (l1, l0) = (root + 0x1000, root + 0x2000);
+        let table = |pa: u64| (pa >> 12) << 10 | Pte::V;
+        // vaddr 0x40_0000 -> frame 0x8001_0000, a 4 KiB user page.
+        assert!(mem.write(root, &table(l1).to_le_bytes()));
+        assert!(mem.write(l1 + 2 * 8, &table(l0).to_le_bytes()));
+        let leaf = Pte::leaf(0x8001_0000, Pte::V | Pte::R | Pte::U).0;
+        assert!(mem.write(l0, &leaf.to_le_bytes()));
+        let mut h = Hart::new(HartConfig::default());
+        h.page_table = Some(root);
+        assert_eq!(h.debug_translate(&mem, 0x40_0123), Some(0x8001_0123));
+        assert_eq!(h.debug_translate(&mem, 0x40_1000), None);
+        // The accessed bit stays clear.
+        assert_eq!(mem.read_u64(l0), Some(leaf));
+        h.prv = Priv::Machine;
+        assert_eq!(h.debug_translate(&mem, 0x40_0123), Some(0x40_0123));
+    }
 
     #[test]
     fn breakpoint_stops_unless_just_resumed_there() {

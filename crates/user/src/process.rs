@@ -772,26 +772,18 @@ impl Process {
     /// touched reads as the zeros it would be given if it is anonymous, and
     /// fails otherwise (faulting it in would change what the guest does
     /// later). `false` at the first unreadable byte.
-    pub(crate) fn peek_mem(&self, vaddr: u64, buf: &mut [u8]) -> bool {
+    pub(crate) fn peek_mem(&self, hart: &Hart, vaddr: u64, buf: &mut [u8]) -> bool {
         let mut done = 0usize;
         while done < buf.len() {
             let va = vaddr.wrapping_add(done as u64);
             let n = ((4096 - (va & 0xfff)) as usize).min(buf.len() - done);
             let chunk = &mut buf[done..done + n];
-            match sv39::find_leaf(&self.mem, self.aspace.root, va) {
-                Some((_, pte, level)) if pte.flags() & sv39::Pte::U != 0 => {
-                    // A 64 KiB (Svnapot) page or a 4 KiB, 2 MiB, 1 GiB one.
-                    let offset_mask = if pte.0 & sv39::Pte::N != 0 {
-                        0xffff
-                    } else {
-                        (1u64 << (12 + 9 * level)) - 1
-                    };
-                    let pa = (pte.paddr() & !offset_mask) | (va & offset_mask);
+            match hart.debug_translate(&self.mem, va) {
+                Some(pa) => {
                     if !self.mem.read(pa, chunk) {
                         return false;
                     }
                 }
-                Some(_) => return false,
                 None => match self.aspace.find(va) {
                     Some((_, vma)) if va < vma.end && va >= vma.anon_from && vma.file.is_none() => {
                         chunk.fill(0)
@@ -1118,8 +1110,8 @@ impl Target for Process {
             .map(|t| &mut t.hart)
     }
 
-    fn read_memory(&mut self, _thread: u64, addr: u64, buf: &mut [u8]) -> bool {
-        self.peek_mem(addr, buf)
+    fn read_memory(&mut self, thread: u64, addr: u64, buf: &mut [u8]) -> bool {
+        Target::hart(self, thread).is_some_and(|hart| self.peek_mem(hart, addr, buf))
     }
 
     fn write_memory(&mut self, _thread: u64, addr: u64, data: &[u8]) -> bool {
