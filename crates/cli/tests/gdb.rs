@@ -180,6 +180,58 @@ fn gdb_breaks_steps_and_changes_registers_and_memory_in_user_mode() {
     assert_eq!(code, Some(0), "{context}");
 }
 
+/// Sends `data` as a packet on `s` and returns the next packet's data
+/// (acknowledgements skipped).
+fn exchange(s: &mut std::net::TcpStream, data: &[u8]) -> String {
+    use std::io::Write;
+    if !data.is_empty() {
+        let sum = data.iter().fold(0u8, |a, &b| a.wrapping_add(b));
+        let mut framed = vec![b'+', b'$'];
+        framed.extend_from_slice(data);
+        framed.extend_from_slice(format!("#{sum:02x}").as_bytes());
+        s.write_all(&framed).unwrap();
+    }
+    let mut got = Vec::new();
+    let mut byte = [0u8; 1];
+    loop {
+        s.read_exact(&mut byte).unwrap();
+        got.push(byte[0]);
+        if let Some(hash) = got.iter().position(|&b| b == b'#') {
+            if got.len() == hash + 3 {
+                let start = got.iter().position(|&b| b == b'$').unwrap();
+                return String::from_utf8_lossy(&got[start + 1..hash]).into_owned();
+            }
+        }
+    }
+}
+
+#[test]
+fn ctrl_c_stops_a_running_program_and_kill_ends_it() {
+    // The protocol itself, without gdb: works wherever rvnvmm does.
+    use std::io::Write;
+    let prog = guest("bench_compute");
+    let (child, port, rest) = start_rvnvmm(&["run", "--gdb", "0", prog.to_str().unwrap(), "1000"]);
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let first = exchange(&mut s, b"?");
+    assert!(first.starts_with("T05thread:"), "{first}");
+    let supported = exchange(&mut s, b"qSupported:swbreak+");
+    assert!(supported.contains("PacketSize="), "{supported}");
+    // Continue: no reply until the machine stops again.
+    let sum = b"c".iter().fold(0u8, |a, &b| a.wrapping_add(b));
+    s.write_all(format!("+$c#{sum:02x}").as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    s.write_all(b"\x03").unwrap();
+    let stop = exchange(&mut s, b"");
+    assert!(stop.starts_with("T02thread:"), "{stop}");
+    // The program ran on between the two stops.
+    let pc = exchange(&mut s, b"p20");
+    assert_eq!(pc.len(), 16, "{pc}");
+    assert_eq!(exchange(&mut s, b"vKill;1"), "OK");
+    let (code, stdout, stderr) = finish(child, rest);
+    assert_eq!(code, None, "killed by SIGKILL: {stdout}{stderr}");
+}
+
 /// The statistics of a run, host figures left out.
 fn stable_stats(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)

@@ -84,11 +84,12 @@ impl GdbStub {
     /// last): if a hart stopped for the debugger, or gdb asked for a stop,
     /// serves gdb until it resumes the machine.
     pub fn poll(&mut self, target: &mut dyn Target, last: u64) -> Verdict {
-        let stop = if std::mem::take(&mut self.first_stop) {
-            Some((last, format!("T05thread:{last:x};")))
-        } else {
-            self.hart_stop(target)
-        };
+        if std::mem::take(&mut self.first_stop) {
+            // gdb asks with `?` why the machine is stopped once it has
+            // connected: no stop reply goes out unasked.
+            return self.stopped(target, last, format!("T05thread:{last:x};"), false);
+        }
+        let stop = { self.hart_stop(target) };
         let stop = match stop {
             Some(s) => Some(s),
             None => {
@@ -104,7 +105,7 @@ impl GdbStub {
             }
         };
         match stop {
-            Some((thread, reply)) => self.stopped(target, thread, reply),
+            Some((thread, reply)) => self.stopped(target, thread, reply, true),
             None => Verdict::Run,
         }
     }
@@ -173,8 +174,15 @@ impl GdbStub {
         }
     }
 
-    /// The machine stopped: reports it and serves gdb until it resumes.
-    fn stopped(&mut self, target: &mut dyn Target, thread: u64, reply: String) -> Verdict {
+    /// The machine stopped: reports it (if `announce`: gdb waits for the
+    /// reply of a resume) and serves gdb until it resumes.
+    fn stopped(
+        &mut self,
+        target: &mut dyn Target,
+        thread: u64,
+        reply: String,
+        announce: bool,
+    ) -> Verdict {
         for t in target.threads() {
             if let Some(d) = target.hart_mut(t).and_then(|h| h.debug.as_mut()) {
                 d.stop = None;
@@ -185,7 +193,7 @@ impl GdbStub {
         self.stop_thread = thread;
         self.selected = Some(thread);
         self.last_stop = reply.clone();
-        if self.send(reply.as_bytes()).is_err() {
+        if announce && self.send(reply.as_bytes()).is_err() {
             return self.detach(target);
         }
         loop {
