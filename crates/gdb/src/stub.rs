@@ -425,8 +425,9 @@ impl GdbStub {
         Verdict::Detach
     }
 
-    /// Sends a packet (and, with acknowledgements on, waits for gdb's `+`
-    /// loosely: a `-` resends it).
+    /// Sends a packet. gdb's acknowledgement is skipped with the noise
+    /// before its next packet; a packet gdb refuses is not sent again (on
+    /// a TCP connection it never is).
     fn send(&mut self, data: &[u8]) -> Result<(), GdbError> {
         self.stream.write_all(&frame(data))?;
         self.stream.flush()?;
