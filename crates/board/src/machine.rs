@@ -28,6 +28,7 @@
 
 use crate::profile::Profile;
 use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
+use rvnvmm_gdb::{GdbStub, Target, Verdict};
 use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
     SYNC_TOLERANCE,
@@ -430,6 +431,9 @@ pub enum MachineError {
         /// The last console lines.
         console: String,
     },
+    /// gdb killed the machine (`kill`).
+    #[error("gdb killed the machine")]
+    KilledByDebugger,
     /// Every hart sleeps and nothing can wake one.
     #[error(
         "every hart waits for an interrupt and nothing can raise one (no timer armed, console \
@@ -482,6 +486,8 @@ pub struct Machine {
     crash_at: Option<CrashAt>,
     /// The hart that ran last: where a crash finds the machine.
     last_hart: usize,
+    /// The gdb connection, if a debugger is attached.
+    gdb: Option<GdbStub>,
 }
 
 /// Runs `budget` instructions of `hart` in sampling periods, recording
@@ -559,6 +565,7 @@ impl Machine {
             panic_at: None,
             crash_at: None,
             last_hart: 0,
+            gdb: None,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -666,7 +673,42 @@ impl Machine {
     pub fn run(&mut self, max_insns: Option<u64>) -> Result<End, MachineError> {
         self.max_insns = max_insns;
         self.panic_at = None;
-        rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self)
+        let end = rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self);
+        if let Some(gdb) = self.gdb.as_mut() {
+            match &end {
+                // gdb stays attached across the reboot.
+                Ok(End::Reboot) => {}
+                Ok(End::PowerOff(code)) => gdb.exited(i32::from(*code)),
+                Ok(End::Crash) | Err(_) => gdb.killed(libc::SIGKILL),
+            }
+        }
+        end
+    }
+
+    /// Lets gdb debug the machine through `stub` (`rvnvmm boot --gdb`),
+    /// the harts as its threads: the machine stops before its first
+    /// instruction for gdb.
+    pub fn with_gdb(mut self, stub: GdbStub) -> Machine {
+        self.gdb = Some(stub);
+        self
+    }
+
+    /// Polls the debugger between turns (see [`GdbStub::poll`]).
+    fn poll_gdb(&mut self) -> ControlFlow<<Self as rvnvmm_sched::Machine>::Stop> {
+        let Some(mut gdb) = self.gdb.take() else {
+            return ControlFlow::Continue(());
+        };
+        let last = self.last_hart as u64 + 1;
+        match gdb.poll(self, last) {
+            Verdict::Run => self.gdb = Some(gdb),
+            Verdict::Detach => {}
+            Verdict::Kill => {
+                self.gdb = Some(gdb);
+                self.board.flush();
+                return ControlFlow::Break(Err(MachineError::KilledByDebugger));
+            }
+        }
+        ControlFlow::Continue(())
     }
 
     /// Passes host input on to the UART once Linux opened the console
@@ -802,6 +844,76 @@ impl Cores for Machine {
     }
 }
 
+/// gdb's view of the board: hart `h` is thread `h + 1`; memory is what
+/// the thread's hart sees through its current translation (RAM only: no
+/// device register is read or written on gdb's behalf).
+impl Target for Machine {
+    fn threads(&self) -> Vec<u64> {
+        (1..=self.harts.len() as u64).collect()
+    }
+
+    fn hart(&self, thread: u64) -> Option<&Hart> {
+        self.harts
+            .get(usize::try_from(thread.checked_sub(1)?).ok()?)
+    }
+
+    fn hart_mut(&mut self, thread: u64) -> Option<&mut Hart> {
+        self.harts
+            .get_mut(usize::try_from(thread.checked_sub(1)?).ok()?)
+    }
+
+    fn read_memory(&mut self, thread: u64, addr: u64, buf: &mut [u8]) -> bool {
+        let Some(hart) = Target::hart(self, thread) else {
+            return false;
+        };
+        each_page(addr, buf.len(), |va, range| {
+            hart.debug_translate(&self.mem, va)
+                .is_some_and(|pa| self.mem.read(pa, &mut buf[range]))
+        })
+    }
+
+    fn write_memory(&mut self, thread: u64, addr: u64, data: &[u8]) -> bool {
+        let Some(hart) = usize::try_from(thread.wrapping_sub(1))
+            .ok()
+            .and_then(|h| self.harts.get(h))
+        else {
+            return false;
+        };
+        let (mem, code) = (&mut self.mem, &mut self.code);
+        each_page(addr, data.len(), |va, range| {
+            let Some(pa) = hart.debug_translate(mem, va) else {
+                return false;
+            };
+            let ok = mem.write(pa, &data[range]);
+            code.pages.code_written(pa & !0xfff);
+            ok
+        })
+    }
+
+    fn full_system(&self) -> bool {
+        true
+    }
+}
+
+/// Calls `f` with each page's virtual address and byte range of an access
+/// of `len` bytes at `addr`, while it succeeds.
+fn each_page(
+    addr: u64,
+    len: usize,
+    mut f: impl FnMut(u64, std::ops::Range<usize>) -> bool,
+) -> bool {
+    let mut done = 0usize;
+    while done < len {
+        let va = addr.wrapping_add(done as u64);
+        let n = ((4096 - (va & 0xfff)) as usize).min(len - done);
+        if !f(va, done..done + n) {
+            return false;
+        }
+        done += n;
+    }
+    true
+}
+
 impl rvnvmm_sched::Machine for Machine {
     type Stop = Result<End, MachineError>;
     type Turn = ();
@@ -839,7 +951,7 @@ impl rvnvmm_sched::Machine for Machine {
                 }));
             }
         }
-        ControlFlow::Continue(())
+        self.poll_gdb()
     }
 
     fn idle(&mut self) -> ControlFlow<Self::Stop> {

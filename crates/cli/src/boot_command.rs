@@ -88,6 +88,11 @@ pub struct BootArgs {
     /// Seed of the choices a crash makes (which flushes in flight survive).
     #[arg(long, value_name = "S", default_value_t = 0)]
     crash_seed: u64,
+    /// Wait for gdb on 127.0.0.1:PORT before the first instruction and let
+    /// it debug the machine, the harts as threads (0: any free port,
+    /// printed on stderr).
+    #[arg(long, value_name = "PORT")]
+    gdb: Option<u16>,
 }
 
 /// Why `rvnvmm boot` could not start or finish. The command prints it after
@@ -103,6 +108,9 @@ pub enum BootError {
     /// An output file cannot be written.
     #[error(transparent)]
     Output(#[from] crate::output::OutputError),
+    /// gdb could not attach.
+    #[error(transparent)]
+    Gdb(#[from] rvnvmm_gdb::GdbError),
     /// An input file could not be read.
     #[error("cannot read the {what} {}: {source}", path.display())]
     Read {
@@ -421,6 +429,9 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     }
     if a.profile.is_some() {
         m = m.with_profile();
+    }
+    if let Some(port) = a.gdb {
+        m = m.with_gdb(crate::gdb::wait_for_gdb(port)?);
     }
 
     let _raw = RawTerminal::new();

@@ -53,6 +53,9 @@ pub enum CliError {
     /// A memory controller could not be built.
     #[error(transparent)]
     Dram(#[from] rvnvmm_dram::DramError),
+    /// gdb could not attach.
+    #[error(transparent)]
+    Gdb(#[from] rvnvmm_gdb::GdbError),
     /// `rvnvmm boot` failed.
     #[error(transparent)]
     Boot(#[from] BootError),

@@ -7,6 +7,7 @@ mod bench_pm;
 mod boot_command;
 mod crashtest;
 mod error;
+mod gdb;
 mod microbench;
 mod output;
 mod persistence;
@@ -102,6 +103,10 @@ struct RunArgs {
     /// No progress line on a terminal (it appears after two seconds).
     #[arg(long)]
     no_progress: bool,
+    /// Wait for gdb on 127.0.0.1:PORT before the first instruction and let it
+    /// debug the program (0: any free port, printed on stderr).
+    #[arg(long, value_name = "PORT")]
+    gdb: Option<u16>,
     /// The riscv64 ELF to run, then its arguments: everything from the
     /// program on is the guest's (`rvnvmm run PROG --help` passes --help on).
     #[arg(value_name = "PROGRAM [ARGS]", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
@@ -277,8 +282,11 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             process.track_persistence(domain);
         }
     }
+    if let Some(port) = a.gdb {
+        process = process.with_gdb(gdb::wait_for_gdb(port)?);
+    }
     let line = progress::Progress::on_terminal(a.max_insns)
-        .filter(|_| !a.no_progress && !a.trace)
+        .filter(|_| !a.no_progress && !a.trace && a.gdb.is_none())
         .map(|p| std::sync::Arc::new(std::sync::Mutex::new(p)));
     if let Some(line) = &line {
         let line = line.clone();

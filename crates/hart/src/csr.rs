@@ -81,6 +81,17 @@ impl Hart {
         self.csr_read(csr, now, Priv::Machine)
     }
 
+    /// Writes CSR `csr` as M-mode would (for debuggers); `false` if the
+    /// hart does not implement it or the write is illegal.
+    pub fn write_csr(&mut self, csr: u16, value: u64) -> bool {
+        let now = Now {
+            insns: 0,
+            cycles: 0,
+        };
+        self.csr_read(csr, now, Priv::Machine).is_some()
+            && self.csr_write(csr, value, now).is_some()
+    }
+
     fn counter_enabled(&self, index: u16, prv: Priv) -> bool {
         let bit = 1u64 << index;
         match prv {

@@ -99,6 +99,12 @@ impl Hart {
                     self.pc = pc;
                     return None;
                 }
+                if TRACE && self.debug.is_some() && self.debug_stops_before(ins, pc, i) {
+                    // A debugger's stop before this instruction.
+                    self.retire(i, cost);
+                    self.pc = pc;
+                    return Some(Exit::Budget);
+                }
                 let issue = if SMT {
                     Some(self.smt_issue(ins, i, cost))
                 } else {

@@ -29,6 +29,7 @@ mod code;
 mod core;
 mod cost;
 mod csr;
+pub mod debug;
 mod exec;
 mod fp;
 mod interrupt;
@@ -298,6 +299,9 @@ pub struct Hart {
     stop_block: bool,
     /// Print each retired instruction to stderr.
     pub trace: bool,
+    /// A debugger's breakpoints, watchpoints and step ([`debug`]): while
+    /// set, blocks run step by step.
+    pub debug: Option<Box<debug::Debug>>,
     /// Stop exactly at the end of the budget, never after it (a crash
     /// injected at an instruction count). Runs the last block of a budget
     /// instruction by instruction.
@@ -343,6 +347,7 @@ impl Hart {
             model_flush_pending: false,
             stop_block: false,
             trace: false,
+            debug: None,
             exact_budget: false,
             full_system: false,
             csrs: PrivState::user_mode(),
@@ -529,11 +534,13 @@ impl Hart {
         }
     }
 
-    /// Whether blocks run with a look at every instruction: to trace, or
-    /// for an exact stop within the next block.
+    /// Whether blocks run with a look at every instruction: to trace, for
+    /// a debugger, or for an exact stop within the next block.
     #[inline]
     fn step_by_step(&self, stop_at: u64) -> bool {
-        self.trace || (self.exact_budget && stop_at - self.instret <= MAX_BLOCK_INSNS as u64)
+        self.trace
+            || self.debug.is_some()
+            || (self.exact_budget && stop_at - self.instret <= MAX_BLOCK_INSNS as u64)
     }
 
     /// Where whole blocks stop: for an exact stop, a block short of it, so

@@ -6,6 +6,7 @@ use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
+use rvnvmm_gdb::{Target, Verdict};
 use rvnvmm_hart::smt::{IssueCalendar, SharedCalendar};
 use rvnvmm_hart::TimingModel;
 use rvnvmm_hart::{
@@ -269,6 +270,8 @@ pub struct Process {
     pub(crate) arg_area: (u64, u64),
     /// Where the environment strings lie (`/proc/self/environ`).
     pub(crate) env_area: (u64, u64),
+    /// The gdb connection, if a debugger is attached.
+    pub(crate) gdb: Option<rvnvmm_gdb::GdbStub>,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -386,6 +389,7 @@ impl Process {
             start_stack: 0,
             arg_area: (0, 0),
             env_area: (0, 0),
+            gdb: None,
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -407,6 +411,13 @@ impl Process {
             fault_note: None,
         });
         Ok(p)
+    }
+
+    /// Lets gdb debug the process through `stub` (`rvnvmm run --gdb`): the
+    /// process stops before its first instruction for gdb.
+    pub fn with_gdb(mut self, stub: rvnvmm_gdb::GdbStub) -> Process {
+        self.gdb = Some(stub);
+        self
     }
 
     /// Times memory accesses with `memsys` (caches, bus, controllers)
@@ -757,6 +768,34 @@ impl Process {
         Ok(())
     }
 
+    /// Reads guest memory for a debugger, changing nothing: a page not yet
+    /// touched reads as the zeros it would be given if it is anonymous, and
+    /// fails otherwise (faulting it in would change what the guest does
+    /// later). `false` at the first unreadable byte.
+    pub(crate) fn peek_mem(&self, hart: &Hart, vaddr: u64, buf: &mut [u8]) -> bool {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let va = vaddr.wrapping_add(done as u64);
+            let n = ((4096 - (va & 0xfff)) as usize).min(buf.len() - done);
+            let chunk = &mut buf[done..done + n];
+            match hart.debug_translate(&self.mem, va) {
+                Some(pa) => {
+                    if !self.mem.read(pa, chunk) {
+                        return false;
+                    }
+                }
+                None => match self.aspace.find(va) {
+                    Some((_, vma)) if va < vma.end && va >= vma.anon_from && vma.file.is_none() => {
+                        chunk.fill(0)
+                    }
+                    _ => return false,
+                },
+            }
+            done += n;
+        }
+        true
+    }
+
     /// Writes guest memory (keeping decoded code coherent).
     pub(crate) fn write_mem(&mut self, vaddr: u64, data: &[u8]) -> Result<(), Errno> {
         let mut done = 0usize;
@@ -936,6 +975,14 @@ impl Process {
         if let Some(tree) = self.fs.tree.as_mut() {
             tree.release();
         }
+        if let Some(gdb) = self.gdb.as_mut() {
+            match self.exit {
+                Some(ExitKind::Signal(sig)) => gdb.killed(sig),
+                Some(ExitKind::Code(code)) => gdb.exited(code),
+                None => gdb.exited(0),
+                Some(ExitKind::InsnLimit | ExitKind::Crash) => gdb.killed(libc::SIGKILL),
+            }
+        }
         ran?;
         Ok(self.outcome())
     }
@@ -1038,6 +1085,44 @@ impl Cores for Process {
     }
 }
 
+/// gdb's view of the process: its live threads by thread id, memory as
+/// `ptrace` reaches it (faulting pages in, as Linux does).
+impl Target for Process {
+    fn threads(&self) -> Vec<u64> {
+        self.threads
+            .iter()
+            .filter(|t| t.state != ThreadState::Exited)
+            .map(|t| t.tid as u64)
+            .collect()
+    }
+
+    fn hart(&self, thread: u64) -> Option<&Hart> {
+        self.threads
+            .iter()
+            .find(|t| t.tid as u64 == thread && t.state != ThreadState::Exited)
+            .map(|t| &t.hart)
+    }
+
+    fn hart_mut(&mut self, thread: u64) -> Option<&mut Hart> {
+        self.threads
+            .iter_mut()
+            .find(|t| t.tid as u64 == thread && t.state != ThreadState::Exited)
+            .map(|t| &mut t.hart)
+    }
+
+    fn read_memory(&mut self, thread: u64, addr: u64, buf: &mut [u8]) -> bool {
+        Target::hart(self, thread).is_some_and(|hart| self.peek_mem(hart, addr, buf))
+    }
+
+    fn write_memory(&mut self, _thread: u64, addr: u64, data: &[u8]) -> bool {
+        self.write_mem(addr, data).is_ok()
+    }
+
+    fn full_system(&self) -> bool {
+        false
+    }
+}
+
 impl Machine for Process {
     type Stop = Result<(), RunError>;
     type Turn = Exit;
@@ -1047,6 +1132,18 @@ impl Machine for Process {
             return ControlFlow::Break(Ok(()));
         }
         self.take_host_signals();
+        if let Some(mut gdb) = self.gdb.take() {
+            let last = self.threads.get(self.current).map_or(1, |t| t.tid as u64);
+            match gdb.poll(self, last) {
+                Verdict::Run => self.gdb = Some(gdb),
+                Verdict::Detach => {}
+                Verdict::Kill => {
+                    self.exit = Some(ExitKind::Signal(libc::SIGKILL));
+                    self.gdb = Some(gdb);
+                    return ControlFlow::Break(Ok(()));
+                }
+            }
+        }
         ControlFlow::Continue(())
     }
 

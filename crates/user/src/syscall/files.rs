@@ -34,6 +34,7 @@ impl Process {
     pub(super) fn is_internal_fd(&self, fd: i32) -> bool {
         use std::os::fd::AsRawFd;
         self.fs.is_internal(fd)
+            || self.gdb.as_ref().is_some_and(|g| g.fd() == fd)
             || self
                 .aspace
                 .vmas

@@ -121,6 +121,8 @@ impl Process {
         }
         if r == 0 {
             self.is_child = true;
+            // The debugger follows the parent only.
+            self.gdb = None;
             self.pid = std::process::id() as i32;
             self.next_tid = self.pid + 1;
             let keep = self.threads.swap_remove(i);
@@ -129,6 +131,7 @@ impl Process {
             self.current = 0;
             self.exited.clear();
             let t = &mut self.threads[0];
+            t.hart.debug = None;
             t.tid = self.pid;
             t.hart.x[10] = 0;
             if sp != 0 {
