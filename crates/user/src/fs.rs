@@ -306,6 +306,15 @@ impl Fs {
         )
     }
 
+    /// Whether a guest path names something inside the NVMM-backed
+    /// directory (not the directory itself).
+    pub fn inside_pmem_dir(&self, dirfd: i32, path: &[u8]) -> bool {
+        let Some((_, host)) = &self.pmem else {
+            return false;
+        };
+        self.in_pmem_dir(dirfd, path).is_some_and(|p| p != *host)
+    }
+
     /// The host path of a guest path inside the NVMM-backed directory.
     fn in_pmem_dir(&self, dirfd: i32, path: &[u8]) -> Option<PathBuf> {
         let (guest, host) = self.pmem.as_ref()?;

@@ -312,7 +312,10 @@ impl Process {
         let mut found: Vec<(Vec<u8>, u64)> = Vec::new();
         let entries = std::fs::read_dir(&dir.host).map_err(|_| EIO)?;
         for d in entries.flatten() {
-            let Ok(md) = d.metadata() else { continue };
+            // Not followed: a symbolic link is not one of the files.
+            let Ok(md) = std::fs::symlink_metadata(d.path()) else {
+                continue;
+            };
             if md.is_file() {
                 found.push((d.file_name().as_bytes().to_vec(), md.len()));
             }
@@ -336,14 +339,20 @@ impl Process {
             let slot = match dir.slot(&name) {
                 Some(s) => s,
                 None => {
-                    let Some(free) = dir.slots.iter().position(Option::is_none) else {
-                        result = Err(ENOSPC);
-                        continue;
+                    let free = dir.slots.iter().position(Option::is_none);
+                    let refused = match free {
+                        None => Some(ENOSPC),
+                        Some(_) if name.len() > NAME_MAX => Some(ENAMETOOLONG),
+                        Some(_) => None,
                     };
-                    if name.len() > NAME_MAX {
-                        result = Err(ENAMETOOLONG);
+                    if let Some(e) = refused {
+                        // Not one of the directory's files: it goes again.
+                        let _ =
+                            std::fs::remove_file(dir.host.join(std::ffi::OsStr::from_bytes(&name)));
+                        result = Err(e);
                         continue;
                     }
+                    let free = free.expect("checked");
                     let start = dir.find_free(0, None).unwrap_or(0);
                     self.pmem.as_mut().expect("checked").slots[free] = Some(Entry {
                         name: name.clone(),

@@ -702,6 +702,13 @@ impl Process {
     }
 
     pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> SysResult {
+        // The NVMM-backed directory keeps files only, as a flat table.
+        if self.fs.pmem.is_some() {
+            let p = self.read_cstr(path)?;
+            if self.fs.inside_pmem_dir(dirfd as i32, &p) {
+                return Err(EPERM);
+            }
+        }
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -952,6 +959,15 @@ impl Process {
     pub(super) fn pmem_changed(&mut self, r: i64) -> SysResult {
         self.pmem_sync()?;
         Ok(r)
+    }
+
+    /// After an open that may have created a file of the NVMM-backed
+    /// directory: one the directory cannot take is closed again.
+    pub(super) fn pmem_opened(&mut self, fd: i64) -> SysResult {
+        self.pmem_written(fd as i32, fd).inspect_err(|_| {
+            // SAFETY: close takes an integer; `fd` was opened for this call.
+            unsafe { libc::close(fd as i32) };
+        })
     }
 
     /// After a call that may have created or resized the file `fd` has

@@ -110,7 +110,7 @@ impl Process {
             nr::FCHOWN => self.sys_fchown(fd, a[1] as u32, a[2] as u32),
             nr::OPENAT => self
                 .sys_openat(a[0], a[1], a[2], a[3])
-                .and_then(|r| self.pmem_written(r as i32, r)),
+                .and_then(|r| self.pmem_opened(r)),
             nr::CLOSE => self.sys_close(fd),
             nr::CLOSE_RANGE => self.sys_close_range(a[0] as u32, a[1] as u32),
             nr::PIPE2 => self.sys_pipe2(a[0], a[1]),
