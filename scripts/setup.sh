@@ -56,12 +56,19 @@ SYSROOT="$CACHE/sysroot-$SUITE-$ARCH"
 WORKLOAD_PACKAGES=(xz-utils bzip2 gzip sqlite3 lua5.4 gawk mawk
                    liblzma5 libbz2-1.0 libsqlite3-0 zlib1g libreadline8t64
                    readline-common libtinfo6 libgmp10 libmpfr6 libsigsegv2)
+# PMDK (docs/persistence.md): Debian's riscv64 libpmemobj and libpmem with
+# the libraries they load (ndctl's, and theirs), and the headers guest
+# programs compile against (guest/emu/pmdk_rbtree.c).
+PMDK_PACKAGES=(libpmemobj1 libpmem1 libpmemobj-dev libpmem-dev
+               libndctl6 libdaxctl1 libkmod2 libudev1 libuuid1 libcap2
+               libssl3t64 openssl-provider-legacy libzstd1)
 # Full system (rvnvmm boot): OpenSBI's fw_dynamic and Debian's riscv64
 # kernel with its modules. The kernel's package is named after its ABI, so
 # it is found through the linux-image-riscv64 metapackage below.
 SYSTEM_PACKAGES=(opensbi linux-image-riscv64)
-PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}" "${SYSTEM_PACKAGES[@]}")
-SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}")
+PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}"
+          "${SYSTEM_PACKAGES[@]}")
+SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}")
 
 # ---------------------------------------------------------------- host tools
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu gfortran-riscv64-linux-gnu qemu-user e2fsprogs

@@ -407,8 +407,15 @@ impl Runner<'_> {
         args.extend(recover.iter().cloned());
         let out = self.run(&img, &args)?;
         if !out.status.success() {
-            let said = String::from_utf8_lossy(&out.stdout);
-            let said = said.lines().last().unwrap_or("").trim().to_string();
+            // The last line it wrote: on stdout, or else on stderr.
+            let last = |b: &[u8]| {
+                let s = String::from_utf8_lossy(b);
+                s.lines().last().unwrap_or("").trim().to_string()
+            };
+            let said = match last(&out.stdout) {
+                s if s.is_empty() => last(&out.stderr),
+                s => s,
+            };
             r.failure = Some(format!("recovery exited with {}: {said}", out.status));
         }
         let _ = std::fs::remove_file(&img);

@@ -184,6 +184,7 @@ pub(crate) fn user_options(
         ram: (dram.base, dram.size),
         nvmm: nvmm.map(|(_, r)| (r.base, r.size)),
         heap_on_nvmm: cfg.user.heap == rvnvmm_config::RegionKind::Nvmm,
+        pmem_dir: (!cfg.user.pmem_dir.is_empty()).then(|| cfg.user.pmem_dir.clone()),
         stack_size: cfg.user.stack_size,
         pages: cfg.user.pages,
         region_names: [
@@ -282,6 +283,9 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             process.track_persistence(domain);
         }
     }
+    // After the image and the domain: the directory's table is read from
+    // the image, and a new one is written back to the domain.
+    process.mount_pmem_dir()?;
     if let Some(port) = a.gdb {
         process = process.with_gdb(gdb::wait_for_gdb(port)?);
     }

@@ -798,6 +798,11 @@ pub struct User {
     /// Simulated nanoseconds a thread runs before another runnable thread
     /// on the same logical CPU gets its turn.
     pub time_slice_ns: u64,
+    /// The guest path of an NVMM-backed directory, as a DAX file system
+    /// (e.g. `/mnt/pmem`): its files are frames of the NVMM region's second
+    /// quarter, listed in a table there, and map with `MAP_SYNC`. Empty:
+    /// none.
+    pub pmem_dir: String,
 }
 
 /// The largest stack user mode gives a program (`user.stack_size`, or an
@@ -1208,6 +1213,7 @@ impl Default for User {
             stack_size: 8 * 1024 * 1024,
             pages: PagePolicy::Base,
             time_slice_ns: 3_000_000,
+            pmem_dir: String::new(),
         }
     }
 }

@@ -509,6 +509,29 @@ impl Config {
                 ),
             );
         }
+        let dir = &self.user.pmem_dir;
+        if !dir.is_empty() {
+            let parts_ok = dir
+                .split('/')
+                .skip(1)
+                .all(|p| !p.is_empty() && p != "." && p != "..");
+            if !dir.starts_with('/') || dir == "/" || !parts_ok {
+                c.error(
+                    "user.pmem_dir",
+                    format!("must be an absolute guest path below / without . or .. or empty parts (e.g. \"/mnt/pmem\"), got \"{dir}\""),
+                );
+            } else if self
+                .memory
+                .regions_of_kind(RegionKind::Nvmm)
+                .next()
+                .is_none()
+            {
+                c.error(
+                    "user.pmem_dir",
+                    "needs an NVMM region (a region with kind = \"nvmm\") to keep its files in",
+                );
+            }
+        }
         let stack = self.user.stack_size;
         if stack == 0 || !stack.is_multiple_of(PAGE) || stack > crate::MAX_STACK_SIZE {
             c.error(

@@ -28,6 +28,9 @@ pub struct Fs {
     /// The emulated `/proc` and `/sys` directories (the process's own
     /// entries and the machine's harts, not the host's).
     pub tree: Option<crate::procfs::EmulatedTree>,
+    /// The NVMM-backed directory (`user.pmem_dir`): its guest path and the
+    /// host directory standing for it.
+    pub pmem: Option<(Vec<u8>, PathBuf)>,
 }
 
 /// A guest path the emulator answers from a host path of its own.
@@ -95,6 +98,7 @@ impl Fs {
             exe_host: PathBuf::new(),
             exe_guest: String::new(),
             tree: None,
+            pmem: None,
         })
     }
 
@@ -185,6 +189,16 @@ impl Fs {
         if host.as_os_str().as_bytes().starts_with(b"/memfd:") {
             return Some(host.display().to_string());
         }
+        if let Some((guest, dir)) = &self.pmem {
+            if let Ok(rest) = host.strip_prefix(dir) {
+                let g = String::from_utf8_lossy(guest);
+                return Some(if rest.as_os_str().is_empty() {
+                    g.into_owned()
+                } else {
+                    format!("{g}/{}", rest.display())
+                });
+            }
+        }
         if let Some(p) = self.tree.as_ref().and_then(|t| t.guest_path(host)) {
             return Some(p);
         }
@@ -246,6 +260,9 @@ impl Fs {
     /// `follow`ed); the emulator's own `fd/` for the descriptors.
     fn special(&self, dirfd: i32, path: &[u8], follow: bool) -> Option<Special> {
         use crate::procfs::TreePath;
+        if let Some(host) = self.in_pmem_dir(dirfd, path) {
+            return Some(Special::Through(host));
+        }
         let tree = self.tree.as_ref()?;
         let abs;
         let path = if path.first() == Some(&b'/') {
@@ -287,6 +304,41 @@ impl Fs {
                 }
             },
         )
+    }
+
+    /// Whether a guest path names something inside the NVMM-backed
+    /// directory (not the directory itself).
+    pub fn inside_pmem_dir(&self, dirfd: i32, path: &[u8]) -> bool {
+        let Some((_, host)) = &self.pmem else {
+            return false;
+        };
+        self.in_pmem_dir(dirfd, path).is_some_and(|p| p != *host)
+    }
+
+    /// The host path of a guest path inside the NVMM-backed directory.
+    fn in_pmem_dir(&self, dirfd: i32, path: &[u8]) -> Option<PathBuf> {
+        let (guest, host) = self.pmem.as_ref()?;
+        if path.is_empty() {
+            return None;
+        }
+        let abs = if path.first() == Some(&b'/') {
+            path.to_vec()
+        } else if self.root.is_some() {
+            self.guest_abs(dirfd, path).ok()?
+        } else {
+            self.guest_absolute(dirfd, path)?
+        };
+        let rest = abs.strip_prefix(&guest[..])?;
+        if !rest.is_empty() && rest[0] != b'/' {
+            return None;
+        }
+        // `..` leaves the directory: resolved as any other path.
+        if rest.split(|&c| c == b'/').any(|c| c == b"..") {
+            return None;
+        }
+        Some(host.join(std::ffi::OsStr::from_bytes(
+            rest.strip_prefix(b"/").unwrap_or(rest),
+        )))
     }
 
     /// Opens `path` like openat(2). Returns the new host (= guest) fd.

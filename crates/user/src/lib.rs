@@ -13,6 +13,7 @@ pub mod elf;
 pub mod errno;
 pub mod fs;
 pub mod hwprobe;
+mod pmem;
 mod process;
 pub mod procfs;
 mod signal;

@@ -44,6 +44,9 @@ pub struct Options {
     pub nvmm: Option<(u64, u64)>,
     /// Put brk and anonymous mmap memory on NVMM (`user.heap = nvmm`).
     pub heap_on_nvmm: bool,
+    /// The guest path of the NVMM-backed directory (`user.pmem_dir`),
+    /// mounted by [`Process::mount_pmem_dir`].
+    pub pmem_dir: Option<String>,
     /// The soft `RLIMIT_STACK` the process starts with (`user.stack_size`):
     /// it sizes the stack of every program it execs until the guest changes
     /// the limit.
@@ -257,6 +260,8 @@ pub struct Process {
     pub(crate) memsys: Option<MemorySystem>,
     /// Devices outside RAM (the memory system's control page).
     pub(crate) devices: crate::devices::Devices,
+    /// The NVMM-backed directory (`user.pmem_dir`), once mounted.
+    pub(crate) pmem: Option<crate::pmem::PmemDir>,
     /// Told (instructions so far, simulated ns) after every time slice of
     /// the initial process: a progress display.
     pub(crate) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
@@ -383,6 +388,7 @@ impl Process {
             rlimits: default_rlimits(opts.stack_size),
             memsys: None,
             devices: Default::default(),
+            pmem: None,
             progress: None,
             no_new_privs: false,
             auxv: Vec::new(),

@@ -272,6 +272,13 @@ impl EmulatedTree {
     }
 
     /// The host path of `rest` in the process's directory of the tree.
+    /// A host path of the emulator's own inside the tree's directory,
+    /// outside the guest's `/proc` and `/sys` (the NVMM-backed directory's
+    /// files live there), removed with the tree.
+    pub fn scratch(&self, name: &str) -> std::path::PathBuf {
+        self.root.join(format!(".{name}"))
+    }
+
     pub fn own(&self, rest: &str) -> std::path::PathBuf {
         self.root.join("proc/self").join(rest)
     }

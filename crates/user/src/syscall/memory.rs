@@ -58,6 +58,13 @@ impl Process {
         } else {
             crate::devices::Device::of_fd(fd)
         };
+        // A shared mapping of a file of the NVMM-backed directory maps its
+        // extent's physical pages, as DAX does.
+        let pmem_extent = match (anon || !shared, device) {
+            (false, None) => self.pmem_extent_of_fd(fd).transpose()?,
+            _ => None,
+        };
+        let physical = device.is_some() || pmem_extent.is_some();
         // Linux accounts private writable and shared anonymous memory
         // (unless MAP_NORESERVE) and refuses a request larger than RAM.
         const MAP_NORESERVE: u32 = 0x4000;
@@ -68,7 +75,7 @@ impl Process {
             0
         };
         if accounted
-            && device.is_none()
+            && !physical
             && flags & MAP_NORESERVE == 0
             && !self.aspace.may_commit(len, pool)
         {
@@ -78,15 +85,43 @@ impl Process {
         // writable mapping may add what it does not replace.
         if !shared
             && prot & PROT_WRITE != 0
-            && device.is_none()
+            && !physical
             && !self
                 .aspace
                 .may_expand_data(len - self.aspace.mapped_bytes(start, start + len))
         {
             return Err(ENOMEM);
         }
-        if sync && device.is_none() {
+        if sync && !physical {
             return Err(EOPNOTSUPP);
+        }
+        if let Some((base, size)) = pmem_extent {
+            // SAFETY: F_GETFL takes no argument.
+            let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+            if fl < 0 {
+                return Err(EBADF);
+            }
+            let acc = fl & libc::O_ACCMODE;
+            if acc == libc::O_WRONLY || (prot & PROT_WRITE != 0 && acc == libc::O_RDONLY) {
+                return Err(EACCES);
+            }
+            // Past the file's last page there are no frames of its own.
+            if off.checked_add(len).is_none_or(|end| end > size) {
+                return Err(EINVAL);
+            }
+            let name = self.fs.guest_path_of_open_fd(fd).unwrap_or_default();
+            if !self.aspace.is_free(start, start + len) {
+                let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+                self.after_unmap(exec);
+            }
+            self.aspace.add(
+                start,
+                start + len,
+                prot,
+                Backing::Physical { base: base + off },
+                &name,
+            );
+            return Ok(start as i64);
         }
         if !anon {
             if let Some(dev) = device {
@@ -277,9 +312,20 @@ impl Process {
             return Err(EINVAL);
         }
         let mut a = addr;
+        let mut physical = Vec::new();
         while a < addr.saturating_add(len) {
-            let (_, v) = self.aspace.find(a).ok_or(ENOMEM)?;
+            let (start, v) = self.aspace.find(a).ok_or(ENOMEM)?;
+            if let Backing::Physical { base } = &v.backing {
+                let base = *base;
+                let end = v.end.min(addr.saturating_add(len));
+                physical.push((base + (a - start), end - a));
+            }
             a = v.end;
+        }
+        // A mapping of the NVMM-backed directory's file: its lines are
+        // written back, as Linux's DAX msync does.
+        for (paddr, n) in physical {
+            self.pmem_msync(paddr, n);
         }
         Ok(0)
     }
@@ -343,6 +389,7 @@ impl Process {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fs::AT_FDCWD;
     use crate::syscall::testing::*;
     use crate::vm::PROT_READ;
 
@@ -541,5 +588,93 @@ mod tests {
         assert_eq!(err(p.sys_mincore(a + 1, 0x1000, vec)), EINVAL);
         assert_eq!(err(p.sys_mincore(a, 0x4000, vec)), ENOMEM, "a page past it");
         assert_eq!(err(p.sys_mincore(a, 0x1000, WILD)), EFAULT);
+    }
+
+    /// A process with a 1 MiB NVMM region and `/mnt/pmem` on it.
+    fn with_pmem_dir() -> Process {
+        let mut opts = process().opts.clone();
+        opts.nvmm = Some((0x1_0000_0000, 1 << 20));
+        opts.pmem_dir = Some("/mnt/pmem".into());
+        let mut p = Process::without_program(opts).expect("a bare process");
+        p.aspace.brk_start = BRK_START;
+        p.aspace.brk = BRK_START;
+        p.mount_pmem_dir().expect("mounted");
+        p
+    }
+
+    const SHARED_VALIDATE_SYNC: u64 = 3 | 0x8_0000;
+
+    #[test]
+    fn pmem_dir_files_map_with_map_sync_and_live_in_nvmm() {
+        let mut p = with_pmem_dir();
+        let path = guest_str(&mut p, "/mnt/pmem/pool");
+        let flags = (libc::O_RDWR | libc::O_CREAT | libc::O_CLOEXEC) as u64;
+        let fd = p.sys_openat(AT_FDCWD as u64, path, flags, 0o600).unwrap() as i32;
+        let data = scratch(&mut p, 8192);
+        p.write_mem(data, &[0x5a; 5000]).unwrap();
+        assert_eq!(p.sys_pwrite64(fd, data, 5000, 0), Ok(5000));
+        p.pmem_sync().unwrap();
+        let (base, size) = p.pmem_extent_of_fd(fd).unwrap().unwrap();
+        assert_eq!(size, 8192);
+        // Inside the partition, past the table's page.
+        assert!(base >= 0x1_0000_0000 + (256 << 10) + 4096);
+        // A DAX mapping shows the file, and a store through it is the file's.
+        let m = p
+            .sys_mmap([0, 8192, 3, SHARED_VALIDATE_SYNC, fd as u64, 0])
+            .unwrap() as u64;
+        assert_eq!(read(&mut p, m + 4999, 2), [0x5a, 0]);
+        p.write_mem(m + 10, b"tree").unwrap();
+        let mut b = [0u8; 4];
+        assert!(p.mem.read(base + 10, &mut b));
+        assert_eq!(&b, b"tree");
+        assert_eq!(p.sys_pread64(fd, data, 4, 10), Ok(4));
+        assert_eq!(read(&mut p, data, 4), b"tree");
+        // Beyond the file's pages: refused.
+        assert_eq!(
+            err(p.sys_mmap([0, 3 * 4096, 3, SHARED_VALIDATE_SYNC, fd as u64, 0])),
+            EINVAL
+        );
+        // Another run on the same NVMM contents finds the file.
+        let (pbase, psize) = crate::pmem::PmemDir::partition((0x1_0000_0000, 1 << 20));
+        let mut region = vec![0u8; psize as usize];
+        p.mem.read(pbase, &mut region);
+        let mut q = {
+            let mut opts = p.opts.clone();
+            opts.pmem_dir = Some("/mnt/pmem".into());
+            Process::without_program(opts).unwrap()
+        };
+        q.mem.write(pbase, &region);
+        q.mount_pmem_dir().unwrap();
+        let path = guest_str(&mut q, "/mnt/pmem/pool");
+        let fd = q
+            .sys_openat(AT_FDCWD as u64, path, libc::O_RDONLY as u64, 0)
+            .unwrap() as i32;
+        let data = scratch(&mut q, 8192);
+        assert_eq!(q.sys_pread64(fd, data, 8192, 0), Ok(5000));
+        assert_eq!(read(&mut q, data + 8, 8), b"\x5a\x5atree\x5a\x5a");
+        // Flat: no subdirectories.
+        let sub = guest_str(&mut q, "/mnt/pmem/sub");
+        assert_eq!(err(q.sys_mkdirat(AT_FDCWD as u64, sub, 0o700)), EPERM);
+        // Unlinked: its extent is free again.
+        let path = guest_str(&mut q, "/mnt/pmem/pool");
+        q.sys_unlinkat(AT_FDCWD as u64, path, 0).unwrap();
+        q.pmem_sync().unwrap();
+        assert!(q.pmem_extent_of_fd(fd).is_none());
+    }
+
+    #[test]
+    fn map_sync_of_an_ordinary_file_is_not_supported() {
+        let mut p = with_pmem_dir();
+        let f = TempFile::new("mapsync", &[1; 4096]);
+        let path = guest_str(&mut p, f.path());
+        let fd = p
+            .sys_openat(AT_FDCWD as u64, path, libc::O_RDWR as u64, 0)
+            .unwrap();
+        assert_eq!(
+            err(p.sys_mmap([0, 4096, 3, SHARED_VALIDATE_SYNC, fd as u64, 0])),
+            EOPNOTSUPP
+        );
+        // Without MAP_SYNC it maps as any shared file.
+        assert!(p.sys_mmap([0, 4096, 3, 1, fd as u64, 0]).is_ok());
     }
 }

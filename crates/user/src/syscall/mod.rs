@@ -81,15 +81,25 @@ impl Process {
             nr::FCNTL => self.sys_fcntl(fd, a[1] as i32, a[2]),
             nr::IOCTL => self.sys_ioctl(fd, a[1], a[2]),
             nr::MKDIRAT => self.sys_mkdirat(a[0], a[1], a[2] as u32),
-            nr::UNLINKAT => self.sys_unlinkat(a[0], a[1], a[2] as i32),
+            nr::UNLINKAT => self
+                .sys_unlinkat(a[0], a[1], a[2] as i32)
+                .and_then(|r| self.pmem_changed(r)),
             nr::SYMLINKAT => self.sys_symlinkat(a[0], a[1], a[2]),
             nr::LINKAT => self.sys_linkat(a),
-            nr::RENAMEAT2 => self.sys_renameat2(a[0], a[1], a[2], a[3], a[4]),
+            nr::RENAMEAT2 => self
+                .sys_renameat2(a[0], a[1], a[2], a[3], a[4])
+                .and_then(|r| self.pmem_changed(r)),
             nr::STATFS => self.sys_statfs(a[0], a[1]),
             nr::FSTATFS => self.sys_fstatfs(fd, a[1]),
-            nr::TRUNCATE => self.sys_truncate(a[0], a[1] as i64),
-            nr::FTRUNCATE => self.sys_ftruncate(fd, a[1] as i64),
-            nr::FALLOCATE => self.sys_fallocate(fd, a[1] as i32, a[2] as i64, a[3] as i64),
+            nr::TRUNCATE => self
+                .sys_truncate(a[0], a[1] as i64)
+                .and_then(|r| self.pmem_changed(r)),
+            nr::FTRUNCATE => self
+                .sys_ftruncate(fd, a[1] as i64)
+                .and_then(|r| self.pmem_written(fd, r)),
+            nr::FALLOCATE => self
+                .sys_fallocate(fd, a[1] as i32, a[2] as i64, a[3] as i64)
+                .and_then(|r| self.pmem_written(fd, r)),
             nr::FACCESSAT => self.sys_faccessat(a[0], a[1], a[2], 0),
             nr::FACCESSAT2 => self.sys_faccessat(a[0], a[1], a[2], a[3]),
             nr::CHDIR => self.sys_chdir(a[0]),
@@ -98,20 +108,30 @@ impl Process {
             nr::FCHMODAT => self.sys_fchmodat(a[0], a[1], a[2] as u32),
             nr::FCHOWNAT => self.sys_fchownat(a),
             nr::FCHOWN => self.sys_fchown(fd, a[1] as u32, a[2] as u32),
-            nr::OPENAT => self.sys_openat(a[0], a[1], a[2], a[3]),
+            nr::OPENAT => self
+                .sys_openat(a[0], a[1], a[2], a[3])
+                .and_then(|r| self.pmem_opened(r)),
             nr::CLOSE => self.sys_close(fd),
             nr::CLOSE_RANGE => self.sys_close_range(a[0] as u32, a[1] as u32),
             nr::PIPE2 => self.sys_pipe2(a[0], a[1]),
             nr::GETDENTS64 => self.sys_getdents64(fd, a[1], a[2]),
             nr::LSEEK => self.sys_lseek(fd, a[1] as i64, a[2] as i32),
             nr::READ => self.sys_read(fd, a[1], a[2]),
-            nr::WRITE => self.sys_write(fd, a[1], a[2]),
+            nr::WRITE => self
+                .sys_write(fd, a[1], a[2])
+                .and_then(|r| self.pmem_written(fd, r)),
             nr::READV => self.sys_readv(fd, a[1], a[2], None),
-            nr::WRITEV => self.sys_writev(fd, a[1], a[2], None),
+            nr::WRITEV => self
+                .sys_writev(fd, a[1], a[2], None)
+                .and_then(|r| self.pmem_written(fd, r)),
             nr::PREAD64 => self.sys_pread64(fd, a[1], a[2], a[3] as i64),
-            nr::PWRITE64 => self.sys_pwrite64(fd, a[1], a[2], a[3] as i64),
+            nr::PWRITE64 => self
+                .sys_pwrite64(fd, a[1], a[2], a[3] as i64)
+                .and_then(|r| self.pmem_written(fd, r)),
             nr::PREADV => self.sys_readv(fd, a[1], a[2], Some(a[3] as i64)),
-            nr::PWRITEV => self.sys_writev(fd, a[1], a[2], Some(a[3] as i64)),
+            nr::PWRITEV => self
+                .sys_writev(fd, a[1], a[2], Some(a[3] as i64))
+                .and_then(|r| self.pmem_written(fd, r)),
             nr::SENDFILE => self.sys_sendfile(a),
             nr::PSELECT6 => return self.sys_pselect6(a),
             nr::PPOLL => return self.sys_ppoll(a),
@@ -121,6 +141,7 @@ impl Process {
             nr::STATX => self.sys_statx(a),
             // Every write reaches the host file at once: nothing to flush.
             nr::SYNC => Ok(0),
+            nr::FLOCK => self.sys_flock(fd, a[1] as i32),
             nr::FSYNC => self.sys_fsync(fd),
             nr::FDATASYNC => self.sys_fdatasync(fd),
             nr::UTIMENSAT => self.sys_utimensat(a),

@@ -27,6 +27,7 @@ pub(crate) fn process() -> Process {
         ram: (0x8000_0000, 64 << 20),
         nvmm: None,
         heap_on_nvmm: false,
+        pmem_dir: None,
         stack_size: 8 << 20,
         pages: crate::vm::PagePolicy::Base,
         region_names: ["dram".into(), "nvmm".into()],
