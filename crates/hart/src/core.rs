@@ -13,7 +13,7 @@ use crate::{CoreCosts, CoreId, HartConfig};
 /// A core of several hardware threads is one `Core` per thread (its own
 /// clock and `mhartid`, the same `id`) sharing an issue calendar
 /// ([`Core::with_smt`]); `hart_id` is the thread's `mhartid`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Core {
     /// The core's number: its slot among the timing model's L1s.
     pub id: CoreId,
@@ -54,6 +54,52 @@ impl PartialEq for SmtSeat {
 }
 
 impl Eq for SmtSeat {}
+
+impl Clone for Core {
+    fn clone(&self) -> Core {
+        Core {
+            id: self.id,
+            hart_id: self.hart_id,
+            cycles: self.cycles,
+            clock_hz: self.clock_hz,
+            timebase_hz: self.timebase_hz,
+            costs: self.costs.clone(),
+            sync_limit: self.sync_limit,
+            turn_end: self.turn_end,
+            smt: self.smt.clone(),
+        }
+    }
+
+    /// Copies `source` field by field, leaving the seat alone when it is
+    /// already the same one (the same calendar and thread: a hart that
+    /// stays on its hardware thread, as it does every turn but a
+    /// migration), which spares the shared calendar's reference count two
+    /// atomic operations per turn.
+    fn clone_from(&mut self, source: &Core) {
+        let Core {
+            id,
+            hart_id,
+            cycles,
+            clock_hz,
+            timebase_hz,
+            ref costs,
+            sync_limit,
+            turn_end,
+            ref smt,
+        } = *source;
+        self.id = id;
+        self.hart_id = hart_id;
+        self.cycles = cycles;
+        self.clock_hz = clock_hz;
+        self.timebase_hz = timebase_hz;
+        self.costs.clone_from(costs);
+        self.sync_limit = sync_limit;
+        self.turn_end = turn_end;
+        if self.smt != *smt {
+            self.smt.clone_from(smt);
+        }
+    }
+}
 
 impl Core {
     /// Core `id` at cycle 0, running hardware thread `hart_id`, with the

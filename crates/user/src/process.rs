@@ -1125,7 +1125,8 @@ impl Machine for Process {
         } else {
             u64::MAX
         };
-        if let Some(cal) = self.cpus[cpu].core.calendar().cloned() {
+        // Borrowed, not cloned: no reference-count traffic per turn.
+        if let Some(cal) = self.cpus[cpu].core.calendar() {
             let per_core = self.opts.threads_per_core.max(1);
             let first = cpu - cpu % per_core;
             let mut home = cal
