@@ -477,6 +477,11 @@ impl Hart {
                 // Boxes change places (the calendar itself stays put): the
                 // hart keeps the placeholder between runs.
                 let placeholder = self.calendar_placeholder.take().unwrap_or_default();
+                for (thread, ready) in core.sibling_ready.iter_mut().enumerate() {
+                    if let Some(clock) = ready.take() {
+                        home.set_ready(thread, clock);
+                    }
+                }
                 self.calendar = Some(std::mem::replace(&mut *home, placeholder));
                 let exit = self.run_on_core(env, budget);
                 if let Some(calendar) = self.calendar.take() {
