@@ -1,6 +1,6 @@
 //! A processor core: what a hart runs on.
 
-use crate::smt::SharedCalendar;
+use crate::smt::{SharedCalendar, MAX_THREADS};
 use crate::{CoreCosts, CoreId, HartConfig};
 
 /// A processor core: the clock, the in-order cost model and the port to
@@ -13,7 +13,7 @@ use crate::{CoreCosts, CoreId, HartConfig};
 /// A core of several hardware threads is one `Core` per thread (its own
 /// clock and `mhartid`, the same `id`) sharing an issue calendar
 /// ([`Core::with_smt`]); `hart_id` is the thread's `mhartid`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Core {
     /// The core's number: its slot among the timing model's L1s.
     pub id: CoreId,
@@ -38,6 +38,9 @@ pub struct Core {
     /// The issue calendar of the core and this thread's number in it, if
     /// the core has several threads.
     pub(crate) smt: Option<SmtSeat>,
+    /// What [`Core::set_sibling_ready`] said of each thread of the core
+    /// since the last run (`None`: nothing).
+    pub(crate) sibling_ready: [Option<Option<u64>>; MAX_THREADS],
 }
 
 /// A hardware thread's seat in its core's issue calendar.
@@ -55,6 +58,55 @@ impl PartialEq for SmtSeat {
 
 impl Eq for SmtSeat {}
 
+impl Clone for Core {
+    fn clone(&self) -> Core {
+        Core {
+            id: self.id,
+            hart_id: self.hart_id,
+            cycles: self.cycles,
+            clock_hz: self.clock_hz,
+            timebase_hz: self.timebase_hz,
+            costs: self.costs.clone(),
+            sync_limit: self.sync_limit,
+            turn_end: self.turn_end,
+            smt: self.smt.clone(),
+            sibling_ready: self.sibling_ready,
+        }
+    }
+
+    /// Copies `source` field by field, leaving the seat alone when it is
+    /// already the same one (the same calendar and thread: a hart that
+    /// stays on its hardware thread, as it does every turn but a
+    /// migration), which spares the shared calendar's reference count two
+    /// atomic operations per turn.
+    fn clone_from(&mut self, source: &Core) {
+        let Core {
+            id,
+            hart_id,
+            cycles,
+            clock_hz,
+            timebase_hz,
+            ref costs,
+            sync_limit,
+            turn_end,
+            ref smt,
+            sibling_ready,
+        } = *source;
+        self.id = id;
+        self.hart_id = hart_id;
+        self.cycles = cycles;
+        self.clock_hz = clock_hz;
+        self.timebase_hz = timebase_hz;
+        self.costs.clone_from(costs);
+        self.sync_limit = sync_limit;
+        self.turn_end = turn_end;
+        self.sibling_ready = sibling_ready;
+        if self.smt != *smt {
+            self.smt.clone_from(smt);
+        }
+    }
+}
+
 impl Core {
     /// Core `id` at cycle 0, running hardware thread `hart_id`, with the
     /// clock and costs of `config`.
@@ -69,6 +121,7 @@ impl Core {
             sync_limit: u64::MAX,
             turn_end: u64::MAX,
             smt: None,
+            sibling_ready: [None; MAX_THREADS],
         }
     }
 
@@ -86,6 +139,18 @@ impl Core {
     /// The issue calendar this core shares with its sibling threads.
     pub fn calendar(&self) -> Option<&SharedCalendar> {
         self.smt.as_ref().map(|s| &s.calendar)
+    }
+
+    /// Says that hardware thread `thread` of this SMT core is ready from
+    /// `clock` on, or has nothing to run (`None`):
+    /// [`IssueCalendar::set_ready`](crate::smt::IssueCalendar::set_ready),
+    /// applied when the next run takes the calendar. Said so, not through
+    /// the calendar's lock, the calendar is locked once per turn. Nothing
+    /// for a core of one thread.
+    pub fn set_sibling_ready(&mut self, thread: usize, clock: Option<u64>) {
+        if self.smt.is_some() && thread < MAX_THREADS {
+            self.sibling_ready[thread] = Some(clock);
+        }
     }
 
     /// Ends the next run at the first block boundary at or after `cycle`

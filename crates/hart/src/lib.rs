@@ -321,7 +321,10 @@ pub struct Hart {
     pub(crate) last_trap: Trap,
     /// During a run on an SMT core: the core's issue calendar, taken from
     /// its shared home for the run (no sibling runs meanwhile).
-    calendar: Option<smt::IssueCalendar>,
+    calendar: Option<Box<smt::IssueCalendar>>,
+    /// What stands in the calendar's home while the hart holds it: an
+    /// empty calendar, kept to spare an allocation per run.
+    calendar_placeholder: Option<Box<smt::IssueCalendar>>,
 }
 
 impl Hart {
@@ -356,6 +359,7 @@ impl Hart {
             event_at: 0,
             last_trap: Trap::new(0, 0),
             calendar: None,
+            calendar_placeholder: None,
         }
     }
 
@@ -465,16 +469,29 @@ impl Hart {
         budget: u64,
     ) -> Exit {
         self.core.clone_from(core);
-        let exit = match self.core.smt.clone() {
+        // The seat is borrowed from the caller's core (the same seat as
+        // `self.core`'s now), not cloned: no reference-count traffic on a
+        // sibling's turn, which may be a few instructions long.
+        let exit = match core.smt.as_ref() {
             None => self.run_on_core(env, budget),
             Some(seat) => {
                 let mut home = seat
                     .calendar
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                self.calendar = Some(std::mem::take(&mut *home));
+                // Boxes change places (the calendar itself stays put): the
+                // hart keeps the placeholder between runs.
+                let placeholder = self.calendar_placeholder.take().unwrap_or_default();
+                for (thread, ready) in core.sibling_ready.iter_mut().enumerate() {
+                    if let Some(clock) = ready.take() {
+                        home.set_ready(thread, clock);
+                    }
+                }
+                self.calendar = Some(std::mem::replace(&mut *home, placeholder));
                 let exit = self.run_on_core(env, budget);
-                *home = self.calendar.take().unwrap_or_default();
+                if let Some(calendar) = self.calendar.take() {
+                    self.calendar_placeholder = Some(std::mem::replace(&mut *home, calendar));
+                }
                 exit
             }
         };

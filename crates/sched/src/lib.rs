@@ -165,8 +165,8 @@ impl Scheduler {
 
     /// When core `core` could next run: its clock if ready, its timer (or
     /// its clock, if later) if asleep on one.
-    fn ready_at<M: Cores + ?Sized>(m: &M, core: usize) -> Option<u64> {
-        match m.status(core) {
+    fn ready_at<M: Cores + ?Sized>(m: &M, core: usize, status: Status) -> Option<u64> {
+        match status {
             Status::Ready => Some(m.clock(core)),
             Status::Asleep { timer: Some(t) } => Some(t.max(m.clock(core))),
             _ => None,
@@ -177,22 +177,25 @@ impl Scheduler {
     /// (see the crate documentation); `None` if nothing can run.
     pub fn pick<M: Cores + ?Sized>(&self, m: &mut M) -> Option<usize> {
         loop {
-            let mut best: Option<(u64, usize)> = None;
+            // The chosen core's status is kept from the scan: nothing
+            // changes between the scan and the choice.
+            let mut best: Option<(u64, usize, Status)> = None;
             for c in 0..m.cores() {
-                if let Some(at) = Self::ready_at(m, c) {
-                    if best.is_none_or(|(b, _)| at < b) {
-                        best = Some((at, c));
+                let status = m.status(c);
+                if let Some(at) = Self::ready_at(m, c, status) {
+                    if best.is_none_or(|(b, _, _)| at < b) {
+                        best = Some((at, c, status));
                     }
                 }
             }
             if let Some(due) = m.next_wakeup() {
-                if best.is_none_or(|(b, _)| due <= b) {
+                if best.is_none_or(|(b, _, _)| due <= b) {
                     m.deliver_wakeup();
                     continue;
                 }
             }
-            let (at, c) = best?;
-            if matches!(m.status(c), Status::Asleep { .. }) {
+            let (at, c, status) = best?;
+            if matches!(status, Status::Asleep { .. }) {
                 m.wake(c, at);
             }
             return Some(c);
@@ -229,13 +232,24 @@ impl Scheduler {
             return;
         }
         let n = m.cores();
+        // Each core's status is asked once when the machine is small
+        // enough for a buffer on the stack (notes change no status).
+        const BUFFERED: usize = 16;
+        let mut buffer = [Status::Idle; BUFFERED];
+        let buffered = n <= BUFFERED;
+        if buffered {
+            for (c, status) in buffer.iter_mut().enumerate().take(n) {
+                *status = m.status(c);
+            }
+        }
+        let status_of = |m: &M, c: usize| if buffered { buffer[c] } else { m.status(c) };
         let floor = (0..n)
-            .filter(|&c| matches!(m.status(c), Status::Ready | Status::Blocked { .. }))
+            .filter(|&c| matches!(status_of(m, c), Status::Ready | Status::Blocked { .. }))
             .map(|c| m.clock(c))
             .min()
             .unwrap_or_else(|| m.clock(ran));
         for c in 0..n {
-            let t = match m.status(c) {
+            let t = match status_of(m, c) {
                 Status::Ready | Status::Blocked { .. } => m.clock(c),
                 Status::Asleep { .. } => m.clock(c).max(floor),
                 Status::Idle => floor,

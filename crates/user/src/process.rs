@@ -1228,16 +1228,13 @@ impl Machine for Process {
         } else {
             u64::MAX
         };
-        if let Some(cal) = self.cpus[cpu].core.calendar().cloned() {
+        if self.cpus[cpu].core.calendar().is_some() {
             let per_core = self.opts.threads_per_core.max(1);
             let first = cpu - cpu % per_core;
-            let mut home = cal
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
             for sib in first..(first + per_core).min(self.cpus.len()) {
                 let ready = (sib != cpu && self.status(sib) == Status::Ready)
                     .then(|| self.cpus[sib].core.cycles);
-                home.set_ready(sib - first, ready);
+                self.cpus[cpu].core.set_sibling_ready(sib - first, ready);
                 if let Some(c) = ready {
                     turn_end = turn_end.min(c.saturating_add(SMT_WINDOW));
                 }

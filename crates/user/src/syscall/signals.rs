@@ -54,6 +54,11 @@ pub(super) fn mirror_to_host(sig: i32, handler: u64) {
 impl Process {
     /// Queues signals the host delivered to the emulator.
     pub(crate) fn take_host_signals(&mut self) {
+        // A load first: it is checked before every turn, and on most of
+        // them nothing is pending (a swap is a locked operation).
+        if HOST_PENDING.load(Ordering::SeqCst) == 0 {
+            return;
+        }
         let bits = HOST_PENDING.swap(0, Ordering::SeqCst);
         if bits == 0 {
             return;
