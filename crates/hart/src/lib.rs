@@ -32,6 +32,7 @@ mod csr;
 mod exec;
 mod fp;
 mod interrupt;
+pub mod jit;
 mod memory;
 mod pmp;
 pub mod privileged;
@@ -154,6 +155,34 @@ pub struct HartConfig {
     /// Whether software is told misaligned scalar accesses are fast
     /// (`riscv_hwprobe`); otherwise they are reported as emulated.
     pub misaligned_fast: bool,
+    /// The execution engine.
+    pub engine: Engine,
+}
+
+/// How a hart executes its blocks. Both engines give the same results,
+/// instruction counts, simulated times and statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The interpreter, the reference.
+    #[default]
+    Interp,
+    /// Hot blocks translated to host code ([`jit`]) where the host is
+    /// x86-64 and the run allows it (functional model, user-mode
+    /// emulation, no tracing, exact stop or SMT core); the interpreter
+    /// everywhere else.
+    Jit,
+}
+
+impl std::str::FromStr for Engine {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Engine, String> {
+        match s {
+            "interp" => Ok(Engine::Interp),
+            "jit" => Ok(Engine::Jit),
+            _ => Err(format!("unknown engine '{s}' (interp, jit)")),
+        }
+    }
 }
 
 impl Default for HartConfig {
@@ -165,6 +194,7 @@ impl Default for HartConfig {
             costs: CoreCosts::FUNCTIONAL,
             isa: ExtSet::ALL,
             misaligned_fast: true,
+            engine: Engine::Interp,
         }
     }
 }
