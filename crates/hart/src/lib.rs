@@ -20,10 +20,10 @@
 //!   interrupt lines through [`InterruptLines`]. Blocks are keyed by
 //!   physical PC, so one code cache serves every address space.
 //!
-//! The interpreter is the first of two execution engines the design allows:
-//! blocks are already the unit of decode and of time accounting, so a later
-//! dynamic translator can replace the per-block body of `exec_blocks` without touching the
-//! TLB, the code-invalidation protocol or the callers.
+//! Two execution engines run the blocks ([`Engine`]): the interpreter, the
+//! reference, and a translator of hot blocks to x86-64 code ([`jit`]) that
+//! shares the interpreter's bookkeeping, the TLB, the code-invalidation
+//! protocol and the `Exit` contract, so both give the same results.
 
 mod code;
 mod core;

@@ -20,6 +20,7 @@ mod x86;
 pub use arena::{ArenaError, ExecArena};
 
 use crate::exec::Flow;
+use crate::tlb::TlbEntry;
 use crate::{Env, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
 use x86::{Alu, Asm, Cond, Reg, Shift};
@@ -66,6 +67,10 @@ impl Translation {
 #[repr(C)]
 pub(crate) struct JitCtx {
     step: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
+    /// The hart's load and store TLB tables, read by the inline lookups
+    /// (refreshed after every helper call).
+    read_tlb: *const TlbEntry,
+    write_tlb: *const TlbEntry,
     hart: *mut Hart,
     /// An `Env<'_, T>` of the `T` `step` was instantiated for.
     env: *mut (),
@@ -86,8 +91,12 @@ impl JitCtx {
         cost: *const [u32],
         pcs: *const [u64],
     ) -> JitCtx {
+        // SAFETY: the caller passes the live hart.
+        let tlb = unsafe { &(*hart).tlb };
         JitCtx {
             step: step_helper::<T>,
+            read_tlb: tlb.read.entries_ptr(),
+            write_tlb: tlb.write.entries_ptr(),
             hart,
             env: env.cast(),
             insns,
@@ -114,7 +123,10 @@ unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u6
     let i = i as usize;
     // SAFETY: the block's arrays outlive the translation's run.
     let (ins, cost, pc) = unsafe { (&(*ctx.insns)[i], (*ctx.cost)[i], (*ctx.pcs)[i]) };
-    match hart.step::<T, false>(env, ins, pc, i as u64, cost as u64) {
+    let result = hart.step::<T, false>(env, ins, pc, i as u64, cost as u64);
+    ctx.read_tlb = hart.tlb.read.entries_ptr();
+    ctx.write_tlb = hart.tlb.write.entries_ptr();
+    match result {
         Ok(Flow::Next) | Ok(Flow::Goto(_)) => 0,
         other => {
             ctx.result = Some(other);
@@ -161,6 +173,11 @@ pub(crate) fn translate(
     let entry = unsafe { std::mem::transmute::<*const u8, Entry>(at) };
     Ok(Translation { entry, pcs })
 }
+
+/// Where the context holds the load TLB table.
+const READ_TLB: u8 = std::mem::offset_of!(JitCtx, read_tlb) as u8;
+/// Where the context holds the store TLB table.
+const WRITE_TLB: u8 = std::mem::offset_of!(JitCtx, write_tlb) as u8;
 
 /// How an inline operation gets its second operand.
 enum Src {
@@ -218,6 +235,29 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pc: u64) {
             asm.sext32();
         }
     };
+    // Loads and stores: the software-TLB hit inline (as `Hart::load` and
+    // `Hart::store` without a timing model), anything else through the
+    // helper, which takes the interpreter's slow path.
+    let load = |asm: &mut Asm, size: u64, signed: bool| {
+        let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
+        asm.load_host(size, signed);
+        if ins.rd & 31 != 0 {
+            asm.store_guest(ins.rd);
+        }
+        let done = asm.jump();
+        asm.here(miss);
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
+    let store = |asm: &mut Asm, size: u64| {
+        let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
+        asm.load_guest(Reg::Rcx, ins.rs2);
+        asm.store_host(size);
+        let done = asm.jump();
+        asm.here(miss);
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
     match ins.op {
         Lui => constant(asm, imm),
         Auipc => constant(asm, pc.wrapping_add(imm)),
@@ -261,6 +301,17 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pc: u64) {
             asm.imul(false);
             asm.sext32();
         }),
+        Lb => load(asm, 1, true),
+        Lh => load(asm, 2, true),
+        Lw => load(asm, 4, true),
+        Ld => load(asm, 8, true),
+        Lbu => load(asm, 1, false),
+        Lhu => load(asm, 2, false),
+        Lwu => load(asm, 4, false),
+        Sb => store(asm, 1),
+        Sh => store(asm, 2),
+        Sw => store(asm, 4),
+        Sd => store(asm, 8),
         _ => asm.call_helper(i, HELPER | i),
     }
 }

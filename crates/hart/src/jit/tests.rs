@@ -199,6 +199,9 @@ fn run(
     let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
     let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
     assert!(mem.write(BASE, &bytes));
+    // Data with high bits set, so that extension matters.
+    let data: Vec<u8> = (0..0x120u32).map(|i| (i * 0x9d + 0x80) as u8).collect();
+    assert!(mem.write(DATA, &data));
     let config = HartConfig {
         engine,
         ..HartConfig::default()
@@ -277,6 +280,25 @@ fn a_hot_loop_is_translated_and_exact() {
     assert!(!translated, "the interpreter translates nothing");
     let (jit, _) = run(&code, &x, false, Engine::Jit, 1);
     assert_eq!(jit[0].x[10], 500_500);
+    assert_eq!(interp, jit);
+}
+
+#[test]
+fn every_load_and_store_width_hits_inline() {
+    // Each load of the data area into x1-x7, then each store of x8 over
+    // what they read (so the next run loads x8's bytes, 0x87654321 at
+    // offset 16 for `lw`); looped so the block is translated and the TLB
+    // holds the page.
+    let mut code: Vec<u32> = (0..7)
+        .map(|f3| i_type(f3, 0x03, 1 + f3, BASE_REG, 8 * f3 as i32))
+        .collect();
+    code.extend((0..4).map(|f3| s_type(f3, BASE_REG, 8, 8 * f3 as i32)));
+    code.push(ECALL);
+    let mut x = [0; 16];
+    x[8] = 0xfedc_ba98_8765_4321;
+    let (interp, _) = run(&code, &x, false, Engine::Interp, 40);
+    let (jit, translated) = run(&code, &x, false, Engine::Jit, 40);
+    assert!(translated);
     assert_eq!(interp, jit);
 }
 

@@ -191,6 +191,82 @@ impl Asm {
         self.exit_if(Cond::Ne, value);
     }
 
+    /// `rax = x[rs1] + imm`, then `rdx` = the entry of the software-TLB
+    /// table (pointer at `[r12 + table]`) for that address and `rcx` =
+    /// the address masked as the tag compare wants it for a `size`-byte
+    /// access; compares the two and jumps to the returned fixup (patch it
+    /// with [`here`](Self::here)) when they differ. Falls through with
+    /// `rax` = the host address. The table index and entry layout are
+    /// `TlbTable::lookup`'s.
+    pub fn tlb_lookup(&mut self, rs1: u8, imm: i32, table: u8, size: u64) -> usize {
+        use crate::tlb::{TlbEntry, TLB_ENTRIES};
+        const _: () = assert!(TLB_ENTRIES == 256 && std::mem::size_of::<TlbEntry>() == 24);
+        let tag = std::mem::offset_of!(TlbEntry, tag) as u8;
+        let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
+        self.load_guest(Reg::Rax, rs1);
+        self.bytes(&[0x48, 0x05]); // add rax, simm32
+        self.u32(imm as u32);
+        self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
+        self.bytes(&[0x48, 0xc1, 0xe9, 12]); // shr rcx, 12
+        self.bytes(&[0x0f, 0xb6, 0xc9]); // movzx ecx, cl (256 entries)
+        self.bytes(&[0x48, 0x8d, 0x0c, 0x49]); // lea rcx, [rcx + rcx*2]
+        self.bytes(&[0x49, 0x8b, 0x54, 0x24, table]); // mov rdx, [r12 + table]
+        self.bytes(&[0x48, 0x8d, 0x14, 0xca]); // lea rdx, [rdx + rcx*8]
+        self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
+        self.bytes(&[0x48, 0x81, 0xe1]); // and rcx, simm32
+        self.u32(!0xfff | (size as u32 - 1));
+        self.bytes(&[0x48, 0x3b, 0x4a, tag]); // cmp rcx, [rdx + tag]
+        let miss = self.jump_if(Cond::Ne);
+        self.bytes(&[0x48, 0x03, 0x42, addend]); // add rax, [rdx + addend]
+        miss
+    }
+
+    /// `rax` = the value at host address `rax`, `size` bytes, sign- or
+    /// zero-extended.
+    pub fn load_host(&mut self, size: u64, signed: bool) {
+        match (size, signed) {
+            (1, true) => self.bytes(&[0x48, 0x0f, 0xbe, 0x00]), // movsx rax, byte [rax]
+            (1, false) => self.bytes(&[0x0f, 0xb6, 0x00]),      // movzx eax, byte [rax]
+            (2, true) => self.bytes(&[0x48, 0x0f, 0xbf, 0x00]), // movsx rax, word [rax]
+            (2, false) => self.bytes(&[0x0f, 0xb7, 0x00]),      // movzx eax, word [rax]
+            (4, true) => self.bytes(&[0x48, 0x63, 0x00]),       // movsxd rax, dword [rax]
+            (4, false) => self.bytes(&[0x8b, 0x00]),            // mov eax, [rax]
+            _ => self.bytes(&[0x48, 0x8b, 0x00]),               // mov rax, [rax]
+        }
+    }
+
+    /// Stores the low `size` bytes of `rcx` at host address `rax`.
+    pub fn store_host(&mut self, size: u64) {
+        match size {
+            1 => self.bytes(&[0x88, 0x08]),       // mov [rax], cl
+            2 => self.bytes(&[0x66, 0x89, 0x08]), // mov [rax], cx
+            4 => self.bytes(&[0x89, 0x08]),       // mov [rax], ecx
+            _ => self.bytes(&[0x48, 0x89, 0x08]), // mov [rax], rcx
+        }
+    }
+
+    /// A `jcc rel32` to a place not yet emitted: returns the fixup (the
+    /// end of its `rel32` field).
+    pub fn jump_if(&mut self, cond: Cond) -> usize {
+        self.bytes(&[0x0f, 0x80 | cond as u8]);
+        self.u32(0);
+        self.code.len()
+    }
+
+    /// A `jmp rel32` to a place not yet emitted: returns the fixup.
+    pub fn jump(&mut self) -> usize {
+        self.bytes(&[0xe9]);
+        self.u32(0);
+        self.code.len()
+    }
+
+    /// Points the jump with `fixup` here.
+    pub fn here(&mut self, fixup: usize) {
+        let at = fixup - 4;
+        let rel = (self.code.len() - fixup) as i32;
+        self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+    }
+
     /// Ends the code: the common exit restores the saved registers and
     /// returns `eax`. Patches every jump to it.
     pub fn finish(mut self) -> Vec<u8> {
