@@ -198,6 +198,9 @@ struct SpeedArgs {
     /// nothing about speed.
     #[arg(long)]
     quick: bool,
+    /// The execution engine rvnvmm runs the programs with.
+    #[arg(long, value_name = "interp|jit", default_value = "interp")]
+    engine: rvnvmm_hart::Engine,
 }
 
 /// Runs a benchmark.
@@ -639,7 +642,7 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
         ));
     }
     for w in &workloads {
-        let row = measure(&cfg, &qemu, w, &work.0, &env, runs)?;
+        let row = measure(&cfg, a.engine, &qemu, w, &work.0, &env, runs)?;
         out(if a.json {
             row.to_json(&cfg)
         } else {
@@ -652,6 +655,7 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
 /// Runs one workload `runs` times under each emulator, alternating.
 fn measure(
     cfg: &Config,
+    engine: rvnvmm_hart::Engine,
     qemu: &Path,
     w: &Workload,
     cwd: &Path,
@@ -662,7 +666,7 @@ fn measure(
     let mut best_q = f64::INFINITY;
     let mut instructions = None;
     for _ in 0..runs {
-        let (n, t) = run_rvnvmm(cfg, w, cwd, env)?;
+        let (n, t) = run_rvnvmm(cfg, engine, w, cwd, env)?;
         match instructions {
             None => instructions = Some(n),
             Some(m) if m != n => eprintln!(
@@ -714,6 +718,7 @@ fn run_qemu(qemu: &Path, w: &Workload, cwd: &Path, env: &[String]) -> Result<f64
 /// instruction count and the wall time.
 fn run_rvnvmm(
     cfg: &Config,
+    engine: rvnvmm_hart::Engine,
     w: &Workload,
     cwd: &Path,
     env: &[String],
@@ -723,6 +728,7 @@ fn run_rvnvmm(
     argv.extend(w.args.iter().cloned());
     let mut opts = crate::user_options(cfg, program, argv)?;
     opts.env = env.to_vec();
+    opts.hart.engine = engine;
 
     let mut fds = [0i32; 2];
     // SAFETY: pipe2 fills the two-element array.

@@ -404,6 +404,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         costs: cfg.core_costs(),
         isa,
         misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
+        engine: rvnvmm_hart::Engine::Interp,
     };
     let n = board.harts();
     let core_map = CoreMap::with_threads_per_core(n, board.threads_per_core())

@@ -100,6 +100,10 @@ struct RunArgs {
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
     trace: bool,
+    /// Execution engine: `interp`, or `jit` (hot blocks translated to host
+    /// code where the run allows it; the same results either way).
+    #[arg(long, value_name = "interp|jit", default_value = "interp")]
+    engine: rvnvmm_hart::Engine,
     /// No progress line on a terminal (it appears after two seconds).
     #[arg(long)]
     no_progress: bool,
@@ -180,6 +184,7 @@ pub(crate) fn user_options(
             costs: cfg.core_costs(),
             isa: cfg.extensions()?,
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
+            engine: rvnvmm_hart::Engine::Interp,
         },
         ram: (dram.base, dram.size),
         nvmm: nvmm.map(|(_, r)| (r.base, r.size)),
@@ -262,6 +267,7 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
     opts.max_insns = a.max_insns;
     opts.crash_at = a.crash_at;
     opts.trace = a.trace;
+    opts.hart.engine = a.engine;
     let events_out = a
         .persist_events
         .as_deref()

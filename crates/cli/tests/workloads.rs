@@ -448,6 +448,80 @@ fn run_workload_build(name: &str, build: Build) {
         );
     }
     assert!(failures.is_empty(), "{failures}");
+    engines_agree(name, &prog, &args, w.sysroot);
+}
+
+/// The statistics of a `--stats` file with the host's own figures (host
+/// time, MIPS) taken out: what must be identical between engines.
+fn simulated_stats(path: &Path) -> String {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let mut v: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", path.display()));
+    let top = v.as_object_mut().expect("stats are a JSON object");
+    assert!(
+        top.remove("host_seconds").is_some() && top.remove("mips").is_some(),
+        "{} lacks host_seconds or mips",
+        path.display()
+    );
+    serde_json::to_string_pretty(&v).expect("JSON serialises")
+}
+
+/// Both execution engines give the same stdout, status and statistics
+/// (less host time) in the functional model, where the translating engine
+/// runs.
+fn engines_agree(name: &str, prog: &str, args: &[String], sysroot: bool) {
+    let env = env();
+    let out = TempDir::new(&format!("{name}-engines"), env.keep);
+    // One working directory for both: its path is in the guest's
+    // environment, whose size moves the stack and so what the program does.
+    let dir = TempDir::new(&format!("{name}-engine"), env.keep);
+    let runs: Vec<(RunResult, String)> = ["interp", "jit"]
+        .iter()
+        .map(|engine| {
+            let _ = std::fs::remove_dir_all(&dir.path);
+            std::fs::create_dir_all(&dir.path)
+                .unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.path.display()));
+            let stats = out.path.join(format!("{engine}.json"));
+            let mut rc = Command::new(&env.rvnvmm);
+            rc.arg("run").arg("--engine").arg(engine);
+            if sysroot {
+                rc.arg("--sysroot").arg(&env.sysroot);
+            }
+            rc.args(["--set", "machine.model=functional", "--stats"])
+                .arg(&stats)
+                .arg("--")
+                .arg(prog)
+                .args(args);
+            let r = run_command(
+                format!("rvnvmm --engine {engine}"),
+                rc,
+                &dir.path,
+                env.timeout,
+            );
+            assert!(
+                !r.timed_out && !String::from_utf8_lossy(&r.stderr).contains("panicked"),
+                "{name}: {} failed\nstderr:\n{}",
+                r.command,
+                tail_text(&r.stderr, 2000)
+            );
+            (r, simulated_stats(&stats))
+        })
+        .collect();
+    let ((interp, interp_stats), (jit, jit_stats)) = (&runs[0], &runs[1]);
+    assert_eq!(interp.status, jit.status, "{name}: exit status by engine");
+    assert!(
+        interp.stdout == jit.stdout,
+        "{name}: stdout differs between engines"
+    );
+    if interp_stats != jit_stats {
+        panic!(
+            "{name}: statistics differ between engines\n  {}\n  {}\n{}",
+            interp.command,
+            jit.command,
+            describe_diff(interp_stats.as_bytes(), jit_stats.as_bytes())
+        );
+    }
 }
 
 // ------------------------------------------------------ suite consistency

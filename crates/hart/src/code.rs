@@ -33,6 +33,10 @@ pub struct Block {
     /// The physical page the second half of a last instruction straddling
     /// the page end came from.
     pub next_ppage: Option<u64>,
+    /// Times the translating engine ran the block before translating it.
+    pub runs: u32,
+    /// Its translation to host code, once hot (the translating engine only).
+    pub translation: Option<crate::jit::Translation>,
 }
 
 /// Physical pages holding decoded code, and whether a flush is owed.
@@ -104,6 +108,8 @@ pub struct CodeCache {
     pub blocks_decoded: u64,
     /// Whole-cache flushes since creation (statistics).
     pub flushes: u64,
+    /// The host code of the blocks' translations.
+    arena: crate::jit::ExecArena,
 }
 
 impl Default for CodeCache {
@@ -115,6 +121,7 @@ impl Default for CodeCache {
             pages: CodePages::default(),
             blocks_decoded: 0,
             flushes: 0,
+            arena: crate::jit::ExecArena::default(),
         }
     }
 }
@@ -153,9 +160,33 @@ impl CodeCache {
         (idx, new_page)
     }
 
+    /// Counts a run of block `idx` by the translating engine and translates
+    /// it when it becomes hot. Returns whether it has a translation.
+    #[inline]
+    pub(crate) fn note_run(&mut self, idx: u32) -> bool {
+        let block = &mut self.blocks[idx as usize];
+        if block.translation.is_some() {
+            return true;
+        }
+        if block.runs > crate::jit::HOT_THRESHOLD {
+            // Translation failed once: it stays interpreted.
+            return false;
+        }
+        block.runs += 1;
+        if block.runs <= crate::jit::HOT_THRESHOLD || !cfg!(target_arch = "x86_64") {
+            return false;
+        }
+        // A host that will not map executable memory leaves the block to
+        // the interpreter, which gives the same results.
+        block.translation = crate::jit::translate(&mut self.arena, block.pc, &block.insns).ok();
+        block.translation.is_some()
+    }
+
     /// Drops every block (the code pages are forgotten too).
     pub fn flush(&mut self) {
+        // The translations point into the arena: they go first.
         self.blocks.clear();
+        self.arena.clear();
         self.map.clear();
         for (slot, entry) in self.fast.iter_mut().enumerate() {
             *entry = (empty_tag(slot), 0);
@@ -186,6 +217,8 @@ mod tests {
             fetch_lines: Box::new([]),
             raw: Box::new([]),
             next_ppage: None,
+            runs: 0,
+            translation: None,
         }
     }
 

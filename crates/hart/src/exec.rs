@@ -60,10 +60,22 @@ impl Hart {
                 }
                 None => None,
             };
+            // The translating engine where it applies (see `jit`): a hot
+            // block runs its translation; the bookkeeping below is shared.
+            let translated = !TRACE
+                && !SMT
+                && !FULL
+                && self.config.engine == crate::Engine::Jit
+                && env.timing.is_none()
+                && env.code.note_run(idx);
             let block = env.code.block(idx);
             let insns: *const [Insn] = &*block.insns;
             let cost: *const [u32] = &*block.cost;
             let raw: *const [u32] = &*block.raw;
+            let translation = match &block.translation {
+                Some(t) if translated => Some((t.entry(), &*t.pcs as *const [u64])),
+                _ => None,
+            };
             // SAFETY: blocks are never freed or moved while they execute: the
             // arena only grows in `decode_block` and is cleared in `settle`,
             // neither of which is reachable from here.
@@ -92,82 +104,75 @@ impl Hart {
             }
             let mut pc = self.pc;
             let mut next = None;
-            for (i, ins) in insns.iter().enumerate() {
-                if TRACE && self.exact_budget && self.instret + i as u64 >= stop_at {
-                    // An exact stop (`exact_budget`) before this instruction.
-                    self.retire(i, cost);
-                    self.pc = pc;
-                    return None;
-                }
-                if TRACE && self.debug.is_some() && self.debug_stops_before(ins, pc, i) {
-                    // A debugger's stop before this instruction.
-                    self.retire(i, cost);
-                    self.pc = pc;
-                    return Some(Exit::Budget);
-                }
-                let issue = if SMT {
-                    Some(self.smt_issue(ins, i, cost))
-                } else {
-                    None
+            if let Some((entry, pcs)) = translation {
+                // SAFETY: as for the block's other arrays.
+                let pcs = unsafe { &*pcs };
+                let hart: *mut Hart = self;
+                let mut ctx = crate::jit::JitCtx::new(hart, env, insns, cost, pcs);
+                // SAFETY: `entry` is this block's translation, whose arena
+                // lives while the block does; the register pointer and the
+                // context are valid for the call, and nothing else touches
+                // the hart or the environment meanwhile (the helper reaches
+                // them only through the context).
+                let outcome = unsafe { entry(std::ptr::addr_of_mut!((*hart).x).cast(), &mut ctx) };
+                let i = (outcome & 0xffff) as usize;
+                let result = match outcome & !0xffff {
+                    crate::jit::END => None,
+                    crate::jit::TAKEN => {
+                        Some(Ok(Flow::Jump(pcs[i].wrapping_add(insns[i].imm as u64))))
+                    }
+                    _ => ctx.result.take(),
                 };
-                let result = self.step::<_, FULL>(env, ins, pc, i as u64, cost[i] as u64);
-                if let Some(issue) = issue {
-                    self.smt_settle(ins, issue, result.is_ok());
-                }
-                if TRACE && self.trace && result.is_ok() {
-                    // One line per retired instruction (a faulting one is
-                    // printed when it completes after the fault is handled).
-                    eprintln!(
-                        "{} {:016x} {}",
-                        self.core.hart_id,
-                        pc,
-                        rvnvmm_isa::disasm(ins, pc)
-                    );
-                }
                 match result {
-                    Ok(Flow::Next) => pc = pc.wrapping_add(ins.len as u64),
-                    Ok(Flow::Goto(target)) => pc = target,
-                    Ok(Flow::Jump(target)) => {
-                        self.retire(i + 1, cost);
-                        self.core.cycles += self.core.costs.branch_taken as u64;
-                        next = Some(target);
-                        break;
+                    None => pc = pcs[insns.len()],
+                    Some(result) => {
+                        match self.after_insn::<FULL>(result, i, pcs[i], &insns[i], cost, raw) {
+                            After::Next(_) => unreachable!("a translation stops at a block end"),
+                            After::Jumped(target) => next = Some(target),
+                            After::Leave(exit) => return exit,
+                        }
                     }
-                    Ok(Flow::Stop) => {
-                        // Code was modified: end here so the cache is
-                        // flushed before anything else runs.
-                        self.stop_block = false;
-                        self.retire(i + 1, cost);
-                        self.pc = pc.wrapping_add(ins.len as u64);
-                        return None;
-                    }
-                    Ok(Flow::Exit(exit)) => {
-                        // ecall, wfi: the instruction counts as executed.
-                        self.retire(i + 1, cost);
-                        self.pc = if matches!(exit, Exit::Wfi | Exit::Yield) {
-                            pc + ins.len as u64
-                        } else {
-                            pc
-                        };
-                        return Some(exit);
-                    }
-                    Err(trap) => {
+                }
+            } else {
+                for (i, ins) in insns.iter().enumerate() {
+                    if TRACE && self.exact_budget && self.instret + i as u64 >= stop_at {
+                        // An exact stop (`exact_budget`) before this instruction.
                         self.retire(i, cost);
                         self.pc = pc;
-                        self.stop_block = false;
-                        if trap.cause == Trap::SYNC_STOP {
-                            return Some(Exit::Budget);
+                        return None;
+                    }
+                    if TRACE && self.debug.is_some() && self.debug_stops_before(ins, pc, i) {
+                        // A debugger's stop before this instruction.
+                        self.retire(i, cost);
+                        self.pc = pc;
+                        return Some(Exit::Budget);
+                    }
+                    let issue = if SMT {
+                        Some(self.smt_issue(ins, i, cost))
+                    } else {
+                        None
+                    };
+                    let result = self.step::<_, FULL>(env, ins, pc, i as u64, cost[i] as u64);
+                    if let Some(issue) = issue {
+                        self.smt_settle(ins, issue, result.is_ok());
+                    }
+                    if TRACE && self.trace && result.is_ok() {
+                        // One line per retired instruction (a faulting one is
+                        // printed when it completes after the fault is handled).
+                        eprintln!(
+                            "{} {:016x} {}",
+                            self.core.hart_id,
+                            pc,
+                            rvnvmm_isa::disasm(ins, pc)
+                        );
+                    }
+                    match self.after_insn::<FULL>(result, i, pc, ins, cost, raw) {
+                        After::Next(at) => pc = at,
+                        After::Jumped(target) => {
+                            next = Some(target);
+                            break;
                         }
-                        if FULL {
-                            let tval = if trap.cause == Trap::ILLEGAL {
-                                raw[i] as u64
-                            } else {
-                                trap.tval
-                            };
-                            self.take_trap(trap.cause, tval, false);
-                            return None;
-                        }
-                        return Some(Exit::Trap(trap));
+                        After::Leave(exit) => return exit,
                     }
                 }
             }
@@ -241,6 +246,66 @@ impl Hart {
         }
     }
 
+    /// What follows instruction `i` of a block (at `pc`) that gave
+    /// `result`: the interpreter's bookkeeping, shared with the
+    /// translating engine so that both retire and charge alike.
+    #[inline(always)]
+    fn after_insn<const FULL: bool>(
+        &mut self,
+        result: Result<Flow, Trap>,
+        i: usize,
+        pc: u64,
+        ins: &Insn,
+        cost: &[u32],
+        raw: &[u32],
+    ) -> After {
+        match result {
+            Ok(Flow::Next) => After::Next(pc.wrapping_add(ins.len as u64)),
+            Ok(Flow::Goto(target)) => After::Next(target),
+            Ok(Flow::Jump(target)) => {
+                self.retire(i + 1, cost);
+                self.core.cycles += self.core.costs.branch_taken as u64;
+                After::Jumped(target)
+            }
+            Ok(Flow::Stop) => {
+                // Code was modified: end here so the cache is
+                // flushed before anything else runs.
+                self.stop_block = false;
+                self.retire(i + 1, cost);
+                self.pc = pc.wrapping_add(ins.len as u64);
+                After::Leave(None)
+            }
+            Ok(Flow::Exit(exit)) => {
+                // ecall, wfi: the instruction counts as executed.
+                self.retire(i + 1, cost);
+                self.pc = if matches!(exit, Exit::Wfi | Exit::Yield) {
+                    pc + ins.len as u64
+                } else {
+                    pc
+                };
+                After::Leave(Some(exit))
+            }
+            Err(trap) => {
+                self.retire(i, cost);
+                self.pc = pc;
+                self.stop_block = false;
+                if trap.cause == Trap::SYNC_STOP {
+                    return After::Leave(Some(Exit::Budget));
+                }
+                if FULL {
+                    let tval = if trap.cause == Trap::ILLEGAL {
+                        raw[i] as u64
+                    } else {
+                        trap.tval
+                    };
+                    self.take_trap(trap.cause, tval, false);
+                    return After::Leave(None);
+                }
+                After::Leave(Some(Exit::Trap(trap)))
+            }
+        }
+    }
+
     #[inline(always)]
     fn retire(&mut self, n: usize, cost: &[u32]) {
         self.instret += n as u64;
@@ -248,7 +313,7 @@ impl Hart {
     }
 
     #[inline(always)]
-    fn step<T: TimingModel, const FULL: bool>(
+    pub(crate) fn step<T: TimingModel, const FULL: bool>(
         &mut self,
         env: &mut Env<'_, T>,
         ins: &Insn,
@@ -767,6 +832,17 @@ impl Hart {
             _ => illegal,
         }
     }
+}
+
+/// Where a block goes after one of its instructions.
+enum After {
+    /// On to the next instruction, at this PC.
+    Next(u64),
+    /// A taken branch or jump (retired, penalty charged) to this PC: the
+    /// block ends.
+    Jumped(u64),
+    /// Leave `exec_blocks` with this value (the hart is settled).
+    Leave(Option<Exit>),
 }
 
 /// What the next instruction is.

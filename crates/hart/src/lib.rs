@@ -20,10 +20,10 @@
 //!   interrupt lines through [`InterruptLines`]. Blocks are keyed by
 //!   physical PC, so one code cache serves every address space.
 //!
-//! The interpreter is the first of two execution engines the design allows:
-//! blocks are already the unit of decode and of time accounting, so a later
-//! dynamic translator can replace the per-block body of `exec_blocks` without touching the
-//! TLB, the code-invalidation protocol or the callers.
+//! Two execution engines run the blocks ([`Engine`]): the interpreter, the
+//! reference, and a translator of hot blocks to x86-64 code ([`jit`]) that
+//! shares the interpreter's bookkeeping, the TLB, the code-invalidation
+//! protocol and the `Exit` contract, so both give the same results.
 
 mod code;
 mod core;
@@ -33,6 +33,7 @@ pub mod debug;
 mod exec;
 mod fp;
 mod interrupt;
+pub mod jit;
 mod memory;
 mod pmp;
 pub mod privileged;
@@ -155,6 +156,34 @@ pub struct HartConfig {
     /// Whether software is told misaligned scalar accesses are fast
     /// (`riscv_hwprobe`); otherwise they are reported as emulated.
     pub misaligned_fast: bool,
+    /// The execution engine.
+    pub engine: Engine,
+}
+
+/// How a hart executes its blocks. Both engines give the same results,
+/// instruction counts, simulated times and statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Engine {
+    /// The interpreter, the reference.
+    #[default]
+    Interp,
+    /// Hot blocks translated to host code ([`jit`]) where the host is
+    /// x86-64 and the run allows it (functional model, user-mode
+    /// emulation, no tracing, exact stop or SMT core); the interpreter
+    /// everywhere else.
+    Jit,
+}
+
+impl std::str::FromStr for Engine {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Engine, String> {
+        match s {
+            "interp" => Ok(Engine::Interp),
+            "jit" => Ok(Engine::Jit),
+            _ => Err(format!("unknown engine '{s}' (interp, jit)")),
+        }
+    }
 }
 
 impl Default for HartConfig {
@@ -166,6 +195,7 @@ impl Default for HartConfig {
             costs: CoreCosts::FUNCTIONAL,
             isa: ExtSet::ALL,
             misaligned_fast: true,
+            engine: Engine::Interp,
         }
     }
 }

@@ -687,6 +687,8 @@ impl Hart {
                 insns: insns.into_boxed_slice(),
                 raw: raws.into_boxed_slice(),
                 next_ppage,
+                runs: 0,
+                translation: None,
             },
             ppage,
         );

@@ -9,8 +9,10 @@
 /// Entries per table (direct-mapped by virtual page number).
 pub const TLB_ENTRIES: usize = 256;
 
-/// One direct-mapped entry.
+/// One direct-mapped entry. `repr(C)`: translated code reads `tag` and
+/// `addend` at fixed offsets.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct TlbEntry {
     /// The virtual page address this entry maps; `INVALID` if none.
     pub tag: u64,
@@ -49,6 +51,12 @@ impl Default for TlbTable {
 }
 
 impl TlbTable {
+    /// The first of the table's [`TLB_ENTRIES`] entries (for translated
+    /// code, which looks them up inline as [`lookup`](Self::lookup) does).
+    pub(crate) fn entries_ptr(&self) -> *const TlbEntry {
+        self.entries.as_ptr()
+    }
+
     #[inline(always)]
     fn index(vaddr: u64) -> usize {
         ((vaddr >> 12) as usize) & (TLB_ENTRIES - 1)

@@ -1,0 +1,316 @@
+//! The translating engine against the interpreter: random blocks of the
+//! operations it translates (and of some it hands to the helper), run
+//! under both engines until they are hot, must leave the same registers,
+//! PC, instruction count, clock and memory after every run.
+
+use crate::{CodeCache, Core, Engine, Env, Exit, Hart, HartConfig};
+use proptest::prelude::*;
+use rvnvmm_mem::PhysMem;
+
+const BASE: u64 = 0x8000_0000;
+const DATA: u64 = BASE + 0x8000;
+/// The register holding the data area's address.
+const BASE_REG: u32 = 31;
+const ECALL: u32 = 0x73;
+
+fn r_type(f7: u32, f3: u32, op: u32, rd: u32, rs1: u32, rs2: u32) -> u32 {
+    f7 << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+fn i_type(f3: u32, op: u32, rd: u32, rs1: u32, imm: i32) -> u32 {
+    ((imm as u32 & 0xfff) << 20) | rs1 << 15 | f3 << 12 | rd << 7 | op
+}
+fn s_type(f3: u32, rs1: u32, rs2: u32, imm: i32) -> u32 {
+    let imm = imm as u32;
+    ((imm >> 5) & 0x7f) << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | (imm & 0x1f) << 7 | 0x23
+}
+fn b_type(f3: u32, rs1: u32, rs2: u32, off: u32) -> u32 {
+    ((off >> 12) & 1) << 31
+        | ((off >> 5) & 0x3f) << 25
+        | rs2 << 20
+        | rs1 << 15
+        | f3 << 12
+        | ((off >> 1) & 0xf) << 8
+        | ((off >> 11) & 1) << 7
+        | 0x63
+}
+fn jal(rd: u32, off: u32) -> u32 {
+    ((off >> 20) & 1) << 31
+        | ((off >> 1) & 0x3ff) << 21
+        | ((off >> 11) & 1) << 20
+        | ((off >> 12) & 0xff) << 12
+        | rd << 7
+        | 0x6f
+}
+
+/// One instruction at index `at` of a program of `len` instructions (an
+/// `ecall` follows): `kind` picks the form, the other numbers its fields.
+#[allow(clippy::too_many_arguments)] // the fields of a random instruction
+fn instruction(
+    kind: u8,
+    sel: u32,
+    rd: u32,
+    rs1: u32,
+    rs2: u32,
+    imm: i32,
+    at: u32,
+    len: u32,
+) -> u32 {
+    // Sources and destinations among x0-x15 (x0 included: a write to it
+    // is dropped); memory through x31.
+    let (rd, rs1, rs2) = (rd % 16, rs1 % 16, rs2 % 16);
+    match kind % 9 {
+        0 => {
+            const F: [(u32, u32); 18] = [
+                (0, 0),
+                (0x20, 0),
+                (0, 1),
+                (0, 2),
+                (0, 3),
+                (0, 4),
+                (0, 5),
+                (0x20, 5),
+                (0, 6),
+                (0, 7),
+                (1, 0),
+                (1, 1),
+                (1, 2),
+                (1, 3),
+                (1, 4),
+                (1, 5),
+                (1, 6),
+                (1, 7),
+            ];
+            let (f7, f3) = F[sel as usize % F.len()];
+            r_type(f7, f3, 0x33, rd, rs1, rs2)
+        }
+        1 => {
+            const F: [(u32, u32); 9] = [
+                (0, 0),
+                (0x20, 0),
+                (0, 1),
+                (0, 5),
+                (0x20, 5),
+                (1, 0),
+                (1, 4),
+                (1, 5),
+                (1, 7),
+            ];
+            let (f7, f3) = F[sel as usize % F.len()];
+            r_type(f7, f3, 0x3b, rd, rs1, rs2)
+        }
+        2 => {
+            let f3 = [0, 2, 3, 4, 6, 7][sel as usize % 6];
+            i_type(f3, 0x13, rd, rs1, imm)
+        }
+        3 => {
+            // Shifts by an immediate: slli, srli, srai, then the word forms.
+            let shamt = imm as u32 & 63;
+            match sel % 6 {
+                0 => i_type(1, 0x13, rd, rs1, shamt as i32),
+                1 => i_type(5, 0x13, rd, rs1, shamt as i32),
+                2 => i_type(5, 0x13, rd, rs1, (0x400 | shamt) as i32),
+                3 => i_type(1, 0x1b, rd, rs1, (shamt & 31) as i32),
+                4 => i_type(5, 0x1b, rd, rs1, (shamt & 31) as i32),
+                _ => i_type(5, 0x1b, rd, rs1, (0x400 | (shamt & 31)) as i32),
+            }
+        }
+        4 => i_type(0, 0x1b, rd, rs1, imm),
+        5 => (imm as u32 & 0xffff_f000) | rd << 7 | if sel.is_multiple_of(2) { 0x37 } else { 0x17 },
+        6 => {
+            // A load or store in the data area (misaligned ones too).
+            let off = imm & 0xff;
+            if sel.is_multiple_of(2) {
+                i_type(sel / 2 % 7, 0x03, rd, BASE_REG, off)
+            } else {
+                s_type(sel / 2 % 4, BASE_REG, rs2, off)
+            }
+        }
+        7 => {
+            // A forward branch, at most to the ecall.
+            let f3 = [0, 1, 4, 5, 6, 7][sel as usize % 6];
+            let off = 4 * (1 + imm as u32 % (len - at));
+            b_type(f3, rs1, rs2, off)
+        }
+        _ => jal(rd, 4 * (1 + imm as u32 % (len - at))),
+    }
+}
+
+fn program() -> impl Strategy<Value = Vec<u32>> {
+    prop::collection::vec(
+        (
+            any::<u8>(),
+            any::<u32>(),
+            0..32u32,
+            0..32u32,
+            0..32u32,
+            any::<i32>(),
+        ),
+        1..48,
+    )
+    .prop_map(|fields| {
+        let len = fields.len() as u32;
+        let mut code: Vec<u32> = fields
+            .iter()
+            .enumerate()
+            .map(|(at, &(kind, sel, rd, rs1, rs2, imm))| {
+                instruction(kind, sel, rd, rs1, rs2, imm, at as u32, len)
+            })
+            .collect();
+        code.push(ECALL);
+        code
+    })
+}
+
+fn value() -> impl Strategy<Value = u64> {
+    prop_oneof![
+        Just(0u64),
+        Just(1),
+        Just(u64::MAX),
+        Just(1 << 63),
+        Just(0xffff_ffff_8000_0000),
+        Just(0x7fff_ffff),
+        Just(0xffff_ffff),
+        0..64u64,
+        any::<u64>(),
+    ]
+}
+
+/// Everything the two engines must agree on after a run.
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    exit: Exit,
+    x: [u64; 32],
+    pc: u64,
+    instret: u64,
+    cycles: u64,
+    data: Vec<u8>,
+}
+
+/// Runs `code` `runs` times from the same registers (`x`, and x31 the
+/// data area unless `wild`), on `engine`; the outcome of each run, and
+/// whether the first block ended up translated.
+fn run(
+    code: &[u32],
+    x: &[u64; 16],
+    wild: bool,
+    engine: Engine,
+    runs: usize,
+) -> (Vec<Outcome>, bool) {
+    let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert!(mem.write(BASE, &bytes));
+    // Data with high bits set, so that extension matters.
+    let data: Vec<u8> = (0..0x120u32).map(|i| (i * 0x9d + 0x80) as u8).collect();
+    assert!(mem.write(DATA, &data));
+    let config = HartConfig {
+        engine,
+        ..HartConfig::default()
+    };
+    let mut core = Core::new(0, 0, &config);
+    let mut h = Hart::new(config);
+    let mut cache = CodeCache::default();
+    let outcomes = (0..runs)
+        .map(|_| {
+            h.x[..16].copy_from_slice(x);
+            h.x[0] = 0;
+            h.x[BASE_REG as usize] = if wild { 0x10 } else { DATA };
+            h.pc = BASE;
+            let exit = h.run(
+                &mut core,
+                &mut Env::functional(&mut mem, &mut cache),
+                u64::MAX,
+            );
+            let mut data = vec![0; 0x120];
+            assert!(mem.read(DATA, &mut data));
+            Outcome {
+                exit,
+                x: h.x,
+                pc: h.pc,
+                instret: h.instret,
+                cycles: core.cycles,
+                data,
+            }
+        })
+        .collect();
+    let translated = cache
+        .lookup(BASE)
+        .is_some_and(|idx| cache.block(idx).translation.is_some());
+    (outcomes, translated)
+}
+
+proptest! {
+    // A fixed seed: the suite is deterministic like the emulator.
+    #![proptest_config(ProptestConfig {
+        cases: 256,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_0019),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn translated_blocks_match_the_interpreter(
+        code in program(),
+        x in prop::array::uniform16(value()),
+        wild in prop::bool::weighted(0.1),
+    ) {
+        // Past the threshold, so the later runs are translated.
+        let runs = 2 * super::HOT_THRESHOLD as usize + 4;
+        let (interp, _) = run(&code, &x, wild, Engine::Interp, runs);
+        let (jit, translated) = run(&code, &x, wild, Engine::Jit, runs);
+        prop_assert!(translated || wild, "the first block was translated");
+        for (n, (a, b)) in interp.iter().zip(&jit).enumerate() {
+            prop_assert_eq!(a, b, "run {}", n);
+        }
+    }
+}
+
+#[test]
+fn a_hot_loop_is_translated_and_exact() {
+    // a0 = 0; a1 = 1000; loop: a0 += a1; a1 -= 1; bne a1, zero, loop; ecall
+    let code = [
+        i_type(0, 0x13, 10, 0, 0),
+        i_type(0, 0x13, 11, 0, 1000),
+        r_type(0, 0, 0x33, 10, 10, 11),
+        i_type(0, 0x13, 11, 11, -1),
+        b_type(1, 11, 0, (-8i32) as u32),
+        ECALL,
+    ];
+    let x = [0; 16];
+    let (interp, translated) = run(&code, &x, false, Engine::Interp, 1);
+    assert!(!translated, "the interpreter translates nothing");
+    let (jit, _) = run(&code, &x, false, Engine::Jit, 1);
+    assert_eq!(jit[0].x[10], 500_500);
+    assert_eq!(interp, jit);
+}
+
+#[test]
+fn every_load_and_store_width_hits_inline() {
+    // Each load of the data area into x1-x7, then each store of x8 over
+    // what they read (so the next run loads x8's bytes, 0x87654321 at
+    // offset 16 for `lw`); looped so the block is translated and the TLB
+    // holds the page.
+    let mut code: Vec<u32> = (0..7)
+        .map(|f3| i_type(f3, 0x03, 1 + f3, BASE_REG, 8 * f3 as i32))
+        .collect();
+    code.extend((0..4).map(|f3| s_type(f3, BASE_REG, 8, 8 * f3 as i32)));
+    code.push(ECALL);
+    let mut x = [0; 16];
+    x[8] = 0xfedc_ba98_8765_4321;
+    let (interp, _) = run(&code, &x, false, Engine::Interp, 40);
+    let (jit, translated) = run(&code, &x, false, Engine::Jit, 40);
+    assert!(translated);
+    assert_eq!(interp, jit);
+}
+
+#[test]
+fn block_pcs_follow_direct_jumps() {
+    let insns = [
+        rvnvmm_isa::decode(i_type(0, 0x13, 1, 0, 1)),
+        rvnvmm_isa::decode(jal(0, 16)),
+        rvnvmm_isa::decode(i_type(0, 0x13, 1, 0, 1)),
+    ];
+    assert_eq!(
+        &*super::block_pcs(0x1000, &insns),
+        &[0x1000, 0x1004, 0x1014, 0x1018]
+    );
+}

@@ -1,0 +1,316 @@
+//! A small x86-64 emitter: exactly the instructions the translator uses.
+//!
+//! Register plan of translated code: `rbx` holds the address of the hart's
+//! integer registers (`x[i]` at `[rbx + 8 i]`), `r12` the translation
+//! context; `rax` and `rcx` are scratch. Guest values are loaded into `rax`
+//! (first operand) and `rcx` (second operand), combined in `rax` and stored
+//! back.
+
+/// An x86 condition code (the low nibble of `jcc`/`setcc`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cond {
+    /// Unsigned below.
+    Below = 0x2,
+    /// Unsigned above or equal.
+    AboveEq = 0x3,
+    /// Equal.
+    Eq = 0x4,
+    /// Not equal.
+    Ne = 0x5,
+    /// Signed less.
+    Less = 0xc,
+    /// Signed greater or equal.
+    GreaterEq = 0xd,
+}
+
+impl Cond {
+    /// The opposite condition.
+    pub fn inverse(self) -> Cond {
+        match self {
+            Cond::Below => Cond::AboveEq,
+            Cond::AboveEq => Cond::Below,
+            Cond::Eq => Cond::Ne,
+            Cond::Ne => Cond::Eq,
+            Cond::Less => Cond::GreaterEq,
+            Cond::GreaterEq => Cond::Less,
+        }
+    }
+}
+
+/// A two-operand ALU operation `rax op= rcx` (the `op r/m, r` opcode).
+#[derive(Clone, Copy, Debug)]
+pub enum Alu {
+    /// `add`.
+    Add = 0x01,
+    /// `or`.
+    Or = 0x09,
+    /// `and`.
+    And = 0x21,
+    /// `sub`.
+    Sub = 0x29,
+    /// `xor`.
+    Xor = 0x31,
+    /// `cmp` (flags only).
+    Cmp = 0x39,
+}
+
+/// A shift `rax by cl` (the `/digit` of opcode `d3`); the CPU masks `cl` to
+/// 6 bits (64-bit) or 5 bits (32-bit), as RISC-V does.
+#[derive(Clone, Copy, Debug)]
+pub enum Shift {
+    /// `shl`.
+    Left = 4,
+    /// `shr`.
+    RightLogical = 5,
+    /// `sar`.
+    RightArith = 7,
+}
+
+/// Scratch registers.
+#[derive(Clone, Copy, Debug)]
+pub enum Reg {
+    /// `rax`.
+    Rax = 0,
+    /// `rcx`.
+    Rcx = 1,
+}
+
+/// Machine code being assembled, with the jumps to the common exit still
+/// to be patched.
+#[derive(Default)]
+pub struct Asm {
+    /// The bytes so far.
+    pub code: Vec<u8>,
+    /// Offsets of `rel32` fields that jump to the exit.
+    exit_fixups: Vec<usize>,
+}
+
+impl Asm {
+    fn bytes(&mut self, b: &[u8]) {
+        self.code.extend_from_slice(b);
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.code.extend_from_slice(&v.to_le_bytes());
+    }
+
+    /// Saves the callee-saved registers used and sets `rbx` (registers)
+    /// and `r12` (context) from the System V arguments `rdi`, `rsi`. Three
+    /// pushes leave the stack 16-byte aligned for calls.
+    pub fn prologue(&mut self) {
+        self.bytes(&[0x53, 0x41, 0x54, 0x55]); // push rbx; push r12; push rbp
+        self.bytes(&[0x48, 0x89, 0xfb]); // mov rbx, rdi
+        self.bytes(&[0x49, 0x89, 0xf4]); // mov r12, rsi
+    }
+
+    /// `reg = x[r]`.
+    pub fn load_guest(&mut self, reg: Reg, r: u8) {
+        // mov reg, [rbx + disp32]
+        self.bytes(&[0x48, 0x8b, 0x83 | (reg as u8) << 3]);
+        self.u32(8 * (r as u32 & 31));
+    }
+
+    /// `x[r] = rax`.
+    pub fn store_guest(&mut self, r: u8) {
+        self.bytes(&[0x48, 0x89, 0x83]); // mov [rbx + disp32], rax
+        self.u32(8 * (r as u32 & 31));
+    }
+
+    /// `reg = v`.
+    pub fn mov_imm(&mut self, reg: Reg, v: u64) {
+        if v as i64 == v as i32 as i64 {
+            // mov reg, simm32 (sign-extended)
+            self.bytes(&[0x48, 0xc7, 0xc0 | reg as u8]);
+            self.u32(v as u32);
+        } else {
+            // movabs reg, imm64
+            self.bytes(&[0x48, 0xb8 | reg as u8]);
+            self.code.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+
+    /// `rax op= rcx`, 64-bit (`wide`) or 32-bit (upper half zeroed).
+    pub fn alu(&mut self, op: Alu, wide: bool) {
+        if wide {
+            self.bytes(&[0x48]);
+        }
+        self.bytes(&[op as u8, 0xc8]);
+    }
+
+    /// `rax = rax << cl` etc., 64-bit or 32-bit.
+    pub fn shift(&mut self, op: Shift, wide: bool) {
+        if wide {
+            self.bytes(&[0x48]);
+        }
+        self.bytes(&[0xd3, 0xc0 | (op as u8) << 3]);
+    }
+
+    /// `rax = rax * rcx` (low bits), 64-bit or 32-bit.
+    pub fn imul(&mut self, wide: bool) {
+        if wide {
+            self.bytes(&[0x48]);
+        }
+        self.bytes(&[0x0f, 0xaf, 0xc1]);
+    }
+
+    /// `rax = sign-extended eax`.
+    pub fn sext32(&mut self) {
+        self.bytes(&[0x48, 0x63, 0xc0]); // movsxd rax, eax
+    }
+
+    /// `rax = flags say cond ? 1 : 0`.
+    pub fn set_cond(&mut self, cond: Cond) {
+        self.bytes(&[0x0f, 0x90 | cond as u8, 0xc0]); // setcc al
+        self.bytes(&[0x0f, 0xb6, 0xc0]); // movzx eax, al
+    }
+
+    /// Returns `value` from the translation when the flags say `cond`.
+    pub fn exit_if(&mut self, cond: Cond, value: u32) {
+        // j!cc over `mov eax, imm32` (5 bytes) and `jmp rel32` (5 bytes).
+        self.bytes(&[0x70 | cond.inverse() as u8, 10]);
+        self.exit(value);
+    }
+
+    /// Returns `value` from the translation.
+    pub fn exit(&mut self, value: u32) {
+        self.bytes(&[0xb8]); // mov eax, imm32
+        self.u32(value);
+        self.bytes(&[0xe9]); // jmp rel32 (to the epilogue)
+        self.exit_fixups.push(self.code.len());
+        self.u32(0);
+    }
+
+    /// Calls the context's helper (its first field) with `(context, arg)`
+    /// and returns `value` from the translation if it returns non-zero.
+    pub fn call_helper(&mut self, arg: u32, value: u32) {
+        self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
+        self.bytes(&[0xbe]); // mov esi, imm32
+        self.u32(arg);
+        self.bytes(&[0x41, 0xff, 0x14, 0x24]); // call [r12]
+        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
+        self.exit_if(Cond::Ne, value);
+    }
+
+    /// `rax = x[rs1] + imm`, then `rdx` = the entry of the software-TLB
+    /// table (pointer at `[r12 + table]`) for that address and `rcx` =
+    /// the address masked as the tag compare wants it for a `size`-byte
+    /// access; compares the two and jumps to the returned fixup (patch it
+    /// with [`here`](Self::here)) when they differ. Falls through with
+    /// `rax` = the host address. The table index and entry layout are
+    /// `TlbTable::lookup`'s.
+    pub fn tlb_lookup(&mut self, rs1: u8, imm: i32, table: u8, size: u64) -> usize {
+        use crate::tlb::{TlbEntry, TLB_ENTRIES};
+        const _: () = assert!(TLB_ENTRIES == 256 && std::mem::size_of::<TlbEntry>() == 24);
+        let tag = std::mem::offset_of!(TlbEntry, tag) as u8;
+        let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
+        self.load_guest(Reg::Rax, rs1);
+        self.bytes(&[0x48, 0x05]); // add rax, simm32
+        self.u32(imm as u32);
+        self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
+        self.bytes(&[0x48, 0xc1, 0xe9, 12]); // shr rcx, 12
+        self.bytes(&[0x0f, 0xb6, 0xc9]); // movzx ecx, cl (256 entries)
+        self.bytes(&[0x48, 0x8d, 0x0c, 0x49]); // lea rcx, [rcx + rcx*2]
+        self.bytes(&[0x49, 0x8b, 0x54, 0x24, table]); // mov rdx, [r12 + table]
+        self.bytes(&[0x48, 0x8d, 0x14, 0xca]); // lea rdx, [rdx + rcx*8]
+        self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
+        self.bytes(&[0x48, 0x81, 0xe1]); // and rcx, simm32
+        self.u32(!0xfff | (size as u32 - 1));
+        self.bytes(&[0x48, 0x3b, 0x4a, tag]); // cmp rcx, [rdx + tag]
+        let miss = self.jump_if(Cond::Ne);
+        self.bytes(&[0x48, 0x03, 0x42, addend]); // add rax, [rdx + addend]
+        miss
+    }
+
+    /// `rax` = the value at host address `rax`, `size` bytes, sign- or
+    /// zero-extended.
+    pub fn load_host(&mut self, size: u64, signed: bool) {
+        match (size, signed) {
+            (1, true) => self.bytes(&[0x48, 0x0f, 0xbe, 0x00]), // movsx rax, byte [rax]
+            (1, false) => self.bytes(&[0x0f, 0xb6, 0x00]),      // movzx eax, byte [rax]
+            (2, true) => self.bytes(&[0x48, 0x0f, 0xbf, 0x00]), // movsx rax, word [rax]
+            (2, false) => self.bytes(&[0x0f, 0xb7, 0x00]),      // movzx eax, word [rax]
+            (4, true) => self.bytes(&[0x48, 0x63, 0x00]),       // movsxd rax, dword [rax]
+            (4, false) => self.bytes(&[0x8b, 0x00]),            // mov eax, [rax]
+            _ => self.bytes(&[0x48, 0x8b, 0x00]),               // mov rax, [rax]
+        }
+    }
+
+    /// Stores the low `size` bytes of `rcx` at host address `rax`.
+    pub fn store_host(&mut self, size: u64) {
+        match size {
+            1 => self.bytes(&[0x88, 0x08]),       // mov [rax], cl
+            2 => self.bytes(&[0x66, 0x89, 0x08]), // mov [rax], cx
+            4 => self.bytes(&[0x89, 0x08]),       // mov [rax], ecx
+            _ => self.bytes(&[0x48, 0x89, 0x08]), // mov [rax], rcx
+        }
+    }
+
+    /// A `jcc rel32` to a place not yet emitted: returns the fixup (the
+    /// end of its `rel32` field).
+    pub fn jump_if(&mut self, cond: Cond) -> usize {
+        self.bytes(&[0x0f, 0x80 | cond as u8]);
+        self.u32(0);
+        self.code.len()
+    }
+
+    /// A `jmp rel32` to a place not yet emitted: returns the fixup.
+    pub fn jump(&mut self) -> usize {
+        self.bytes(&[0xe9]);
+        self.u32(0);
+        self.code.len()
+    }
+
+    /// Points the jump with `fixup` here.
+    pub fn here(&mut self, fixup: usize) {
+        let at = fixup - 4;
+        let rel = (self.code.len() - fixup) as i32;
+        self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+    }
+
+    /// Ends the code: the common exit restores the saved registers and
+    /// returns `eax`. Patches every jump to it.
+    pub fn finish(mut self) -> Vec<u8> {
+        let epilogue = self.code.len();
+        self.bytes(&[0x5d, 0x41, 0x5c, 0x5b, 0xc3]); // pop rbp; pop r12; pop rbx; ret
+        for at in std::mem::take(&mut self.exit_fixups) {
+            let rel = (epilogue as i64 - (at as i64 + 4)) as i32;
+            self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+        }
+        self.code
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodings_match_the_manual() {
+        let mut a = Asm::default();
+        a.load_guest(Reg::Rcx, 5);
+        assert_eq!(a.code, [0x48, 0x8b, 0x8b, 40, 0, 0, 0]);
+        let mut a = Asm::default();
+        a.alu(Alu::Sub, true);
+        a.shift(Shift::RightArith, false);
+        a.imul(true);
+        assert_eq!(
+            a.code,
+            [0x48, 0x29, 0xc8, 0xd3, 0xf8, 0x48, 0x0f, 0xaf, 0xc1]
+        );
+        let mut a = Asm::default();
+        a.mov_imm(Reg::Rax, u64::MAX);
+        a.mov_imm(Reg::Rcx, 1 << 40);
+        assert_eq!(a.code[..7], [0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff]);
+        assert_eq!(a.code[7..9], [0x48, 0xb9]);
+    }
+
+    #[test]
+    fn exits_jump_to_the_epilogue() {
+        let mut a = Asm::default();
+        a.exit(7);
+        let code = a.finish();
+        // jmp rel32 at offset 5, its field at 6..10, epilogue right after.
+        assert_eq!(&code[6..10], &0i32.to_le_bytes());
+        assert_eq!(&code[10..], &[0x5d, 0x41, 0x5c, 0x5b, 0xc3]);
+    }
+}
