@@ -117,6 +117,7 @@ guest_programs! {
     float_edge => (23, []);
     float_print => (0, []);
     fpe_unhandled => (136, []);
+    gdb_target => (0, []);
     fork_pipe => (7, []);
     ill_unhandled => (132, []);
     int_arith => (17, []);
