@@ -6,6 +6,9 @@
  *   pmdk_rbtree POOL run N           do the next N operations, each one
  *                                    transaction
  *   pmdk_rbtree POOL check           open the pool (PMDK recovers it) and check
+ *   pmdk_rbtree                      test itself: create a pool in the current
+ *                                    directory, run 200 operations, check it,
+ *                                    remove it
  *
  * Operation k (k = 0, 1, ...) is a deterministic function of k: it inserts
  * (or updates) key(k) with the value k, or removes key(k), as PMDK's
@@ -484,8 +487,27 @@ static int do_check(const char *path)
 	return bad;
 }
 
+/* Create, run and check a pool of its own, as every guest/emu program
+ * checks itself when run with no arguments. */
+static int self_test(void)
+{
+	char pool[64];
+	snprintf(pool, sizeof pool, "pmdk_rbtree-%d.pool", (int)getpid());
+	snprintf(log_path, sizeof log_path, "%s.log", pool);
+	int status = do_create(pool);
+	if (status == 0)
+		status = do_run(pool, 200);
+	if (status == 0)
+		status = do_check(pool);
+	unlink(pool);
+	unlink(log_path);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 1)
+		return self_test();
 	if (argc >= 2)
 		snprintf(log_path, sizeof log_path, "%s.log", argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "create"))
