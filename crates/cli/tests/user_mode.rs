@@ -677,13 +677,18 @@ fn a_killed_runs_tree_is_swept_by_a_later_run() {
     use std::time::{Duration, SystemTime};
     let (busybox, _) = paths();
     let tmp = tempdir();
+    // `cat` blocks in a host read of a pipe that stays open (a guest
+    // `sleep` would end at once: its time is simulated).
     let mut victim = rvnvmm()
         .env("TMPDIR", &tmp)
         .arg("run")
         .arg(&busybox)
-        .args(["sleep", "60"])
+        .arg("cat")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let _open_stdin = victim.stdin.take();
     let tree = tmp.join(format!("rvnvmm-tree-{}-0", victim.id()));
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !tree.join("sys/devices/system/cpu/online").exists() {
