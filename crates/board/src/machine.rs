@@ -488,6 +488,27 @@ pub struct Machine {
     last_hart: usize,
     /// The gdb connection, if a debugger is attached.
     gdb: Option<GdbStub>,
+    /// The counters at the last statistics reset (a `reset` marker).
+    stats_base: Option<StatsBase>,
+}
+
+/// The counters as they stood at a statistics reset ([`Machine::reset_stats`]):
+/// the statistics of the region are the differences. The harts' `instret`
+/// and clocks are architectural and never reset.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatsBase {
+    /// Instructions of all harts.
+    pub instructions: u64,
+    /// Per hart: `instret`.
+    pub hart_instructions: Vec<u64>,
+    /// Per hart: its core's clock.
+    pub cycles: Vec<u64>,
+    /// The latest core clock, in ns.
+    pub sim_time_ns: u64,
+    /// Blocks decoded.
+    pub blocks_decoded: u64,
+    /// Per hart: inter-processor interrupts received and sent.
+    pub ipis: Vec<(u64, u64)>,
 }
 
 /// Runs `budget` instructions of `hart` in sampling periods, recording
@@ -529,6 +550,17 @@ pub enum End {
     Reboot,
     /// The power failed at [`Machine::with_crash_at`]'s point.
     Crash,
+    /// Hart `hart` ran a region-of-interest marker (`rvnvmm_isa::marker`),
+    /// `op` with argument `arg`; its pc is past it. The caller acts on it
+    /// and calls [`Machine::run`] again to go on.
+    Marker {
+        /// The hart that ran it.
+        hart: usize,
+        /// What it asks for.
+        op: rvnvmm_isa::MarkerOp,
+        /// The value of its argument register.
+        arg: u64,
+    },
 }
 
 impl Machine {
@@ -566,6 +598,7 @@ impl Machine {
             crash_at: None,
             last_hart: 0,
             gdb: None,
+            stats_base: None,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -658,6 +691,50 @@ impl Machine {
         self.code.blocks_decoded
     }
 
+    /// Zeroes the statistics (a `reset` marker): the harts' event counters
+    /// and the memory system's; the rest is counted from the point
+    /// [`Machine::stats_base`] records.
+    pub fn reset_stats(&mut self) {
+        for h in &mut self.harts {
+            h.stats = Default::default();
+        }
+        if let Some(m) = self.memsys.as_mut() {
+            m.reset_stats();
+        }
+        self.stats_base = Some(StatsBase {
+            instructions: self.insns,
+            hart_instructions: self.harts.iter().map(|h| h.instret).collect(),
+            cycles: self.cores.iter().map(|c| c.cycles).collect(),
+            sim_time_ns: self.cores.iter().map(|c| c.time_ns()).max().unwrap_or(0),
+            blocks_decoded: self.code.blocks_decoded,
+            ipis: (0..self.harts.len())
+                .map(|i| (self.board.ipis_received(i), self.board.ipis_sent(i)))
+                .collect(),
+        });
+    }
+
+    /// The counters at the last statistics reset, if any.
+    pub fn stats_base(&self) -> Option<&StatsBase> {
+        self.stats_base.as_ref()
+    }
+
+    /// The NUL-terminated string at virtual address `addr` as hart `hart`
+    /// sees it now (at most `max` bytes), or `None` if unreadable.
+    pub fn read_guest_string(&mut self, hart: usize, addr: u64, max: usize) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut byte = [0u8];
+        while out.len() < max {
+            if !Target::read_memory(self, hart as u64 + 1, addr + out.len() as u64, &mut byte) {
+                return None;
+            }
+            if byte[0] == 0 {
+                break;
+            }
+            out.push(byte[0]);
+        }
+        Some(out)
+    }
+
     /// Whether hart `h` sleeps in `wfi`.
     pub fn asleep(&self, h: usize) -> bool {
         self.state[h] == State::Wfi
@@ -676,8 +753,8 @@ impl Machine {
         let end = rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self);
         if let Some(gdb) = self.gdb.as_mut() {
             match &end {
-                // gdb stays attached across the reboot.
-                Ok(End::Reboot) => {}
+                // gdb stays attached across the reboot and a marker.
+                Ok(End::Reboot | End::Marker { .. }) => {}
                 Ok(End::PowerOff(code)) => gdb.exited(i32::from(*code)),
                 Ok(End::Crash) | Err(_) => gdb.killed(libc::SIGKILL),
             }
@@ -1018,6 +1095,9 @@ impl rvnvmm_sched::Machine for Machine {
             // `wrs.*` completes at once in full-system mode: no Yield.
             Exit::Budget | Exit::Yield => {}
             Exit::Wfi => self.state[h] = State::Wfi,
+            Exit::Marker { op, arg } => {
+                return ControlFlow::Break(Ok(End::Marker { hart: h, op, arg }));
+            }
             Exit::Ecall => unreachable!("ecall exits only in user-mode emulation"),
             Exit::Trap(t) => {
                 self.board.flush();

@@ -689,3 +689,57 @@ fn linux_uses_transparent_huge_pages_and_64k_hugetlb_pages() {
     // Eight 64 KiB pages reserved (the 2 MiB default size counts none).
     assert_eq!(field("Hugetlb:"), ["512 kB"], "{console}");
 }
+
+/// The SDK's `nvmm-marker` tool in the initramfs drives the statistics of
+/// a booted machine from its shell (user mode under Linux): a reset, a
+/// named snapshot, and an `exit` marker that ends the simulation with its
+/// status. Functional, so it takes what the shell test takes.
+#[test]
+fn markers_from_the_linux_shell_reset_dump_and_exit() {
+    let stats = std::env::temp_dir().join(format!("rvnvmm-boot-{}-roi.json", std::process::id()));
+    let stats_arg = stats.to_str().unwrap();
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--set",
+            "machine.model=functional",
+            "--append",
+            "console=ttyS0 quiet",
+            "--stats",
+            stats_arg,
+        ],
+        "/opt/rvnvmm/nvmm-marker reset\n\
+         echo region $((6*7))\n\
+         /opt/rvnvmm/nvmm-marker dump shell-region\n\
+         /opt/rvnvmm/nvmm-marker switch timing\n\
+         /opt/rvnvmm/nvmm-marker exit 3\n\
+         echo not reached\n",
+    );
+    assert_eq!(status, Some(3), "{console}\n{stderr}");
+    assert!(console.contains("region 42"), "{console}");
+    assert!(
+        stderr.contains("not supported in the full system yet"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&stats).expect("statistics written");
+    std::fs::remove_file(&stats).ok();
+    let json: serde_json::Value = serde_json::from_str(&text).expect("statistics JSON");
+    assert_eq!(json["exit"]["code"], 3);
+    let reset = json["stats_reset"]["instructions"].as_u64().expect("reset");
+    let snapshot = &json["snapshots"][0];
+    assert_eq!(snapshot["name"], "shell-region");
+    let at = snapshot["instructions"].as_u64().unwrap();
+    assert_eq!(
+        snapshot["stats"]["instructions"].as_u64().unwrap(),
+        at - reset
+    );
+    // The run's counters count from the reset as well.
+    let total = json["instructions"].as_u64().unwrap();
+    assert!(total > at - reset, "{total}");
+    let harts: u64 = json["harts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["instructions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(harts, total);
+}

@@ -124,6 +124,7 @@ guest_programs! {
     malloc_stress => (0, []);
     mmap => (0, []);
     pthreads => (42, []);
+    roi_markers => (0, []);
     segv_unhandled => (139, []);
     selfmod => (9, []);
     setjmp => (11, []);
