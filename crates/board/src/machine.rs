@@ -393,6 +393,9 @@ enum State {
 /// Why the machine stopped short of a power-off or reboot.
 #[derive(Debug, thiserror::Error)]
 pub enum MachineError {
+    /// [`Machine::set_timing`] on a machine without a timing model.
+    #[error("the machine has no timing model to switch to (machine.model = \"functional\")")]
+    NoTimingModel,
     /// The guest kernel panicked.
     #[error("the guest kernel panicked: {line}")]
     Panicked {
@@ -490,6 +493,9 @@ pub struct Machine {
     gdb: Option<GdbStub>,
     /// The counters at the last statistics reset (a `reset` marker).
     stats_base: Option<StatsBase>,
+    /// The memory system while the functional model runs
+    /// ([`Machine::set_timing`]), and the cores' timing costs.
+    parked: Option<(MemorySystem, rvnvmm_hart::CoreCosts)>,
 }
 
 /// The counters as they stood at a statistics reset ([`Machine::reset_stats`]):
@@ -599,6 +605,7 @@ impl Machine {
             last_hart: 0,
             gdb: None,
             stats_base: None,
+            parked: None,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -698,7 +705,7 @@ impl Machine {
         for h in &mut self.harts {
             h.stats = Default::default();
         }
-        if let Some(m) = self.memsys.as_mut() {
+        if let Some(m) = self.any_memsys_mut() {
             m.reset_stats();
         }
         self.stats_base = Some(StatsBase {
@@ -711,6 +718,53 @@ impl Machine {
                 .map(|i| (self.board.ipis_received(i), self.board.ipis_sent(i)))
                 .collect(),
         });
+    }
+
+    /// Switches between the timing model (`true`) and the functional one:
+    /// the memory system is set aside or taken back (cold the first time:
+    /// built at the start, never used), the cores get the model's costs and
+    /// the decoded blocks are re-timed, so they keep their boundaries. A
+    /// TLB model starts without the harts' software TLBs. Whether the model
+    /// changed; an error for a machine without a timing model to switch to.
+    pub fn set_timing(&mut self, timing: bool) -> Result<bool, MachineError> {
+        if timing == self.memsys.is_some() {
+            return Ok(false);
+        }
+        let costs = if timing {
+            let (memsys, costs) = self.parked.take().ok_or(MachineError::NoTimingModel)?;
+            self.memsys = Some(memsys);
+            costs
+        } else {
+            let memsys = self.memsys.take().expect("timed: a memory system");
+            self.parked = Some((memsys, self.cores[0].costs.clone()));
+            rvnvmm_hart::CoreCosts::FUNCTIONAL
+        };
+        for c in &mut self.cores {
+            c.costs = costs.clone();
+        }
+        let shift = self
+            .memsys
+            .as_ref()
+            .map(rvnvmm_hart::TimingModel::fetch_line_shift);
+        self.code.retime(&costs, shift);
+        if self
+            .memsys
+            .as_ref()
+            .is_some_and(rvnvmm_hart::TimingModel::has_tlb)
+        {
+            for h in &mut self.harts {
+                h.flush_tlb();
+            }
+        }
+        Ok(true)
+    }
+
+    /// The memory system, in use or set aside by [`Machine::set_timing`].
+    pub fn any_memsys_mut(&mut self) -> Option<&mut MemorySystem> {
+        match self.memsys.as_mut() {
+            Some(m) => Some(m),
+            None => self.parked.as_mut().map(|(m, _)| m),
+        }
     }
 
     /// The counters at the last statistics reset, if any.

@@ -93,6 +93,12 @@ pub struct BootArgs {
     /// printed on stderr).
     #[arg(long, value_name = "PORT")]
     gdb: Option<u16>,
+    /// Boot in the functional model until the guest's first `switch timing`
+    /// marker (e.g. `nvmm-marker switch timing` from the shell), then run
+    /// the machine's timing model, the statistics counting from there
+    /// (docs/regions-of-interest.md).
+    #[arg(long, value_name = "marker", value_parser = ["marker"])]
+    fast_forward: Option<String>,
 }
 
 /// Why `rvnvmm boot` could not start or finish. The command prints it after
@@ -438,7 +444,10 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let _raw = RawTerminal::new();
     m.host_input().spawn_reader(std::io::stdin());
     let started = Instant::now();
-    let mut roi = crate::roi::BootRoi::default();
+    let mut roi = match a.fast_forward {
+        Some(_) => crate::roi::BootRoi::fast_forward(&mut m)?,
+        None => crate::roi::BootRoi::default(),
+    };
     let result = loop {
         match m.run(a.max_insns) {
             Ok(End::Reboot) => m.reboot(&boot)?,
@@ -599,7 +608,7 @@ pub(crate) fn stats_value(
         "harts": harts,
         "blocks_decoded": m.blocks_decoded() - base.blocks_decoded,
     });
-    if let Some(ms) = m.memsys_mut() {
+    if let Some(ms) = m.any_memsys_mut() {
         if end {
             ms.finish(max_cycles);
         }

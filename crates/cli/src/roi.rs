@@ -3,9 +3,9 @@
 //! were reset, the model switches; `rvnvmm boot`'s handling of markers;
 //! `--fast-forward`'s argument.
 
-use rvnvmm_board::machine::{End, Machine};
+use rvnvmm_board::machine::{End, Machine, MachineError};
 use rvnvmm_isa::MarkerOp;
-use rvnvmm_user::{FastForward, ModelSwitch, ResetPoint};
+use rvnvmm_user::{FastForward, Model, ModelSwitch, ResetPoint};
 use serde_json::{json, Value};
 
 /// Longest snapshot name read from the guest.
@@ -76,16 +76,43 @@ pub fn snapshot_json(name: &str, instructions: u64, sim_time_ns: u64, mut stats:
     })
 }
 
-/// `rvnvmm boot`'s markers: resets and snapshots; model switches and
-/// checkpoints are not supported in the full system yet (said once).
+/// `rvnvmm boot`'s markers: resets, snapshots, model switches;
+/// checkpoints are not supported yet (said once).
 #[derive(Default)]
 pub struct BootRoi {
     snapshots: Vec<Value>,
     reset: Option<ResetPoint>,
+    switches: Vec<ModelSwitch>,
+    /// `--fast-forward marker`: the first `switch timing` marker resets the
+    /// statistics too.
+    fast_forward: bool,
     noted: Vec<&'static str>,
 }
 
 impl BootRoi {
+    /// Starts `m` in the functional model until the guest's first `switch
+    /// timing` marker (`boot --fast-forward marker`).
+    pub fn fast_forward(m: &mut Machine) -> Result<BootRoi, MachineError> {
+        m.set_timing(false)?;
+        if m.any_memsys_mut().is_none() {
+            return Err(MachineError::NoTimingModel);
+        }
+        Ok(BootRoi {
+            fast_forward: true,
+            ..BootRoi::default()
+        })
+    }
+
+    /// Resets `m`'s statistics and records where.
+    fn reset(&mut self, m: &mut Machine) {
+        m.reset_stats();
+        let base = m.stats_base().cloned().unwrap_or_default();
+        self.reset = Some(ResetPoint {
+            instructions: base.instructions,
+            sim_time_ns: base.sim_time_ns,
+        });
+    }
+
     /// Acts on marker `op` (argument `arg`) that hart `hart` ran; the end
     /// of the run if it asks for one (an `exit` marker: a power-off with
     /// its status).
@@ -98,14 +125,7 @@ impl BootRoi {
         arg: u64,
     ) -> Option<End> {
         match op {
-            MarkerOp::ResetStats => {
-                m.reset_stats();
-                let base = m.stats_base().cloned().unwrap_or_default();
-                self.reset = Some(ResetPoint {
-                    instructions: base.instructions,
-                    sim_time_ns: base.sim_time_ns,
-                });
-            }
+            MarkerOp::ResetStats => self.reset(m),
             MarkerOp::DumpStats => {
                 let numbered = format!("snapshot{}", self.snapshots.len() + 1);
                 let name = match arg {
@@ -128,10 +148,24 @@ impl BootRoi {
                 ));
             }
             MarkerOp::Exit => return Some(End::PowerOff((arg & 0xff) as u16)),
-            MarkerOp::SwitchModel => self.note_once(
-                "switch",
-                "a `switch` marker was ignored: switching models is not supported in the full system yet",
+            MarkerOp::SwitchModel if arg > 1 => self.note_once(
+                "switch-arg",
+                "a `switch` marker with an argument other than 0 (functional) or 1 (timing) was ignored",
             ),
+            MarkerOp::SwitchModel => match m.set_timing(arg == 1) {
+                Ok(true) => {
+                    self.switches.push(ModelSwitch {
+                        to: if arg == 1 { Model::Timing } else { Model::Functional },
+                        instructions: m.instructions(),
+                        sim_time_ns: m.cores()[hart].time_ns(),
+                    });
+                    if arg == 1 && std::mem::take(&mut self.fast_forward) {
+                        self.reset(m);
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => self.note_once("switch", &format!("a `switch` marker was ignored: {e}")),
+            },
             MarkerOp::Checkpoint => self.note_once(
                 "checkpoint",
                 "a `checkpoint` marker was ignored: checkpoints are not supported yet",
@@ -152,10 +186,12 @@ impl BootRoi {
         }
     }
 
-    /// Adds `stats_reset` and `snapshots` to the statistics `v`.
+    /// Adds `stats_reset`, `snapshots` and `model_switches` to the
+    /// statistics `v`.
     pub fn add_to(self, v: &mut Value) {
         v["stats_reset"] = reset_json(self.reset);
         v["snapshots"] = Value::Array(self.snapshots);
+        v["model_switches"] = switches_json(&self.switches);
     }
 }
 
