@@ -606,7 +606,8 @@ pub(crate) fn stats_value(
         "sim_time_ns": sim_time_ns,
         "clock_hz": cfg.machine.clock_hz,
         "harts": harts,
-        "blocks_decoded": m.blocks_decoded() - base.blocks_decoded,
+        // A reboot starts a new code cache, and its count.
+        "blocks_decoded": m.blocks_decoded().saturating_sub(base.blocks_decoded),
     });
     if let Some(ms) = m.any_memsys_mut() {
         if end {

@@ -118,6 +118,7 @@ guest_programs! {
     float_print => (0, []);
     fpe_unhandled => (136, []);
     fork_pipe => (7, []);
+    gdb_target => (0, []);
     ill_unhandled => (132, []);
     int_arith => (17, []);
     malloc_brk => (0, []);
