@@ -53,6 +53,7 @@ PROGRAMS=(
     "$top/guest/build/static/contended"
     "$top/guest/build/static/tlb_stride"
     "$top/guest/build/emu/hugetlb_map"
+    "$top/sdk/libnvmm/build/nvmm-marker"
 )
 for t in "$top"/sdk/libnvmm/build/tests/*; do
     [ -x "$t" ] && PROGRAMS+=("$t")

@@ -393,6 +393,9 @@ enum State {
 /// Why the machine stopped short of a power-off or reboot.
 #[derive(Debug, thiserror::Error)]
 pub enum MachineError {
+    /// [`Machine::set_timing`] on a machine without a timing model.
+    #[error("the machine has no timing model to switch to (machine.model = \"functional\")")]
+    NoTimingModel,
     /// The guest kernel panicked.
     #[error("the guest kernel panicked: {line}")]
     Panicked {
@@ -488,6 +491,30 @@ pub struct Machine {
     last_hart: usize,
     /// The gdb connection, if a debugger is attached.
     gdb: Option<GdbStub>,
+    /// The counters at the last statistics reset (a `reset` marker).
+    stats_base: Option<StatsBase>,
+    /// The memory system while the functional model runs
+    /// ([`Machine::set_timing`]), and the cores' timing costs.
+    parked: Option<(MemorySystem, rvnvmm_hart::CoreCosts)>,
+}
+
+/// The counters as they stood at a statistics reset ([`Machine::reset_stats`]):
+/// the statistics of the region are the differences. The harts' `instret`
+/// and clocks are architectural and never reset.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StatsBase {
+    /// Instructions of all harts.
+    pub instructions: u64,
+    /// Per hart: `instret`.
+    pub hart_instructions: Vec<u64>,
+    /// Per hart: its core's clock.
+    pub cycles: Vec<u64>,
+    /// The latest core clock, in ns.
+    pub sim_time_ns: u64,
+    /// Blocks decoded.
+    pub blocks_decoded: u64,
+    /// Per hart: inter-processor interrupts received and sent.
+    pub ipis: Vec<(u64, u64)>,
 }
 
 /// Runs `budget` instructions of `hart` in sampling periods, recording
@@ -529,6 +556,17 @@ pub enum End {
     Reboot,
     /// The power failed at [`Machine::with_crash_at`]'s point.
     Crash,
+    /// Hart `hart` ran a region-of-interest marker (`rvnvmm_isa::marker`),
+    /// `op` with argument `arg`; its pc is past it. The caller acts on it
+    /// and calls [`Machine::run`] again to go on.
+    Marker {
+        /// The hart that ran it.
+        hart: usize,
+        /// What it asks for.
+        op: rvnvmm_isa::MarkerOp,
+        /// The value of its argument register.
+        arg: u64,
+    },
 }
 
 impl Machine {
@@ -566,6 +604,8 @@ impl Machine {
             crash_at: None,
             last_hart: 0,
             gdb: None,
+            stats_base: None,
+            parked: None,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -658,6 +698,97 @@ impl Machine {
         self.code.blocks_decoded
     }
 
+    /// Zeroes the statistics (a `reset` marker): the harts' event counters
+    /// and the memory system's; the rest is counted from the point
+    /// [`Machine::stats_base`] records.
+    pub fn reset_stats(&mut self) {
+        for h in &mut self.harts {
+            h.stats = Default::default();
+        }
+        if let Some(m) = self.any_memsys_mut() {
+            m.reset_stats();
+        }
+        self.stats_base = Some(StatsBase {
+            instructions: self.insns,
+            hart_instructions: self.harts.iter().map(|h| h.instret).collect(),
+            cycles: self.cores.iter().map(|c| c.cycles).collect(),
+            sim_time_ns: self.cores.iter().map(|c| c.time_ns()).max().unwrap_or(0),
+            blocks_decoded: self.code.blocks_decoded,
+            ipis: (0..self.harts.len())
+                .map(|i| (self.board.ipis_received(i), self.board.ipis_sent(i)))
+                .collect(),
+        });
+    }
+
+    /// Switches between the timing model (`true`) and the functional one:
+    /// the memory system is set aside or taken back (cold the first time:
+    /// built at the start, never used), the cores get the model's costs and
+    /// the decoded blocks are re-timed, so they keep their boundaries. A
+    /// TLB model starts without the harts' software TLBs. Whether the model
+    /// changed; an error for a machine without a timing model to switch to.
+    pub fn set_timing(&mut self, timing: bool) -> Result<bool, MachineError> {
+        if timing == self.memsys.is_some() {
+            return Ok(false);
+        }
+        let costs = if timing {
+            let (memsys, costs) = self.parked.take().ok_or(MachineError::NoTimingModel)?;
+            self.memsys = Some(memsys);
+            costs
+        } else {
+            let memsys = self.memsys.take().expect("timed: a memory system");
+            self.parked = Some((memsys, self.cores[0].costs.clone()));
+            rvnvmm_hart::CoreCosts::FUNCTIONAL
+        };
+        for c in &mut self.cores {
+            c.costs = costs.clone();
+        }
+        let shift = self
+            .memsys
+            .as_ref()
+            .map(rvnvmm_hart::TimingModel::fetch_line_shift);
+        self.code.retime(&costs, shift);
+        if self
+            .memsys
+            .as_ref()
+            .is_some_and(rvnvmm_hart::TimingModel::has_tlb)
+        {
+            for h in &mut self.harts {
+                h.flush_tlb();
+            }
+        }
+        Ok(true)
+    }
+
+    /// The memory system, in use or set aside by [`Machine::set_timing`].
+    pub fn any_memsys_mut(&mut self) -> Option<&mut MemorySystem> {
+        match self.memsys.as_mut() {
+            Some(m) => Some(m),
+            None => self.parked.as_mut().map(|(m, _)| m),
+        }
+    }
+
+    /// The counters at the last statistics reset, if any.
+    pub fn stats_base(&self) -> Option<&StatsBase> {
+        self.stats_base.as_ref()
+    }
+
+    /// The NUL-terminated string at virtual address `addr` as hart `hart`
+    /// sees it now (at most `max` bytes), or `None` if unreadable.
+    pub fn read_guest_string(&mut self, hart: usize, addr: u64, max: usize) -> Option<Vec<u8>> {
+        let mut out = Vec::new();
+        let mut byte = [0u8];
+        while out.len() < max {
+            if !Target::read_memory(self, hart as u64 + 1, addr + out.len() as u64, &mut byte) {
+                return None;
+            }
+            if byte[0] == 0 {
+                break;
+            }
+            out.push(byte[0]);
+        }
+        Some(out)
+    }
+
     /// Whether hart `h` sleeps in `wfi`.
     pub fn asleep(&self, h: usize) -> bool {
         self.state[h] == State::Wfi
@@ -676,8 +807,8 @@ impl Machine {
         let end = rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self);
         if let Some(gdb) = self.gdb.as_mut() {
             match &end {
-                // gdb stays attached across the reboot.
-                Ok(End::Reboot) => {}
+                // gdb stays attached across the reboot and a marker.
+                Ok(End::Reboot | End::Marker { .. }) => {}
                 Ok(End::PowerOff(code)) => gdb.exited(i32::from(*code)),
                 Ok(End::Crash) | Err(_) => gdb.killed(libc::SIGKILL),
             }
@@ -1018,6 +1149,9 @@ impl rvnvmm_sched::Machine for Machine {
             // `wrs.*` completes at once in full-system mode: no Yield.
             Exit::Budget | Exit::Yield => {}
             Exit::Wfi => self.state[h] = State::Wfi,
+            Exit::Marker { op, arg } => {
+                return ControlFlow::Break(Ok(End::Marker { hart: h, op, arg }));
+            }
             Exit::Ecall => unreachable!("ecall exits only in user-mode emulation"),
             Exit::Trap(t) => {
                 self.board.flush();

@@ -370,3 +370,50 @@ impl Rig {
         self
     }
 }
+
+/// A marker (from M-mode here) stops the run past itself; the machine goes
+/// on where it left off. `set_timing` moves between the models, and a
+/// machine without a timing model refuses to switch to one.
+#[test]
+fn a_marker_stops_the_run_and_the_model_switches_both_ways() {
+    use rvnvmm_isa::{encode_marker, MarkerOp};
+    for timed in [false, true] {
+        let mut r = rig(
+            1,
+            |_| {
+                let mut p = vec![addi(A0, 0, 42), encode_marker(MarkerOp::DumpStats, A0)];
+                p.extend(poweroff(3));
+                p
+            },
+            timed,
+        );
+        let end = r.m.run(Some(1_000_000)).unwrap();
+        assert_eq!(
+            end,
+            End::Marker {
+                hart: 0,
+                op: MarkerOp::DumpStats,
+                arg: 42
+            }
+        );
+        assert_eq!(r.m.harts()[0].pc, r.base + 8);
+        r.m.reset_stats();
+        assert_eq!(r.m.stats_base().unwrap().instructions, 2);
+        if timed {
+            let timing_costs = r.m.cores()[0].costs.clone();
+            assert!(r.m.set_timing(false).unwrap());
+            assert!(r.m.memsys_mut().is_none() && r.m.any_memsys_mut().is_some());
+            assert_eq!(r.m.cores()[0].costs, rvnvmm_hart::CoreCosts::FUNCTIONAL);
+            assert!(r.m.set_timing(true).unwrap());
+            assert!(r.m.memsys_mut().is_some());
+            assert_eq!(r.m.cores()[0].costs, timing_costs);
+        } else {
+            assert!(matches!(
+                r.m.set_timing(true),
+                Err(MachineError::NoTimingModel)
+            ));
+            assert!(!r.m.set_timing(false).unwrap());
+        }
+        assert_eq!(r.m.run(Some(1_000_000)).unwrap(), End::PowerOff(3));
+    }
+}

@@ -93,6 +93,12 @@ pub struct BootArgs {
     /// printed on stderr).
     #[arg(long, value_name = "PORT")]
     gdb: Option<u16>,
+    /// Boot in the functional model until the guest's first `switch timing`
+    /// marker (e.g. `nvmm-marker switch timing` from the shell), then run
+    /// the machine's timing model, the statistics counting from there
+    /// (docs/regions-of-interest.md).
+    #[arg(long, value_name = "marker", value_parser = ["marker"])]
+    fast_forward: Option<String>,
 }
 
 /// Why `rvnvmm boot` could not start or finish. The command prints it after
@@ -438,9 +444,18 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let _raw = RawTerminal::new();
     m.host_input().spawn_reader(std::io::stdin());
     let started = Instant::now();
+    let mut roi = match a.fast_forward {
+        Some(_) => crate::roi::BootRoi::fast_forward(&mut m)?,
+        None => crate::roi::BootRoi::default(),
+    };
     let result = loop {
         match m.run(a.max_insns) {
             Ok(End::Reboot) => m.reboot(&boot)?,
+            Ok(End::Marker { hart, op, arg }) => {
+                if let Some(end) = roi.marker(&cfg, &mut m, hart, op, arg) {
+                    break Ok(end);
+                }
+            }
             other => break other,
         }
     };
@@ -470,7 +485,8 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         None
     };
     if let Some(out) = &stats_out {
-        out.write(stats_json(&cfg, &mut m, &result, host_seconds, crash.as_ref()).as_bytes())?;
+        let json = stats_json(&cfg, &mut m, &result, host_seconds, crash.as_ref(), roi);
+        out.write(json.as_bytes())?;
     }
     if let (Some(out), Some(profile)) = (&profile_out, m.profile()) {
         let map = a.symbols.clone().or_else(|| Symbols::beside(&kernel_path));
@@ -501,7 +517,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     match result? {
         End::PowerOff(code) => Ok(i32::from(code)),
         End::Crash => Ok(crate::persistence::CRASH_STATUS),
-        End::Reboot => unreachable!("a reboot restarts the machine"),
+        End::Reboot | End::Marker { .. } => unreachable!("the machine goes on after these"),
     }
 }
 
@@ -511,33 +527,70 @@ fn stats_json(
     result: &Result<End, MachineError>,
     host_seconds: f64,
     crash: Option<&serde_json::Value>,
+    roi: crate::roi::BootRoi,
 ) -> String {
     use serde_json::json;
-    let max_cycles = m.cores().iter().map(|c| c.cycles).max().unwrap_or(0);
-    let sim_time_ns = m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0);
     let exit = match result {
         Ok(End::PowerOff(c)) => json!({ "code": c }),
         Ok(End::Reboot) => json!({ "reboot": true }),
         Ok(End::Crash) => json!({ "crash": true }),
+        Ok(End::Marker { .. }) => unreachable!("the machine goes on after a marker"),
         Err(e) => json!({ "error": e.to_string() }),
     };
+    let mut v = stats_value(cfg, m, true);
+    // The whole run's speed, not the region's.
+    let instructions = m.instructions();
+    let extra = json!({
+        "schema": "rvnvmm-stats/1",
+        "machine": cfg.machine.name,
+        "program": "boot",
+        "exit": exit,
+        "host_seconds": host_seconds,
+        "mips": if host_seconds > 0.0 { instructions as f64 / host_seconds / 1e6 } else { 0.0 },
+    });
+    if let (serde_json::Value::Object(top), serde_json::Value::Object(extra)) = (&mut v, extra) {
+        for (k, val) in extra {
+            top.insert(k, val);
+        }
+    }
+    if let Some(c) = crash {
+        v["crash"] = c.clone();
+    }
+    roi.add_to(&mut v);
+    serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
+}
+
+/// The machine's statistics now, counting from the last reset: the
+/// instructions, time, harts and memory system. `end`: the run is over and
+/// the controllers are drained first (a snapshot leaves them alone).
+pub(crate) fn stats_value(
+    cfg: &rvnvmm_config::Config,
+    m: &mut Machine,
+    end: bool,
+) -> serde_json::Value {
+    use serde_json::json;
+    let base = m.stats_base().cloned().unwrap_or_default();
+    let max_cycles = m.cores().iter().map(|c| c.cycles).max().unwrap_or(0);
+    let sim_time_ns = m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0) - base.sim_time_ns;
+    let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
     let harts: Vec<_> = m
         .harts()
         .iter()
         .zip(m.cores())
         .enumerate()
         .map(|(i, (h, core))| {
+            let (ipis_received, ipis_sent) = base.ipis.get(i).copied().unwrap_or((0, 0));
             json!({
                 "id": i,
-                "cycles": core.cycles,
-                "instructions": h.instret,
+                "cycles": core.cycles - at(&base.cycles, i),
+                "instructions": h.instret - at(&base.hart_instructions, i),
                 "exceptions": h.stats.exceptions,
                 "interrupts": h.stats.interrupts,
                 "tlb_refills": h.stats.tlb_refills,
                 "flush_insns": h.stats.flush_insns,
                 "atomics": crate::stats::atomics_json(&h.stats.atomics),
-                "ipis_received": m.board().ipis_received(i),
-                "ipis_sent": m.board().ipis_sent(i),
+                "ipis_received": m.board().ipis_received(i) - ipis_received,
+                "ipis_sent": m.board().ipis_sent(i) - ipis_sent,
                 "sbi_calls": {
                     "ipi": h.stats.sbi_calls.ipi,
                     "rfence": h.stats.sbi_calls.rfence,
@@ -549,23 +602,17 @@ fn stats_json(
         })
         .collect();
     let mut v = json!({
-        "schema": "rvnvmm-stats/1",
-        "machine": cfg.machine.name,
-        "program": "boot",
-        "exit": exit,
-        "instructions": m.instructions(),
+        "instructions": m.instructions() - base.instructions,
         "sim_time_ns": sim_time_ns,
         "clock_hz": cfg.machine.clock_hz,
         "harts": harts,
-        "blocks_decoded": m.blocks_decoded(),
-        "host_seconds": host_seconds,
-        "mips": if host_seconds > 0.0 { m.instructions() as f64 / host_seconds / 1e6 } else { 0.0 },
+        // A reboot starts a new code cache, and its count.
+        "blocks_decoded": m.blocks_decoded().saturating_sub(base.blocks_decoded),
     });
-    if let Some(c) = crash {
-        v["crash"] = c.clone();
-    }
-    if let Some(ms) = m.memsys_mut() {
-        ms.finish(max_cycles);
+    if let Some(ms) = m.any_memsys_mut() {
+        if end {
+            ms.finish(max_cycles);
+        }
         if let (serde_json::Value::Object(mem), serde_json::Value::Object(top)) =
             (ms.stats_json(sim_time_ns), &mut v)
         {
@@ -574,5 +621,5 @@ fn stats_json(
             }
         }
     }
-    serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
+    v
 }

@@ -12,6 +12,7 @@ mod microbench;
 mod output;
 mod persistence;
 mod progress;
+mod roi;
 mod stats;
 
 use clap::{Args, Parser, Subcommand};
@@ -97,6 +98,15 @@ struct RunArgs {
     /// completing them to FILE (`rvnvmm crashtest` picks crash points by them).
     #[arg(long, value_name = "FILE", hide = true)]
     persist_events: Option<PathBuf>,
+    /// Run in the functional model until N instructions or the program's
+    /// `switch timing` marker, then in the machine's timing model, with the
+    /// statistics counting from that switch (docs/regions-of-interest.md).
+    #[arg(long, value_name = "insns=N|marker", value_parser = roi::parse_fast_forward)]
+    fast_forward: Option<rvnvmm_user::FastForward>,
+    /// Reset the statistics after exactly N instructions (all threads), as
+    /// `--fast-forward insns=N` does at its switch.
+    #[arg(long, value_name = "insns=N", value_parser = roi::parse_insns)]
+    reset_stats_at: Option<u64>,
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
     trace: bool,
@@ -288,6 +298,12 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             }
             process.track_persistence(domain);
         }
+    }
+    if let Some(until) = a.fast_forward {
+        process.fast_forward(until).map_err(CliError::Usage)?;
+    }
+    if let Some(n) = a.reset_stats_at {
+        process.reset_stats_at(n);
     }
     // After the image and the domain: the directory's table is read from
     // the image, and a new one is written back to the domain.

@@ -44,8 +44,10 @@ pub fn to_json(
             })
         })
         .collect();
+    // The whole run's speed, not the region's.
+    let run_instructions = o.instructions + o.reset.map_or(0, |r| r.instructions);
     let mips = if host_seconds > 0.0 {
-        o.instructions as f64 / host_seconds / 1e6
+        run_instructions as f64 / host_seconds / 1e6
     } else {
         0.0
     };
@@ -74,6 +76,18 @@ pub fn to_json(
     if let (Some(c), serde_json::Value::Object(top)) = (crash, &mut v) {
         top.insert("crash".into(), c.clone());
     }
+    v["stats_reset"] = crate::roi::reset_json(o.reset);
+    v["model_switches"] = crate::roi::switches_json(&o.model_switches);
+    v["snapshots"] = o
+        .snapshots
+        .iter()
+        .map(|s| {
+            let stats: serde_json::Value =
+                serde_json::from_str(&to_json(cfg, program, &s.stats, 0.0, None))
+                    .expect("the JSON just rendered");
+            crate::roi::snapshot_json(&s.name, s.instructions, s.sim_time_ns, stats)
+        })
+        .collect();
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
 }
 

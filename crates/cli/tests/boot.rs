@@ -689,3 +689,78 @@ fn linux_uses_transparent_huge_pages_and_64k_hugetlb_pages() {
     // Eight 64 KiB pages reserved (the 2 MiB default size counts none).
     assert_eq!(field("Hugetlb:"), ["512 kB"], "{console}");
 }
+
+/// The SDK's `nvmm-marker` tool in the initramfs drives a booted machine
+/// from its shell (user mode under Linux): Linux boots fast-forwarded in the
+/// functional model, `switch timing` starts the timing model and the
+/// statistics there, a named snapshot, back to functional, and an `exit`
+/// marker ends the simulation with its status. About 20 s.
+#[test]
+fn markers_from_the_linux_shell_switch_dump_and_exit() {
+    let stats = std::env::temp_dir().join(format!("rvnvmm-boot-{}-roi.json", std::process::id()));
+    let stats_arg = stats.to_str().unwrap();
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--append",
+            "console=ttyS0 quiet",
+            "--fast-forward",
+            "marker",
+            "--stats",
+            stats_arg,
+        ],
+        "/opt/rvnvmm/nvmm-marker switch timing\n\
+         echo region $((6*7))\n\
+         /opt/rvnvmm/nvmm-marker dump shell-region\n\
+         /opt/rvnvmm/nvmm-marker switch functional\n\
+         /opt/rvnvmm/nvmm-marker exit 3\n\
+         echo not reached\n",
+    );
+    assert_eq!(status, Some(3), "{console}\n{stderr}");
+    assert!(console.contains("region 42"), "{console}");
+    // (The typed lines are echoed; the command's output is not there.)
+    assert!(
+        !console.lines().any(|l| l.trim_end() == "not reached"),
+        "{console}"
+    );
+    let text = std::fs::read_to_string(&stats).expect("statistics written");
+    std::fs::remove_file(&stats).ok();
+    let json: serde_json::Value = serde_json::from_str(&text).expect("statistics JSON");
+    assert_eq!(json["exit"]["code"], 3);
+    let switches: Vec<&str> = json["model_switches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["to"].as_str().unwrap())
+        .collect();
+    assert_eq!(switches, ["timing", "functional"]);
+    // The fast-forward's switch reset the statistics.
+    let reset = json["stats_reset"]["instructions"].as_u64().expect("reset");
+    assert_eq!(
+        json["model_switches"][0]["instructions"].as_u64(),
+        Some(reset)
+    );
+    let snapshot = &json["snapshots"][0];
+    assert_eq!(snapshot["name"], "shell-region");
+    let at = snapshot["instructions"].as_u64().unwrap();
+    assert_eq!(
+        snapshot["stats"]["instructions"].as_u64().unwrap(),
+        at - reset
+    );
+    // Timed in the region: the caches saw it.
+    assert!(
+        snapshot["stats"]["caches"]["hart0.l1i"]["misses"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    // The run's counters count from the reset as well.
+    let total = json["instructions"].as_u64().unwrap();
+    assert!(total > at - reset, "{total}");
+    let harts: u64 = json["harts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h["instructions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(harts, total);
+}

@@ -119,12 +119,14 @@ guest_programs! {
     fpe_unhandled => (136, []);
     gdb_target => (0, []);
     fork_pipe => (7, []);
+    gdb_target => (0, []);
     ill_unhandled => (132, []);
     int_arith => (17, []);
     malloc_brk => (0, []);
     malloc_stress => (0, []);
     mmap => (0, []);
     pthreads => (42, []);
+    roi_markers => (0, []);
     segv_unhandled => (139, []);
     selfmod => (9, []);
     setjmp => (11, []);

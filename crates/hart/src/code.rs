@@ -196,6 +196,23 @@ impl CodeCache {
         self.flushes += 1;
     }
 
+    /// Re-times every block for a change of model within a run: its
+    /// instructions' costs from `costs`, and its fetch lines for a timing
+    /// model with `fetch_line_shift` (`None`: no model, nothing fetched
+    /// through a cache). The blocks themselves stay, so they begin and end
+    /// where they did (a flush would let them be decoded from other entry
+    /// points, which fetch other lines) and their translations stay valid
+    /// (a translation neither counts nor charges).
+    pub fn retime(&mut self, costs: &crate::CoreCosts, fetch_line_shift: Option<u32>) {
+        for b in &mut self.blocks {
+            b.cost = crate::cost::prefix(costs, &b.insns);
+            b.fetch_lines = match fetch_line_shift {
+                Some(shift) => crate::memory::fetch_lines(b.pc, &b.insns, shift),
+                None => Box::new([]),
+            };
+        }
+    }
+
     /// Flushes if a flush is owed.
     #[inline(always)]
     pub fn settle(&mut self) {

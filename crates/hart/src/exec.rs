@@ -278,7 +278,7 @@ impl Hart {
             Ok(Flow::Exit(exit)) => {
                 // ecall, wfi: the instruction counts as executed.
                 self.retire(i + 1, cost);
-                self.pc = if matches!(exit, Exit::Wfi | Exit::Yield) {
+                self.pc = if matches!(exit, Exit::Wfi | Exit::Yield | Exit::Marker { .. }) {
                     pc + ins.len as u64
                 } else {
                     pc
@@ -684,6 +684,11 @@ impl Hart {
             // as a spinning waiter would want.
             WrsNto | WrsSto if FULL => {}
             WrsNto | WrsSto => return Ok(Flow::Exit(Exit::Yield)),
+            // A no-op to the architecture; the caller acts on it.
+            Marker => {
+                let op = rvnvmm_isa::MarkerOp::from_code((ins.imm & 15) as u8);
+                return Ok(Flow::Exit(Exit::Marker { op, arg: a }));
+            }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
             _ => {
                 self.fp_dirty()?;

@@ -722,7 +722,7 @@ impl Hart {
 /// The distinct fetch lines of `1 << line_shift` bytes (as page offsets) a
 /// block's instructions come from, in first-use order: what the
 /// instruction cache sees per execution.
-fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn], line_shift: u32) -> Box<[u16]> {
+pub(crate) fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn], line_shift: u32) -> Box<[u16]> {
     let mut lines: Vec<u16> = Vec::new();
     let mut pc = start;
     let line_mask = (1u64 << line_shift.min(12)) - 1;
@@ -756,6 +756,7 @@ fn ends_block(op: Op) -> bool {
             | Mret
             | Sret
             | Wfi
+            | Marker
             | SfenceVma
             | Illegal
             | Csrrw

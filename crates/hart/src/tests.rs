@@ -913,3 +913,30 @@ fn smt_threads_share_the_issue_slot() {
         "ALU thread {mixed:?} vs {alone} alone"
     );
 }
+
+#[test]
+fn a_marker_ends_its_block_and_exits_past_itself() {
+    use rvnvmm_isa::{encode_marker, MarkerOp};
+    // a0 = 3; marker `exit` (argument a0); a0 = 4; ecall.
+    let (mut mem, mut code, mut h, mut core) = machine(&[
+        addi(10, 0, 3),
+        encode_marker(MarkerOp::Exit, 10),
+        addi(10, 0, 4),
+        ECALL,
+    ]);
+    let mut env = Env::functional(&mut mem, &mut code);
+    let exit = h.run(&mut core, &mut env, u64::MAX);
+    assert_eq!(
+        exit,
+        Exit::Marker {
+            op: MarkerOp::Exit,
+            arg: 3
+        }
+    );
+    // The marker retired and wrote nothing; it is the block's last one.
+    assert_eq!((h.pc, h.instret, h.x[0], h.x[10]), (BASE + 8, 2, 0, 3));
+    assert_eq!(env.code.block(0).insns.len(), 2);
+    // Run on: architecturally it was a no-op.
+    assert_eq!(h.run(&mut core, &mut env, u64::MAX), Exit::Ecall);
+    assert_eq!((h.instret, h.x[10]), (4, 4));
+}

@@ -69,4 +69,14 @@ pub enum Exit {
     /// reservation set to change; `pc` points after it. The caller may run
     /// other threads first.
     Yield,
+    /// A region-of-interest marker (`rvnvmm_isa::marker`), in any privilege
+    /// mode: `op` and the value of its argument register; `pc` points after
+    /// it. The caller acts on it (statistics, the model, the end of the run)
+    /// and runs the hart on; architecturally it did nothing.
+    Marker {
+        /// What it asks for.
+        op: rvnvmm_isa::MarkerOp,
+        /// The value of its `rs1`.
+        arg: u64,
+    },
 }

@@ -243,6 +243,10 @@ fn decode32(raw: u32) -> Insn {
             let shamt = ((raw >> 20) & 63) as i64;
             match funct3 {
                 0 => mk(Op::Addi, rd, rs1, 0, imm_i),
+                // `slti x0`: a HINT for custom use; rvnvmm's markers.
+                2 if rd == 0 && imm_i & !15 == crate::marker::MARKER_BASE => {
+                    mk(Op::Marker, 0, rs1, 0, imm_i)
+                }
                 2 => mk(Op::Slti, rd, rs1, 0, imm_i),
                 3 => mk(Op::Sltiu, rd, rs1, 0, imm_i),
                 4 => mk(Op::Xori, rd, rs1, 0, imm_i),

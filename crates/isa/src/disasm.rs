@@ -327,6 +327,8 @@ pub fn mnemonic(op: Op) -> &'static str {
         CMop => "c.mop",
         WrsNto => "wrs.nto",
         WrsSto => "wrs.sto",
+        // As any other machine sees it.
+        Marker => "slti",
     }
 }
 
@@ -448,7 +450,7 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
         Flh | Flw | Fld => write!(out, "{m} {},{imm}({})", f(rd), x(rs1)),
         Sb | Sh | Sw | Sd => write!(out, "{m} {},{imm}({})", x(rs2), x(rs1)),
         Fsh | Fsw | Fsd => write!(out, "{m} {},{imm}({})", f(rs2), x(rs1)),
-        Addi | Slti | Sltiu | Xori | Ori | Andi | Addiw => {
+        Addi | Slti | Sltiu | Xori | Ori | Andi | Addiw | Marker => {
             write!(out, "{m} {},{},{imm}", x(rd), x(rs1))
         }
         Slli | Srli | Srai | Slliw | Srliw | Sraiw | SlliUw | Rori | Roriw | Bclri | Bexti

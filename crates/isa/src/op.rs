@@ -81,6 +81,9 @@ pub enum Op {
     MopR, MopRr, CMop,
     // Zawrs
     WrsNto, WrsSto,
+    // rvnvmm's region-of-interest marker (`slti x0, rs1, 0x7aN`, a custom
+    // HINT; `crate::marker`): `imm` holds the immediate, `rs1` the argument.
+    Marker,
 }
 
 /// One decoded instruction. Fields an operation does not use are zero.
@@ -89,7 +92,7 @@ pub enum Op {
 ///   instruction's PC, shift amounts for shifts, the CSR number for Zicsr, the
 ///   zero-extended 5-bit value in `rs1` for the `*i` CSR forms, the bit
 ///   index of the `b*i` forms, the offset of `prefetch.*`, N of `mop.r.N`,
-///   `mop.rr.N` and `c.mop.N`).
+///   `mop.rr.N` and `c.mop.N`, the `slti` immediate of a marker).
 /// * `rm`: the rounding-mode field of F/D operations (7 = dynamic); for
 ///   atomics bit 1 is `aq` and bit 0 is `rl`; for `fence` the pred/succ bits
 ///   (`pred << 4 | succ`, each `i o r w` from bit 3 down), with the `fm`

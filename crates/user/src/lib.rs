@@ -16,6 +16,7 @@ pub mod hwprobe;
 mod pmem;
 mod process;
 pub mod procfs;
+mod roi;
 mod signal;
 mod syscall;
 pub mod vm;
@@ -23,3 +24,4 @@ pub mod vm;
 pub use process::{
     CrashAt, ExitKind, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
 };
+pub use roi::{FastForward, Model, ModelSwitch, ResetPoint, Snapshot};

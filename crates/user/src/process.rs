@@ -157,6 +157,13 @@ pub struct Outcome {
     /// Where the last hart to run stood at the end: its number and the PC
     /// of the next instruction it would have run.
     pub last_pc: (usize, u64),
+    /// Where the statistics were last reset (a `reset` marker or the end
+    /// of `--fast-forward`); `None`: they count from the start.
+    pub reset: Option<crate::roi::ResetPoint>,
+    /// The snapshots `dump` markers took, in order.
+    pub snapshots: Vec<crate::roi::Snapshot>,
+    /// The changes of model during the run, in order.
+    pub model_switches: Vec<crate::roi::ModelSwitch>,
 }
 
 /// What the page policy did (`--stats` `pages`).
@@ -277,6 +284,8 @@ pub struct Process {
     pub(crate) env_area: (u64, u64),
     /// The gdb connection, if a debugger is attached.
     pub(crate) gdb: Option<rvnvmm_gdb::GdbStub>,
+    /// Statistics resets, snapshots and model switches (`roi.rs`).
+    pub(crate) roi: crate::roi::Roi,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -396,6 +405,7 @@ impl Process {
             arg_area: (0, 0),
             env_area: (0, 0),
             gdb: None,
+            roi: Default::default(),
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -892,7 +902,7 @@ impl Process {
         self.cpus[t.cpu].core.time_ns()
     }
 
-    fn cycles_to_ns(&self, c: u64) -> u64 {
+    pub(crate) fn cycles_to_ns(&self, c: u64) -> u64 {
         (c as u128 * 1_000_000_000 / self.opts.hart.clock_hz.max(1) as u128) as u64
     }
 
@@ -1210,6 +1220,12 @@ impl Machine for Process {
             Some(n) => slice.min(n - self.total_insns),
             None => slice,
         };
+        // A fast-forward or reset by instruction count comes exactly at it.
+        self.check_points();
+        let slice = match self.insns_to_next_point() {
+            Some(n) => slice.min(n),
+            None => slice,
+        };
         match rvnvmm_sched::clamp_budget(slice, self.total_insns, self.opts.max_insns) {
             Some(budget) => ControlFlow::Continue(budget),
             None => {
@@ -1251,8 +1267,11 @@ impl Machine for Process {
         // Only the turn the crash ends stops mid-block, so a crash run is
         // the run without one up to its crash (crash points learnt from a
         // run without `--crash-at` land where they were there).
-        t.hart.exact_budget = !self.is_child
-            && matches!(self.opts.crash_at, Some(CrashAt::Insns(n)) if self.total_insns + budget >= n);
+        let switch_ends_turn = self.insns_to_next_point().is_some_and(|n| budget >= n);
+        let t = &mut self.threads[self.current];
+        t.hart.exact_budget = switch_ends_turn
+            || !self.is_child
+                && matches!(self.opts.crash_at, Some(CrashAt::Insns(n)) if self.total_insns + budget >= n);
         let mut env = Env {
             mem: &mut self.mem,
             code: &mut self.code,
@@ -1279,6 +1298,7 @@ impl Machine for Process {
             Exit::Ecall => self.syscall(),
             Exit::Wfi | Exit::Yield => {}
             Exit::Trap(trap) => self.handle_trap(trap),
+            Exit::Marker { op, arg } => self.marker(op, arg),
         }
         self.deliver_pending();
         ControlFlow::Continue(())
@@ -1357,6 +1377,17 @@ impl Process {
     }
 
     fn outcome(&mut self) -> Outcome {
+        let mut o = self.outcome_now(true);
+        o.snapshots = std::mem::take(&mut self.roi.snapshots);
+        o.model_switches = self.roi.switches.clone();
+        o
+    }
+
+    /// The statistics as they are now, counting from the last reset. `end`:
+    /// the run is over, the controllers are drained first (a snapshot
+    /// during the run leaves them alone, so it changes nothing).
+    pub(crate) fn outcome_now(&mut self, end: bool) -> Outcome {
+        let base = self.roi.base.clone();
         let mut threads = self.exited.clone();
         for t in &self.threads {
             if t.state != ThreadState::Exited {
@@ -1364,21 +1395,31 @@ impl Process {
             }
         }
         threads.sort_by_key(|t| t.tid);
-        let hart_cycles: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
-        let max_cycles = hart_cycles.iter().copied().max().unwrap_or(0);
-        let sim_time_ns = self.cycles_to_ns(max_cycles);
-        let memory = self.memsys.as_mut().map(|m| {
-            m.finish(max_cycles);
+        for t in &mut threads {
+            t.instructions -= base.thread_insns.get(&t.tid).copied().unwrap_or(0);
+        }
+        let clocks: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
+        let max_cycles = clocks.iter().copied().max().unwrap_or(0);
+        let hart_cycles: Vec<u64> = clocks
+            .iter()
+            .enumerate()
+            .map(|(i, c)| c - base.cycles.get(i).copied().unwrap_or(0))
+            .collect();
+        let sim_time_ns = self.cycles_to_ns(max_cycles) - self.cycles_to_ns(base.latest_cycles);
+        let memory = self.any_memsys().map(|m| {
+            if end {
+                m.finish(max_cycles);
+            }
             m.stats_json(sim_time_ns)
         });
         Outcome {
             exit: self.exit.unwrap_or(ExitKind::Code(0)),
-            instructions: self.total_insns,
+            instructions: self.total_insns - base.insns,
             sim_time_ns,
             hart_instructions: self.cpus.iter().map(|c| c.instret).collect(),
             hart_cycles,
             threads,
-            blocks_decoded: self.code.blocks_decoded,
+            blocks_decoded: self.code.blocks_decoded - base.blocks_decoded,
             is_initial_process: !self.is_child,
             pid: self.pid,
             last_pc: self
@@ -1391,6 +1432,9 @@ impl Process {
                 mappings: self.aspace.mappings_by_size(&self.mem),
                 stats: self.aspace.page_stats.clone(),
             },
+            reset: base.point,
+            snapshots: Vec::new(),
+            model_switches: Vec::new(),
         }
     }
 

@@ -237,6 +237,47 @@ uint64_t nvmm_boundary(void);
 /* Is the control page available? */
 int nvmm_has_control(void);
 
+/* ---- Regions of interest (docs/regions-of-interest.md) --------------- */
+
+/* Marker instructions: `slti zero, REG, 0x7aN`, a HINT the ISA leaves for
+ * custom use, so a program with them runs unchanged on hardware and under
+ * qemu (no-ops there). Under rvnvmm (`run` and `boot`, any privilege mode):
+ *   nvmm_roi_reset()        statistics count from here
+ *   nvmm_roi_dump(name)     append a snapshot "name" (NULL: numbered) to the
+ *                           statistics JSON's `snapshots`
+ *   nvmm_roi_switch(model)  NVMM_MODEL_FUNCTIONAL or NVMM_MODEL_TIMING
+ *                           (user mode; `run --fast-forward marker` waits
+ *                           for the first switch to timing)
+ *   nvmm_roi_exit(status)   end the simulation with this exit status (what
+ *                           stdio has buffered is not written: fflush first)
+ *   nvmm_roi_checkpoint()   reserved: reported as not supported yet */
+#define NVMM_MARKER_RESET 0x7a1
+#define NVMM_MARKER_DUMP 0x7a2
+#define NVMM_MARKER_SWITCH 0x7a3
+#define NVMM_MARKER_EXIT 0x7a4
+#define NVMM_MARKER_CHECKPOINT 0x7a5
+enum nvmm_model { NVMM_MODEL_FUNCTIONAL = 0, NVMM_MODEL_TIMING = 1 };
+
+#if defined(__riscv)
+#define NVMM_MARKER_STR2(x) #x
+#define NVMM_MARKER_STR(x) NVMM_MARKER_STR2(x)
+/* The marker `code` with its argument in a register of the compiler's
+ * choice; a compiler barrier, so the region's memory accesses stay inside. */
+#define NVMM_MARKER(code, arg) \
+    __asm__ volatile("slti zero, %z0, " NVMM_MARKER_STR(code) : : "rJ"(arg) : "memory")
+#else
+#define NVMM_MARKER(code, arg) ((void)(arg))
+#endif
+
+static inline void nvmm_roi_reset(void) { NVMM_MARKER(NVMM_MARKER_RESET, 0L); }
+static inline void nvmm_roi_dump(const char *name) { NVMM_MARKER(NVMM_MARKER_DUMP, name); }
+static inline void nvmm_roi_switch(enum nvmm_model model)
+{
+    NVMM_MARKER(NVMM_MARKER_SWITCH, (long)model);
+}
+static inline void nvmm_roi_exit(int status) { NVMM_MARKER(NVMM_MARKER_EXIT, (long)status); }
+static inline void nvmm_roi_checkpoint(void) { NVMM_MARKER(NVMM_MARKER_CHECKPOINT, 0L); }
+
 #ifdef __cplusplus
 }
 #endif

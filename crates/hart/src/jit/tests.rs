@@ -314,3 +314,29 @@ fn block_pcs_follow_direct_jumps() {
         &[0x1000, 0x1004, 0x1014, 0x1018]
     );
 }
+
+#[test]
+fn a_marker_ends_a_translated_block_as_in_the_interpreter() {
+    // a0 = 5; a1 = a0 + 1; marker `dump` (argument a1); a0 = 9; ecall.
+    let code = [
+        i_type(0, 0x13, 10, 0, 5),
+        i_type(0, 0x13, 11, 10, 1),
+        rvnvmm_isa::encode_marker(rvnvmm_isa::MarkerOp::DumpStats, 11),
+        i_type(0, 0x13, 10, 0, 9),
+        ECALL,
+    ];
+    let x = [0; 16];
+    let runs = 2 * super::HOT_THRESHOLD as usize + 4;
+    let (interp, _) = run(&code, &x, false, Engine::Interp, runs);
+    let (jit, translated) = run(&code, &x, false, Engine::Jit, runs);
+    assert!(translated, "the block up to the marker was translated");
+    let marker = Exit::Marker {
+        op: rvnvmm_isa::MarkerOp::DumpStats,
+        arg: 6,
+    };
+    assert_eq!(
+        (jit[0].exit, jit[0].pc, jit[0].x[10]),
+        (marker, BASE + 12, 5)
+    );
+    assert_eq!(interp, jit);
+}

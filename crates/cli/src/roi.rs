@@ -1,0 +1,223 @@
+//! Regions of interest in the statistics JSON (`docs/regions-of-interest.md`):
+//! the `snapshots` the guest's `dump` markers take, where the statistics
+//! were reset, the model switches; `rvnvmm boot`'s handling of markers;
+//! `--fast-forward`'s argument.
+
+use rvnvmm_board::machine::{End, Machine, MachineError};
+use rvnvmm_isa::MarkerOp;
+use rvnvmm_user::{FastForward, Model, ModelSwitch, ResetPoint};
+use serde_json::{json, Value};
+
+/// Longest snapshot name read from the guest.
+const MAX_NAME_BYTES: usize = 256;
+
+/// Parses `--fast-forward insns=N|marker`.
+pub fn parse_fast_forward(s: &str) -> Result<FastForward, String> {
+    if s == "marker" {
+        return Ok(FastForward::Marker);
+    }
+    parse_insns(s)
+        .map(FastForward::Insns)
+        .map_err(|_| format!("wants insns=N or marker, got '{s}'"))
+}
+
+/// Parses `insns=N`.
+pub fn parse_insns(s: &str) -> Result<u64, String> {
+    match s.strip_prefix("insns=").map(str::parse::<u64>) {
+        Some(Ok(n)) => Ok(n),
+        _ => Err(format!("wants insns=N, got '{s}'")),
+    }
+}
+
+/// The `stats_reset` object: where the statistics count from.
+pub fn reset_json(point: Option<ResetPoint>) -> Value {
+    match point {
+        Some(p) => json!({ "instructions": p.instructions, "sim_time_ns": p.sim_time_ns }),
+        None => Value::Null,
+    }
+}
+
+/// The `model_switches` array.
+pub fn switches_json(switches: &[ModelSwitch]) -> Value {
+    switches
+        .iter()
+        .map(|s| {
+            json!({
+                "to": s.to.name(),
+                "instructions": s.instructions,
+                "sim_time_ns": s.sim_time_ns,
+            })
+        })
+        .collect()
+}
+
+/// One element of `snapshots`: the statistics tree `stats` (without the
+/// run's own keys) at a point of the run.
+pub fn snapshot_json(name: &str, instructions: u64, sim_time_ns: u64, mut stats: Value) -> Value {
+    if let Value::Object(o) = &mut stats {
+        for key in [
+            "schema",
+            "machine",
+            "program",
+            "exit",
+            "host_seconds",
+            "mips",
+            "snapshots",
+            "model_switches",
+        ] {
+            o.remove(key);
+        }
+    }
+    json!({
+        "name": name,
+        "instructions": instructions,
+        "sim_time_ns": sim_time_ns,
+        "stats": stats,
+    })
+}
+
+/// `rvnvmm boot`'s markers: resets, snapshots, model switches;
+/// checkpoints are not supported yet (said once).
+#[derive(Default)]
+pub struct BootRoi {
+    snapshots: Vec<Value>,
+    reset: Option<ResetPoint>,
+    switches: Vec<ModelSwitch>,
+    /// `--fast-forward marker`: the first `switch timing` marker resets the
+    /// statistics too.
+    fast_forward: bool,
+    noted: Vec<&'static str>,
+}
+
+impl BootRoi {
+    /// Starts `m` in the functional model until the guest's first `switch
+    /// timing` marker (`boot --fast-forward marker`).
+    pub fn fast_forward(m: &mut Machine) -> Result<BootRoi, MachineError> {
+        m.set_timing(false)?;
+        if m.any_memsys_mut().is_none() {
+            return Err(MachineError::NoTimingModel);
+        }
+        Ok(BootRoi {
+            fast_forward: true,
+            ..BootRoi::default()
+        })
+    }
+
+    /// Resets `m`'s statistics and records where.
+    fn reset(&mut self, m: &mut Machine) {
+        m.reset_stats();
+        let base = m.stats_base().cloned().unwrap_or_default();
+        self.reset = Some(ResetPoint {
+            instructions: base.instructions,
+            sim_time_ns: base.sim_time_ns,
+        });
+    }
+
+    /// Acts on marker `op` (argument `arg`) that hart `hart` ran; the end
+    /// of the run if it asks for one (an `exit` marker: a power-off with
+    /// its status).
+    pub fn marker(
+        &mut self,
+        cfg: &rvnvmm_config::Config,
+        m: &mut Machine,
+        hart: usize,
+        op: MarkerOp,
+        arg: u64,
+    ) -> Option<End> {
+        match op {
+            MarkerOp::ResetStats => self.reset(m),
+            MarkerOp::DumpStats => {
+                let numbered = format!("snapshot{}", self.snapshots.len() + 1);
+                let name = match arg {
+                    0 => numbered,
+                    addr => match m.read_guest_string(hart, addr, MAX_NAME_BYTES) {
+                        Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+                        None => {
+                            self.note_once("dump-name", "a `dump` marker's name pointer was unreadable: the snapshot is numbered");
+                            numbered
+                        }
+                    },
+                };
+                let stats = crate::boot_command::stats_value(cfg, m, false);
+                let sim_time_ns = m.cores()[hart].time_ns();
+                self.snapshots.push(snapshot_json(
+                    &name,
+                    m.instructions(),
+                    sim_time_ns,
+                    stats,
+                ));
+            }
+            MarkerOp::Exit => return Some(End::PowerOff((arg & 0xff) as u16)),
+            MarkerOp::SwitchModel if arg > 1 => self.note_once(
+                "switch-arg",
+                "a `switch` marker with an argument other than 0 (functional) or 1 (timing) was ignored",
+            ),
+            MarkerOp::SwitchModel => match m.set_timing(arg == 1) {
+                Ok(true) => {
+                    self.switches.push(ModelSwitch {
+                        to: if arg == 1 { Model::Timing } else { Model::Functional },
+                        instructions: m.instructions(),
+                        sim_time_ns: m.cores()[hart].time_ns(),
+                    });
+                    if arg == 1 && std::mem::take(&mut self.fast_forward) {
+                        self.reset(m);
+                    }
+                }
+                Ok(false) => {}
+                Err(e) => self.note_once("switch", &format!("a `switch` marker was ignored: {e}")),
+            },
+            MarkerOp::Checkpoint => self.note_once(
+                "checkpoint",
+                "a `checkpoint` marker was ignored: checkpoints are not supported yet",
+            ),
+            MarkerOp::Unknown(_) => self.note_once(
+                "unknown",
+                "a marker with an unassigned code (slti x0 with 0x7a0, 0x7a6..0x7af) was ignored",
+            ),
+        }
+        None
+    }
+
+    /// Says `text` on stderr, the first time only for `what`.
+    fn note_once(&mut self, what: &'static str, text: &str) {
+        if !self.noted.contains(&what) {
+            self.noted.push(what);
+            eprintln!("rvnvmm: {text}");
+        }
+    }
+
+    /// Adds `stats_reset`, `snapshots` and `model_switches` to the
+    /// statistics `v`.
+    pub fn add_to(self, v: &mut Value) {
+        v["stats_reset"] = reset_json(self.reset);
+        v["snapshots"] = Value::Array(self.snapshots);
+        v["model_switches"] = switches_json(&self.switches);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_forward_arguments() {
+        assert_eq!(parse_fast_forward("marker"), Ok(FastForward::Marker));
+        assert_eq!(
+            parse_fast_forward("insns=1000"),
+            Ok(FastForward::Insns(1000))
+        );
+        for bad in ["insns=", "insns=-1", "time=5", "", "markers"] {
+            assert!(parse_fast_forward(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_snapshot_keeps_the_statistics_but_not_the_run_keys() {
+        let stats = json!({"schema": "x", "exit": {"code": 0}, "instructions": 5, "caches": {}});
+        let s = snapshot_json("phase", 10, 20, stats);
+        assert_eq!(s["name"], "phase");
+        assert_eq!(s["instructions"], 10);
+        assert_eq!(s["stats"]["instructions"], 5);
+        assert!(s["stats"].get("schema").is_none() && s["stats"].get("exit").is_none());
+    }
+}
