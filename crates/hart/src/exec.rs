@@ -37,6 +37,8 @@ impl Hart {
         mut idx: u32,
         stop_at: u64,
     ) -> Option<Exit> {
+        // A link of the last translation to fill with the next block's.
+        let mut pending_link: Option<*const crate::jit::Link> = None;
         loop {
             // The physical address of the block's fetch, for a timed run
             // only. With a TLB model the fetch must hit the ITLB: a page the
@@ -72,8 +74,19 @@ impl Hart {
             let insns: *const [Insn] = &*block.insns;
             let cost: *const [u32] = &*block.cost;
             let raw: *const [u32] = &*block.raw;
+            let link = pending_link.take();
             let translation = match &block.translation {
-                Some(t) if translated => Some((t.entry(), &*t.pcs as *const [u64])),
+                Some(t) if translated => {
+                    // The block the previous translation stopped before
+                    // (with nothing in between that could drop blocks):
+                    // link its exit here.
+                    if let Some(link) = link {
+                        // SAFETY: the link is in that block's translation
+                        // (or the jump table) of this cache, still alive.
+                        unsafe { (*link).fill(self.pc, t) };
+                    }
+                    Some(t.entry())
+                }
                 _ => None,
             };
             // SAFETY: blocks are never freed or moved while they execute: the
@@ -104,33 +117,44 @@ impl Hart {
             }
             let mut pc = self.pc;
             let mut next = None;
-            if let Some((entry, pcs)) = translation {
-                // SAFETY: as for the block's other arrays.
-                let pcs = unsafe { &*pcs };
+            if let Some(entry) = translation {
                 let hart: *mut Hart = self;
-                let mut ctx = crate::jit::JitCtx::new(hart, env, insns, cost, pcs);
+                let mut ctx = crate::jit::JitCtx::new(hart, env, idx, stop_at);
                 // SAFETY: `entry` is this block's translation, whose arena
-                // lives while the block does; the register pointer and the
-                // context are valid for the call, and nothing else touches
-                // the hart or the environment meanwhile (the helper reaches
-                // them only through the context).
+                // lives while the block does (and so do the translations it
+                // chains to: the cache drops blocks only all at once, never
+                // from here); the register pointer and the context are valid
+                // for the call, and nothing else touches the hart or the
+                // environment meanwhile (the helper reaches them only
+                // through the context).
                 let outcome = unsafe { entry(std::ptr::addr_of_mut!((*hart).x).cast(), &mut ctx) };
-                let i = (outcome & 0xffff) as usize;
-                let result = match outcome & !0xffff {
-                    crate::jit::END => None,
-                    crate::jit::TAKEN => {
-                        Some(Ok(Flow::Jump(pcs[i].wrapping_add(insns[i].imm as u64))))
-                    }
-                    _ => ctx.result.take(),
-                };
-                match result {
-                    None => pc = pcs[insns.len()],
-                    Some(result) => {
-                        match self.after_insn::<FULL>(result, i, pcs[i], &insns[i], cost, raw) {
-                            After::Next(_) => unreachable!("a translation stops at a block end"),
-                            After::Jumped(target) => next = Some(target),
-                            After::Leave(exit) => return exit,
-                        }
+                if outcome == crate::jit::CHAINED {
+                    // Retired and charged by the translation; the checks
+                    // below are the ones it made (and failed, or it found no
+                    // link to follow).
+                    next = Some(ctx.next_pc);
+                    pending_link = (!ctx.link.is_null()).then_some(ctx.link);
+                } else {
+                    // A helper left the block it was in, which may be one
+                    // chained to: that block's arrays.
+                    let i = (outcome & 0xffff) as usize;
+                    let block = env.code.block(ctx.block);
+                    let pcs: *const [u64] = match &block.translation {
+                        Some(t) => &*t.pcs,
+                        None => unreachable!("a translated block ran"),
+                    };
+                    let (insns, cost, raw): (*const [Insn], *const [u32], *const [u32]) =
+                        (&*block.insns, &*block.cost, &*block.raw);
+                    // SAFETY: as for the first block's arrays above.
+                    let (insns, cost, raw, pcs) = unsafe { (&*insns, &*cost, &*raw, &*pcs) };
+                    let result = ctx
+                        .result
+                        .take()
+                        .unwrap_or_else(|| unreachable!("the helper left a result"));
+                    match self.after_insn::<FULL>(result, i, pcs[i], &insns[i], cost, raw) {
+                        After::Next(_) => unreachable!("a translation stops at a block end"),
+                        After::Jumped(target) => next = Some(target),
+                        After::Leave(exit) => return exit,
                     }
                 }
             } else {
