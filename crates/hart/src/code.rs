@@ -172,12 +172,15 @@ impl CodeCache {
     }
 
     /// Counts a run of block `idx` by the translating engine and translates
-    /// it when it becomes hot. Returns whether it has a translation.
+    /// it when it becomes hot, for a run with a timing model if `timed`.
+    /// Returns whether it has a translation of that kind.
     #[inline]
-    pub(crate) fn note_run(&mut self, idx: u32) -> bool {
+    pub(crate) fn note_run(&mut self, idx: u32, timed: bool) -> bool {
         let block = &mut self.blocks[idx as usize];
-        if block.translation.is_some() {
-            return true;
+        if let Some(t) = &block.translation {
+            // One made for the other kind of run (another process's
+            // model cannot differ, but a test may switch): interpreted.
+            return t.timed == timed;
         }
         if block.runs > crate::jit::HOT_THRESHOLD {
             // Translation failed once: it stays interpreted.
@@ -189,8 +192,15 @@ impl CodeCache {
         }
         // A host that will not map executable memory leaves the block to
         // the interpreter, which gives the same results.
-        block.translation =
-            crate::jit::translate(&mut self.arena, idx, block.pc, &block.insns, &block.cost).ok();
+        block.translation = crate::jit::translate(
+            &mut self.arena,
+            idx,
+            block.pc,
+            &block.insns,
+            &block.cost,
+            timed,
+        )
+        .ok();
         block.translation.is_some()
     }
 

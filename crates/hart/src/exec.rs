@@ -64,12 +64,12 @@ impl Hart {
             };
             // The translating engine where it applies (see `jit`): a hot
             // block runs its translation; the bookkeeping below is shared.
+            let timed = env.timing.is_some();
             let translated = !TRACE
                 && !SMT
                 && !FULL
                 && self.config.engine == crate::Engine::Jit
-                && env.timing.is_none()
-                && env.code.note_run(idx);
+                && env.code.note_run(idx, timed);
             let block = env.code.block(idx);
             let insns: *const [Insn] = &*block.insns;
             let cost: *const [u32] = &*block.cost;
@@ -119,7 +119,10 @@ impl Hart {
             let mut next = None;
             if let Some(entry) = translation {
                 let hart: *mut Hart = self;
-                let mut ctx = crate::jit::JitCtx::new(hart, env, idx, stop_at);
+                // With a timing model every block returns here, which
+                // fetches the next one's lines through the model.
+                let chain_stop = if timed { 0 } else { stop_at };
+                let mut ctx = crate::jit::JitCtx::new(hart, env, idx, chain_stop);
                 // SAFETY: `entry` is this block's translation, whose arena
                 // lives while the block does (and so do the translations it
                 // chains to: the cache drops blocks only all at once, never

@@ -11,8 +11,13 @@
 //! and charges exactly as it would have. So both engines agree at every
 //! exit by construction.
 //!
-//! Used in the functional model in user-mode emulation, outside tracing,
-//! exact stops and SMT cores; everything else runs on the interpreter.
+//! Translated blocks chain: a direct exit (or a `jalr` through the code
+//! cache's jump table) jumps straight into the next translation after the
+//! between-block checks of `exec_blocks`, made inline. Under a timing model
+//! loads and stores ask the filter caches inline and blocks do not chain.
+//!
+//! Used in user-mode emulation, outside tracing, exact stops and SMT cores;
+//! everything else runs on the interpreter.
 
 mod arena;
 mod x86;
@@ -98,6 +103,8 @@ pub struct Translation {
     /// `links[len]`: of the block's end. Referred to by the code (boxed,
     /// so they stay put when the block moves).
     links: Box<[Link]>,
+    /// Made for a run with a timing model.
+    pub(crate) timed: bool,
 }
 
 impl std::fmt::Debug for Translation {
@@ -150,6 +157,9 @@ pub(crate) struct JitCtx {
     /// The code-cache index of the block running: set by each block's
     /// code on entry.
     pub(crate) block: u32,
+    /// The timing model's filter-cache test of a load or store that hit
+    /// the software TLB (a translation for a timed run calls it).
+    filter: unsafe extern "C" fn(*mut JitCtx, u64, u64) -> u64,
     hart: *mut Hart,
     /// An `Env<'_, T>` of the `T` `step` was instantiated for.
     env: *mut (),
@@ -179,6 +189,7 @@ impl JitCtx {
             next_pc: 0,
             link: std::ptr::null(),
             block,
+            filter: filter_helper::<T>,
             hart,
             env: env.cast(),
             result: None,
@@ -227,6 +238,30 @@ unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u6
     }
 }
 
+/// Whether the timing model's filter caches serve a load or store
+/// (`write`) at `paddr` of the hart alone: then the access costs nothing
+/// beyond its instruction's cycles, as in `Hart::time_data`. 1 for a hit,
+/// 0 for a miss, which the translation hands to the interpreter's `step`
+/// (the test changes no state, so `step` makes it again and goes on to the
+/// full model as it would have).
+///
+/// # Safety
+/// As [`step_helper`].
+unsafe extern "C" fn filter_helper<T: TimingModel>(
+    ctx: *mut JitCtx,
+    paddr: u64,
+    write: u64,
+) -> u64 {
+    // SAFETY: the caller's contract.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: as above; `env` was an `Env<'_, T>`.
+    let (hart, env) = unsafe { (&*ctx.hart, &*ctx.env.cast::<Env<'_, T>>()) };
+    match env.timing.as_deref() {
+        Some(t) => t.data_filter_hit(hart.core.id, paddr, write != 0) as u64,
+        None => 1,
+    }
+}
+
 /// The PCs of a block's instructions, and the one after it: a `jal` the
 /// block follows continues at its target, as the interpreter's `Goto`.
 pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
@@ -245,13 +280,15 @@ pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
 }
 
 /// Translates block `idx` of the code cache, at `start` with `insns` and
-/// `cost`, placing the code in `arena`.
+/// `cost`, placing the code in `arena`; for a run with a timing model if
+/// `timed` (loads and stores ask its filter caches).
 pub(crate) fn translate(
     arena: &mut ExecArena,
     idx: u32,
     start: u64,
     insns: &[Insn],
     cost: &[u32],
+    timed: bool,
 ) -> Result<Translation, ArenaError> {
     let pcs = block_pcs(start, insns);
     let links: Box<[Link]> = (0..=insns.len()).map(|_| Link::default()).collect();
@@ -261,7 +298,7 @@ pub(crate) fn translate(
     // The chain entry: the context learns which block runs.
     asm.store_ctx_u32(BLOCK, idx);
     for (i, ins) in insns.iter().enumerate() {
-        emit(&mut asm, ins, i as u32, &pcs, cost, &links);
+        emit(&mut asm, ins, i as u32, &pcs, cost, &links, timed);
     }
     let len = insns.len();
     chain_exit(
@@ -277,7 +314,12 @@ pub(crate) fn translate(
     // SAFETY: `at` is the start of the code just placed, a function with
     // the System V signature of `Entry` (prologue, body, epilogue).
     let entry = unsafe { std::mem::transmute::<*const u8, Entry>(at) };
-    Ok(Translation { entry, pcs, links })
+    Ok(Translation {
+        entry,
+        pcs,
+        links,
+        timed,
+    })
 }
 
 /// Where the context holds the load TLB table.
@@ -291,6 +333,7 @@ const JUMPS: u8 = offset(std::mem::offset_of!(JitCtx, jumps));
 const NEXT_PC: u8 = offset(std::mem::offset_of!(JitCtx, next_pc));
 const LINK: u8 = offset(std::mem::offset_of!(JitCtx, link));
 const BLOCK: u8 = offset(std::mem::offset_of!(JitCtx, block));
+const FILTER: u8 = offset(std::mem::offset_of!(JitCtx, filter));
 /// The hart's instruction count, from its registers (`rbx`).
 const INSTRET: i32 = from_registers(std::mem::offset_of!(Hart, instret));
 /// The hart's core clock, from its registers.
@@ -358,7 +401,7 @@ enum Src {
 }
 
 /// Emits instruction `i` of the block with `pcs`, `cost` and `links`.
-fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[Link]) {
+fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[Link], timed: bool) {
     use Op::*;
     let pc = pcs[i as usize];
     let n = i as usize + 1;
@@ -424,21 +467,29 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     // helper, which takes the interpreter's slow path.
     let load = |asm: &mut Asm, size: u64, signed: bool| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
+        let filter_miss = timed.then(|| asm.filter_test(FILTER, false));
         asm.load_host(size, signed);
         if ins.rd & 31 != 0 {
             asm.store_guest(ins.rd);
         }
         let done = asm.jump();
         asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
     let store = |asm: &mut Asm, size: u64| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
+        let filter_miss = timed.then(|| asm.filter_test(FILTER, true));
         asm.load_guest(Reg::Rcx, ins.rs2);
         asm.store_host(size);
         let done = asm.jump();
         asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };

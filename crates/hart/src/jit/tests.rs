@@ -470,3 +470,88 @@ fn a_store_to_a_chained_block_is_seen_at_once() {
     assert_eq!(interp, jit);
     assert!(cache.flushes >= 1, "the store flushed the code cache");
 }
+
+/// Runs `code` as [`run_in_slices`] does, with a timing model that keeps
+/// the lines it saw (filter hits from then on) and stalls 7 cycles per
+/// full-model call, each slice allowed `ahead` cycles past its start
+/// before an access that misses must wait (the sync limit). The slices
+/// and the model's calls.
+fn run_timed(
+    code: &[u32],
+    engine: Engine,
+    ahead: u64,
+) -> (Vec<Slice>, Vec<crate::fake_model::Call>) {
+    let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert!(mem.write(BASE, &bytes));
+    let config = HartConfig {
+        engine,
+        ..HartConfig::default()
+    };
+    let mut core = Core::new(0, 0, &config);
+    let mut h = Hart::new(config);
+    h.x[BASE_REG as usize] = DATA;
+    h.pc = BASE;
+    let mut cache = CodeCache::default();
+    let mut ms = crate::fake_model::FakeModel::new(6, 6);
+    ms.remember = true;
+    ms.stall = 7;
+    let mut slices = Vec::new();
+    for _ in 0..100_000 {
+        core.set_sync_limit(core.cycles.saturating_add(ahead));
+        let mut env = Env {
+            mem: &mut mem,
+            code: &mut cache,
+            timing: Some(&mut ms),
+            mmio: None,
+        };
+        let exit = h.run(&mut core, &mut env, u64::MAX);
+        slices.push(Slice {
+            exit,
+            x: h.x,
+            pc: h.pc,
+            instret: h.instret,
+            cycles: core.cycles,
+        });
+        if exit != Exit::Budget {
+            break;
+        }
+    }
+    (slices, ms.calls)
+}
+
+#[test]
+fn timed_translations_make_the_interpreters_model_calls() {
+    // Walks 4 KiB of data in 24-byte steps, loading, adding and storing
+    // back each doubleword (lines first missed, then hit; a store after a
+    // load of the same line), twice, with a call per step.
+    let mut code = vec![
+        i_type(0, 0x13, 12, 0, 2),                    // 0x00: a2 = 2 (passes)
+        i_type(0, 0x13, 13, BASE_REG, 0),             // 0x04: pass: a3 = data
+        i_type(0, 0x13, 11, 0, 170),                  // 0x08: a1 = steps
+        i_type(3, 0x03, 14, 13, 0),                   // 0x0c: step: ld a4, 0(a3)
+        r_type(0, 0, 0x33, 14, 14, 11),               // 0x10: a4 += a1
+        s_type(3, 13, 14, 0),                         // 0x14: sd a4, 0(a3)
+        jal(1, 0x1000 - 0x18),                        // 0x18: call f
+        i_type(0, 0x13, 13, 13, 24),                  // 0x1c: a3 += 24
+        i_type(0, 0x13, 11, 11, -1),                  // 0x20: a1 -= 1
+        b_type(1, 11, 0, (-0x18i32) as u32 & 0x1fff), // 0x24: bne a1, zero, step
+        i_type(0, 0x13, 12, 12, -1),                  // 0x28: a2 -= 1
+        b_type(1, 12, 0, (-0x28i32) as u32 & 0x1fff), // 0x2c: bne a2, zero, pass
+        ECALL,
+    ];
+    code.resize(0x1000 / 4, 0);
+    code.extend([
+        r_type(0, 0, 0x33, 10, 10, 14), // f: a0 += a4
+        i_type(4, 0x03, 15, 13, 4),     // lbu a5, 4(a3)
+        r_type(0, 0, 0x33, 10, 10, 15), // a0 += a5
+        jalr(0, 1, 0),
+    ]);
+    for ahead in [u64::MAX, 300, 40] {
+        let (interp, interp_calls) = run_timed(&code, Engine::Interp, ahead);
+        let (jit, jit_calls) = run_timed(&code, Engine::Jit, ahead);
+        assert_eq!(interp.last().map(|s| s.exit), Some(Exit::Ecall));
+        assert_eq!(interp, jit, "ahead {ahead}");
+        assert_eq!(interp_calls, jit_calls, "ahead {ahead}");
+    }
+}

@@ -227,6 +227,32 @@ impl Asm {
         miss
     }
 
+    /// After a [`tlb_lookup`](Self::tlb_lookup) hit (`rax` the host
+    /// address, `rdx` the entry): calls the context's filter-cache test at
+    /// `[r12 + filter]` with `(context, guest physical address, write)`,
+    /// keeping the host address in `rbp` across it, and jumps to the
+    /// returned fixup when it answers 0 (a miss); falls through with `rax`
+    /// the host address again.
+    pub fn filter_test(&mut self, filter: u8, write: bool) -> usize {
+        use crate::tlb::TlbEntry;
+        let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
+        let ppage = std::mem::offset_of!(TlbEntry, ppage) as u8;
+        self.bytes(&[0x48, 0x89, 0xc5]); // mov rbp, rax
+        self.bytes(&[0x48, 0x89, 0xc6]); // mov rsi, rax
+        self.bytes(&[0x48, 0x2b, 0x72, addend]); // sub rsi, [rdx + addend] (the vaddr)
+        self.bytes(&[0x81, 0xe6]); // and esi, 0xfff
+        self.u32(0xfff);
+        self.bytes(&[0x48, 0x0b, 0x72, ppage]); // or rsi, [rdx + ppage]
+        self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
+        self.bytes(&[0xba]); // mov edx, imm32
+        self.u32(write as u32);
+        self.bytes(&[0x41, 0xff, 0x54, 0x24, filter]); // call [r12 + filter]
+        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
+        let miss = self.jump_if(Cond::Eq);
+        self.bytes(&[0x48, 0x89, 0xe8]); // mov rax, rbp
+        miss
+    }
+
     /// `rax` = the value at host address `rax`, `size` bytes, sign- or
     /// zero-extended.
     pub fn load_host(&mut self, size: u64, signed: bool) {
