@@ -40,28 +40,11 @@ impl Hart {
         // A link of the last translation to fill with the next block's.
         let mut pending_link: Option<*const crate::jit::Link> = None;
         loop {
-            // The physical address of the block's fetch, for a timed run
-            // only. With a TLB model the fetch must hit the ITLB: a page the
-            // software TLB dropped (the model's ITLB gave it up) is looked
-            // up again, which may walk.
-            let lookup = match env.timing {
-                Some(_) => self.tlb.exec.lookup_paddr(self.pc, 2),
-                None => None,
-            };
-            let fetch_pa = match lookup {
-                Some((_, pa)) => Some(pa),
-                None if env.timing.as_deref().is_some_and(|t| t.has_tlb()) => {
-                    match self.fetch_paddr(env, self.pc) {
-                        Ok(pa) => Some(pa),
-                        Err(trap) if FULL => {
-                            self.take_trap(trap.cause, trap.tval, false);
-                            return None;
-                        }
-                        Err(trap) => return Some(Exit::Trap(trap)),
-                    }
+            if env.timing.is_some() {
+                if let Err(exit) = self.fetch_block::<T, FULL>(env, idx) {
+                    return exit;
                 }
-                None => None,
-            };
+            }
             // The translating engine where it applies (see `jit`): a hot
             // block runs its translation; the bookkeeping below is shared.
             let timed = env.timing.is_some();
@@ -93,36 +76,11 @@ impl Hart {
             // arena only grows in `decode_block` and is cleared in `settle`,
             // neither of which is reachable from here.
             let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
-            if let Some(t) = env.timing.as_deref_mut() {
-                // Instruction fetch: the block's lines through the L1I.
-                let core = self.core.id;
-                if let Some(pa) = fetch_pa {
-                    let page = pa & !0xfff;
-                    for &off in block.fetch_lines.iter() {
-                        let line = page | off as u64;
-                        if !t.fetch_filter_hit(core, line) {
-                            if self.core.cycles > self.core.sync_limit
-                                && !t.fetch_private_hit(core, line)
-                            {
-                                // Ahead of the other harts: let them catch
-                                // up before this fetch reaches memory.
-                                return Some(Exit::Budget);
-                            }
-                            let stall = t.fetch(core, line, self.core.cycles);
-                            self.core.cycles += stall;
-                            self.stats.memory_stall_cycles += stall;
-                        }
-                    }
-                }
-            }
             let mut pc = self.pc;
             let mut next = None;
             if let Some(entry) = translation {
                 let hart: *mut Hart = self;
-                // With a timing model every block returns here, which
-                // fetches the next one's lines through the model.
-                let chain_stop = if timed { 0 } else { stop_at };
-                let mut ctx = crate::jit::JitCtx::new(hart, env, idx, chain_stop);
+                let mut ctx = crate::jit::JitCtx::new(hart, env, idx, stop_at);
                 // SAFETY: `entry` is this block's translation, whose arena
                 // lives while the block does (and so do the translations it
                 // chains to: the cache drops blocks only all at once, never
@@ -131,7 +89,12 @@ impl Hart {
                 // environment meanwhile (the helper reaches them only
                 // through the context).
                 let outcome = unsafe { entry(std::ptr::addr_of_mut!((*hart).x).cast(), &mut ctx) };
-                if outcome == crate::jit::CHAINED {
+                if outcome == crate::jit::FETCH_STOP {
+                    // The block chained to did not start: as if
+                    // `exec_blocks` had looked it up and fetched it.
+                    self.pc = ctx.next_pc;
+                    return ctx.fetch_exit;
+                } else if outcome == crate::jit::CHAINED {
                     // Retired and charged by the translation; the checks
                     // below are the ones it made (and failed, or it found no
                     // link to follow).
@@ -229,6 +192,64 @@ impl Hart {
             };
             idx = env.code.lookup(key)?;
         }
+    }
+
+    /// A timed run's fetch of block `idx` at the PC: its lines through the
+    /// model's L1I, stopping before a miss when ahead of the other harts
+    /// (the sync limit). `Err` holds what `exec_blocks` returns instead of
+    /// running the block. Shared by `exec_blocks` and translations that
+    /// chain under a timing model.
+    #[inline]
+    pub(crate) fn fetch_block<T: TimingModel, const FULL: bool>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        idx: u32,
+    ) -> Result<(), Option<Exit>> {
+        // The physical address of the block's fetch, for a timed run
+        // only. With a TLB model the fetch must hit the ITLB: a page the
+        // software TLB dropped (the model's ITLB gave it up) is looked
+        // up again, which may walk.
+        let lookup = match env.timing {
+            Some(_) => self.tlb.exec.lookup_paddr(self.pc, 2),
+            None => None,
+        };
+        let fetch_pa = match lookup {
+            Some((_, pa)) => Some(pa),
+            None if env.timing.as_deref().is_some_and(|t| t.has_tlb()) => {
+                match self.fetch_paddr(env, self.pc) {
+                    Ok(pa) => Some(pa),
+                    Err(trap) if FULL => {
+                        self.take_trap(trap.cause, trap.tval, false);
+                        return Err(None);
+                    }
+                    Err(trap) => return Err(Some(Exit::Trap(trap))),
+                }
+            }
+            None => None,
+        };
+        if let Some(t) = env.timing.as_deref_mut() {
+            // Instruction fetch: the block's lines through the L1I.
+            let core = self.core.id;
+            if let Some(pa) = fetch_pa {
+                let page = pa & !0xfff;
+                for &off in env.code.block(idx).fetch_lines.iter() {
+                    let line = page | off as u64;
+                    if !t.fetch_filter_hit(core, line) {
+                        if self.core.cycles > self.core.sync_limit
+                            && !t.fetch_private_hit(core, line)
+                        {
+                            // Ahead of the other harts: let them catch
+                            // up before this fetch reaches memory.
+                            return Err(Some(Exit::Budget));
+                        }
+                        let stall = t.fetch(core, line, self.core.cycles);
+                        self.core.cycles += stall;
+                        self.stats.memory_stall_cycles += stall;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// SMT: finds where instruction `i` of the block (`ins`) issues in the

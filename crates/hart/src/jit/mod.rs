@@ -14,7 +14,8 @@
 //! Translated blocks chain: a direct exit (or a `jalr` through the code
 //! cache's jump table) jumps straight into the next translation after the
 //! between-block checks of `exec_blocks`, made inline. Under a timing model
-//! loads and stores ask the filter caches inline and blocks do not chain.
+//! loads and stores ask the filter caches through a small helper, and a
+//! chained jump enters the next block at its fetch through the model.
 //!
 //! Used in user-mode emulation, outside tracing, exact stops and SMT cores;
 //! everything else runs on the interpreter.
@@ -26,7 +27,7 @@ pub use arena::{ArenaError, ExecArena};
 
 use crate::exec::Flow;
 use crate::tlb::TlbEntry;
-use crate::{Env, Hart, TimingModel, Trap};
+use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
 use std::cell::Cell;
 use x86::{Alu, Asm, Cond, Reg, Shift};
@@ -43,6 +44,12 @@ pub(crate) const CHAINED: u32 = 1 << 16;
 /// [`JitCtx::block`]; its result is in [`JitCtx::result`] (nothing of that
 /// block is retired yet).
 pub(crate) const HELPER: u32 = 2 << 16;
+
+/// A chained jump under a timing model reached a block whose fetch
+/// stopped the run (the sync limit, or a fetch fault): the previous block
+/// is retired, [`JitCtx::next_pc`] is this block's PC and
+/// [`JitCtx::fetch_exit`] what `exec_blocks` returns.
+pub(crate) const FETCH_STOP: u32 = 3 << 16;
 
 /// Slots of the code cache's table of indirect-jump targets.
 pub(crate) const JUMP_SLOTS: usize = 4096;
@@ -105,6 +112,8 @@ pub struct Translation {
     links: Box<[Link]>,
     /// Made for a run with a timing model.
     pub(crate) timed: bool,
+    /// Where a chained jump enters, from `entry`.
+    chain_offset: usize,
 }
 
 impl std::fmt::Debug for Translation {
@@ -123,9 +132,10 @@ impl Translation {
     }
 
     /// Where a chained jump enters: past the prologue, which only a call
-    /// from `exec_blocks` needs.
+    /// from `exec_blocks` needs (and onto the block's fetch under a timing
+    /// model, which `exec_blocks` made before calling).
     fn chain_entry(&self) -> usize {
-        self.entry as usize + Asm::PROLOGUE_LEN
+        self.entry as usize + self.chain_offset
     }
 }
 
@@ -160,6 +170,10 @@ pub(crate) struct JitCtx {
     /// The timing model's filter-cache test of a load or store that hit
     /// the software TLB (a translation for a timed run calls it).
     filter: unsafe extern "C" fn(*mut JitCtx, u64, u64) -> u64,
+    /// A timed run's fetch of the block chained to (`Hart::fetch_block`).
+    fetch: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
+    /// After [`FETCH_STOP`]: what `exec_blocks` returns.
+    pub(crate) fetch_exit: Option<Exit>,
     hart: *mut Hart,
     /// An `Env<'_, T>` of the `T` `step` was instantiated for.
     env: *mut (),
@@ -190,6 +204,8 @@ impl JitCtx {
             link: std::ptr::null(),
             block,
             filter: filter_helper::<T>,
+            fetch: fetch_helper::<T>,
+            fetch_exit: None,
             hart,
             env: env.cast(),
             result: None,
@@ -262,6 +278,32 @@ unsafe extern "C" fn filter_helper<T: TimingModel>(
     }
 }
 
+/// Fetches block `idx` at [`JitCtx::next_pc`] through the timing model
+/// before a chained jump runs it, as `exec_blocks` would have. Returns 0 to
+/// run it, 1 when the run stops here instead (the exit left in the
+/// context).
+///
+/// # Safety
+/// As [`step_helper`].
+unsafe extern "C" fn fetch_helper<T: TimingModel>(ctx: *mut JitCtx, idx: u32) -> u64 {
+    // SAFETY: the caller's contract.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: as above; `env` was an `Env<'_, T>`.
+    let (hart, env) = unsafe { (&mut *ctx.hart, &mut *ctx.env.cast::<Env<'_, T>>()) };
+    hart.pc = ctx.next_pc;
+    let result = hart.fetch_block::<T, false>(env, idx);
+    // A fetch may walk the page table (with a TLB model) and so refill.
+    ctx.read_tlb = hart.tlb.read.entries_ptr();
+    ctx.write_tlb = hart.tlb.write.entries_ptr();
+    match result {
+        Ok(()) => 0,
+        Err(exit) => {
+            ctx.fetch_exit = exit;
+            1
+        }
+    }
+}
+
 /// The PCs of a block's instructions, and the one after it: a `jal` the
 /// block follows continues at its target, as the interpreter's `Goto`.
 pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
@@ -295,7 +337,18 @@ pub(crate) fn translate(
     let mut asm = Asm::default();
     asm.prologue();
     debug_assert_eq!(asm.code.len(), Asm::PROLOGUE_LEN);
-    // The chain entry: the context learns which block runs.
+    let chain_offset = if timed {
+        // A call from `exec_blocks` has fetched the block; a chained jump
+        // enters at the fetch.
+        let fetched = asm.jump();
+        let chain_offset = asm.code.len();
+        asm.call_ctx(FETCH, idx, FETCH_STOP);
+        asm.here(fetched);
+        chain_offset
+    } else {
+        asm.code.len()
+    };
+    // The context learns which block runs.
     asm.store_ctx_u32(BLOCK, idx);
     for (i, ins) in insns.iter().enumerate() {
         emit(&mut asm, ins, i as u32, &pcs, cost, &links, timed);
@@ -319,6 +372,7 @@ pub(crate) fn translate(
         pcs,
         links,
         timed,
+        chain_offset,
     })
 }
 
@@ -334,6 +388,7 @@ const NEXT_PC: u8 = offset(std::mem::offset_of!(JitCtx, next_pc));
 const LINK: u8 = offset(std::mem::offset_of!(JitCtx, link));
 const BLOCK: u8 = offset(std::mem::offset_of!(JitCtx, block));
 const FILTER: u8 = offset(std::mem::offset_of!(JitCtx, filter));
+const FETCH: u8 = offset(std::mem::offset_of!(JitCtx, fetch));
 /// The hart's instruction count, from its registers (`rbx`).
 const INSTRET: i32 = from_registers(std::mem::offset_of!(Hart, instret));
 /// The hart's core clock, from its registers.

@@ -474,8 +474,9 @@ fn a_store_to_a_chained_block_is_seen_at_once() {
 /// Runs `code` as [`run_in_slices`] does, with a timing model that keeps
 /// the lines it saw (filter hits from then on) and stalls 7 cycles per
 /// full-model call, each slice allowed `ahead` cycles past its start
-/// before an access that misses must wait (the sync limit). The slices
-/// and the model's calls.
+/// before an access that misses must wait (the sync limit) and ending at
+/// a block boundary 2000 cycles on, the fetched lines forgotten between
+/// slices. The slices and the model's calls.
 fn run_timed(
     code: &[u32],
     engine: Engine,
@@ -499,6 +500,9 @@ fn run_timed(
     let mut slices = Vec::new();
     for _ in 0..100_000 {
         core.set_sync_limit(core.cycles.saturating_add(ahead));
+        core.set_turn_end(core.cycles + 2000);
+        // The L1I forgets between turns, so chained blocks fetch again.
+        ms.fetch_lines.clear();
         let mut env = Env {
             mem: &mut mem,
             code: &mut cache,

@@ -189,10 +189,16 @@ impl Asm {
     /// Calls the context's helper (its first field) with `(context, arg)`
     /// and returns `value` from the translation if it returns non-zero.
     pub fn call_helper(&mut self, arg: u32, value: u32) {
+        self.call_ctx(0, arg, value);
+    }
+
+    /// As [`call_helper`](Self::call_helper) for the function pointer at
+    /// `[r12 + at]`.
+    pub fn call_ctx(&mut self, at: u8, arg: u32, value: u32) {
         self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
         self.bytes(&[0xbe]); // mov esi, imm32
         self.u32(arg);
-        self.bytes(&[0x41, 0xff, 0x14, 0x24]); // call [r12]
+        self.bytes(&[0x41, 0xff, 0x54, 0x24, at]); // call [r12 + at]
         self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
         self.exit_if(Cond::Ne, value);
     }
@@ -339,8 +345,7 @@ impl Asm {
         self.bytes(&[0xff, 0x61, 0x08]); // jmp [rcx + 8]
     }
 
-    /// The length of [`prologue`](Self::prologue): a chained jump enters
-    /// a translation this far in.
+    /// The length of [`prologue`](Self::prologue).
     pub const PROLOGUE_LEN: usize = 10;
 
     /// A `jcc rel32` to a place not yet emitted: returns the fixup (the
