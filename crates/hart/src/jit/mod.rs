@@ -258,8 +258,9 @@ unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u6
 /// (`write`) at `paddr` of the hart alone: then the access costs nothing
 /// beyond its instruction's cycles, as in `Hart::time_data`. 1 for a hit,
 /// 0 for a miss, which the translation hands to the interpreter's `step`
-/// (the test changes no state, so `step` makes it again and goes on to the
-/// full model as it would have).
+/// (a miss changes no state, only a hit counts itself, so `step` makes the
+/// test again, misses again and goes on to the full model as it would
+/// have).
 ///
 /// # Safety
 /// As [`step_helper`].
