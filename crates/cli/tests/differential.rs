@@ -57,7 +57,8 @@ use std::time::Duration;
 // ---------------------------------------------------------------- the corpus
 
 /// Declares one test per program and build: `static_bin::NAME`,
-/// `dynamic_bin::NAME`, `static_rvb::NAME` and `dynamic_rvb::NAME`.
+/// `dynamic_bin::NAME`, `static_rvb::NAME` and `dynamic_rvb::NAME`, and
+/// `static_jit::NAME` (the static build under `--engine jit`).
 /// `NAME => (expected status, [arguments])`.
 macro_rules! guest_programs {
     ($($name:ident => ($status:expr, [$($arg:expr),* $(,)?]);)*) => {
@@ -78,6 +79,16 @@ macro_rules! guest_programs {
                 #[test]
                 fn $name() {
                     super::run_guest(super::Linkage::Dynamic, stringify!($name), $status, &[$($arg),*]);
+                }
+            )*
+        }
+
+        /// The static programs under the translating engine.
+        mod static_jit {
+            $(
+                #[test]
+                fn $name() {
+                    super::run_guest_on(super::Linkage::Static, stringify!($name), $status, &[$($arg),*], "jit");
                 }
             )*
         }
@@ -451,10 +462,15 @@ fn compare(what: &str, expected_status: i32, q: &RunResult, r: &RunResult) {
 }
 
 fn run_guest(linkage: Linkage, name: &str, expected_status: i32, args: &[&str]) {
+    run_guest_on(linkage, name, expected_status, args, "interp");
+}
+
+/// [`run_guest`] with rvnvmm's execution engine `engine`.
+fn run_guest_on(linkage: Linkage, name: &str, expected_status: i32, args: &[&str], engine: &str) {
     let env = env();
     let prog = env.guest_build.join(linkage.dir()).join(name);
     let prog_s = prog.to_string_lossy().into_owned();
-    let what = format!("{}/{name}", linkage.dir());
+    let what = format!("{}/{name} ({engine})", linkage.dir());
 
     // Reference: qemu.
     let qdir = TempDir::new(&format!("{name}-qemu"), env.keep);
@@ -492,7 +508,7 @@ fn run_guest(linkage: Linkage, name: &str, expected_status: i32, args: &[&str]) 
     // Under test: rvnvmm.
     let rdir = TempDir::new(&format!("{name}-rvnvmm"), env.keep);
     let mut rc = Command::new(&env.rvnvmm);
-    rc.arg("run");
+    rc.arg("run").arg("--engine").arg(engine);
     if linkage.dynamic() {
         rc.arg("--sysroot").arg(&env.sysroot);
     }

@@ -94,6 +94,13 @@ fn empty_fast() -> Box<[(u64, u32)]> {
     (0..FAST_ENTRIES).map(|s| (empty_tag(s), 0)).collect()
 }
 
+/// A jump table with every link empty.
+fn empty_jumps() -> Box<[crate::jit::Link]> {
+    (0..crate::jit::JUMP_SLOTS)
+        .map(|_| crate::jit::Link::default())
+        .collect()
+}
+
 /// The cache itself.
 pub struct CodeCache {
     blocks: Vec<Block>,
@@ -110,6 +117,9 @@ pub struct CodeCache {
     pub flushes: u64,
     /// The host code of the blocks' translations.
     arena: crate::jit::ExecArena,
+    /// Indirect-jump targets of the translated code: links by the PC's
+    /// halfword index, validated by the PC (see [`crate::jit::Link`]).
+    jumps: Box<[crate::jit::Link]>,
 }
 
 impl Default for CodeCache {
@@ -122,6 +132,7 @@ impl Default for CodeCache {
             blocks_decoded: 0,
             flushes: 0,
             arena: crate::jit::ExecArena::default(),
+            jumps: empty_jumps(),
         }
     }
 }
@@ -161,12 +172,15 @@ impl CodeCache {
     }
 
     /// Counts a run of block `idx` by the translating engine and translates
-    /// it when it becomes hot. Returns whether it has a translation.
+    /// it when it becomes hot, for a run with a timing model if `timed`.
+    /// Returns whether it has a translation of that kind.
     #[inline]
-    pub(crate) fn note_run(&mut self, idx: u32) -> bool {
+    pub(crate) fn note_run(&mut self, idx: u32, timed: bool) -> bool {
         let block = &mut self.blocks[idx as usize];
-        if block.translation.is_some() {
-            return true;
+        if let Some(t) = &block.translation {
+            // One made for the other kind of run (another process's
+            // model cannot differ, but a test may switch): interpreted.
+            return t.timed == timed;
         }
         if block.runs > crate::jit::HOT_THRESHOLD {
             // Translation failed once: it stays interpreted.
@@ -178,13 +192,30 @@ impl CodeCache {
         }
         // A host that will not map executable memory leaves the block to
         // the interpreter, which gives the same results.
-        block.translation = crate::jit::translate(&mut self.arena, block.pc, &block.insns).ok();
+        block.translation = crate::jit::translate(
+            &mut self.arena,
+            idx,
+            block.pc,
+            &block.insns,
+            &block.cost,
+            timed,
+        )
+        .ok();
         block.translation.is_some()
+    }
+
+    /// The jump table of the translated code (see [`crate::jit::JitCtx`]).
+    pub(crate) fn jumps_ptr(&self) -> *const crate::jit::Link {
+        self.jumps.as_ptr()
     }
 
     /// Drops every block (the code pages are forgotten too).
     pub fn flush(&mut self) {
-        // The translations point into the arena: they go first.
+        // The translations point into the arena, and the jump table into
+        // the translations: they go first.
+        for link in self.jumps.iter() {
+            link.clear();
+        }
         self.blocks.clear();
         self.arena.clear();
         self.map.clear();

@@ -37,100 +37,90 @@ impl Hart {
         mut idx: u32,
         stop_at: u64,
     ) -> Option<Exit> {
+        // A link of the last translation to fill with the next block's.
+        let mut pending_link: Option<*const crate::jit::Link> = None;
         loop {
-            // The physical address of the block's fetch, for a timed run
-            // only. With a TLB model the fetch must hit the ITLB: a page the
-            // software TLB dropped (the model's ITLB gave it up) is looked
-            // up again, which may walk.
-            let lookup = match env.timing {
-                Some(_) => self.tlb.exec.lookup_paddr(self.pc, 2),
-                None => None,
-            };
-            let fetch_pa = match lookup {
-                Some((_, pa)) => Some(pa),
-                None if env.timing.as_deref().is_some_and(|t| t.has_tlb()) => {
-                    match self.fetch_paddr(env, self.pc) {
-                        Ok(pa) => Some(pa),
-                        Err(trap) if FULL => {
-                            self.take_trap(trap.cause, trap.tval, false);
-                            return None;
-                        }
-                        Err(trap) => return Some(Exit::Trap(trap)),
-                    }
+            if env.timing.is_some() {
+                if let Err(exit) = self.fetch_block::<T, FULL>(env, idx) {
+                    return exit;
                 }
-                None => None,
-            };
+            }
             // The translating engine where it applies (see `jit`): a hot
             // block runs its translation; the bookkeeping below is shared.
+            let timed = env.timing.is_some();
             let translated = !TRACE
                 && !SMT
                 && !FULL
                 && self.config.engine == crate::Engine::Jit
-                && env.timing.is_none()
-                && env.code.note_run(idx);
+                && env.code.note_run(idx, timed);
             let block = env.code.block(idx);
             let insns: *const [Insn] = &*block.insns;
             let cost: *const [u32] = &*block.cost;
             let raw: *const [u32] = &*block.raw;
+            let link = pending_link.take();
             let translation = match &block.translation {
-                Some(t) if translated => Some((t.entry(), &*t.pcs as *const [u64])),
+                Some(t) if translated => {
+                    // The block the previous translation stopped before
+                    // (with nothing in between that could drop blocks):
+                    // link its exit here.
+                    if let Some(link) = link {
+                        // SAFETY: the link is in that block's translation
+                        // (or the jump table) of this cache, still alive.
+                        unsafe { (*link).fill(self.pc, t) };
+                    }
+                    Some(t.entry())
+                }
                 _ => None,
             };
             // SAFETY: blocks are never freed or moved while they execute: the
             // arena only grows in `decode_block` and is cleared in `settle`,
             // neither of which is reachable from here.
             let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
-            if let Some(t) = env.timing.as_deref_mut() {
-                // Instruction fetch: the block's lines through the L1I.
-                let core = self.core.id;
-                if let Some(pa) = fetch_pa {
-                    let page = pa & !0xfff;
-                    for &off in block.fetch_lines.iter() {
-                        let line = page | off as u64;
-                        if !t.fetch_filter_hit(core, line) {
-                            if self.core.cycles > self.core.sync_limit
-                                && !t.fetch_private_hit(core, line)
-                            {
-                                // Ahead of the other harts: let them catch
-                                // up before this fetch reaches memory.
-                                return Some(Exit::Budget);
-                            }
-                            let stall = t.fetch(core, line, self.core.cycles);
-                            self.core.cycles += stall;
-                            self.stats.memory_stall_cycles += stall;
-                        }
-                    }
-                }
-            }
             let mut pc = self.pc;
             let mut next = None;
-            if let Some((entry, pcs)) = translation {
-                // SAFETY: as for the block's other arrays.
-                let pcs = unsafe { &*pcs };
+            if let Some(entry) = translation {
                 let hart: *mut Hart = self;
-                let mut ctx = crate::jit::JitCtx::new(hart, env, insns, cost, pcs);
+                let mut ctx = crate::jit::JitCtx::new(hart, env, idx, stop_at);
                 // SAFETY: `entry` is this block's translation, whose arena
-                // lives while the block does; the register pointer and the
-                // context are valid for the call, and nothing else touches
-                // the hart or the environment meanwhile (the helper reaches
-                // them only through the context).
+                // lives while the block does (and so do the translations it
+                // chains to: the cache drops blocks only all at once, never
+                // from here); the register pointer and the context are valid
+                // for the call, and nothing else touches the hart or the
+                // environment meanwhile (the helper reaches them only
+                // through the context).
                 let outcome = unsafe { entry(std::ptr::addr_of_mut!((*hart).x).cast(), &mut ctx) };
-                let i = (outcome & 0xffff) as usize;
-                let result = match outcome & !0xffff {
-                    crate::jit::END => None,
-                    crate::jit::TAKEN => {
-                        Some(Ok(Flow::Jump(pcs[i].wrapping_add(insns[i].imm as u64))))
-                    }
-                    _ => ctx.result.take(),
-                };
-                match result {
-                    None => pc = pcs[insns.len()],
-                    Some(result) => {
-                        match self.after_insn::<FULL>(result, i, pcs[i], &insns[i], cost, raw) {
-                            After::Next(_) => unreachable!("a translation stops at a block end"),
-                            After::Jumped(target) => next = Some(target),
-                            After::Leave(exit) => return exit,
-                        }
+                if outcome == crate::jit::FETCH_STOP {
+                    // The block chained to did not start: as if
+                    // `exec_blocks` had looked it up and fetched it.
+                    self.pc = ctx.next_pc;
+                    return ctx.fetch_exit;
+                } else if outcome == crate::jit::CHAINED {
+                    // Retired and charged by the translation; the checks
+                    // below are the ones it made (and failed, or it found no
+                    // link to follow).
+                    next = Some(ctx.next_pc);
+                    pending_link = (!ctx.link.is_null()).then_some(ctx.link);
+                } else {
+                    // A helper left the block it was in, which may be one
+                    // chained to: that block's arrays.
+                    let i = (outcome & 0xffff) as usize;
+                    let block = env.code.block(ctx.block);
+                    let pcs: *const [u64] = match &block.translation {
+                        Some(t) => &*t.pcs,
+                        None => unreachable!("a translated block ran"),
+                    };
+                    let (insns, cost, raw): (*const [Insn], *const [u32], *const [u32]) =
+                        (&*block.insns, &*block.cost, &*block.raw);
+                    // SAFETY: as for the first block's arrays above.
+                    let (insns, cost, raw, pcs) = unsafe { (&*insns, &*cost, &*raw, &*pcs) };
+                    let result = ctx
+                        .result
+                        .take()
+                        .unwrap_or_else(|| unreachable!("the helper left a result"));
+                    match self.after_insn::<FULL>(result, i, pcs[i], &insns[i], cost, raw) {
+                        After::Next(_) => unreachable!("a translation stops at a block end"),
+                        After::Jumped(target) => next = Some(target),
+                        After::Leave(exit) => return exit,
                     }
                 }
             } else {
@@ -202,6 +192,64 @@ impl Hart {
             };
             idx = env.code.lookup(key)?;
         }
+    }
+
+    /// A timed run's fetch of block `idx` at the PC: its lines through the
+    /// model's L1I, stopping before a miss when ahead of the other harts
+    /// (the sync limit). `Err` holds what `exec_blocks` returns instead of
+    /// running the block. Shared by `exec_blocks` and translations that
+    /// chain under a timing model.
+    #[inline]
+    pub(crate) fn fetch_block<T: TimingModel, const FULL: bool>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        idx: u32,
+    ) -> Result<(), Option<Exit>> {
+        // The physical address of the block's fetch, for a timed run
+        // only. With a TLB model the fetch must hit the ITLB: a page the
+        // software TLB dropped (the model's ITLB gave it up) is looked
+        // up again, which may walk.
+        let lookup = match env.timing {
+            Some(_) => self.tlb.exec.lookup_paddr(self.pc, 2),
+            None => None,
+        };
+        let fetch_pa = match lookup {
+            Some((_, pa)) => Some(pa),
+            None if env.timing.as_deref().is_some_and(|t| t.has_tlb()) => {
+                match self.fetch_paddr(env, self.pc) {
+                    Ok(pa) => Some(pa),
+                    Err(trap) if FULL => {
+                        self.take_trap(trap.cause, trap.tval, false);
+                        return Err(None);
+                    }
+                    Err(trap) => return Err(Some(Exit::Trap(trap))),
+                }
+            }
+            None => None,
+        };
+        if let Some(t) = env.timing.as_deref_mut() {
+            // Instruction fetch: the block's lines through the L1I.
+            let core = self.core.id;
+            if let Some(pa) = fetch_pa {
+                let page = pa & !0xfff;
+                for &off in env.code.block(idx).fetch_lines.iter() {
+                    let line = page | off as u64;
+                    if !t.fetch_filter_hit(core, line) {
+                        if self.core.cycles > self.core.sync_limit
+                            && !t.fetch_private_hit(core, line)
+                        {
+                            // Ahead of the other harts: let them catch
+                            // up before this fetch reaches memory.
+                            return Err(Some(Exit::Budget));
+                        }
+                        let stall = t.fetch(core, line, self.core.cycles);
+                        self.core.cycles += stall;
+                        self.stats.memory_stall_cycles += stall;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     /// SMT: finds where instruction `i` of the block (`ins`) issues in the

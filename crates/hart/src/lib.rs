@@ -168,8 +168,8 @@ pub enum Engine {
     #[default]
     Interp,
     /// Hot blocks translated to host code ([`jit`]) where the host is
-    /// x86-64 and the run allows it (functional model, user-mode
-    /// emulation, no tracing, exact stop or SMT core); the interpreter
+    /// x86-64 and the run allows it (user-mode emulation, functional or
+    /// timing model, no tracing, exact stop or SMT core); the interpreter
     /// everywhere else.
     Jit,
 }

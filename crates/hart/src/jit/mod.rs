@@ -11,8 +11,14 @@
 //! and charges exactly as it would have. So both engines agree at every
 //! exit by construction.
 //!
-//! Used in the functional model in user-mode emulation, outside tracing,
-//! exact stops and SMT cores; everything else runs on the interpreter.
+//! Translated blocks chain: a direct exit (or a `jalr` through the code
+//! cache's jump table) jumps straight into the next translation after the
+//! between-block checks of `exec_blocks`, made inline. Under a timing model
+//! loads and stores ask the filter caches through a small helper, and a
+//! chained jump enters the next block at its fetch through the model.
+//!
+//! Used in user-mode emulation, outside tracing, exact stops and SMT cores;
+//! everything else runs on the interpreter.
 
 mod arena;
 mod x86;
@@ -21,23 +27,78 @@ pub use arena::{ArenaError, ExecArena};
 
 use crate::exec::Flow;
 use crate::tlb::TlbEntry;
-use crate::{Env, Hart, TimingModel, Trap};
+use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
+use std::cell::Cell;
 use x86::{Alu, Asm, Cond, Reg, Shift};
 
 /// Executions of a block before it is translated: cold code costs nothing.
 pub const HOT_THRESHOLD: u32 = 16;
 
-/// A translation's result: the block ran to its end.
-pub(crate) const END: u32 = 0;
-/// A conditional branch at the index in the low 16 bits was taken.
-pub(crate) const TAKEN: u32 = 1 << 16;
-/// The helper at the index in the low 16 bits left the block; its result
-/// is in [`JitCtx::result`].
+/// A translation's result: the block (or a chain of blocks) ended at a
+/// direct branch, a jump or its end, with the instructions retired and
+/// charged; the next PC is in [`JitCtx::next_pc`], and [`JitCtx::link`]
+/// is the empty link to fill with the next block's entry, if any.
+pub(crate) const CHAINED: u32 = 1 << 16;
+/// The helper at the index in the low 16 bits left the block
+/// [`JitCtx::block`]; its result is in [`JitCtx::result`] (nothing of that
+/// block is retired yet).
 pub(crate) const HELPER: u32 = 2 << 16;
+
+/// A chained jump under a timing model reached a block whose fetch
+/// stopped the run (the sync limit, or a fetch fault): the previous block
+/// is retired, [`JitCtx::next_pc`] is this block's PC and
+/// [`JitCtx::fetch_exit`] what `exec_blocks` returns.
+pub(crate) const FETCH_STOP: u32 = 3 << 16;
+
+/// Slots of the code cache's table of indirect-jump targets.
+pub(crate) const JUMP_SLOTS: usize = 4096;
 
 /// The entry point of a translation: `(registers, context) -> outcome`.
 pub(crate) type Entry = unsafe extern "C" fn(*mut u64, *mut JitCtx) -> u32;
+
+/// A chain link: the guest PC it leads to and the host code that runs the
+/// block there (its translation past the prologue). An empty link has PC
+/// [`UNLINKED`], which no block starts at (block PCs are even), so it
+/// never matches.
+///
+/// Links need no invalidation of their own: a link lives in a translation
+/// (or in the code cache's jump table) and leads to a translation of the
+/// same cache, and the cache drops blocks only all at once (`flush`:
+/// stores to code, `fence.i`, `mmap` changes), the links with them; within
+/// one generation of the cache a PC always names the same block.
+#[repr(C)]
+#[derive(Debug)]
+pub struct Link {
+    pc: Cell<u64>,
+    entry: Cell<usize>,
+}
+
+/// The PC of an empty [`Link`].
+const UNLINKED: u64 = 1;
+
+impl Default for Link {
+    fn default() -> Self {
+        Link {
+            pc: Cell::new(UNLINKED),
+            entry: Cell::new(0),
+        }
+    }
+}
+
+impl Link {
+    /// Empties the link.
+    pub(crate) fn clear(&self) {
+        self.pc.set(UNLINKED);
+        self.entry.set(0);
+    }
+
+    /// Points the link at the block at `pc` translated as `to`.
+    pub(crate) fn fill(&self, pc: u64, to: &Translation) {
+        self.entry.set(to.chain_entry());
+        self.pc.set(pc);
+    }
+}
 
 /// A block's host code.
 pub struct Translation {
@@ -45,12 +106,21 @@ pub struct Translation {
     /// `pcs[i]`: the PC of instruction `i`; `pcs[len]`: where the block
     /// goes on after its last instruction.
     pub(crate) pcs: Box<[u64]>,
+    /// `links[i]`: the link of the taken branch at instruction `i`;
+    /// `links[len]`: of the block's end. Referred to by the code (boxed,
+    /// so they stay put when the block moves).
+    links: Box<[Link]>,
+    /// Made for a run with a timing model.
+    pub(crate) timed: bool,
+    /// Where a chained jump enters, from `entry`.
+    chain_offset: usize,
 }
 
 impl std::fmt::Debug for Translation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Translation")
             .field("entry", &(self.entry as *const u8))
+            .field("links", &self.links.len())
             .finish()
     }
 }
@@ -60,10 +130,18 @@ impl Translation {
     pub(crate) fn entry(&self) -> Entry {
         self.entry
     }
+
+    /// Where a chained jump enters: past the prologue, which only a call
+    /// from `exec_blocks` needs (and onto the block's fetch under a timing
+    /// model, which `exec_blocks` made before calling).
+    fn chain_entry(&self) -> usize {
+        self.entry as usize + self.chain_offset
+    }
 }
 
-/// What translated code and its helper share during one block. `repr(C)`:
-/// the code calls the helper through the first field.
+/// What translated code and its helper share while a chain of blocks runs.
+/// `repr(C)`: the code calls the helper through the first field, and
+/// reaches the others at fixed offsets (checked below to fit a `disp8`).
 #[repr(C)]
 pub(crate) struct JitCtx {
     step: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
@@ -71,65 +149,157 @@ pub(crate) struct JitCtx {
     /// (refreshed after every helper call).
     read_tlb: *const TlbEntry,
     write_tlb: *const TlbEntry,
+    /// Chaining stops once `instret` reaches this (`exec_blocks`'s stop);
+    /// zero once the code cache owes a flush.
+    stop_at: u64,
+    /// Chaining stops once the clock reaches this (the core's turn end).
+    turn_end: u64,
+    /// The cost model's cycles of a taken branch or jump.
+    branch_taken: u64,
+    /// The code cache's table of indirect-jump targets ([`JUMP_SLOTS`]
+    /// links, by the PC's halfword index).
+    jumps: *const Link,
+    /// After [`CHAINED`]: the PC to go on at.
+    pub(crate) next_pc: u64,
+    /// After [`CHAINED`]: the empty (or other-PC) link the exit found, to
+    /// be filled with the next block, or null.
+    pub(crate) link: *const Link,
+    /// The code-cache index of the block running: set by each block's
+    /// code on entry.
+    pub(crate) block: u32,
+    /// The timing model's filter-cache test of a load or store that hit
+    /// the software TLB (a translation for a timed run calls it).
+    filter: unsafe extern "C" fn(*mut JitCtx, u64, u64) -> u64,
+    /// A timed run's fetch of the block chained to (`Hart::fetch_block`).
+    fetch: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
+    /// After [`FETCH_STOP`]: what `exec_blocks` returns.
+    pub(crate) fetch_exit: Option<Exit>,
     hart: *mut Hart,
     /// An `Env<'_, T>` of the `T` `step` was instantiated for.
     env: *mut (),
-    insns: *const [Insn],
-    cost: *const [u32],
-    pcs: *const [u64],
     /// The result of the instruction that made the helper leave the block.
     pub(crate) result: Option<Result<Flow, Trap>>,
 }
 
 impl JitCtx {
-    /// A context for running a translation of the block with `insns`,
-    /// `cost` and `pcs` on `hart` in `env`.
+    /// A context for running the translation of block `block` on `hart`
+    /// in `env`, chaining while `instret < stop_at`.
     pub(crate) fn new<T: TimingModel>(
         hart: *mut Hart,
         env: *mut Env<'_, T>,
-        insns: *const [Insn],
-        cost: *const [u32],
-        pcs: *const [u64],
+        block: u32,
+        stop_at: u64,
     ) -> JitCtx {
-        // SAFETY: the caller passes the live hart.
-        let tlb = unsafe { &(*hart).tlb };
+        // SAFETY: the caller passes the live hart and environment.
+        let (h, e) = unsafe { (&*hart, &*env) };
         JitCtx {
             step: step_helper::<T>,
-            read_tlb: tlb.read.entries_ptr(),
-            write_tlb: tlb.write.entries_ptr(),
+            read_tlb: h.tlb.read.entries_ptr(),
+            write_tlb: h.tlb.write.entries_ptr(),
+            stop_at,
+            turn_end: h.core.turn_end,
+            branch_taken: h.core.costs.branch_taken as u64,
+            jumps: e.code.jumps_ptr(),
+            next_pc: 0,
+            link: std::ptr::null(),
+            block,
+            filter: filter_helper::<T>,
+            fetch: fetch_helper::<T>,
+            fetch_exit: None,
             hart,
             env: env.cast(),
-            insns,
-            cost,
-            pcs,
             result: None,
         }
     }
 }
 
-/// Runs instruction `i` of the block through the interpreter. Returns 0 to
-/// go on with the next instruction, 1 when the block ends here (the result
-/// is left in the context).
+/// Runs instruction `i` of the running block through the interpreter.
+/// Returns 0 to go on with the next instruction, 1 when the block ends
+/// here (the result is left in the context).
 ///
 /// # Safety
 /// `ctx` points to a live `JitCtx` made by [`JitCtx::new`] with this `T`,
-/// whose pointers are valid and not otherwise borrowed, and `i` is an index
-/// of its block.
+/// whose pointers are valid and not otherwise borrowed, and `i` is an
+/// index of its (translated) block.
 unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u64 {
     // SAFETY: the caller's contract.
     let ctx = unsafe { &mut *ctx };
     // SAFETY: as above; `env` was an `Env<'_, T>`.
     let (hart, env) = unsafe { (&mut *ctx.hart, &mut *ctx.env.cast::<Env<'_, T>>()) };
     let i = i as usize;
-    // SAFETY: the block's arrays outlive the translation's run.
-    let (ins, cost, pc) = unsafe { (&(*ctx.insns)[i], (*ctx.cost)[i], (*ctx.pcs)[i]) };
-    let result = hart.step::<T, false>(env, ins, pc, i as u64, cost as u64);
+    let block: *const crate::Block = env.code.block(ctx.block);
+    // SAFETY: blocks are neither freed nor moved while code runs (`step`
+    // never decodes or flushes; a flush is only marked as owed).
+    let block = unsafe { &*block };
+    let pcs = &block
+        .translation
+        .as_ref()
+        .expect("only a translated block calls the helper")
+        .pcs;
+    let result =
+        hart.step::<T, false>(env, &block.insns[i], pcs[i], i as u64, block.cost[i] as u64);
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
+    // What `exec_blocks` checks between blocks may have moved.
+    ctx.turn_end = hart.core.turn_end;
+    if env.code.pages.flush_pending {
+        ctx.stop_at = 0;
+    }
     match result {
         Ok(Flow::Next) | Ok(Flow::Goto(_)) => 0,
         other => {
             ctx.result = Some(other);
+            1
+        }
+    }
+}
+
+/// Whether the timing model's filter caches serve a load or store
+/// (`write`) at `paddr` of the hart alone: then the access costs nothing
+/// beyond its instruction's cycles, as in `Hart::time_data`. 1 for a hit,
+/// 0 for a miss, which the translation hands to the interpreter's `step`
+/// (a miss changes no state, only a hit counts itself, so `step` makes the
+/// test again, misses again and goes on to the full model as it would
+/// have).
+///
+/// # Safety
+/// As [`step_helper`].
+unsafe extern "C" fn filter_helper<T: TimingModel>(
+    ctx: *mut JitCtx,
+    paddr: u64,
+    write: u64,
+) -> u64 {
+    // SAFETY: the caller's contract.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: as above; `env` was an `Env<'_, T>`.
+    let (hart, env) = unsafe { (&*ctx.hart, &*ctx.env.cast::<Env<'_, T>>()) };
+    match env.timing.as_deref() {
+        Some(t) => t.data_filter_hit(hart.core.id, paddr, write != 0) as u64,
+        None => 1,
+    }
+}
+
+/// Fetches block `idx` at [`JitCtx::next_pc`] through the timing model
+/// before a chained jump runs it, as `exec_blocks` would have. Returns 0 to
+/// run it, 1 when the run stops here instead (the exit left in the
+/// context).
+///
+/// # Safety
+/// As [`step_helper`].
+unsafe extern "C" fn fetch_helper<T: TimingModel>(ctx: *mut JitCtx, idx: u32) -> u64 {
+    // SAFETY: the caller's contract.
+    let ctx = unsafe { &mut *ctx };
+    // SAFETY: as above; `env` was an `Env<'_, T>`.
+    let (hart, env) = unsafe { (&mut *ctx.hart, &mut *ctx.env.cast::<Env<'_, T>>()) };
+    hart.pc = ctx.next_pc;
+    let result = hart.fetch_block::<T, false>(env, idx);
+    // A fetch may walk the page table (with a TLB model) and so refill.
+    ctx.read_tlb = hart.tlb.read.entries_ptr();
+    ctx.write_tlb = hart.tlb.write.entries_ptr();
+    match result {
+        Ok(()) => 0,
+        Err(exit) => {
+            ctx.fetch_exit = exit;
             1
         }
     }
@@ -152,32 +322,133 @@ pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
     pcs.into_boxed_slice()
 }
 
-/// Translates the block at `start` with `insns`, placing the code in
-/// `arena`.
+/// Translates block `idx` of the code cache, at `start` with `insns` and
+/// `cost`, placing the code in `arena`; for a run with a timing model if
+/// `timed` (loads and stores ask its filter caches).
 pub(crate) fn translate(
     arena: &mut ExecArena,
+    idx: u32,
     start: u64,
     insns: &[Insn],
+    cost: &[u32],
+    timed: bool,
 ) -> Result<Translation, ArenaError> {
     let pcs = block_pcs(start, insns);
+    let links: Box<[Link]> = (0..=insns.len()).map(|_| Link::default()).collect();
     let mut asm = Asm::default();
     asm.prologue();
+    debug_assert_eq!(asm.code.len(), Asm::PROLOGUE_LEN);
+    let chain_offset = if timed {
+        // A call from `exec_blocks` has fetched the block; a chained jump
+        // enters at the fetch.
+        let fetched = asm.jump();
+        let chain_offset = asm.code.len();
+        asm.call_ctx(FETCH, idx, FETCH_STOP);
+        asm.here(fetched);
+        chain_offset
+    } else {
+        asm.code.len()
+    };
+    // The context learns which block runs.
+    asm.store_ctx_u32(BLOCK, idx);
     for (i, ins) in insns.iter().enumerate() {
-        emit(&mut asm, ins, i as u32, pcs[i]);
+        emit(&mut asm, ins, i as u32, &pcs, cost, &links, timed);
     }
-    asm.exit(END);
+    let len = insns.len();
+    chain_exit(
+        &mut asm,
+        len,
+        cost[len],
+        false,
+        Some(pcs[len]),
+        Some(&links[len]),
+    );
     let code = asm.finish();
     let at = arena.place(&code)?;
     // SAFETY: `at` is the start of the code just placed, a function with
     // the System V signature of `Entry` (prologue, body, epilogue).
     let entry = unsafe { std::mem::transmute::<*const u8, Entry>(at) };
-    Ok(Translation { entry, pcs })
+    Ok(Translation {
+        entry,
+        pcs,
+        links,
+        timed,
+        chain_offset,
+    })
 }
 
 /// Where the context holds the load TLB table.
-const READ_TLB: u8 = std::mem::offset_of!(JitCtx, read_tlb) as u8;
+const READ_TLB: u8 = offset(std::mem::offset_of!(JitCtx, read_tlb));
 /// Where the context holds the store TLB table.
-const WRITE_TLB: u8 = std::mem::offset_of!(JitCtx, write_tlb) as u8;
+const WRITE_TLB: u8 = offset(std::mem::offset_of!(JitCtx, write_tlb));
+const STOP_AT: u8 = offset(std::mem::offset_of!(JitCtx, stop_at));
+const TURN_END: u8 = offset(std::mem::offset_of!(JitCtx, turn_end));
+const BRANCH_TAKEN: u8 = offset(std::mem::offset_of!(JitCtx, branch_taken));
+const JUMPS: u8 = offset(std::mem::offset_of!(JitCtx, jumps));
+const NEXT_PC: u8 = offset(std::mem::offset_of!(JitCtx, next_pc));
+const LINK: u8 = offset(std::mem::offset_of!(JitCtx, link));
+const BLOCK: u8 = offset(std::mem::offset_of!(JitCtx, block));
+const FILTER: u8 = offset(std::mem::offset_of!(JitCtx, filter));
+const FETCH: u8 = offset(std::mem::offset_of!(JitCtx, fetch));
+/// The hart's instruction count, from its registers (`rbx`).
+const INSTRET: i32 = from_registers(std::mem::offset_of!(Hart, instret));
+/// The hart's core clock, from its registers.
+const CYCLES: i32 = from_registers(std::mem::offset_of!(Hart, core.cycles));
+
+/// A context field's offset as a `disp8`.
+const fn offset(at: usize) -> u8 {
+    assert!(at < 128, "a context field beyond a disp8");
+    at as u8
+}
+
+/// A hart field's displacement from its registers.
+const fn from_registers(at: usize) -> i32 {
+    (at as i64 - std::mem::offset_of!(Hart, x) as i64) as i32
+}
+
+/// Emits a block exit to `target` (a constant, or `None`: already in
+/// [`JitCtx::next_pc`]) after `n` instructions costing `cycles` (plus a
+/// taken branch's if `taken`): retires them as `Hart::retire` does, then,
+/// unless `exec_blocks` would stop here (`instret >= stop_at`, a flush
+/// owed, `cycles >= turn_end`), jumps to the next block through `link`
+/// (`None`: the slot of the code cache's jump table) when it matches, or
+/// returns [`CHAINED`].
+fn chain_exit(
+    asm: &mut Asm,
+    n: usize,
+    cycles: u32,
+    taken: bool,
+    target: Option<u64>,
+    link: Option<&Link>,
+) {
+    asm.mov_imm(Reg::Rax, cycles as u64);
+    if taken {
+        asm.add_ctx(BRANCH_TAKEN);
+    }
+    asm.add_to_hart(CYCLES);
+    asm.mov_imm(Reg::Rax, n as u64);
+    asm.add_to_hart(INSTRET);
+    if let Some(pc) = target {
+        asm.mov_imm(Reg::Rax, pc);
+        asm.store_ctx(NEXT_PC, Reg::Rax);
+    }
+    asm.load_hart(INSTRET);
+    asm.cmp_ctx(STOP_AT);
+    let stop = asm.jump_if(Cond::AboveEq);
+    asm.load_hart(CYCLES);
+    asm.cmp_ctx(TURN_END);
+    let turn_over = asm.jump_if(Cond::AboveEq);
+    asm.load_ctx(NEXT_PC);
+    match link {
+        Some(link) => asm.mov_imm(Reg::Rcx, link as *const Link as u64),
+        None => asm.table_slot(JUMPS, JUMP_SLOTS as u32),
+    }
+    asm.follow_link();
+    asm.store_ctx(LINK, Reg::Rcx);
+    asm.here(stop);
+    asm.here(turn_over);
+    asm.exit(CHAINED);
+}
 
 /// How an inline operation gets its second operand.
 enum Src {
@@ -185,9 +456,11 @@ enum Src {
     Imm,
 }
 
-/// Emits instruction `i` at `pc`.
-fn emit(asm: &mut Asm, ins: &Insn, i: u32, pc: u64) {
+/// Emits instruction `i` of the block with `pcs`, `cost` and `links`.
+fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[Link], timed: bool) {
     use Op::*;
+    let pc = pcs[i as usize];
+    let n = i as usize + 1;
     let imm = ins.imm as u64;
     // An operation whose only effect is writing rd: with rd = x0 it does
     // nothing at all.
@@ -213,7 +486,17 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pc: u64) {
         asm.load_guest(Reg::Rax, ins.rs1);
         asm.load_guest(Reg::Rcx, ins.rs2);
         asm.alu(Alu::Cmp, true);
-        asm.exit_if(cond, TAKEN | i);
+        let not_taken = asm.jump_if(cond.inverse());
+        let target = pc.wrapping_add(imm);
+        chain_exit(
+            asm,
+            n,
+            cost[n],
+            true,
+            Some(target),
+            Some(&links[i as usize]),
+        );
+        asm.here(not_taken);
     };
     let set_if = |cond: Cond| {
         move |asm: &mut Asm| {
@@ -240,21 +523,29 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pc: u64) {
     // helper, which takes the interpreter's slow path.
     let load = |asm: &mut Asm, size: u64, signed: bool| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
+        let filter_miss = timed.then(|| asm.filter_test(FILTER, false));
         asm.load_host(size, signed);
         if ins.rd & 31 != 0 {
             asm.store_guest(ins.rd);
         }
         let done = asm.jump();
         asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
     let store = |asm: &mut Asm, size: u64| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
+        let filter_miss = timed.then(|| asm.filter_test(FILTER, true));
         asm.load_guest(Reg::Rcx, ins.rs2);
         asm.store_host(size);
         let done = asm.jump();
         asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
@@ -262,6 +553,16 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pc: u64) {
         Lui => constant(asm, imm),
         Auipc => constant(asm, pc.wrapping_add(imm)),
         Jal => constant(asm, pc.wrapping_add(ins.len as u64)),
+        Jalr => {
+            // The target first: rd may be rs1. It always ends the block.
+            asm.load_guest(Reg::Rax, ins.rs1);
+            asm.mov_imm(Reg::Rcx, imm);
+            asm.alu(Alu::Add, true);
+            asm.clear_bit0();
+            asm.store_ctx(NEXT_PC, Reg::Rax);
+            constant(asm, pc.wrapping_add(ins.len as u64));
+            chain_exit(asm, n, cost[n], true, None, None);
+        }
         Beq => branch(asm, Cond::Eq),
         Bne => branch(asm, Cond::Ne),
         Blt => branch(asm, Cond::Less),

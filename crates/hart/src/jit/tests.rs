@@ -340,3 +340,248 @@ fn a_marker_ends_a_translated_block_as_in_the_interpreter() {
     );
     assert_eq!(interp, jit);
 }
+
+fn jalr(rd: u32, rs1: u32, imm: i32) -> u32 {
+    i_type(0, 0x67, rd, rs1, imm)
+}
+
+/// A hart's state after one `run` call of [`run_in_slices`].
+#[derive(Debug, PartialEq, Eq)]
+struct Slice {
+    exit: Exit,
+    x: [u64; 32],
+    pc: u64,
+    instret: u64,
+    cycles: u64,
+}
+
+/// Runs `code` from its start on `engine` in `run` calls of `budget`
+/// instructions, each also ending at the first block boundary `turn`
+/// cycles on, until it leaves by other than the budget (or `limit`
+/// calls). The hart after every call, and the code cache.
+fn run_in_slices(
+    code: &[u32],
+    engine: Engine,
+    budget: u64,
+    turn: u64,
+    limit: usize,
+) -> (Vec<Slice>, CodeCache) {
+    let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert!(mem.write(BASE, &bytes));
+    let config = HartConfig {
+        engine,
+        ..HartConfig::default()
+    };
+    let mut core = Core::new(0, 0, &config);
+    let mut h = Hart::new(config);
+    h.x[BASE_REG as usize] = DATA;
+    h.pc = BASE;
+    let mut cache = CodeCache::default();
+    let mut slices = Vec::new();
+    for _ in 0..limit {
+        core.set_turn_end(core.cycles.saturating_add(turn));
+        let exit = h.run(
+            &mut core,
+            &mut Env::functional(&mut mem, &mut cache),
+            budget,
+        );
+        slices.push(Slice {
+            exit,
+            x: h.x,
+            pc: h.pc,
+            instret: h.instret,
+            cycles: core.cycles,
+        });
+        if exit != Exit::Budget {
+            break;
+        }
+    }
+    (slices, cache)
+}
+
+/// Whether any exit of any translated block of `cache` is linked.
+fn any_linked(cache: &mut CodeCache) -> bool {
+    (0..cache.blocks_decoded as u32).any(|idx| {
+        cache
+            .block(idx)
+            .translation
+            .as_ref()
+            .is_some_and(|t| t.links.iter().any(|l| l.pc.get() != super::UNLINKED))
+    })
+}
+
+/// A loop that calls a function (`jal` there, `jalr` back), so blocks
+/// chain by a taken branch, a direct jump across pages and a return.
+fn call_loop(iterations: i32) -> Vec<u32> {
+    // 0: a1 = n; a0 = 0
+    // 8: loop: jal ra, f (at 0x1000, another page: ends the block)
+    // 12: a1 -= 1; bne a1, zero, loop; ecall
+    // 0x1000: f: a0 += a1; a0 ^= 0x55; ret
+    let mut code = vec![
+        i_type(0, 0x13, 11, 0, iterations),
+        i_type(0, 0x13, 10, 0, 0),
+        jal(1, 0x1000 - 8),
+        i_type(0, 0x13, 11, 11, -1),
+        b_type(1, 11, 0, (-8i32) as u32),
+        ECALL,
+    ];
+    code.resize(0x1000 / 4, 0);
+    code.extend([
+        r_type(0, 0, 0x33, 10, 10, 11),
+        i_type(4, 0x13, 10, 10, 0x55),
+        jalr(0, 1, 0),
+    ]);
+    code
+}
+
+#[test]
+fn chained_blocks_stop_where_the_interpreter_does() {
+    let code = call_loop(500);
+    // Whole runs, then budgets and turn ends that fall inside blocks,
+    // chains and the translation threshold.
+    for (budget, turn) in [(u64::MAX, u64::MAX), (7, u64::MAX), (1000, 13), (61, 200)] {
+        let (interp, _) = run_in_slices(&code, Engine::Interp, budget, turn, 10_000);
+        let (jit, mut cache) = run_in_slices(&code, Engine::Jit, budget, turn, 10_000);
+        assert_eq!(interp.last().map(|s| s.exit), Some(Exit::Ecall));
+        assert_eq!(interp, jit, "budget {budget}, turn {turn}");
+        assert!(any_linked(&mut cache), "blocks were chained");
+    }
+}
+
+#[test]
+fn a_store_to_a_chained_block_is_seen_at_once() {
+    // The loop calls f, which it rewrites on iteration 100 from
+    // `a0 += a1` to `a0 -= a1` (x5 holds the new instruction, x6 f's
+    // address): by then f is translated and linked from the loop (and
+    // its return from the jump table), and after the store the new code
+    // runs at the next call.
+    let sub = r_type(0x20, 0, 0x33, 10, 10, 11);
+    let mut code = call_loop(300);
+    let body = vec![
+        i_type(0, 0x13, 11, 0, 300),
+        i_type(0, 0x13, 10, 0, 0),
+        // x5 = sub, built by lui + addi(w)
+        (sub.wrapping_add(0x800) & 0xffff_f000) | 5 << 7 | 0x37,
+        i_type(0, 0x1b, 5, 5, ((sub & 0xfff) as i32) << 20 >> 20),
+        // x6 = f = BASE + 0x1000
+        0x1000 | 6 << 7 | 0x17, // auipc x6, 1 (at 0x10: f = 0x1010)
+        i_type(0, 0x13, 6, 6, -0x10),
+        // loop (0x18): jal ra, f
+        jal(1, 0x1000 - 0x18),
+        i_type(0, 0x13, 11, 11, -1),
+        // if a1 != 200 skip the store
+        i_type(0, 0x13, 7, 0, 200),
+        b_type(1, 11, 7, 8),
+        s_type(2, 6, 5, 0),
+        // 0x2c: bne a1, zero, loop
+        b_type(1, 11, 0, (-0x14i32) as u32 & 0x1fff),
+        ECALL,
+    ];
+    code[..body.len()].copy_from_slice(&body);
+    let (interp, _) = run_in_slices(&code, Engine::Interp, u64::MAX, u64::MAX, 10);
+    let (jit, cache) = run_in_slices(&code, Engine::Jit, u64::MAX, u64::MAX, 10);
+    assert_eq!(interp.last().map(|s| s.exit), Some(Exit::Ecall));
+    // 100 calls adding, then 200 subtracting the counts 300..1 (and the
+    // xor after each): the value both engines must reach.
+    let expected = (1..=300u64).rev().fold(0u64, |a0, a1| {
+        let a0 = if a1 > 200 {
+            a0.wrapping_add(a1)
+        } else {
+            a0.wrapping_sub(a1)
+        };
+        a0 ^ 0x55
+    });
+    assert_eq!(interp.last().map(|s| s.x[10]), Some(expected));
+    assert_eq!(interp, jit);
+    assert!(cache.flushes >= 1, "the store flushed the code cache");
+}
+
+/// Runs `code` as [`run_in_slices`] does, with a timing model that keeps
+/// the lines it saw (filter hits from then on) and stalls 7 cycles per
+/// full-model call, each slice allowed `ahead` cycles past its start
+/// before an access that misses must wait (the sync limit) and ending at
+/// a block boundary 2000 cycles on, the fetched lines forgotten between
+/// slices. The slices and the model's calls.
+fn run_timed(
+    code: &[u32],
+    engine: Engine,
+    ahead: u64,
+) -> (Vec<Slice>, Vec<crate::fake_model::Call>) {
+    let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
+    let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
+    assert!(mem.write(BASE, &bytes));
+    let config = HartConfig {
+        engine,
+        ..HartConfig::default()
+    };
+    let mut core = Core::new(0, 0, &config);
+    let mut h = Hart::new(config);
+    h.x[BASE_REG as usize] = DATA;
+    h.pc = BASE;
+    let mut cache = CodeCache::default();
+    let mut ms = crate::fake_model::FakeModel::new(6, 6);
+    ms.remember = true;
+    ms.stall = 7;
+    let mut slices = Vec::new();
+    for _ in 0..100_000 {
+        core.set_sync_limit(core.cycles.saturating_add(ahead));
+        core.set_turn_end(core.cycles + 2000);
+        // The L1I forgets between turns, so chained blocks fetch again.
+        ms.fetch_lines.clear();
+        let mut env = Env {
+            mem: &mut mem,
+            code: &mut cache,
+            timing: Some(&mut ms),
+            mmio: None,
+        };
+        let exit = h.run(&mut core, &mut env, u64::MAX);
+        slices.push(Slice {
+            exit,
+            x: h.x,
+            pc: h.pc,
+            instret: h.instret,
+            cycles: core.cycles,
+        });
+        if exit != Exit::Budget {
+            break;
+        }
+    }
+    (slices, ms.calls)
+}
+
+#[test]
+fn timed_translations_make_the_interpreters_model_calls() {
+    // Walks 4 KiB of data in 24-byte steps, loading, adding and storing
+    // back each doubleword (lines first missed, then hit; a store after a
+    // load of the same line), twice, with a call per step.
+    let mut code = vec![
+        i_type(0, 0x13, 12, 0, 2),                    // 0x00: a2 = 2 (passes)
+        i_type(0, 0x13, 13, BASE_REG, 0),             // 0x04: pass: a3 = data
+        i_type(0, 0x13, 11, 0, 170),                  // 0x08: a1 = steps
+        i_type(3, 0x03, 14, 13, 0),                   // 0x0c: step: ld a4, 0(a3)
+        r_type(0, 0, 0x33, 14, 14, 11),               // 0x10: a4 += a1
+        s_type(3, 13, 14, 0),                         // 0x14: sd a4, 0(a3)
+        jal(1, 0x1000 - 0x18),                        // 0x18: call f
+        i_type(0, 0x13, 13, 13, 24),                  // 0x1c: a3 += 24
+        i_type(0, 0x13, 11, 11, -1),                  // 0x20: a1 -= 1
+        b_type(1, 11, 0, (-0x18i32) as u32 & 0x1fff), // 0x24: bne a1, zero, step
+        i_type(0, 0x13, 12, 12, -1),                  // 0x28: a2 -= 1
+        b_type(1, 12, 0, (-0x28i32) as u32 & 0x1fff), // 0x2c: bne a2, zero, pass
+        ECALL,
+    ];
+    code.resize(0x1000 / 4, 0);
+    code.extend([
+        r_type(0, 0, 0x33, 10, 10, 14), // f: a0 += a4
+        i_type(4, 0x03, 15, 13, 4),     // lbu a5, 4(a3)
+        r_type(0, 0, 0x33, 10, 10, 15), // a0 += a5
+        jalr(0, 1, 0),
+    ]);
+    for ahead in [u64::MAX, 300, 40] {
+        let (interp, interp_calls) = run_timed(&code, Engine::Interp, ahead);
+        let (jit, jit_calls) = run_timed(&code, Engine::Jit, ahead);
+        assert_eq!(interp.last().map(|s| s.exit), Some(Exit::Ecall));
+        assert_eq!(interp, jit, "ahead {ahead}");
+        assert_eq!(interp_calls, jit_calls, "ahead {ahead}");
+    }
+}

@@ -118,6 +118,12 @@ impl Asm {
 
     /// `reg = v`.
     pub fn mov_imm(&mut self, reg: Reg, v: u64) {
+        if v <= u32::MAX as u64 {
+            // mov r32, imm32 (zero-extended)
+            self.bytes(&[0xb8 | reg as u8]);
+            self.u32(v as u32);
+            return;
+        }
         if v as i64 == v as i32 as i64 {
             // mov reg, simm32 (sign-extended)
             self.bytes(&[0x48, 0xc7, 0xc0 | reg as u8]);
@@ -183,10 +189,16 @@ impl Asm {
     /// Calls the context's helper (its first field) with `(context, arg)`
     /// and returns `value` from the translation if it returns non-zero.
     pub fn call_helper(&mut self, arg: u32, value: u32) {
+        self.call_ctx(0, arg, value);
+    }
+
+    /// As [`call_helper`](Self::call_helper) for the function pointer at
+    /// `[r12 + at]`.
+    pub fn call_ctx(&mut self, at: u8, arg: u32, value: u32) {
         self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
         self.bytes(&[0xbe]); // mov esi, imm32
         self.u32(arg);
-        self.bytes(&[0x41, 0xff, 0x14, 0x24]); // call [r12]
+        self.bytes(&[0x41, 0xff, 0x54, 0x24, at]); // call [r12 + at]
         self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
         self.exit_if(Cond::Ne, value);
     }
@@ -221,6 +233,32 @@ impl Asm {
         miss
     }
 
+    /// After a [`tlb_lookup`](Self::tlb_lookup) hit (`rax` the host
+    /// address, `rdx` the entry): calls the context's filter-cache test at
+    /// `[r12 + filter]` with `(context, guest physical address, write)`,
+    /// keeping the host address in `rbp` across it, and jumps to the
+    /// returned fixup when it answers 0 (a miss); falls through with `rax`
+    /// the host address again.
+    pub fn filter_test(&mut self, filter: u8, write: bool) -> usize {
+        use crate::tlb::TlbEntry;
+        let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
+        let ppage = std::mem::offset_of!(TlbEntry, ppage) as u8;
+        self.bytes(&[0x48, 0x89, 0xc5]); // mov rbp, rax
+        self.bytes(&[0x48, 0x89, 0xc6]); // mov rsi, rax
+        self.bytes(&[0x48, 0x2b, 0x72, addend]); // sub rsi, [rdx + addend] (the vaddr)
+        self.bytes(&[0x81, 0xe6]); // and esi, 0xfff
+        self.u32(0xfff);
+        self.bytes(&[0x48, 0x0b, 0x72, ppage]); // or rsi, [rdx + ppage]
+        self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
+        self.bytes(&[0xba]); // mov edx, imm32
+        self.u32(write as u32);
+        self.bytes(&[0x41, 0xff, 0x54, 0x24, filter]); // call [r12 + filter]
+        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
+        let miss = self.jump_if(Cond::Eq);
+        self.bytes(&[0x48, 0x89, 0xe8]); // mov rax, rbp
+        miss
+    }
+
     /// `rax` = the value at host address `rax`, `size` bytes, sign- or
     /// zero-extended.
     pub fn load_host(&mut self, size: u64, signed: bool) {
@@ -244,6 +282,71 @@ impl Asm {
             _ => self.bytes(&[0x48, 0x89, 0x08]), // mov [rax], rcx
         }
     }
+
+    /// `rax = [r12 + disp]` (a context field).
+    pub fn load_ctx(&mut self, disp: u8) {
+        self.bytes(&[0x49, 0x8b, 0x44, 0x24, disp]);
+    }
+
+    /// `[r12 + disp] = reg` (a context field).
+    pub fn store_ctx(&mut self, disp: u8, reg: Reg) {
+        self.bytes(&[0x49, 0x89, 0x44 | (reg as u8) << 3, 0x24, disp]);
+    }
+
+    /// `dword [r12 + disp] = v` (a 32-bit context field).
+    pub fn store_ctx_u32(&mut self, disp: u8, v: u32) {
+        self.bytes(&[0x41, 0xc7, 0x44, 0x24, disp]);
+        self.u32(v);
+    }
+
+    /// `rax += [r12 + disp]`.
+    pub fn add_ctx(&mut self, disp: u8) {
+        self.bytes(&[0x49, 0x03, 0x44, 0x24, disp]);
+    }
+
+    /// `cmp rax, [r12 + disp]`.
+    pub fn cmp_ctx(&mut self, disp: u8) {
+        self.bytes(&[0x49, 0x3b, 0x44, 0x24, disp]);
+    }
+
+    /// `rax = [rbx + disp]`: a hart field at `disp` from the registers.
+    pub fn load_hart(&mut self, disp: i32) {
+        self.bytes(&[0x48, 0x8b, 0x83]);
+        self.u32(disp as u32);
+    }
+
+    /// `[rbx + disp] += rax`.
+    pub fn add_to_hart(&mut self, disp: i32) {
+        self.bytes(&[0x48, 0x01, 0x83]);
+        self.u32(disp as u32);
+    }
+
+    /// `rax &= !1` (a `jalr` target).
+    pub fn clear_bit0(&mut self) {
+        self.bytes(&[0x48, 0x83, 0xe0, 0xfe]); // and rax, -2
+    }
+
+    /// `rcx` = the address of slot `(rax >> 1) & (slots - 1)` of the
+    /// 16-byte-slot table whose address is at `[r12 + table]`.
+    pub fn table_slot(&mut self, table: u8, slots: u32) {
+        self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
+        self.bytes(&[0x48, 0xd1, 0xe9]); // shr rcx, 1
+        self.bytes(&[0x48, 0x81, 0xe1]); // and rcx, imm32
+        self.u32(slots - 1);
+        self.bytes(&[0x48, 0xc1, 0xe1, 4]); // shl rcx, 4
+        self.bytes(&[0x49, 0x03, 0x4c, 0x24, table]); // add rcx, [r12 + table]
+    }
+
+    /// Jumps to `[rcx + 8]` if `[rcx]` equals `rax`, else falls through
+    /// (a link: guest PC, then host entry).
+    pub fn follow_link(&mut self) {
+        self.bytes(&[0x48, 0x3b, 0x01]); // cmp rax, [rcx]
+        self.bytes(&[0x75, 3]); // jne over the jump
+        self.bytes(&[0xff, 0x61, 0x08]); // jmp [rcx + 8]
+    }
+
+    /// The length of [`prologue`](Self::prologue).
+    pub const PROLOGUE_LEN: usize = 10;
 
     /// A `jcc rel32` to a place not yet emitted: returns the fixup (the
     /// end of its `rel32` field).
