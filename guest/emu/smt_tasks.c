@@ -2,7 +2,8 @@
  * task, each thread pinned to a logical CPU, started together; when a
  * pair's CPU task finishes, its IO task stops.
  *
- *   smt_tasks TASK SIZE MEMORY PLACEMENT [IO_MIB]
+ *   smt_tasks TASK SIZE dram|pm PLACEMENT [IO_MIB]
+ *   smt_tasks_pmdk TASK SIZE pmdk PLACEMENT [NODES [DIR]]
  *
  * TASK      idiv   (a) SIZE divide instructions, in assembly, no memory access
  *           matmul (b) C = A x B, SIZE x SIZE doubles
@@ -11,18 +12,31 @@
  *           pm     the IO task writes with memmove to an NVMM buffer
  *                  (NVMM_Malloc) and persists it: every line cleaned, then
  *                  a fence (nvmm_persist, PMDK's pmem_memmove_persist)
+ *           pmdk   seed 002 §4.3: the IO task is a red-black tree in a
+ *                  libpmemobj pool (../pmdk/rbtree.h), DIR/smt_tasks.I.pool
+ *                  for pair I; it inserts NODES keys (default 1000, the
+ *                  paper's warm-up), then removes a random key and inserts
+ *                  a new one, each in its own transaction, until its CPU
+ *                  task ends; afterwards the tree is checked against a
+ *                  model of its keys. Only in smt_tasks_pmdk, the same
+ *                  source built against Debian's libpmemobj (guest/Makefile)
  * PLACEMENT comma-separated IO:CPU pairs of logical CPUs, e.g. 0:1,2:3;
  *           "-" for the IO CPU runs the CPU task alone
  * IO_MIB    the IO buffer of each IO task (default 64 MiB, beyond the
  *           caches)
+ * DIR       where the pools go (default /mnt/pmem, rvnvmm's user.pmem_dir)
  * Without arguments: a short self-check, smt_tasks idiv 4096 pm 0:1 1.
  *
  * The IO task writes 256 bytes (the Optane media's access unit) at a
  * random 256-byte-aligned offset of its buffer, again and again. Output:
  * one line per pair (CPU task time, its work rate; IO writes and
  * throughput), then the two figures seed 002 reports: the CPU tasks'
- * average time and the IO tasks' summed throughput. Times are the guest's
- * CLOCK_MONOTONIC.
+ * average time and the IO tasks' summed throughput (MB/s; for pmdk,
+ * transactions per second). Times are the guest's CLOCK_MONOTONIC. Exit
+ * status 1 when a thread could not be pinned or a tree is inconsistent.
+ *
+ * What is not pmdk's is the same code in both builds (#ifdef), so that
+ * smt_tasks and seed 002 §4.2's figures do not move with §4.3's task.
  */
 #define _GNU_SOURCE
 #include <nvmm.h>
@@ -34,6 +48,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef SMT_TASKS_PMDK
+#include <unistd.h>
+
+#include "../pmdk/rbtree.h"
+#endif
 
 #define IO_BYTES 256
 #define MATADD_PASSES 16
@@ -46,13 +65,20 @@ struct pair {
     atomic_int done;
     double *a, *b, *c;
     unsigned char *io_buf;
-    uint64_t cpu_ns, io_ns, io_writes, check;
+    uint64_t cpu_ns, io_ns, io_writes, check; /* io_writes: transactions for pmdk */
     int pinned;
+#ifdef SMT_TASKS_PMDK
+    int index;
+    int consistent; /* the tree checked out */
+#endif
 };
 
 static enum task task;
 static long size;
 static int on_pm;
+#ifdef SMT_TASKS_PMDK
+static int on_pmdk;
+#endif
 static size_t io_bytes;
 static pthread_barrier_t start;
 
@@ -163,9 +189,141 @@ static void *io_task(void *arg)
     return NULL;
 }
 
+#ifdef SMT_TASKS_PMDK
+#define PMDK_LAYOUT "rvnvmm-smt-rbtree"
+
+static long pmdk_nodes = 1000;
+static const char *pmdk_dir = "/mnt/pmem";
+
+static uint64_t xorshift(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* One transaction: insert key (with value) or remove it; aborts exit. */
+static void pmdk_tx(struct root *r, uint64_t key, uint64_t value, int removes)
+{
+    volatile int failed = 0;
+    TX_BEGIN(pop)
+    {
+        pmemobj_tx_add_range_direct(r, sizeof *r);
+        if (removes)
+            rbtree_remove(r, key);
+        else
+            rbtree_insert(r, key, value);
+        r->ops++;
+    }
+    TX_ONABORT { failed = 1; }
+    TX_END
+    if (failed) {
+        fprintf(stderr, "smt_tasks: a transaction aborted: %s\n", pmemobj_errormsg());
+        exit(2);
+    }
+}
+
+/* A key of [0, keys) that the model does not hold. */
+static uint64_t absent_key(const uint64_t *model, uint64_t keys, uint64_t *x)
+{
+    uint64_t key;
+    do key = xorshift(x) % keys;
+    while (model[key]);
+    return key;
+}
+
+/* Seed 002 §4.3's IO task: a warm-up of pmdk_nodes inserts, then removes
+ * and inserts that keep the tree at pmdk_nodes keys, one transaction each. */
+static void *pmdk_io_task(void *arg)
+{
+    struct pair *p = arg;
+    p->pinned &= pin(p->io_cpu);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/smt_tasks.%d.pool", pmdk_dir, p->index);
+    unlink(path);
+    pop = pmemobj_create(path, PMDK_LAYOUT, RBTREE_POOL_SIZE, 0600);
+    if (!pop) {
+        fprintf(stderr, "smt_tasks: cannot create %s: %s\n", path, pmemobj_errormsg());
+        exit(2);
+    }
+    struct root *r = R();
+    TX_BEGIN(pop) { rbtree_init(r); }
+    TX_ONABORT
+    {
+        fprintf(stderr, "smt_tasks: the first transaction aborted\n");
+        exit(2);
+    }
+    TX_END
+    /* Keys from four times as many as the tree holds; model[key] = value + 1. */
+    uint64_t nodes = (uint64_t)pmdk_nodes, keys = 4 * nodes, value = 0;
+    uint64_t *model = calloc(keys, sizeof *model), *live = calloc(nodes, sizeof *live);
+    if (!model || !live) {
+        perror("smt_tasks: the tree's model");
+        exit(2);
+    }
+    uint64_t x = 0x9e3779b97f4a7c15ull ^ (uint64_t)p->index;
+    for (uint64_t i = 0; i < nodes; i++, value++) {
+        live[i] = absent_key(model, keys, &x);
+        pmdk_tx(r, live[i], value, 0);
+        model[live[i]] = value + 1;
+    }
+    uint64_t transactions = 0;
+    pthread_barrier_wait(&start);
+    uint64_t t0 = now_ns();
+    while (!atomic_load_explicit(&p->done, memory_order_acquire)) {
+        uint64_t i = xorshift(&x) % nodes;
+        pmdk_tx(r, live[i], 0, 1);
+        model[live[i]] = 0;
+        live[i] = absent_key(model, keys, &x);
+        pmdk_tx(r, live[i], value, 0);
+        model[live[i]] = ++value;
+        transactions += 2;
+    }
+    p->io_ns = now_ns() - t0;
+    p->io_writes = transactions;
+    const char *why = rbtree_check(r, model, keys, nodes);
+    p->consistent = why == NULL;
+    if (why) fprintf(stderr, "smt_tasks: pair %d: the tree is inconsistent: %s\n", p->index, why);
+    pmemobj_close(pop);
+    free(model);
+    free(live);
+    return NULL;
+}
+
+/* The pmdk run's report: as smt_tasks', with transactions for writes. */
+static int pmdk_report(struct pair *pairs, int n)
+{
+    double cpu_ns_sum = 0, tps_sum = 0;
+    int ok = 1;
+    for (int i = 0; i < n; i++) {
+        struct pair *p = &pairs[i];
+        double work = task == IDIV     ? (double)size
+                      : task == MATMUL ? (double)size * size * size
+                                       : (double)size * size * MATADD_PASSES;
+        double tps = p->io_ns ? (double)p->io_writes * 1e9 / (double)p->io_ns : 0;
+        printf("pair %d: io cpu %d, cpu cpu %d, pinned %s, cpu task %.0f ns (%.2f M%s/s, check %llu), "
+               "io %llu transactions in %.0f ns (%.0f tx/s), tree %s\n",
+               i, p->io_cpu, p->cpu_cpu, p->pinned ? "yes" : "no", (double)p->cpu_ns,
+               work * 1e3 / (double)p->cpu_ns, task == IDIV ? "div" : task == MATMUL ? "mul-add" : "add",
+               (unsigned long long)p->check, (unsigned long long)p->io_writes, (double)p->io_ns, tps,
+               p->io_cpu < 0 ? "none" : p->consistent ? "consistent" : "INCONSISTENT");
+        cpu_ns_sum += (double)p->cpu_ns;
+        tps_sum += tps;
+        ok &= p->pinned & p->consistent;
+    }
+    printf("cpu_time_ns %.0f\n", cpu_ns_sum / n);
+    printf("io_throughput_tps %.1f\n", tps_sum);
+    return ok ? 0 : 1;
+}
+#endif
+
 static int usage(void)
 {
     fprintf(stderr, "usage: smt_tasks idiv|matmul|matadd SIZE dram|pm IO:CPU[,IO:CPU...] [IO_MIB]\n");
+#ifdef SMT_TASKS_PMDK
+    fprintf(stderr, "       smt_tasks_pmdk idiv|matmul|matadd SIZE pmdk IO:CPU[,IO:CPU...] [NODES [DIR]]\n");
+#endif
     return 2;
 }
 
@@ -187,8 +345,19 @@ int main(int argc, char **argv)
     if (size < 8) return usage();
     if (!strcmp(argv[3], "pm"))
         on_pm = 1;
+#ifdef SMT_TASKS_PMDK
+    else if (!strcmp(argv[3], "pmdk"))
+        on_pmdk = 1;
+#endif
     else if (strcmp(argv[3], "dram"))
         return usage();
+#ifdef SMT_TASKS_PMDK
+    if (on_pmdk) {
+        if (argc > 5) pmdk_nodes = atol(argv[5]);
+        if (argc > 6) pmdk_dir = argv[6];
+        if (pmdk_nodes < 1 || pmdk_nodes > 100000) return usage();
+    }
+#endif
     io_bytes = (argc > 5 ? (size_t)atol(argv[5]) : 64) << 20;
     if (io_bytes < IO_BYTES) return usage();
 
@@ -203,6 +372,10 @@ int main(int argc, char **argv)
         pairs[n].io_cpu = strcmp(s, "-") ? atoi(s) : -1;
         pairs[n].cpu_cpu = atoi(colon + 1);
         pairs[n].pinned = 1;
+#ifdef SMT_TASKS_PMDK
+        pairs[n].index = n;
+        pairs[n].consistent = 1;
+#endif
         threads += 1 + (pairs[n].io_cpu >= 0);
         n++;
     }
@@ -217,6 +390,9 @@ int main(int argc, char **argv)
     }
     for (int i = 0; i < n; i++) {
         if (pairs[i].io_cpu < 0) continue;
+#ifdef SMT_TASKS_PMDK
+        if (on_pmdk) continue;
+#endif
         pairs[i].io_buf = on_pm ? NVMM_Malloc(io_bytes) : malloc(io_bytes);
         if (!pairs[i].io_buf) {
             perror("smt_tasks: IO buffer");
@@ -229,11 +405,18 @@ int main(int argc, char **argv)
     pthread_t t[2 * MAX_PAIRS];
     int k = 0;
     for (int i = 0; i < n; i++) {
+#ifdef SMT_TASKS_PMDK
+        if (pairs[i].io_cpu >= 0) pthread_create(&t[k++], NULL, on_pmdk ? pmdk_io_task : io_task, &pairs[i]);
+#else
         if (pairs[i].io_cpu >= 0) pthread_create(&t[k++], NULL, io_task, &pairs[i]);
+#endif
         pthread_create(&t[k++], NULL, cpu_task, &pairs[i]);
     }
     for (int i = 0; i < k; i++) pthread_join(t[i], NULL);
 
+#ifdef SMT_TASKS_PMDK
+    if (on_pmdk) return pmdk_report(pairs, n);
+#endif
     double cpu_ns_sum = 0, io_mbps_sum = 0;
     int ok = 1;
     for (int i = 0; i < n; i++) {

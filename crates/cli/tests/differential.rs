@@ -128,7 +128,6 @@ guest_programs! {
     float_edge => (23, []);
     float_print => (0, []);
     fpe_unhandled => (136, []);
-    gdb_target => (0, []);
     fork_pipe => (7, []);
     gdb_target => (0, []);
     ill_unhandled => (132, []);

@@ -18,6 +18,17 @@ struct SmtIssue {
     thread: usize,
 }
 
+/// How an instruction the SMT calendar placed ended (`Hart::smt_settle`).
+#[derive(Clone, Copy)]
+enum Settle {
+    /// It issued.
+    Issued,
+    /// It stopped before an access to wait for the other cores.
+    Waits,
+    /// It trapped.
+    Trapped,
+}
+
 impl Hart {
     /// Executes block `idx` and the blocks after it while they are decoded
     /// and the budget lasts. Returns `None` when the caller must look up,
@@ -144,7 +155,12 @@ impl Hart {
                     };
                     let result = self.step::<_, FULL>(env, ins, pc, i as u64, cost[i] as u64);
                     if let Some(issue) = issue {
-                        self.smt_settle(ins, issue, result.is_ok());
+                        let settled = match &result {
+                            Ok(_) => Settle::Issued,
+                            Err(trap) if trap.cause == Trap::SYNC_STOP => Settle::Waits,
+                            Err(_) => Settle::Trapped,
+                        };
+                        self.smt_settle(ins, issue, settled);
                     }
                     if TRACE && self.trace && result.is_ok() {
                         // One line per retired instruction (a faulting one is
@@ -277,20 +293,29 @@ impl Hart {
         }
     }
 
-    /// SMT: the instruction issued (`done`): its slot and unit are taken
-    /// and its wait counted. It did not (a trap, or a stop before an access
-    /// to re-execute it later): the thread's clock goes back.
+    /// SMT: the instruction issued: its slot and unit are taken and its
+    /// wait counted. It stopped before an access, to re-execute once the
+    /// other cores caught up: it cannot issue before the cycle it found, so
+    /// the thread's clock stays there and the wait is counted (rolled back,
+    /// the thread would stay the scheduler's earliest and find the same
+    /// late slot every turn while its siblings, which hold the slots, never
+    /// run). It trapped: it never issued, the thread's clock goes back.
     #[inline(never)]
-    fn smt_settle(&mut self, _ins: &Insn, issue: SmtIssue, done: bool) {
+    fn smt_settle(&mut self, _ins: &Insn, issue: SmtIssue, settled: Settle) {
         let (Some(found), Some(cal)) = (issue.found, self.calendar.as_mut()) else {
             return;
         };
-        if done {
-            cal.commit(issue.thread, &found, issue.unit, issue.class);
-            self.stats.unit_wait_cycles += found.unit_wait;
-            self.stats.issue_wait_cycles += issue.delay - found.unit_wait;
-        } else {
-            self.core.cycles -= issue.delay;
+        match settled {
+            Settle::Issued => {
+                cal.commit(issue.thread, &found, issue.unit, issue.class);
+                self.stats.unit_wait_cycles += found.unit_wait;
+                self.stats.issue_wait_cycles += issue.delay - found.unit_wait;
+            }
+            Settle::Waits => {
+                self.stats.unit_wait_cycles += found.unit_wait;
+                self.stats.issue_wait_cycles += issue.delay - found.unit_wait;
+            }
+            Settle::Trapped => self.core.cycles -= issue.delay,
         }
     }
 

@@ -41,6 +41,10 @@ pub enum ProcFile {
     Comm,
     /// `/sys/devices/system/cpu/{online,possible,present}`: all harts.
     CpuRange,
+    /// `/proc/sys/kernel/random/uuid`: a new random UUID at every open,
+    /// from the run's deterministic generator (PMDK names its pools with
+    /// them; the host's would make two runs differ).
+    RandomUuid,
     /// `/sys/devices/system/cpu/cpuN/topology/FILE`.
     Topology {
         /// The hart.
@@ -404,6 +408,7 @@ impl ProcFile {
         match &p[..] {
             b"/proc/cpuinfo" => return Some(ProcFile::Cpuinfo),
             b"/proc/meminfo" => return Some(ProcFile::Meminfo),
+            b"/proc/sys/kernel/random/uuid" => return Some(ProcFile::RandomUuid),
             _ => {}
         }
         if let Some(rest) = p.strip_prefix(b"/proc/") {
@@ -442,6 +447,22 @@ impl ProcFile {
         let file = TopologyFile::by_name(file.strip_prefix(b"topology/")?)?;
         Some(ProcFile::Topology { cpu, file })
     }
+}
+
+/// A version-4 (random) UUID of 16 random bytes, as Linux prints one:
+/// lower-case hex in 8-4-4-4-12 groups and a newline.
+pub fn random_uuid(mut b: [u8; 16]) -> String {
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}\n",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    )
 }
 
 fn split_first(p: &[u8]) -> Option<(&[u8], &[u8])> {
@@ -835,6 +856,7 @@ impl Process {
                     | b"online"
                     | b"possible"
                     | b"present"
+                    | b"uuid"
             ) || TopologyFile::by_name(last).is_some();
             if !ours {
                 return None;
@@ -948,6 +970,11 @@ impl Process {
                 (cpu_list(&all) + "\n").into_bytes()
             }
             ProcFile::Topology { cpu, file } => topology.file(cpu, file).into_bytes(),
+            ProcFile::RandomUuid => {
+                let mut b = [0u8; 16];
+                self.random_bytes(&mut b);
+                random_uuid(b).into_bytes()
+            }
         }
     }
 
@@ -1303,6 +1330,22 @@ mod tests {
             waited += 1;
         }
         assert!(!online.exists());
+    }
+
+    #[test]
+    fn random_uuids_are_version_4() {
+        assert_eq!(
+            random_uuid([0xff; 16]),
+            "ffffffff-ffff-4fff-bfff-ffffffffffff\n"
+        );
+        assert_eq!(
+            random_uuid([0; 16]),
+            "00000000-0000-4000-8000-000000000000\n"
+        );
+        assert_eq!(
+            ProcFile::by_path(b"/proc/sys/kernel/random/../random/uuid", 1, 1),
+            Some(ProcFile::RandomUuid)
+        );
     }
 
     #[test]

@@ -36,16 +36,22 @@ impl Process {
         Ok(0)
     }
 
-    pub(super) fn sys_getrandom(&mut self, buf: u64, len: u64) -> SysResult {
-        // Deterministic: the same run gets the same bytes.
-        let n = (len as usize).min(1 << 20);
-        let mut out = vec![0u8; n];
+    /// Fills `out` from the run's deterministic generator (`getrandom`,
+    /// `/proc/sys/kernel/random/uuid`).
+    pub(crate) fn random_bytes(&mut self, out: &mut [u8]) {
         for b in out.iter_mut() {
             self.rng_state ^= self.rng_state << 13;
             self.rng_state ^= self.rng_state >> 7;
             self.rng_state ^= self.rng_state << 17;
             *b = self.rng_state as u8;
         }
+    }
+
+    pub(super) fn sys_getrandom(&mut self, buf: u64, len: u64) -> SysResult {
+        // Deterministic: the same run gets the same bytes.
+        let n = (len as usize).min(1 << 20);
+        let mut out = vec![0u8; n];
+        self.random_bytes(&mut out);
         self.write_mem(buf, &out)?;
         Ok(n as i64)
     }
