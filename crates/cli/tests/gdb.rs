@@ -1,8 +1,8 @@
 //! `--gdb PORT`: Debian's gdb-multiarch, in batch mode, debugs a guest
 //! program under `rvnvmm run` and Linux under `rvnvmm boot` through the
 //! stub: breakpoints, steps, registers, memory, watchpoints, threads.
-//! Skips, saying so, only when gdb-multiarch is not installed
-//! (`scripts/setup.sh` installs it). Needs `make -C guest` first.
+//! Needs gdb-multiarch (`scripts/setup.sh` installs it; a missing one
+//! fails the tests rather than skipping them) and `make -C guest` first.
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
@@ -14,18 +14,18 @@ use std::time::Duration;
 
 const GDB: &str = "gdb-multiarch";
 
-/// Whether gdb-multiarch runs here; if not, the test says why it skips.
-fn gdb_present(test: &str) -> bool {
+/// gdb-multiarch runs here, or the test fails saying how to get it.
+fn require_gdb(test: &str) {
     let ok = Command::new(GDB)
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !ok {
-        eprintln!("SKIPPED {test}: {GDB} is not installed (scripts/setup.sh installs it)");
-    }
-    ok
+    assert!(
+        ok,
+        "{test}: {GDB} is not installed (scripts/setup.sh installs it)"
+    );
 }
 
 fn guest(name: &str) -> PathBuf {
@@ -127,9 +127,7 @@ fn finish(
 
 #[test]
 fn gdb_breaks_steps_and_changes_registers_and_memory_in_user_mode() {
-    if !gdb_present("gdb_breaks_steps_and_changes_registers_and_memory_in_user_mode") {
-        return;
-    }
+    require_gdb("gdb_breaks_steps_and_changes_registers_and_memory_in_user_mode");
     let prog = guest("gdb_target");
     let prog_s = prog.to_str().unwrap();
     let (child, port, rest) = start_rvnvmm(&["run", "--gdb", "0", prog_s]);
@@ -244,9 +242,7 @@ fn stable_stats(path: &Path) -> Vec<String> {
 
 #[test]
 fn a_run_gdb_only_continues_has_the_statistics_of_a_run_without_it() {
-    if !gdb_present("a_run_gdb_only_continues_has_the_statistics_of_a_run_without_it") {
-        return;
-    }
+    require_gdb("a_run_gdb_only_continues_has_the_statistics_of_a_run_without_it");
     let prog = guest("pthreads");
     let prog_s = prog.to_str().unwrap();
     let dir = std::env::temp_dir().join(format!("rvnvmm-gdb-{}", std::process::id()));
@@ -306,9 +302,7 @@ fn busybox_entry() -> (u64, [u8; 4]) {
 
 #[test]
 fn gdb_debugs_the_firmware_the_kernel_and_a_user_process_in_the_full_system() {
-    if !gdb_present("gdb_debugs_the_firmware_the_kernel_and_a_user_process_in_the_full_system") {
-        return;
-    }
+    require_gdb("gdb_debugs_the_firmware_the_kernel_and_a_user_process_in_the_full_system");
     let initrd = initramfs::initramfs();
     let (entry, first_bytes) = busybox_entry();
     let (child, port, rest) = start_rvnvmm(&[
