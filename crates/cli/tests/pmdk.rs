@@ -123,7 +123,14 @@ fn debian_pmdk_loses_committed_transactions_under_adr_and_recovers_under_eadr() 
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("0 flush and fence events"), "{}", text(&o));
-    assert!(out.contains("committed operations lost"), "{}", text(&o));
+    // What the crash loses depends on where the points fall (the program's
+    // path and environment move its stack): committed operations, or a
+    // tree caught mid-rotation. Either way the check finds it.
+    assert!(
+        out.contains("pmdk_rbtree: inconsistent after"),
+        "{}",
+        text(&o)
+    );
     let o = crashtest(&img, &prog, "eadr", 10);
     assert!(o.status.success(), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&d);
