@@ -164,6 +164,8 @@ pub struct Outcome {
     pub snapshots: Vec<crate::roi::Snapshot>,
     /// The changes of model during the run, in order.
     pub model_switches: Vec<crate::roi::ModelSwitch>,
+    /// The windows and estimate of a sampled run (`--sample`).
+    pub sampling: Option<crate::sampling::SamplingOutcome>,
 }
 
 /// What the page policy did (`--stats` `pages`).
@@ -1380,6 +1382,7 @@ impl Process {
         let mut o = self.outcome_now(true);
         o.snapshots = std::mem::take(&mut self.roi.snapshots);
         o.model_switches = self.roi.switches.clone();
+        o.sampling = self.sampling_outcome();
         o
     }
 
@@ -1435,6 +1438,7 @@ impl Process {
             reset: base.point,
             snapshots: Vec::new(),
             model_switches: Vec::new(),
+            sampling: None,
         }
     }
 
