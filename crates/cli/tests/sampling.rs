@@ -59,21 +59,27 @@ fn the_estimate_lies_within_its_bound_of_the_run_timed_throughout() {
     assert_eq!(s["total_instructions"], total);
     assert_eq!(sampled["instructions"], total);
 
-    // One window at the end of every whole period, of exactly `detail`
-    // instructions; they add up.
+    // One window at the end of every whole period, of `detail`
+    // instructions give or take a block (its edges come at the end of the
+    // block reaching them); they add up.
     let windows = s["windows"].as_array().unwrap();
     assert_eq!(windows.len() as u64, total / 50_000);
+    let block = 64;
     for (k, w) in windows.iter().enumerate() {
-        assert_eq!(w["instructions"], 2000);
-        assert_eq!(w["start_instructions"], (k as u64 + 1) * 50_000 - 2000);
-        assert!(w["cycles"].as_u64().unwrap() >= 2000, "{w}");
+        let start = w["start_instructions"].as_u64().unwrap();
+        let planned = (k as u64 + 1) * 50_000 - 2000;
+        assert!((planned..planned + block).contains(&start), "{w}");
+        let n = w["instructions"].as_u64().unwrap();
+        assert!((2000 - block..2000 + block).contains(&n), "{w}");
+        assert!(w["cycles"].as_u64().unwrap() >= n, "{w}");
     }
     let detail: u64 = windows
         .iter()
         .map(|w| w["instructions"].as_u64().unwrap())
         .sum();
     assert_eq!(s["detail_instructions"], detail);
-    assert_eq!(s["warmup_instructions"], detail);
+    let warmup = s["warmup_instructions"].as_u64().unwrap();
+    assert!(warmup.abs_diff(detail) < 2 * block * windows.len() as u64);
     let fraction = s["detail_fraction"].as_f64().unwrap();
     assert!((fraction - detail as f64 / total as f64).abs() < 1e-12);
 
@@ -107,14 +113,17 @@ fn a_window_as_long_as_its_period_times_the_whole_run() {
     let (_, full) = run(&[]);
     let (_, sampled) = run(&["--sample", "period=100000,detail=100000"]);
     // Timed from the first instruction to the last: the run timed
-    // throughout, but for the blocks that the windows' exact ends split
-    // (decoded again from the split, they are charged other fetch lines).
-    assert_eq!(sampled["instructions"], full["instructions"]);
-    let (a, b) = (
-        sampled["sim_time_ns"].as_f64().unwrap(),
-        full["sim_time_ns"].as_f64().unwrap(),
-    );
-    assert!((a - b).abs() / b < 1e-4, "{a} vs {b}");
+    // throughout, to the cycle (the windows' edges split no block).
+    for key in [
+        "instructions",
+        "sim_time_ns",
+        "harts",
+        "caches",
+        "blocks_decoded",
+    ] {
+        assert_eq!(sampled[key], full[key], "{key}");
+    }
+    let b = full["sim_time_ns"].as_f64().unwrap();
     let s = &sampled["sampling"];
     let windows = s["windows"].as_array().unwrap();
     let measured: u64 = windows
@@ -134,7 +143,8 @@ fn a_window_as_long_as_its_period_times_the_whole_run() {
         e["high_ns"].as_f64().unwrap(),
     );
     assert!((low..=high).contains(&b), "{b} not in {e}");
-    assert_eq!(s["timed_fraction"], s["detail_fraction"]);
+    // The part period at the end was timed, not measured.
+    assert_eq!(s["timed_fraction"], 1.0);
 }
 
 #[test]

@@ -1269,7 +1269,9 @@ impl Machine for Process {
         // Only the turn the crash ends stops mid-block, so a crash run is
         // the run without one up to its crash (crash points learnt from a
         // run without `--crash-at` land where they were there).
-        let switch_ends_turn = self.insns_to_next_point().is_some_and(|n| budget >= n);
+        let switch_ends_turn = self
+            .insns_to_next_exact_point()
+            .is_some_and(|n| budget >= n);
         let t = &mut self.threads[self.current];
         t.hart.exact_budget = switch_ends_turn
             || !self.is_child

@@ -154,17 +154,34 @@ impl Process {
     }
 
     /// Instructions left before the next point at an instruction count (a
-    /// fast-forward's end or a statistics reset); `None`: none pending.
+    /// fast-forward's end, a statistics reset or a sampling window's edge);
+    /// `None`: none pending.
     pub(crate) fn insns_to_next_point(&self) -> Option<u64> {
-        let switch = match self.roi.models.as_ref().and_then(|m| m.fast_forward) {
-            Some(FastForward::Insns(n)) => Some(n),
-            _ => None,
-        };
-        let next = [switch, self.roi.reset_at, self.next_sample_point()]
+        let next = [self.next_exact_point(), self.next_sample_point()]
             .into_iter()
             .flatten()
             .min()?;
         Some(next.saturating_sub(self.total_insns))
+    }
+
+    /// Instructions left before the next point that must come at exactly
+    /// its instruction count (a fast-forward's end or a statistics reset):
+    /// the turn before it stops mid-block. Sampling's edges come at the
+    /// end of the block that reaches them instead: a stop mid-block decodes
+    /// a block from there, whose fetch refills the hart's instruction TLB,
+    /// and blocks are charged their fetch lines only while that TLB has
+    /// their page (`docs/regions-of-interest.md`), so stops every window
+    /// would time the run differently.
+    pub(crate) fn insns_to_next_exact_point(&self) -> Option<u64> {
+        Some(self.next_exact_point()?.saturating_sub(self.total_insns))
+    }
+
+    fn next_exact_point(&self) -> Option<u64> {
+        let switch = match self.roi.models.as_ref().and_then(|m| m.fast_forward) {
+            Some(FastForward::Insns(n)) => Some(n),
+            _ => None,
+        };
+        [switch, self.roi.reset_at].into_iter().flatten().min()
     }
 
     /// Acts on the points at an instruction count that have been reached.

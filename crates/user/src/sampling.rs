@@ -5,7 +5,9 @@
 //! recorded; the rest of the period runs in the functional model. The
 //! windows' cycles per instruction estimate the whole run's simulated time,
 //! with a confidence interval from their variance, as SMARTS does
-//! (Wunderlich et al., ISCA 2003).
+//! (Wunderlich et al., ISCA 2003). The edges come at the end of the block
+//! that reaches them, not mid-block, so a run sampled with windows as long
+//! as their period is the run timed throughout, to the cycle.
 
 use crate::process::Process;
 use crate::roi::Model;
@@ -165,6 +167,10 @@ pub(crate) struct Sampler {
     /// The current period.
     period: u64,
     phase: Phase,
+    /// Where the current warm-up began.
+    warmup_start: u64,
+    /// Instructions of the warm-ups before it.
+    warmup_instructions: u64,
     start: Counters,
     windows: Vec<SampleWindow>,
 }
@@ -175,11 +181,14 @@ pub struct SamplingOutcome {
     /// The plan.
     pub plan: Sampling,
     /// The windows measured, in order (a window the run's end cut short is
-    /// left out).
+    /// left out). Each begins and ends at the end of the block that reaches
+    /// its planned edge: it holds `detail` instructions and up to a block
+    /// more or less.
     pub windows: Vec<SampleWindow>,
     /// Instructions of the whole run (all threads, since the start).
     pub total_instructions: u64,
-    /// Instructions run in the timing model's warm-ups.
+    /// Instructions run in the timing model outside the windows: the
+    /// warm-ups, and a window the end cut short.
     pub warmup_instructions: u64,
     /// The estimate; `None` without windows.
     pub estimate: Option<Estimate>,
@@ -210,6 +219,8 @@ impl Process {
             plan,
             period: 0,
             phase: Phase::Functional,
+            warmup_start: 0,
+            warmup_instructions: 0,
             start: Counters::default(),
             windows: Vec::new(),
         });
@@ -239,11 +250,16 @@ impl Process {
             match phase {
                 Phase::Functional => {
                     self.switch_model_quietly(Model::Timing);
+                    let at = self.total_insns;
+                    if let Some(s) = self.roi.sampling.as_mut() {
+                        s.warmup_start = at;
+                    }
                     self.set_sample_phase(Phase::Warmup);
                 }
                 Phase::Warmup => {
                     let start = self.sample_counters();
                     if let Some(s) = self.roi.sampling.as_mut() {
+                        s.warmup_instructions += start.instructions - s.warmup_start;
                         s.start = start;
                     }
                     self.set_sample_phase(Phase::Detail);
@@ -275,6 +291,10 @@ impl Process {
                         self.switch_model_quietly(Model::Functional);
                         self.set_sample_phase(Phase::Functional);
                     } else {
+                        let at = self.total_insns;
+                        if let Some(s) = self.roi.sampling.as_mut() {
+                            s.warmup_start = at;
+                        }
                         self.set_sample_phase(Phase::Warmup);
                     }
                 }
@@ -318,20 +338,17 @@ impl Process {
     pub(crate) fn sampling_outcome(&self) -> Option<SamplingOutcome> {
         let s = self.roi.sampling.as_ref()?;
         let total = self.total_insns;
-        // Warm-ups begun, each cut at the run's end.
-        let mut warmup = 0;
-        for k in 0..=s.period {
-            let begin = s.plan.warmup_start(k);
-            if begin >= total {
-                break;
-            }
-            warmup += (begin + s.plan.warmup).min(total) - begin;
-        }
+        // A warm-up or window the end cut short was timed, not measured.
+        let cut_short = match s.phase {
+            Phase::Functional => 0,
+            Phase::Warmup => total - s.warmup_start,
+            Phase::Detail => total - s.start.instructions,
+        };
         Some(SamplingOutcome {
             plan: s.plan,
             windows: s.windows.clone(),
             total_instructions: total,
-            warmup_instructions: warmup,
+            warmup_instructions: s.warmup_instructions + cut_short,
             estimate: estimate(&s.windows, s.plan.detail, total, self.opts.hart.clock_hz),
         })
     }
