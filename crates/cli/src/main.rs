@@ -107,6 +107,13 @@ struct RunArgs {
     /// `--fast-forward insns=N` does at its switch.
     #[arg(long, value_name = "insns=N", value_parser = roi::parse_insns)]
     reset_stats_at: Option<u64>,
+    /// Sample the run: in every period of N instructions, W instructions of
+    /// warm-up then a window of M measured in the timing model, the rest
+    /// functional; the statistics JSON's `sampling` estimates the whole
+    /// run's simulated time with a 95 % bound (docs/regions-of-interest.md).
+    #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = roi::parse_sample,
+          conflicts_with_all = ["fast_forward", "reset_stats_at"])]
+    sample: Option<rvnvmm_user::Sampling>,
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
     trace: bool,
@@ -304,6 +311,9 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
     }
     if let Some(n) = a.reset_stats_at {
         process.reset_stats_at(n);
+    }
+    if let Some(plan) = a.sample {
+        process.sample(plan).map_err(CliError::Usage)?;
     }
     // After the image and the domain: the directory's table is read from
     // the image, and a new one is written back to the domain.

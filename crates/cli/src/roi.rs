@@ -5,7 +5,7 @@
 
 use rvnvmm_board::machine::{End, Machine, MachineError};
 use rvnvmm_isa::MarkerOp;
-use rvnvmm_user::{FastForward, Model, ModelSwitch, ResetPoint};
+use rvnvmm_user::{FastForward, Model, ModelSwitch, ResetPoint, Sampling, SamplingOutcome};
 use serde_json::{json, Value};
 
 /// Longest snapshot name read from the guest.
@@ -19,6 +19,87 @@ pub fn parse_fast_forward(s: &str) -> Result<FastForward, String> {
     parse_insns(s)
         .map(FastForward::Insns)
         .map_err(|_| format!("wants insns=N or marker, got '{s}'"))
+}
+
+/// Parses `--sample period=N,detail=M[,warmup=W]` (instruction counts,
+/// in any order; warmup 0 by default).
+pub fn parse_sample(s: &str) -> Result<Sampling, String> {
+    let (mut period, mut detail, mut warmup) = (None, None, None);
+    for part in s.split(',') {
+        let (key, value) = part
+            .split_once('=')
+            .ok_or_else(|| format!("wants period=N,detail=M[,warmup=W], got '{part}'"))?;
+        let slot = match key {
+            "period" => &mut period,
+            "detail" => &mut detail,
+            "warmup" => &mut warmup,
+            _ => {
+                return Err(format!(
+                    "unknown key '{key}': wants period=N,detail=M[,warmup=W]"
+                ))
+            }
+        };
+        if slot.is_some() {
+            return Err(format!("'{key}' given twice"));
+        }
+        *slot = Some(
+            value
+                .parse::<u64>()
+                .map_err(|_| format!("{key} wants an instruction count, got '{value}'"))?,
+        );
+    }
+    match (period, detail) {
+        (Some(p), Some(d)) => Sampling::new(p, d, warmup.unwrap_or(0)),
+        _ => Err(format!(
+            "wants period=N,detail=M[,warmup=W] (period and detail are needed), got '{s}'"
+        )),
+    }
+}
+
+/// The `sampling` object of a sampled run (`docs/stats.md`).
+pub fn sampling_json(s: &SamplingOutcome) -> Value {
+    let windows: Vec<Value> = s
+        .windows
+        .iter()
+        .map(|w| {
+            json!({
+                "start_instructions": w.start_instructions,
+                "instructions": w.instructions,
+                "cycles": w.cycles,
+                "sim_time_ns": w.sim_time_ns,
+                "cpi": w.cycles as f64 / w.instructions.max(1) as f64,
+                "l1d_misses": w.l1d_misses,
+                "bus_transfers": w.bus_transfers,
+            })
+        })
+        .collect();
+    let detail: u64 = s.windows.iter().map(|w| w.instructions).sum();
+    let total = s.total_instructions.max(1) as f64;
+    let estimate = match &s.estimate {
+        Some(e) => json!({
+            "cpi_mean": e.cpi_mean,
+            "cpi_stddev": e.cpi_stddev,
+            "sim_time_ns": e.sim_time_ns,
+            "confidence": rvnvmm_user::CONFIDENCE,
+            "half_width_ns": e.half_width_ns,
+            "low_ns": e.half_width_ns.map(|h| e.sim_time_ns - h),
+            "high_ns": e.half_width_ns.map(|h| e.sim_time_ns + h),
+            "relative_error": e.half_width_ns.map(|h| h / e.sim_time_ns),
+        }),
+        None => Value::Null,
+    };
+    json!({
+        "period": s.plan.period,
+        "detail": s.plan.detail,
+        "warmup": s.plan.warmup,
+        "total_instructions": s.total_instructions,
+        "detail_instructions": detail,
+        "warmup_instructions": s.warmup_instructions,
+        "detail_fraction": s.detail_fraction(),
+        "timed_fraction": (detail + s.warmup_instructions) as f64 / total,
+        "estimate": estimate,
+        "windows": windows,
+    })
 }
 
 /// Parses `insns=N`.
@@ -208,6 +289,32 @@ mod tests {
         );
         for bad in ["insns=", "insns=-1", "time=5", "", "markers"] {
             assert!(parse_fast_forward(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn sample_arguments() {
+        assert_eq!(
+            parse_sample("period=1000,detail=100,warmup=50"),
+            Sampling::new(1000, 100, 50)
+        );
+        assert_eq!(
+            parse_sample("detail=10,period=20"),
+            Sampling::new(20, 10, 0)
+        );
+        for bad in [
+            "",
+            "period=100",
+            "detail=10",
+            "period=100,detail=0",
+            "period=100,detail=60,warmup=50",
+            "period=100,detail=10,detail=10",
+            "period=100,detail=x",
+            "period=100,detail=10,other=1",
+            "period=-1,detail=1",
+            "period 100",
+        ] {
+            assert!(parse_sample(bad).is_err(), "{bad}");
         }
     }
 

@@ -78,6 +78,9 @@ pub fn to_json(
     }
     v["stats_reset"] = crate::roi::reset_json(o.reset);
     v["model_switches"] = crate::roi::switches_json(&o.model_switches);
+    if let Some(sampling) = &o.sampling {
+        v["sampling"] = crate::roi::sampling_json(sampling);
+    }
     v["snapshots"] = o
         .snapshots
         .iter()

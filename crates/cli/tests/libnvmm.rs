@@ -142,6 +142,60 @@ fn phases() {
     }
 }
 
+/// Each phase boundary takes a named snapshot of the statistics
+/// (`NAME:begin`, `NAME:end`), and a phase's NVMM traffic in the program's
+/// report is the difference of its two snapshots.
+#[test]
+fn phase_boundaries_are_named_snapshots() {
+    let dir = tempdir();
+    let json = dir.join("phases.json");
+    let prog = sdk_file("tests/phases");
+    let o = rvnvmm(
+        &["--set", "machine.model=timing", "--stats"],
+        &[&json, &prog],
+    );
+    assert_passed("phases", &o);
+    let s = stats(&json);
+    let snapshots = s["snapshots"].as_array().unwrap();
+    let names: Vec<&str> = snapshots
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names[..10],
+        [
+            "all:begin",
+            "seq:begin",
+            "seq:end",
+            "seq:begin",
+            "seq:end",
+            "stride:begin",
+            "stride:end",
+            "dram:begin",
+            "dram:end",
+            "all:end"
+        ]
+    );
+    let snapshot = |name: &str| {
+        &snapshots
+            .iter()
+            .find(|x| x["name"] == name)
+            .unwrap_or_else(|| panic!("no snapshot {name}"))["stats"]
+    };
+    let nvmm_reads = |name: &str| snapshot(name)["regions"]["nvmm"]["reads"].as_u64().unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    let reported: u64 = out
+        .lines()
+        .find(|l| l.starts_with("nvmm-phase name=stride region=nvmm "))
+        .and_then(|l| l.split(" reads=").nth(1)?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no stride line: {}", text(&o)));
+    assert!(reported > 0);
+    assert_eq!(
+        nvmm_reads("stride:end") - nvmm_reads("stride:begin"),
+        reported
+    );
+}
+
 #[test]
 fn control_page() {
     run_test("control", "dram");

@@ -37,7 +37,18 @@ pub struct Block {
     pub runs: u32,
     /// Its translation to host code, once hot (the translating engine only).
     pub translation: Option<crate::jit::Translation>,
+    /// `cost` and `fetch_lines` under the timing the cache's last
+    /// [`CodeCache::retime`] left (`CodeCache::parked_timing`), kept so that
+    /// switching back costs a swap.
+    pub parked: Option<BlockTiming>,
 }
+
+/// A block's `cost` and `fetch_lines`.
+pub type BlockTiming = (Box<[u32]>, Box<[u16]>);
+
+/// What a block's timing is computed from: the core's costs and the
+/// timing model's fetch-line size (`None`: no model).
+type Timing = (crate::CoreCosts, Option<u32>);
 
 /// Physical pages holding decoded code, and whether a flush is owed.
 #[derive(Debug, Default)]
@@ -120,6 +131,11 @@ pub struct CodeCache {
     /// Indirect-jump targets of the translated code: links by the PC's
     /// halfword index, validated by the PC (see [`crate::jit::Link`]).
     jumps: Box<[crate::jit::Link]>,
+    /// The timing set by the last [`retime`](Self::retime) (`None`: none
+    /// yet, the blocks carry the timing they were decoded with).
+    timing: Option<Timing>,
+    /// The timing before it, which the blocks' `parked` figures follow.
+    parked_timing: Option<Timing>,
 }
 
 impl Default for CodeCache {
@@ -133,6 +149,8 @@ impl Default for CodeCache {
             flushes: 0,
             arena: crate::jit::ExecArena::default(),
             jumps: empty_jumps(),
+            timing: None,
+            parked_timing: None,
         }
     }
 }
@@ -234,14 +252,31 @@ impl CodeCache {
     /// where they did (a flush would let them be decoded from other entry
     /// points, which fetch other lines) and their translations stay valid
     /// (a translation neither counts nor charges).
+    ///
+    /// Each block keeps the figures it leaves as `parked`: switching back
+    /// to the timing before (a sampled run switches back and forth every
+    /// window) swaps them in instead of computing them again.
     pub fn retime(&mut self, costs: &crate::CoreCosts, fetch_line_shift: Option<u32>) {
+        let to = (costs.clone(), fetch_line_shift);
+        let back = self.parked_timing.as_ref() == Some(&to);
         for b in &mut self.blocks {
-            b.cost = crate::cost::prefix(costs, &b.insns);
-            b.fetch_lines = match fetch_line_shift {
-                Some(shift) => crate::memory::fetch_lines(b.pc, &b.insns, shift),
-                None => Box::new([]),
+            let (cost, fetch_lines) = match b.parked.take() {
+                Some(parked) if back => parked,
+                _ => (
+                    crate::cost::prefix(costs, &b.insns),
+                    match fetch_line_shift {
+                        Some(shift) => crate::memory::fetch_lines(b.pc, &b.insns, shift),
+                        None => Box::new([]),
+                    },
+                ),
             };
+            let left = (
+                std::mem::replace(&mut b.cost, cost),
+                std::mem::replace(&mut b.fetch_lines, fetch_lines),
+            );
+            b.parked = Some(left);
         }
+        self.parked_timing = self.timing.replace(to);
     }
 
     /// Flushes if a flush is owed.
@@ -267,6 +302,7 @@ mod tests {
             next_ppage: None,
             runs: 0,
             translation: None,
+            parked: None,
         }
     }
 
@@ -295,5 +331,50 @@ mod tests {
         for &k in &keys {
             assert_eq!(c.lookup(k), None, "key {k:#x} after a flush");
         }
+    }
+
+    #[test]
+    fn retiming_back_gives_the_figures_computed_afresh() {
+        // addi, ld, add (a load-use stall), over a 64-byte line boundary.
+        let raws = [0x0010_0093u32, 0x0000_b103, 0x0020_81b3];
+        let insns: Box<[Insn]> = raws.iter().map(|&r| rvnvmm_isa::decode(r)).collect();
+        let pc = 0x103c;
+        let timed = crate::CoreCosts::default();
+        let functional = crate::CoreCosts::FUNCTIONAL;
+        let fresh = |costs: &crate::CoreCosts, shift: Option<u32>| {
+            (
+                crate::cost::prefix(costs, &insns),
+                shift.map_or_else(
+                    || Box::new([]) as Box<[u16]>,
+                    |s| crate::memory::fetch_lines(pc, &insns, s),
+                ),
+            )
+        };
+        let mut c = CodeCache::default();
+        let (cost, fetch_lines) = fresh(&timed, Some(6));
+        c.insert(
+            pc,
+            Block {
+                insns: insns.clone(),
+                cost,
+                fetch_lines,
+                ..block(pc)
+            },
+            0,
+        );
+        for (costs, shift) in [
+            (&functional, None),
+            (&timed, Some(6)),
+            (&functional, None),
+            (&timed, Some(6)),
+            (&timed, Some(7)),
+            (&timed, Some(6)),
+        ] {
+            c.retime(costs, shift);
+            let b = c.block(0);
+            let (cost, fetch_lines) = fresh(costs, shift);
+            assert_eq!((&b.cost, &b.fetch_lines), (&cost, &fetch_lines));
+        }
+        assert_ne!(fresh(&timed, Some(6)).0, fresh(&functional, None).0);
     }
 }

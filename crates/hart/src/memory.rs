@@ -689,6 +689,7 @@ impl Hart {
                 next_ppage,
                 runs: 0,
                 translation: None,
+                parked: None,
             },
             ppage,
         );

@@ -17,6 +17,7 @@ mod pmem;
 mod process;
 pub mod procfs;
 mod roi;
+mod sampling;
 mod signal;
 mod syscall;
 pub mod vm;
@@ -25,3 +26,6 @@ pub use process::{
     CrashAt, ExitKind, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
 };
 pub use roi::{FastForward, Model, ModelSwitch, ResetPoint, Snapshot};
+pub use sampling::{
+    estimate, t_quantile_95, Estimate, SampleWindow, Sampling, SamplingOutcome, CONFIDENCE,
+};

@@ -164,6 +164,8 @@ pub struct Outcome {
     pub snapshots: Vec<crate::roi::Snapshot>,
     /// The changes of model during the run, in order.
     pub model_switches: Vec<crate::roi::ModelSwitch>,
+    /// The windows and estimate of a sampled run (`--sample`).
+    pub sampling: Option<crate::sampling::SamplingOutcome>,
 }
 
 /// What the page policy did (`--stats` `pages`).
@@ -1267,7 +1269,9 @@ impl Machine for Process {
         // Only the turn the crash ends stops mid-block, so a crash run is
         // the run without one up to its crash (crash points learnt from a
         // run without `--crash-at` land where they were there).
-        let switch_ends_turn = self.insns_to_next_point().is_some_and(|n| budget >= n);
+        let switch_ends_turn = self
+            .insns_to_next_exact_point()
+            .is_some_and(|n| budget >= n);
         let t = &mut self.threads[self.current];
         t.hart.exact_budget = switch_ends_turn
             || !self.is_child
@@ -1380,6 +1384,7 @@ impl Process {
         let mut o = self.outcome_now(true);
         o.snapshots = std::mem::take(&mut self.roi.snapshots);
         o.model_switches = self.roi.switches.clone();
+        o.sampling = self.sampling_outcome();
         o
     }
 
@@ -1435,6 +1440,7 @@ impl Process {
             reset: base.point,
             snapshots: Vec::new(),
             model_switches: Vec::new(),
+            sampling: None,
         }
     }
 

@@ -111,6 +111,8 @@ pub(crate) struct Roi {
     pub(crate) models: Option<Models>,
     /// A pending statistics reset at this instruction count.
     reset_at: Option<u64>,
+    /// The periodic sampling of `rvnvmm run --sample`.
+    pub(crate) sampling: Option<crate::sampling::Sampler>,
     /// Marker operations already reported as ignored (once each).
     noted: Vec<&'static str>,
 }
@@ -152,17 +154,34 @@ impl Process {
     }
 
     /// Instructions left before the next point at an instruction count (a
-    /// fast-forward's end or a statistics reset); `None`: none pending.
+    /// fast-forward's end, a statistics reset or a sampling window's edge);
+    /// `None`: none pending.
     pub(crate) fn insns_to_next_point(&self) -> Option<u64> {
+        let next = [self.next_exact_point(), self.next_sample_point()]
+            .into_iter()
+            .flatten()
+            .min()?;
+        Some(next.saturating_sub(self.total_insns))
+    }
+
+    /// Instructions left before the next point that must come at exactly
+    /// its instruction count (a fast-forward's end or a statistics reset):
+    /// the turn before it stops mid-block. Sampling's edges come at the
+    /// end of the block that reaches them instead: a stop mid-block decodes
+    /// a block from there, whose fetch refills the hart's instruction TLB,
+    /// and blocks are charged their fetch lines only while that TLB has
+    /// their page (`docs/regions-of-interest.md`), so stops every window
+    /// would time the run differently.
+    pub(crate) fn insns_to_next_exact_point(&self) -> Option<u64> {
+        Some(self.next_exact_point()?.saturating_sub(self.total_insns))
+    }
+
+    fn next_exact_point(&self) -> Option<u64> {
         let switch = match self.roi.models.as_ref().and_then(|m| m.fast_forward) {
             Some(FastForward::Insns(n)) => Some(n),
             _ => None,
         };
-        let next = match (switch, self.roi.reset_at) {
-            (Some(a), Some(b)) => a.min(b),
-            (a, b) => a.or(b)?,
-        };
-        Some(next.saturating_sub(self.total_insns))
+        [switch, self.roi.reset_at].into_iter().flatten().min()
     }
 
     /// Acts on the points at an instruction count that have been reached.
@@ -176,6 +195,7 @@ impl Process {
         if matches!(switch, Some(FastForward::Insns(n)) if at >= n) {
             self.end_fast_forward();
         }
+        self.check_sample_points();
     }
 
     /// The switch at the end of a fast-forward: to the timing model, with
@@ -196,6 +216,10 @@ impl Process {
                 let name = self.marker_name(arg);
                 self.dump_stats(name);
             }
+            MarkerOp::SwitchModel if self.is_sampled() => self.note_once(
+                "switch-sampled",
+                "a `switch` marker was ignored: --sample decides the model",
+            ),
             MarkerOp::SwitchModel => match arg {
                 SWITCH_TO_TIMING
                     if self
@@ -322,6 +346,21 @@ impl Process {
         if self.model() == to {
             return;
         }
+        self.switch_model_quietly(to);
+        let (instructions, sim_time_ns) = self.here();
+        self.roi.switches.push(ModelSwitch {
+            to,
+            instructions,
+            sim_time_ns,
+        });
+    }
+
+    /// Switches to `to` as `switch_model` does, without recording it in
+    /// `model_switches` (sampling's switches are its windows).
+    pub(crate) fn switch_model_quietly(&mut self, to: Model) {
+        if self.model() == to {
+            return;
+        }
         let models = self.roi.models.get_or_insert_with(|| Models {
             timing_costs: self.cpus[0].core.costs.clone(),
             parked: None,
@@ -338,12 +377,6 @@ impl Process {
             }
         };
         self.set_costs(costs);
-        let (instructions, sim_time_ns) = self.here();
-        self.roi.switches.push(ModelSwitch {
-            to,
-            instructions,
-            sim_time_ns,
-        });
     }
 
     /// Gives every core `costs` and re-times the decoded blocks (which

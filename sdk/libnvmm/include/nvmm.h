@@ -188,6 +188,8 @@ double nvmm_avg_media_write_ns(const struct nvmm_device_counters *d);
 
 /* Counters accumulate between begin and end of a named phase; a phase may
  * run several times (its deltas add up) and different phases may overlap.
+ * Each boundary also dumps a snapshot of rvnvmm's statistics named
+ * "NAME:begin" / "NAME:end" (nvmm_roi_dump; `snapshots` in --stats).
  * At most NVMM_MAX_PHASES names of up to NVMM_PHASE_NAME-1 bytes. 0, or -1
  * with errno (EINVAL bad name or unbalanced call, ENOSPC too many, ENODEV). */
 #define NVMM_MAX_PHASES 32

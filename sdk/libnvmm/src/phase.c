@@ -1,5 +1,7 @@
 /* Named phases: bus-monitor counter deltas between begin and end, so a
- * program can report its kernel alone. */
+ * program can report its kernel alone. Each boundary also takes a named
+ * snapshot of rvnvmm's statistics (the dump marker, a no-op elsewhere):
+ * "NAME:begin" and "NAME:end" in the statistics JSON's `snapshots`. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
@@ -27,6 +29,14 @@ static int valid_name(const char *name)
         if (*c <= ' ' || *c == '"' || *c == '\\' || *c == '=' || *c == 0x7f)
             return 0;
     return 1;
+}
+
+/* A snapshot of the emulator's statistics named "NAME:EDGE". */
+static void dump_marker(const char *name, const char *edge)
+{
+    char snapshot[NVMM_PHASE_NAME + 8];
+    snprintf(snapshot, sizeof snapshot, "%s:%s", name, edge);
+    nvmm_roi_dump(snapshot);
 }
 
 static struct phase *find(const char *name)
@@ -83,7 +93,9 @@ int nvmm_phase_begin(const char *name)
         memset(ph, 0, sizeof *ph);
         strcpy(ph->p.name, name);
     }
-    /* Last, so the phase's own bookkeeping is not in its counts. */
+    /* Last, so the phase's own bookkeeping is not in its counts; the
+     * snapshot just before (the end's just after its read). */
+    dump_marker(name, "begin");
     if (nvmm_stats_read(&now) < 0)
         goto out;
     if (ph == &phases[nphases])
@@ -108,6 +120,7 @@ int nvmm_phase_end(const char *name)
     if (!ph || !ph->active) {
         errno = EINVAL;
     } else {
+        dump_marker(name, "end");
         sub_add(&ph->p.delta.nvmm, &ph->start.nvmm, &now.nvmm);
         sub_add(&ph->p.delta.dram, &ph->start.dram, &now.dram);
         SUB_ADD_FIELDS(&ph->p.delta.device, &ph->start.device, &now.device);
