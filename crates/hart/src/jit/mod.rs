@@ -14,7 +14,7 @@
 //! Translated blocks chain: a direct exit (or a `jalr` through the code
 //! cache's jump table) jumps straight into the next translation after the
 //! between-block checks of `exec_blocks`, made inline. Under a timing model
-//! loads and stores ask the filter caches through a small helper, and a
+//! loads and stores test the model's filter tables inline, and a
 //! chained jump enters the next block at its fetch through the model.
 //!
 //! Used in user-mode emulation, outside tracing, exact stops and SMT cores;
@@ -29,6 +29,7 @@ use crate::exec::Flow;
 use crate::tlb::TlbEntry;
 use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
+use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};
 use std::cell::Cell;
 use x86::{Alu, Asm, Cond, Reg, Shift};
 
@@ -167,11 +168,12 @@ pub(crate) struct JitCtx {
     /// The code-cache index of the block running: set by each block's
     /// code on entry.
     pub(crate) block: u32,
-    /// The timing model's filter-cache test of a load or store that hit
-    /// the software TLB (a translation for a timed run calls it).
-    filter: unsafe extern "C" fn(*mut JitCtx, u64, u64) -> u64,
     /// A timed run's fetch of the block chained to (`Hart::fetch_block`).
     fetch: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
+    /// The timing model's data filter tables of the hart's core, which a
+    /// translation for a timed run tests inline for a load or store that
+    /// hit the software TLB ([`NEVER_HITS`] when the model has none).
+    filter: FilterTables,
     /// After [`FETCH_STOP`]: what `exec_blocks` returns.
     pub(crate) fetch_exit: Option<Exit>,
     hart: *mut Hart,
@@ -203,8 +205,12 @@ impl JitCtx {
             next_pc: 0,
             link: std::ptr::null(),
             block,
-            filter: filter_helper::<T>,
             fetch: fetch_helper::<T>,
+            filter: e
+                .timing
+                .as_deref()
+                .and_then(|t| t.data_filter_tables(h.core.id))
+                .unwrap_or(NEVER_HITS),
             fetch_exit: None,
             hart,
             env: env.cast(),
@@ -254,30 +260,20 @@ unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u6
     }
 }
 
-/// Whether the timing model's filter caches serve a load or store
-/// (`write`) at `paddr` of the hart alone: then the access costs nothing
-/// beyond its instruction's cycles, as in `Hart::time_data`. 1 for a hit,
-/// 0 for a miss, which the translation hands to the interpreter's `step`
-/// (a miss changes no state, only a hit counts itself, so `step` makes the
-/// test again, misses again and goes on to the full model as it would
-/// have).
-///
-/// # Safety
-/// As [`step_helper`].
-unsafe extern "C" fn filter_helper<T: TimingModel>(
-    ctx: *mut JitCtx,
-    paddr: u64,
-    write: u64,
-) -> u64 {
-    // SAFETY: the caller's contract.
-    let ctx = unsafe { &mut *ctx };
-    // SAFETY: as above; `env` was an `Env<'_, T>`.
-    let (hart, env) = unsafe { (&*ctx.hart, &*ctx.env.cast::<Env<'_, T>>()) };
-    match env.timing.as_deref() {
-        Some(t) => t.data_filter_hit(hart.core.id, paddr, write != 0) as u64,
-        None => 1,
-    }
-}
+/// A filter table with no line in it.
+static EMPTY_TABLE: [u64; FILTER_ENTRIES] = [u64::MAX; FILTER_ENTRIES];
+
+/// The tables of a model that keeps none: every inline test misses (no
+/// line number is `u64::MAX`: physical addresses have at most 56 bits), so
+/// every access goes to the interpreter's `step` and the model's
+/// `data_filter_hit`; the counters are never reached.
+const NEVER_HITS: FilterTables = FilterTables {
+    read: EMPTY_TABLE.as_ptr(),
+    write: EMPTY_TABLE.as_ptr(),
+    read_hits: std::ptr::null_mut(),
+    write_hits: std::ptr::null_mut(),
+    line_shift: 0,
+};
 
 /// Fetches block `idx` at [`JitCtx::next_pc`] through the timing model
 /// before a chained jump runs it, as `exec_blocks` would have. Returns 0 to
@@ -388,7 +384,13 @@ const JUMPS: u8 = offset(std::mem::offset_of!(JitCtx, jumps));
 const NEXT_PC: u8 = offset(std::mem::offset_of!(JitCtx, next_pc));
 const LINK: u8 = offset(std::mem::offset_of!(JitCtx, link));
 const BLOCK: u8 = offset(std::mem::offset_of!(JitCtx, block));
-const FILTER: u8 = offset(std::mem::offset_of!(JitCtx, filter));
+/// The context's filter tables: the load and store tables, their hit
+/// counters, the line shift.
+const FILTER_READ: u8 = filter_offset(std::mem::offset_of!(FilterTables, read));
+const FILTER_WRITE: u8 = filter_offset(std::mem::offset_of!(FilterTables, write));
+const FILTER_READ_HITS: u8 = filter_offset(std::mem::offset_of!(FilterTables, read_hits));
+const FILTER_WRITE_HITS: u8 = filter_offset(std::mem::offset_of!(FilterTables, write_hits));
+const FILTER_SHIFT: u8 = filter_offset(std::mem::offset_of!(FilterTables, line_shift));
 const FETCH: u8 = offset(std::mem::offset_of!(JitCtx, fetch));
 /// The hart's instruction count, from its registers (`rbx`).
 const INSTRET: i32 = from_registers(std::mem::offset_of!(Hart, instret));
@@ -399,6 +401,11 @@ const CYCLES: i32 = from_registers(std::mem::offset_of!(Hart, core.cycles));
 const fn offset(at: usize) -> u8 {
     assert!(at < 128, "a context field beyond a disp8");
     at as u8
+}
+
+/// A field of the context's filter tables as a `disp8`.
+const fn filter_offset(at: usize) -> u8 {
+    offset(std::mem::offset_of!(JitCtx, filter) + at)
 }
 
 /// A hart field's displacement from its registers.
@@ -523,7 +530,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     // helper, which takes the interpreter's slow path.
     let load = |asm: &mut Asm, size: u64, signed: bool| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
-        let filter_miss = timed.then(|| asm.filter_test(FILTER, false));
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_SHIFT, FILTER_READ, FILTER_READ_HITS));
         asm.load_host(size, signed);
         if ins.rd & 31 != 0 {
             asm.store_guest(ins.rd);
@@ -538,7 +546,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     };
     let store = |asm: &mut Asm, size: u64| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
-        let filter_miss = timed.then(|| asm.filter_test(FILTER, true));
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_SHIFT, FILTER_WRITE, FILTER_WRITE_HITS));
         asm.load_guest(Reg::Rcx, ins.rs2);
         asm.store_host(size);
         let done = asm.jump();

@@ -234,28 +234,34 @@ impl Asm {
     }
 
     /// After a [`tlb_lookup`](Self::tlb_lookup) hit (`rax` the host
-    /// address, `rdx` the entry): calls the context's filter-cache test at
-    /// `[r12 + filter]` with `(context, guest physical address, write)`,
-    /// keeping the host address in `rbp` across it, and jumps to the
-    /// returned fixup when it answers 0 (a miss); falls through with `rax`
-    /// the host address again.
-    pub fn filter_test(&mut self, filter: u8, write: bool) -> usize {
+    /// address, `rdx` the entry): the timing model's filter-cache test
+    /// (`rvnvmm_timing::FilterTables`) inline, with the context's line shift
+    /// at `[r12 + shift]`, table at `[r12 + table]` and hit counter at
+    /// `[r12 + hits]`: the guest physical address's line number looked up
+    /// at its index; jumps to the returned fixup on a miss, counts the hit
+    /// and falls through otherwise, `rax` unchanged.
+    pub fn filter_test(&mut self, shift: u8, table: u8, hits: u8) -> usize {
         use crate::tlb::TlbEntry;
+        const _: () = assert!(rvnvmm_timing::FILTER_ENTRIES == 1024);
         let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
         let ppage = std::mem::offset_of!(TlbEntry, ppage) as u8;
-        self.bytes(&[0x48, 0x89, 0xc5]); // mov rbp, rax
         self.bytes(&[0x48, 0x89, 0xc6]); // mov rsi, rax
         self.bytes(&[0x48, 0x2b, 0x72, addend]); // sub rsi, [rdx + addend] (the vaddr)
         self.bytes(&[0x81, 0xe6]); // and esi, 0xfff
         self.u32(0xfff);
         self.bytes(&[0x48, 0x0b, 0x72, ppage]); // or rsi, [rdx + ppage]
-        self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
-        self.bytes(&[0xba]); // mov edx, imm32
-        self.u32(write as u32);
-        self.bytes(&[0x41, 0xff, 0x54, 0x24, filter]); // call [r12 + filter]
-        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
-        let miss = self.jump_if(Cond::Eq);
-        self.bytes(&[0x48, 0x89, 0xe8]); // mov rax, rbp
+        self.bytes(&[0x49, 0x8b, 0x4c, 0x24, shift]); // mov rcx, [r12 + shift]
+        self.bytes(&[0x48, 0xd3, 0xee]); // shr rsi, cl (the line)
+        self.bytes(&[0x48, 0x89, 0xf1]); // mov rcx, rsi
+        self.bytes(&[0x48, 0xc1, 0xe9, 10]); // shr rcx, 10
+        self.bytes(&[0x48, 0x31, 0xf1]); // xor rcx, rsi
+        self.bytes(&[0x81, 0xe1]); // and ecx, 1023 (the index)
+        self.u32(1023);
+        self.bytes(&[0x49, 0x8b, 0x7c, 0x24, table]); // mov rdi, [r12 + table]
+        self.bytes(&[0x48, 0x3b, 0x34, 0xcf]); // cmp rsi, [rdi + rcx*8]
+        let miss = self.jump_if(Cond::Ne);
+        self.bytes(&[0x49, 0x8b, 0x7c, 0x24, hits]); // mov rdi, [r12 + hits]
+        self.bytes(&[0x48, 0x83, 0x07, 0x01]); // add qword [rdi], 1
         miss
     }
 
@@ -405,6 +411,18 @@ mod tests {
         a.mov_imm(Reg::Rcx, 1 << 40);
         assert_eq!(a.code[..7], [0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff]);
         assert_eq!(a.code[7..9], [0x48, 0xb9]);
+        let mut a = Asm::default();
+        a.filter_test(0x78, 0x58, 0x68);
+        assert_eq!(
+            a.code,
+            [
+                0x48, 0x89, 0xc6, 0x48, 0x2b, 0x72, 8, 0x81, 0xe6, 0xff, 0x0f, 0, 0, 0x48, 0x0b,
+                0x72, 16, 0x49, 0x8b, 0x4c, 0x24, 0x78, 0x48, 0xd3, 0xee, 0x48, 0x89, 0xf1, 0x48,
+                0xc1, 0xe9, 10, 0x48, 0x31, 0xf1, 0x81, 0xe1, 0xff, 0x03, 0, 0, 0x49, 0x8b, 0x7c,
+                0x24, 0x58, 0x48, 0x3b, 0x34, 0xcf, 0x0f, 0x85, 0, 0, 0, 0, 0x49, 0x8b, 0x7c, 0x24,
+                0x68, 0x48, 0x83, 0x07, 0x01
+            ]
+        );
     }
 
     #[test]
