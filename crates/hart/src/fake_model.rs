@@ -34,8 +34,10 @@ pub(crate) struct FakeModel {
     pub fetch_lines: BTreeSet<u64>,
     /// The filter table of remembered data lines (for loads and stores).
     table: Box<[u64; FILTER_ENTRIES]>,
-    /// Hits counted through the table: (loads, stores).
-    pub table_hits: Box<[Cell<u64>; 2]>,
+    /// The filter table of remembered fetch lines.
+    fetch_table: Box<[u64; FILTER_ENTRIES]>,
+    /// Hits counted through the tables: (loads, stores, fetches).
+    pub table_hits: Box<[Cell<u64>; 3]>,
 }
 
 impl FakeModel {
@@ -50,8 +52,15 @@ impl FakeModel {
             data_lines: BTreeSet::new(),
             fetch_lines: BTreeSet::new(),
             table: Box::new([u64::MAX; FILTER_ENTRIES]),
-            table_hits: Box::new([Cell::new(0), Cell::new(0)]),
+            fetch_table: Box::new([u64::MAX; FILTER_ENTRIES]),
+            table_hits: Box::new([Cell::new(0), Cell::new(0), Cell::new(0)]),
         }
+    }
+
+    /// Forgets the fetched lines (every fetch reaches the model again).
+    pub fn forget_fetches(&mut self) {
+        self.fetch_lines.clear();
+        self.fetch_table.fill(u64::MAX);
     }
 
     /// The line addresses of the fetches recorded.
@@ -115,13 +124,16 @@ impl TimingModel for FakeModel {
         }
         self.stall
     }
-    fn data_filter_tables(&self, _: CoreId) -> Option<FilterTables> {
+    fn filter_tables(&self, _: CoreId) -> Option<FilterTables> {
         Some(FilterTables {
             read: self.table.as_ptr(),
             write: self.table.as_ptr(),
             read_hits: self.table_hits[0].as_ptr(),
             write_hits: self.table_hits[1].as_ptr(),
-            line_shift: u64::from(self.data_shift),
+            data_shift: u64::from(self.data_shift),
+            fetch: self.fetch_table.as_ptr(),
+            fetch_hits: self.table_hits[2].as_ptr(),
+            fetch_shift: u64::from(self.fetch_shift),
         })
     }
     fn fetch_filter_hit(&self, _: CoreId, paddr: u64) -> bool {
@@ -134,6 +146,7 @@ impl TimingModel for FakeModel {
         self.calls.push(Call::Fetch(core, paddr));
         if self.remember {
             self.fetch_lines.insert(paddr >> self.fetch_shift);
+            self.fetch_table[filter_index(paddr >> self.fetch_shift)] = paddr >> self.fetch_shift;
         }
         self.stall
     }

@@ -61,16 +61,19 @@ impl Filter {
         }
     }
 
-    /// The data tables for a core that tests them itself. The tables are
+    /// The tables for a core that tests them itself. The tables are
     /// boxed and the counters live in the filter, which the memory system
     /// never moves once built (one per core, made with it).
-    pub(crate) fn data_tables(&self) -> rvnvmm_timing::FilterTables {
+    pub(crate) fn tables(&self) -> rvnvmm_timing::FilterTables {
         rvnvmm_timing::FilterTables {
             read: self.read.as_ptr(),
             write: self.write.as_ptr(),
             read_hits: self.read_hits.as_ptr(),
             write_hits: self.write_hits.as_ptr(),
-            line_shift: u64::from(self.d_shift),
+            data_shift: u64::from(self.d_shift),
+            fetch: self.fetch.as_ptr(),
+            fetch_hits: self.fetch_hits.as_ptr(),
+            fetch_shift: u64::from(self.i_shift),
         }
     }
 

@@ -1524,8 +1524,8 @@ impl TimingModel for MemorySystem {
         self.data_access_for(core, access.paddr, access.kind.into(), now)
     }
 
-    fn data_filter_tables(&self, core: CoreId) -> Option<rvnvmm_timing::FilterTables> {
-        Some(self.filters[core].data_tables())
+    fn filter_tables(&self, core: CoreId) -> Option<rvnvmm_timing::FilterTables> {
+        Some(self.filters[core].tables())
     }
 
     #[inline(always)]

@@ -178,13 +178,15 @@ pub fn filter_index(line: u64) -> usize {
     ((line ^ (line >> 10)) as usize) & (FILTER_ENTRIES - 1)
 }
 
-/// Where a model keeps one core's data filter caches, for code that makes
-/// [`TimingModel::data_filter_hit`]'s test itself (the translating engine,
-/// inline): with `line = paddr >> line_shift`, a load hits if
+/// Where a model keeps one core's filter caches, for code that makes
+/// [`TimingModel::data_filter_hit`]'s and
+/// [`TimingModel::fetch_filter_hit`]'s tests itself (the translating
+/// engine, inline): with `line = paddr >> data_shift`, a load hits if
 /// `read[filter_index(line)] == line`, a store if
 /// `write[filter_index(line)] == line`, and a hit adds one to `read_hits`
-/// or `write_hits`, exactly as `data_filter_hit` answers and counts. A
-/// miss says nothing (ask the model).
+/// or `write_hits`, exactly as `data_filter_hit` answers and counts; a
+/// fetch likewise through `fetch`, `fetch_hits` and `fetch_shift`. A miss
+/// says nothing (ask the model).
 ///
 /// The pointers stay valid, and the tables keep this layout, as long as the
 /// model lives; they are read and counted through while no `&mut` of the
@@ -201,7 +203,13 @@ pub struct FilterTables {
     /// The count of store hits served by `write`.
     pub write_hits: *mut u64,
     /// log2 of the data line size.
-    pub line_shift: u64,
+    pub data_shift: u64,
+    /// [`FILTER_ENTRIES`] line numbers valid in the L1I.
+    pub fetch: *const u64,
+    /// The count of fetch hits served by `fetch`.
+    pub fetch_hits: *mut u64,
+    /// log2 of the instruction fetch line size.
+    pub fetch_shift: u64,
 }
 
 /// The filter questions take `&self` and must be cheap: the core asks one
@@ -221,10 +229,10 @@ pub trait TimingModel {
     /// with the permission it needs (a write: the line held modified).
     fn data_filter_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool;
 
-    /// `core`'s data filter tables, for a caller that tests them itself
-    /// (see [`FilterTables`]); `None` (the default) when the model keeps
-    /// none, and then only `data_filter_hit` answers.
-    fn data_filter_tables(&self, _core: CoreId) -> Option<FilterTables> {
+    /// `core`'s filter tables, for a caller that tests them itself (see
+    /// [`FilterTables`]); `None` (the default) when the model keeps none,
+    /// and then only `data_filter_hit` and `fetch_filter_hit` answer.
+    fn filter_tables(&self, _core: CoreId) -> Option<FilterTables> {
         None
     }
 
