@@ -216,7 +216,7 @@ impl CodeCache {
             block.pc,
             &block.insns,
             &block.cost,
-            timed,
+            timed.then_some(&block.fetch_lines[..]),
         )
         .ok();
         block.translation.is_some()

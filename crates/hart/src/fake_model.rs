@@ -2,6 +2,8 @@
 //! hart makes and answers from a set of resident lines.
 
 use crate::{ControlPort, CoreId, DataAccess, FlushKind, TimingModel, TlbFlush};
+use rvnvmm_timing::{filter_index, FilterTables, FILTER_ENTRIES};
+use std::cell::Cell;
 use std::collections::BTreeSet;
 
 /// One call the hart made on the model.
@@ -19,7 +21,9 @@ pub(crate) enum Call {
 /// Lines of `1 << data_shift` / `1 << fetch_shift` bytes. A line is
 /// resident once the full model has seen it, if `remember` is set; a
 /// resident line is a filter hit and a private hit. Every full-model call
-/// costs `stall` cycles.
+/// costs `stall` cycles. The lines the model remembers also go into its
+/// filter tables ([`TimingModel::data_filter_tables`]), a subset of
+/// `data_lines` (a table slot keeps the latest line).
 pub(crate) struct FakeModel {
     pub data_shift: u32,
     pub fetch_shift: u32,
@@ -28,6 +32,12 @@ pub(crate) struct FakeModel {
     pub calls: Vec<Call>,
     pub data_lines: BTreeSet<u64>,
     pub fetch_lines: BTreeSet<u64>,
+    /// The filter table of remembered data lines (for loads and stores).
+    table: Box<[u64; FILTER_ENTRIES]>,
+    /// The filter table of remembered fetch lines.
+    fetch_table: Box<[u64; FILTER_ENTRIES]>,
+    /// Hits counted through the tables: (loads, stores, fetches).
+    pub table_hits: Box<[Cell<u64>; 3]>,
 }
 
 impl FakeModel {
@@ -41,7 +51,16 @@ impl FakeModel {
             calls: Vec::new(),
             data_lines: BTreeSet::new(),
             fetch_lines: BTreeSet::new(),
+            table: Box::new([u64::MAX; FILTER_ENTRIES]),
+            fetch_table: Box::new([u64::MAX; FILTER_ENTRIES]),
+            table_hits: Box::new([Cell::new(0), Cell::new(0), Cell::new(0)]),
         }
+    }
+
+    /// Forgets the fetched lines (every fetch reaches the model again).
+    pub fn forget_fetches(&mut self) {
+        self.fetch_lines.clear();
+        self.fetch_table.fill(u64::MAX);
     }
 
     /// The line addresses of the fetches recorded.
@@ -101,8 +120,21 @@ impl TimingModel for FakeModel {
         self.calls.push(Call::Data(core, access));
         if self.remember {
             self.data_lines.insert(line);
+            self.table[filter_index(line)] = line;
         }
         self.stall
+    }
+    fn filter_tables(&self, _: CoreId) -> Option<FilterTables> {
+        Some(FilterTables {
+            read: self.table.as_ptr(),
+            write: self.table.as_ptr(),
+            read_hits: self.table_hits[0].as_ptr(),
+            write_hits: self.table_hits[1].as_ptr(),
+            data_shift: u64::from(self.data_shift),
+            fetch: self.fetch_table.as_ptr(),
+            fetch_hits: self.table_hits[2].as_ptr(),
+            fetch_shift: u64::from(self.fetch_shift),
+        })
     }
     fn fetch_filter_hit(&self, _: CoreId, paddr: u64) -> bool {
         self.fetch_lines.contains(&(paddr >> self.fetch_shift))
@@ -114,6 +146,7 @@ impl TimingModel for FakeModel {
         self.calls.push(Call::Fetch(core, paddr));
         if self.remember {
             self.fetch_lines.insert(paddr >> self.fetch_shift);
+            self.fetch_table[filter_index(paddr >> self.fetch_shift)] = paddr >> self.fetch_shift;
         }
         self.stall
     }

@@ -15,16 +15,17 @@
 use std::cell::Cell;
 
 /// Entries per table. Three tables of 1024 `u64` are 24 KiB per hart.
-pub const FILTER_ENTRIES: usize = 1024;
+/// The layout (size and index) is the timing interface's, which lets a
+/// core test the data tables itself (`rvnvmm_timing::FilterTables`).
+pub use rvnvmm_timing::FILTER_ENTRIES;
 
 /// Tag of an empty entry: never a line number.
 const EMPTY: u64 = u64::MAX;
 
-/// Index of a line: its low bits folded with the next ones, so lines that
-/// share an L1 set but differ above the filter's index bits still spread.
+/// Index of a line (see `rvnvmm_timing::filter_index`).
 #[inline(always)]
 pub(crate) fn index(line: u64) -> usize {
-    ((line ^ (line >> 10)) as usize) & (FILTER_ENTRIES - 1)
+    rvnvmm_timing::filter_index(line)
 }
 
 /// The filter of one hart.
@@ -57,6 +58,22 @@ impl Filter {
             read_hits: Cell::new(0),
             write_hits: Cell::new(0),
             fetch_hits: Cell::new(0),
+        }
+    }
+
+    /// The tables for a core that tests them itself. The tables are
+    /// boxed and the counters live in the filter, which the memory system
+    /// never moves once built (one per core, made with it).
+    pub(crate) fn tables(&self) -> rvnvmm_timing::FilterTables {
+        rvnvmm_timing::FilterTables {
+            read: self.read.as_ptr(),
+            write: self.write.as_ptr(),
+            read_hits: self.read_hits.as_ptr(),
+            write_hits: self.write_hits.as_ptr(),
+            data_shift: u64::from(self.d_shift),
+            fetch: self.fetch.as_ptr(),
+            fetch_hits: self.fetch_hits.as_ptr(),
+            fetch_shift: u64::from(self.i_shift),
         }
     }
 

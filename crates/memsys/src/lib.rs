@@ -1524,6 +1524,10 @@ impl TimingModel for MemorySystem {
         self.data_access_for(core, access.paddr, access.kind.into(), now)
     }
 
+    fn filter_tables(&self, core: CoreId) -> Option<rvnvmm_timing::FilterTables> {
+        Some(self.filters[core].tables())
+    }
+
     #[inline(always)]
     fn fetch_filter_hit(&self, core: CoreId, paddr: u64) -> bool {
         self.l1i_filter_hit(core, paddr)

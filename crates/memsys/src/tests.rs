@@ -1310,3 +1310,50 @@ fn the_bus_width_and_clock_set_a_transfers_beats() {
     assert_eq!(stall, 11);
     assert_eq!(stats_of(&m, "hart0.l1d").invalidations, 1);
 }
+
+/// The filter tables a core tests itself (`filter_tables`) answer every
+/// access as `l1d_filter_hit` and `l1i_filter_hit` do, and their counters
+/// are the filter's own.
+#[test]
+fn filter_tables_answer_as_the_filter_test() {
+    use rvnvmm_timing::{filter_index, TimingModel};
+    let cfg = small_cfg(2, Replacement::Lru);
+    let (mut m, _) = system(&cfg, 2, 100, 0);
+    let mut now = 0;
+    for i in 0..200 {
+        let (h, a, write) = ((i % 2) as usize, stream_addr(i / 2), i % 5 == 0);
+        m.data_access(h, a, write, now);
+        if i % 3 == 0 {
+            m.fetch(h, a, now);
+        }
+        now += 1000;
+        for h in 0..2 {
+            let t = m.filter_tables(h).expect("the memory system has tables");
+            for probe in 0..40 {
+                let pa = stream_addr(probe);
+                let line = pa >> t.fetch_shift;
+                // SAFETY: as below.
+                let (entry, before) = unsafe { (*t.fetch.add(filter_index(line)), *t.fetch_hits) };
+                let hit = m.l1i_filter_hit(h, pa);
+                assert_eq!(entry == line, hit, "hart {h}, fetch {pa:#x}");
+                // SAFETY: as below.
+                assert_eq!(unsafe { *t.fetch_hits }, before + u64::from(hit));
+                let line = pa >> t.data_shift;
+                for write in [false, true] {
+                    let (table, hits) = if write {
+                        (t.write, t.write_hits)
+                    } else {
+                        (t.read, t.read_hits)
+                    };
+                    // SAFETY: the tables hold FILTER_ENTRIES entries and
+                    // live as long as `m`, not borrowed mutably here.
+                    let (entry, before) = unsafe { (*table.add(filter_index(line)), *hits) };
+                    let hit = m.l1d_filter_hit(h, pa, write);
+                    assert_eq!(entry == line, hit, "hart {h}, {pa:#x}, write {write}");
+                    // SAFETY: as above.
+                    assert_eq!(unsafe { *hits }, before + u64::from(hit));
+                }
+            }
+        }
+    }
+}

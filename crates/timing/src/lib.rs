@@ -167,6 +167,51 @@ pub struct TlbFill {
 
 /// A memory-system timing model, as a core sees it.
 ///
+/// Entries of each filter table of [`FilterTables`] (direct-mapped).
+pub const FILTER_ENTRIES: usize = 1024;
+
+/// The entry of a filter table that holds line number `line`: its low
+/// bits folded with the next ones, so lines that share an L1 set but differ
+/// above the index bits still spread.
+#[inline(always)]
+pub fn filter_index(line: u64) -> usize {
+    ((line ^ (line >> 10)) as usize) & (FILTER_ENTRIES - 1)
+}
+
+/// Where a model keeps one core's filter caches, for code that makes
+/// [`TimingModel::data_filter_hit`]'s and
+/// [`TimingModel::fetch_filter_hit`]'s tests itself (the translating
+/// engine, inline): with `line = paddr >> data_shift`, a load hits if
+/// `read[filter_index(line)] == line`, a store if
+/// `write[filter_index(line)] == line`, and a hit adds one to `read_hits`
+/// or `write_hits`, exactly as `data_filter_hit` answers and counts; a
+/// fetch likewise through `fetch`, `fetch_hits` and `fetch_shift`. A miss
+/// says nothing (ask the model).
+///
+/// The pointers stay valid, and the tables keep this layout, as long as the
+/// model lives; they are read and counted through while no `&mut` of the
+/// model is in use.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct FilterTables {
+    /// [`FILTER_ENTRIES`] line numbers readable in the L1D.
+    pub read: *const u64,
+    /// [`FILTER_ENTRIES`] line numbers writable (held modified) in the L1D.
+    pub write: *const u64,
+    /// The count of load hits served by `read`.
+    pub read_hits: *mut u64,
+    /// The count of store hits served by `write`.
+    pub write_hits: *mut u64,
+    /// log2 of the data line size.
+    pub data_shift: u64,
+    /// [`FILTER_ENTRIES`] line numbers valid in the L1I.
+    pub fetch: *const u64,
+    /// The count of fetch hits served by `fetch`.
+    pub fetch_hits: *mut u64,
+    /// log2 of the instruction fetch line size.
+    pub fetch_shift: u64,
+}
+
 /// The filter questions take `&self` and must be cheap: the core asks one
 /// for every access. A `true` promises that the access would hit its L1
 /// and change no state (the core charges only its own hit cost); `false`
@@ -183,6 +228,13 @@ pub trait TimingModel {
     /// Whether a data access of `core` to `paddr` is known to hit its L1
     /// with the permission it needs (a write: the line held modified).
     fn data_filter_hit(&self, core: CoreId, paddr: u64, write: bool) -> bool;
+
+    /// `core`'s filter tables, for a caller that tests them itself (see
+    /// [`FilterTables`]); `None` (the default) when the model keeps none,
+    /// and then only `data_filter_hit` and `fetch_filter_hit` answer.
+    fn filter_tables(&self, _core: CoreId) -> Option<FilterTables> {
+        None
+    }
 
     /// Whether a data access of `core` to `paddr` would be served by its
     /// private caches alone, so it needs no synchronisation with the other

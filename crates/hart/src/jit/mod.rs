@@ -14,7 +14,7 @@
 //! Translated blocks chain: a direct exit (or a `jalr` through the code
 //! cache's jump table) jumps straight into the next translation after the
 //! between-block checks of `exec_blocks`, made inline. Under a timing model
-//! loads and stores ask the filter caches through a small helper, and a
+//! loads and stores test the model's filter tables inline, and a
 //! chained jump enters the next block at its fetch through the model.
 //!
 //! Used in user-mode emulation, outside tracing, exact stops and SMT cores;
@@ -29,6 +29,7 @@ use crate::exec::Flow;
 use crate::tlb::TlbEntry;
 use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
+use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};
 use std::cell::Cell;
 use x86::{Alu, Asm, Cond, Reg, Shift};
 
@@ -149,6 +150,8 @@ pub(crate) struct JitCtx {
     /// (refreshed after every helper call).
     read_tlb: *const TlbEntry,
     write_tlb: *const TlbEntry,
+    /// The hart's fetch TLB table, read by a timed block's inline fetch.
+    exec_tlb: *const TlbEntry,
     /// Chaining stops once `instret` reaches this (`exec_blocks`'s stop);
     /// zero once the code cache owes a flush.
     stop_at: u64,
@@ -167,11 +170,13 @@ pub(crate) struct JitCtx {
     /// The code-cache index of the block running: set by each block's
     /// code on entry.
     pub(crate) block: u32,
-    /// The timing model's filter-cache test of a load or store that hit
-    /// the software TLB (a translation for a timed run calls it).
-    filter: unsafe extern "C" fn(*mut JitCtx, u64, u64) -> u64,
     /// A timed run's fetch of the block chained to (`Hart::fetch_block`).
     fetch: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
+    /// The timing model's filter tables of the hart's core, which a
+    /// translation for a timed run tests inline for a load or store that
+    /// hit the software TLB and for its fetch when chained to
+    /// ([`NEVER_HITS`] when the model has none).
+    filter: FilterTables,
     /// After [`FETCH_STOP`]: what `exec_blocks` returns.
     pub(crate) fetch_exit: Option<Exit>,
     hart: *mut Hart,
@@ -196,6 +201,7 @@ impl JitCtx {
             step: step_helper::<T>,
             read_tlb: h.tlb.read.entries_ptr(),
             write_tlb: h.tlb.write.entries_ptr(),
+            exec_tlb: h.tlb.exec.entries_ptr(),
             stop_at,
             turn_end: h.core.turn_end,
             branch_taken: h.core.costs.branch_taken as u64,
@@ -203,8 +209,12 @@ impl JitCtx {
             next_pc: 0,
             link: std::ptr::null(),
             block,
-            filter: filter_helper::<T>,
             fetch: fetch_helper::<T>,
+            filter: e
+                .timing
+                .as_deref()
+                .and_then(|t| t.filter_tables(h.core.id))
+                .unwrap_or(NEVER_HITS),
             fetch_exit: None,
             hart,
             env: env.cast(),
@@ -240,6 +250,7 @@ unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u6
         hart.step::<T, false>(env, &block.insns[i], pcs[i], i as u64, block.cost[i] as u64);
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
+    ctx.exec_tlb = hart.tlb.exec.entries_ptr();
     // What `exec_blocks` checks between blocks may have moved.
     ctx.turn_end = hart.core.turn_end;
     if env.code.pages.flush_pending {
@@ -254,30 +265,24 @@ unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u6
     }
 }
 
-/// Whether the timing model's filter caches serve a load or store
-/// (`write`) at `paddr` of the hart alone: then the access costs nothing
-/// beyond its instruction's cycles, as in `Hart::time_data`. 1 for a hit,
-/// 0 for a miss, which the translation hands to the interpreter's `step`
-/// (a miss changes no state, only a hit counts itself, so `step` makes the
-/// test again, misses again and goes on to the full model as it would
-/// have).
-///
-/// # Safety
-/// As [`step_helper`].
-unsafe extern "C" fn filter_helper<T: TimingModel>(
-    ctx: *mut JitCtx,
-    paddr: u64,
-    write: u64,
-) -> u64 {
-    // SAFETY: the caller's contract.
-    let ctx = unsafe { &mut *ctx };
-    // SAFETY: as above; `env` was an `Env<'_, T>`.
-    let (hart, env) = unsafe { (&*ctx.hart, &*ctx.env.cast::<Env<'_, T>>()) };
-    match env.timing.as_deref() {
-        Some(t) => t.data_filter_hit(hart.core.id, paddr, write != 0) as u64,
-        None => 1,
-    }
-}
+/// A filter table with no line in it.
+static EMPTY_TABLE: [u64; FILTER_ENTRIES] = [u64::MAX; FILTER_ENTRIES];
+
+/// The tables of a model that keeps none: every inline test misses (no
+/// line number is `u64::MAX`: physical addresses have at most 56 bits), so
+/// every access goes to the interpreter's `step` and the model's
+/// `data_filter_hit`, every chained fetch to `Hart::fetch_block`; the
+/// counters are never reached.
+const NEVER_HITS: FilterTables = FilterTables {
+    read: EMPTY_TABLE.as_ptr(),
+    write: EMPTY_TABLE.as_ptr(),
+    read_hits: std::ptr::null_mut(),
+    write_hits: std::ptr::null_mut(),
+    data_shift: 0,
+    fetch: EMPTY_TABLE.as_ptr(),
+    fetch_hits: std::ptr::null_mut(),
+    fetch_shift: 0,
+};
 
 /// Fetches block `idx` at [`JitCtx::next_pc`] through the timing model
 /// before a chained jump runs it, as `exec_blocks` would have. Returns 0 to
@@ -296,6 +301,7 @@ unsafe extern "C" fn fetch_helper<T: TimingModel>(ctx: *mut JitCtx, idx: u32) ->
     // A fetch may walk the page table (with a TLB model) and so refill.
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
+    ctx.exec_tlb = hart.tlb.exec.entries_ptr();
     match result {
         Ok(()) => 0,
         Err(exit) => {
@@ -324,27 +330,40 @@ pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
 
 /// Translates block `idx` of the code cache, at `start` with `insns` and
 /// `cost`, placing the code in `arena`; for a run with a timing model if
-/// `timed` (loads and stores ask its filter caches).
+/// `timed` (loads and stores test its filter caches, and a chained jump
+/// fetches `fetch_lines`, the block's page offsets of its fetch lines).
 pub(crate) fn translate(
     arena: &mut ExecArena,
     idx: u32,
     start: u64,
     insns: &[Insn],
     cost: &[u32],
-    timed: bool,
+    timed: Option<&[u16]>,
 ) -> Result<Translation, ArenaError> {
     let pcs = block_pcs(start, insns);
     let links: Box<[Link]> = (0..=insns.len()).map(|_| Link::default()).collect();
     let mut asm = Asm::default();
     asm.prologue();
     debug_assert_eq!(asm.code.len(), Asm::PROLOGUE_LEN);
-    let chain_offset = if timed {
+    let chain_offset = if let Some(fetch_lines) = timed {
         // A call from `exec_blocks` has fetched the block; a chained jump
-        // enters at the fetch.
+        // enters at the fetch: inline when the fetch TLB and the fetch
+        // filter hit, otherwise `Hart::fetch_block` through the helper.
         let fetched = asm.jump();
         let chain_offset = asm.code.len();
+        let misses = asm.fetch_test(
+            start,
+            fetch_lines,
+            EXEC_TLB,
+            (FILTER_FETCH_SHIFT, FILTER_FETCH, FILTER_FETCH_HITS),
+        );
+        let hit = asm.jump();
+        for miss in misses {
+            asm.here(miss);
+        }
         asm.call_ctx(FETCH, idx, FETCH_STOP);
         asm.here(fetched);
+        asm.here(hit);
         chain_offset
     } else {
         asm.code.len()
@@ -352,7 +371,7 @@ pub(crate) fn translate(
     // The context learns which block runs.
     asm.store_ctx_u32(BLOCK, idx);
     for (i, ins) in insns.iter().enumerate() {
-        emit(&mut asm, ins, i as u32, &pcs, cost, &links, timed);
+        emit(&mut asm, ins, i as u32, &pcs, cost, &links, timed.is_some());
     }
     let len = insns.len();
     chain_exit(
@@ -372,7 +391,7 @@ pub(crate) fn translate(
         entry,
         pcs,
         links,
-        timed,
+        timed: timed.is_some(),
         chain_offset,
     })
 }
@@ -388,7 +407,18 @@ const JUMPS: u8 = offset(std::mem::offset_of!(JitCtx, jumps));
 const NEXT_PC: u8 = offset(std::mem::offset_of!(JitCtx, next_pc));
 const LINK: u8 = offset(std::mem::offset_of!(JitCtx, link));
 const BLOCK: u8 = offset(std::mem::offset_of!(JitCtx, block));
-const FILTER: u8 = offset(std::mem::offset_of!(JitCtx, filter));
+/// Where the context holds the fetch TLB table.
+const EXEC_TLB: u8 = offset(std::mem::offset_of!(JitCtx, exec_tlb));
+/// The context's filter tables: the load, store and fetch tables, their
+/// hit counters, the line shifts (`disp32`s).
+const FILTER_READ: u32 = filter_offset(std::mem::offset_of!(FilterTables, read));
+const FILTER_WRITE: u32 = filter_offset(std::mem::offset_of!(FilterTables, write));
+const FILTER_READ_HITS: u32 = filter_offset(std::mem::offset_of!(FilterTables, read_hits));
+const FILTER_WRITE_HITS: u32 = filter_offset(std::mem::offset_of!(FilterTables, write_hits));
+const FILTER_DATA_SHIFT: u32 = filter_offset(std::mem::offset_of!(FilterTables, data_shift));
+const FILTER_FETCH: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch));
+const FILTER_FETCH_HITS: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch_hits));
+const FILTER_FETCH_SHIFT: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch_shift));
 const FETCH: u8 = offset(std::mem::offset_of!(JitCtx, fetch));
 /// The hart's instruction count, from its registers (`rbx`).
 const INSTRET: i32 = from_registers(std::mem::offset_of!(Hart, instret));
@@ -399,6 +429,11 @@ const CYCLES: i32 = from_registers(std::mem::offset_of!(Hart, core.cycles));
 const fn offset(at: usize) -> u8 {
     assert!(at < 128, "a context field beyond a disp8");
     at as u8
+}
+
+/// A field of the context's filter tables as a `disp32`.
+const fn filter_offset(at: usize) -> u32 {
+    (std::mem::offset_of!(JitCtx, filter) + at) as u32
 }
 
 /// A hart field's displacement from its registers.
@@ -523,7 +558,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     // helper, which takes the interpreter's slow path.
     let load = |asm: &mut Asm, size: u64, signed: bool| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
-        let filter_miss = timed.then(|| asm.filter_test(FILTER, false));
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_DATA_SHIFT, FILTER_READ, FILTER_READ_HITS));
         asm.load_host(size, signed);
         if ins.rd & 31 != 0 {
             asm.store_guest(ins.rd);
@@ -538,7 +574,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     };
     let store = |asm: &mut Asm, size: u64| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
-        let filter_miss = timed.then(|| asm.filter_test(FILTER, true));
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_DATA_SHIFT, FILTER_WRITE, FILTER_WRITE_HITS));
         asm.load_guest(Reg::Rcx, ins.rs2);
         asm.store_host(size);
         let done = asm.jump();

@@ -502,12 +502,13 @@ fn a_store_to_a_chained_block_is_seen_at_once() {
 /// full-model call, each slice allowed `ahead` cycles past its start
 /// before an access that misses must wait (the sync limit) and ending at
 /// a block boundary 2000 cycles on, the fetched lines forgotten between
-/// slices. The slices and the model's calls.
+/// slices. The slices, the model's calls and the hits counted through its
+/// filter tables by translated code (loads, stores, fetches).
 fn run_timed(
     code: &[u32],
     engine: Engine,
     ahead: u64,
-) -> (Vec<Slice>, Vec<crate::fake_model::Call>) {
+) -> (Vec<Slice>, Vec<crate::fake_model::Call>, [u64; 3]) {
     let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
     let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
     assert!(mem.write(BASE, &bytes));
@@ -528,7 +529,7 @@ fn run_timed(
         core.set_sync_limit(core.cycles.saturating_add(ahead));
         core.set_turn_end(core.cycles + 2000);
         // The L1I forgets between turns, so chained blocks fetch again.
-        ms.fetch_lines.clear();
+        ms.forget_fetches();
         let mut env = Env {
             mem: &mut mem,
             code: &mut cache,
@@ -547,7 +548,8 @@ fn run_timed(
             break;
         }
     }
-    (slices, ms.calls)
+    let table_hits = ms.table_hits.each_ref().map(|h| h.get());
+    (slices, ms.calls, table_hits)
 }
 
 #[test]
@@ -578,8 +580,11 @@ fn timed_translations_make_the_interpreters_model_calls() {
         jalr(0, 1, 0),
     ]);
     for ahead in [u64::MAX, 300, 40] {
-        let (interp, interp_calls) = run_timed(&code, Engine::Interp, ahead);
-        let (jit, jit_calls) = run_timed(&code, Engine::Jit, ahead);
+        let (interp, interp_calls, interp_hits) = run_timed(&code, Engine::Interp, ahead);
+        let (jit, jit_calls, jit_hits) = run_timed(&code, Engine::Jit, ahead);
+        assert_eq!(interp_hits, [0; 3], "the interpreter asks the model");
+        // Loads, stores and chained fetches hit inline.
+        assert!(jit_hits.iter().all(|&h| h > 0), "{jit_hits:?}");
         assert_eq!(interp.last().map(|s| s.exit), Some(Exit::Ecall));
         assert_eq!(interp, jit, "ahead {ahead}");
         assert_eq!(interp_calls, jit_calls, "ahead {ahead}");

@@ -233,30 +233,94 @@ impl Asm {
         miss
     }
 
+    /// `mov r64, [r12 + disp32]` for register number `reg` (below 8): a
+    /// context field at any offset.
+    fn load_ctx_far(&mut self, reg: u8, disp: u32) {
+        self.bytes(&[0x49, 0x8b, 0x84 | reg << 3, 0x24]);
+        self.u32(disp);
+    }
+
     /// After a [`tlb_lookup`](Self::tlb_lookup) hit (`rax` the host
-    /// address, `rdx` the entry): calls the context's filter-cache test at
-    /// `[r12 + filter]` with `(context, guest physical address, write)`,
-    /// keeping the host address in `rbp` across it, and jumps to the
-    /// returned fixup when it answers 0 (a miss); falls through with `rax`
-    /// the host address again.
-    pub fn filter_test(&mut self, filter: u8, write: bool) -> usize {
+    /// address, `rdx` the entry): the timing model's data filter test
+    /// (`rvnvmm_timing::FilterTables`) inline, with the context's line shift
+    /// at `[r12 + shift]`, table at `[r12 + table]` and hit counter at
+    /// `[r12 + hits]`: the guest physical address's line number looked up
+    /// at its index; jumps to the returned fixup on a miss, counts the hit
+    /// and falls through otherwise, `rax` unchanged.
+    pub fn filter_test(&mut self, shift: u32, table: u32, hits: u32) -> usize {
         use crate::tlb::TlbEntry;
         let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
         let ppage = std::mem::offset_of!(TlbEntry, ppage) as u8;
-        self.bytes(&[0x48, 0x89, 0xc5]); // mov rbp, rax
         self.bytes(&[0x48, 0x89, 0xc6]); // mov rsi, rax
         self.bytes(&[0x48, 0x2b, 0x72, addend]); // sub rsi, [rdx + addend] (the vaddr)
         self.bytes(&[0x81, 0xe6]); // and esi, 0xfff
         self.u32(0xfff);
         self.bytes(&[0x48, 0x0b, 0x72, ppage]); // or rsi, [rdx + ppage]
-        self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
-        self.bytes(&[0xba]); // mov edx, imm32
-        self.u32(write as u32);
-        self.bytes(&[0x41, 0xff, 0x54, 0x24, filter]); // call [r12 + filter]
-        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
-        let miss = self.jump_if(Cond::Eq);
-        self.bytes(&[0x48, 0x89, 0xe8]); // mov rax, rbp
+        self.load_ctx_far(1, shift); // mov rcx, [r12 + shift]
+        self.bytes(&[0x48, 0xd3, 0xee]); // shr rsi, cl (the line)
+        self.load_ctx_far(7, table); // mov rdi, [r12 + table]
+        let miss = self.filter_lookup_rsi();
+        self.load_ctx_far(7, hits); // mov rdi, [r12 + hits]
+        self.bytes(&[0x48, 0x83, 0x07, 0x01]); // add qword [rdi], 1
         miss
+    }
+
+    /// Line number `rsi` against the filter table at `rdi`
+    /// (`rvnvmm_timing::filter_index`); clobbers `rdx`. Jumps to the
+    /// returned fixup when the entry holds another line.
+    fn filter_lookup_rsi(&mut self) -> usize {
+        const _: () = assert!(rvnvmm_timing::FILTER_ENTRIES == 1024);
+        self.bytes(&[0x48, 0x89, 0xf2]); // mov rdx, rsi
+        self.bytes(&[0x48, 0xc1, 0xea, 10]); // shr rdx, 10
+        self.bytes(&[0x48, 0x31, 0xf2]); // xor rdx, rsi
+        self.bytes(&[0x81, 0xe2]); // and edx, 1023 (the index)
+        self.u32(1023);
+        self.bytes(&[0x48, 0x3b, 0x34, 0xd7]); // cmp rsi, [rdi + rdx*8]
+        self.jump_if(Cond::Ne)
+    }
+
+    /// A timed block's fetch at `pc` inline, when everything hits: the
+    /// fetch-TLB entry (table at `[r12 + exec_tlb]`) must map `pc`
+    /// (`TlbTable::lookup_paddr` for 2 bytes), and each of the block's
+    /// fetch lines (`page | offset`) must be in the fetch filter table;
+    /// then `lines.len()` hits are counted. Jumps to the returned fixup
+    /// otherwise, having changed nothing (the full fetch runs there).
+    pub fn fetch_test(
+        &mut self,
+        pc: u64,
+        lines: &[u16],
+        exec_tlb: u8,
+        (shift, table, hits): (u32, u32, u32),
+    ) -> Vec<usize> {
+        use crate::tlb::{TlbEntry, TLB_ENTRIES};
+        let tag = std::mem::offset_of!(TlbEntry, tag) as u8;
+        let ppage = std::mem::offset_of!(TlbEntry, ppage) as u8;
+        let entry = ((pc >> 12) as usize & (TLB_ENTRIES - 1)) * std::mem::size_of::<TlbEntry>();
+        let mut misses = Vec::with_capacity(lines.len() + 1);
+        self.bytes(&[0x49, 0x8b, 0x44, 0x24, exec_tlb]); // mov rax, [r12 + exec_tlb]
+        self.bytes(&[0x48, 0x05]); // add rax, imm32 (the entry)
+        self.u32(entry as u32);
+        self.mov_imm(Reg::Rcx, pc & (!0xfff | 1));
+        self.bytes(&[0x48, 0x3b, 0x48, tag]); // cmp rcx, [rax + tag]
+        misses.push(self.jump_if(Cond::Ne));
+        self.bytes(&[0x4c, 0x8b, 0x40, ppage]); // mov r8, [rax + ppage]
+        self.bytes(&[0x49, 0x81, 0xc8]); // or r8, imm32 (the PC's offset)
+        self.u32((pc & 0xfff) as u32);
+        self.bytes(&[0x49, 0x81, 0xe0]); // and r8, simm32 (the page)
+        self.u32(!0xfff);
+        self.load_ctx_far(1, shift); // mov rcx, [r12 + shift]
+        self.load_ctx_far(7, table); // mov rdi, [r12 + table]
+        for &off in lines {
+            self.bytes(&[0x4c, 0x89, 0xc6]); // mov rsi, r8
+            self.bytes(&[0x48, 0x81, 0xce]); // or rsi, imm32 (the line's offset)
+            self.u32(u32::from(off));
+            self.bytes(&[0x48, 0xd3, 0xee]); // shr rsi, cl
+            misses.push(self.filter_lookup_rsi());
+        }
+        self.load_ctx_far(7, hits); // mov rdi, [r12 + hits]
+        self.bytes(&[0x48, 0x81, 0x07]); // add qword [rdi], imm32
+        self.u32(lines.len() as u32);
+        misses
     }
 
     /// `rax` = the value at host address `rax`, `size` bytes, sign- or
@@ -405,6 +469,30 @@ mod tests {
         a.mov_imm(Reg::Rcx, 1 << 40);
         assert_eq!(a.code[..7], [0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff]);
         assert_eq!(a.code[7..9], [0x48, 0xb9]);
+        let mut a = Asm::default();
+        a.filter_test(0x78, 0x58, 0x168);
+        assert_eq!(
+            a.code,
+            [
+                0x48, 0x89, 0xc6, 0x48, 0x2b, 0x72, 8, 0x81, 0xe6, 0xff, 0x0f, 0, 0, 0x48, 0x0b,
+                0x72, 16, 0x49, 0x8b, 0x8c, 0x24, 0x78, 0, 0, 0, 0x48, 0xd3, 0xee, 0x49, 0x8b,
+                0xbc, 0x24, 0x58, 0, 0, 0, 0x48, 0x89, 0xf2, 0x48, 0xc1, 0xea, 10, 0x48, 0x31,
+                0xf2, 0x81, 0xe2, 0xff, 0x03, 0, 0, 0x48, 0x3b, 0x34, 0xd7, 0x0f, 0x85, 0, 0, 0, 0,
+                0x49, 0x8b, 0xbc, 0x24, 0x68, 0x01, 0, 0, 0x48, 0x83, 0x07, 0x01
+            ]
+        );
+        let mut a = Asm::default();
+        let misses = a.fetch_test(0x1_2344, &[0x340], 0x18, (0x80, 0x88, 0x90));
+        assert_eq!(misses.len(), 2);
+        assert_eq!(
+            a.code[..36],
+            [
+                0x49, 0x8b, 0x44, 0x24, 0x18, 0x48, 0x05, 0xb0, 0x01, 0, 0, 0xb9, 0, 0x20, 0x01, 0,
+                0x48, 0x3b, 0x48, 0, 0x0f, 0x85, 0, 0, 0, 0, 0x4c, 0x8b, 0x40, 16, 0x49, 0x81,
+                0xc8, 0x44, 0x03, 0
+            ]
+        );
+        assert_eq!(a.code[a.code.len() - 7..], [0x48, 0x81, 0x07, 1, 0, 0, 0]);
     }
 
     #[test]
