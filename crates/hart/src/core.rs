@@ -1,7 +1,7 @@
 //! A processor core: what a hart runs on.
 
-use crate::smt::{SharedCalendar, MAX_THREADS};
-use crate::{CoreCosts, CoreId, HartConfig};
+use crate::smt::{IssueCalendar, SharedCalendar, MAX_THREADS};
+use crate::{CoreCosts, CoreId, CoreMap, HartConfig};
 
 /// A processor core: the clock, the in-order cost model and the port to
 /// the timing model's private caches (its [`CoreId`], the L1 slot). A
@@ -43,9 +43,10 @@ pub struct Core {
     pub(crate) sibling_ready: [Option<Option<u64>>; MAX_THREADS],
 }
 
-/// A hardware thread's seat in its core's issue calendar.
+/// A hardware thread's seat in its core's issue calendar (see
+/// [`Core::take_smt`]).
 #[derive(Clone, Debug)]
-pub(crate) struct SmtSeat {
+pub struct SmtSeat {
     pub(crate) calendar: SharedCalendar,
     pub(crate) thread: usize,
 }
@@ -123,6 +124,55 @@ impl Core {
             smt: None,
             sibling_ready: [None; MAX_THREADS],
         }
+    }
+
+    /// One `Core` per hart of `map`, at cycle 0: hart `h` runs on core
+    /// `map.core_of(h)` as its `mhartid` `h`. When a core has several
+    /// threads, every core gets an issue calendar its threads share (each
+    /// thread numbered by its place among its core's harts); one thread
+    /// per core builds plain cores, which time as they always did. User
+    /// mode and the full-system board build their cores so.
+    pub fn for_harts(map: &CoreMap, config: &HartConfig) -> Vec<Core> {
+        let smt = map.harts() > map.cores();
+        let calendars: Vec<Option<SharedCalendar>> = (0..map.cores())
+            .map(|_| {
+                smt.then(|| {
+                    IssueCalendar::shared(config.costs.issue_width, config.costs.smt_policy)
+                })
+            })
+            .collect();
+        let mut seats = vec![0usize; map.cores()];
+        (0..map.harts())
+            .map(|h| {
+                let id = map.core_of(h);
+                let core = Core::new(id, h as u64, config);
+                let thread = seats[id];
+                seats[id] += 1;
+                match &calendars[id] {
+                    Some(calendar) => core.with_smt(calendar, thread),
+                    None => core,
+                }
+            })
+            .collect()
+    }
+
+    /// Takes this core out of its issue calendar: it runs as a core of
+    /// its own (one cycle an instruction in the functional model) until
+    /// [`Core::put_smt`] gives the seat back. The full-system board does so
+    /// while it runs the functional model, which has no pipeline to share.
+    pub fn take_smt(&mut self) -> Option<SmtSeat> {
+        self.smt.take()
+    }
+
+    /// Puts back a seat [`Core::take_smt`] took.
+    pub fn put_smt(&mut self, seat: Option<SmtSeat>) {
+        self.smt = seat;
+    }
+
+    /// This hardware thread's number in its core's issue calendar; `None`
+    /// on a core of one thread.
+    pub fn smt_thread(&self) -> Option<usize> {
+        self.smt.as_ref().map(|s| s.thread)
     }
 
     /// This core as hardware thread `thread` of an SMT core whose issue
