@@ -276,7 +276,44 @@ pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{mul_div, mul_div_ceil};
+    use super::{mul_div, mul_div_ceil, Core};
+    use crate::{CoreMap, HartConfig};
+
+    /// Threads of a core share one calendar, each in its own seat; one
+    /// thread per core builds plain cores.
+    #[test]
+    fn cores_for_harts_share_a_calendar_per_core() {
+        let config = HartConfig::default();
+        let map = CoreMap::with_threads_per_core(4, 2).unwrap();
+        let mut cores = Core::for_harts(&map, &config);
+        let ids: Vec<_> = cores
+            .iter()
+            .map(|c| (c.id, c.hart_id, c.smt_thread()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                (0, 0, Some(0)),
+                (0, 1, Some(1)),
+                (1, 2, Some(0)),
+                (1, 3, Some(1))
+            ]
+        );
+        let same = |a: &Core, b: &Core| {
+            std::sync::Arc::ptr_eq(a.calendar().unwrap(), b.calendar().unwrap())
+        };
+        assert!(same(&cores[0], &cores[1]) && same(&cores[2], &cores[3]));
+        assert!(!same(&cores[0], &cores[2]));
+        // A seat taken out and given back is the same seat.
+        let before = cores[1].clone();
+        let seat = cores[1].take_smt();
+        assert_eq!(cores[1].smt_thread(), None);
+        cores[1].put_smt(seat);
+        assert_eq!(cores[1], before);
+        let plain = Core::for_harts(&CoreMap::one_thread_per_core(3), &config);
+        assert!(plain.iter().all(|c| c.calendar().is_none()));
+        assert_eq!(plain[2], Core::new(2, 2, &config));
+    }
 
     /// The 64-bit fast path and the 128-bit one agree with 128-bit
     /// arithmetic, on both sides of the product's overflow.
