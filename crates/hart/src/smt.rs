@@ -353,7 +353,10 @@ impl IssueCalendar {
         if issue.reserved {
             self.reserved_used[me] += 1;
         }
-        let slot = self.slot(t);
+        // Changed in a register and stored once: byte after byte in place,
+        // each change waited for the store before it.
+        let mut slot = self.peek(t);
+        slot.cycle = t;
         if issue.reserved {
             slot.reserved &= !(1 << me);
         } else {
@@ -363,6 +366,7 @@ impl IssueCalendar {
         if unit == Unit::Memory {
             slot.memory += 1;
         }
+        self.slots[t as usize % RING] = slot;
         self.last_issue[me] = t + 1;
         let k = match unit {
             Unit::MulDiv => 0,
