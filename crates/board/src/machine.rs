@@ -31,7 +31,7 @@ use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
 use rvnvmm_gdb::{GdbStub, Target, Verdict};
 use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
-    SYNC_TOLERANCE,
+    SmtSeat, SMT_WINDOW, SYNC_TOLERANCE,
 };
 use rvnvmm_mem::persist::{self, CrashAt, CrashReport, NvmmImage};
 use rvnvmm_mem::PhysMem;
@@ -496,6 +496,10 @@ pub struct Machine {
     /// The memory system while the functional model runs
     /// ([`Machine::set_timing`]), and the cores' timing costs.
     parked: Option<(MemorySystem, rvnvmm_hart::CoreCosts)>,
+    /// Per hart: its seat in its SMT core's issue calendar while the
+    /// functional model runs (one cycle an instruction, no pipeline to
+    /// share); given back to the core when the timing model resumes.
+    parked_seats: Vec<Option<SmtSeat>>,
 }
 
 /// The counters as they stood at a statistics reset ([`Machine::reset_stats`]):
@@ -585,6 +589,12 @@ impl Machine {
     ) -> Machine {
         let n = harts.len();
         assert_eq!(cores.len(), n, "one core per hart");
+        let mut cores = cores;
+        let parked_seats = if memsys.is_none() {
+            cores.iter_mut().map(Core::take_smt).collect()
+        } else {
+            vec![None; n]
+        };
         let m = Machine {
             lines: harts.iter().map(|h| h.interrupt_lines()).collect(),
             harts,
@@ -606,6 +616,7 @@ impl Machine {
             gdb: None,
             stats_base: None,
             parked: None,
+            parked_seats,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -739,8 +750,13 @@ impl Machine {
             self.parked = Some((memsys, self.cores[0].costs.clone()));
             rvnvmm_hart::CoreCosts::FUNCTIONAL
         };
-        for c in &mut self.cores {
+        for (c, seat) in self.cores.iter_mut().zip(&mut self.parked_seats) {
             c.costs = costs.clone();
+            if timing {
+                c.put_smt(seat.take());
+            } else {
+                *seat = c.take_smt();
+            }
         }
         let shift = self
             .memsys
@@ -867,6 +883,33 @@ impl Machine {
         }
         sync_lines(&self.board, &self.lines);
         Ok(())
+    }
+
+    /// On an SMT core, tells hart `h`'s core which sibling threads are
+    /// ready (running, not in `wfi`) and from when, and ends its turn
+    /// `SMT_WINDOW` cycles past the earliest of them, as the user-mode
+    /// kernel does: the siblings' slot contention needs them close.
+    fn see_siblings(&mut self, h: usize) {
+        if self.cores[h].smt_thread().is_none() {
+            return;
+        }
+        let id = self.cores[h].id;
+        let mut turn_end = u64::MAX;
+        for sib in 0..self.cores.len() {
+            let Some(thread) = self.cores[sib].smt_thread() else {
+                continue;
+            };
+            if self.cores[sib].id != id {
+                continue;
+            }
+            let ready =
+                (sib != h && self.state[sib] == State::Running).then(|| self.cores[sib].cycles);
+            if let Some(c) = ready {
+                turn_end = turn_end.min(c.saturating_add(SMT_WINDOW));
+            }
+            self.cores[h].set_sibling_ready(thread, ready);
+        }
+        self.cores[h].set_turn_end(turn_end);
     }
 
     /// Sleeping harts with an interrupt pending run again, from `now` on.
@@ -1123,6 +1166,7 @@ impl rvnvmm_sched::Machine for Machine {
 
     fn run_turn(&mut self, h: usize, budget: u64, sync_limit: u64) -> ControlFlow<Self::Stop> {
         self.last_hart = h;
+        self.see_siblings(h);
         let (hart, core) = (&mut self.harts[h], &mut self.cores[h]);
         core.set_sync_limit(sync_limit);
         self.board.set_time(core.time_ns());

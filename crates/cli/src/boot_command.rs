@@ -416,13 +416,13 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let core_map = CoreMap::with_threads_per_core(n, board.threads_per_core())
         .expect("the board has at least one hart");
     let mut harts = Vec::with_capacity(n);
-    let mut cores = Vec::with_capacity(n);
     for h in 0..n {
         let mut hart = Hart::new(hart_cfg.clone());
         boot.reset_hart(&mut hart, h as u64);
         harts.push(hart);
-        cores.push(Core::new(core_map.core_of(h), h as u64, &hart_cfg));
     }
+    // The threads of a core share its issue calendar, as in user mode.
+    let cores = Core::for_harts(&core_map, &hart_cfg);
     let mut memsys = match cfg.machine.model {
         rvnvmm_config::Model::Timing => Some(MemorySystem::with_cores(&cfg, core_map)?),
         rvnvmm_config::Model::Functional => None,
@@ -589,6 +589,9 @@ pub(crate) fn stats_value(
                 "tlb_refills": h.stats.tlb_refills,
                 "flush_insns": h.stats.flush_insns,
                 "atomics": crate::stats::atomics_json(&h.stats.atomics),
+                "memory_stall_cycles": h.stats.memory_stall_cycles,
+                "issue_wait_cycles": h.stats.issue_wait_cycles,
+                "unit_wait_cycles": h.stats.unit_wait_cycles,
                 "ipis_received": m.board().ipis_received(i) - ipis_received,
                 "ipis_sent": m.board().ipis_sent(i) - ipis_sent,
                 "sbi_calls": {

@@ -180,23 +180,32 @@ fn a_kernel_that_is_not_an_image_is_a_clear_error() {
 
 /// Console input reaches the shell, on a machine of 2 cores x 2 threads
 /// whose topology Linux reads from the device tree's `cpu-map`: CPUs 0-1
-/// are core 0's threads, 2-3 core 1's.
+/// are core 0's threads, 2-3 core 1's. Linux boots fast-forwarded in the
+/// functional model; under the timing model four shell loops, one pinned
+/// to each CPU, keep both threads of each core busy, and they share the
+/// core's issue slots: every hart's instructions waited for slots its
+/// sibling took (`issue_wait_cycles`). About 35 s.
 #[test]
-fn piped_console_input_reaches_the_shell_of_an_smt_machine() {
+fn an_smt_machine_shows_its_topology_and_its_threads_share_the_core() {
+    let stats = std::env::temp_dir().join(format!("rvnvmm-boot-{}-smt.json", std::process::id()));
     let (status, console, stderr) = boot_with_input(
         &[
-            "--set",
-            "machine.model=functional",
             "--set",
             "machine.cores=2",
             "--set",
             "machine.threads_per_core=2",
             "--append",
             "console=ttyS0 quiet",
+            "--fast-forward",
+            "marker",
+            "--stats",
+            stats.to_str().unwrap(),
         ],
         "echo guest says $((6*7))\nnproc\n\
          for c in 0 1 2 3; do t=/sys/devices/system/cpu/cpu$c/topology; \
          echo topology cpu$c core $(cat $t/core_id) siblings $(cat $t/thread_siblings_list); done\n\
+         /opt/rvnvmm/nvmm-marker switch timing\n\
+         for c in 0 1 2 3; do taskset -c $c sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i+1)); done' & done; wait\n\
          poweroff\n",
     );
     assert_eq!(status, Some(0), "{console}\n{stderr}");
@@ -219,6 +228,16 @@ fn piped_console_input_reaches_the_shell_of_an_smt_machine() {
         "{console}"
     );
     assert!(console.contains("reboot: Power down"), "{console}");
+    let text = std::fs::read_to_string(&stats).expect("statistics written");
+    std::fs::remove_file(&stats).ok();
+    let json: serde_json::Value = serde_json::from_str(&text).expect("statistics JSON");
+    let harts = json["harts"].as_array().unwrap();
+    assert_eq!(harts.len(), 4);
+    for h in harts {
+        // The statistics count from the switch to the timing model.
+        assert!(h["issue_wait_cycles"].as_u64().unwrap() > 0, "{h}");
+        assert!(h["instructions"].as_u64().unwrap() > 0, "{h}");
+    }
 }
 
 /// The timed machine (the default `freedom-u500` model: 50 MHz in-order
@@ -763,4 +782,9 @@ fn markers_from_the_linux_shell_switch_dump_and_exit() {
         .map(|h| h["instructions"].as_u64().unwrap())
         .sum();
     assert_eq!(harts, total);
+    // One thread per core: no sibling takes an issue slot.
+    for h in json["harts"].as_array().unwrap() {
+        assert_eq!(h["issue_wait_cycles"], 0, "{h}");
+        assert_eq!(h["unit_wait_cycles"], 0, "{h}");
+    }
 }

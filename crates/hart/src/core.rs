@@ -1,7 +1,7 @@
 //! A processor core: what a hart runs on.
 
-use crate::smt::{SharedCalendar, MAX_THREADS};
-use crate::{CoreCosts, CoreId, HartConfig};
+use crate::smt::{IssueCalendar, SharedCalendar, MAX_THREADS};
+use crate::{CoreCosts, CoreId, CoreMap, HartConfig};
 
 /// A processor core: the clock, the in-order cost model and the port to
 /// the timing model's private caches (its [`CoreId`], the L1 slot). A
@@ -43,9 +43,10 @@ pub struct Core {
     pub(crate) sibling_ready: [Option<Option<u64>>; MAX_THREADS],
 }
 
-/// A hardware thread's seat in its core's issue calendar.
+/// A hardware thread's seat in its core's issue calendar (see
+/// [`Core::take_smt`]).
 #[derive(Clone, Debug)]
-pub(crate) struct SmtSeat {
+pub struct SmtSeat {
     pub(crate) calendar: SharedCalendar,
     pub(crate) thread: usize,
 }
@@ -123,6 +124,55 @@ impl Core {
             smt: None,
             sibling_ready: [None; MAX_THREADS],
         }
+    }
+
+    /// One `Core` per hart of `map`, at cycle 0: hart `h` runs on core
+    /// `map.core_of(h)` as its `mhartid` `h`. When a core has several
+    /// threads, every core gets an issue calendar its threads share (each
+    /// thread numbered by its place among its core's harts); one thread
+    /// per core builds plain cores, which time as they always did. User
+    /// mode and the full-system board build their cores so.
+    pub fn for_harts(map: &CoreMap, config: &HartConfig) -> Vec<Core> {
+        let smt = map.harts() > map.cores();
+        let calendars: Vec<Option<SharedCalendar>> = (0..map.cores())
+            .map(|_| {
+                smt.then(|| {
+                    IssueCalendar::shared(config.costs.issue_width, config.costs.smt_policy)
+                })
+            })
+            .collect();
+        let mut seats = vec![0usize; map.cores()];
+        (0..map.harts())
+            .map(|h| {
+                let id = map.core_of(h);
+                let core = Core::new(id, h as u64, config);
+                let thread = seats[id];
+                seats[id] += 1;
+                match &calendars[id] {
+                    Some(calendar) => core.with_smt(calendar, thread),
+                    None => core,
+                }
+            })
+            .collect()
+    }
+
+    /// Takes this core out of its issue calendar: it runs as a core of
+    /// its own (one cycle an instruction in the functional model) until
+    /// [`Core::put_smt`] gives the seat back. The full-system board does so
+    /// while it runs the functional model, which has no pipeline to share.
+    pub fn take_smt(&mut self) -> Option<SmtSeat> {
+        self.smt.take()
+    }
+
+    /// Puts back a seat [`Core::take_smt`] took.
+    pub fn put_smt(&mut self, seat: Option<SmtSeat>) {
+        self.smt = seat;
+    }
+
+    /// This hardware thread's number in its core's issue calendar; `None`
+    /// on a core of one thread.
+    pub fn smt_thread(&self) -> Option<usize> {
+        self.smt.as_ref().map(|s| s.thread)
     }
 
     /// This core as hardware thread `thread` of an SMT core whose issue
@@ -226,7 +276,44 @@ pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{mul_div, mul_div_ceil};
+    use super::{mul_div, mul_div_ceil, Core};
+    use crate::{CoreMap, HartConfig};
+
+    /// Threads of a core share one calendar, each in its own seat; one
+    /// thread per core builds plain cores.
+    #[test]
+    fn cores_for_harts_share_a_calendar_per_core() {
+        let config = HartConfig::default();
+        let map = CoreMap::with_threads_per_core(4, 2).unwrap();
+        let mut cores = Core::for_harts(&map, &config);
+        let ids: Vec<_> = cores
+            .iter()
+            .map(|c| (c.id, c.hart_id, c.smt_thread()))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                (0, 0, Some(0)),
+                (0, 1, Some(1)),
+                (1, 2, Some(0)),
+                (1, 3, Some(1))
+            ]
+        );
+        let same = |a: &Core, b: &Core| {
+            std::sync::Arc::ptr_eq(a.calendar().unwrap(), b.calendar().unwrap())
+        };
+        assert!(same(&cores[0], &cores[1]) && same(&cores[2], &cores[3]));
+        assert!(!same(&cores[0], &cores[2]));
+        // A seat taken out and given back is the same seat.
+        let before = cores[1].clone();
+        let seat = cores[1].take_smt();
+        assert_eq!(cores[1].smt_thread(), None);
+        cores[1].put_smt(seat);
+        assert_eq!(cores[1], before);
+        let plain = Core::for_harts(&CoreMap::one_thread_per_core(3), &config);
+        assert!(plain.iter().all(|c| c.calendar().is_none()));
+        assert_eq!(plain[2], Core::new(2, 2, &config));
+    }
 
     /// The 64-bit fast path and the 128-bit one agree with 128-bit
     /// arithmetic, on both sides of the product's overflow.

@@ -42,7 +42,7 @@ pub mod tlb;
 mod trap;
 
 pub use code::{Block, CodeCache, CodePages, MAX_BLOCK_INSNS};
-pub use core::Core;
+pub use core::{Core, SmtSeat};
 pub use cost::CoreCosts;
 pub use interrupt::{irq, InterruptLines};
 pub use trap::{Exit, Trap};

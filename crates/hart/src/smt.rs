@@ -83,8 +83,9 @@ pub struct IssueCalendar {
     slots: Vec<Slot>,
     /// Busy `[start, end)` intervals of `Unit::MulDiv` and `Unit::FpDiv`.
     busy: [[(u64, u64); INTERVALS]; 2],
-    /// The earliest clock in `ready_at` (`u64::MAX`: none is ready).
-    earliest_ready: u64,
+    /// The earliest clock in `ready_at` of a thread with slots still to
+    /// reserve (`u64::MAX`: none): before it no sibling can want a slot.
+    earliest_rival: u64,
     /// One past the highest thread [`IssueCalendar::set_ready`] was told
     /// of.
     threads: usize,
@@ -126,7 +127,7 @@ impl IssueCalendar {
                 };
                 RING
             ],
-            earliest_ready: u64::MAX,
+            earliest_rival: u64::MAX,
             ..IssueCalendar::default()
         })))
     }
@@ -148,11 +149,16 @@ impl IssueCalendar {
             self.reserve_budget[thread] = used + used / 2 + 2;
         }
         self.ready_at[thread] = clock;
-        self.earliest_ready = self
+        self.update_earliest_rival();
+    }
+
+    fn update_earliest_rival(&mut self) {
+        self.earliest_rival = self
             .ready_at
             .iter()
-            .flatten()
-            .copied()
+            .zip(&self.reserve_budget)
+            .filter(|&(_, &budget)| budget > 0)
+            .filter_map(|(ready, _)| *ready)
             .min()
             .unwrap_or(u64::MAX);
     }
@@ -226,7 +232,30 @@ impl IssueCalendar {
     /// [`IssueCalendar::commit`] (an instruction that traps, or stops to
     /// re-execute later, never issued); cycles that siblings win on the
     /// way are reserved for them.
+    #[inline]
     pub fn find(&mut self, me: usize, ready: u64, unit: Unit, occupancy: u64) -> Issue {
+        // The common case, inline: a free slot at `ready` nobody else is
+        // ready for, and no unit to wait for (the first round of the
+        // search below, which gives the same answer).
+        if self.earliest_rival > ready && matches!(unit, Unit::None | Unit::Memory) {
+            let s = self.peek(ready);
+            if s.reserved & (1 << me) == 0
+                && s.used < self.width
+                && (unit == Unit::None || s.memory == 0)
+            {
+                return Issue {
+                    cycle: ready,
+                    unit_wait: 0,
+                    reserved: false,
+                };
+            }
+        }
+        self.search(me, ready, unit, occupancy)
+    }
+
+    /// [`IssueCalendar::find`]'s search, cycle by cycle.
+    #[inline(never)]
+    fn search(&mut self, me: usize, ready: u64, unit: Unit, occupancy: u64) -> Issue {
         let mut t = ready;
         let mut unit_wait = 0;
         let occ = occupancy.max(1);
@@ -263,9 +292,10 @@ impl IssueCalendar {
     /// ready there and not yet simulated; if not, reserves the cycle's
     /// remaining slots for the siblings that win it.
     fn wins(&mut self, me: usize, t: u64, s: Slot) -> bool {
-        // No sibling is ready by `t`: no rivals (the loop below would find
-        // none). The common case of a thread alone on its core.
-        if self.earliest_ready > t {
+        // No sibling with slots to reserve is ready by `t`: no rivals (the
+        // loop below would find none). The common case of a thread alone on
+        // its core, or of one whose sibling's reserved slots are all kept.
+        if self.earliest_rival > t {
             return true;
         }
         let free = (self.width - s.used) as usize;
@@ -309,6 +339,9 @@ impl IssueCalendar {
             slot.reserved |= 1 << k;
             self.last_issue[k] = t + 1;
             self.reserve_budget[k] -= 1;
+            if self.reserve_budget[k] == 0 {
+                self.update_earliest_rival();
+            }
         }
         false
     }
@@ -320,7 +353,10 @@ impl IssueCalendar {
         if issue.reserved {
             self.reserved_used[me] += 1;
         }
-        let slot = self.slot(t);
+        // Changed in a register and stored once: byte after byte in place,
+        // each change waited for the store before it.
+        let mut slot = self.peek(t);
+        slot.cycle = t;
         if issue.reserved {
             slot.reserved &= !(1 << me);
         } else {
@@ -330,6 +366,7 @@ impl IssueCalendar {
         if unit == Unit::Memory {
             slot.memory += 1;
         }
+        self.slots[t as usize % RING] = slot;
         self.last_issue[me] = t + 1;
         let k = match unit {
             Unit::MulDiv => 0,

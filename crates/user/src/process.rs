@@ -7,7 +7,6 @@ use crate::fs::{Fs, AT_FDCWD};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
 use rvnvmm_gdb::{Target, Verdict};
-use rvnvmm_hart::smt::{IssueCalendar, SharedCalendar};
 use rvnvmm_hart::TimingModel;
 use rvnvmm_hart::{
     CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SMT_WINDOW, SYNC_TOLERANCE,
@@ -354,32 +353,19 @@ impl Process {
         })?);
         let core_map = CoreMap::with_threads_per_core(harts, threads_per_core)
             .ok_or_else(|| RunError::Setup("a machine needs at least one hart".into()))?;
-        let calendars: Vec<Option<SharedCalendar>> = (0..core_map.cores())
-            .map(|_| {
-                (threads_per_core > 1).then(|| {
-                    IssueCalendar::shared(opts.hart.costs.issue_width, opts.hart.costs.smt_policy)
-                })
-            })
-            .collect();
         let mut p = Process {
             mem,
             aspace,
             code: CodeCache::default(),
             threads: Vec::new(),
-            cpus: (0..harts)
-                .map(|c| {
-                    let id = core_map.core_of(c);
-                    let core = Core::new(id, c as u64, &opts.hart);
-                    Cpu {
-                        core: match &calendars[id] {
-                            Some(cal) => core.with_smt(cal, c % threads_per_core),
-                            None => core,
-                        },
-                        instret: 0,
-                        cursor: 0,
-                        holder: None,
-                        slice_end: 0,
-                    }
+            cpus: Core::for_harts(&core_map, &opts.hart)
+                .into_iter()
+                .map(|core| Cpu {
+                    core,
+                    instret: 0,
+                    cursor: 0,
+                    holder: None,
+                    slice_end: 0,
                 })
                 .collect(),
             fs,
