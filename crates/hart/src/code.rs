@@ -250,8 +250,11 @@ impl CodeCache {
     /// model with `fetch_line_shift` (`None`: no model, nothing fetched
     /// through a cache). The blocks themselves stay, so they begin and end
     /// where they did (a flush would let them be decoded from other entry
-    /// points, which fetch other lines) and their translations stay valid
-    /// (a translation neither counts nor charges).
+    /// points, which fetch other lines) and so do their translations: a
+    /// translation bakes in its block's costs and fetch lines, but is only
+    /// entered by a run of the kind (timed or functional) it was made for,
+    /// and a run has one timing of each kind. A switch between two
+    /// different timed configurations would have to drop them.
     ///
     /// Each block keeps the figures it leaves as `parked`: switching back
     /// to the timing before (a sampled run switches back and forth every

@@ -380,8 +380,9 @@ impl Process {
     }
 
     /// Gives every core `costs` and re-times the decoded blocks (which
-    /// carry them and the timing model's fetch lines); the harts'
-    /// translations are dropped.
+    /// carry them and the timing model's fetch lines); translations stay,
+    /// each entered only by runs of the kind it was made for
+    /// (`CodeCache::retime`).
     fn set_costs(&mut self, costs: CoreCosts) {
         for c in &mut self.cpus {
             c.core.costs = costs.clone();
