@@ -7,6 +7,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/stats_run.rs"]
+mod stats_run;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -27,37 +29,9 @@ fn marker_tool() -> PathBuf {
     p
 }
 
-fn tempdir() -> PathBuf {
-    use std::sync::atomic::{AtomicU32, Ordering};
-    static N: AtomicU32 = AtomicU32::new(0);
-    let d = std::env::temp_dir().join(format!(
-        "rvnvmm-roi-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::SeqCst)
-    ));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// `rvnvmm run OPTIONS --stats FILE PROGRAM ARGS`: its output and statistics.
 fn run(options: &[&str], program: &Path, args: &[&str]) -> (Output, Value) {
-    let stats = tempdir().join("stats.json");
-    let o = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .arg("run")
-        .args(options)
-        .arg("--stats")
-        .arg(&stats)
-        .arg(program)
-        .args(args)
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&stats).unwrap_or_else(|e| {
-        panic!(
-            "no statistics ({e}): {}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    (o, serde_json::from_str(&text).unwrap())
+    stats_run::run_with_stats(options, program, args)
 }
 
 fn stdout(o: &Output) -> String {

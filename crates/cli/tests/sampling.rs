@@ -4,6 +4,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/stats_run.rs"]
+mod stats_run;
 
 use serde_json::Value;
 use std::path::PathBuf;
@@ -18,31 +20,8 @@ fn rbtree() -> (PathBuf, [&'static str; 2]) {
 
 /// `rvnvmm run OPTIONS --stats FILE rbtree ARGS`: its output and statistics.
 fn run(options: &[&str]) -> (Output, Value) {
-    let dir = std::env::temp_dir().join(format!(
-        "rvnvmm-sampling-{}-{}",
-        std::process::id(),
-        options.join("_").replace(['=', ',', '/'], "-")
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
-    let stats = dir.join("stats.json");
     let (prog, args) = rbtree();
-    let o = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .arg("run")
-        .args(options)
-        .arg("--stats")
-        .arg(&stats)
-        .arg(prog)
-        .args(args)
-        .output()
-        .unwrap();
-    let text = std::fs::read_to_string(&stats).unwrap_or_else(|e| {
-        panic!(
-            "no statistics ({e}): {}",
-            String::from_utf8_lossy(&o.stderr)
-        )
-    });
-    std::fs::remove_dir_all(&dir).ok();
-    (o, serde_json::from_str(&text).unwrap())
+    stats_run::run_with_stats(options, &prog, &args)
 }
 
 const PLAN: &str = "period=50000,detail=2000,warmup=2000";
