@@ -3,7 +3,15 @@
 # for `rvnvmm boot --disk` (seed 000 §4.4: debootstrap, then boot Debian on
 # the emulated machine).
 #
-#   scripts/build-rootfs.sh [IMAGE]     # default $RVNVMM_CACHE/rootfs/trixie-riscv64.img
+#   scripts/build-rootfs.sh [IMAGE]        # default $RVNVMM_CACHE/rootfs/trixie-riscv64.img
+#   scripts/build-rootfs.sh --mpi [IMAGE]  # default $RVNVMM_CACHE/rootfs/trixie-riscv64-mpi.img
+#
+# --mpi: the same system plus Debian's Open MPI (`openmpi-bin`), for the MPI
+# build of the NAS-like kernels (seed 003). It starts from the plain image
+# (built first if missing): the packages openmpi-bin needs on top of it
+# (resolved by apt against the image's own dpkg status, downloaded and
+# checked against the signed index) are written into a copy with debugfs,
+# and rvnvmm boots the copy once to `dpkg -i` them.
 #
 # 1. On the host: `debootstrap --foreign` (download and unpack only; the
 #    packages' scripts are riscv64 programs the host cannot run), with
@@ -26,8 +34,12 @@ CACHE="${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}"
 MIRROR="$(python3 "$top/scripts/debian_packages.py" mirror)" || exit 1
 SUITE=trixie
 SIZE=2G
-IMAGE="${1:-$CACHE/rootfs/$SUITE-riscv64.img}"
 die() { echo "build-rootfs: $*" >&2; exit 1; }
+mpi=false
+if [ "${1:-}" = --mpi ]; then mpi=true; shift; fi
+case "${1:-}" in -*) die "unknown option $1 (usage: build-rootfs.sh [--mpi] [IMAGE])" ;; esac
+BASE="$CACHE/rootfs/$SUITE-riscv64.img"
+if $mpi; then IMAGE="${1:-$CACHE/rootfs/$SUITE-riscv64-mpi.img}"; else IMAGE="${1:-$BASE}"; fi
 
 [ "$(id -u)" = 0 ] || die "run as root (debootstrap creates device nodes)"
 [ -f "$CACHE/paths.env" ] || die "run scripts/setup.sh first"
@@ -44,6 +56,70 @@ initrd=$(bash "$top/scripts/build-initramfs.sh")
 mkdir -p "$(dirname "$IMAGE")"
 tree=$(mktemp -d "$(dirname "$IMAGE")/tree.XXXXXX")
 trap 'rm -rf "$tree"' EXIT
+
+# Boots IMAGE.part once with INIT as PID 1 (functional model: it is only
+# installation); the image is renamed into place when INIT printed DONE.
+install_in_rvnvmm() {
+    local init=$1 done=$2 log="$IMAGE.$3.log" start
+    start=$(date +%s)
+    "$rvnvmm" boot --set machine.model=functional --initrd "$initrd" --disk "$IMAGE.part" \
+        --append "console=ttyS0 quiet rw rvnvmm.root=/dev/vda rvnvmm.init=$init" \
+        < /dev/null | tee "$log"
+    grep -q "$done" "$log" || die "the installation in rvnvmm failed: see $log"
+    mv "$IMAGE.part" "$IMAGE"
+    echo "build-rootfs: $IMAGE ready (in rvnvmm: $(( $(date +%s) - start )) s)" >&2
+    echo "$IMAGE"
+}
+
+if $mpi; then
+    [ -f "$BASE" ] || "$0" "$BASE" >/dev/null
+    echo "build-rootfs: openmpi-bin on a copy of $BASE" >&2
+    debugfs -R "dump /var/lib/dpkg/status $tree/status" "$BASE" 2>/dev/null
+    [ -s "$tree/status" ] || die "cannot read /var/lib/dpkg/status from $BASE"
+    mapfile -t debs < <(python3 "$top/scripts/debian_packages.py" closure \
+        --status "$tree/status" openmpi-bin)
+    [ ${#debs[@]} -gt 0 ] || die "no packages to install (see the messages above)"
+    cat > "$tree/install" <<'EOF'
+#!/bin/sh
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+echo "rvnvmm-install: dpkg -i $(ls /var/cache/rvnvmm-install | wc -l) packages"
+if dpkg -i /var/cache/rvnvmm-install/*.deb; then
+    rm -rf /var/cache/rvnvmm-install /usr/sbin/rvnvmm-install
+    echo "rvnvmm-install: done"
+else
+    echo "rvnvmm-install: FAILED"
+fi
+sync
+echo u > /proc/sysrq-trigger
+echo o > /proc/sysrq-trigger
+sleep 60
+EOF
+    {
+        # debugfs's write names a file of its current directory; /sbin is a
+        # symbolic link (merged /usr), which debugfs does not follow.
+        echo "mkdir /var/cache/rvnvmm-install"
+        echo "cd /var/cache/rvnvmm-install"
+        for deb in "${debs[@]}"; do echo "write $deb $(basename "$deb")"; done
+        echo "cd /usr/sbin"
+        echo "write $tree/install rvnvmm-install"
+        echo "sif rvnvmm-install mode 0100755"
+    } > "$tree/debugfs.cmd"
+    rm -f "$IMAGE.part"
+    cp --sparse=always "$BASE" "$IMAGE.part"
+    # The image was powered off with SysRq (its journal still to replay):
+    # replay it first, or Linux would replay it over what debugfs writes.
+    e2fsck -fy "$IMAGE.part" >"$tree/e2fsck.log" 2>&1 || [ $? -le 1 ] \
+        || die "e2fsck of $IMAGE.part failed: $(tail -3 "$tree/e2fsck.log")"
+    # debugfs exits 0 when a command fails: anything on stderr but its banner is an error.
+    debugfs -w -f "$tree/debugfs.cmd" "$IMAGE.part" >/dev/null 2>"$tree/debugfs.err" || true
+    if grep -v '^debugfs [0-9]' "$tree/debugfs.err" >&2; then
+        die "debugfs could not write the packages into $IMAGE.part"
+    fi
+    install_in_rvnvmm /sbin/rvnvmm-install "rvnvmm-install: done" install
+    exit 0
+fi
 
 echo "build-rootfs: stage 1 (host): debootstrap --foreign $SUITE riscv64" >&2
 debootstrap --foreign --arch=riscv64 --variant=minbase \
@@ -84,12 +160,4 @@ truncate -s "$SIZE" "$IMAGE.part"
 mke2fs -q -t ext4 -L rootfs -d "$tree" "$IMAGE.part"
 
 echo "build-rootfs: stage 3 (in rvnvmm): debootstrap --second-stage" >&2
-start=$(date +%s)
-log="$IMAGE.second-stage.log"
-"$rvnvmm" boot --set machine.model=functional --initrd "$initrd" --disk "$IMAGE.part" \
-    --append "console=ttyS0 quiet rw rvnvmm.root=/dev/vda rvnvmm.init=/sbin/rvnvmm-second-stage" \
-    < /dev/null | tee "$log"
-grep -q "rvnvmm-second-stage: done" "$log" || die "the second stage failed: see $log"
-mv "$IMAGE.part" "$IMAGE"
-echo "build-rootfs: $IMAGE ready (second stage: $(( $(date +%s) - start )) s)" >&2
-echo "$IMAGE"
+install_in_rvnvmm /sbin/rvnvmm-second-stage "rvnvmm-second-stage: done" second-stage

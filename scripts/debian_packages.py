@@ -4,6 +4,8 @@
     debian_packages.py mirror                   # print the Debian mirror setup.sh uses
     debian_packages.py fetch PKG...             # verified, extracted packages: "PKG<TAB>DIR" lines
     debian_packages.py update-lock PKG...       # re-resolve the lock from a signed index
+    debian_packages.py closure --status S PKG...  # verified .debs installing PKG on a system
+                                                # whose dpkg status file is S needs (one per line)
 
 The lock (scripts/debian-riscv64.lock) pins name, version, pool path, size and
 SHA256 of every .deb, resolved from a signature-verified package index. With it
@@ -456,6 +458,18 @@ class PrivateApt:
             return None
         return Deb(name, record["Version"], int(record["Size"]), record["SHA256"], record["Filename"], wanted)
 
+    def install_set(self, status: Path, packages: list[str]) -> list[tuple[str, str]]:
+        """(name, version) of what `apt-get install packages` would unpack on a system whose
+        dpkg status file is `status` (no recommends): the packages and the dependencies that
+        system lacks or holds in an older version."""
+        done = self._apt("apt-get", "-s", "-q", "--no-install-recommends",
+                         "-o", f"Dir::State::status={status}", "install", *packages)  # fmt: skip
+        if done.returncode != 0:
+            errors = [line.strip() for line in done.stdout.splitlines() if line.startswith("E:")]
+            raise SetupError(f"apt cannot install {' '.join(packages)} there: " + "; ".join(errors or [done.stdout[-500:]]))
+        # "Inst NAME [OLD] (VERSION Debian:...)"
+        return re.findall(r"^Inst (\S+) (?:\[[^]]*\] )?\((\S+) ", done.stdout, re.M)
+
     def resolve(self, wanted: str) -> Deb | None:
         """The candidate of `wanted`; a kernel metapackage (linux-image-ARCH) gives its kernel."""
         if wanted == f"linux-image-{ARCH}":
@@ -737,6 +751,27 @@ class Setup:
             trees[name] = self.cache.tree(deb)
         return trees
 
+    def closure(self, status: Path, wanted: list[str]) -> list[Path]:
+        """Verified .debs (in the cache) of what installing `wanted` on a system with dpkg
+        status `status` unpacks, from the signed index (not the lock: these go into a disk
+        image, not into the sysroot)."""
+        try:
+            apt = self.index()
+        except IndexUnavailable as e:
+            raise SetupError(self._no_index_message(f"installing {' '.join(wanted)}", e.failures)) from None
+        debs = []
+        for name, version in apt.install_set(status, wanted):
+            deb = apt.deb(name, name)
+            if deb is None or deb.version != version:
+                raise SetupError(f"the package index of {apt.suite} has no {name} {version} for {ARCH}")
+            if not self.cache.has_deb(deb):
+                try:
+                    self._download(deb)
+                except FetchError as e:
+                    raise SetupError(self._unreachable_message(deb, e)) from None
+            debs.append(self.cache.deb_file(deb))
+        return debs
+
     def update_lock(self, wanted: list[str]) -> None:
         try:
             apt = self.index()
@@ -795,9 +830,11 @@ class Setup:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("command", choices=("mirror", "fetch", "update-lock"))
+    parser.add_argument("command", choices=("mirror", "fetch", "update-lock", "closure"))
     parser.add_argument("packages", nargs="*", help="packages wanted (a kernel metapackage gives its kernel)")
     parser.add_argument("--codename", help="the Debian release wanted (checked against the lock)")
+    parser.add_argument("--status", type=Path,
+                        help="closure: the dpkg status file of the system the packages go onto")  # fmt: skip
     args = parser.parse_intermixed_args(argv)
     try:
         if args.command == "mirror":
@@ -820,6 +857,12 @@ def main(argv: list[str] | None = None) -> int:
                 )
             lock = Lock(args.codename, lock.debs)
         setup = Setup(Cache(cache), lock, lock_path, keyring, Retry.from_env())
+        if args.command == "closure":
+            if args.status is None:
+                raise SetupError("closure needs --status FILE (a dpkg status file)")
+            for deb in setup.closure(args.status, args.packages):
+                print(deb)
+            return 0
         if args.command == "update-lock":
             setup.update_lock(args.packages)
         for wanted, tree in setup.fetch(args.packages).items():

@@ -482,3 +482,34 @@ def test_lock_errors_name_the_line(tmp_path):
     with pytest.raises(debian_packages.SetupError,
                        match=r"lock:2: \.\./etc/passwd is not a path under pool/"):
         debian_packages.Lock.read(path)
+
+
+def test_closure_downloads_what_the_target_system_lacks_verified(tmp_path, mirror, cache, archive_key):
+    """`closure` (scripts/build-rootfs.sh --mpi): the packages and the dependencies the target's
+    dpkg status does not already satisfy, from the signed index, into the cache."""
+    mirror.add("libmpi", "2.0-1", depends="libc6")
+    mirror.add("mpi-common", "2.0-1")
+    mirror.add("mpi-bin", "2.0-1", depends="libmpi, mpi-common, libc6 (>= 1.0)")
+    mirror.publish("trixie", "trixie")
+    status = tmp_path / "status"
+    status.write_text("Package: libc6\nStatus: install ok installed\nVersion: 1.0-1\n"
+                      "Architecture: riscv64\nMaintainer: x <x@localhost>\nDescription: x\n\n")
+    lock = write_lock(tmp_path / "lock", mirror)
+    env = {**os.environ, "RVNVMM_CACHE": str(cache), "RVNVMM_DEBIAN_MIRROR": mirror.url,
+           "RVNVMM_DEBIAN_LOCK": str(lock), "RVNVMM_DEBIAN_KEYRING": str(archive_key[1]),
+           "RVNVMM_FETCH_RETRIES": "2", "RVNVMM_FETCH_BACKOFF": "0.05"}
+    script = ROOT / "scripts" / "debian_packages.py"
+    done = subprocess.run([sys.executable, str(script), "closure", "--status", str(status), "mpi-bin"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = sorted(Path(line).name for line in done.stdout.split())
+    assert got == ["libmpi_2.0-1_riscv64.deb", "mpi-bin_2.0-1_riscv64.deb", "mpi-common_2.0-1_riscv64.deb"]
+    for line in done.stdout.split():
+        data = Path(line).read_bytes()
+        name = Path(line).name.split("_")[0]
+        assert hashlib.sha256(data).hexdigest() == mirror.debs[name].sha256
+    # A package the index lacks: a clear error, nothing printed.
+    done = subprocess.run([sys.executable, str(script), "closure", "--status", str(status), "no-such"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert "apt cannot install no-such" in done.stderr
