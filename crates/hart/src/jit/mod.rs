@@ -31,7 +31,7 @@ use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};
 use std::cell::Cell;
-use x86::{Alu, Asm, Cond, Reg, Shift};
+use x86::{Alu, Asm, Cond, MulHigh, Reg, Shift};
 
 /// Executions of a block before it is translated: cold code costs nothing.
 pub const HOT_THRESHOLD: u32 = 16;
@@ -637,6 +637,33 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         Mul => alu(asm, Src::Reg, &|asm: &mut Asm| asm.imul(true)),
         Mulw => alu(asm, Src::Reg, &|asm: &mut Asm| {
             asm.imul(false);
+            asm.sext32();
+        }),
+        Mulh => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.mul_high(MulHigh::Signed)
+        }),
+        Mulhu => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.mul_high(MulHigh::Unsigned)
+        }),
+        Mulhsu => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.mul_high(MulHigh::SignedUnsigned)
+        }),
+        Div => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.divide(true, false, true)
+        }),
+        Divu => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.divide(false, false, true)
+        }),
+        Rem => alu(asm, Src::Reg, &|asm: &mut Asm| asm.divide(true, true, true)),
+        Remu => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.divide(false, true, true)
+        }),
+        Divw | Divuw | Remw | Remuw => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.divide(
+                matches!(ins.op, Divw | Remw),
+                matches!(ins.op, Remw | Remuw),
+                false,
+            );
             asm.sext32();
         }),
         Lb => load(asm, 1, true),

@@ -590,3 +590,58 @@ fn timed_translations_make_the_interpreters_model_calls() {
         assert_eq!(interp_calls, jit_calls, "ahead {ahead}");
     }
 }
+
+#[test]
+fn multiplies_and_divides_match_the_interpreter_at_their_edges() {
+    // Every M-extension operation, rd = x3.., rs1 = x1, rs2 = x2: the
+    // translated forms (x86 mul/imul/div/idiv behind RISC-V's by-zero and
+    // overflow results) against the interpreter.
+    let ops: [(u32, u32); 13] = [
+        (0x33, 0), // mul
+        (0x33, 1), // mulh
+        (0x33, 2), // mulhsu
+        (0x33, 3), // mulhu
+        (0x33, 4), // div
+        (0x33, 5), // divu
+        (0x33, 6), // rem
+        (0x33, 7), // remu
+        (0x3b, 0), // mulw
+        (0x3b, 4), // divw
+        (0x3b, 5), // divuw
+        (0x3b, 6), // remw
+        (0x3b, 7), // remuw
+    ];
+    let mut code: Vec<u32> = ops
+        .iter()
+        .enumerate()
+        .map(|(k, &(op, f3))| r_type(1, f3, op, 3 + k as u32, 1, 2))
+        .collect();
+    code.push(ECALL);
+    let edges = [
+        0u64,
+        1,
+        2,
+        7,
+        u64::MAX,
+        1 << 63,
+        (1 << 63) - 1,
+        0xffff_ffff_8000_0000,
+        0x8000_0000,
+        0x7fff_ffff,
+        0xffff_ffff,
+        0x1234_5678_9abc_def1,
+        0xfedc_ba98_7654_3210,
+    ];
+    let runs = 2 * super::HOT_THRESHOLD as usize + 2;
+    for &a in &edges {
+        for &b in &edges {
+            let mut x = [0u64; 16];
+            x[1] = a;
+            x[2] = b;
+            let (interp, _) = run(&code, &x, false, Engine::Interp, runs);
+            let (jit, translated) = run(&code, &x, false, Engine::Jit, runs);
+            assert!(translated);
+            assert_eq!(interp, jit, "rs1 {a:#x}, rs2 {b:#x}");
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //!
 //! Register plan of translated code: `rbx` holds the address of the hart's
 //! integer registers (`x[i]` at `[rbx + 8 i]`), `r12` the translation
-//! context; `rax` and `rcx` are scratch. Guest values are loaded into `rax`
+//! context; `rax` and `rcx` are scratch, and `rdx` and `r8` for multiplies
+//! and divides. Guest values are loaded into `rax`
 //! (first operand) and `rcx` (second operand), combined in `rax` and stored
 //! back.
 
@@ -64,6 +65,17 @@ pub enum Shift {
     RightLogical = 5,
     /// `sar`.
     RightArith = 7,
+}
+
+/// Which operands of a high multiply are signed.
+#[derive(Clone, Copy, Debug)]
+pub enum MulHigh {
+    /// `mulh`: both.
+    Signed,
+    /// `mulhu`: neither.
+    Unsigned,
+    /// `mulhsu`: the first.
+    SignedUnsigned,
 }
 
 /// Scratch registers.
@@ -157,6 +169,79 @@ impl Asm {
             self.bytes(&[0x48]);
         }
         self.bytes(&[0x0f, 0xaf, 0xc1]);
+    }
+
+    /// `rax` = the high 64 bits of the 128-bit product of `rax` and `rcx`,
+    /// each signed or not as `kind` says (RISC-V `mulh`, `mulhu`,
+    /// `mulhsu`). Clobbers `rdx` and `r8` (caller-saved, otherwise unused).
+    pub fn mul_high(&mut self, kind: MulHigh) {
+        match kind {
+            MulHigh::Signed => self.bytes(&[0x48, 0xf7, 0xe9]), // imul rcx
+            MulHigh::Unsigned => self.bytes(&[0x48, 0xf7, 0xe1]), // mul rcx
+            MulHigh::SignedUnsigned => {
+                // The unsigned product's high half, less rcx when rax < 0.
+                self.bytes(&[0x49, 0x89, 0xc0]); // mov r8, rax
+                self.bytes(&[0x48, 0xf7, 0xe1]); // mul rcx
+                self.bytes(&[0x49, 0xc1, 0xf8, 0x3f]); // sar r8, 63
+                self.bytes(&[0x49, 0x21, 0xc8]); // and r8, rcx
+                self.bytes(&[0x4c, 0x29, 0xc2]); // sub rdx, r8
+            }
+        }
+        self.bytes(&[0x48, 0x89, 0xd0]); // mov rax, rdx
+    }
+
+    /// `rax = rax / rcx` or `rax % rcx` with RISC-V's results where x86
+    /// would fault: by zero, the quotient is all ones and the remainder the
+    /// dividend; the signed overflow (minimum / -1) gives the dividend and
+    /// remainder 0. 64-bit (`wide`) or 32-bit (upper half zeroed; the caller
+    /// sign-extends). Clobbers `rdx`.
+    pub fn divide(&mut self, signed: bool, remainder: bool, wide: bool) {
+        let w = |a: &mut Asm| {
+            if wide {
+                a.bytes(&[0x48]);
+            }
+        };
+        w(self);
+        self.bytes(&[0x85, 0xc9]); // test rcx, rcx
+        let by_zero = self.jump_if(Cond::Eq);
+        let mut done = Vec::new();
+        if signed {
+            // x / -1 = -x (wrapping: the minimum stays), x % -1 = 0; this
+            // also keeps idiv away from the minimum / -1 fault.
+            w(self);
+            self.bytes(&[0x83, 0xf9, 0xff]); // cmp rcx, -1
+            let general = self.jump_if(Cond::Ne);
+            if remainder {
+                self.bytes(&[0x31, 0xc0]); // xor eax, eax
+            } else {
+                w(self);
+                self.bytes(&[0xf7, 0xd8]); // neg rax
+            }
+            done.push(self.jump());
+            self.here(general);
+            w(self);
+            self.bytes(&[0x99]); // cqo / cdq
+            w(self);
+            self.bytes(&[0xf7, 0xf9]); // idiv rcx
+        } else {
+            self.bytes(&[0x31, 0xd2]); // xor edx, edx
+            w(self);
+            self.bytes(&[0xf7, 0xf1]); // div rcx
+        }
+        if remainder {
+            w(self);
+            self.bytes(&[0x89, 0xd0]); // mov rax, rdx
+        }
+        done.push(self.jump());
+        self.here(by_zero);
+        if !remainder {
+            self.bytes(&[0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff]); // mov rax, -1
+        } else if !wide {
+            self.bytes(&[0x89, 0xc0]); // mov eax, eax (the 32-bit dividend)
+        }
+        for d in done {
+            self.here(d);
+        }
     }
 
     /// `rax = sign-extended eax`.
