@@ -82,7 +82,7 @@ SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}" "${PMDK_P
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu gfortran-riscv64-linux-gnu qemu-user e2fsprogs
                debian-archive-keyring make curl ca-certificates
                python3-venv chromium device-tree-compiler
-               qemu-system-misc cpio gnupg gdb-multiarch)
+               qemu-system-misc cpio gnupg gdb-multiarch openmpi-bin libopenmpi-dev)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"
