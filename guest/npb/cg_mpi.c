@@ -9,8 +9,10 @@
  * on every rank (MPI_Allgatherv of p in each of the 25 steps, of z for the
  * residual), and the dot products are sums over the ranks (npb_mpi_sums:
  * rank order, so the residuals and zeta at P processes are the OpenMP
- * build's at P threads).  NPB's MPI CG uses a 2-D grid of processes with
- * the same exchanges per step; a 1-D split keeps every process count.
+ * build's at P threads).  NPB's MPI CG splits the matrix over a 2-D grid of
+ * processes (pieces of the vectors exchanged along its rows and columns in
+ * every step); the split by rows exchanges more per step but takes any
+ * process count.
  * The time is the slowest rank's, from a barrier to the last iteration.
  */
 #include "npb_mpi.h" /* first: it names the workers processes */

@@ -57,6 +57,8 @@ static inline char npb_mpi_init(int *argc, char ***argv, const char *name, const
  * in rank order; every rank gets the sums.  out may be mine. */
 static inline void npb_mpi_sums(const double *mine, double *out, int n)
 {
+    if (n > NPB_MPI_MAX_SUM)
+        npb_mpi_fail("npb_mpi_sums", "more values than NPB_MPI_MAX_SUM");
     MPI_Allgather(mine, n, MPI_DOUBLE, npb_gathered, n, MPI_DOUBLE, MPI_COMM_WORLD);
     for (int i = 0; i < n; i++) {
         double s = 0.0;
