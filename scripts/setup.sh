@@ -62,19 +62,27 @@ WORKLOAD_PACKAGES=(xz-utils bzip2 gzip sqlite3 lua5.4 gawk mawk
 PMDK_PACKAGES=(libpmemobj1 libpmem1 libpmemobj-dev libpmem-dev
                libndctl6 libdaxctl1 libkmod2 libudev1 libuuid1 libcap2
                libssl3t64 openssl-provider-legacy libzstd1)
+# MPI (guest/npb/README.md): Debian's riscv64 Open MPI headers and libmpi with
+# the libraries it and its plugins load, so that the MPI kernels link against
+# the libmpi.so.40 that openmpi-bin brings into the full system's Debian root.
+MPI_PACKAGES=(libopenmpi-dev libopenmpi40 libpmix2t64 libhwloc15 libevent-core-2.1-7t64
+              libevent-pthreads-2.1-7t64 libfabric1 libucx0 libnl-3-200 libnl-route-3-200
+              libmunge2 libibverbs1 ibverbs-providers librdmacm1t64 libfuse3-4 libgomp1 libibmad5
+              libibumad3)
 # Full system (rvnvmm boot): OpenSBI's fw_dynamic and Debian's riscv64
 # kernel with its modules. The kernel's package is named after its ABI, so
 # it is found through the linux-image-riscv64 metapackage below.
 SYSTEM_PACKAGES=(opensbi linux-image-riscv64)
 PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}"
-          "${SYSTEM_PACKAGES[@]}")
-SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}")
+          "${MPI_PACKAGES[@]}" "${SYSTEM_PACKAGES[@]}")
+SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}"
+                  "${MPI_PACKAGES[@]}")
 
 # ---------------------------------------------------------------- host tools
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu gfortran-riscv64-linux-gnu qemu-user e2fsprogs
                debian-archive-keyring make curl ca-certificates
                python3-venv chromium device-tree-compiler
-               qemu-system-misc cpio gnupg gdb-multiarch)
+               qemu-system-misc cpio gnupg gdb-multiarch openmpi-bin libopenmpi-dev)
 
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"

@@ -17,23 +17,7 @@
  * verification); all 5 x 10 + 1 checks must pass.  One untimed ranking runs
  * first, as in NPB.  Mop/s counts 10 x 2^K keys ranked.
  */
-#include "npb.h"
-
-#define MAX_ITERATIONS 10
-#define TEST_ARRAY_SIZE 5
-#define IS_SEED 314159265.0
-
-struct is_class {
-    char cls;
-    int keys_log2, max_key_log2, buckets_log2;
-    long test_index[TEST_ARRAY_SIZE];
-    long test_rank[TEST_ARRAY_SIZE];
-};
-
-static const struct is_class classes[] = {
-    {'S', 16, 11, 9, {48427, 17148, 23627, 62548, 4431}, {0, 18, 346, 64917, 65463}},
-    {'W', 20, 16, 10, {357773, 934767, 875723, 898999, 404505}, {1249, 11698, 1039987, 1043896, 1048018}},
-};
+#include "is.h"
 
 static const struct is_class *c;
 static long nkeys, max_key, nbuckets;
@@ -53,16 +37,7 @@ static void make_keys(int nt)
     {
         long lo, hi;
         npb_range(nkeys, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
-        /* Skip the 4 numbers of every key before this block. */
-        uint64_t x = (npb_seed(IS_SEED) * npb_pow(NPB_A, 4 * (uint64_t)lo)) & NPB_MASK46;
-        double k = (double)(max_key / 4);
-        for (long i = lo; i < hi; i++) {
-            double r = npb_rand(&x, NPB_A);
-            r += npb_rand(&x, NPB_A);
-            r += npb_rand(&x, NPB_A);
-            r += npb_rand(&x, NPB_A);
-            keys[i] = (int)(k * r);
-        }
+        is_make_keys(lo, hi, max_key, keys + lo);
     }
 }
 
@@ -125,11 +100,7 @@ static void rank_keys(int iteration, int nt)
         if (k <= 0 || k > nkeys - 1)
             continue;
         long got = rank[k - 1];
-        long want;
-        if (c->cls == 'S')
-            want = i <= 2 ? c->test_rank[i] + iteration : c->test_rank[i] - iteration;
-        else /* W */
-            want = i < 2 ? c->test_rank[i] + (iteration - 2) : c->test_rank[i] - iteration;
+        long want = is_test_rank(c, i, iteration);
         if (got == want)
             passed++;
         else

@@ -19,33 +19,12 @@
  * most 1e-8.  One untimed V-cycle runs first, as in NPB, and v and u are
  * made again before the timed part.
  */
-#include "npb.h"
-
-#define MG_SEED 314159265.0
-#define MAX_LOG2 7                /* class W: 128^3 */
-#define MAX_LEVELS (MAX_LOG2 + 1)
-#define MAX_M ((1 << MAX_LOG2) + 2) /* the largest side, borders included */
-
-struct mg_class {
-    char cls;
-    int log2n, niter;
-    double rnm2;
-};
-
-static const struct mg_class classes[] = {
-    {'S', 5, 4, 0.5307707005734e-04},
-    {'W', 7, 4, 0.6467329375339e-05},
-};
-
-static const double coef_a[4] = {-8.0 / 3.0, 0.0, 1.0 / 6.0, 1.0 / 12.0};
-static const double coef_c[4] = {-3.0 / 8.0, 1.0 / 32.0, -1.0 / 64.0, 0.0};
+#include "mg.h"
 
 static int lt;               /* finest level: the grid is 2^lt per side */
 static long m[MAX_LEVELS];   /* points per side of level k, borders included */
 static double *u[MAX_LEVELS], *r[MAX_LEVELS], *v;
 static int nt;
-
-#define AT(g, mm, i3, i2, i1) ((g)[((long)(i3) * (mm) + (i2)) * (mm) + (i1)])
 
 /* The planes [lo, hi) of 1..mm-2 this thread handles. */
 static void planes(long mm, long *lo, long *hi)
@@ -92,79 +71,30 @@ static void zero(double *g, long mm)
 /* out = in - A w (in and out may be the same grid). */
 static void resid(const double *w, const double *in, double *out, long mm)
 {
-    double w1[MAX_M], w2[MAX_M];
     long lo, hi;
     planes(mm, &lo, &hi);
     for (long i3 = lo; i3 < hi; i3++)
-        for (long i2 = 1; i2 < mm - 1; i2++) {
-            for (long i1 = 0; i1 < mm; i1++) {
-                w1[i1] = AT(w, mm, i3, i2 - 1, i1) + AT(w, mm, i3, i2 + 1, i1) +
-                         AT(w, mm, i3 - 1, i2, i1) + AT(w, mm, i3 + 1, i2, i1);
-                w2[i1] = AT(w, mm, i3 - 1, i2 - 1, i1) + AT(w, mm, i3 - 1, i2 + 1, i1) +
-                         AT(w, mm, i3 + 1, i2 - 1, i1) + AT(w, mm, i3 + 1, i2 + 1, i1);
-            }
-            for (long i1 = 1; i1 < mm - 1; i1++)
-                AT(out, mm, i3, i2, i1) = AT(in, mm, i3, i2, i1) -
-                                          coef_a[0] * AT(w, mm, i3, i2, i1) -
-                                          coef_a[2] * (w2[i1] + w1[i1 - 1] + w1[i1 + 1]) -
-                                          coef_a[3] * (w2[i1 - 1] + w2[i1 + 1]);
-        }
+        resid_plane(w, in, out, mm, i3);
     comm3(out, mm);
 }
 
 /* w += S g: the smoother. */
 static void psinv(const double *g, double *w, long mm)
 {
-    double g1[MAX_M], g2[MAX_M];
     long lo, hi;
     planes(mm, &lo, &hi);
     for (long i3 = lo; i3 < hi; i3++)
-        for (long i2 = 1; i2 < mm - 1; i2++) {
-            for (long i1 = 0; i1 < mm; i1++) {
-                g1[i1] = AT(g, mm, i3, i2 - 1, i1) + AT(g, mm, i3, i2 + 1, i1) +
-                         AT(g, mm, i3 - 1, i2, i1) + AT(g, mm, i3 + 1, i2, i1);
-                g2[i1] = AT(g, mm, i3 - 1, i2 - 1, i1) + AT(g, mm, i3 - 1, i2 + 1, i1) +
-                         AT(g, mm, i3 + 1, i2 - 1, i1) + AT(g, mm, i3 + 1, i2 + 1, i1);
-            }
-            for (long i1 = 1; i1 < mm - 1; i1++)
-                AT(w, mm, i3, i2, i1) =
-                    AT(w, mm, i3, i2, i1) + coef_c[0] * AT(g, mm, i3, i2, i1) +
-                    coef_c[1] * (AT(g, mm, i3, i2, i1 - 1) + AT(g, mm, i3, i2, i1 + 1) + g1[i1]) +
-                    coef_c[2] * (g2[i1] + g1[i1 - 1] + g1[i1 + 1]);
-        }
+        psinv_plane(g, w, mm, i3);
     comm3(w, mm);
 }
 
 /* Coarse grid s (side ms) = P fine grid f (side mf = 2 ms - 2). */
 static void rprj3(const double *f, long mf, double *s, long ms)
 {
-    double x1[MAX_M], y1[MAX_M];
     long lo, hi;
     planes(ms, &lo, &hi);
-    for (long j3 = lo; j3 < hi; j3++) {
-        long i3 = 2 * j3 - 1;
-        for (long j2 = 1; j2 < ms - 1; j2++) {
-            long i2 = 2 * j2 - 1;
-            for (long j1 = 1; j1 < ms; j1++) {
-                long i1 = 2 * j1 - 1;
-                x1[i1] = AT(f, mf, i3 + 1, i2, i1) + AT(f, mf, i3 + 1, i2 + 2, i1) +
-                         AT(f, mf, i3, i2 + 1, i1) + AT(f, mf, i3 + 2, i2 + 1, i1);
-                y1[i1] = AT(f, mf, i3, i2, i1) + AT(f, mf, i3 + 2, i2, i1) +
-                         AT(f, mf, i3, i2 + 2, i1) + AT(f, mf, i3 + 2, i2 + 2, i1);
-            }
-            for (long j1 = 1; j1 < ms - 1; j1++) {
-                long i1 = 2 * j1 - 1;
-                double y2 = AT(f, mf, i3, i2, i1 + 1) + AT(f, mf, i3 + 2, i2, i1 + 1) +
-                            AT(f, mf, i3, i2 + 2, i1 + 1) + AT(f, mf, i3 + 2, i2 + 2, i1 + 1);
-                double x2 = AT(f, mf, i3 + 1, i2, i1 + 1) + AT(f, mf, i3 + 1, i2 + 2, i1 + 1) +
-                            AT(f, mf, i3, i2 + 1, i1 + 1) + AT(f, mf, i3 + 2, i2 + 1, i1 + 1);
-                AT(s, ms, j3, j2, j1) =
-                    0.5 * AT(f, mf, i3 + 1, i2 + 1, i1 + 1) +
-                    0.25 * (AT(f, mf, i3 + 1, i2 + 1, i1) + AT(f, mf, i3 + 1, i2 + 1, i1 + 2) + x2) +
-                    0.125 * (x1[i1] + x1[i1 + 2] + y2) + 0.0625 * (y1[i1] + y1[i1 + 2]);
-            }
-        }
-    }
+    for (long j3 = lo; j3 < hi; j3++)
+        rprj3_plane(f, mf, s, ms, j3);
     comm3(s, ms);
 }
 
@@ -172,51 +102,20 @@ static void rprj3(const double *f, long mf, double *s, long ms)
  * coarse grid's borders make the fine grid's, so no comm3 follows. */
 static void interp(const double *g, long mc, double *f, long mf)
 {
-    double z1[MAX_M], z2[MAX_M], z3[MAX_M];
     long lo, hi;
     npb_range(mc - 1, omp_get_thread_num(), omp_get_num_threads(), &lo, &hi);
     for (long i3 = lo; i3 < hi; i3++)
-        for (long i2 = 0; i2 < mc - 1; i2++) {
-            for (long i1 = 0; i1 < mc; i1++) {
-                z1[i1] = AT(g, mc, i3, i2 + 1, i1) + AT(g, mc, i3, i2, i1);
-                z2[i1] = AT(g, mc, i3 + 1, i2, i1) + AT(g, mc, i3, i2, i1);
-                z3[i1] = AT(g, mc, i3 + 1, i2 + 1, i1) + AT(g, mc, i3 + 1, i2, i1) + z1[i1];
-            }
-            for (long i1 = 0; i1 < mc - 1; i1++) {
-                AT(f, mf, 2 * i3, 2 * i2, 2 * i1) += AT(g, mc, i3, i2, i1);
-                AT(f, mf, 2 * i3, 2 * i2, 2 * i1 + 1) +=
-                    0.5 * (AT(g, mc, i3, i2, i1 + 1) + AT(g, mc, i3, i2, i1));
-            }
-            for (long i1 = 0; i1 < mc - 1; i1++) {
-                AT(f, mf, 2 * i3, 2 * i2 + 1, 2 * i1) += 0.5 * z1[i1];
-                AT(f, mf, 2 * i3, 2 * i2 + 1, 2 * i1 + 1) += 0.25 * (z1[i1] + z1[i1 + 1]);
-            }
-            for (long i1 = 0; i1 < mc - 1; i1++) {
-                AT(f, mf, 2 * i3 + 1, 2 * i2, 2 * i1) += 0.5 * z2[i1];
-                AT(f, mf, 2 * i3 + 1, 2 * i2, 2 * i1 + 1) += 0.25 * (z2[i1] + z2[i1 + 1]);
-            }
-            for (long i1 = 0; i1 < mc - 1; i1++) {
-                AT(f, mf, 2 * i3 + 1, 2 * i2 + 1, 2 * i1) += 0.25 * z3[i1];
-                AT(f, mf, 2 * i3 + 1, 2 * i2 + 1, 2 * i1 + 1) += 0.125 * (z3[i1] + z3[i1 + 1]);
-            }
-        }
+        interp_planes(g, mc, f, mf, i3, 1, 1);
 #pragma omp barrier
 }
 
 /* The L2 norm (over the N^3 interior points) and the largest magnitude. */
 static void norm2u3(const double *g, long mm, double *rnm2, double *rnmu)
 {
-    double s = 0.0, top = 0.0;
+    double s, top;
     long lo, hi;
     planes(mm, &lo, &hi);
-    for (long i3 = lo; i3 < hi; i3++)
-        for (long i2 = 1; i2 < mm - 1; i2++)
-            for (long i1 = 1; i1 < mm - 1; i1++) {
-                double e = AT(g, mm, i3, i2, i1);
-                s += e * e;
-                if (fabs(e) > top)
-                    top = fabs(e);
-            }
+    norm_planes(g, mm, lo, hi, &s, &top);
     double total = npb_sum(s);
     /* The largest magnitude: max is exact, so any order gives the same. */
     int tid = omp_get_thread_num();
@@ -239,54 +138,11 @@ static void norm2u3(const double *g, long mm, double *rnm2, double *rnmu)
  * the stream laid over the interior in x-fastest order. */
 static void make_v(void)
 {
-    long mm = m[lt], side = mm - 2;
-    uint64_t plane_mult = npb_pow(NPB_A, (uint64_t)(side * side));
-    double *row = malloc(side * sizeof(double));
-    if (!row) {
+    long mm = m[lt], hi_at[10], lo_at[10];
+    if (!mg_v_points(mm, hi_at, lo_at)) {
         fprintf(stderr, "mg: out of memory\n");
         exit(1);
     }
-    /* Ten largest (ascending) and ten smallest (descending), with places. */
-    double hi_val[10], lo_val[10];
-    long hi_at[10], lo_at[10];
-    for (int i = 0; i < 10; i++) {
-        hi_val[i] = 0.0;
-        lo_val[i] = 1.0;
-        hi_at[i] = lo_at[i] = -1;
-    }
-    uint64_t plane_seed = npb_seed(MG_SEED);
-    for (long i3 = 1; i3 <= side; i3++) {
-        uint64_t x = plane_seed;
-        for (long i2 = 1; i2 <= side; i2++) {
-            npb_rand_fill(&x, NPB_A, row, side);
-            for (long i1 = 1; i1 <= side; i1++) {
-                double e = row[i1 - 1];
-                long at = (i3 * mm + i2) * mm + i1;
-                if (e > hi_val[0]) {
-                    int k = 0;
-                    while (k < 9 && e > hi_val[k + 1]) {
-                        hi_val[k] = hi_val[k + 1];
-                        hi_at[k] = hi_at[k + 1];
-                        k++;
-                    }
-                    hi_val[k] = e;
-                    hi_at[k] = at;
-                }
-                if (e < lo_val[0]) {
-                    int k = 0;
-                    while (k < 9 && e < lo_val[k + 1]) {
-                        lo_val[k] = lo_val[k + 1];
-                        lo_at[k] = lo_at[k + 1];
-                        k++;
-                    }
-                    lo_val[k] = e;
-                    lo_at[k] = at;
-                }
-            }
-        }
-        plane_seed = (plane_seed * plane_mult) & NPB_MASK46;
-    }
-    free(row);
     memset(v, 0, (size_t)mm * mm * mm * sizeof(double));
     for (int i = 0; i < 10; i++) {
         v[lo_at[i]] = -1.0;
@@ -388,8 +244,7 @@ int main(int argc, char **argv)
         printf(" L2 Norm is             %20.13E\n", rnm2);
         printf(" The correct L2 Norm is %20.13E\n", c->rnm2);
     }
-    double mops = 58.0 * c->niter * (double)side * side * side / t / 1e6;
-    npb_print_results("MG", cls, side, side, side, c->niter, t, mops, "floating point", verified,
-                      nt);
+    npb_print_results("MG", cls, side, side, side, c->niter, t, mg_mops(c, t), "floating point",
+                      verified, nt);
     return verified ? 0 : 1;
 }

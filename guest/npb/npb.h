@@ -1,7 +1,7 @@
 /* Shared pieces of the NAS-like kernels (EP, IS, CG, MG): the NPB random
  * number generator, the problem class from the command line, a wall-clock
- * timer, deterministic work splitting and reductions for OpenMP, and the
- * NPB-style result block.
+ * timer, deterministic work splitting and reductions for OpenMP (or, in the
+ * MPI build, for processes: npb_mpi.h), and the NPB-style result block.
  *
  * The generator is the one the NPB specification defines: the linear
  * congruential x(k+1) = a * x(k) mod 2^46 with a = 5^13, returning
@@ -21,7 +21,9 @@
 #define NPB_H
 
 #include <math.h>
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,15 +70,29 @@ static inline uint64_t npb_seed(double s)
     return (uint64_t)s & NPB_MASK46;
 }
 
-/* The class letter from argv[1] ("S" by default), upper-cased; exits with
- * a usage message if it is not one of `known`. */
-static inline char npb_class(int argc, char **argv, const char *name, const char *known)
+/* The class letter from argv[1] ("S" by default), upper-cased, into *cls;
+ * 0 if the arguments are not one class of `known`. */
+static inline int npb_parse_class(int argc, char **argv, const char *known, char *cls)
 {
     char c = argc > 1 ? argv[1][0] : 'S';
     if (c >= 'a' && c <= 'z')
         c = (char)(c - 'a' + 'A');
-    if (argc > 2 || (argc > 1 && argv[1][1] != '\0') || !strchr(known, c) || c == '\0') {
-        fprintf(stderr, "usage: %s [CLASS]   (CLASS one of %s; default S)\n", name, known);
+    *cls = c;
+    return !(argc > 2 || (argc > 1 && argv[1][1] != '\0') || !strchr(known, c) || c == '\0');
+}
+
+static inline void npb_usage(const char *name, const char *known)
+{
+    fprintf(stderr, "usage: %s [CLASS]   (CLASS one of %s; default S)\n", name, known);
+}
+
+/* The class letter from argv[1] ("S" by default), upper-cased; exits with
+ * a usage message if it is not one of `known`. */
+static inline char npb_class(int argc, char **argv, const char *name, const char *known)
+{
+    char c;
+    if (!npb_parse_class(argc, argv, known, &c)) {
+        npb_usage(name, known);
         exit(2);
     }
     return c;
@@ -97,6 +113,7 @@ static inline void npb_range(long n, int tid, int nt, long *lo, long *hi)
     *hi = n * (tid + 1) / nt;
 }
 
+#ifdef _OPENMP
 #define NPB_MAX_THREADS 256
 
 /* One partial sum per thread, each in a cache line of its own. */
@@ -129,6 +146,14 @@ static inline int npb_threads(void)
     }
     return nt;
 }
+#endif /* _OPENMP */
+
+/* What the result block calls the workers: OpenMP threads, or the MPI
+ * build's processes (npb_mpi.h defines it). */
+#ifndef NPB_WORKER
+#define NPB_WORKER "thread"
+#define NPB_WORKERS "threads"
+#endif
 
 /* The result block NPB prints at the end of every benchmark. */
 static inline void npb_print_results(const char *name, char cls, long n1, long n2, long n3,
@@ -144,9 +169,9 @@ static inline void npb_print_results(const char *name, char cls, long n1, long n
     printf(" Iterations      =             %12d\n", niter);
     printf(" Time in seconds =             %12.2f\n", t);
     printf(" Time in ns      =             %12.0f\n", t * 1e9); /* the timed part, unrounded */
-    printf(" Total threads   =             %12d\n", threads);
+    printf(" Total %-9s =             %12d\n", NPB_WORKERS, threads);
     printf(" Mop/s total     =             %12.2f\n", mops);
-    printf(" Mop/s/thread    =             %12.2f\n", mops / threads);
+    printf(" Mop/s/%-10s=             %12.2f\n", NPB_WORKER, mops / threads);
     printf(" Operation type  = %24s\n", optype);
     printf(" Verification    =             %12s\n", verified ? "SUCCESSFUL" : "UNSUCCESSFUL");
     printf(" Version         =             %12s\n", "3.3-like");
