@@ -83,6 +83,10 @@ pub struct IssueCalendar {
     slots: Vec<Slot>,
     /// Busy `[start, end)` intervals of `Unit::MulDiv` and `Unit::FpDiv`.
     busy: [[(u64, u64); INTERVALS]; 2],
+    /// The latest end among each unit's `busy` intervals: a claim from
+    /// it on overlaps none (the common case of a thread that waited for
+    /// its own last operation).
+    busy_until: [u64; 2],
     /// The earliest clock in `ready_at` of a thread with slots still to
     /// reserve (`u64::MAX`: none): before it no sibling can want a slot.
     earliest_rival: u64,
@@ -190,6 +194,9 @@ impl IssueCalendar {
             Unit::FpDiv => 1,
             _ => return None,
         };
+        if t >= self.busy_until[k] {
+            return None;
+        }
         self.busy[k]
             .iter()
             .filter(|&&(s, e)| s < t + occ && t < e)
@@ -315,6 +322,16 @@ impl IssueCalendar {
         if n < free {
             return true;
         }
+        if n == 1 {
+            // One rival for the one free slot (two threads on a core of
+            // width 1): the sort below, without it.
+            let k = rivals[0];
+            if !self.before(k, me, t) {
+                return true;
+            }
+            self.reserve(k, t);
+            return false;
+        }
         let ahead = rivals[..n]
             .iter()
             .filter(|&&k| self.before(k, me, t))
@@ -333,17 +350,22 @@ impl IssueCalendar {
                 std::cmp::Ordering::Greater
             }
         });
-        for &k in order.iter().take(free) {
-            let slot = self.slot(t);
-            slot.used += 1;
-            slot.reserved |= 1 << k;
-            self.last_issue[k] = t + 1;
-            self.reserve_budget[k] -= 1;
-            if self.reserve_budget[k] == 0 {
-                self.update_earliest_rival();
-            }
+        for &k in &rivals[..free] {
+            self.reserve(k, t);
         }
         false
+    }
+
+    /// Reserves a slot of cycle `t` for thread `k`, out of its budget.
+    fn reserve(&mut self, k: usize, t: u64) {
+        let slot = self.slot(t);
+        slot.used += 1;
+        slot.reserved |= 1 << k;
+        self.last_issue[k] = t + 1;
+        self.reserve_budget[k] -= 1;
+        if self.reserve_budget[k] == 0 {
+            self.update_earliest_rival();
+        }
     }
 
     /// Takes the slot [`IssueCalendar::find`] gave thread `me`, and `unit`
@@ -373,10 +395,12 @@ impl IssueCalendar {
             Unit::FpDiv => 1,
             _ => return,
         };
-        // Replace the interval that ended first.
+        // Replace the interval that ended first (never the latest end
+        // alone: `busy_until` stays the latest end of those kept).
         if let Some(oldest) = self.busy[k].iter_mut().min_by_key(|(_, e)| *e) {
             *oldest = (t, t + occ);
         }
+        self.busy_until[k] = self.busy_until[k].max(t + occ);
     }
 }
 
