@@ -254,14 +254,17 @@ fn threads_use_the_caches_of_the_core_they_run_on() {
 /// Threads pinned with `sched_setaffinity` on a machine of 2 cores x 2
 /// threads: on CPUs 0 and 1 they are the two hardware threads of core 0 and
 /// wait for each other's issue slots and divider; on CPUs 0 and 2 they have
-/// a core each and never wait. The output is the same either way.
+/// a core each and never wait. The output is the same either way. The
+/// siblings' turns, run back to back by the kernel, give the statistics of
+/// turns run one at a time through the scheduler (as a run with a crash
+/// point does).
 #[test]
 fn threads_pinned_to_one_smt_core_share_it_and_to_two_cores_do_not() {
     let dir = tempdir();
     let prog = repo().join("guest/build/static/smt_pair");
     assert!(prog.exists(), "run make -C guest");
-    let run = |a: &str, b: &str| {
-        let stats = dir.join(format!("pair-{a}-{b}.json"));
+    let run = |a: &str, b: &str, extra: &[&str]| {
+        let stats = dir.join(format!("pair-{a}-{b}-{}.json", extra.len()));
         let o = rvnvmm()
             .args([
                 "run",
@@ -271,8 +274,9 @@ fn threads_pinned_to_one_smt_core_share_it_and_to_two_cores_do_not() {
                 "machine.cores=2",
                 "--set",
                 "machine.threads_per_core=2",
-                "--stats",
             ])
+            .args(extra)
+            .arg("--stats")
             .arg(&stats)
             .arg(&prog)
             .args([a, b, "20000"])
@@ -280,16 +284,23 @@ fn threads_pinned_to_one_smt_core_share_it_and_to_two_cores_do_not() {
             .output()
             .unwrap();
         let out = success_stdout(&o);
-        let v: serde_json::Value =
+        let mut v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
         // Threads in creation order: main, then the two workers.
         let workers: Vec<serde_json::Value> = v["threads"].as_array().unwrap()[1..].to_vec();
         assert_eq!(workers.len(), 2, "{v}");
-        (out, workers)
+        for host in ["host_seconds", "mips"] {
+            v.as_object_mut().unwrap().remove(host);
+        }
+        (out, workers, v)
     };
-    let (same_out, same) = run("0", "1");
-    let (apart_out, apart) = run("0", "2");
+    let (same_out, same, same_stats) = run("0", "1", &[]);
+    let (apart_out, apart, _) = run("0", "2", &[]);
     assert_eq!(same_out, apart_out);
+    // A crash point past the end: the kernel runs every turn on its own.
+    let (turns_out, _, turns_stats) = run("0", "1", &["--crash-at", "insns=999999999999"]);
+    assert_eq!(turns_out, same_out);
+    assert_eq!(turns_stats, same_stats);
     assert_eq!(same_out.matches("pinned yes").count(), 2, "{same_out}");
     let field = |t: &serde_json::Value, k: &str| t[k].as_u64().unwrap();
     for (t, hart) in same.iter().zip([0, 1]) {

@@ -37,6 +37,7 @@ pub mod jit;
 mod memory;
 mod pmp;
 pub mod privileged;
+mod siblings;
 pub mod smt;
 pub mod tlb;
 mod trap;
@@ -45,6 +46,7 @@ pub use code::{Block, CodeCache, CodePages, MAX_BLOCK_INSNS};
 pub use core::{Core, SmtSeat};
 pub use cost::CoreCosts;
 pub use interrupt::{irq, InterruptLines};
+pub use siblings::{Sibling, SiblingPlan};
 pub use trap::{Exit, Trap};
 
 use privileged::PrivState;

@@ -831,6 +831,22 @@ fn loop_program(body: &[u32], n: i32) -> Vec<u32> {
 /// behind next, until `window` cycles past its sibling, until both reach
 /// their `ecall`. Returns each thread's clock at its end.
 fn run_smt_core(programs: &[Vec<u32>], window: u64) -> Vec<u64> {
+    run_smt_threads(programs, window, u64::MAX, false)
+        .iter()
+        .map(|t| t[0])
+        .collect()
+}
+
+/// [`run_smt_core`] with turns of at most `budget` instructions, each
+/// turn a call of `Hart::run` or (`together`) the siblings' turns run back
+/// to back by `Hart::run_siblings` until one reaches its `ecall`. Returns
+/// each thread's clock, instructions and issue and unit waits.
+fn run_smt_threads(
+    programs: &[Vec<u32>],
+    window: u64,
+    budget: u64,
+    together: bool,
+) -> Vec<[u64; 4]> {
     let config = rocket();
     let calendar = crate::smt::IssueCalendar::shared(1, rvnvmm_config::SmtPolicy::RoundRobin);
     let mut mem = PhysMem::new(&[(BASE, 0x10000)]).unwrap();
@@ -851,25 +867,85 @@ fn run_smt_core(programs: &[Vec<u32>], window: u64) -> Vec<u64> {
         .filter(|&k| !done[k])
         .min_by_key(|&k| cores[k].cycles)
     {
-        let mut end = u64::MAX;
+        let mut earliest = u64::MAX;
         for j in 0..harts.len() {
             let ready = (j != k && !done[j]).then_some(cores[j].cycles);
-            calendar.lock().unwrap().set_ready(j, ready);
+            cores[k].set_sibling_ready(j, ready);
             if let Some(c) = ready {
-                end = end.min(c + window);
+                earliest = earliest.min(c);
             }
         }
-        cores[k].set_turn_end(end);
-        let exit = harts[k].run(
-            &mut cores[k],
-            &mut Env::functional(&mut mem, &mut code),
-            u64::MAX,
-        );
+        cores[k].set_turn_end(earliest.saturating_add(window));
+        cores[k].set_sync_limit(earliest.saturating_add(crate::SYNC_TOLERANCE));
+        let mut env = Env::functional(&mut mem, &mut code);
+        if !together {
+            if harts[k].run(&mut cores[k], &mut env, budget) == Exit::Ecall {
+                done[k] = true;
+            }
+            continue;
+        }
+        let live: Vec<usize> = (0..harts.len()).filter(|&j| !done[j]).collect();
+        let mut siblings: Vec<crate::Sibling<'_>> = harts
+            .iter_mut()
+            .zip(cores.iter_mut())
+            .zip(&done)
+            .filter(|(_, &d)| !d)
+            .map(|((hart, core), _)| crate::Sibling {
+                hart,
+                core,
+                turns_before: u64::MAX,
+                retired: 0,
+            })
+            .collect();
+        let first = live.iter().position(|&j| j == k).unwrap();
+        let plan = crate::SiblingPlan {
+            budget,
+            pick_before: u64::MAX,
+            others_reach: u64::MAX,
+            tolerance: crate::SYNC_TOLERANCE,
+            insn_room: u64::MAX,
+        };
+        let (last, exit) = Hart::run_siblings(&mut siblings, first, &mut env, budget, &plan);
         if exit == Exit::Ecall {
-            done[k] = true;
+            done[live[last]] = true;
         }
     }
-    cores.iter().map(|c| c.cycles).collect()
+    harts
+        .iter()
+        .zip(&cores)
+        .map(|(h, c)| {
+            [
+                c.cycles,
+                h.instret,
+                h.stats.issue_wait_cycles,
+                h.stats.unit_wait_cycles,
+            ]
+        })
+        .collect()
+}
+
+/// The siblings' turns run back to back give what the same turns run one
+/// call at a time give: the clocks, instructions and waits of every
+/// thread, with turns ended by the window and by the budget.
+#[test]
+fn siblings_run_together_as_turn_by_turn() {
+    let mul = r_type(0x33, 0, 1, 12, 12, 13);
+    let div = r_type(0x33, 4, 1, 14, 12, 13);
+    let divs = loop_program(&[mul, addi(12, 12, 7), div, addi(13, 13, 1)], 60);
+    let alu = loop_program(&[addi(12, 12, 1); 5], 150);
+    let short = loop_program(&[div, addi(12, 12, 3)], 10);
+    for programs in [
+        vec![divs.clone(), alu.clone()],
+        vec![alu.clone(), divs.clone(), short],
+        vec![divs.clone(), divs],
+    ] {
+        for budget in [u64::MAX, 7] {
+            let apart = run_smt_threads(&programs, 32, budget, false);
+            let together = run_smt_threads(&programs, 32, budget, true);
+            assert_eq!(apart, together, "budget {budget}");
+            assert!(apart.iter().any(|t| t[2] + t[3] > 0), "{apart:?}");
+        }
+    }
 }
 
 /// Alone on an SMT core, a thread takes exactly the cycles it takes on a

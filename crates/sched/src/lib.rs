@@ -140,6 +140,24 @@ pub trait Machine: Cores {
     fn end_turn(&mut self, core: usize, turn: Self::Turn) -> ControlFlow<Self::Stop>;
 }
 
+/// What the scheduler's choices among a group of ready cores depend on
+/// outside the group ([`Scheduler::outside`]), while nothing outside it
+/// changes: after a turn of a group's core, a core of the group whose clock
+/// is below `pick_before` and the smallest in the group (the first on a
+/// tie) is picked next, with the sync limit the smaller of `reach` and the
+/// other group cores' clocks, plus the tolerance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outside {
+    /// The earliest time anything outside the group could be chosen: a
+    /// core ready (or asleep on a timer) or a wake-up falling due
+    /// (`u64::MAX`: none). Conservative on ties: at it, the outside may
+    /// win.
+    pub pick_before: u64,
+    /// The earliest time a core outside the group could reach the memory
+    /// system (`u64::MAX`: none), before the tolerance.
+    pub reach: u64,
+}
+
 /// The scheduling policy (see the crate documentation).
 #[derive(Clone, Copy, Debug)]
 pub struct Scheduler {
@@ -169,6 +187,18 @@ impl Scheduler {
         match status {
             Status::Ready => Some(m.clock(core)),
             Status::Asleep { timer: Some(t) } => Some(t.max(m.clock(core))),
+            _ => None,
+        }
+    }
+
+    /// When core `core` could next reach the memory system: its clock if
+    /// ready; its timer, or its clock if later, if it waits on one.
+    fn reach_at<M: Cores + ?Sized>(m: &M, core: usize, status: Status) -> Option<u64> {
+        match status {
+            Status::Ready => Some(m.clock(core)),
+            Status::Blocked { timer: Some(t) } | Status::Asleep { timer: Some(t) } => {
+                Some(t.max(m.clock(core)))
+            }
             _ => None,
         }
     }
@@ -210,15 +240,30 @@ impl Scheduler {
     pub fn sync_limit<M: Cores + ?Sized>(&self, m: &M, core: usize) -> u64 {
         (0..m.cores())
             .filter(|&o| o != core)
-            .filter_map(|o| match m.status(o) {
-                Status::Ready => Some(m.clock(o)),
-                Status::Blocked { timer: Some(t) } | Status::Asleep { timer: Some(t) } => {
-                    Some(t.max(m.clock(o)))
-                }
-                _ => None,
-            })
+            .filter_map(|o| Self::reach_at(m, o, m.status(o)))
             .min()
             .map_or(u64::MAX, |c| c.saturating_add(self.tolerance))
+    }
+
+    /// What the choices among a group of cores depend on outside it (see
+    /// [`Outside`]), `in_group` saying which cores are in it. A machine that
+    /// runs a group's turns itself (the ready hardware threads of an SMT
+    /// core) makes the choices this scheduler would from it.
+    pub fn outside<M: Cores + ?Sized>(m: &M, in_group: impl Fn(usize) -> bool) -> Outside {
+        let mut outside = Outside {
+            pick_before: m.next_wakeup().unwrap_or(u64::MAX),
+            reach: u64::MAX,
+        };
+        for c in (0..m.cores()).filter(|&c| !in_group(c)) {
+            let status = m.status(c);
+            if let Some(at) = Self::ready_at(m, c, status) {
+                outside.pick_before = outside.pick_before.min(at);
+            }
+            if let Some(r) = Self::reach_at(m, c, status) {
+                outside.reach = outside.reach.min(r);
+            }
+        }
+        outside
     }
 
     /// Tells the memory system, after core `ran` ran, the earliest time

@@ -305,3 +305,54 @@ fn sleeping_cores_are_skipped_until_the_idle_hook_wakes_them() {
     // An asleep core without a timer imposes no limit.
     assert_eq!(m.turns[1], (1, 0, u64::MAX));
 }
+
+/// A group's choices made from `Scheduler::outside` are the scheduler's:
+/// the group's smallest clock is picked while it is below `pick_before`,
+/// and each group core's sync limit is the smaller of `reach` and the
+/// other group cores' clocks, plus the tolerance.
+#[test]
+fn choices_within_a_group_follow_from_what_is_outside_it() {
+    let s = Scheduler::new(16);
+    let mut m = Fake::ready(&[100, 90, 500, 0, 700]);
+    m.status[2] = Status::Blocked { timer: Some(300) };
+    m.status[3] = Status::Idle;
+    m.status[4] = Status::Asleep { timer: Some(650) };
+    m.wakeups.push((600, 3));
+    let group = |c: usize| c < 2;
+    let outside = Scheduler::outside(&m, group);
+    // The asleep core competes at its clock (later than its timer); the
+    // wake-up at 600 comes first. The blocked core reaches memory at its
+    // clock (later than its timer).
+    assert_eq!(
+        outside,
+        Outside {
+            pick_before: 600,
+            reach: 500
+        }
+    );
+    for clocks in [[100, 90], [40, 40], [599, 650], [700, 650], [10, 5000]] {
+        m.clocks[..2].copy_from_slice(&clocks);
+        let first = if clocks[0] <= clocks[1] { 0 } else { 1 };
+        let mut probe = Fake::ready(&m.clocks);
+        probe.status = m.status.clone();
+        probe.wakeups = m.wakeups.clone();
+        let picked = s.pick(&mut probe);
+        if clocks[first] < outside.pick_before {
+            assert_eq!(picked, Some(first), "{clocks:?}");
+        } else {
+            assert_ne!(picked, Some(first), "{clocks:?}");
+        }
+        for c in 0..2 {
+            let other = clocks[1 - c];
+            assert_eq!(
+                s.sync_limit(&m, c),
+                other.min(outside.reach) + 16,
+                "{clocks:?} {c}"
+            );
+        }
+    }
+    // Nothing outside: nothing bounds the group.
+    let alone = Fake::ready(&[3, 4]);
+    let outside = Scheduler::outside(&alone, |c| c < 2);
+    assert_eq!((outside.pick_before, outside.reach), (u64::MAX, u64::MAX));
+}

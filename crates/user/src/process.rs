@@ -1168,16 +1168,7 @@ impl Machine for Process {
                 return ControlFlow::Break(Ok(()));
             }
         }
-        let runnable = self
-            .threads
-            .iter()
-            .filter(|t| t.state == ThreadState::Runnable)
-            .count();
-        let slice = if runnable > 1 {
-            self.opts.quantum
-        } else {
-            self.opts.quantum.max(1_000_000)
-        };
+        let slice = self.turn_slice();
         let crash = self.opts.crash_at.filter(|_| !self.is_child);
         let crash_insns = match crash {
             Some(CrashAt::Insns(n)) => Some(n),
@@ -1262,16 +1253,28 @@ impl Machine for Process {
         t.hart.exact_budget = switch_ends_turn
             || !self.is_child
                 && matches!(self.opts.crash_at, Some(CrashAt::Insns(n)) if self.total_insns + budget >= n);
-        let mut env = Env {
-            mem: &mut self.mem,
-            code: &mut self.code,
-            timing: self.memsys.as_mut(),
-            mmio: Some(&mut self.devices),
+        let exit = if t.hart.exact_budget {
+            None
+        } else {
+            self.run_siblings(cpu, budget)
         };
-        let exit = t.hart.run(&mut self.cpus[cpu].core, &mut env, budget);
-        let ran = t.hart.instret - before;
-        self.total_insns += ran;
-        self.cpus[cpu].instret += ran;
+        let exit = match exit {
+            Some(exit) => exit,
+            None => {
+                let t = &mut self.threads[self.current];
+                let mut env = Env {
+                    mem: &mut self.mem,
+                    code: &mut self.code,
+                    timing: self.memsys.as_mut(),
+                    mmio: Some(&mut self.devices),
+                };
+                let exit = t.hart.run(&mut self.cpus[cpu].core, &mut env, budget);
+                let ran = t.hart.instret - before;
+                self.total_insns += ran;
+                self.cpus[cpu].instret += ran;
+                exit
+            }
+        };
         if !self.is_child && self.progress.is_some() {
             let latest = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
             let ns = self.cycles_to_ns(latest);
@@ -1295,7 +1298,139 @@ impl Machine for Process {
     }
 }
 
+/// The most instructions the ready threads of an SMT core run in one
+/// [`Process::run_siblings`] call: the scheduler's checks between turns
+/// (host signals, the progress display) come at least this often.
+const SIBLING_TURNS_INSNS: u64 = 1 << 20;
+
 impl Process {
+    /// The instructions a turn runs at most: `quantum` while several
+    /// threads are runnable, else at least a million.
+    fn turn_slice(&self) -> u64 {
+        let runnable = self
+            .threads
+            .iter()
+            .filter(|t| t.state == ThreadState::Runnable)
+            .count();
+        if runnable > 1 {
+            self.opts.quantum
+        } else {
+            self.opts.quantum.max(1_000_000)
+        }
+    }
+
+    /// Runs the turn of `cpu`, prepared by `run_turn`, and the turns of
+    /// its core's other ready hardware threads after it, back to back, as
+    /// long as the scheduler would choose them next and nothing between
+    /// their turns would act (`Hart::run_siblings`): then the current
+    /// thread is the one that ran last, and its exit is returned. `None`
+    /// (nothing ran) where that does not hold: not an SMT core, fewer than
+    /// two ready threads on it, a CPU of it time-shared by several threads
+    /// or holding a thread with a signal pending, a debugger, a crash point,
+    /// the persistence domain tracked.
+    fn run_siblings(&mut self, cpu: usize, budget: u64) -> Option<Exit> {
+        let per_core = self.opts.threads_per_core.max(1);
+        if per_core < 2
+            || self.gdb.is_some()
+            || self.opts.crash_at.is_some()
+            || self.mem.tracks_persistence()
+            || self.cpus[cpu].core.calendar().is_none()
+        {
+            return None;
+        }
+        let first_cpu = cpu - cpu % per_core;
+        let end_cpu = (first_cpu + per_core).min(self.cpus.len());
+        // The runnable thread of each CPU of the core; `usize::MAX`: none.
+        let mut runs = [usize::MAX; rvnvmm_hart::smt::MAX_THREADS];
+        if end_cpu - first_cpu > runs.len() {
+            return None;
+        }
+        for (i, t) in self.threads.iter().enumerate() {
+            if t.state != ThreadState::Runnable || !(first_cpu..end_cpu).contains(&t.cpu) {
+                continue;
+            }
+            let slot = &mut runs[t.cpu - first_cpu];
+            let holds = self.cpus[t.cpu].holder == Some(i);
+            if *slot != usize::MAX || !holds || (t.cpu != cpu && !t.pending.is_empty()) {
+                return None;
+            }
+            *slot = i;
+        }
+        let members = runs.iter().filter(|&&i| i != usize::MAX).count();
+        if members < 2 {
+            return None;
+        }
+        let outside = rvnvmm_sched::Scheduler::outside(&*self, |c| {
+            (first_cpu..end_cpu).contains(&c) && runs[c - first_cpu] != usize::MAX
+        });
+        let room = [
+            self.insns_to_next_point(),
+            self.opts
+                .max_insns
+                .map(|n| n.saturating_sub(self.total_insns)),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(SIBLING_TURNS_INSNS, u64::min);
+        let plan = rvnvmm_hart::SiblingPlan {
+            budget: self.turn_slice(),
+            pick_before: outside.pick_before,
+            others_reach: outside.reach,
+            tolerance: SYNC_TOLERANCE,
+            insn_room: room,
+        };
+        // The siblings in CPU order (the scheduler's order on a tie).
+        let mut harts: Vec<(usize, &mut Hart)> = self
+            .threads
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, t)| (first_cpu..end_cpu).contains(&t.cpu) && runs[t.cpu - first_cpu] == *i)
+            .map(|(_, t)| (t.cpu, &mut t.hart))
+            .collect();
+        harts.sort_by_key(|&(c, _)| c);
+        let mut siblings: Vec<rvnvmm_hart::Sibling<'_>> = harts
+            .into_iter()
+            .zip(
+                self.cpus[first_cpu..end_cpu]
+                    .iter_mut()
+                    .enumerate()
+                    .filter_map(|(k, c)| (runs[k] != usize::MAX).then_some(c)),
+            )
+            .map(|((_, hart), c)| rvnvmm_hart::Sibling {
+                hart,
+                core: &mut c.core,
+                turns_before: c.slice_end,
+                retired: 0,
+            })
+            .collect();
+        let first = runs[..cpu - first_cpu]
+            .iter()
+            .filter(|&&i| i != usize::MAX)
+            .count();
+        let mut env = Env {
+            mem: &mut self.mem,
+            code: &mut self.code,
+            timing: self.memsys.as_mut(),
+            mmio: Some(&mut self.devices),
+        };
+        let (last, exit) = Hart::run_siblings(&mut siblings, first, &mut env, budget, &plan);
+        let retired: Vec<u64> = siblings.iter().map(|s| s.retired).collect();
+        drop(siblings);
+        let mut k = 0;
+        for (slot, &thread) in runs.iter().enumerate() {
+            if thread == usize::MAX {
+                continue;
+            }
+            self.total_insns += retired[k];
+            self.cpus[first_cpu + slot].instret += retired[k];
+            if k == last {
+                self.current = thread;
+            }
+            k += 1;
+        }
+        Some(exit)
+    }
+
     fn handle_trap(&mut self, trap: Trap) {
         let i = self.current;
         let pc = self.threads[i].hart.pc;
