@@ -20,6 +20,9 @@ const MTIME: u64 = 0xbff8;
 pub const MAX_HARTS: usize = ((MTIME - MTIMECMP) / 8) as usize;
 
 /// The CLINT of `harts` harts.
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+
+/// The CLINT of `harts` harts.
 #[derive(Clone, Debug)]
 pub struct Clint {
     timebase_hz: u64,
@@ -230,6 +233,32 @@ fn insert(old: u64, value: u64, shift: u64, size: u64) -> u64 {
     }
     let mask = ((1u64 << (size * 8)) - 1) << (shift * 8);
     (old & !mask) | ((value << (shift * 8)) & mask)
+}
+
+/// `mtime`'s offset, `msip`, `mtimecmp` and the IPI counters; the hart
+/// count and time base are the machine's.
+impl Snapshot for Clint {
+    fn save(&self, w: &mut StateWriter) {
+        w.u64(self.offset);
+        w.bytes(&self.msip.iter().map(|&b| u8::from(b)).collect::<Vec<_>>());
+        w.u64s(&self.mtimecmp);
+        w.u64s(&self.ipis);
+        w.u64s(&self.ipis_sent);
+    }
+
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let harts = self.msip.len();
+        self.offset = r.u64()?;
+        let msip = r.bytes(harts)?;
+        if msip.len() != harts || msip.iter().any(|&b| b > 1) {
+            return Err(r.malformed("msip of another hart count"));
+        }
+        self.msip = msip.iter().map(|&b| b == 1).collect();
+        r.u64s_into(&mut self.mtimecmp, "mtimecmp registers")?;
+        r.u64s_into(&mut self.ipis, "IPI counters")?;
+        r.u64s_into(&mut self.ipis_sent, "IPI counters")?;
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@
 
 use crate::profile::Profile;
 use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
+use rvnvmm_checkpoint::{CheckpointError, Sections, StateWriter};
 use rvnvmm_gdb::{GdbStub, Target, Verdict};
 use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
@@ -485,8 +486,10 @@ pub struct Machine {
     max_insns: Option<u64>,
     /// Instructions retired when the kernel panic was first seen.
     panic_at: Option<u64>,
-    /// Where the power fails (`--crash-at`).
-    crash_at: Option<CrashAt>,
+    /// Where the run stops on its own, and how it ends there: the power
+    /// fails (`--crash-at`, [`End::Crash`]) or a checkpoint is due
+    /// (`--checkpoint-at`, [`End::Checkpoint`]).
+    crash_at: Option<(CrashAt, End)>,
     /// The hart that ran last: where a crash finds the machine.
     last_hart: usize,
     /// The gdb connection, if a debugger is attached.
@@ -560,6 +563,10 @@ pub enum End {
     Reboot,
     /// The power failed at [`Machine::with_crash_at`]'s point.
     Crash,
+    /// The run reached [`Machine::set_checkpoint_at`]'s point (which is
+    /// then cleared); the caller saves the machine and calls
+    /// [`Machine::run`] again to go on.
+    Checkpoint,
     /// Hart `hart` ran a region-of-interest marker (`rvnvmm_isa::marker`),
     /// `op` with argument `arg`; its pc is past it. The caller acts on it
     /// and calls [`Machine::run`] again to go on.
@@ -633,8 +640,21 @@ impl Machine {
     /// or when the next hart to run has reached that simulated time (turns
     /// shorten as it nears, so it lands within a few instructions).
     pub fn with_crash_at(mut self, at: CrashAt) -> Machine {
-        self.crash_at = Some(at);
+        self.crash_at = Some((at, End::Crash));
         self
+    }
+
+    /// Stops the run with [`End::Checkpoint`] at `at`, as
+    /// [`Machine::with_crash_at`] stops for a crash: after exactly that many
+    /// instructions of all harts, or when the next hart to run has reached
+    /// that simulated time. `None` clears it.
+    pub fn set_checkpoint_at(&mut self, at: Option<CrashAt>) {
+        self.crash_at = at.map(|a| (a, End::Checkpoint));
+    }
+
+    /// Whether the timing model runs (not the functional one).
+    pub fn is_timed(&self) -> bool {
+        self.memsys.is_some()
     }
 
     /// The power fails now: the NVMM region keeps what reached its
@@ -824,7 +844,7 @@ impl Machine {
         if let Some(gdb) = self.gdb.as_mut() {
             match &end {
                 // gdb stays attached across the reboot and a marker.
-                Ok(End::Reboot | End::Marker { .. }) => {}
+                Ok(End::Reboot | End::Marker { .. } | End::Checkpoint) => {}
                 Ok(End::PowerOff(code)) => gdb.exited(i32::from(*code)),
                 Ok(End::Crash) | Err(_) => gdb.killed(libc::SIGKILL),
             }
@@ -982,6 +1002,141 @@ impl Machine {
     }
 }
 
+/// The checkpoint section of the machine's own state.
+const MACHINE_SECTION: &str = "machine";
+/// The checkpoint section of the board's devices.
+const BOARD_SECTION: &str = "board";
+/// The checkpoint section of host input not yet passed to the UART.
+pub const CONSOLE_INPUT_SECTION: &str = "console-input";
+
+/// The checkpoint section of hart `h`.
+fn hart_section(h: usize) -> String {
+    format!("hart{h}")
+}
+
+/// Checkpoints (`docs/checkpoints.md`): the architectural state of the
+/// harts, their cores' clocks and `wfi` states, the board's devices, the
+/// counters and statistics baseline, the console input not yet consumed,
+/// and RAM. Decoded code, software TLBs and the memory-system model are not
+/// saved: a restored machine starts them empty (cold).
+impl Machine {
+    /// Writes the machine into `sections` (RAM too with `memory`), at a
+    /// point between turns of the scheduler (a marker or the end of a
+    /// [`Machine::run`]).
+    pub fn save(&mut self, sections: &mut Sections, memory: bool) -> Result<(), CheckpointError> {
+        let mut w = StateWriter::new();
+        self.board.save(&mut w)?;
+        sections.insert(BOARD_SECTION, w.into_bytes());
+        for (h, hart) in self.harts.iter().enumerate() {
+            sections.save(hart_section(h), hart);
+        }
+        sections.write(MACHINE_SECTION, |w| {
+            w.u64(self.insns);
+            w.count(self.harts.len());
+            for (core, state) in self.cores.iter().zip(&self.state) {
+                w.u64(core.cycles);
+                w.bool(*state == State::Wfi);
+            }
+            w.u64(self.code.blocks_decoded);
+            w.u64(self.last_hart as u64);
+            w.bool(self.stats_base.is_some());
+            if let Some(b) = &self.stats_base {
+                w.u64(b.instructions);
+                w.u64s(&b.hart_instructions);
+                w.u64s(&b.cycles);
+                w.u64(b.sim_time_ns);
+                w.u64(b.blocks_decoded);
+                w.u64s(&b.ipis.iter().flat_map(|&(r, s)| [r, s]).collect::<Vec<_>>());
+            }
+            w.bytes(&self.input.queued_bytes());
+        });
+        sections.write(CONSOLE_INPUT_SECTION, |w| {
+            w.bytes(&self.host_input.queued_bytes())
+        });
+        if memory {
+            self.mem.save(sections);
+        }
+        Ok(())
+    }
+
+    /// Reads a checkpoint back into this machine, freshly built from the
+    /// same memory map, harts and devices (RAM too with `memory`; the host
+    /// input not yet consumed then with `host_input`). The timing model,
+    /// if any, is this machine's, cold.
+    pub fn restore(
+        &mut self,
+        sections: &Sections,
+        memory: bool,
+        host_input: bool,
+    ) -> Result<(), CheckpointError> {
+        let n = self.harts.len();
+        sections.read(BOARD_SECTION, |r| self.board.restore(r))?;
+        for (h, hart) in self.harts.iter_mut().enumerate() {
+            sections.restore(&hart_section(h), hart)?;
+        }
+        sections.read(MACHINE_SECTION, |r| {
+            self.insns = r.u64()?;
+            r.exact_len(n, "harts")?;
+            for h in 0..n {
+                self.cores[h].cycles = r.u64()?;
+                self.state[h] = if r.bool()? {
+                    State::Wfi
+                } else {
+                    State::Running
+                };
+            }
+            self.code.blocks_decoded = r.u64()?;
+            self.last_hart = usize::try_from(r.u64()?)
+                .ok()
+                .filter(|&h| h < n)
+                .ok_or_else(|| r.malformed("the last hart is not a hart"))?;
+            self.stats_base = if r.bool()? {
+                let instructions = r.u64()?;
+                let hart_instructions = r.u64s(n)?;
+                let cycles = r.u64s(n)?;
+                let sim_time_ns = r.u64()?;
+                let blocks_decoded = r.u64()?;
+                let ipis = r.u64s(2 * n)?;
+                Some(StatsBase {
+                    instructions,
+                    hart_instructions,
+                    cycles,
+                    sim_time_ns,
+                    blocks_decoded,
+                    ipis: ipis.chunks_exact(2).map(|p| (p[0], p[1])).collect(),
+                })
+            } else {
+                None
+            };
+            self.input.push(r.bytes(usize::MAX)?);
+            Ok(())
+        })?;
+        if host_input {
+            sections.read(CONSOLE_INPUT_SECTION, |r| {
+                self.host_input.push(r.bytes(usize::MAX)?);
+                Ok(())
+            })?;
+        }
+        if memory {
+            self.mem.restore(sections)?;
+        }
+        sync_lines(&self.board, &self.lines);
+        Ok(())
+    }
+
+    /// Takes guest RAM out of this machine (leaving it none), to be moved
+    /// into one rebuilt from a checkpoint of it.
+    pub fn take_mem(&mut self) -> PhysMem {
+        std::mem::take(&mut self.mem)
+    }
+
+    /// Feeds the UART from `input` (host input already arriving) instead
+    /// of the machine's own queue.
+    pub fn set_host_input(&mut self, input: InputQueue) {
+        self.host_input = input;
+    }
+}
+
 /// The harts are the scheduler's cores; one in `wfi` is asleep, on its
 /// timer if armed.
 impl Cores for Machine {
@@ -1111,9 +1266,14 @@ impl rvnvmm_sched::Machine for Machine {
                 }));
             }
         }
-        if matches!(self.crash_at, Some(CrashAt::Insns(n)) if self.insns >= n) {
-            self.board.flush();
-            return ControlFlow::Break(Ok(End::Crash));
+        if let Some((CrashAt::Insns(n), end)) = self.crash_at {
+            if self.insns >= n {
+                self.board.flush();
+                if end == End::Checkpoint {
+                    self.crash_at = None;
+                }
+                return ControlFlow::Break(Ok(end));
+            }
         }
         if let Some(max) = self.max_insns {
             if self.insns >= max {
@@ -1137,12 +1297,15 @@ impl rvnvmm_sched::Machine for Machine {
 
     fn begin_turn(&mut self, h: usize) -> ControlFlow<Self::Stop, u64> {
         let slice = match self.crash_at {
-            Some(CrashAt::Insns(n)) => SLICE.min(n.saturating_sub(self.insns).max(1)),
-            Some(CrashAt::TimeNs(ns)) => {
+            Some((CrashAt::Insns(n), _)) => SLICE.min(n.saturating_sub(self.insns).max(1)),
+            Some((CrashAt::TimeNs(ns), end)) => {
                 let core = &self.cores[h];
                 if core.time_ns() >= ns {
                     self.board.flush();
-                    return ControlFlow::Break(Ok(End::Crash));
+                    if end == End::Checkpoint {
+                        self.crash_at = None;
+                    }
+                    return ControlFlow::Break(Ok(end));
                 }
                 // Shorter turns as the time nears (a hart retires at most
                 // one instruction a cycle).
@@ -1159,7 +1322,7 @@ impl rvnvmm_sched::Machine for Machine {
         // lands where it did there).
         self.harts[h].exact_budget = matches!(
             self.crash_at,
-            Some(CrashAt::Insns(n)) if self.insns + budget >= n
+            Some((CrashAt::Insns(n), _)) if self.insns + budget >= n
         );
         ControlFlow::Continue(budget)
     }

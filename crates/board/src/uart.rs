@@ -22,6 +22,7 @@
 //! at once rather than after four character times.
 
 use crate::input::InputQueue;
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
 use std::collections::VecDeque;
 use std::io::Write;
 
@@ -315,6 +316,51 @@ impl Uart {
 impl Drop for Uart {
     fn drop(&mut self) {
         self.flush();
+    }
+}
+
+/// The registers and the receive FIFO. Output is passed on before a
+/// checkpoint (`Board::flush`), so none is held; the input queue is the
+/// machine's.
+impl Snapshot for Uart {
+    fn save(&self, w: &mut StateWriter) {
+        w.bytes(&self.rx.iter().copied().collect::<Vec<_>>());
+        for b in [
+            self.ier,
+            self.fcr,
+            self.lcr,
+            self.mcr,
+            self.scr,
+            self.dll,
+            self.dlm,
+            self.msr_delta,
+        ] {
+            w.u8(b);
+        }
+        w.bool(self.rx_gated);
+        w.bool(self.thr_ipending);
+        w.bytes(&self.out_buf);
+    }
+
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let rx = r.bytes(FIFO_BYTES)?;
+        self.rx = rx.iter().copied().collect();
+        for b in [
+            &mut self.ier,
+            &mut self.fcr,
+            &mut self.lcr,
+            &mut self.mcr,
+            &mut self.scr,
+            &mut self.dll,
+            &mut self.dlm,
+            &mut self.msr_delta,
+        ] {
+            *b = r.u8()?;
+        }
+        self.rx_gated = r.bool()?;
+        self.thr_ipending = r.bool()?;
+        self.out_buf = r.bytes(OUT_CHUNK)?.to_vec();
+        Ok(())
     }
 }
 

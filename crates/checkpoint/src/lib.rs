@@ -638,15 +638,18 @@ impl Checkpoint {
     /// Writes the checkpoint into directory `dir` (created if missing;
     /// files of an earlier checkpoint there are replaced). The manifest's
     /// section list is filled in.
-    pub fn write(mut self, dir: &Path) -> Result<(), CheckpointError> {
+    pub fn write(&self, dir: &Path) -> Result<(), CheckpointError> {
         let io = |path: PathBuf| move |source| CheckpointError::Io { path, source };
         std::fs::create_dir_all(dir).map_err(io(dir.to_path_buf()))?;
-        self.manifest.sections = self.sections.infos();
+        let manifest = Manifest {
+            sections: self.sections.infos(),
+            ..self.manifest.clone()
+        };
         let state = dir.join(STATE_FILE);
         std::fs::write(&state, self.sections.encode()).map_err(io(state))?;
-        let manifest = dir.join(MANIFEST_FILE);
-        let text = serde_json::to_string_pretty(&self.manifest).expect("JSON of plain values");
-        std::fs::write(&manifest, text + "\n").map_err(io(manifest))?;
+        let manifest_path = dir.join(MANIFEST_FILE);
+        let text = serde_json::to_string_pretty(&manifest).expect("JSON of plain values");
+        std::fs::write(&manifest_path, text + "\n").map_err(io(manifest_path))?;
         Ok(())
     }
 

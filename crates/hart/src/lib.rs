@@ -38,6 +38,7 @@ mod memory;
 mod pmp;
 pub mod privileged;
 pub mod smt;
+mod snapshot;
 pub mod tlb;
 mod trap;
 

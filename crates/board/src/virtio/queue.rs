@@ -17,6 +17,8 @@ const INDIRECT_MAX: u64 = 32768;
 const DESC_F_NEXT: u16 = 1;
 const DESC_F_WRITE: u16 = 2;
 const DESC_F_INDIRECT: u16 = 4;
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+
 const AVAIL_F_NO_INTERRUPT: u16 = 1;
 
 /// Why a queue (or a request on it) cannot be processed: the driver broke
@@ -313,6 +315,33 @@ impl Queue {
     /// interrupt for, since the last call.
     pub fn take_signal(&mut self) -> bool {
         std::mem::take(&mut self.signal)
+    }
+}
+
+/// The driver's set-up (size, ready, ring addresses) and the device's
+/// indices.
+impl Snapshot for Queue {
+    fn save(&self, w: &mut StateWriter) {
+        w.u16(self.size);
+        w.bool(self.ready);
+        w.u64(self.desc);
+        w.u64(self.driver);
+        w.u64(self.device);
+        w.u16(self.last_avail);
+        w.u16(self.used_idx);
+        w.bool(self.signal);
+    }
+
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        self.size = r.u16()?;
+        self.ready = r.bool()?;
+        self.desc = r.u64()?;
+        self.driver = r.u64()?;
+        self.device = r.u64()?;
+        self.last_avail = r.u16()?;
+        self.used_idx = r.u16()?;
+        self.signal = r.bool()?;
+        Ok(())
     }
 }
 
