@@ -354,4 +354,30 @@ mod tests {
         assert_eq!(c.load(MTIMECMP + 16, 8, 0), None);
         assert_eq!(c.load(0, 1, 0), None);
     }
+
+    #[test]
+    fn a_checkpoint_restores_the_timer_and_software_interrupts() {
+        use rvnvmm_checkpoint::Sections;
+        let mut c = Clint::new(3, 10_000_000);
+        c.set_mtime(1_000, 77);
+        c.mtimecmp[1] = 500;
+        c.msip[2] = true;
+        c.ipis[2] = 4;
+        c.ipis_sent[0] = 4;
+        let mut s = Sections::new();
+        s.save("clint", &c);
+        let mut back = Clint::new(3, 10_000_000);
+        s.restore("clint", &mut back).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{c:?}"));
+        assert_eq!(back.mtime(5_000), c.mtime(5_000));
+        // Another hart count, or a cut section, is an error.
+        let mut other = Clint::new(2, 10_000_000);
+        assert!(s.restore("clint", &mut other).is_err());
+        let bytes = s.get("clint").unwrap();
+        let mut cut = Sections::new();
+        cut.insert("clint", bytes[..bytes.len() - 3].to_vec());
+        assert!(cut
+            .restore("clint", &mut Clint::new(3, 10_000_000))
+            .is_err());
+    }
 }

@@ -28,7 +28,7 @@
 
 use crate::profile::Profile;
 use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
-use rvnvmm_checkpoint::{CheckpointError, Sections, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Sections, StateReader, StateWriter};
 use rvnvmm_gdb::{GdbStub, Target, Verdict};
 use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
@@ -284,6 +284,25 @@ impl Console {
     /// Whether the kernel printed "Kernel panic - not syncing".
     pub fn panicked(&self) -> bool {
         self.panicked.load(Ordering::Relaxed)
+    }
+
+    /// The output recorded (its last bytes) and whether the kernel
+    /// panicked: a checkpoint keeps them for the messages of the run that
+    /// restores it.
+    fn save(&self, w: &mut StateWriter) {
+        let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        w.bytes(&tail.iter().copied().collect::<Vec<_>>());
+        w.bool(self.panicked());
+    }
+
+    /// Reads back what [`Console::save`] wrote.
+    fn restore(&self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let bytes = r.bytes(TAIL_BYTES)?;
+        let panicked = r.bool()?;
+        let mut tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        *tail = bytes.iter().copied().collect();
+        self.panicked.store(panicked, Ordering::Relaxed);
+        Ok(())
     }
 
     fn panic_line(&self) -> String {
@@ -1008,6 +1027,8 @@ const MACHINE_SECTION: &str = "machine";
 const BOARD_SECTION: &str = "board";
 /// The checkpoint section of host input not yet passed to the UART.
 pub const CONSOLE_INPUT_SECTION: &str = "console-input";
+/// The checkpoint section of the console output recorded.
+pub const CONSOLE_OUTPUT_SECTION: &str = "console-output";
 
 /// The checkpoint section of hart `h`.
 fn hart_section(h: usize) -> String {
@@ -1053,6 +1074,7 @@ impl Machine {
         sections.write(CONSOLE_INPUT_SECTION, |w| {
             w.bytes(&self.host_input.queued_bytes())
         });
+        sections.write(CONSOLE_OUTPUT_SECTION, |w| self.console.save(w));
         if memory {
             self.mem.save(sections);
         }
@@ -1060,14 +1082,14 @@ impl Machine {
     }
 
     /// Reads a checkpoint back into this machine, freshly built from the
-    /// same memory map, harts and devices (RAM too with `memory`; the host
-    /// input not yet consumed then with `host_input`). The timing model,
-    /// if any, is this machine's, cold.
+    /// same memory map, harts and devices (RAM too with `memory`; with
+    /// `host_side`, the host input not yet consumed then and the console
+    /// output recorded). The timing model, if any, is this machine's, cold.
     pub fn restore(
         &mut self,
         sections: &Sections,
         memory: bool,
-        host_input: bool,
+        host_side: bool,
     ) -> Result<(), CheckpointError> {
         let n = self.harts.len();
         sections.read(BOARD_SECTION, |r| self.board.restore(r))?;
@@ -1111,11 +1133,12 @@ impl Machine {
             self.input.push(r.bytes(usize::MAX)?);
             Ok(())
         })?;
-        if host_input {
+        if host_side {
             sections.read(CONSOLE_INPUT_SECTION, |r| {
                 self.host_input.push(r.bytes(usize::MAX)?);
                 Ok(())
             })?;
+            sections.read(CONSOLE_OUTPUT_SECTION, |r| self.console.restore(r))?;
         }
         if memory {
             self.mem.restore(sections)?;

@@ -402,4 +402,25 @@ mod tests {
         assert_eq!(p.load(2, 4), None);
         assert_eq!(plic_size(2), 0x20_2000);
     }
+
+    #[test]
+    fn a_checkpoint_restores_priorities_enables_and_claims() {
+        use rvnvmm_checkpoint::Sections;
+        let mut p = Plic::new(31, 4);
+        p.priority[3] = 5;
+        p.priority[7] = 2;
+        p.enable[1][0] = 1 << 3 | 1 << 7;
+        p.threshold[1] = 1;
+        p.set_level(3, true);
+        p.set_level(7, true);
+        assert_eq!(p.claim(1), 3);
+        let mut s = Sections::new();
+        s.save("plic", &p);
+        let mut back = Plic::new(31, 4);
+        s.restore("plic", &mut back).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{p:?}"));
+        assert!(back.irq_pending(1));
+        assert_eq!(back.claim(1), 7);
+        assert!(s.restore("plic", &mut Plic::new(31, 2)).is_err());
+    }
 }

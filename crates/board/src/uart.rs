@@ -534,4 +534,25 @@ pub(crate) mod tests {
         assert_eq!(u.load(6) & 0x0f, 0x0b);
         assert!(!u.irq(), "reading MSR clears the deltas");
     }
+
+    #[test]
+    fn a_checkpoint_restores_registers_and_the_receive_fifo() {
+        use rvnvmm_checkpoint::Sections;
+        let (mut u, _, input) = uart();
+        u.store(2, 0x01); // FCR: FIFO on
+        u.store(1, 0x01); // IER: received data
+        u.store(3, 0x03); // LCR: 8N1
+        u.store(7, 0x5a); // SCR
+        input.push(b"ab");
+        u.poll_input();
+        let mut s = Sections::new();
+        s.save("uart", &u);
+        let (mut back, _, _) = uart();
+        s.restore("uart", &mut back).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{u:?}"));
+        assert_eq!(back.irq(), u.irq());
+        assert_eq!(back.load(7), 0x5a);
+        assert_eq!(back.load(0), u64::from(b'a'));
+        assert_eq!(back.load(0), u64::from(b'b'));
+    }
 }

@@ -312,4 +312,22 @@ mod tests {
         m.discard_page(0x1010);
         assert_eq!(m.read_u64(0x1010), Some(0));
     }
+
+    #[test]
+    fn a_checkpoint_restores_every_region() {
+        let mut m = PhysMem::new(&[(0x1000, 0x4000), (0x10_0000, 0x2000)]).unwrap();
+        m.write_u64(0x1008, 0xdead_beef);
+        m.write_u64(0x4ff8, 7);
+        m.write_u64(0x10_1000, 9);
+        let mut s = Sections::new();
+        m.save(&mut s);
+        let mut back = PhysMem::new(&[(0x1000, 0x4000), (0x10_0000, 0x2000)]).unwrap();
+        back.restore(&s).unwrap();
+        for i in 0..2 {
+            assert_eq!(back.region_bytes(i), m.region_bytes(i));
+        }
+        // RAM of another map is refused.
+        let mut other = PhysMem::new(&[(0x1000, 0x8000), (0x10_0000, 0x2000)]).unwrap();
+        assert!(other.restore(&s).is_err());
+    }
 }

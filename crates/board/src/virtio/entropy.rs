@@ -191,4 +191,25 @@ mod tests {
         let v: Vec<u64> = (0..3).map(|_| p.next_u64()).collect();
         assert_eq!(v, [11520, 0, 1509978240]);
     }
+
+    #[test]
+    fn a_checkpoint_goes_on_with_the_same_bytes() {
+        use rvnvmm_checkpoint::{StateReader, StateWriter};
+        let mut e = Entropy::new(7);
+        let mut first = [0u8; 13];
+        e.prng.fill(&mut first);
+        let mut w = StateWriter::new();
+        e.save_state(&mut w);
+        let bytes = w.into_bytes();
+        let mut back = Entropy::new(0);
+        back.restore_state(&mut StateReader::new("rng", &bytes))
+            .unwrap();
+        let (mut a, mut b) = ([0u8; 29], [0u8; 29]);
+        e.prng.fill(&mut a);
+        back.prng.fill(&mut b);
+        assert_eq!(a, b);
+        assert!(back
+            .restore_state(&mut StateReader::new("rng", &bytes[..40]))
+            .is_err());
+    }
 }

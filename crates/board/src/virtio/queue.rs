@@ -604,4 +604,21 @@ pub(crate) mod tests {
             Err(QueueError::Memory(_))
         ));
     }
+
+    #[test]
+    fn a_checkpoint_restores_the_rings_and_indices() {
+        use rvnvmm_checkpoint::Sections;
+        let mut mem = FakeMem::new(RAM, 0x10000);
+        let mut d = Driver::new(8);
+        let mut q = d.queue();
+        d.offer(&mut mem, 0, &[(RAM + 0x8000, 16, true)]);
+        d.publish(&mut mem, 0);
+        let chain = q.pop(&mut mem).unwrap().unwrap();
+        q.push_used(&mut mem, chain.head, 16).unwrap();
+        let mut s = Sections::new();
+        s.save("q", &q);
+        let mut back = Queue::default();
+        s.restore("q", &mut back).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{q:?}"));
+    }
 }
