@@ -522,6 +522,9 @@ pub struct Machine {
     /// functional model runs (one cycle an instruction, no pipeline to
     /// share); given back to the core when the timing model resumes.
     parked_seats: Vec<Option<SmtSeat>>,
+    /// Host input waits until every hart sleeps in `wfi`
+    /// ([`Machine::hold_input_until_idle`]).
+    input_held: bool,
 }
 
 /// The counters as they stood at a statistics reset ([`Machine::reset_stats`]):
@@ -643,6 +646,7 @@ impl Machine {
             stats_base: None,
             parked: None,
             parked_seats,
+            input_held: false,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -902,6 +906,12 @@ impl Machine {
     /// by the driver's FIFO resets, so `printf 'cmd\n' | rvnvmm boot`
     /// would lose them.
     fn forward_input(&mut self) {
+        if self.input_held {
+            if !self.state.iter().all(|&s| s == State::Wfi) {
+                return;
+            }
+            self.input_held = false;
+        }
         if !self.host_input.is_empty() && self.board.uart_rx_enabled() {
             self.input.push(&self.host_input.pop(usize::MAX));
         }
@@ -1151,6 +1161,16 @@ impl Machine {
     /// into one rebuilt from a checkpoint of it.
     pub fn take_mem(&mut self) -> PhysMem {
         std::mem::take(&mut self.mem)
+    }
+
+    /// Holds host input back until every hart first sleeps in `wfi` (a
+    /// restored machine: the guest has its console open, and whatever it
+    /// was doing at the checkpoint, such as a program ending and the shell
+    /// coming back to its prompt, finishes first), so input given at the
+    /// start arrives at the same point of the run whatever the host's
+    /// timing.
+    pub fn hold_input_until_idle(&mut self) {
+        self.input_held = true;
     }
 
     /// Feeds the UART from `input` (host input already arriving) instead

@@ -95,9 +95,9 @@ pub struct BootArgs {
     #[arg(long, value_name = "PORT")]
     gdb: Option<u16>,
     /// Boot in the functional model until the guest's first `switch timing`
-    /// marker (e.g. `nvmm-marker switch timing` from the shell), then run
-    /// the machine's timing model, the statistics counting from there
-    /// (docs/regions-of-interest.md).
+    /// or `checkpoint` marker (e.g. `nvmm-marker switch timing` from the
+    /// shell), then run the machine's timing model, the statistics counting
+    /// from there (docs/regions-of-interest.md, docs/checkpoints.md).
     #[arg(long, value_name = "marker", value_parser = ["marker"])]
     fast_forward: Option<String>,
     /// Take a checkpoint of the whole machine after exactly N instructions
@@ -600,7 +600,19 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     }
 
     let _raw = RawTerminal::new();
-    m.host_input().spawn_reader(std::io::stdin());
+    let reader = m.host_input().spawn_reader(std::io::stdin());
+    // After a restore the guest takes input at once: input piped in is
+    // read to its end first and held until every hart first idles, so it
+    // arrives at the same point whatever the host's timing (a boot holds
+    // it back until Linux opens the console, which gives the same).
+    // Typing at a terminal arrives as it comes.
+    if a.restore.is_some() && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        let saved = m.host_input().queued_bytes().len();
+        let _ = reader.join();
+        if m.host_input().queued_bytes().len() > saved {
+            m.hold_input_until_idle();
+        }
+    }
     let started = Instant::now();
     let mut roi = match (a.fast_forward.is_some(), restored) {
         (true, Some((_, roi))) => roi.with_fast_forward(&mut m)?,
