@@ -9,6 +9,7 @@ use crate::plic::{plic_size, Plic, PLIC_SOURCES};
 use crate::syscon::{ExitRequest, Syscon, SYSCON_SIZE};
 use crate::uart::{Uart, UART_SIZE};
 use crate::virtio::{QueueError, VirtioDevice, VirtioMmio, VIRTIO_MMIO_SIZE};
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
 use rvnvmm_config::{Config, RegionKind};
 use rvnvmm_hart::ControlPort;
 use rvnvmm_memsys::control::{ControlPage, CONTROL_PAGE_SIZE};
@@ -487,6 +488,46 @@ impl Board {
             self.update_irqs();
         }
         ok
+    }
+}
+
+impl Board {
+    /// Writes the devices' state: the board's time, CLINT, PLIC, UART and
+    /// each virtio transport with its device. Output held is passed on
+    /// first. A pending power-off or reboot, or a device that cannot be
+    /// saved, is an error.
+    pub fn save(&mut self, w: &mut StateWriter) -> Result<(), CheckpointError> {
+        if self.syscon.has_request() {
+            return Err(CheckpointError::Unsupported(
+                "a machine that is powering off or rebooting".into(),
+            ));
+        }
+        self.flush();
+        w.u64(self.now_ns);
+        self.clint.save(w);
+        self.plic.save(w);
+        self.uart.save(w);
+        w.count(self.virtio.len());
+        for v in &self.virtio {
+            v.save(w)?;
+        }
+        Ok(())
+    }
+
+    /// Reads back what [`Board::save`] wrote into a board built from the
+    /// same configuration with the same devices.
+    pub fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        self.now_ns = r.u64()?;
+        self.clint.restore(r)?;
+        self.plic.restore(r)?;
+        self.uart.restore(r)?;
+        r.exact_len(self.virtio.len(), "virtio devices")?;
+        for v in &mut self.virtio {
+            v.restore(r)?;
+        }
+        self.syscon = Syscon::default();
+        self.update_irqs();
+        Ok(())
     }
 }
 

@@ -20,6 +20,9 @@ const MTIME: u64 = 0xbff8;
 pub const MAX_HARTS: usize = ((MTIME - MTIMECMP) / 8) as usize;
 
 /// The CLINT of `harts` harts.
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+
+/// The CLINT of `harts` harts.
 #[derive(Clone, Debug)]
 pub struct Clint {
     timebase_hz: u64,
@@ -232,6 +235,32 @@ fn insert(old: u64, value: u64, shift: u64, size: u64) -> u64 {
     (old & !mask) | ((value << (shift * 8)) & mask)
 }
 
+/// `mtime`'s offset, `msip`, `mtimecmp` and the IPI counters; the hart
+/// count and time base are the machine's.
+impl Snapshot for Clint {
+    fn save(&self, w: &mut StateWriter) {
+        w.u64(self.offset);
+        w.bytes(&self.msip.iter().map(|&b| u8::from(b)).collect::<Vec<_>>());
+        w.u64s(&self.mtimecmp);
+        w.u64s(&self.ipis);
+        w.u64s(&self.ipis_sent);
+    }
+
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let harts = self.msip.len();
+        self.offset = r.u64()?;
+        let msip = r.bytes(harts)?;
+        if msip.len() != harts || msip.iter().any(|&b| b > 1) {
+            return Err(r.malformed("msip of another hart count"));
+        }
+        self.msip = msip.iter().map(|&b| b == 1).collect();
+        r.u64s_into(&mut self.mtimecmp, "mtimecmp registers")?;
+        r.u64s_into(&mut self.ipis, "IPI counters")?;
+        r.u64s_into(&mut self.ipis_sent, "IPI counters")?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -324,5 +353,31 @@ mod tests {
         assert_eq!(c.load(0, 8, 0), None);
         assert_eq!(c.load(MTIMECMP + 16, 8, 0), None);
         assert_eq!(c.load(0, 1, 0), None);
+    }
+
+    #[test]
+    fn a_checkpoint_restores_the_timer_and_software_interrupts() {
+        use rvnvmm_checkpoint::Sections;
+        let mut c = Clint::new(3, 10_000_000);
+        c.set_mtime(1_000, 77);
+        c.mtimecmp[1] = 500;
+        c.msip[2] = true;
+        c.ipis[2] = 4;
+        c.ipis_sent[0] = 4;
+        let mut s = Sections::new();
+        s.save("clint", &c);
+        let mut back = Clint::new(3, 10_000_000);
+        s.restore("clint", &mut back).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{c:?}"));
+        assert_eq!(back.mtime(5_000), c.mtime(5_000));
+        // Another hart count, or a cut section, is an error.
+        let mut other = Clint::new(2, 10_000_000);
+        assert!(s.restore("clint", &mut other).is_err());
+        let bytes = s.get("clint").unwrap();
+        let mut cut = Sections::new();
+        cut.insert("clint", bytes[..bytes.len() - 3].to_vec());
+        assert!(cut
+            .restore("clint", &mut Clint::new(3, 10_000_000))
+            .is_err());
     }
 }

@@ -50,6 +50,11 @@ impl InputQueue {
         self.0.ready.notify_all();
     }
 
+    /// The bytes queued, left in the queue (a checkpoint saves them).
+    pub fn queued_bytes(&self) -> Vec<u8> {
+        self.state().bytes.iter().copied().collect()
+    }
+
     /// Marks the end of input (host stdin reached EOF); bytes already queued
     /// stay readable.
     pub fn close(&self) {

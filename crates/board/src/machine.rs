@@ -28,6 +28,7 @@
 
 use crate::profile::Profile;
 use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
+use rvnvmm_checkpoint::{CheckpointError, Sections, StateReader, StateWriter};
 use rvnvmm_gdb::{GdbStub, Target, Verdict};
 use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
@@ -285,6 +286,25 @@ impl Console {
         self.panicked.load(Ordering::Relaxed)
     }
 
+    /// The output recorded (its last bytes) and whether the kernel
+    /// panicked: a checkpoint keeps them for the messages of the run that
+    /// restores it.
+    fn save(&self, w: &mut StateWriter) {
+        let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        w.bytes(&tail.iter().copied().collect::<Vec<_>>());
+        w.bool(self.panicked());
+    }
+
+    /// Reads back what [`Console::save`] wrote.
+    fn restore(&self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let bytes = r.bytes(TAIL_BYTES)?;
+        let panicked = r.bool()?;
+        let mut tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+        *tail = bytes.iter().copied().collect();
+        self.panicked.store(panicked, Ordering::Relaxed);
+        Ok(())
+    }
+
     fn panic_line(&self) -> String {
         let tail = self.tail.lock().unwrap_or_else(|e| e.into_inner());
         let text: Vec<u8> = tail.iter().copied().collect();
@@ -485,8 +505,10 @@ pub struct Machine {
     max_insns: Option<u64>,
     /// Instructions retired when the kernel panic was first seen.
     panic_at: Option<u64>,
-    /// Where the power fails (`--crash-at`).
-    crash_at: Option<CrashAt>,
+    /// Where the run stops on its own, and how it ends there: the power
+    /// fails (`--crash-at`, [`End::Crash`]) or a checkpoint is due
+    /// (`--checkpoint-at`, [`End::Checkpoint`]).
+    crash_at: Option<(CrashAt, End)>,
     /// The hart that ran last: where a crash finds the machine.
     last_hart: usize,
     /// The gdb connection, if a debugger is attached.
@@ -500,6 +522,9 @@ pub struct Machine {
     /// functional model runs (one cycle an instruction, no pipeline to
     /// share); given back to the core when the timing model resumes.
     parked_seats: Vec<Option<SmtSeat>>,
+    /// Host input waits until every hart sleeps in `wfi`
+    /// ([`Machine::hold_input_until_idle`]).
+    input_held: bool,
 }
 
 /// The counters as they stood at a statistics reset ([`Machine::reset_stats`]):
@@ -560,6 +585,10 @@ pub enum End {
     Reboot,
     /// The power failed at [`Machine::with_crash_at`]'s point.
     Crash,
+    /// The run reached [`Machine::set_checkpoint_at`]'s point (which is
+    /// then cleared); the caller saves the machine and calls
+    /// [`Machine::run`] again to go on.
+    Checkpoint,
     /// Hart `hart` ran a region-of-interest marker (`rvnvmm_isa::marker`),
     /// `op` with argument `arg`; its pc is past it. The caller acts on it
     /// and calls [`Machine::run`] again to go on.
@@ -617,6 +646,7 @@ impl Machine {
             stats_base: None,
             parked: None,
             parked_seats,
+            input_held: false,
         };
         sync_lines(&m.board, &m.lines);
         m
@@ -633,8 +663,21 @@ impl Machine {
     /// or when the next hart to run has reached that simulated time (turns
     /// shorten as it nears, so it lands within a few instructions).
     pub fn with_crash_at(mut self, at: CrashAt) -> Machine {
-        self.crash_at = Some(at);
+        self.crash_at = Some((at, End::Crash));
         self
+    }
+
+    /// Stops the run with [`End::Checkpoint`] at `at`, as
+    /// [`Machine::with_crash_at`] stops for a crash: after exactly that many
+    /// instructions of all harts, or when the next hart to run has reached
+    /// that simulated time. `None` clears it.
+    pub fn set_checkpoint_at(&mut self, at: Option<CrashAt>) {
+        self.crash_at = at.map(|a| (a, End::Checkpoint));
+    }
+
+    /// Whether the timing model runs (not the functional one).
+    pub fn is_timed(&self) -> bool {
+        self.memsys.is_some()
     }
 
     /// The power fails now: the NVMM region keeps what reached its
@@ -824,7 +867,7 @@ impl Machine {
         if let Some(gdb) = self.gdb.as_mut() {
             match &end {
                 // gdb stays attached across the reboot and a marker.
-                Ok(End::Reboot | End::Marker { .. }) => {}
+                Ok(End::Reboot | End::Marker { .. } | End::Checkpoint) => {}
                 Ok(End::PowerOff(code)) => gdb.exited(i32::from(*code)),
                 Ok(End::Crash) | Err(_) => gdb.killed(libc::SIGKILL),
             }
@@ -863,6 +906,12 @@ impl Machine {
     /// by the driver's FIFO resets, so `printf 'cmd\n' | rvnvmm boot`
     /// would lose them.
     fn forward_input(&mut self) {
+        if self.input_held {
+            if !self.state.iter().all(|&s| s == State::Wfi) {
+                return;
+            }
+            self.input_held = false;
+        }
         if !self.host_input.is_empty() && self.board.uart_rx_enabled() {
             self.input.push(&self.host_input.pop(usize::MAX));
         }
@@ -979,6 +1028,155 @@ impl Machine {
             })
             .collect::<Vec<_>>()
             .join("; ")
+    }
+}
+
+/// The checkpoint section of the machine's own state.
+const MACHINE_SECTION: &str = "machine";
+/// The checkpoint section of the board's devices.
+const BOARD_SECTION: &str = "board";
+/// The checkpoint section of host input not yet passed to the UART.
+pub const CONSOLE_INPUT_SECTION: &str = "console-input";
+/// The checkpoint section of the console output recorded.
+pub const CONSOLE_OUTPUT_SECTION: &str = "console-output";
+
+/// The checkpoint section of hart `h`.
+fn hart_section(h: usize) -> String {
+    format!("hart{h}")
+}
+
+/// Checkpoints (`docs/checkpoints.md`): the architectural state of the
+/// harts, their cores' clocks and `wfi` states, the board's devices, the
+/// counters and statistics baseline, the console input not yet consumed,
+/// and RAM. Decoded code, software TLBs and the memory-system model are not
+/// saved: a restored machine starts them empty (cold).
+impl Machine {
+    /// Writes the machine into `sections` (RAM too with `memory`), at a
+    /// point between turns of the scheduler (a marker or the end of a
+    /// [`Machine::run`]).
+    pub fn save(&mut self, sections: &mut Sections, memory: bool) -> Result<(), CheckpointError> {
+        let mut w = StateWriter::new();
+        self.board.save(&mut w)?;
+        sections.insert(BOARD_SECTION, w.into_bytes());
+        for (h, hart) in self.harts.iter().enumerate() {
+            sections.save(hart_section(h), hart);
+        }
+        sections.write(MACHINE_SECTION, |w| {
+            w.u64(self.insns);
+            w.count(self.harts.len());
+            for (core, state) in self.cores.iter().zip(&self.state) {
+                w.u64(core.cycles);
+                w.bool(*state == State::Wfi);
+            }
+            w.u64(self.code.blocks_decoded);
+            w.u64(self.last_hart as u64);
+            w.bool(self.stats_base.is_some());
+            if let Some(b) = &self.stats_base {
+                w.u64(b.instructions);
+                w.u64s(&b.hart_instructions);
+                w.u64s(&b.cycles);
+                w.u64(b.sim_time_ns);
+                w.u64(b.blocks_decoded);
+                w.u64s(&b.ipis.iter().flat_map(|&(r, s)| [r, s]).collect::<Vec<_>>());
+            }
+            w.bytes(&self.input.queued_bytes());
+        });
+        sections.write(CONSOLE_INPUT_SECTION, |w| {
+            w.bytes(&self.host_input.queued_bytes())
+        });
+        sections.write(CONSOLE_OUTPUT_SECTION, |w| self.console.save(w));
+        if memory {
+            self.mem.save(sections);
+        }
+        Ok(())
+    }
+
+    /// Reads a checkpoint back into this machine, freshly built from the
+    /// same memory map, harts and devices (RAM too with `memory`; with
+    /// `host_side`, the host input not yet consumed then and the console
+    /// output recorded). The timing model, if any, is this machine's, cold.
+    pub fn restore(
+        &mut self,
+        sections: &Sections,
+        memory: bool,
+        host_side: bool,
+    ) -> Result<(), CheckpointError> {
+        let n = self.harts.len();
+        sections.read(BOARD_SECTION, |r| self.board.restore(r))?;
+        for (h, hart) in self.harts.iter_mut().enumerate() {
+            sections.restore(&hart_section(h), hart)?;
+        }
+        sections.read(MACHINE_SECTION, |r| {
+            self.insns = r.u64()?;
+            r.exact_len(n, "harts")?;
+            for h in 0..n {
+                self.cores[h].cycles = r.u64()?;
+                self.state[h] = if r.bool()? {
+                    State::Wfi
+                } else {
+                    State::Running
+                };
+            }
+            self.code.blocks_decoded = r.u64()?;
+            self.last_hart = usize::try_from(r.u64()?)
+                .ok()
+                .filter(|&h| h < n)
+                .ok_or_else(|| r.malformed("the last hart is not a hart"))?;
+            self.stats_base = if r.bool()? {
+                let instructions = r.u64()?;
+                let hart_instructions = r.u64s(n)?;
+                let cycles = r.u64s(n)?;
+                let sim_time_ns = r.u64()?;
+                let blocks_decoded = r.u64()?;
+                let ipis = r.u64s(2 * n)?;
+                Some(StatsBase {
+                    instructions,
+                    hart_instructions,
+                    cycles,
+                    sim_time_ns,
+                    blocks_decoded,
+                    ipis: ipis.chunks_exact(2).map(|p| (p[0], p[1])).collect(),
+                })
+            } else {
+                None
+            };
+            self.input.push(r.bytes(usize::MAX)?);
+            Ok(())
+        })?;
+        if host_side {
+            sections.read(CONSOLE_INPUT_SECTION, |r| {
+                self.host_input.push(r.bytes(usize::MAX)?);
+                Ok(())
+            })?;
+            sections.read(CONSOLE_OUTPUT_SECTION, |r| self.console.restore(r))?;
+        }
+        if memory {
+            self.mem.restore(sections)?;
+        }
+        sync_lines(&self.board, &self.lines);
+        Ok(())
+    }
+
+    /// Takes guest RAM out of this machine (leaving it none), to be moved
+    /// into one rebuilt from a checkpoint of it.
+    pub fn take_mem(&mut self) -> PhysMem {
+        std::mem::take(&mut self.mem)
+    }
+
+    /// Holds host input back until every hart first sleeps in `wfi` (a
+    /// restored machine: the guest has its console open, and whatever it
+    /// was doing at the checkpoint, such as a program ending and the shell
+    /// coming back to its prompt, finishes first), so input given at the
+    /// start arrives at the same point of the run whatever the host's
+    /// timing.
+    pub fn hold_input_until_idle(&mut self) {
+        self.input_held = true;
+    }
+
+    /// Feeds the UART from `input` (host input already arriving) instead
+    /// of the machine's own queue.
+    pub fn set_host_input(&mut self, input: InputQueue) {
+        self.host_input = input;
     }
 }
 
@@ -1111,9 +1309,14 @@ impl rvnvmm_sched::Machine for Machine {
                 }));
             }
         }
-        if matches!(self.crash_at, Some(CrashAt::Insns(n)) if self.insns >= n) {
-            self.board.flush();
-            return ControlFlow::Break(Ok(End::Crash));
+        if let Some((CrashAt::Insns(n), end)) = self.crash_at {
+            if self.insns >= n {
+                self.board.flush();
+                if end == End::Checkpoint {
+                    self.crash_at = None;
+                }
+                return ControlFlow::Break(Ok(end));
+            }
         }
         if let Some(max) = self.max_insns {
             if self.insns >= max {
@@ -1137,12 +1340,15 @@ impl rvnvmm_sched::Machine for Machine {
 
     fn begin_turn(&mut self, h: usize) -> ControlFlow<Self::Stop, u64> {
         let slice = match self.crash_at {
-            Some(CrashAt::Insns(n)) => SLICE.min(n.saturating_sub(self.insns).max(1)),
-            Some(CrashAt::TimeNs(ns)) => {
+            Some((CrashAt::Insns(n), _)) => SLICE.min(n.saturating_sub(self.insns).max(1)),
+            Some((CrashAt::TimeNs(ns), end)) => {
                 let core = &self.cores[h];
                 if core.time_ns() >= ns {
                     self.board.flush();
-                    return ControlFlow::Break(Ok(End::Crash));
+                    if end == End::Checkpoint {
+                        self.crash_at = None;
+                    }
+                    return ControlFlow::Break(Ok(end));
                 }
                 // Shorter turns as the time nears (a hart retires at most
                 // one instruction a cycle).
@@ -1159,7 +1365,7 @@ impl rvnvmm_sched::Machine for Machine {
         // lands where it did there).
         self.harts[h].exact_budget = matches!(
             self.crash_at,
-            Some(CrashAt::Insns(n)) if self.insns + budget >= n
+            Some((CrashAt::Insns(n), _)) if self.insns + budget >= n
         );
         ControlFlow::Continue(budget)
     }

@@ -417,3 +417,70 @@ fn a_marker_stops_the_run_and_the_model_switches_both_ways() {
         assert_eq!(r.m.run(Some(1_000_000)).unwrap(), End::PowerOff(3));
     }
 }
+
+/// A machine saved at an instruction count and restored into a machine
+/// built afresh (RAM zero, harts at reset) runs on as the machine that
+/// stopped there does: the same power-off code, console output,
+/// instructions, registers and clocks.
+#[test]
+fn a_checkpoint_restored_into_a_fresh_machine_runs_to_the_same_end() {
+    // Each hart counts down 3000 + 1000 * id, writes its id to the UART;
+    // hart 0 then waits for the others' marks in RAM and powers off.
+    let program = |base: u64| {
+        let mut p = li(T2, 3000);
+        p.extend(li(T0, 1000));
+        p.extend([
+            0x02a2_82b3, // mul t0, t0, a0
+            0x0053_83b3, // add t2, t2, t0
+            addi(T2, T2, -1),
+            bne(T2, 0, -4),
+        ]);
+        p.extend(li(T0, map::UART0_BASE));
+        p.extend([addi(T1, A0, 0x30), sb(T1, T0)]);
+        p.extend(li(T0, base + 0x900));
+        p.extend([
+            0x00a2_82b3, // add t0, t0, a0
+            addi(T1, 0, 1),
+            sb(T1, T0),
+        ]);
+        // Hart 0 waits for hart 1's mark and powers off; the others spin.
+        let mut wait = li(T0, base + 0x901);
+        wait.extend([0x0002_c303, bne(T1, 0, 8), 0xff9f_f06f]); // lbu t1, 0(t0); bnez; j .-8
+        wait.extend(poweroff(9));
+        p.push(bne(A0, 0, 4 * (wait.len() as i32 + 1)));
+        p.extend(wait);
+        p.push(SPIN);
+        p
+    };
+    // The run through stops at the same point (a restore starts a new
+    // round of turns there) and goes on.
+    let mut through = rig(2, program, false);
+    through.m.set_checkpoint_at(Some(CrashAt::Insns(4_000)));
+    assert_eq!(through.m.run(Some(10_000_000)).unwrap(), End::Checkpoint);
+    assert_eq!(through.m.run(Some(10_000_000)).unwrap(), End::PowerOff(9));
+
+    let mut saved = rig(2, program, false);
+    saved.m.set_checkpoint_at(Some(CrashAt::Insns(4_000)));
+    assert_eq!(saved.m.run(Some(10_000_000)).unwrap(), End::Checkpoint);
+    assert_eq!(saved.m.instructions(), 4_000);
+    let mut sections = Sections::new();
+    saved.m.save(&mut sections, true).unwrap();
+
+    let mut restored = rig(2, |_| vec![], false);
+    restored.m.restore(&sections, true, true).unwrap();
+    assert_eq!(restored.m.instructions(), 4_000);
+    assert_eq!(restored.m.run(Some(10_000_000)).unwrap(), End::PowerOff(9));
+    assert_eq!(
+        *restored.out.0.lock().unwrap(),
+        *through.out.0.lock().unwrap()
+    );
+    assert_eq!(restored.m.instructions(), through.m.instructions());
+    for h in 0..2 {
+        assert_eq!(restored.m.harts()[h].x, through.m.harts()[h].x);
+        assert_eq!(restored.m.cores()[h].cycles, through.m.cores()[h].cycles);
+    }
+
+    // A machine of another hart count refuses it.
+    let mut other = rig(1, |_| vec![], false);
+    assert!(other.m.restore(&sections, true, true).is_err());
+}

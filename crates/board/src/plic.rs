@@ -27,6 +27,8 @@ pub fn plic_size(contexts: usize) -> u64 {
     CONTEXT + 0x1000 * contexts as u64
 }
 
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+
 /// A PLIC with sources 1..=`sources` and `contexts` targets.
 #[derive(Clone, Debug)]
 pub struct Plic {
@@ -243,6 +245,63 @@ impl Plic {
     }
 }
 
+/// Priorities, line levels, claims, enables and thresholds; the pending
+/// bits follow from levels and claims.
+impl Snapshot for Plic {
+    fn save(&self, w: &mut StateWriter) {
+        let bools = |v: &[bool]| v.iter().map(|&b| u8::from(b)).collect::<Vec<_>>();
+        w.u64s(
+            &self
+                .priority
+                .iter()
+                .map(|&p| u64::from(p))
+                .collect::<Vec<_>>(),
+        );
+        w.bytes(&bools(&self.level));
+        w.bytes(&bools(&self.claimed));
+        for e in &self.enable {
+            w.u64s(&e.iter().map(|&p| u64::from(p)).collect::<Vec<_>>());
+        }
+        w.u64s(
+            &self
+                .threshold
+                .iter()
+                .map(|&p| u64::from(p))
+                .collect::<Vec<_>>(),
+        );
+    }
+
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let words = |r: &mut StateReader<'_>, out: &mut [u32], what: &str| {
+            let mut v = vec![0u64; out.len()];
+            r.u64s_into(&mut v, what)?;
+            for (o, x) in out.iter_mut().zip(v) {
+                *o = u32::try_from(x).map_err(|_| r.malformed(format!("{what}: {x:#x}")))?;
+            }
+            Ok::<(), CheckpointError>(())
+        };
+        let bools = |r: &mut StateReader<'_>, out: &mut [bool]| {
+            let b = r.bytes(out.len())?;
+            if b.len() != out.len() || b.iter().any(|&x| x > 1) {
+                return Err(r.malformed("PLIC lines of another source count"));
+            }
+            out.iter_mut().zip(b).for_each(|(o, &x)| *o = x == 1);
+            Ok(())
+        };
+        words(r, &mut self.priority, "PLIC priorities")?;
+        bools(r, &mut self.level)?;
+        bools(r, &mut self.claimed)?;
+        for e in &mut self.enable {
+            words(r, e, "PLIC enables")?;
+        }
+        words(r, &mut self.threshold, "PLIC thresholds")?;
+        for s in 1..=self.sources {
+            self.refresh(s);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,5 +401,26 @@ mod tests {
         assert_eq!(p.load(0, 8), None);
         assert_eq!(p.load(2, 4), None);
         assert_eq!(plic_size(2), 0x20_2000);
+    }
+
+    #[test]
+    fn a_checkpoint_restores_priorities_enables_and_claims() {
+        use rvnvmm_checkpoint::Sections;
+        let mut p = Plic::new(31, 4);
+        p.priority[3] = 5;
+        p.priority[7] = 2;
+        p.enable[1][0] = 1 << 3 | 1 << 7;
+        p.threshold[1] = 1;
+        p.set_level(3, true);
+        p.set_level(7, true);
+        assert_eq!(p.claim(1), 3);
+        let mut s = Sections::new();
+        s.save("plic", &p);
+        let mut back = Plic::new(31, 4);
+        s.restore("plic", &mut back).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{p:?}"));
+        assert!(back.irq_pending(1));
+        assert_eq!(back.claim(1), 7);
+        assert!(s.restore("plic", &mut Plic::new(31, 2)).is_err());
     }
 }

@@ -4,6 +4,7 @@
 //! machine until the guest powers off and writes the statistics.
 
 use crate::artefacts;
+use crate::roi::BootRoi;
 use crate::{load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::machine::{
@@ -94,11 +95,34 @@ pub struct BootArgs {
     #[arg(long, value_name = "PORT")]
     gdb: Option<u16>,
     /// Boot in the functional model until the guest's first `switch timing`
-    /// marker (e.g. `nvmm-marker switch timing` from the shell), then run
-    /// the machine's timing model, the statistics counting from there
-    /// (docs/regions-of-interest.md).
+    /// or `checkpoint` marker (e.g. `nvmm-marker switch timing` from the
+    /// shell), then run the machine's timing model, the statistics counting
+    /// from there (docs/regions-of-interest.md, docs/checkpoints.md).
     #[arg(long, value_name = "marker", value_parser = ["marker"])]
     fast_forward: Option<String>,
+    /// Take a checkpoint of the whole machine after exactly N instructions
+    /// (all harts), when the next hart to run has reached NS of simulated
+    /// time, or at the guest's first `checkpoint` marker (`nvmm-marker
+    /// checkpoint`), into --checkpoint-to DIR; the run goes on
+    /// (docs/checkpoints.md). Without --checkpoint-to: the same restore
+    /// point, nothing written (the run through).
+    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_checkpoint_at,
+          conflicts_with_all = ["crash_at", "gdb", "profile", "disk"])]
+    checkpoint_at: Option<crate::checkpoint::CheckpointAt>,
+    /// The directory the checkpoint is written to (created; a checkpoint
+    /// there is replaced).
+    #[arg(long, value_name = "DIR", requires = "checkpoint_at")]
+    checkpoint_to: Option<PathBuf>,
+    /// End the run (exit status 0) once the checkpoint is written.
+    #[arg(long, requires = "checkpoint_to")]
+    exit_after_checkpoint: bool,
+    /// Build the machine from the checkpoint in DIR instead of booting the
+    /// firmware, kernel and initramfs, and run on. The machine (--config,
+    /// --set) must have the checkpoint's memory map, harts and ISA; its
+    /// timing configuration may differ.
+    #[arg(long, value_name = "DIR",
+          conflicts_with_all = ["kernel", "firmware", "initrd", "disk", "dump_dtb", "crash_at", "gdb", "profile", "smp"])]
+    restore: Option<PathBuf>,
 }
 
 /// Why `rvnvmm boot` could not start or finish. The command prints it after
@@ -184,6 +208,15 @@ pub enum BootError {
     /// The NVMM image could not be opened, read or written.
     #[error(transparent)]
     NvmmImage(#[from] rvnvmm_mem::persist::ImageError),
+    /// A checkpoint could not be written, read or restored.
+    #[error(transparent)]
+    Checkpoint(#[from] rvnvmm_checkpoint::CheckpointError),
+    /// A restored machine was asked to reboot.
+    #[error(
+        "the guest asked for a reboot, which a machine restored from a checkpoint cannot do (it \
+         has no boot images): boot it instead"
+    )]
+    RebootAfterRestore,
     /// `--crash-at` on a machine without NVMM.
     #[error("--crash-at needs a machine with an NVMM region (a power failure loses what is not in its persistence domain)")]
     CrashWithoutNvmm,
@@ -282,21 +315,129 @@ fn default_initrd() -> Result<PathBuf, BootError> {
     Ok(PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
-pub fn main(a: BootArgs) -> Result<i32, BootError> {
-    let mut machine_args = a.machine.clone();
-    if let Some(n) = a.smp {
-        machine_args.sets.push(format!("machine.harts={n}"));
+/// What building a machine of this run takes: a boot, a restore and a
+/// restore point build it the same way.
+struct Rig {
+    cfg: rvnvmm_config::Config,
+    hart_cfg: HartConfig,
+    console: Console,
+    disk: Option<PathBuf>,
+}
+
+impl Rig {
+    /// The board, its UART reading `input`.
+    fn board(&self, input: &InputQueue) -> Result<Board, BootError> {
+        let mut builder = Board::builder(&self.cfg).uart(
+            Box::new(ConsoleOut::new(
+                self.console.clone(),
+                Box::new(std::io::stdout()),
+            )),
+            input.clone(),
+        );
+        if let Some(disk) = &self.disk {
+            let blk = Block::open(disk, false).map_err(|source| BootError::Disk {
+                path: disk.clone(),
+                source,
+            })?;
+            builder = builder.virtio(blk);
+        }
+        builder = builder.virtio(Entropy::new(0x5eed));
+        Ok(builder.build()?)
     }
-    let cfg = load_config(&machine_args)?;
-    // Output paths are checked before the run, not after it.
-    let check = |what, p: &Option<PathBuf>| {
-        p.as_deref()
-            .map(|p| crate::output::OutputFile::check(what, p))
-            .transpose()
-    };
-    let dtb_out = check("device tree", &a.dump_dtb)?;
-    let stats_out = check("stats", &a.stats)?;
-    let profile_out = check("profile", &a.profile)?;
+
+    /// The machine of `board`, `harts` and RAM `mem`, with the configured
+    /// model's memory system, cold.
+    fn machine(
+        &self,
+        board: Board,
+        harts: Vec<Hart>,
+        mem: PhysMem,
+        input: InputQueue,
+    ) -> Result<Machine, BootError> {
+        let n = board.harts();
+        let core_map = CoreMap::with_threads_per_core(n, board.threads_per_core())
+            .expect("the board has at least one hart");
+        // The threads of a core share its issue calendar, as in user mode.
+        let cores = Core::for_harts(&core_map, &self.hart_cfg);
+        let memsys = match self.cfg.machine.model {
+            rvnvmm_config::Model::Timing => Some(MemorySystem::with_cores(&self.cfg, core_map)?),
+            rvnvmm_config::Model::Functional => None,
+        };
+        Ok(Machine::new(
+            board,
+            harts,
+            cores,
+            mem,
+            memsys,
+            input,
+            self.console.clone(),
+        ))
+    }
+
+    /// A machine to restore a checkpoint into: new devices, harts and
+    /// memory system; RAM `mem`, or new and zero.
+    fn blank(&self, mem: Option<PhysMem>) -> Result<Machine, BootError> {
+        let input = InputQueue::new();
+        let board = self.board(&input)?;
+        let mem = match mem {
+            Some(m) => m,
+            None => {
+                let mut ranges: Vec<(u64, u64)> =
+                    board.dram().iter().map(|r| (r.base, r.size)).collect();
+                ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
+                PhysMem::new(&ranges)?
+            }
+        };
+        let harts = (0..board.harts())
+            .map(|_| Hart::new(self.hart_cfg.clone()))
+            .collect();
+        self.machine(board, harts, mem, input)
+    }
+}
+
+/// Makes a restore point of `m` (`docs/checkpoints.md`): saves it, writes
+/// the checkpoint to `dir` if given, and carries on in a machine rebuilt
+/// from what was saved, as `--restore` would build it (decoded code,
+/// software TLBs and the timing model start cold). A fast-forward ends
+/// here: the rebuilt machine is timed.
+fn restore_point(
+    rig: &Rig,
+    m: &mut Machine,
+    roi: &mut BootRoi,
+    trigger: String,
+    dir: Option<&Path>,
+) -> Result<(), BootError> {
+    let started = Instant::now();
+    let point = crate::checkpoint::point_now(m, trigger);
+    let mut sections = crate::checkpoint::save(m, roi, dir.is_some())?;
+    if let Some(dir) = dir {
+        sections = crate::checkpoint::write(&rig.cfg, sections, &point, dir, started)?;
+    }
+    let ff_ends = roi.fast_forwarding();
+    let timed = m.is_timed() || ff_ends;
+    let mut fresh = rig.blank(Some(m.take_mem()))?;
+    if !timed {
+        fresh.set_timing(false)?;
+    }
+    fresh.restore(&sections, false, false)?;
+    fresh.set_host_input(m.host_input().clone());
+    *m = fresh;
+    if ff_ends {
+        roi.timing_from_restore_point(m, point.instructions, point.sim_time_ns);
+    }
+    Ok(())
+}
+
+/// Builds the machine of a boot: reads the firmware, kernel and initramfs,
+/// writes the device tree and loads them into RAM, the harts at the
+/// firmware. Gives the boot images (for a reboot) and the kernel's path.
+fn boot_machine(
+    a: &BootArgs,
+    rig: &Rig,
+    nvmm_region: Option<&crate::persistence::NvmmRegion>,
+    dtb_out: Option<&crate::output::OutputFile>,
+) -> Result<(Machine, BootImages, PathBuf), BootError> {
+    let cfg = &rig.cfg;
     let firmware_path = match &a.firmware {
         Some(p) => p.clone(),
         None => artefacts::setup_path("RVNVMM_OPENSBI")?,
@@ -329,34 +470,17 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let (dram_base, dram_size) = (dram.base, dram.size);
 
     let input = InputQueue::new();
-    let console = Console::default();
-    let mut builder = Board::builder(&cfg).uart(
-        Box::new(ConsoleOut::new(
-            console.clone(),
-            Box::new(std::io::stdout()),
-        )),
-        input.clone(),
-    );
-    if let Some(disk) = &a.disk {
-        let blk = Block::open(disk, false).map_err(|source| BootError::Disk {
-            path: disk.clone(),
-            source,
-        })?;
-        builder = builder.virtio(blk);
-    }
-    builder = builder.virtio(Entropy::new(0x5eed));
-    let board = builder.build()?;
+    let board = rig.board(&input)?;
 
     let nvmm = match a.nvmm {
         NvmmArg::DevMem => NvmmMode::Reserved,
         NvmmArg::Pmem => NvmmMode::Pmem,
     };
-    let isa = cfg.extensions()?;
     let mut opts = DtbOptions {
         bootargs: a.append.clone(),
         initrd: initrd.as_ref().map(|_| (0, 0)),
         nvmm,
-        isa,
+        isa: rig.hart_cfg.isa,
     };
     let probe = board.dtb(&opts)?;
     let lay = layout(
@@ -393,8 +517,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     images.push((lay.dtb, dtb, "device tree"));
     let boot = BootImages { images, lay };
     boot.load(&mut mem)?;
-    let nvmm_region = crate::persistence::NvmmRegion::of(&cfg)?;
-    if let Some(n) = &nvmm_region {
+    if let Some(n) = nvmm_region {
         n.load_mem(&mut mem)?;
         if a.crash_at.is_some() {
             mem.set_domain(n.domain());
@@ -403,36 +526,71 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         return Err(BootError::CrashWithoutNvmm);
     }
 
-    let hart_cfg = HartConfig {
-        clock_hz: cfg.machine.clock_hz,
-        timebase_hz: map::TIMEBASE_HZ,
-        cflush_user: cfg.cflush.allow_user,
-        costs: cfg.core_costs(),
-        isa,
-        misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
-        engine: rvnvmm_hart::Engine::Interp,
-    };
-    let n = board.harts();
-    let core_map = CoreMap::with_threads_per_core(n, board.threads_per_core())
-        .expect("the board has at least one hart");
-    let mut harts = Vec::with_capacity(n);
-    for h in 0..n {
-        let mut hart = Hart::new(hart_cfg.clone());
-        boot.reset_hart(&mut hart, h as u64);
-        harts.push(hart);
+    let harts = (0..board.harts())
+        .map(|h| {
+            let mut hart = Hart::new(rig.hart_cfg.clone());
+            boot.reset_hart(&mut hart, h as u64);
+            hart
+        })
+        .collect();
+    let mut m = rig.machine(board, harts, mem, input)?;
+    if let (Some(ms), Some(_)) = (m.memsys_mut(), a.crash_at) {
+        ms.record_write_backs();
     }
-    // The threads of a core share its issue calendar, as in user mode.
-    let cores = Core::for_harts(&core_map, &hart_cfg);
-    let mut memsys = match cfg.machine.model {
-        rvnvmm_config::Model::Timing => Some(MemorySystem::with_cores(&cfg, core_map)?),
-        rvnvmm_config::Model::Functional => None,
-    };
-    if let (Some(m), Some(_)) = (memsys.as_mut(), a.crash_at) {
-        m.record_write_backs();
+    Ok((m, boot, kernel_path))
+}
+
+pub fn main(a: BootArgs) -> Result<i32, BootError> {
+    let mut machine_args = a.machine.clone();
+    if let Some(n) = a.smp {
+        machine_args.sets.push(format!("machine.harts={n}"));
     }
-    let mut m = Machine::new(board, harts, cores, mem, memsys, input, console);
+    let cfg = load_config(&machine_args)?;
+    // Output paths are checked before the run, not after it.
+    let check = |what, p: &Option<PathBuf>| {
+        p.as_deref()
+            .map(|p| crate::output::OutputFile::check(what, p))
+            .transpose()
+    };
+    let dtb_out = check("device tree", &a.dump_dtb)?;
+    let stats_out = check("stats", &a.stats)?;
+    let profile_out = check("profile", &a.profile)?;
+    let isa = cfg.extensions()?;
+    let rig = Rig {
+        cfg: cfg.clone(),
+        hart_cfg: HartConfig {
+            clock_hz: cfg.machine.clock_hz,
+            timebase_hz: map::TIMEBASE_HZ,
+            cflush_user: cfg.cflush.allow_user,
+            costs: cfg.core_costs(),
+            isa,
+            misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
+            engine: rvnvmm_hart::Engine::Interp,
+        },
+        console: Console::default(),
+        disk: a.disk.clone(),
+    };
+    let nvmm_region = crate::persistence::NvmmRegion::of(&cfg)?;
+    let mut kernel_path = None;
+    let (mut m, boot, restored) = match &a.restore {
+        Some(dir) => {
+            let c = crate::checkpoint::read_for(&cfg, dir)?;
+            let mut m = rig.blank(None)?;
+            m.restore(&c.sections, true, true)?;
+            let roi = crate::checkpoint::roi_of(&c.sections)?;
+            (m, None, Some((c.manifest.point, roi)))
+        }
+        None => {
+            let (m, boot, path) = boot_machine(&a, &rig, nvmm_region.as_ref(), dtb_out.as_ref())?;
+            kernel_path = Some(path);
+            (m, Some(boot), None)
+        }
+    };
     if let Some(at) = a.crash_at {
         m = m.with_crash_at(at);
+    }
+    if let Some(crate::checkpoint::CheckpointAt::Point(at)) = a.checkpoint_at {
+        m.set_checkpoint_at(Some(at));
     }
     if a.profile.is_some() {
         m = m.with_profile();
@@ -442,21 +600,86 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     }
 
     let _raw = RawTerminal::new();
-    m.host_input().spawn_reader(std::io::stdin());
+    let reader = m.host_input().spawn_reader(std::io::stdin());
+    // After a restore the guest takes input at once: input piped in is
+    // read to its end first and held until every hart first idles, so it
+    // arrives at the same point whatever the host's timing (a boot holds
+    // it back until Linux opens the console, which gives the same).
+    // Typing at a terminal arrives as it comes.
+    if a.restore.is_some() && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        let saved = m.host_input().queued_bytes().len();
+        let _ = reader.join();
+        if m.host_input().queued_bytes().len() > saved {
+            m.hold_input_until_idle();
+        }
+    }
     let started = Instant::now();
-    let mut roi = match a.fast_forward {
-        Some(_) => crate::roi::BootRoi::fast_forward(&mut m)?,
-        None => crate::roi::BootRoi::default(),
+    let mut roi = match (a.fast_forward.is_some(), restored) {
+        (true, Some((_, roi))) => roi.with_fast_forward(&mut m)?,
+        (true, None) => BootRoi::fast_forward(&mut m)?,
+        (false, Some((point, mut roi))) => {
+            // A functional checkpoint restored under the timing model: the
+            // fast-forward's switch, at the restore point.
+            if point.model == "functional" && m.is_timed() {
+                roi.timing_from_restore_point(&mut m, point.instructions, point.sim_time_ns);
+            }
+            roi
+        }
+        (false, None) => BootRoi::default(),
     };
+    // Whether `--checkpoint-at`'s point was reached (it is taken once).
+    let mut checkpoint_taken = false;
+    let mut noted_marker = false;
     let result = loop {
-        match m.run(a.max_insns) {
-            Ok(End::Reboot) => m.reboot(&boot)?,
+        let at_marker = match m.run(a.max_insns) {
+            Ok(End::Reboot) => {
+                m.reboot(boot.as_ref().ok_or(BootError::RebootAfterRestore)?)?;
+                continue;
+            }
+            Ok(End::Marker {
+                op: rvnvmm_isa::MarkerOp::Checkpoint,
+                ..
+            }) => true,
+            Ok(End::Checkpoint) => false,
             Ok(End::Marker { hart, op, arg }) => {
                 if let Some(end) = roi.marker(&cfg, &mut m, hart, op, arg) {
                     break Ok(end);
                 }
+                continue;
             }
             other => break other,
+        };
+        if at_marker && (a.gdb.is_some() || a.profile.is_some() || a.disk.is_some()) {
+            if !std::mem::replace(&mut noted_marker, true) {
+                eprintln!(
+                    "rvnvmm: a `checkpoint` marker was ignored: a machine with a disk, a debugger \
+                     or a profile is not checkpointed (yet)"
+                );
+            }
+            continue;
+        }
+        let due = !checkpoint_taken
+            && match a.checkpoint_at {
+                Some(crate::checkpoint::CheckpointAt::Marker) => at_marker,
+                Some(crate::checkpoint::CheckpointAt::Point(_)) => !at_marker,
+                None => false,
+            };
+        checkpoint_taken |= due;
+        let trigger = match (at_marker, a.checkpoint_at) {
+            (false, Some(at)) => at.trigger(),
+            _ => "marker".to_string(),
+        };
+        let dir = a.checkpoint_to.as_deref().filter(|_| due);
+        restore_point(&rig, &mut m, &mut roi, trigger, dir)?;
+        if due && a.exit_after_checkpoint {
+            break Ok(End::Checkpoint);
+        }
+        // The rebuilt machine stops at `--checkpoint-at`'s point if a
+        // marker came first.
+        if let (false, Some(crate::checkpoint::CheckpointAt::Point(at))) =
+            (checkpoint_taken, a.checkpoint_at)
+        {
+            m.set_checkpoint_at(Some(at));
         }
     };
     let host_seconds = started.elapsed().as_secs_f64();
@@ -489,7 +712,10 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         out.write(json.as_bytes())?;
     }
     if let (Some(out), Some(profile)) = (&profile_out, m.profile()) {
-        let map = a.symbols.clone().or_else(|| Symbols::beside(&kernel_path));
+        let map = a
+            .symbols
+            .clone()
+            .or_else(|| Symbols::beside(kernel_path.as_deref()?));
         let symbols = match &map {
             Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
                 "symbol map",
@@ -517,6 +743,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     match result? {
         End::PowerOff(code) => Ok(i32::from(code)),
         End::Crash => Ok(crate::persistence::CRASH_STATUS),
+        End::Checkpoint => Ok(0),
         End::Reboot | End::Marker { .. } => unreachable!("the machine goes on after these"),
     }
 }
@@ -534,6 +761,7 @@ fn stats_json(
         Ok(End::PowerOff(c)) => json!({ "code": c }),
         Ok(End::Reboot) => json!({ "reboot": true }),
         Ok(End::Crash) => json!({ "crash": true }),
+        Ok(End::Checkpoint) => json!({ "checkpoint": true }),
         Ok(End::Marker { .. }) => unreachable!("the machine goes on after a marker"),
         Err(e) => json!({ "error": e.to_string() }),
     };

@@ -5,6 +5,7 @@ mod bench;
 mod bench_boot;
 mod bench_pm;
 mod boot_command;
+mod checkpoint;
 mod crashtest;
 mod error;
 mod gdb;

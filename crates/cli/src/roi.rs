@@ -185,6 +185,15 @@ impl BootRoi {
     }
 
     /// Resets `m`'s statistics and records where.
+    /// This bookkeeping (of a restored checkpoint) for a run that goes on
+    /// in the functional model until the guest's `switch timing` marker.
+    pub fn with_fast_forward(self, m: &mut Machine) -> Result<BootRoi, MachineError> {
+        Ok(BootRoi {
+            fast_forward: true,
+            ..BootRoi::fast_forward(m).map(|_| self)?
+        })
+    }
+
     fn reset(&mut self, m: &mut Machine) {
         m.reset_stats();
         let base = m.stats_base().cloned().unwrap_or_default();
@@ -247,10 +256,8 @@ impl BootRoi {
                 Ok(false) => {}
                 Err(e) => self.note_once("switch", &format!("a `switch` marker was ignored: {e}")),
             },
-            MarkerOp::Checkpoint => self.note_once(
-                "checkpoint",
-                "a `checkpoint` marker was ignored: checkpoints are not supported yet",
-            ),
+            // `rvnvmm boot` acts on it before it comes here.
+            MarkerOp::Checkpoint => {}
             MarkerOp::Unknown(_) => self.note_once(
                 "unknown",
                 "a marker with an unassigned code (slti x0 with 0x7a0, 0x7a6..0x7af) was ignored",
@@ -260,6 +267,88 @@ impl BootRoi {
     }
 
     /// Says `text` on stderr, the first time only for `what`.
+    /// Whether the run is still in its fast-forward (before the switch).
+    pub fn fast_forwarding(&self) -> bool {
+        self.fast_forward
+    }
+
+    /// The timing model starts at a restore point (`docs/checkpoints.md`):
+    /// a fast-forward's `checkpoint` marker, or a restore under the timing
+    /// model of a checkpoint taken in the functional one. As at a
+    /// fast-forward's switch, the statistics count from here; the switch
+    /// is listed at the point's instructions and time (the latest hart
+    /// clock), which both ways of getting there agree on.
+    pub fn timing_from_restore_point(
+        &mut self,
+        m: &mut Machine,
+        instructions: u64,
+        sim_time_ns: u64,
+    ) {
+        self.fast_forward = false;
+        self.switches.push(ModelSwitch {
+            to: Model::Timing,
+            instructions,
+            sim_time_ns,
+        });
+        self.reset(m);
+    }
+
+    /// What a checkpoint keeps of the region's bookkeeping: the snapshots,
+    /// the last reset and the switches (whether the run fast-forwards is
+    /// the restoring command's to say).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "snapshots": self.snapshots,
+            "stats_reset": reset_json(self.reset),
+            "model_switches": switches_json(&self.switches),
+        })
+    }
+
+    /// Reads back what [`BootRoi::to_json`] wrote.
+    pub fn from_json(v: &Value) -> Result<BootRoi, String> {
+        let num = |v: &Value, key: &str| {
+            v.get(key)
+                .and_then(Value::as_u64)
+                .ok_or_else(|| format!("'{key}' is not a count"))
+        };
+        let snapshots = v
+            .get("snapshots")
+            .and_then(Value::as_array)
+            .ok_or("no 'snapshots' list")?
+            .clone();
+        let reset = match v.get("stats_reset") {
+            Some(Value::Null) => None,
+            Some(r) => Some(ResetPoint {
+                instructions: num(r, "instructions")?,
+                sim_time_ns: num(r, "sim_time_ns")?,
+            }),
+            None => return Err("no 'stats_reset'".into()),
+        };
+        let switches = v
+            .get("model_switches")
+            .and_then(Value::as_array)
+            .ok_or("no 'model_switches' list")?
+            .iter()
+            .map(|s| {
+                Ok(ModelSwitch {
+                    to: match s.get("to").and_then(Value::as_str) {
+                        Some("timing") => Model::Timing,
+                        Some("functional") => Model::Functional,
+                        _ => return Err("a switch to an unknown model".to_string()),
+                    },
+                    instructions: num(s, "instructions")?,
+                    sim_time_ns: num(s, "sim_time_ns")?,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(BootRoi {
+            snapshots,
+            reset,
+            switches,
+            ..BootRoi::default()
+        })
+    }
+
     fn note_once(&mut self, what: &'static str, text: &str) {
         if !self.noted.contains(&what) {
             self.noted.push(what);

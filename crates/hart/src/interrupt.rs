@@ -47,7 +47,7 @@ const PRIORITY: [u64; 6] = [11, 3, 7, 9, 1, 5];
 pub struct InterruptLines {
     levels: AtomicU64,
     mtimecmp: AtomicU64,
-    time: AtomicU64,
+    pub(crate) time: AtomicU64,
 }
 
 impl Default for InterruptLines {

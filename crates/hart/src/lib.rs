@@ -39,6 +39,7 @@ mod pmp;
 pub mod privileged;
 mod siblings;
 pub mod smt;
+mod snapshot;
 pub mod tlb;
 mod trap;
 

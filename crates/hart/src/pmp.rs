@@ -94,6 +94,23 @@ impl Pmp {
         self.update();
     }
 
+    /// The configuration bytes of every entry (checkpoints).
+    pub(crate) fn raw_cfg(&self) -> [u8; PMP_ENTRIES] {
+        self.cfg
+    }
+
+    /// The address registers (checkpoints).
+    pub(crate) fn raw_addr(&self) -> [u64; PMP_ENTRIES] {
+        self.addr
+    }
+
+    /// Sets every entry as saved, locks notwithstanding (a restore).
+    pub(crate) fn set_raw(&mut self, cfg: [u8; PMP_ENTRIES], addr: [u64; PMP_ENTRIES]) {
+        self.cfg = cfg;
+        self.addr = addr;
+        self.update();
+    }
+
     fn update(&mut self) {
         self.active = self
             .cfg

@@ -1,5 +1,6 @@
 //! Host-backed guest physical RAM.
 
+use rvnvmm_checkpoint::{read_pages, write_pages, CheckpointError, Sections};
 use std::ptr::NonNull;
 
 /// Errors creating guest memory.
@@ -62,6 +63,14 @@ pub struct PhysMem {
 unsafe impl Send for PhysMem {}
 
 impl PhysMem {
+    /// The bytes of region `i` (see [`PhysMem::regions`]).
+    pub fn region_bytes(&self, i: usize) -> &[u8] {
+        let r = &self.regions[i];
+        // SAFETY: `host` maps `size` readable bytes for as long as the
+        // region lives, and `&self` keeps every write out meanwhile.
+        unsafe { std::slice::from_raw_parts(r.host.as_ptr(), r.size as usize) }
+    }
+
     /// Creates RAM for the given `(base, size)` ranges, all zero.
     pub fn new(ranges: &[(u64, u64)]) -> Result<PhysMem, MemError> {
         let mut mem = PhysMem::default();
@@ -240,6 +249,39 @@ impl PhysMem {
     }
 }
 
+/// The name of the checkpoint section holding the RAM region at `base`.
+pub fn memory_section(base: u64) -> String {
+    format!("memory@{base:#x}")
+}
+
+impl PhysMem {
+    /// Writes every region into a checkpoint section of its own
+    /// ([`memory_section`]): the pages that are not all zero, deflated.
+    pub fn save(&self, sections: &mut Sections) {
+        for (i, r) in self.regions.iter().enumerate() {
+            sections.write(memory_section(r.base), |w| {
+                write_pages(w, self.region_bytes(i))
+            });
+        }
+    }
+
+    /// Reads the regions back from a checkpoint into RAM of the same map
+    /// (zero, as built).
+    pub fn restore(&mut self, sections: &Sections) -> Result<(), CheckpointError> {
+        let regions: Vec<(u64, u64)> = self.regions.iter().map(|r| (r.base, r.size)).collect();
+        for (base, size) in regions {
+            let name = memory_section(base);
+            sections.read(&name, |r| {
+                read_pages(r, size as usize, |off, page| {
+                    let ok = self.write(base + off as u64, page);
+                    debug_assert!(ok, "a page inside the region");
+                })
+            })?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,5 +311,23 @@ mod tests {
         m.write_u64(0x1010, 5);
         m.discard_page(0x1010);
         assert_eq!(m.read_u64(0x1010), Some(0));
+    }
+
+    #[test]
+    fn a_checkpoint_restores_every_region() {
+        let mut m = PhysMem::new(&[(0x1000, 0x4000), (0x10_0000, 0x2000)]).unwrap();
+        m.write_u64(0x1008, 0xdead_beef);
+        m.write_u64(0x4ff8, 7);
+        m.write_u64(0x10_1000, 9);
+        let mut s = Sections::new();
+        m.save(&mut s);
+        let mut back = PhysMem::new(&[(0x1000, 0x4000), (0x10_0000, 0x2000)]).unwrap();
+        back.restore(&s).unwrap();
+        for i in 0..2 {
+            assert_eq!(back.region_bytes(i), m.region_bytes(i));
+        }
+        // RAM of another map is refused.
+        let mut other = PhysMem::new(&[(0x1000, 0x8000), (0x10_0000, 0x2000)]).unwrap();
+        assert!(other.restore(&s).is_err());
     }
 }

@@ -252,7 +252,7 @@ int nvmm_has_control(void);
  *                           for the first switch to timing)
  *   nvmm_roi_exit(status)   end the simulation with this exit status (what
  *                           stdio has buffered is not written: fflush first)
- *   nvmm_roi_checkpoint()   reserved: reported as not supported yet */
+ *   nvmm_roi_checkpoint()   a checkpoint (rvnvmm boot; docs/checkpoints.md) */
 #define NVMM_MARKER_RESET 0x7a1
 #define NVMM_MARKER_DUMP 0x7a2
 #define NVMM_MARKER_SWITCH 0x7a3

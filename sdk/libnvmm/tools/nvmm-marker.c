@@ -5,7 +5,7 @@
  *   nvmm-marker dump [NAME]        a snapshot in the statistics JSON
  *   nvmm-marker switch functional|timing
  *   nvmm-marker exit [STATUS]      end the simulation (default 0)
- *   nvmm-marker checkpoint         reserved (not supported yet)
+ *   nvmm-marker checkpoint         a checkpoint (rvnvmm boot --checkpoint-at marker)
  *
  * Outside rvnvmm the markers are no-ops and the tool exits with 0 (exit:
  * with STATUS, so a script behaves alike on both). */

@@ -18,6 +18,7 @@ pub use entropy::Entropy;
 pub use queue::{Chain, Cursor, Desc, Queue, QueueError, QUEUE_MAX};
 
 use crate::guest_mem::GuestMemory;
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
 
 /// Bytes of one virtio-mmio window.
 pub const VIRTIO_MMIO_SIZE: u64 = 0x1000;
@@ -77,6 +78,21 @@ pub trait VirtioDevice: Send {
     fn reset(&mut self) {}
     /// Passes held output on to the host.
     fn flush(&mut self) {}
+    /// Writes the device's own state into a checkpoint (the transport
+    /// saves the queues); a device that cannot be saved says what it is.
+    fn save(&self, _w: &mut StateWriter) -> Result<(), CheckpointError> {
+        Err(CheckpointError::Unsupported(format!(
+            "a virtio device of type {} (only the entropy device is saved so far)",
+            self.device_id()
+        )))
+    }
+    /// Reads back what [`VirtioDevice::save`] wrote.
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        Err(r.malformed(format!(
+            "a virtio device of type {} cannot be restored",
+            self.device_id()
+        )))
+    }
 }
 
 const REG_MAGIC: u64 = 0x000;
@@ -358,6 +374,62 @@ impl VirtioMmio {
             self.notified = (1u64 << self.queues.len()).wrapping_sub(1) as u32;
         }
         self.status = v | (self.status & status::DEVICE_NEEDS_RESET);
+    }
+}
+
+impl VirtioMmio {
+    /// Writes the transport's registers, its queues and the device's own
+    /// state. A device that needs a reset (a protocol error) is not saved.
+    pub fn save(&self, w: &mut StateWriter) -> Result<(), CheckpointError> {
+        if let Some(e) = &self.error {
+            return Err(CheckpointError::Unsupported(format!(
+                "a virtio device that needs a reset ({e})"
+            )));
+        }
+        w.u32(self.dev.device_id());
+        for v in [
+            self.queue_sel,
+            self.device_features_sel,
+            self.driver_features_sel,
+            self.status,
+            self.interrupt_status,
+            self.notified,
+        ] {
+            w.u32(v);
+        }
+        w.u64(self.driver_features);
+        w.count(self.queues.len());
+        self.queues.iter().for_each(|q| q.save(w));
+        self.dev.save(w)
+    }
+
+    /// Reads back what [`VirtioMmio::save`] wrote, into a transport of the
+    /// same device.
+    pub fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let id = r.u32()?;
+        if id != self.dev.device_id() {
+            return Err(r.malformed(format!(
+                "a virtio device of type {id} where the machine has type {}",
+                self.dev.device_id()
+            )));
+        }
+        for v in [
+            &mut self.queue_sel,
+            &mut self.device_features_sel,
+            &mut self.driver_features_sel,
+            &mut self.status,
+            &mut self.interrupt_status,
+            &mut self.notified,
+        ] {
+            *v = r.u32()?;
+        }
+        self.driver_features = r.u64()?;
+        r.exact_len(self.queues.len(), "virtqueues")?;
+        for q in &mut self.queues {
+            q.restore(r)?;
+        }
+        self.error = None;
+        self.dev.restore(r)
     }
 }
 

@@ -17,6 +17,8 @@ const INDIRECT_MAX: u64 = 32768;
 const DESC_F_NEXT: u16 = 1;
 const DESC_F_WRITE: u16 = 2;
 const DESC_F_INDIRECT: u16 = 4;
+use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+
 const AVAIL_F_NO_INTERRUPT: u16 = 1;
 
 /// Why a queue (or a request on it) cannot be processed: the driver broke
@@ -316,6 +318,33 @@ impl Queue {
     }
 }
 
+/// The driver's set-up (size, ready, ring addresses) and the device's
+/// indices.
+impl Snapshot for Queue {
+    fn save(&self, w: &mut StateWriter) {
+        w.u16(self.size);
+        w.bool(self.ready);
+        w.u64(self.desc);
+        w.u64(self.driver);
+        w.u64(self.device);
+        w.u16(self.last_avail);
+        w.u16(self.used_idx);
+        w.bool(self.signal);
+    }
+
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        self.size = r.u16()?;
+        self.ready = r.bool()?;
+        self.desc = r.u64()?;
+        self.driver = r.u64()?;
+        self.device = r.u64()?;
+        self.last_avail = r.u16()?;
+        self.used_idx = r.u16()?;
+        self.signal = r.bool()?;
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -574,5 +603,22 @@ pub(crate) mod tests {
             c.read(&mut mem, &mut b),
             Err(QueueError::Memory(_))
         ));
+    }
+
+    #[test]
+    fn a_checkpoint_restores_the_rings_and_indices() {
+        use rvnvmm_checkpoint::Sections;
+        let mut mem = FakeMem::new(RAM, 0x10000);
+        let mut d = Driver::new(8);
+        let mut q = d.queue();
+        d.offer(&mut mem, 0, &[(RAM + 0x8000, 16, true)]);
+        d.publish(&mut mem, 0);
+        let chain = q.pop(&mut mem).unwrap().unwrap();
+        q.push_used(&mut mem, chain.head, 16).unwrap();
+        let mut s = Sections::new();
+        s.save("q", &q);
+        let mut back = Queue::default();
+        s.restore("q", &mut back).unwrap();
+        assert_eq!(format!("{back:?}"), format!("{q:?}"));
     }
 }

@@ -1,0 +1,167 @@
+//! `rvnvmm boot`'s checkpoints (`docs/checkpoints.md`): when to take one,
+//! the manifest, writing one, making a restore point of the running
+//! machine, and checking a checkpoint against the machine it is restored
+//! on. The format is `rvnvmm_checkpoint`'s; the machine's state is written
+//! by its parts (`Machine::save`).
+
+use crate::roi::BootRoi;
+use rvnvmm_board::machine::Machine;
+use rvnvmm_checkpoint::{Checkpoint, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION};
+use rvnvmm_mem::persist::CrashAt;
+use std::path::Path;
+use std::time::Instant;
+
+/// The checkpoint section of the statistics' region bookkeeping.
+pub const ROI_SECTION: &str = "roi";
+
+/// When `--checkpoint-at` takes the checkpoint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CheckpointAt {
+    /// At the guest's `checkpoint` marker (`nvmm-marker checkpoint`).
+    Marker,
+    /// After exactly N instructions (all harts), or when the next hart to
+    /// run reaches NS of simulated time.
+    Point(CrashAt),
+}
+
+impl CheckpointAt {
+    /// How the manifest names it.
+    pub fn trigger(self) -> String {
+        match self {
+            CheckpointAt::Marker => "marker".into(),
+            CheckpointAt::Point(CrashAt::Insns(n)) => format!("insns={n}"),
+            CheckpointAt::Point(CrashAt::TimeNs(ns)) => format!("time={ns}"),
+        }
+    }
+}
+
+/// Parses `--checkpoint-at`: `insns=N`, `time=NS` or `marker`.
+pub fn parse_checkpoint_at(s: &str) -> Result<CheckpointAt, String> {
+    if s == "marker" {
+        return Ok(CheckpointAt::Marker);
+    }
+    crate::persistence::parse_crash_at(s)
+        .map(CheckpointAt::Point)
+        .map_err(|_| format!("wants insns=N, time=NS or marker, got '{s}'"))
+}
+
+/// The memory map, harts and ISA of the machine `cfg` describes: what a
+/// checkpoint must be restored on.
+pub fn memory_map(cfg: &rvnvmm_config::Config) -> Result<MemoryMap, rvnvmm_isa::IsaError> {
+    let mut regions = Vec::new();
+    for (kind, name) in [
+        (rvnvmm_config::RegionKind::Dram, "dram"),
+        (rvnvmm_config::RegionKind::Nvmm, "nvmm"),
+    ] {
+        for (n, r) in cfg.memory.regions_of_kind(kind) {
+            regions.push(Region {
+                name: n.to_string(),
+                kind: name.to_string(),
+                base: r.base,
+                size: r.size,
+            });
+        }
+    }
+    regions.sort_by_key(|r| r.base);
+    let harts = u64::from(cfg.machine.harts);
+    let threads = u64::from(cfg.machine.threads_per_core.max(1));
+    Ok(MemoryMap {
+        regions,
+        harts,
+        cores: harts.div_ceil(threads),
+        threads_per_core: threads,
+        isa: cfg.extensions()?.to_string(),
+    })
+}
+
+/// The point the machine is at now.
+pub fn point_now(m: &Machine, trigger: String) -> Point {
+    Point {
+        instructions: m.instructions(),
+        sim_time_ns: m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0),
+        model: if m.is_timed() { "timing" } else { "functional" }.into(),
+        trigger,
+    }
+}
+
+/// Saves the machine and the region's bookkeeping into sections (RAM too
+/// with `memory`).
+pub fn save(
+    m: &mut Machine,
+    roi: &BootRoi,
+    memory: bool,
+) -> Result<Sections, rvnvmm_checkpoint::CheckpointError> {
+    let mut sections = Sections::new();
+    m.save(&mut sections, memory)?;
+    let json = serde_json::to_vec(&roi.to_json()).expect("JSON of plain values");
+    sections.insert(ROI_SECTION, json);
+    Ok(sections)
+}
+
+/// Writes `sections` (with RAM) as a checkpoint of the machine `cfg` at
+/// `point` into `dir`, says so on stderr with its size and the host time
+/// it took, and gives the sections back.
+pub fn write(
+    cfg: &rvnvmm_config::Config,
+    sections: Sections,
+    point: &Point,
+    dir: &Path,
+    started: Instant,
+) -> Result<Sections, crate::boot_command::BootError> {
+    let manifest = Manifest {
+        format_version: FORMAT_VERSION,
+        rvnvmm_version: env!("CARGO_PKG_VERSION").to_string(),
+        kind: "boot".into(),
+        config: serde_json::to_value(cfg).expect("the configuration as JSON"),
+        memory_map: memory_map(cfg)?,
+        point: point.clone(),
+        sections: Vec::new(),
+    };
+    let bytes: u64 = sections.infos().iter().map(|s| s.bytes).sum();
+    let c = Checkpoint { manifest, sections };
+    c.write(dir)?;
+    eprintln!(
+        "rvnvmm: checkpoint written to {} at {} instructions, {} ns ({} model): {:.1} MiB in {:.2} s",
+        dir.display(),
+        point.instructions,
+        point.sim_time_ns,
+        point.model,
+        bytes as f64 / (1 << 20) as f64,
+        started.elapsed().as_secs_f64()
+    );
+    Ok(c.sections)
+}
+
+/// Reads the checkpoint in `dir` and checks that it can be restored on the
+/// machine `cfg` describes: the same memory map, harts and ISA (the timing
+/// configuration may differ).
+pub fn read_for(
+    cfg: &rvnvmm_config::Config,
+    dir: &Path,
+) -> Result<Checkpoint, crate::boot_command::BootError> {
+    let c = Checkpoint::read(dir)?;
+    if c.manifest.kind != "boot" {
+        return Err(rvnvmm_checkpoint::CheckpointError::Mismatch(vec![format!(
+            "it is a checkpoint of `rvnvmm {}`, not of `rvnvmm boot`",
+            c.manifest.kind
+        )])
+        .into());
+    }
+    let differences = c.manifest.memory_map.differences(&memory_map(cfg)?);
+    if !differences.is_empty() {
+        return Err(rvnvmm_checkpoint::CheckpointError::Mismatch(differences).into());
+    }
+    Ok(c)
+}
+
+/// The region's bookkeeping saved in `sections`.
+pub fn roi_of(sections: &Sections) -> Result<BootRoi, rvnvmm_checkpoint::CheckpointError> {
+    let bytes = sections.get(ROI_SECTION)?;
+    let malformed = |why: String| rvnvmm_checkpoint::CheckpointError::Malformed {
+        section: ROI_SECTION.into(),
+        why,
+    };
+    let v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| malformed(e.to_string()))?;
+    BootRoi::from_json(&v).map_err(malformed)
+}

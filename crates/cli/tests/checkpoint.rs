@@ -1,0 +1,313 @@
+//! `rvnvmm boot` checkpoints (`docs/checkpoints.md`): a four-hart Linux
+//! boot checkpointed at the shell prompt by the guest's marker and
+//! restored gives the statistics of the run through, in the functional
+//! model and under the timing model against `--fast-forward`; a checkpoint
+//! by instruction count does too; a restore on another memory map and a
+//! damaged checkpoint are refused with a clear message. Needs
+//! `scripts/setup.sh` and `make -C guest` first (`scripts/test.sh` does
+//! both).
+
+#[path = "../src/artefacts.rs"]
+mod artefacts;
+#[path = "support/initramfs.rs"]
+#[allow(dead_code)] // RC_LINES: these runs type their own commands.
+mod initramfs;
+
+use initramfs::initramfs;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// What a run printed and how it ended.
+struct Run {
+    status: Option<i32>,
+    console: String,
+    stderr: String,
+}
+
+/// `rvnvmm boot ARGS` with `input` on stdin.
+fn boot(args: &[&str], input: &str) -> Run {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .arg("boot")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rvnvmm boot");
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    Run {
+        status: out.status.code(),
+        console: String::from_utf8_lossy(&out.stdout).replace('\r', ""),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A fresh path in the temporary directory.
+fn temp(name: &str) -> PathBuf {
+    let p = std::env::temp_dir().join(format!("rvnvmm-ckpt-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&p);
+    let _ = std::fs::remove_file(&p);
+    p
+}
+
+/// The statistics JSON at `path` without the host's figures (removed).
+fn stats(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).expect("statistics written");
+    std::fs::remove_file(path).ok();
+    let mut v: Value = serde_json::from_str(&text).expect("statistics JSON");
+    let o = v.as_object_mut().unwrap();
+    o.remove("host_seconds");
+    o.remove("mips");
+    v
+}
+
+/// The boot options of every booting run: the initramfs, a quiet kernel.
+fn boot_args(initrd: &str) -> Vec<&str> {
+    vec![
+        "--initrd",
+        initrd,
+        "--append",
+        "console=ttyS0 quiet",
+        "--max-insns",
+        "30000000000",
+    ]
+}
+
+const FUNCTIONAL: [&str; 2] = ["--set", "machine.model=functional"];
+
+/// The shell's input: a checkpoint at the prompt, then a command and the
+/// end of the simulation. What follows the checkpoint marker is console
+/// input not yet consumed there, which the checkpoint keeps: a restore
+/// with no input runs it as the run through does.
+const SCRIPT: &str = "/opt/rvnvmm/nvmm-marker checkpoint\n\
+                      echo after $((6*7))\n\
+                      /opt/rvnvmm/nvmm-marker exit 0\n";
+
+#[test]
+fn a_linux_checkpoint_at_the_prompt_restores_to_the_statistics_of_the_run_through() {
+    let initrd = initramfs();
+    let dir = temp("prompt");
+    let dir_arg = dir.to_str().unwrap().to_string();
+    let files: Vec<PathBuf> = ["through", "saved", "fast", "restored", "timed"]
+        .iter()
+        .map(|n| temp(&format!("{n}.json")))
+        .collect();
+    let arg = |i: usize| files[i].to_str().unwrap().to_string();
+    // Three boots side by side: functional through the checkpoint marker
+    // (no checkpoint written), functional writing one, and fast-forwarded
+    // (the marker starts the timing model).
+    let runs: Vec<Run> = std::thread::scope(|s| {
+        let jobs: Vec<Vec<String>> = vec![
+            [&FUNCTIONAL[..], &["--stats", &arg(0)]]
+                .concat()
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            [
+                &FUNCTIONAL[..],
+                &[
+                    "--checkpoint-at",
+                    "marker",
+                    "--checkpoint-to",
+                    &dir_arg,
+                    "--stats",
+                    &arg(1),
+                ],
+            ]
+            .concat()
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
+            ["--fast-forward", "marker", "--stats", &arg(2)]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        ];
+        let handles: Vec<_> = jobs
+            .into_iter()
+            .map(|extra| {
+                let initrd = &initrd;
+                s.spawn(move || {
+                    let mut args = boot_args(initrd);
+                    args.extend(extra.iter().map(String::as_str));
+                    boot(&args, SCRIPT)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in &runs {
+        assert_eq!(r.status, Some(0), "{}\n{}", r.console, r.stderr);
+        assert!(r.console.contains("after 42"), "{}", r.console);
+    }
+    assert!(
+        runs[1].stderr.contains("checkpoint written to"),
+        "{}",
+        runs[1].stderr
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["format_version"], 1);
+    assert_eq!(manifest["memory_map"]["harts"], 4);
+    assert_eq!(manifest["point"]["model"], "functional");
+    assert_eq!(manifest["config"]["machine"]["model"], "functional");
+
+    // (a) Restored in the functional model, with no input: the same run.
+    let restored = boot(
+        &[
+            &FUNCTIONAL[..],
+            &["--restore", &dir_arg, "--stats", &arg(3)],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(
+        restored.status,
+        Some(0),
+        "{}\n{}",
+        restored.console,
+        restored.stderr
+    );
+    assert!(
+        restored.console.contains("after 42"),
+        "{}",
+        restored.console
+    );
+    assert!(
+        !restored.console.contains("OpenSBI"),
+        "{}",
+        restored.console
+    );
+    // (b) Restored under the timing model (the machine's default): the
+    // fast-forward's run.
+    let timed = boot(&["--restore", &dir_arg, "--stats", &arg(4)], "");
+    assert_eq!(timed.status, Some(0), "{}\n{}", timed.console, timed.stderr);
+
+    let through = stats(&files[0]);
+    assert_eq!(
+        stats(&files[1]),
+        through,
+        "writing a checkpoint changes nothing"
+    );
+    assert_eq!(stats(&files[3]), through, "restore and run = run through");
+    let fast = stats(&files[2]);
+    let timed = stats(&files[4]);
+    assert_eq!(timed, fast, "restored under timing = fast-forwarded");
+    assert_eq!(timed["model_switches"][0]["to"], "timing");
+    assert!(timed["caches"]["hart0.l1d"]["misses"].as_u64().unwrap() > 0);
+
+    // Another memory map or hart count is refused, naming what differs.
+    let refused = boot(&["--restore", &dir_arg, "--set", "machine.harts=2"], "");
+    assert_eq!(refused.status, Some(2), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("harts: 4 in the checkpoint, 2 here"),
+        "{}",
+        refused.stderr
+    );
+    let refused = boot(
+        &[
+            "--restore",
+            &dir_arg,
+            "--set",
+            "memory.dram.size=0x20000000",
+        ],
+        "",
+    );
+    assert!(
+        refused.stderr.contains("memory regions") && refused.status == Some(2),
+        "{}",
+        refused.stderr
+    );
+
+    // A damaged or truncated checkpoint: a clear error, no panic.
+    let state = dir.join("state.bin");
+    let good = std::fs::read(&state).unwrap();
+    let mut flipped = good.clone();
+    let mid = flipped.len() / 2;
+    flipped[mid] ^= 0x40;
+    for (bytes, says) in [
+        (&good[..good.len() / 3], "truncated"),
+        (&flipped[..], "damaged"),
+        (&b"junk"[..], "not an rvnvmm checkpoint"),
+    ] {
+        std::fs::write(&state, bytes).unwrap();
+        let r = boot(&["--restore", &dir_arg], "");
+        assert_eq!(r.status, Some(2), "{}", r.stderr);
+        assert!(r.stderr.contains(says), "{says}: {}", r.stderr);
+        assert!(!r.stderr.contains("panicked"), "{}", r.stderr);
+    }
+    std::fs::write(&state, &good).unwrap();
+    std::fs::write(dir.join("manifest.json"), "{").unwrap();
+    let r = boot(&["--restore", &dir_arg], "");
+    assert!(
+        r.status == Some(2) && r.stderr.contains("manifest is not readable"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A checkpoint at an instruction count (mid-boot, in the firmware or the
+/// kernel) restores to the run that makes the same restore point without
+/// writing one.
+#[test]
+fn a_checkpoint_by_instruction_count_restores_to_the_run_through() {
+    let initrd = initramfs();
+    let dir = temp("insns");
+    let dir_arg = dir.to_str().unwrap();
+    let (a, b) = (temp("insns-through.json"), temp("insns-restored.json"));
+    let at = ["--checkpoint-at", "insns=200000000"];
+    let limit = ["--max-insns", "300000000"];
+    let mut args = boot_args(&initrd);
+    args.truncate(4);
+    let through = boot(
+        &[
+            &args[..],
+            &FUNCTIONAL,
+            &at,
+            &limit,
+            &["--stats", a.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    let saved = boot(
+        &[
+            &args[..],
+            &FUNCTIONAL,
+            &at,
+            &["--checkpoint-to", dir_arg, "--exit-after-checkpoint"],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(saved.status, Some(0), "{}", saved.stderr);
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["point"]["instructions"], 200_000_000);
+    assert_eq!(manifest["point"]["trigger"], "insns=200000000");
+    let restored = boot(
+        &[
+            &FUNCTIONAL[..],
+            &["--restore", dir_arg],
+            &limit,
+            &["--stats", b.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    // Both stop at the instruction limit, at the same place.
+    assert_eq!(through.status, restored.status, "{}", restored.stderr);
+    assert_eq!(stats(&b), stats(&a));
+    let _ = std::fs::remove_dir_all(&dir);
+}
