@@ -33,6 +33,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from seed003_lmbench import counters
 from seed003_smp import PAPER_SPEEDUP, PAPER_TIME
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,22 +115,6 @@ def run_kernel(kernel, disk, harts, procs, cls, sets, out):
                    "run_sim_ms": (end["sim_time_ns"] - begin["sim_time_ns"]) / 1e6,
                    "counters": diff(counters(end["stats"]), counters(begin["stats"]))}
     return runs
-
-
-def counters(stats):
-    """Machine-wide counters that explain an MPI run's SMP cost."""
-    harts = stats["harts"]
-    total = lambda f: sum(f(h) for h in harts)  # noqa: E731
-    coherence = stats["coherence"]
-    return {
-        "instructions": stats["instructions"],
-        "IPIs received": total(lambda h: h["ipis_received"]),
-        "AMOs": total(lambda h: h["atomics"]["amos"]),
-        "SC failures": total(lambda h: h["atomics"]["sc_failures"]),
-        "cache-to-cache": coherence["cache_to_cache"],
-        "invalidations": coherence["invalidations_sent"],
-        "bus busy (ms)": stats["bus"]["busy_ns"] / 1e6,
-    }
 
 
 def diff(a, b):
