@@ -7,6 +7,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/boot_input.rs"]
+mod boot_input;
 #[path = "support/initramfs.rs"]
 mod initramfs;
 
@@ -29,23 +31,11 @@ fn boot(args: &[&str]) -> Output {
 /// Returns the exit status, the console (without carriage returns) and
 /// stderr.
 fn boot_with_input(args: &[&str], input: &str) -> (Option<i32>, String, String) {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .args(["boot", "--max-insns", "30000000000", "--initrd"])
-        .arg(initramfs())
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run rvnvmm boot");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let initrd = initramfs();
+    let out = boot_input::boot_with_input(
+        &[&["--max-insns", "30000000000", "--initrd", &initrd], args].concat(),
+        input,
+    );
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).replace('\r', ""),

@@ -9,14 +9,16 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/boot_input.rs"]
+mod boot_input;
 #[path = "support/initramfs.rs"]
 #[allow(dead_code)] // RC_LINES: these runs type their own commands.
 mod initramfs;
 
+use boot_input::boot_with_input;
 use initramfs::initramfs;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// What a run printed and how it ended.
 struct Run {
@@ -27,22 +29,7 @@ struct Run {
 
 /// `rvnvmm boot ARGS` with `input` on stdin.
 fn boot(args: &[&str], input: &str) -> Run {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
-        .arg("boot")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run rvnvmm boot");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = boot_with_input(args, input);
     Run {
         status: out.status.code(),
         console: String::from_utf8_lossy(&out.stdout).replace('\r', ""),
