@@ -198,8 +198,9 @@ struct SpeedArgs {
     /// nothing about speed.
     #[arg(long)]
     quick: bool,
-    /// The execution engine rvnvmm runs the programs with.
-    #[arg(long, value_name = "interp|jit", default_value = "interp")]
+    /// The execution engine rvnvmm runs the programs with (as `rvnvmm run`'s
+    /// `--engine`).
+    #[arg(long, value_name = "interp|jit", default_value = "jit")]
     engine: rvnvmm_hart::Engine,
 }
 

@@ -118,9 +118,11 @@ struct RunArgs {
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
     trace: bool,
-    /// Execution engine: `interp`, or `jit` (hot blocks translated to host
-    /// code where the run allows it; the same results either way).
-    #[arg(long, value_name = "interp|jit", default_value = "interp")]
+    /// Execution engine: `jit` (the default: hot blocks translated to
+    /// x86-64 code where the host is x86-64 and the run allows it), or
+    /// `interp` (the interpreter only, the reference); the same results
+    /// either way.
+    #[arg(long, value_name = "interp|jit", default_value = "jit")]
     engine: rvnvmm_hart::Engine,
     /// No progress line on a terminal (it appears after two seconds).
     #[arg(long)]
