@@ -264,7 +264,13 @@ pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, CliErr
     })
 }
 
-fn run(a: RunArgs) -> Result<i32, CliError> {
+fn run(mut a: RunArgs) -> Result<i32, CliError> {
+    // Absolute: the guest's chdir moves the emulator's working directory.
+    for dir in [&mut a.checkpoint_to, &mut a.restore].into_iter().flatten() {
+        if let Ok(abs) = std::path::absolute(&*dir) {
+            *dir = abs;
+        }
+    }
     let mut machine = a.machine.clone();
     if let Some(h) = a.harts {
         machine.sets.push(format!("machine.harts={h}"));

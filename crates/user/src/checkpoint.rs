@@ -308,14 +308,14 @@ impl Process {
         opts.sysroot = saved.sysroot.clone();
         for (what, dir) in [("--root", &opts.root), ("--sysroot", &opts.sysroot)] {
             if let Some(d) = dir.as_ref().filter(|d| !d.is_dir()) {
-                return Err(CheckpointError::Unsupported(format!(
-                    "the process: its {what} directory {} is not there",
+                return Err(CheckpointError::Outside(format!(
+                    "its {what} directory {} is not there",
                     d.display()
                 )));
             }
         }
         let mut p = Process::without_program(opts)
-            .map_err(|e| CheckpointError::Unsupported(format!("the process: {e}")))?;
+            .map_err(|e| CheckpointError::Outside(format!("the process: {e}")))?;
         let carried_here = carried.is_some();
         match carried {
             Some(c) => {
@@ -338,8 +338,8 @@ impl Process {
                 if saved.host_cwd.as_os_str().is_empty()
                     || std::env::set_current_dir(&saved.host_cwd).is_err()
                 {
-                    return Err(CheckpointError::Unsupported(format!(
-                        "the process: its working directory {} is not there",
+                    return Err(CheckpointError::Outside(format!(
+                        "its working directory {} is not there",
                         saved.host_cwd.display()
                     )));
                 }
@@ -948,7 +948,7 @@ fn reopen_mapped(
     // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own.
     let high = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 1000) };
     if high < 0 {
-        return Err(CheckpointError::Unsupported(format!(
+        return Err(CheckpointError::Outside(format!(
             "the mapped file {}: {}",
             path.display(),
             std::io::Error::last_os_error()

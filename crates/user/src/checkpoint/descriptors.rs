@@ -47,7 +47,7 @@ pub(super) fn open_checked(
     what: &str,
 ) -> Result<OwnedFd, CheckpointError> {
     let bad = |why: String| {
-        CheckpointError::Unsupported(format!("the {what} file {}: {why}", path.display()))
+        CheckpointError::Outside(format!("the {what} file {}: {why}", path.display()))
     };
     let c = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| bad("a NUL in its name".into()))?;
@@ -66,8 +66,8 @@ pub(super) fn open_checked(
     ) != (size, sec, nsec)
     {
         return Err(bad(format!(
-            "it changed since the checkpoint (size {size}, modified {sec}.{nsec:09} then; \
-             size {}, modified {}.{:09} now)",
+            "it changed since the checkpoint was taken (size {size}, modified {sec}.{nsec:09} then; \
+             size {}, modified {}.{:09} now): a restore needs the files the process has open as they were",
             st.st_size, st.st_mtime, st.st_mtime_nsec
         )));
     }
@@ -305,14 +305,13 @@ impl Process {
                 return Err(r.malformed(format!("descriptor {fd}")));
             }
             if inherited(fd) || self.fs.is_internal(fd) {
-                return Err(CheckpointError::Unsupported(format!(
+                return Err(CheckpointError::Outside(format!(
                     "descriptor {fd}: this run holds that number already (given by the command \
                      that ran rvnvmm, or the emulator's own)"
                 )));
             }
             let kind = r.u8()?;
-            let fail =
-                |why: String| CheckpointError::Unsupported(format!("descriptor {fd}: {why}"));
+            let fail = |why: String| CheckpointError::Outside(format!("descriptor {fd}: {why}"));
             match kind {
                 KIND_FILE | KIND_CHAR_DEVICE => {
                     let path = PathBuf::from(std::ffi::OsStr::from_bytes(r.bytes(1 << 20)?));
@@ -462,6 +461,17 @@ fn write_all(fd: i32, data: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A copy of `fd` numbered above the guest's descriptors.
+fn high(fd: &OwnedFd) -> std::io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC on a descriptor we own.
+    let h = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 1000) };
+    if h < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: a new descriptor, owned from here on.
+    Ok(unsafe { OwnedFd::from_raw_fd(h) })
+}
+
 /// A new pipe of `capacity` bytes holding `buffered`.
 fn make_pipe(capacity: u32, buffered: &[u8]) -> std::io::Result<(OwnedFd, OwnedFd)> {
     let mut fds = [0i32; 2];
@@ -470,7 +480,10 @@ fn make_pipe(capacity: u32, buffered: &[u8]) -> std::io::Result<(OwnedFd, OwnedF
         return Err(std::io::Error::last_os_error());
     }
     // SAFETY: two new descriptors, owned from here on.
-    let (rd, wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    let (low_rd, low_wr) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // Above the guest's numbers: the low ones may be where an end goes,
+    // and these are closed once the ends are placed.
+    let (rd, wr) = (high(&low_rd)?, high(&low_wr)?);
     if capacity > 0 {
         // SAFETY: F_SETPIPE_SZ with an integer argument.
         unsafe { libc::fcntl(wr.as_raw_fd(), libc::F_SETPIPE_SZ, capacity as libc::c_int) };
