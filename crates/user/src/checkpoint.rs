@@ -957,3 +957,139 @@ fn reopen_mapped(
     // SAFETY: `high` is a new descriptor owned from here on.
     Ok(unsafe { OwnedFd::from_raw_fd(high) })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syscall::testing;
+
+    /// A process with a second thread waiting on a futex, a pending signal,
+    /// a handler, a changed limit and data on its heap.
+    fn busy_process() -> (Process, u64) {
+        let mut p = testing::process();
+        let at = testing::scratch(&mut p, 8192);
+        p.write_mem(at + 100, b"kept across the restore").unwrap();
+        p.actions[10] = SigAction {
+            handler: 0x1234,
+            flags: 4,
+            mask: 1 << 3,
+        };
+        p.rlimits[7] = (77, 99);
+        p.total_insns = 5_000;
+        p.umask = 0o027;
+        let mut hart = Hart::new(p.opts.hart.clone());
+        hart.x[10] = 42;
+        hart.pc = 0x1_0000;
+        p.threads.push(Thread {
+            tid: p.pid + 1,
+            hart,
+            state: ThreadState::Futex {
+                addr: at,
+                bitset: 0xff,
+                deadline: Some(9_000),
+            },
+            clear_child_tid: at + 8,
+            sigmask: 1 << 11,
+            pending: vec![SignalInfo::fault(11, 1, 0xdead)],
+            altstack: (at, 4096, 0),
+            comm: *b"worker\0\0\0\0\0\0\0\0\0\0",
+            saved_mask: Some(5),
+            wait_deadline: None,
+            cpu: 1,
+            affinity: 2,
+            fault_note: None,
+        });
+        p.cpus[1].core.cycles = 123_456;
+        p.cpus[1].holder = Some(1);
+        (p, at)
+    }
+
+    #[test]
+    fn a_process_rebuilt_at_a_restore_point_is_the_one_saved() {
+        let (mut p, at) = busy_process();
+        let mut sections = Sections::new();
+        p.save_checkpoint(&mut sections, true).unwrap();
+        let opts = p.opts.clone();
+        let pid = p.pid;
+        let mut back = Process::restore_checkpoint(opts, &sections, Some(p.carry())).unwrap();
+        assert_eq!(back.pid, pid);
+        assert_eq!((back.total_insns, back.umask), (5_000, 0o027));
+        assert_eq!(back.rlimits[7], (77, 99));
+        assert_eq!(back.actions[10].handler, 0x1234);
+        assert_eq!(back.threads.len(), 2);
+        let t = &back.threads[1];
+        assert_eq!(t.tid, pid + 1);
+        assert_eq!(
+            t.state,
+            ThreadState::Futex {
+                addr: at,
+                bitset: 0xff,
+                deadline: Some(9_000)
+            }
+        );
+        assert_eq!(t.pending, vec![SignalInfo::fault(11, 1, 0xdead)]);
+        assert_eq!((t.hart.x[10], t.hart.pc), (42, 0x1_0000));
+        assert_eq!((t.cpu, t.affinity, t.saved_mask), (1, 2, Some(5)));
+        assert_eq!(&t.comm[..6], b"worker");
+        assert_eq!(back.cpus[1].core.cycles, 123_456);
+        assert_eq!(back.cpus[1].holder, Some(1));
+        assert_eq!(
+            testing::read(&mut back, at + 100, 23),
+            b"kept across the restore"
+        );
+    }
+
+    #[test]
+    fn the_address_space_reads_back_as_it_was() {
+        let (mut p, at) = busy_process();
+        testing::read(&mut p, at, 8); // a page faulted in
+        let mut w = StateWriter::new();
+        save_address_space(&p.aspace, &mut w).unwrap();
+        let bytes = w.into_bytes();
+        let mut q = testing::process();
+        restore_address_space(&mut q.aspace, &mut StateReader::new("a", &bytes)).unwrap();
+        assert_eq!(q.aspace.root, p.aspace.root);
+        assert_eq!(
+            (q.aspace.brk, q.aspace.mmap_top),
+            (p.aspace.brk, p.aspace.mmap_top)
+        );
+        assert_eq!(q.aspace.frames.used, p.aspace.frames.used);
+        let areas = |a: &AddressSpace| -> Vec<(u64, u64, u32, String)> {
+            a.vmas
+                .iter()
+                .map(|(&s, v)| (s, v.end, v.prot, v.name.clone()))
+                .collect()
+        };
+        assert_eq!(areas(&q.aspace), areas(&p.aspace));
+        // Cut short anywhere: an error naming the section, never a panic.
+        let mut q = testing::process();
+        for cut in 0..bytes.len() {
+            let r = restore_address_space(&mut q.aspace, &mut StateReader::new("a", &bytes[..cut]));
+            assert!(r.is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn a_damaged_process_section_is_an_error() {
+        let (mut p, _) = busy_process();
+        let mut sections = Sections::new();
+        p.save_checkpoint(&mut sections, true).unwrap();
+        let bytes = sections.get(PROCESS_SECTION).unwrap().to_vec();
+        for cut in (0..bytes.len()).step_by(31) {
+            let mut s = Sections::new();
+            for i in 0..2 {
+                s.insert(
+                    thread_section(i),
+                    sections.get(&thread_section(i)).unwrap().to_vec(),
+                );
+            }
+            s.insert(PROCESS_SECTION, bytes[..cut].to_vec());
+            let (q, _) = busy_process();
+            let opts = q.opts.clone();
+            assert!(
+                Process::restore_checkpoint(opts, &s, Some(q.carry())).is_err(),
+                "cut at {cut}"
+            );
+        }
+    }
+}
