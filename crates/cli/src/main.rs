@@ -266,7 +266,15 @@ pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, CliErr
 
 fn run(mut a: RunArgs) -> Result<i32, CliError> {
     // Absolute: the guest's chdir moves the emulator's working directory.
-    for dir in [&mut a.checkpoint_to, &mut a.restore].into_iter().flatten() {
+    for dir in [
+        &mut a.checkpoint_to,
+        &mut a.restore,
+        &mut a.sysroot,
+        &mut a.root,
+    ]
+    .into_iter()
+    .flatten()
+    {
         if let Ok(abs) = std::path::absolute(&*dir) {
             *dir = abs;
         }

@@ -260,9 +260,31 @@ fn a_checkpoint_by_instruction_count_restores_to_the_run_through_and_bad_ones_ar
     }
     std::fs::write(&state, &good).unwrap();
     std::fs::write(cwd.join("ck/manifest.json"), "{").unwrap();
-    let (o, _) = run(&cwd, &["--restore", ck]);
+    let broken_manifest = ck;
+    let (o, _) = run(&cwd, &["--restore", broken_manifest]);
     assert!(
         o.status.code() == Some(2) && stderr(&o).contains("manifest is not readable"),
+        "{}",
+        stderr(&o)
+    );
+
+    // What a checkpoint cannot hold is refused, named: child processes
+    // (guest processes are host processes).
+    let fork = artefacts::guest_program(&artefacts::guest_build().join("static"), "fork_pipe")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (o, _) = run(
+        &cwd,
+        &[
+            "--checkpoint-at",
+            "insns=100000",
+            "--checkpoint-to",
+            ck,
+            fork.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        o.status.code() == Some(2)
+            && stderr(&o).contains("cannot checkpoint a process with child processes"),
         "{}",
         stderr(&o)
     );

@@ -405,14 +405,14 @@ impl Process {
         if n == 0 {
             return Err(r.malformed("the process has no thread"));
         }
-        let template = self.threads.pop().expect("a process starts with a thread");
+        // The thread the process was built with gives way to the saved ones.
+        self.threads.clear();
         for _ in 0..n {
             let mut hart = Hart::new(self.opts.hart.clone());
             hart.trace = self.opts.trace;
             let t = restore_thread(r, hart, n_cpus)?;
             self.threads.push(t);
         }
-        drop(template);
         for c in &self.cpus {
             if c.holder.is_some_and(|h| h >= n) || c.cursor > n {
                 return Err(r.malformed("a hart's scheduler names a thread that is not there"));
