@@ -10,3 +10,8 @@ make -C guest -j2
 cargo test --workspace --release -j2
 # The experiment workflow (python/), against the release rvnvmm cargo just built.
 "${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}/venv/bin/pytest" python/tests -q
+# User-mode checkpoints on part of the workload suite: a dynamically linked
+# program reading its input, one with its heap and a database in memory
+# (the whole suite: scripts/checkpoint_identity.py, about 4 minutes).
+. scripts/paths.sh
+python3 scripts/checkpoint_identity.py --only xz-d,sqlite

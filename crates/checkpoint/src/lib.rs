@@ -100,6 +100,10 @@ pub enum CheckpointError {
     /// A component cannot be saved (yet).
     #[error("cannot checkpoint {0}")]
     Unsupported(String),
+    /// Something outside the checkpoint that a restore needs (a file the
+    /// process has open, a directory) is missing or has changed.
+    #[error("cannot restore the checkpoint: {0}")]
+    Outside(String),
 }
 
 /// Writes the fields of one section, little-endian.

@@ -411,7 +411,7 @@ fn restore_point(
     let point = crate::checkpoint::point_now(m, trigger);
     let mut sections = crate::checkpoint::save(m, roi, dir.is_some())?;
     if let Some(dir) = dir {
-        sections = crate::checkpoint::write(&rig.cfg, sections, &point, dir, started)?;
+        sections = crate::checkpoint::write("boot", &rig.cfg, sections, &point, dir, started)?;
     }
     let ff_ends = roi.fast_forwarding();
     let timed = m.is_timed() || ff_ends;
@@ -574,7 +574,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let mut kernel_path = None;
     let (mut m, boot, restored) = match &a.restore {
         Some(dir) => {
-            let c = crate::checkpoint::read_for(&cfg, dir)?;
+            let c = crate::checkpoint::read_for("boot", &cfg, dir)?;
             let mut m = rig.blank(None)?;
             m.restore(&c.sections, true, true)?;
             let roi = crate::checkpoint::roi_of(&c.sections)?;

@@ -98,10 +98,11 @@ pub fn save(
     Ok(sections)
 }
 
-/// Writes `sections` (with RAM) as a checkpoint of the machine `cfg` at
-/// `point` into `dir`, says so on stderr with its size and the host time
-/// it took, and gives the sections back.
+/// Writes `sections` (with RAM) as a checkpoint of `rvnvmm KIND` (`boot`,
+/// `run`) on the machine `cfg` at `point` into `dir`, says so on stderr
+/// with its size and the host time it took, and gives the sections back.
 pub fn write(
+    kind: &str,
     cfg: &rvnvmm_config::Config,
     sections: Sections,
     point: &Point,
@@ -111,7 +112,7 @@ pub fn write(
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         rvnvmm_version: env!("CARGO_PKG_VERSION").to_string(),
-        kind: "boot".into(),
+        kind: kind.into(),
         config: serde_json::to_value(cfg).expect("the configuration as JSON"),
         memory_map: memory_map(cfg)?,
         point: point.clone(),
@@ -132,17 +133,18 @@ pub fn write(
     Ok(c.sections)
 }
 
-/// Reads the checkpoint in `dir` and checks that it can be restored on the
-/// machine `cfg` describes: the same memory map, harts and ISA (the timing
-/// configuration may differ).
+/// Reads the checkpoint of `rvnvmm KIND` in `dir` and checks that it can
+/// be restored on the machine `cfg` describes: the same memory map, harts
+/// and ISA (the timing configuration may differ).
 pub fn read_for(
+    kind: &str,
     cfg: &rvnvmm_config::Config,
     dir: &Path,
 ) -> Result<Checkpoint, crate::boot_command::BootError> {
     let c = Checkpoint::read(dir)?;
-    if c.manifest.kind != "boot" {
+    if c.manifest.kind != kind {
         return Err(rvnvmm_checkpoint::CheckpointError::Mismatch(vec![format!(
-            "it is a checkpoint of `rvnvmm {}`, not of `rvnvmm boot`",
+            "it is a checkpoint of `rvnvmm {}`, not of `rvnvmm {kind}`",
             c.manifest.kind
         )])
         .into());

@@ -14,6 +14,7 @@ mod output;
 mod persistence;
 mod progress;
 mod roi;
+mod run_checkpoint;
 mod stats;
 
 use clap::{Args, Parser, Subcommand};
@@ -62,7 +63,7 @@ struct MachineArgs {
 }
 
 #[derive(Args)]
-struct RunArgs {
+pub(crate) struct RunArgs {
     #[command(flatten)]
     machine: MachineArgs,
     /// Write statistics as JSON to this file.
@@ -115,6 +116,30 @@ struct RunArgs {
     #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = roi::parse_sample,
           conflicts_with_all = ["fast_forward", "reset_stats_at"])]
     sample: Option<rvnvmm_user::Sampling>,
+    /// Take a checkpoint of the process after exactly N instructions (all
+    /// threads), when the next thread to run has reached NS of simulated
+    /// time, or at the program's first `checkpoint` marker, into
+    /// --checkpoint-to DIR; the run goes on (docs/checkpoints.md). Without
+    /// --checkpoint-to: the same restore point, nothing written (the run
+    /// through).
+    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = checkpoint::parse_checkpoint_at,
+          conflicts_with_all = ["crash_at", "gdb", "sample", "persist_events"])]
+    checkpoint_at: Option<checkpoint::CheckpointAt>,
+    /// The directory the checkpoint is written to (created; a checkpoint
+    /// there is replaced).
+    #[arg(long, value_name = "DIR", requires = "checkpoint_at")]
+    checkpoint_to: Option<PathBuf>,
+    /// End the run (exit status 0) once the checkpoint is written.
+    #[arg(long, requires = "checkpoint_to")]
+    exit_after_checkpoint: bool,
+    /// Build the process from the checkpoint in DIR (the program, its
+    /// arguments, environment, --root and --sysroot are the checkpoint's)
+    /// and run on. The machine (--config, --set) must have the
+    /// checkpoint's memory map, harts and ISA; its timing configuration
+    /// may differ.
+    #[arg(long, value_name = "DIR",
+          conflicts_with_all = ["command", "sysroot", "root", "envs", "crash_at", "gdb", "sample", "persist_events"])]
+    restore: Option<PathBuf>,
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
     trace: bool,
@@ -133,7 +158,7 @@ struct RunArgs {
     gdb: Option<u16>,
     /// The riscv64 ELF to run, then its arguments: everything from the
     /// program on is the guest's (`rvnvmm run PROG --help` passes --help on).
-    #[arg(value_name = "PROGRAM [ARGS]", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(value_name = "PROGRAM [ARGS]", required_unless_present = "restore", num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
 }
 
@@ -241,13 +266,35 @@ pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, CliErr
     })
 }
 
-fn run(a: RunArgs) -> Result<i32, CliError> {
+fn run(mut a: RunArgs) -> Result<i32, CliError> {
+    // Absolute: the guest's chdir moves the emulator's working directory.
+    for dir in [
+        &mut a.checkpoint_to,
+        &mut a.restore,
+        &mut a.sysroot,
+        &mut a.root,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if let Ok(abs) = std::path::absolute(&*dir) {
+            *dir = abs;
+        }
+    }
     let mut machine = a.machine.clone();
     if let Some(h) = a.harts {
         machine.sets.push(format!("machine.harts={h}"));
     }
     let cfg = load_config(&machine)?;
-    let program = a.command[0].clone();
+    let restored = a
+        .restore
+        .as_deref()
+        .map(|dir| run_checkpoint::read(&cfg, dir))
+        .transpose()?;
+    let program = match &restored {
+        Some(r) => r.program.clone(),
+        None => a.command[0].clone(),
+    };
     let argv = a.command.clone();
     let mut opts = user_options(&cfg, program.clone(), argv)?;
     for kv in &a.envs {
@@ -298,8 +345,19 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
         return Err(MachineLacks::Nvmm.into());
     }
     let started = std::time::Instant::now();
-    let mut process = new_process(&cfg, opts)?;
-    if let Some(n) = &nvmm {
+    let mut process = match &restored {
+        Some(r) => {
+            if !cfg.user.pmem_dir.is_empty() {
+                return Err(CliError::Usage(
+                    "--restore cannot mount user.pmem_dir (its table is not in checkpoints yet)"
+                        .into(),
+                ));
+            }
+            run_checkpoint::restored_process(&cfg, opts.clone(), r, None, a.fast_forward)?
+        }
+        None => new_process(&cfg, opts.clone())?,
+    };
+    if let (Some(n), None) = (&nvmm, &restored) {
         n.load(&mut process)?;
         if a.crash_at.is_some() || events_out.is_some() {
             let mut domain = n.domain();
@@ -309,7 +367,7 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             process.track_persistence(domain);
         }
     }
-    if let Some(until) = a.fast_forward {
+    if let (Some(until), None) = (a.fast_forward, &restored) {
         process.fast_forward(until).map_err(CliError::Usage)?;
     }
     if let Some(n) = a.reset_stats_at {
@@ -320,7 +378,11 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
     }
     // After the image and the domain: the directory's table is read from
     // the image, and a new one is written back to the domain.
-    process.mount_pmem_dir()?;
+    if restored.is_none() {
+        process.mount_pmem_dir()?;
+    }
+    let mut points = run_checkpoint::Points::new(&a);
+    points.arm(&mut process);
     if let Some(port) = a.gdb {
         process = process.with_gdb(gdb::wait_for_gdb(port)?);
     }
@@ -335,7 +397,29 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             }
         });
     }
-    let outcome = process.run();
+    let outcome = loop {
+        let outcome = process.run();
+        let stopped = match outcome {
+            Ok(o) if o.exit == ExitKind::Checkpoint => o,
+            other => break other,
+        };
+        // A restore point: save, write if asked, rebuild.
+        match points.restore_point(&cfg, &opts, process, stopped, a.fast_forward)? {
+            run_checkpoint::AfterPoint::Goes(p) => process = *p,
+            run_checkpoint::AfterPoint::Ends(p, o) => {
+                process = *p;
+                break Ok(*o);
+            }
+        }
+        if let Some(line) = &line {
+            let line = line.clone();
+            process = process.with_progress(move |insns, ns| {
+                if let Ok(mut p) = line.lock() {
+                    p.update(insns, ns);
+                }
+            });
+        }
+    };
     if let Some(p) = line.as_ref().and_then(|l| l.lock().ok()).as_mut() {
         p.finish();
     }
@@ -353,7 +437,10 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
         ))
     } else {
         // A clean end, or the guest's own death: the machine is still on.
-        if let (Some(n), true) = (&nvmm, outcome.is_initial_process) {
+        // A run ended at its checkpoint leaves the image as it was: the
+        // checkpoint holds NVMM.
+        let ended_at_checkpoint = outcome.exit == ExitKind::Checkpoint;
+        if let (Some(n), true, false) = (&nvmm, outcome.is_initial_process, ended_at_checkpoint) {
             n.save(&process)?;
         }
         None
@@ -389,6 +476,7 @@ fn run(a: RunArgs) -> Result<i32, CliError> {
             Ok(INSN_LIMIT_STATUS)
         }
         ExitKind::Crash => Ok(persistence::CRASH_STATUS),
+        ExitKind::Checkpoint => Ok(0),
         ExitKind::Code(_) => Ok(outcome.exit_status()),
     }
 }

@@ -93,7 +93,12 @@ impl OutputFile {
                     )));
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (path.to_path_buf(), false),
+            // Absolute: a user-mode guest's chdir moves the emulator's
+            // working directory.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (
+                std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+                false,
+            ),
             Err(e) => return Err(fail(e.into())),
         };
         let out = OutputFile {

@@ -18,6 +18,7 @@ pub fn to_json(
         ExitKind::Signal(s) => json!({ "signal": s }),
         ExitKind::InsnLimit => json!({ "insn_limit": true }),
         ExitKind::Crash => json!({ "crash": true }),
+        ExitKind::Checkpoint => json!({ "checkpoint": true }),
     };
     let harts: Vec<_> = o
         .hart_cycles

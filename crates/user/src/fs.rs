@@ -109,6 +109,17 @@ impl Fs {
             || self.tree.as_ref().and_then(|t| t.hold_fd()) == Some(fd)
     }
 
+    /// The guest's working directory when paths are confined (`/`
+    /// otherwise: the host's is the guest's).
+    pub fn cwd_confined(&self) -> &str {
+        &self.cwd
+    }
+
+    /// Sets the confined working directory (a restored checkpoint's).
+    pub fn set_cwd_confined(&mut self, cwd: String) {
+        self.cwd = cwd;
+    }
+
     /// Whether paths are confined.
     pub fn confined(&self) -> bool {
         self.root.is_some()

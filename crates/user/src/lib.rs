@@ -8,6 +8,7 @@
 //! harts, time-shared deterministically in simulated time.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod checkpoint;
 pub mod devices;
 pub mod elf;
 pub mod errno;
@@ -22,6 +23,7 @@ mod signal;
 mod syscall;
 pub mod vm;
 
+pub use checkpoint::{checkpoint_program, Carried};
 pub use process::{
     CrashAt, ExitKind, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
 };

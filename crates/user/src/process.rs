@@ -101,6 +101,10 @@ pub enum ExitKind {
     InsnLimit,
     /// The power failed at [`Options::crash_at`].
     Crash,
+    /// Stopped at a checkpoint's point (`Process::checkpoint_at`, or a
+    /// `checkpoint` marker with restore points enabled): the process is
+    /// whole, to be saved and rebuilt (`docs/checkpoints.md`).
+    Checkpoint,
 }
 
 /// Per-thread figures.
@@ -306,6 +310,7 @@ impl Process {
     /// The process with its first thread and an empty address space,
     /// before a program is loaded (unit tests use it so).
     pub(crate) fn without_program(opts: Options) -> Result<Process, RunError> {
+        crate::checkpoint::note_inherited();
         let mut ranges = vec![opts.ram];
         ranges.extend(opts.nvmm);
         let mut mem = PhysMem::new(&ranges).map_err(|e| RunError::Setup(e.to_string()))?;
@@ -895,7 +900,7 @@ impl Process {
     }
 
     /// The first cycle at or after `ns` (`u64::MAX` past the end of time).
-    fn ns_to_cycles(&self, ns: u64) -> u64 {
+    pub(crate) fn ns_to_cycles(&self, ns: u64) -> u64 {
         u64::try_from((ns as u128 * self.opts.hart.clock_hz as u128).div_ceil(1_000_000_000))
             .unwrap_or(u64::MAX)
     }
@@ -973,6 +978,10 @@ impl Process {
     /// order ([`rvnvmm_sched::Scheduler`]).
     pub fn run(&mut self) -> Result<Outcome, RunError> {
         let ran = rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self);
+        if ran.is_ok() && self.exit == Some(ExitKind::Checkpoint) {
+            // The process goes on from a checkpoint: nothing is let go.
+            return Ok(self.outcome_now(false));
+        }
         // No guest code runs after this: let go of the emulated tree now,
         // not when the process is dropped (a run that ends by the guest's
         // signal ends the emulator without dropping it).
@@ -984,7 +993,9 @@ impl Process {
                 Some(ExitKind::Signal(sig)) => gdb.killed(sig),
                 Some(ExitKind::Code(code)) => gdb.exited(code),
                 None => gdb.exited(0),
-                Some(ExitKind::InsnLimit | ExitKind::Crash) => gdb.killed(libc::SIGKILL),
+                Some(ExitKind::InsnLimit | ExitKind::Crash | ExitKind::Checkpoint) => {
+                    gdb.killed(libc::SIGKILL)
+                }
             }
         }
         ran?;
@@ -1198,6 +1209,11 @@ impl Machine for Process {
         let slice = match crash_insns {
             Some(n) => slice.min(n - self.total_insns),
             None => slice,
+        };
+        // A checkpoint's point comes before a switch or reset there: the
+        // process restored from it makes them.
+        let Some(slice) = self.checkpoint_turn(cpu, slice) else {
+            return ControlFlow::Break(Ok(()));
         };
         // A fast-forward or reset by instruction count comes exactly at it.
         self.check_points();
@@ -1718,7 +1734,7 @@ impl Outcome {
         match self.exit {
             ExitKind::Code(c) => c & 0xff,
             ExitKind::Signal(s) => 128 + s,
-            ExitKind::InsnLimit | ExitKind::Crash => 0,
+            ExitKind::InsnLimit | ExitKind::Crash | ExitKind::Checkpoint => 0,
         }
     }
 }

@@ -110,7 +110,13 @@ pub(crate) struct Roi {
     pub(crate) switches: Vec<ModelSwitch>,
     pub(crate) models: Option<Models>,
     /// A pending statistics reset at this instruction count.
-    reset_at: Option<u64>,
+    pub(crate) reset_at: Option<u64>,
+    /// `checkpoint` markers are restore points (`checkpoint.rs`).
+    pub(crate) restore_points: bool,
+    /// The point `--checkpoint-at insns=N|time=NS` stops the run at.
+    pub(crate) checkpoint_at: Option<crate::process::CrashAt>,
+    /// The last checkpoint stop was a marker's.
+    pub(crate) stopped_at_marker: bool,
     /// The periodic sampling of `rvnvmm run --sample`.
     pub(crate) sampling: Option<crate::sampling::Sampler>,
     /// Marker operations already reported as ignored (once each).
@@ -181,7 +187,10 @@ impl Process {
             Some(FastForward::Insns(n)) => Some(n),
             _ => None,
         };
-        [switch, self.roi.reset_at].into_iter().flatten().min()
+        [switch, self.roi.reset_at, self.checkpoint_insns()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Acts on the points at an instruction count that have been reached.
@@ -244,10 +253,15 @@ impl Process {
                 ),
             },
             MarkerOp::Exit => self.exit = Some(ExitKind::Code((arg & 0xff) as i32)),
-            MarkerOp::Checkpoint => self.note_once(
-                "checkpoint",
-                "a `checkpoint` marker was ignored: checkpoints are not supported yet",
-            ),
+            MarkerOp::Checkpoint => {
+                if !self.checkpoint_marker() {
+                    self.note_once(
+                        "checkpoint",
+                        "a `checkpoint` marker was ignored: this run cannot be checkpointed \
+                         (a forked child, --gdb, --sample, --crash-at)",
+                    )
+                }
+            }
             MarkerOp::Unknown(_) => self.note_once(
                 "unknown",
                 "a marker with an unassigned code (slti x0 with 0x7a0, 0x7a6..0x7af) was ignored",

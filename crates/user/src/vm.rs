@@ -344,6 +344,52 @@ impl Frames {
     }
 }
 
+impl Frames {
+    /// Writes the allocator's state (a checkpoint, `checkpoint.rs`).
+    pub(crate) fn save(&self, w: &mut rvnvmm_checkpoint::StateWriter) {
+        w.u64(self.used);
+        w.count(self.pools.len());
+        for p in &self.pools {
+            w.u64s(&[p.base, p.end, p.next_data, p.next_table]);
+            w.u64s(&p.free);
+            let claimed: Vec<u64> = p.claimed.iter().flat_map(|&(b, e)| [b, e]).collect();
+            w.u64s(&claimed);
+            w.bool(p.fresh_not_zero);
+        }
+    }
+
+    /// Reads the state [`Frames::save`] wrote into allocator over the same
+    /// pools.
+    pub(crate) fn restore(
+        &mut self,
+        r: &mut rvnvmm_checkpoint::StateReader<'_>,
+    ) -> Result<(), rvnvmm_checkpoint::CheckpointError> {
+        self.used = r.u64()?;
+        r.exact_len(self.pools.len(), "frame pools")?;
+        for p in &mut self.pools {
+            let mut edges = [0u64; 4];
+            r.u64s_into(&mut edges, "a pool's edges")?;
+            let [base, end, next_data, next_table] = edges;
+            if (base, end) != (p.base, p.end)
+                || !(base <= next_data && next_data <= next_table && next_table <= end)
+            {
+                return Err(r.malformed(format!(
+                    "the frame pool {base:#x}-{end:#x} is not the machine's {:#x}-{:#x} or its cursors are outside it",
+                    p.base, p.end
+                )));
+            }
+            let pages = ((end - base) / PAGE_SIZE) as usize;
+            p.next_data = next_data;
+            p.next_table = next_table;
+            p.free = r.u64s(pages)?;
+            let claimed = r.u64s(2 * pages)?;
+            p.claimed = claimed.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+            p.fresh_not_zero = r.bool()?;
+        }
+        Ok(())
+    }
+}
+
 /// The address space.
 #[derive(Clone, Debug)]
 pub struct AddressSpace {
