@@ -94,21 +94,23 @@ pub struct BootArgs {
     /// printed on stderr).
     #[arg(long, value_name = "PORT")]
     gdb: Option<u16>,
-    /// Boot in the functional model until the guest's first `switch timing`
-    /// or `checkpoint` marker (e.g. `nvmm-marker switch timing` from the
-    /// shell), then run the machine's timing model, the statistics counting
-    /// from there (docs/regions-of-interest.md, docs/checkpoints.md).
-    #[arg(long, value_name = "marker", value_parser = ["marker"])]
-    fast_forward: Option<String>,
+    /// Boot in the functional model until exactly N instructions (all
+    /// harts), until the next hart to run has reached NS of simulated time,
+    /// or until the guest's first `switch timing` or `checkpoint` marker
+    /// (e.g. `nvmm-marker switch timing` from the shell), then run the
+    /// machine's timing model, cold, the statistics counting from there
+    /// (docs/regions-of-interest.md, docs/checkpoints.md).
+    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_boot_point)]
+    fast_forward: Option<crate::checkpoint::BootPoint>,
     /// Take a checkpoint of the whole machine after exactly N instructions
     /// (all harts), when the next hart to run has reached NS of simulated
     /// time, or at the guest's first `checkpoint` marker (`nvmm-marker
     /// checkpoint`), into --checkpoint-to DIR; the run goes on
     /// (docs/checkpoints.md). Without --checkpoint-to: the same restore
     /// point, nothing written (the run through).
-    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_checkpoint_at,
+    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_boot_point,
           conflicts_with_all = ["crash_at", "gdb", "profile", "disk"])]
-    checkpoint_at: Option<crate::checkpoint::CheckpointAt>,
+    checkpoint_at: Option<crate::checkpoint::BootPoint>,
     /// The directory the checkpoint is written to (created; a checkpoint
     /// there is replaced).
     #[arg(long, value_name = "DIR", requires = "checkpoint_at")]
@@ -116,6 +118,14 @@ pub struct BootArgs {
     /// End the run (exit status 0) once the checkpoint is written.
     #[arg(long, requires = "checkpoint_to")]
     exit_after_checkpoint: bool,
+    /// Sample the run: every N instructions (all harts), W instructions of
+    /// warm-up and a window of M instructions in the timing model, the rest
+    /// in the functional model; the statistics JSON's `sampling` estimates
+    /// the whole run's simulated time from the windows, with a 95 %
+    /// confidence interval (docs/regions-of-interest.md, "Sampling").
+    #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = crate::roi::parse_sample,
+          conflicts_with_all = ["fast_forward", "checkpoint_at", "restore"])]
+    sample: Option<rvnvmm_user::Sampling>,
     /// Build the machine from the checkpoint in DIR instead of booting the
     /// firmware, kernel and initramfs, and run on. The machine (--config,
     /// --set) must have the checkpoint's memory map, harts and ISA; its
@@ -217,6 +227,9 @@ pub enum BootError {
          has no boot images): boot it instead"
     )]
     RebootAfterRestore,
+    /// Options that cannot be combined.
+    #[error("{0}")]
+    Options(&'static str),
     /// `--crash-at` on a machine without NVMM.
     #[error("--crash-at needs a machine with an NVMM region (a power failure loses what is not in its persistence domain)")]
     CrashWithoutNvmm,
@@ -398,14 +411,16 @@ impl Rig {
 /// Makes a restore point of `m` (`docs/checkpoints.md`): saves it, writes
 /// the checkpoint to `dir` if given, and carries on in a machine rebuilt
 /// from what was saved, as `--restore` would build it (decoded code,
-/// software TLBs and the timing model start cold). A fast-forward ends
-/// here: the rebuilt machine is timed.
+/// software TLBs and the timing model start cold). A fast-forward by
+/// marker ends here, and one by a point if `ends_fast_forward`: the
+/// rebuilt machine is timed.
 fn restore_point(
     rig: &Rig,
     m: &mut Machine,
     roi: &mut BootRoi,
     trigger: String,
     dir: Option<&Path>,
+    ends_fast_forward: bool,
 ) -> Result<(), BootError> {
     let started = Instant::now();
     let point = crate::checkpoint::point_now(m, trigger);
@@ -413,7 +428,7 @@ fn restore_point(
     if let Some(dir) = dir {
         sections = crate::checkpoint::write(&rig.cfg, sections, &point, dir, started)?;
     }
-    let ff_ends = roi.fast_forwarding();
+    let ff_ends = ends_fast_forward || roi.fast_forwarding();
     let timed = m.is_timed() || ff_ends;
     let mut fresh = rig.blank(Some(m.take_mem()))?;
     if !timed {
@@ -586,12 +601,28 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             (m, Some(boot), None)
         }
     };
+    use crate::checkpoint::BootPoint;
+    // The machine stops at one point of its own at a time: a fast-forward's
+    // end or a checkpoint's point, not both, nor a crash besides.
+    let ff_point = match a.fast_forward {
+        Some(BootPoint::Point(at)) => Some(at),
+        _ => None,
+    };
+    let checkpoint_point = match a.checkpoint_at {
+        Some(BootPoint::Point(at)) => Some(at),
+        _ => None,
+    };
+    if ff_point.is_some() && (checkpoint_point.is_some() || a.crash_at.is_some()) {
+        return Err(BootError::Options(
+            "--fast-forward insns=N|time=NS cannot be combined with --checkpoint-at \
+             insns=N|time=NS or --crash-at (one point at a time: take the checkpoint in the \
+             functional model and restore it under the timing model instead)",
+        ));
+    }
     if let Some(at) = a.crash_at {
         m = m.with_crash_at(at);
     }
-    if let Some(crate::checkpoint::CheckpointAt::Point(at)) = a.checkpoint_at {
-        m.set_checkpoint_at(Some(at));
-    }
+    m.set_checkpoint_at(ff_point.or(checkpoint_point));
     if a.profile.is_some() {
         m = m.with_profile();
     }
@@ -614,10 +645,14 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         }
     }
     let started = Instant::now();
-    let mut roi = match (a.fast_forward.is_some(), restored) {
-        (true, Some((_, roi))) => roi.with_fast_forward(&mut m)?,
-        (true, None) => BootRoi::fast_forward(&mut m)?,
-        (false, Some((point, mut roi))) => {
+    let mut roi = match (a.fast_forward, restored) {
+        (Some(BootPoint::Marker), Some((_, roi))) => roi.with_fast_forward(&mut m)?,
+        (Some(BootPoint::Marker), None) => BootRoi::fast_forward(&mut m)?,
+        (Some(BootPoint::Point(_)), Some((_, roi))) => roi.with_fast_forward_to_point(&mut m)?,
+        (Some(BootPoint::Point(_)), None) => {
+            BootRoi::default().with_fast_forward_to_point(&mut m)?
+        }
+        (None, Some((point, mut roi))) => {
             // A functional checkpoint restored under the timing model: the
             // fast-forward's switch, at the restore point.
             if point.model == "functional" && m.is_timed() {
@@ -625,9 +660,14 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }
             roi
         }
-        (false, None) => BootRoi::default(),
+        (None, None) => match a.sample {
+            Some(plan) => BootRoi::sample(&mut m, plan, cfg.machine.clock_hz)?,
+            None => BootRoi::default(),
+        },
     };
-    // Whether `--checkpoint-at`'s point was reached (it is taken once).
+    // The points still ahead: `--fast-forward`'s end, `--checkpoint-at`'s
+    // (each reached once).
+    let mut ff_point = ff_point;
     let mut checkpoint_taken = false;
     let mut noted_marker = false;
     let result = loop {
@@ -641,6 +681,10 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
                 ..
             }) => true,
             Ok(End::Checkpoint) => false,
+            Ok(End::Pause) => {
+                roi.sample_point(&mut m, cfg.machine.clock_hz);
+                continue;
+            }
             Ok(End::Marker { hart, op, arg }) => {
                 if let Some(end) = roi.marker(&cfg, &mut m, hart, op, arg) {
                     break Ok(end);
@@ -649,6 +693,15 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }
             other => break other,
         };
+        if at_marker && roi.is_sampled() {
+            if !std::mem::replace(&mut noted_marker, true) {
+                eprintln!(
+                    "rvnvmm: a `checkpoint` marker was ignored: a sampled run is not checkpointed \
+                     (--sample decides the model)"
+                );
+            }
+            continue;
+        }
         if at_marker && (a.gdb.is_some() || a.profile.is_some() || a.disk.is_some()) {
             if !std::mem::replace(&mut noted_marker, true) {
                 eprintln!(
@@ -658,10 +711,24 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }
             continue;
         }
+        // The fast-forward's end: the same restore point as a checkpoint's
+        // there, nothing written, the rebuilt machine timed.
+        if let (false, Some(at)) = (at_marker, ff_point) {
+            ff_point = None;
+            restore_point(
+                &rig,
+                &mut m,
+                &mut roi,
+                BootPoint::Point(at).trigger(),
+                None,
+                true,
+            )?;
+            continue;
+        }
         let due = !checkpoint_taken
             && match a.checkpoint_at {
-                Some(crate::checkpoint::CheckpointAt::Marker) => at_marker,
-                Some(crate::checkpoint::CheckpointAt::Point(_)) => !at_marker,
+                Some(BootPoint::Marker) => at_marker,
+                Some(BootPoint::Point(_)) => !at_marker,
                 None => false,
             };
         checkpoint_taken |= due;
@@ -670,17 +737,13 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             _ => "marker".to_string(),
         };
         let dir = a.checkpoint_to.as_deref().filter(|_| due);
-        restore_point(&rig, &mut m, &mut roi, trigger, dir)?;
+        restore_point(&rig, &mut m, &mut roi, trigger, dir, false)?;
         if due && a.exit_after_checkpoint {
             break Ok(End::Checkpoint);
         }
-        // The rebuilt machine stops at `--checkpoint-at`'s point if a
-        // marker came first.
-        if let (false, Some(crate::checkpoint::CheckpointAt::Point(at))) =
-            (checkpoint_taken, a.checkpoint_at)
-        {
-            m.set_checkpoint_at(Some(at));
-        }
+        // The rebuilt machine stops at the point still ahead if a marker
+        // came first.
+        m.set_checkpoint_at(ff_point.or(checkpoint_point.filter(|_| !checkpoint_taken)));
     };
     let host_seconds = started.elapsed().as_secs_f64();
     m.flush();
@@ -744,7 +807,9 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         End::PowerOff(code) => Ok(i32::from(code)),
         End::Crash => Ok(crate::persistence::CRASH_STATUS),
         End::Checkpoint => Ok(0),
-        End::Reboot | End::Marker { .. } => unreachable!("the machine goes on after these"),
+        End::Reboot | End::Marker { .. } | End::Pause => {
+            unreachable!("the machine goes on after these")
+        }
     }
 }
 
@@ -762,7 +827,9 @@ fn stats_json(
         Ok(End::Reboot) => json!({ "reboot": true }),
         Ok(End::Crash) => json!({ "crash": true }),
         Ok(End::Checkpoint) => json!({ "checkpoint": true }),
-        Ok(End::Marker { .. }) => unreachable!("the machine goes on after a marker"),
+        Ok(End::Marker { .. } | End::Pause) => {
+            unreachable!("the machine goes on after a marker or a pause")
+        }
         Err(e) => json!({ "error": e.to_string() }),
     };
     let mut v = stats_value(cfg, m, true);
@@ -783,6 +850,9 @@ fn stats_json(
     }
     if let Some(c) = crash {
         v["crash"] = c.clone();
+    }
+    if let Some(s) = roi.sampling_outcome(instructions, cfg.machine.clock_hz) {
+        v["sampling"] = crate::roi::sampling_json(&s);
     }
     roi.add_to(&mut v);
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"

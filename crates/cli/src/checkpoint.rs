@@ -14,9 +14,10 @@ use std::time::Instant;
 /// The checkpoint section of the statistics' region bookkeeping.
 pub const ROI_SECTION: &str = "roi";
 
-/// When `--checkpoint-at` takes the checkpoint.
+/// A point of a boot: where `--checkpoint-at` takes the checkpoint, or
+/// where `--fast-forward` switches to the timing model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckpointAt {
+pub enum BootPoint {
     /// At the guest's `checkpoint` marker (`nvmm-marker checkpoint`).
     Marker,
     /// After exactly N instructions (all harts), or when the next hart to
@@ -24,24 +25,25 @@ pub enum CheckpointAt {
     Point(CrashAt),
 }
 
-impl CheckpointAt {
+impl BootPoint {
     /// How the manifest names it.
     pub fn trigger(self) -> String {
         match self {
-            CheckpointAt::Marker => "marker".into(),
-            CheckpointAt::Point(CrashAt::Insns(n)) => format!("insns={n}"),
-            CheckpointAt::Point(CrashAt::TimeNs(ns)) => format!("time={ns}"),
+            BootPoint::Marker => "marker".into(),
+            BootPoint::Point(CrashAt::Insns(n)) => format!("insns={n}"),
+            BootPoint::Point(CrashAt::TimeNs(ns)) => format!("time={ns}"),
         }
     }
 }
 
-/// Parses `--checkpoint-at`: `insns=N`, `time=NS` or `marker`.
-pub fn parse_checkpoint_at(s: &str) -> Result<CheckpointAt, String> {
+/// Parses `--checkpoint-at` and `boot --fast-forward`: `insns=N`,
+/// `time=NS` or `marker`.
+pub fn parse_boot_point(s: &str) -> Result<BootPoint, String> {
     if s == "marker" {
-        return Ok(CheckpointAt::Marker);
+        return Ok(BootPoint::Marker);
     }
     crate::persistence::parse_crash_at(s)
-        .map(CheckpointAt::Point)
+        .map(BootPoint::Point)
         .map_err(|_| format!("wants insns=N, time=NS or marker, got '{s}'"))
 }
 

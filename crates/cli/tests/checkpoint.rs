@@ -298,3 +298,103 @@ fn a_checkpoint_by_instruction_count_restores_to_the_run_through() {
     assert_eq!(stats(&b), stats(&a));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--fast-forward insns=N` is the checkpoint at instruction N taken in
+/// the functional model and restored under the timing model, in one run:
+/// the same statistics, the caches cold from the switch. `time=NS`
+/// switches when the next hart to run has reached that time.
+#[test]
+fn a_fast_forward_by_instruction_count_is_a_functional_checkpoint_restored_timed() {
+    let initrd = initramfs();
+    let dir = temp("ff");
+    let dir_arg = dir.to_str().unwrap();
+    let (r, f, t) = (
+        temp("ff-restored.json"),
+        temp("ff-fast.json"),
+        temp("ff-time.json"),
+    );
+    let limit = ["--max-insns", "250000000"];
+    let mut args = boot_args(&initrd);
+    args.truncate(4);
+    let saved = boot(
+        &[
+            &args[..],
+            &FUNCTIONAL,
+            &["--checkpoint-at", "insns=200000000"],
+            &["--checkpoint-to", dir_arg, "--exit-after-checkpoint"],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(saved.status, Some(0), "{}", saved.stderr);
+    let restored = boot(
+        &[
+            &["--restore", dir_arg][..],
+            &limit,
+            &["--stats", r.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    let fast = boot(
+        &[
+            &args[..],
+            &["--fast-forward", "insns=200000000"],
+            &limit,
+            &["--stats", f.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    // Both stop at the instruction limit (status 124), at the same place.
+    assert_eq!(restored.status, Some(124), "{}", restored.stderr);
+    assert_eq!(fast.status, restored.status, "{}", fast.stderr);
+    let fast = stats(&f);
+    assert_eq!(
+        fast,
+        stats(&r),
+        "fast-forward = functional checkpoint restored timed"
+    );
+    assert_eq!(fast["model_switches"][0]["to"], "timing");
+    assert_eq!(fast["model_switches"][0]["instructions"], 200_000_000);
+    assert_eq!(fast["stats_reset"]["instructions"], 200_000_000);
+    // `--max-insns` stops at the end of the turn that reaches it.
+    let region = fast["instructions"].as_u64().unwrap();
+    assert!((50_000_000..50_100_000).contains(&region), "{region}");
+    assert!(fast["caches"]["hart0.l1d"]["misses"].as_u64().unwrap() > 0);
+
+    // By simulated time: the switch comes once a hart has reached it.
+    let timed = boot(
+        &[
+            &args[..],
+            &["--fast-forward", "time=2000000000"],
+            &limit,
+            &["--stats", t.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(timed.status, Some(124), "{}", timed.stderr);
+    let timed = stats(&t);
+    let switch = &timed["model_switches"][0];
+    assert_eq!(switch["to"], "timing");
+    let at = switch["sim_time_ns"].as_u64().unwrap();
+    assert!((2_000_000_000..2_001_000_000).contains(&at), "{switch}");
+
+    // One point at a time.
+    let refused = boot(
+        &[
+            &args[..],
+            &["--fast-forward", "insns=10", "--checkpoint-at", "insns=20"],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(refused.status, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("cannot be combined"),
+        "{}",
+        refused.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
