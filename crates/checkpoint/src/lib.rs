@@ -161,6 +161,13 @@ impl StateWriter {
         self.buf.extend_from_slice(b);
     }
 
+    /// Bytes deflated (miniz_oxide, level 1), with their raw length: for
+    /// bulk data such as a disk's written blocks.
+    pub fn deflated(&mut self, b: &[u8]) {
+        self.count(b.len());
+        self.bytes(&miniz_oxide::deflate::compress_to_vec(b, 1));
+    }
+
     /// 64-bit values, with their count.
     pub fn u64s(&mut self, v: &[u64]) {
         self.count(v.len());
@@ -272,6 +279,21 @@ impl<'a> StateReader<'a> {
     pub fn bytes(&mut self, max: usize) -> Result<&'a [u8], CheckpointError> {
         let n = self.count(max.min(self.data.len()))?;
         self.take(n)
+    }
+
+    /// What [`StateWriter::deflated`] wrote, at most `max` bytes raw.
+    pub fn inflated(&mut self, max: usize) -> Result<Vec<u8>, CheckpointError> {
+        let raw = self.count(max)?;
+        let packed = self.bytes(usize::MAX)?;
+        let data = miniz_oxide::inflate::decompress_to_vec_with_limit(packed, raw)
+            .map_err(|e| self.malformed(format!("deflated bytes do not inflate: {e}")))?;
+        if data.len() != raw {
+            return Err(self.malformed(format!(
+                "deflated bytes inflate to {} bytes, not {raw}",
+                data.len()
+            )));
+        }
+        Ok(data)
     }
 
     /// 64-bit values into `out`, whose length the section must match.
@@ -490,6 +512,59 @@ pub struct Manifest {
     pub point: Point,
     /// The sections of `state.bin`, in order.
     pub sections: Vec<SectionInfo>,
+    /// The disk image of a machine with one: its base image, which the
+    /// blocks written since the boot (saved with the virtio block device)
+    /// are an overlay of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<DiskImage>,
+}
+
+/// The identity of a disk's base image: a restore checks that the image
+/// is the one the checkpoint's overlay was written over.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiskImage {
+    /// Where it was (a restore opens it there unless given another path).
+    pub path: PathBuf,
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// When it was last modified, in ns since the Unix epoch.
+    pub modified_ns: u64,
+}
+
+impl DiskImage {
+    /// The identity of the image at `path` now (its path made absolute,
+    /// so a restore from another directory finds it).
+    pub fn of(path: &Path) -> std::io::Result<DiskImage> {
+        let meta = std::fs::metadata(path)?;
+        let modified_ns = meta
+            .modified()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        Ok(DiskImage {
+            path: std::fs::canonicalize(path)?,
+            bytes: meta.len(),
+            modified_ns,
+        })
+    }
+
+    /// What differs between this (the checkpoint's) and `now` (the image
+    /// a restore would use): its length and modification time.
+    pub fn differences(&self, now: &DiskImage) -> Vec<String> {
+        let mut d = Vec::new();
+        if self.bytes != now.bytes {
+            d.push(format!(
+                "{} bytes in the checkpoint, {} now",
+                self.bytes, now.bytes
+            ));
+        }
+        if self.modified_ns != now.modified_ns {
+            d.push(format!(
+                "modified at {} ns (Unix time) in the checkpoint, at {} ns now",
+                self.modified_ns, now.modified_ns
+            ));
+        }
+        d
+    }
 }
 
 /// The sections of a checkpoint, by name, in the order they were added.

@@ -51,7 +51,10 @@ pub struct BootArgs {
     /// The kernel command line.
     #[arg(long, value_name = "CMDLINE", default_value = DEFAULT_APPEND)]
     append: String,
-    /// A raw disk image for virtio-blk (/dev/vda), opened read-write.
+    /// A raw disk image for virtio-blk (/dev/vda), opened read-write; with
+    /// --checkpoint-at or --restore it is not written: the guest's writes
+    /// are kept over it (and in checkpoints). With --restore: the image to
+    /// use instead of the path the checkpoint names.
     #[arg(long, value_name = "IMAGE")]
     disk: Option<PathBuf>,
     /// Write the generated device tree blob to FILE.
@@ -109,7 +112,7 @@ pub struct BootArgs {
     /// (docs/checkpoints.md). Without --checkpoint-to: the same restore
     /// point, nothing written (the run through).
     #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_boot_point,
-          conflicts_with_all = ["crash_at", "gdb", "profile", "disk"])]
+          conflicts_with_all = ["crash_at", "gdb", "profile"])]
     checkpoint_at: Option<crate::checkpoint::BootPoint>,
     /// The directory the checkpoint is written to (created; a checkpoint
     /// there is replaced).
@@ -131,7 +134,7 @@ pub struct BootArgs {
     /// --set) must have the checkpoint's memory map, harts and ISA; its
     /// timing configuration may differ.
     #[arg(long, value_name = "DIR",
-          conflicts_with_all = ["kernel", "firmware", "initrd", "disk", "dump_dtb", "crash_at", "gdb", "profile", "smp"])]
+          conflicts_with_all = ["kernel", "firmware", "initrd", "dump_dtb", "crash_at", "gdb", "profile", "smp"])]
     restore: Option<PathBuf>,
 }
 
@@ -189,6 +192,23 @@ pub enum BootError {
     /// The machine has no DRAM.
     #[error("the machine has no DRAM region to boot from")]
     NoDram,
+    /// The disk image a checkpoint's overlay was written over has changed.
+    #[error(
+        "the disk image {} is not the one the checkpoint was taken with: {}\n  (the checkpoint \
+         holds the blocks written since the boot over that image, which must not change; give \
+         the original with --disk)",
+        path.display(),
+        differences.join("; ")
+    )]
+    DiskChanged {
+        /// The image.
+        path: PathBuf,
+        /// What differs.
+        differences: Vec<String>,
+    },
+    /// `--disk` restoring a checkpoint of a machine without a disk.
+    #[error("--disk: the checkpoint is of a machine without a disk")]
+    DiskNotInCheckpoint,
     /// The disk image could not be opened.
     #[error("cannot open the disk image {}: {source}", path.display())]
     Disk {
@@ -335,6 +355,9 @@ struct Rig {
     hart_cfg: HartConfig,
     console: Console,
     disk: Option<PathBuf>,
+    /// The disk is an overlay over its image (`Block::open_overlay`): the
+    /// run checkpoints or restores.
+    disk_overlay: bool,
 }
 
 impl Rig {
@@ -348,7 +371,12 @@ impl Rig {
             input.clone(),
         );
         if let Some(disk) = &self.disk {
-            let blk = Block::open(disk, false).map_err(|source| BootError::Disk {
+            let blk = if self.disk_overlay {
+                Block::open_overlay(disk)
+            } else {
+                Block::open(disk, false)
+            };
+            let blk = blk.map_err(|source| BootError::Disk {
                 path: disk.clone(),
                 source,
             })?;
@@ -426,7 +454,8 @@ fn restore_point(
     let point = crate::checkpoint::point_now(m, trigger);
     let mut sections = crate::checkpoint::save(m, roi, dir.is_some())?;
     if let Some(dir) = dir {
-        sections = crate::checkpoint::write(&rig.cfg, sections, &point, dir, started)?;
+        let disk = rig.disk.as_deref().filter(|_| rig.disk_overlay);
+        sections = crate::checkpoint::write(&rig.cfg, disk, sections, &point, dir, started)?;
     }
     let ff_ends = ends_fast_forward || roi.fast_forwarding();
     let timed = m.is_timed() || ff_ends;
@@ -571,7 +600,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let stats_out = check("stats", &a.stats)?;
     let profile_out = check("profile", &a.profile)?;
     let isa = cfg.extensions()?;
-    let rig = Rig {
+    let mut rig = Rig {
         cfg: cfg.clone(),
         hart_cfg: HartConfig {
             clock_hz: cfg.machine.clock_hz,
@@ -584,12 +613,34 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         },
         console: Console::default(),
         disk: a.disk.clone(),
+        disk_overlay: a.checkpoint_at.is_some(),
     };
     let nvmm_region = crate::persistence::NvmmRegion::of(&cfg)?;
     let mut kernel_path = None;
     let (mut m, boot, restored) = match &a.restore {
         Some(dir) => {
             let c = crate::checkpoint::read_for(&cfg, dir)?;
+            // The disk: the checkpoint's image (or --disk's), unchanged,
+            // with the checkpoint's overlay over it.
+            match (&c.manifest.disk, &a.disk) {
+                (Some(image), given) => {
+                    let path = given.clone().unwrap_or_else(|| image.path.clone());
+                    let now = rvnvmm_checkpoint::DiskImage::of(&path).map_err(|source| {
+                        BootError::Disk {
+                            path: path.clone(),
+                            source,
+                        }
+                    })?;
+                    let differences = image.differences(&now);
+                    if !differences.is_empty() {
+                        return Err(BootError::DiskChanged { path, differences });
+                    }
+                    rig.disk = Some(path);
+                    rig.disk_overlay = true;
+                }
+                (None, Some(_)) => return Err(BootError::DiskNotInCheckpoint),
+                (None, None) => {}
+            }
             let mut m = rig.blank(None)?;
             m.restore(&c.sections, true, true)?;
             let roi = crate::checkpoint::roi_of(&c.sections)?;
@@ -618,6 +669,21 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
              insns=N|time=NS or --crash-at (one point at a time: take the checkpoint in the \
              functional model and restore it under the timing model instead)",
         ));
+    }
+    if ff_point.is_some() && rig.disk.is_some() && !rig.disk_overlay {
+        return Err(BootError::Options(
+            "--fast-forward insns=N|time=NS cannot be combined with --disk (yet): the disk is \
+             written through to its image, which a restore point cannot carry over; take a \
+             checkpoint (--checkpoint-at, the disk an overlay) and restore it under the timing \
+             model instead",
+        ));
+    }
+    if let (Some(disk), true) = (&rig.disk, rig.disk_overlay) {
+        eprintln!(
+            "rvnvmm: the disk {} is not written in this run: the guest's writes are kept over it \
+             (and in checkpoints)",
+            disk.display()
+        );
     }
     if let Some(at) = a.crash_at {
         m = m.with_crash_at(at);
@@ -702,11 +768,13 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }
             continue;
         }
-        if at_marker && (a.gdb.is_some() || a.profile.is_some() || a.disk.is_some()) {
+        let disk_written_through = rig.disk.is_some() && !rig.disk_overlay;
+        if at_marker && (a.gdb.is_some() || a.profile.is_some() || disk_written_through) {
             if !std::mem::replace(&mut noted_marker, true) {
                 eprintln!(
-                    "rvnvmm: a `checkpoint` marker was ignored: a machine with a disk, a debugger \
-                     or a profile is not checkpointed (yet)"
+                    "rvnvmm: a `checkpoint` marker was ignored: a machine with a disk written \
+                     through to its image (no --checkpoint-at), a debugger or a profile is not \
+                     checkpointed (yet)"
                 );
             }
             continue;

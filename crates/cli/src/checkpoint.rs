@@ -6,7 +6,9 @@
 
 use crate::roi::BootRoi;
 use rvnvmm_board::machine::Machine;
-use rvnvmm_checkpoint::{Checkpoint, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION};
+use rvnvmm_checkpoint::{
+    Checkpoint, DiskImage, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION,
+};
 use rvnvmm_mem::persist::CrashAt;
 use std::path::Path;
 use std::time::Instant;
@@ -100,11 +102,12 @@ pub fn save(
     Ok(sections)
 }
 
-/// Writes `sections` (with RAM) as a checkpoint of the machine `cfg` at
-/// `point` into `dir`, says so on stderr with its size and the host time
-/// it took, and gives the sections back.
+/// Writes `sections` (with RAM) as a checkpoint of the machine `cfg` (with
+/// the disk image `disk`, if any) at `point` into `dir`, says so on stderr
+/// with its size and the host time it took, and gives the sections back.
 pub fn write(
     cfg: &rvnvmm_config::Config,
+    disk: Option<&Path>,
     sections: Sections,
     point: &Point,
     dir: &Path,
@@ -118,6 +121,14 @@ pub fn write(
         memory_map: memory_map(cfg)?,
         point: point.clone(),
         sections: Vec::new(),
+        disk: disk
+            .map(|p| {
+                DiskImage::of(p).map_err(|source| crate::boot_command::BootError::Disk {
+                    path: p.to_path_buf(),
+                    source,
+                })
+            })
+            .transpose()?,
     };
     let bytes: u64 = sections.infos().iter().map(|s| s.bytes).sum();
     let c = Checkpoint { manifest, sections };

@@ -398,3 +398,100 @@ fn a_fast_forward_by_instruction_count_is_a_functional_checkpoint_restored_timed
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A machine with a disk (`--disk`) is checkpointed with the blocks written
+/// since the boot, over its image, which is never written: a restore reads
+/// them back (after the guest dropped its page cache), from the image the
+/// manifest names, and gives the statistics of the run through; a changed
+/// image is refused.
+#[test]
+fn a_checkpoint_keeps_the_disk_written_since_the_boot_over_an_unchanged_image() {
+    let initrd = initramfs();
+    let dir = temp("disk");
+    let dir_arg = dir.to_str().unwrap();
+    let image = temp("disk.img");
+    let pattern = vec![b'A'; 1 << 20];
+    std::fs::write(&image, &pattern).unwrap();
+    let image_arg = image.to_str().unwrap();
+    let (a, b) = (temp("disk-saved.json"), temp("disk-restored.json"));
+    // Sector 1 written before the checkpoint; after it, with the page
+    // cache dropped, sectors 1 and 2 read from the disk (upper-cased and
+    // A -> B, so the shell's echo of the command does not match).
+    let script = "printf written-before | dd of=/dev/vda bs=512 seek=1 conv=notrunc 2>/dev/null; sync\n\
+                  /opt/rvnvmm/nvmm-marker checkpoint\n\
+                  echo 3 > /proc/sys/vm/drop_caches; \
+                  dd if=/dev/vda bs=512 skip=1 count=1 2>/dev/null | head -c 14 | tr a-z A-Z; echo; \
+                  dd if=/dev/vda bs=512 skip=2 count=1 2>/dev/null | head -c 4 | tr A B; echo\n\
+                  /opt/rvnvmm/nvmm-marker exit 0\n";
+    let saved = boot(
+        &[
+            &boot_args(&initrd)[..],
+            &FUNCTIONAL,
+            &["--disk", image_arg],
+            &["--checkpoint-at", "marker", "--checkpoint-to", dir_arg],
+            &["--stats", a.to_str().unwrap()],
+        ]
+        .concat(),
+        script,
+    );
+    assert_eq!(saved.status, Some(0), "{}\n{}", saved.console, saved.stderr);
+    assert!(
+        saved.console.contains("WRITTEN-BEFORE\nBBBB"),
+        "{}",
+        saved.console
+    );
+    assert!(
+        saved.stderr.contains("is not written in this run"),
+        "{}",
+        saved.stderr
+    );
+    assert_eq!(
+        std::fs::read(&image).unwrap(),
+        pattern,
+        "the image is never written"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["disk"]["bytes"], 1 << 20);
+
+    // Restored from the image the manifest names, with no input: the
+    // commands after the marker run again and read the written sector.
+    let restored = boot(
+        &[
+            &FUNCTIONAL[..],
+            &["--restore", dir_arg, "--stats", b.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(
+        restored.status,
+        Some(0),
+        "{}\n{}",
+        restored.console,
+        restored.stderr
+    );
+    assert!(
+        restored.console.contains("WRITTEN-BEFORE\nBBBB"),
+        "{}",
+        restored.console
+    );
+    assert_eq!(stats(&b), stats(&a), "restore and run = run through");
+    assert_eq!(std::fs::read(&image).unwrap(), pattern);
+
+    // The image changed since (here only its modification time): refused,
+    // and so is --disk for a checkpoint without one.
+    let f = std::fs::File::options().write(true).open(&image).unwrap();
+    f.set_modified(std::time::SystemTime::now()).unwrap();
+    drop(f);
+    let r = boot(&["--restore", dir_arg], "");
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("is not the one the checkpoint was taken with"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_file(&image);
+    let _ = std::fs::remove_dir_all(&dir);
+}
