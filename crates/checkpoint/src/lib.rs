@@ -516,13 +516,35 @@ pub struct Manifest {
     /// blocks written since the boot (saved with the virtio block device)
     /// are an overlay of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub disk: Option<DiskImage>,
+    pub disk: Option<FileIdentity>,
+    /// What the machine was booted from: a guest reboot after a restore
+    /// loads it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<BootFiles>,
 }
 
-/// The identity of a disk's base image: a restore checks that the image
-/// is the one the checkpoint's overlay was written over.
+/// The files and options a full-system boot loads (`rvnvmm boot`): a
+/// reboot of a restored machine loads them again, if they have not
+/// changed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DiskImage {
+pub struct BootFiles {
+    /// OpenSBI `fw_dynamic.bin`.
+    pub firmware: FileIdentity,
+    /// The kernel `Image`.
+    pub kernel: FileIdentity,
+    /// The initramfs (an empty file: none).
+    pub initrd: FileIdentity,
+    /// The kernel command line.
+    pub append: String,
+    /// How the NVMM regions appear to Linux (`dev-mem` or `pmem`).
+    pub nvmm: String,
+}
+
+/// The identity of a file a checkpoint depends on (a disk's base image,
+/// the boot files): a restore checks that the file is still the one the
+/// checkpoint was taken with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileIdentity {
     /// Where it was (a restore opens it there unless given another path).
     pub path: PathBuf,
     /// Its length in bytes.
@@ -531,25 +553,25 @@ pub struct DiskImage {
     pub modified_ns: u64,
 }
 
-impl DiskImage {
-    /// The identity of the image at `path` now (its path made absolute,
+impl FileIdentity {
+    /// The identity of the file at `path` now (its path made absolute,
     /// so a restore from another directory finds it).
-    pub fn of(path: &Path) -> std::io::Result<DiskImage> {
+    pub fn of(path: &Path) -> std::io::Result<FileIdentity> {
         let meta = std::fs::metadata(path)?;
         let modified_ns = meta
             .modified()?
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
-        Ok(DiskImage {
-            path: std::fs::canonicalize(path)?,
+        Ok(FileIdentity {
+            path: std::path::absolute(path)?,
             bytes: meta.len(),
             modified_ns,
         })
     }
 
-    /// What differs between this (the checkpoint's) and `now` (the image
+    /// What differs between this (the checkpoint's) and `now` (the file
     /// a restore would use): its length and modification time.
-    pub fn differences(&self, now: &DiskImage) -> Vec<String> {
+    pub fn differences(&self, now: &FileIdentity) -> Vec<String> {
         let mut d = Vec::new();
         if self.bytes != now.bytes {
             d.push(format!(

@@ -26,6 +26,7 @@ fn manifest() -> Manifest {
         },
         sections: Vec::new(),
         disk: None,
+        boot: None,
     }
 }
 

@@ -13,6 +13,7 @@ use rvnvmm_board::machine::{
 };
 use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
+use rvnvmm_checkpoint::{BootFiles, FileIdentity};
 use rvnvmm_hart::{Core, CoreMap, Hart, HartConfig};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -241,12 +242,30 @@ pub enum BootError {
     /// A checkpoint could not be written, read or restored.
     #[error(transparent)]
     Checkpoint(#[from] rvnvmm_checkpoint::CheckpointError),
-    /// A restored machine was asked to reboot.
+    /// A restored machine was asked to reboot, and its checkpoint does not
+    /// name the boot files.
     #[error(
-        "the guest asked for a reboot, which a machine restored from a checkpoint cannot do (it \
-         has no boot images): boot it instead"
+        "the guest asked for a reboot, which this machine restored from a checkpoint cannot do \
+         (the checkpoint does not name its boot files: it was written by an older rvnvmm): boot \
+         it instead"
     )]
     RebootAfterRestore,
+    /// A boot file a restored machine reboots from has changed since the
+    /// checkpoint.
+    #[error(
+        "the guest asked for a reboot, but the {what} {} is not the one the machine was booted \
+         from: {}",
+        path.display(),
+        differences.join("; ")
+    )]
+    BootFileChanged {
+        /// Which file.
+        what: &'static str,
+        /// Its path.
+        path: PathBuf,
+        /// What differs.
+        differences: Vec<String>,
+    },
     /// Options that cannot be combined.
     #[error("{0}")]
     Options(&'static str),
@@ -358,6 +377,9 @@ struct Rig {
     /// The disk is an overlay over its image (`Block::open_overlay`): the
     /// run checkpoints or restores.
     disk_overlay: bool,
+    /// What the machine was booted from (a checkpoint names it, a reboot
+    /// after a restore loads it).
+    boot_files: Option<BootFiles>,
 }
 
 impl Rig {
@@ -455,7 +477,15 @@ fn restore_point(
     let mut sections = crate::checkpoint::save(m, roi, dir.is_some())?;
     if let Some(dir) = dir {
         let disk = rig.disk.as_deref().filter(|_| rig.disk_overlay);
-        sections = crate::checkpoint::write(&rig.cfg, disk, sections, &point, dir, started)?;
+        sections = crate::checkpoint::write(
+            &rig.cfg,
+            disk,
+            rig.boot_files.as_ref(),
+            sections,
+            &point,
+            dir,
+            started,
+        )?;
     }
     let ff_ends = ends_fast_forward || roi.fast_forwarding();
     let timed = m.is_timed() || ff_ends;
@@ -472,56 +502,93 @@ fn restore_point(
     Ok(())
 }
 
-/// Builds the machine of a boot: reads the firmware, kernel and initramfs,
-/// writes the device tree and loads them into RAM, the harts at the
-/// firmware. Gives the boot images (for a reboot) and the kernel's path.
-fn boot_machine(
-    a: &BootArgs,
-    rig: &Rig,
-    nvmm_region: Option<&crate::persistence::NvmmRegion>,
-    dtb_out: Option<&crate::output::OutputFile>,
-) -> Result<(Machine, BootImages, PathBuf), BootError> {
-    let cfg = &rig.cfg;
-    let firmware_path = match &a.firmware {
+/// The files and options a boot loads (`--firmware`, `--kernel`,
+/// `--initrd` or their defaults, `--append`, `--nvmm`), as a checkpoint
+/// names them.
+fn boot_files(a: &BootArgs) -> Result<BootFiles, BootError> {
+    let firmware = match &a.firmware {
         Some(p) => p.clone(),
         None => artefacts::setup_path("RVNVMM_OPENSBI")?,
     };
-    let kernel_path = match &a.kernel {
+    let kernel = match &a.kernel {
         Some(p) => p.clone(),
         None => artefacts::setup_path("RVNVMM_KERNEL")?,
     };
-    let firmware = read_file("firmware", &firmware_path)?;
-    let kernel = read_file("kernel", &kernel_path)?;
+    let initrd = match &a.initrd {
+        Some(p) => p.clone(),
+        None => default_initrd()?,
+    };
+    let identity = |what: &'static str, path: &Path| {
+        FileIdentity::of(path).map_err(|source| BootError::Read {
+            what,
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    Ok(BootFiles {
+        firmware: identity("firmware", &firmware)?,
+        kernel: identity("kernel", &kernel)?,
+        initrd: identity("initramfs", &initrd)?,
+        append: a.append.clone(),
+        nvmm: match a.nvmm {
+            NvmmArg::DevMem => "dev-mem",
+            NvmmArg::Pmem => "pmem",
+        }
+        .into(),
+    })
+}
+
+/// Reads the boot files and places them, `fw_dynamic_info` and the device
+/// tree of `board` in its DRAM (the tree also to `dtb_out`). With `check`
+/// (a reboot of a restored machine), each file must still be the one
+/// `files` identifies.
+fn boot_images(
+    rig: &Rig,
+    board: &Board,
+    files: &BootFiles,
+    check: bool,
+    dtb_out: Option<&crate::output::OutputFile>,
+) -> Result<BootImages, BootError> {
+    let read = |what: &'static str, id: &FileIdentity| {
+        if check {
+            let now = FileIdentity::of(&id.path).map_err(|source| BootError::Read {
+                what,
+                path: id.path.clone(),
+                source,
+            })?;
+            let differences = id.differences(&now);
+            if !differences.is_empty() {
+                return Err(BootError::BootFileChanged {
+                    what,
+                    path: id.path.clone(),
+                    differences,
+                });
+            }
+        }
+        read_file(what, &id.path)
+    };
+    let firmware = read("firmware", &files.firmware)?;
+    let kernel = read("kernel", &files.kernel)?;
     let header = parse_image(&kernel).map_err(|source| BootError::Kernel {
-        path: kernel_path.clone(),
+        path: files.kernel.path.clone(),
         source,
     })?;
-    let initrd_path = match &a.initrd {
-        Some(p) => Some(p.clone()),
-        None => Some(default_initrd()?),
-    };
     // An empty file boots without an initramfs.
-    let initrd = match &initrd_path {
-        Some(p) => Some(read_file("initramfs", p)?).filter(|b| !b.is_empty()),
-        None => None,
-    };
+    let initrd = Some(read("initramfs", &files.initrd)?).filter(|b| !b.is_empty());
 
-    let (_, dram) = cfg
+    let (_, dram) = rig
+        .cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
         .ok_or(BootError::NoDram)?;
     let (dram_base, dram_size) = (dram.base, dram.size);
-
-    let input = InputQueue::new();
-    let board = rig.board(&input)?;
-
-    let nvmm = match a.nvmm {
-        NvmmArg::DevMem => NvmmMode::Reserved,
-        NvmmArg::Pmem => NvmmMode::Pmem,
+    let nvmm = match files.nvmm.as_str() {
+        "pmem" => NvmmMode::Pmem,
+        _ => NvmmMode::Reserved,
     };
     let mut opts = DtbOptions {
-        bootargs: a.append.clone(),
+        bootargs: files.append.clone(),
         initrd: initrd.as_ref().map(|_| (0, 0)),
         nvmm,
         isa: rig.hart_cfg.isa,
@@ -542,10 +609,6 @@ fn boot_machine(
     if let Some(out) = &dtb_out {
         out.write(&dtb)?;
     }
-
-    let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
-    ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
-    let mut mem = PhysMem::new(&ranges)?;
     let mut images = vec![
         (lay.firmware, firmware, "firmware"),
         (lay.kernel, kernel, "kernel"),
@@ -559,7 +622,25 @@ fn boot_machine(
         "fw_dynamic_info",
     ));
     images.push((lay.dtb, dtb, "device tree"));
-    let boot = BootImages { images, lay };
+    Ok(BootImages { images, lay })
+}
+
+/// Builds the machine of a boot from `files`: reads the firmware, kernel
+/// and initramfs, writes the device tree and loads them into RAM, the
+/// harts at the firmware. Gives the boot images (for a reboot).
+fn boot_machine(
+    a: &BootArgs,
+    rig: &Rig,
+    files: &BootFiles,
+    nvmm_region: Option<&crate::persistence::NvmmRegion>,
+    dtb_out: Option<&crate::output::OutputFile>,
+) -> Result<(Machine, BootImages), BootError> {
+    let input = InputQueue::new();
+    let board = rig.board(&input)?;
+    let boot = boot_images(rig, &board, files, false, dtb_out)?;
+    let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
+    ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
+    let mut mem = PhysMem::new(&ranges)?;
     boot.load(&mut mem)?;
     if let Some(n) = nvmm_region {
         n.load_mem(&mut mem)?;
@@ -581,7 +662,7 @@ fn boot_machine(
     if let (Some(ms), Some(_)) = (m.memsys_mut(), a.crash_at) {
         ms.record_write_backs();
     }
-    Ok((m, boot, kernel_path))
+    Ok((m, boot))
 }
 
 pub fn main(a: BootArgs) -> Result<i32, BootError> {
@@ -614,10 +695,10 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         console: Console::default(),
         disk: a.disk.clone(),
         disk_overlay: a.checkpoint_at.is_some(),
+        boot_files: None,
     };
     let nvmm_region = crate::persistence::NvmmRegion::of(&cfg)?;
-    let mut kernel_path = None;
-    let (mut m, boot, restored) = match &a.restore {
+    let (mut m, mut boot, restored) = match &a.restore {
         Some(dir) => {
             let c = crate::checkpoint::read_for(&cfg, dir)?;
             // The disk: the checkpoint's image (or --disk's), unchanged,
@@ -625,11 +706,9 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             match (&c.manifest.disk, &a.disk) {
                 (Some(image), given) => {
                     let path = given.clone().unwrap_or_else(|| image.path.clone());
-                    let now = rvnvmm_checkpoint::DiskImage::of(&path).map_err(|source| {
-                        BootError::Disk {
-                            path: path.clone(),
-                            source,
-                        }
+                    let now = FileIdentity::of(&path).map_err(|source| BootError::Disk {
+                        path: path.clone(),
+                        source,
                     })?;
                     let differences = image.differences(&now);
                     if !differences.is_empty() {
@@ -644,11 +723,13 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             let mut m = rig.blank(None)?;
             m.restore(&c.sections, true, true)?;
             let roi = crate::checkpoint::roi_of(&c.sections)?;
+            rig.boot_files = c.manifest.boot;
             (m, None, Some((c.manifest.point, roi)))
         }
         None => {
-            let (m, boot, path) = boot_machine(&a, &rig, nvmm_region.as_ref(), dtb_out.as_ref())?;
-            kernel_path = Some(path);
+            let files = boot_files(&a)?;
+            let (m, boot) = boot_machine(&a, &rig, &files, nvmm_region.as_ref(), dtb_out.as_ref())?;
+            rig.boot_files = Some(files);
             (m, Some(boot), None)
         }
     };
@@ -739,7 +820,16 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let result = loop {
         let at_marker = match m.run(a.max_insns) {
             Ok(End::Reboot) => {
-                m.reboot(boot.as_ref().ok_or(BootError::RebootAfterRestore)?)?;
+                // A restored machine loads the boot files its checkpoint
+                // names, if they have not changed.
+                if boot.is_none() {
+                    let files = rig
+                        .boot_files
+                        .as_ref()
+                        .ok_or(BootError::RebootAfterRestore)?;
+                    boot = Some(boot_images(&rig, m.board(), files, true, None)?);
+                }
+                m.reboot(boot.as_ref().expect("the boot images, loaded above"))?;
                 continue;
             }
             Ok(End::Marker {
@@ -846,7 +936,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         let map = a
             .symbols
             .clone()
-            .or_else(|| Symbols::beside(kernel_path.as_deref()?));
+            .or_else(|| Symbols::beside(&rig.boot_files.as_ref()?.kernel.path));
         let symbols = match &map {
             Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
                 "symbol map",

@@ -7,7 +7,7 @@
 use crate::roi::BootRoi;
 use rvnvmm_board::machine::Machine;
 use rvnvmm_checkpoint::{
-    Checkpoint, DiskImage, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION,
+    Checkpoint, FileIdentity, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION,
 };
 use rvnvmm_mem::persist::CrashAt;
 use std::path::Path;
@@ -103,11 +103,13 @@ pub fn save(
 }
 
 /// Writes `sections` (with RAM) as a checkpoint of the machine `cfg` (with
-/// the disk image `disk`, if any) at `point` into `dir`, says so on stderr
-/// with its size and the host time it took, and gives the sections back.
+/// the disk image `disk`, if any, booted from `boot`) at `point` into
+/// `dir`, says so on stderr with its size and the host time it took, and
+/// gives the sections back.
 pub fn write(
     cfg: &rvnvmm_config::Config,
     disk: Option<&Path>,
+    boot: Option<&rvnvmm_checkpoint::BootFiles>,
     sections: Sections,
     point: &Point,
     dir: &Path,
@@ -121,9 +123,10 @@ pub fn write(
         memory_map: memory_map(cfg)?,
         point: point.clone(),
         sections: Vec::new(),
+        boot: boot.cloned(),
         disk: disk
             .map(|p| {
-                DiskImage::of(p).map_err(|source| crate::boot_command::BootError::Disk {
+                FileIdentity::of(p).map_err(|source| crate::boot_command::BootError::Disk {
                     path: p.to_path_buf(),
                     source,
                 })

@@ -495,3 +495,73 @@ fn a_checkpoint_keeps_the_disk_written_since_the_boot_over_an_unchanged_image() 
     let _ = std::fs::remove_file(&image);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A guest reboot after a restore loads the boot files the manifest names
+/// again (the run that wrote the checkpoint reboots the same way: the same
+/// statistics); if one of them changed since, the reboot is a clear error.
+#[test]
+fn a_restored_machine_reboots_from_the_boot_files_its_checkpoint_names() {
+    let initrd = temp("reboot-initrd.cpio.gz");
+    std::fs::copy(initramfs(), &initrd).unwrap();
+    let initrd_arg = initrd.to_str().unwrap();
+    let dir = temp("reboot");
+    let dir_arg = dir.to_str().unwrap();
+    let (a, b) = (temp("reboot-saved.json"), temp("reboot-restored.json"));
+    // The second boot's firmware and early kernel, then the limit.
+    let limit = ["--max-insns", "3200000000"];
+    let mut args = boot_args(initrd_arg);
+    args.truncate(4);
+    let saved = boot(
+        &[
+            &args[..],
+            &FUNCTIONAL,
+            &limit,
+            &["--checkpoint-at", "marker", "--checkpoint-to", dir_arg],
+            &["--stats", a.to_str().unwrap()],
+        ]
+        .concat(),
+        "/opt/rvnvmm/nvmm-marker checkpoint\nreboot -f\n",
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let point = manifest["point"]["instructions"].as_u64().unwrap();
+    assert!(
+        point < 3_100_000_000,
+        "the prompt came at {point}: raise the limit"
+    );
+    assert_eq!(saved.status, Some(124), "{}", saved.stderr);
+    assert_eq!(saved.console.matches("OpenSBI v").count(), 2, "rebooted");
+    assert_eq!(manifest["boot"]["append"], "console=ttyS0 quiet");
+
+    let restored = boot(
+        &[
+            &FUNCTIONAL[..],
+            &limit,
+            &["--restore", dir_arg, "--stats", b.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(restored.status, Some(124), "{}", restored.stderr);
+    assert_eq!(restored.console.matches("OpenSBI v").count(), 1, "rebooted");
+    assert_eq!(stats(&b), stats(&a), "restore and run = run through");
+
+    // The initramfs changed since: the reboot says so.
+    let f = std::fs::File::options().write(true).open(&initrd).unwrap();
+    f.set_modified(std::time::SystemTime::now()).unwrap();
+    drop(f);
+    let r = boot(
+        &[&FUNCTIONAL[..], &limit, &["--restore", dir_arg]].concat(),
+        "",
+    );
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("but the initramfs")
+            && r.stderr
+                .contains("is not the one the machine was booted from"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_file(&initrd);
+    let _ = std::fs::remove_dir_all(&dir);
+}
