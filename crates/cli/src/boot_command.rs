@@ -769,7 +769,10 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     if let Some(at) = a.crash_at {
         m = m.with_crash_at(at);
     }
-    m.set_checkpoint_at(ff_point.or(checkpoint_point));
+    // Not `None`: that would clear `--crash-at`'s point.
+    if let Some(at) = ff_point.or(checkpoint_point) {
+        m.set_checkpoint_at(Some(at));
+    }
     if a.profile.is_some() {
         m = m.with_profile();
     }
@@ -901,7 +904,9 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         }
         // The rebuilt machine stops at the point still ahead if a marker
         // came first.
-        m.set_checkpoint_at(ff_point.or(checkpoint_point.filter(|_| !checkpoint_taken)));
+        if let Some(at) = ff_point.or(checkpoint_point.filter(|_| !checkpoint_taken)) {
+            m.set_checkpoint_at(Some(at));
+        }
     };
     let host_seconds = started.elapsed().as_secs_f64();
     m.flush();

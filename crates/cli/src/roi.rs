@@ -183,6 +183,10 @@ struct SampledMachine<'a> {
 }
 
 impl Sampled for SampledMachine<'_> {
+    fn instructions(&self) -> u64 {
+        self.m.instructions()
+    }
+
     fn sample_counters(&mut self) -> SampleCounters {
         SampleCounters {
             instructions: self.m.instructions(),

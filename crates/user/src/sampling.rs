@@ -185,6 +185,9 @@ impl SampleCounters {
 /// A machine a [`Sampler`] samples: user mode's process, the full
 /// system's board machine.
 pub trait Sampled {
+    /// Instructions of all threads since the start (cheap: asked at every
+    /// check).
+    fn instructions(&self) -> u64;
     /// Its counters now.
     fn sample_counters(&mut self) -> SampleCounters;
     /// `cycles` of its clock in ns.
@@ -266,23 +269,21 @@ impl Sampler {
     /// Acts on the points `m` has reached: switches its model, starts and
     /// ends windows.
     pub fn check_points(&mut self, m: &mut impl Sampled) {
-        loop {
-            let now = m.sample_counters();
-            if now.instructions < self.next_point() {
-                return;
-            }
+        while m.instructions() >= self.next_point() {
             match self.phase {
                 Phase::Functional => {
                     m.switch_model_quietly(Model::Timing);
-                    self.warmup_start = now.instructions;
+                    self.warmup_start = m.instructions();
                     self.phase = Phase::Warmup;
                 }
                 Phase::Warmup => {
+                    let now = m.sample_counters();
                     self.warmup_instructions += now.instructions - self.warmup_start;
                     self.start = now;
                     self.phase = Phase::Detail;
                 }
                 Phase::Detail => {
+                    let now = m.sample_counters();
                     let start = self.start;
                     self.windows.push(SampleWindow {
                         start_instructions: start.instructions,
@@ -327,6 +328,10 @@ impl Sampler {
 }
 
 impl Sampled for Process {
+    fn instructions(&self) -> u64 {
+        self.total_insns
+    }
+
     fn sample_counters(&mut self) -> SampleCounters {
         let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
         SampleCounters {
