@@ -509,6 +509,9 @@ pub struct Machine {
     /// fails (`--crash-at`, [`End::Crash`]) or a checkpoint is due
     /// (`--checkpoint-at`, [`End::Checkpoint`]).
     crash_at: Option<(CrashAt, End)>,
+    /// The run pauses ([`End::Pause`]) at the end of the turn that brings
+    /// the instructions of all harts to this count.
+    pause_at: Option<u64>,
     /// The hart that ran last: where a crash finds the machine.
     last_hart: usize,
     /// The gdb connection, if a debugger is attached.
@@ -589,6 +592,9 @@ pub enum End {
     /// then cleared); the caller saves the machine and calls
     /// [`Machine::run`] again to go on.
     Checkpoint,
+    /// The run reached [`Machine::set_pause_at`]'s count (which is then
+    /// cleared); the caller calls [`Machine::run`] again to go on.
+    Pause,
     /// Hart `hart` ran a region-of-interest marker (`rvnvmm_isa::marker`),
     /// `op` with argument `arg`; its pc is past it. The caller acts on it
     /// and calls [`Machine::run`] again to go on.
@@ -641,6 +647,7 @@ impl Machine {
             max_insns: None,
             panic_at: None,
             crash_at: None,
+            pause_at: None,
             last_hart: 0,
             gdb: None,
             stats_base: None,
@@ -673,6 +680,14 @@ impl Machine {
     /// that simulated time. `None` clears it.
     pub fn set_checkpoint_at(&mut self, at: Option<CrashAt>) {
         self.crash_at = at.map(|a| (a, End::Checkpoint));
+    }
+
+    /// Pauses the run ([`End::Pause`]) at the end of the scheduler's turn
+    /// that brings the instructions of all harts to `at`: the turns are
+    /// those of a run without a pause, so pausing changes nothing that
+    /// follows (a sampled boot's window edges). `None` clears it.
+    pub fn set_pause_at(&mut self, at: Option<u64>) {
+        self.pause_at = at;
     }
 
     /// Whether the timing model runs (not the functional one).
@@ -867,7 +882,7 @@ impl Machine {
         if let Some(gdb) = self.gdb.as_mut() {
             match &end {
                 // gdb stays attached across the reboot and a marker.
-                Ok(End::Reboot | End::Marker { .. } | End::Checkpoint) => {}
+                Ok(End::Reboot | End::Marker { .. } | End::Checkpoint | End::Pause) => {}
                 Ok(End::PowerOff(code)) => gdb.exited(i32::from(*code)),
                 Ok(End::Crash) | Err(_) => gdb.killed(libc::SIGKILL),
             }
@@ -1317,6 +1332,10 @@ impl rvnvmm_sched::Machine for Machine {
                 }
                 return ControlFlow::Break(Ok(end));
             }
+        }
+        if self.pause_at.is_some_and(|n| self.insns >= n) {
+            self.pause_at = None;
+            return ControlFlow::Break(Ok(End::Pause));
         }
         if let Some(max) = self.max_insns {
             if self.insns >= max {

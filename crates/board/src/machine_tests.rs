@@ -418,40 +418,42 @@ fn a_marker_stops_the_run_and_the_model_switches_both_ways() {
     }
 }
 
+/// Each hart counts down 3000 + 1000 * id, writes its id to the UART;
+/// hart 0 then waits for the others' marks in RAM and powers off.
+fn countdown_program(base: u64) -> Vec<u32> {
+    let mut p = li(T2, 3000);
+    p.extend(li(T0, 1000));
+    p.extend([
+        0x02a2_82b3, // mul t0, t0, a0
+        0x0053_83b3, // add t2, t2, t0
+        addi(T2, T2, -1),
+        bne(T2, 0, -4),
+    ]);
+    p.extend(li(T0, map::UART0_BASE));
+    p.extend([addi(T1, A0, 0x30), sb(T1, T0)]);
+    p.extend(li(T0, base + 0x900));
+    p.extend([
+        0x00a2_82b3, // add t0, t0, a0
+        addi(T1, 0, 1),
+        sb(T1, T0),
+    ]);
+    // Hart 0 waits for hart 1's mark and powers off; the others spin.
+    let mut wait = li(T0, base + 0x901);
+    wait.extend([0x0002_c303, bne(T1, 0, 8), 0xff9f_f06f]); // lbu t1, 0(t0); bnez; j .-8
+    wait.extend(poweroff(9));
+    p.push(bne(A0, 0, 4 * (wait.len() as i32 + 1)));
+    p.extend(wait);
+    p.push(SPIN);
+    p
+}
+
 /// A machine saved at an instruction count and restored into a machine
 /// built afresh (RAM zero, harts at reset) runs on as the machine that
 /// stopped there does: the same power-off code, console output,
 /// instructions, registers and clocks.
 #[test]
 fn a_checkpoint_restored_into_a_fresh_machine_runs_to_the_same_end() {
-    // Each hart counts down 3000 + 1000 * id, writes its id to the UART;
-    // hart 0 then waits for the others' marks in RAM and powers off.
-    let program = |base: u64| {
-        let mut p = li(T2, 3000);
-        p.extend(li(T0, 1000));
-        p.extend([
-            0x02a2_82b3, // mul t0, t0, a0
-            0x0053_83b3, // add t2, t2, t0
-            addi(T2, T2, -1),
-            bne(T2, 0, -4),
-        ]);
-        p.extend(li(T0, map::UART0_BASE));
-        p.extend([addi(T1, A0, 0x30), sb(T1, T0)]);
-        p.extend(li(T0, base + 0x900));
-        p.extend([
-            0x00a2_82b3, // add t0, t0, a0
-            addi(T1, 0, 1),
-            sb(T1, T0),
-        ]);
-        // Hart 0 waits for hart 1's mark and powers off; the others spin.
-        let mut wait = li(T0, base + 0x901);
-        wait.extend([0x0002_c303, bne(T1, 0, 8), 0xff9f_f06f]); // lbu t1, 0(t0); bnez; j .-8
-        wait.extend(poweroff(9));
-        p.push(bne(A0, 0, 4 * (wait.len() as i32 + 1)));
-        p.extend(wait);
-        p.push(SPIN);
-        p
-    };
+    let program = countdown_program;
     // The run through stops at the same point (a restore starts a new
     // round of turns there) and goes on.
     let mut through = rig(2, program, false);
@@ -483,4 +485,24 @@ fn a_checkpoint_restored_into_a_fresh_machine_runs_to_the_same_end() {
     // A machine of another hart count refuses it.
     let mut other = rig(1, |_| vec![], false);
     assert!(other.m.restore(&sections, true, true).is_err());
+}
+
+/// Pauses ([`End::Pause`]) come at the end of the turn that reaches their
+/// count and change nothing that follows.
+#[test]
+fn pauses_change_nothing() {
+    let mut through = rig(2, countdown_program, true);
+    assert_eq!(through.m.run(Some(10_000_000)).unwrap(), End::PowerOff(9));
+    let mut paused = rig(2, countdown_program, true);
+    for at in [1, 2_500, 5_000] {
+        paused.m.set_pause_at(Some(at));
+        assert_eq!(paused.m.run(Some(10_000_000)).unwrap(), End::Pause);
+        assert!(paused.m.instructions() >= at);
+    }
+    assert_eq!(paused.m.run(Some(10_000_000)).unwrap(), End::PowerOff(9));
+    assert_eq!(paused.m.instructions(), through.m.instructions());
+    for h in 0..2 {
+        assert_eq!(paused.m.harts()[h].x, through.m.harts()[h].x);
+        assert_eq!(paused.m.cores()[h].cycles, through.m.cores()[h].cycles);
+    }
 }

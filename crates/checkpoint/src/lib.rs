@@ -165,6 +165,13 @@ impl StateWriter {
         self.buf.extend_from_slice(b);
     }
 
+    /// Bytes deflated (miniz_oxide, level 1), with their raw length: for
+    /// bulk data such as a disk's written blocks.
+    pub fn deflated(&mut self, b: &[u8]) {
+        self.count(b.len());
+        self.bytes(&miniz_oxide::deflate::compress_to_vec(b, 1));
+    }
+
     /// 64-bit values, with their count.
     pub fn u64s(&mut self, v: &[u64]) {
         self.count(v.len());
@@ -276,6 +283,21 @@ impl<'a> StateReader<'a> {
     pub fn bytes(&mut self, max: usize) -> Result<&'a [u8], CheckpointError> {
         let n = self.count(max.min(self.data.len()))?;
         self.take(n)
+    }
+
+    /// What [`StateWriter::deflated`] wrote, at most `max` bytes raw.
+    pub fn inflated(&mut self, max: usize) -> Result<Vec<u8>, CheckpointError> {
+        let raw = self.count(max)?;
+        let packed = self.bytes(usize::MAX)?;
+        let data = miniz_oxide::inflate::decompress_to_vec_with_limit(packed, raw)
+            .map_err(|e| self.malformed(format!("deflated bytes do not inflate: {e}")))?;
+        if data.len() != raw {
+            return Err(self.malformed(format!(
+                "deflated bytes inflate to {} bytes, not {raw}",
+                data.len()
+            )));
+        }
+        Ok(data)
     }
 
     /// 64-bit values into `out`, whose length the section must match.
@@ -494,6 +516,81 @@ pub struct Manifest {
     pub point: Point,
     /// The sections of `state.bin`, in order.
     pub sections: Vec<SectionInfo>,
+    /// The disk image of a machine with one: its base image, which the
+    /// blocks written since the boot (saved with the virtio block device)
+    /// are an overlay of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk: Option<FileIdentity>,
+    /// What the machine was booted from: a guest reboot after a restore
+    /// loads it again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot: Option<BootFiles>,
+}
+
+/// The files and options a full-system boot loads (`rvnvmm boot`): a
+/// reboot of a restored machine loads them again, if they have not
+/// changed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BootFiles {
+    /// OpenSBI `fw_dynamic.bin`.
+    pub firmware: FileIdentity,
+    /// The kernel `Image`.
+    pub kernel: FileIdentity,
+    /// The initramfs (an empty file: none).
+    pub initrd: FileIdentity,
+    /// The kernel command line.
+    pub append: String,
+    /// How the NVMM regions appear to Linux (`dev-mem` or `pmem`).
+    pub nvmm: String,
+}
+
+/// The identity of a file a checkpoint depends on (a disk's base image,
+/// the boot files): a restore checks that the file is still the one the
+/// checkpoint was taken with.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileIdentity {
+    /// Where it was (a restore opens it there unless given another path).
+    pub path: PathBuf,
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// When it was last modified, in ns since the Unix epoch.
+    pub modified_ns: u64,
+}
+
+impl FileIdentity {
+    /// The identity of the file at `path` now (its path made absolute,
+    /// so a restore from another directory finds it).
+    pub fn of(path: &Path) -> std::io::Result<FileIdentity> {
+        let meta = std::fs::metadata(path)?;
+        let modified_ns = meta
+            .modified()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX));
+        Ok(FileIdentity {
+            path: std::path::absolute(path)?,
+            bytes: meta.len(),
+            modified_ns,
+        })
+    }
+
+    /// What differs between this (the checkpoint's) and `now` (the file
+    /// a restore would use): its length and modification time.
+    pub fn differences(&self, now: &FileIdentity) -> Vec<String> {
+        let mut d = Vec::new();
+        if self.bytes != now.bytes {
+            d.push(format!(
+                "{} bytes in the checkpoint, {} now",
+                self.bytes, now.bytes
+            ));
+        }
+        if self.modified_ns != now.modified_ns {
+            d.push(format!(
+                "modified at {} ns (Unix time) in the checkpoint, at {} ns now",
+                self.modified_ns, now.modified_ns
+            ));
+        }
+        d
+    }
 }
 
 /// The sections of a checkpoint, by name, in the order they were added.

@@ -25,6 +25,8 @@ fn manifest() -> Manifest {
             trigger: "marker".into(),
         },
         sections: Vec::new(),
+        disk: None,
+        boot: None,
     }
 }
 
@@ -200,4 +202,26 @@ fn memory_maps_name_what_differs() {
     assert!(d[1].contains("dram dram 0x80000000+0x100000"), "{}", d[1]);
     let e = CheckpointError::Mismatch(d).to_string();
     assert!(e.contains("another memory map"), "{e}");
+}
+
+#[test]
+fn deflated_bytes_read_back_and_lies_are_errors() {
+    let data: Vec<u8> = (0..10_000u32).map(|i| (i % 7) as u8).collect();
+    let mut w = StateWriter::new();
+    w.deflated(&data);
+    w.deflated(&[]);
+    let bytes = w.into_bytes();
+    assert!(bytes.len() < data.len() / 4, "compressed");
+    let mut r = StateReader::new("disk", &bytes);
+    assert_eq!(r.inflated(usize::MAX).unwrap(), data);
+    assert!(r.inflated(usize::MAX).unwrap().is_empty());
+    r.finish().unwrap();
+    // More than the reader allows, or a raw length that is not the data's.
+    assert!(StateReader::new("disk", &bytes).inflated(100).is_err());
+    let mut lying = bytes.clone();
+    lying[0] ^= 1;
+    let e = StateReader::new("disk", &lying)
+        .inflated(usize::MAX)
+        .unwrap_err();
+    assert!(e.to_string().contains("section 'disk'"), "{e}");
 }

@@ -13,6 +13,7 @@ use rvnvmm_board::machine::{
 };
 use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
+use rvnvmm_checkpoint::{BootFiles, FileIdentity};
 use rvnvmm_hart::{Core, CoreMap, Hart, HartConfig};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
@@ -51,7 +52,10 @@ pub struct BootArgs {
     /// The kernel command line.
     #[arg(long, value_name = "CMDLINE", default_value = DEFAULT_APPEND)]
     append: String,
-    /// A raw disk image for virtio-blk (/dev/vda), opened read-write.
+    /// A raw disk image for virtio-blk (/dev/vda), opened read-write; with
+    /// --checkpoint-at or --restore it is not written: the guest's writes
+    /// are kept over it (and in checkpoints). With --restore: the image to
+    /// use instead of the path the checkpoint names.
     #[arg(long, value_name = "IMAGE")]
     disk: Option<PathBuf>,
     /// Write the generated device tree blob to FILE.
@@ -94,21 +98,23 @@ pub struct BootArgs {
     /// printed on stderr).
     #[arg(long, value_name = "PORT")]
     gdb: Option<u16>,
-    /// Boot in the functional model until the guest's first `switch timing`
-    /// or `checkpoint` marker (e.g. `nvmm-marker switch timing` from the
-    /// shell), then run the machine's timing model, the statistics counting
-    /// from there (docs/regions-of-interest.md, docs/checkpoints.md).
-    #[arg(long, value_name = "marker", value_parser = ["marker"])]
-    fast_forward: Option<String>,
+    /// Boot in the functional model until exactly N instructions (all
+    /// harts), until the next hart to run has reached NS of simulated time,
+    /// or until the guest's first `switch timing` or `checkpoint` marker
+    /// (e.g. `nvmm-marker switch timing` from the shell), then run the
+    /// machine's timing model, cold, the statistics counting from there
+    /// (docs/regions-of-interest.md, docs/checkpoints.md).
+    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_run_point)]
+    fast_forward: Option<crate::checkpoint::RunPoint>,
     /// Take a checkpoint of the whole machine after exactly N instructions
     /// (all harts), when the next hart to run has reached NS of simulated
     /// time, or at the guest's first `checkpoint` marker (`nvmm-marker
     /// checkpoint`), into --checkpoint-to DIR; the run goes on
     /// (docs/checkpoints.md). Without --checkpoint-to: the same restore
     /// point, nothing written (the run through).
-    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_checkpoint_at,
-          conflicts_with_all = ["crash_at", "gdb", "profile", "disk"])]
-    checkpoint_at: Option<crate::checkpoint::CheckpointAt>,
+    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = crate::checkpoint::parse_run_point,
+          conflicts_with_all = ["crash_at", "gdb", "profile"])]
+    checkpoint_at: Option<crate::checkpoint::RunPoint>,
     /// The directory the checkpoint is written to (created; a checkpoint
     /// there is replaced).
     #[arg(long, value_name = "DIR", requires = "checkpoint_at")]
@@ -116,12 +122,20 @@ pub struct BootArgs {
     /// End the run (exit status 0) once the checkpoint is written.
     #[arg(long, requires = "checkpoint_to")]
     exit_after_checkpoint: bool,
+    /// Sample the run: every N instructions (all harts), W instructions of
+    /// warm-up and a window of M instructions in the timing model, the rest
+    /// in the functional model; the statistics JSON's `sampling` estimates
+    /// the whole run's simulated time from the windows, with a 95 %
+    /// confidence interval (docs/regions-of-interest.md, "Sampling").
+    #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = crate::roi::parse_sample,
+          conflicts_with_all = ["fast_forward", "checkpoint_at", "restore"])]
+    sample: Option<rvnvmm_user::Sampling>,
     /// Build the machine from the checkpoint in DIR instead of booting the
     /// firmware, kernel and initramfs, and run on. The machine (--config,
     /// --set) must have the checkpoint's memory map, harts and ISA; its
     /// timing configuration may differ.
     #[arg(long, value_name = "DIR",
-          conflicts_with_all = ["kernel", "firmware", "initrd", "disk", "dump_dtb", "crash_at", "gdb", "profile", "smp"])]
+          conflicts_with_all = ["kernel", "firmware", "initrd", "dump_dtb", "crash_at", "gdb", "profile", "smp"])]
     restore: Option<PathBuf>,
 }
 
@@ -179,6 +193,23 @@ pub enum BootError {
     /// The machine has no DRAM.
     #[error("the machine has no DRAM region to boot from")]
     NoDram,
+    /// The disk image a checkpoint's overlay was written over has changed.
+    #[error(
+        "the disk image {} is not the one the checkpoint was taken with: {}\n  (the checkpoint \
+         holds the blocks written since the boot over that image, which must not change; give \
+         the original with --disk)",
+        path.display(),
+        differences.join("; ")
+    )]
+    DiskChanged {
+        /// The image.
+        path: PathBuf,
+        /// What differs.
+        differences: Vec<String>,
+    },
+    /// `--disk` restoring a checkpoint of a machine without a disk.
+    #[error("--disk: the checkpoint is of a machine without a disk")]
+    DiskNotInCheckpoint,
     /// The disk image could not be opened.
     #[error("cannot open the disk image {}: {source}", path.display())]
     Disk {
@@ -211,12 +242,33 @@ pub enum BootError {
     /// A checkpoint could not be written, read or restored.
     #[error(transparent)]
     Checkpoint(#[from] rvnvmm_checkpoint::CheckpointError),
-    /// A restored machine was asked to reboot.
+    /// A restored machine was asked to reboot, and its checkpoint does not
+    /// name the boot files.
     #[error(
-        "the guest asked for a reboot, which a machine restored from a checkpoint cannot do (it \
-         has no boot images): boot it instead"
+        "the guest asked for a reboot, which this machine restored from a checkpoint cannot do \
+         (the checkpoint does not name its boot files: it was written by an older rvnvmm): boot \
+         it instead"
     )]
     RebootAfterRestore,
+    /// A boot file a restored machine reboots from has changed since the
+    /// checkpoint.
+    #[error(
+        "the guest asked for a reboot, but the {what} {} is not the one the machine was booted \
+         from: {}",
+        path.display(),
+        differences.join("; ")
+    )]
+    BootFileChanged {
+        /// Which file.
+        what: &'static str,
+        /// Its path.
+        path: PathBuf,
+        /// What differs.
+        differences: Vec<String>,
+    },
+    /// Options that cannot be combined.
+    #[error("{0}")]
+    Options(&'static str),
     /// `--crash-at` on a machine without NVMM.
     #[error("--crash-at needs a machine with an NVMM region (a power failure loses what is not in its persistence domain)")]
     CrashWithoutNvmm,
@@ -322,6 +374,12 @@ struct Rig {
     hart_cfg: HartConfig,
     console: Console,
     disk: Option<PathBuf>,
+    /// The disk is an overlay over its image (`Block::open_overlay`): the
+    /// run checkpoints or restores.
+    disk_overlay: bool,
+    /// What the machine was booted from (a checkpoint names it, a reboot
+    /// after a restore loads it).
+    boot_files: Option<BootFiles>,
 }
 
 impl Rig {
@@ -335,7 +393,12 @@ impl Rig {
             input.clone(),
         );
         if let Some(disk) = &self.disk {
-            let blk = Block::open(disk, false).map_err(|source| BootError::Disk {
+            let blk = if self.disk_overlay {
+                Block::open_overlay(disk)
+            } else {
+                Block::open(disk, false)
+            };
+            let blk = blk.map_err(|source| BootError::Disk {
                 path: disk.clone(),
                 source,
             })?;
@@ -398,22 +461,34 @@ impl Rig {
 /// Makes a restore point of `m` (`docs/checkpoints.md`): saves it, writes
 /// the checkpoint to `dir` if given, and carries on in a machine rebuilt
 /// from what was saved, as `--restore` would build it (decoded code,
-/// software TLBs and the timing model start cold). A fast-forward ends
-/// here: the rebuilt machine is timed.
+/// software TLBs and the timing model start cold). A fast-forward by
+/// marker ends here, and one by a point if `ends_fast_forward`: the
+/// rebuilt machine is timed.
 fn restore_point(
     rig: &Rig,
     m: &mut Machine,
     roi: &mut BootRoi,
     trigger: String,
     dir: Option<&Path>,
+    ends_fast_forward: bool,
 ) -> Result<(), BootError> {
     let started = Instant::now();
     let point = crate::checkpoint::point_now(m, trigger);
     let mut sections = crate::checkpoint::save(m, roi, dir.is_some())?;
     if let Some(dir) = dir {
-        sections = crate::checkpoint::write("boot", &rig.cfg, sections, &point, dir, started)?;
+        let disk = rig.disk.as_deref().filter(|_| rig.disk_overlay);
+        sections = crate::checkpoint::write(
+            "boot",
+            &rig.cfg,
+            disk,
+            rig.boot_files.as_ref(),
+            sections,
+            &point,
+            dir,
+            started,
+        )?;
     }
-    let ff_ends = roi.fast_forwarding();
+    let ff_ends = ends_fast_forward || roi.fast_forwarding();
     let timed = m.is_timed() || ff_ends;
     let mut fresh = rig.blank(Some(m.take_mem()))?;
     if !timed {
@@ -428,56 +503,93 @@ fn restore_point(
     Ok(())
 }
 
-/// Builds the machine of a boot: reads the firmware, kernel and initramfs,
-/// writes the device tree and loads them into RAM, the harts at the
-/// firmware. Gives the boot images (for a reboot) and the kernel's path.
-fn boot_machine(
-    a: &BootArgs,
-    rig: &Rig,
-    nvmm_region: Option<&crate::persistence::NvmmRegion>,
-    dtb_out: Option<&crate::output::OutputFile>,
-) -> Result<(Machine, BootImages, PathBuf), BootError> {
-    let cfg = &rig.cfg;
-    let firmware_path = match &a.firmware {
+/// The files and options a boot loads (`--firmware`, `--kernel`,
+/// `--initrd` or their defaults, `--append`, `--nvmm`), as a checkpoint
+/// names them.
+fn boot_files(a: &BootArgs) -> Result<BootFiles, BootError> {
+    let firmware = match &a.firmware {
         Some(p) => p.clone(),
         None => artefacts::setup_path("RVNVMM_OPENSBI")?,
     };
-    let kernel_path = match &a.kernel {
+    let kernel = match &a.kernel {
         Some(p) => p.clone(),
         None => artefacts::setup_path("RVNVMM_KERNEL")?,
     };
-    let firmware = read_file("firmware", &firmware_path)?;
-    let kernel = read_file("kernel", &kernel_path)?;
+    let initrd = match &a.initrd {
+        Some(p) => p.clone(),
+        None => default_initrd()?,
+    };
+    let identity = |what: &'static str, path: &Path| {
+        FileIdentity::of(path).map_err(|source| BootError::Read {
+            what,
+            path: path.to_path_buf(),
+            source,
+        })
+    };
+    Ok(BootFiles {
+        firmware: identity("firmware", &firmware)?,
+        kernel: identity("kernel", &kernel)?,
+        initrd: identity("initramfs", &initrd)?,
+        append: a.append.clone(),
+        nvmm: match a.nvmm {
+            NvmmArg::DevMem => "dev-mem",
+            NvmmArg::Pmem => "pmem",
+        }
+        .into(),
+    })
+}
+
+/// Reads the boot files and places them, `fw_dynamic_info` and the device
+/// tree of `board` in its DRAM (the tree also to `dtb_out`). With `check`
+/// (a reboot of a restored machine), each file must still be the one
+/// `files` identifies.
+fn boot_images(
+    rig: &Rig,
+    board: &Board,
+    files: &BootFiles,
+    check: bool,
+    dtb_out: Option<&crate::output::OutputFile>,
+) -> Result<BootImages, BootError> {
+    let read = |what: &'static str, id: &FileIdentity| {
+        if check {
+            let now = FileIdentity::of(&id.path).map_err(|source| BootError::Read {
+                what,
+                path: id.path.clone(),
+                source,
+            })?;
+            let differences = id.differences(&now);
+            if !differences.is_empty() {
+                return Err(BootError::BootFileChanged {
+                    what,
+                    path: id.path.clone(),
+                    differences,
+                });
+            }
+        }
+        read_file(what, &id.path)
+    };
+    let firmware = read("firmware", &files.firmware)?;
+    let kernel = read("kernel", &files.kernel)?;
     let header = parse_image(&kernel).map_err(|source| BootError::Kernel {
-        path: kernel_path.clone(),
+        path: files.kernel.path.clone(),
         source,
     })?;
-    let initrd_path = match &a.initrd {
-        Some(p) => Some(p.clone()),
-        None => Some(default_initrd()?),
-    };
     // An empty file boots without an initramfs.
-    let initrd = match &initrd_path {
-        Some(p) => Some(read_file("initramfs", p)?).filter(|b| !b.is_empty()),
-        None => None,
-    };
+    let initrd = Some(read("initramfs", &files.initrd)?).filter(|b| !b.is_empty());
 
-    let (_, dram) = cfg
+    let (_, dram) = rig
+        .cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
         .ok_or(BootError::NoDram)?;
     let (dram_base, dram_size) = (dram.base, dram.size);
-
-    let input = InputQueue::new();
-    let board = rig.board(&input)?;
-
-    let nvmm = match a.nvmm {
-        NvmmArg::DevMem => NvmmMode::Reserved,
-        NvmmArg::Pmem => NvmmMode::Pmem,
+    let nvmm = match files.nvmm.as_str() {
+        "pmem" => NvmmMode::Pmem,
+        _ => NvmmMode::Reserved,
     };
     let mut opts = DtbOptions {
-        bootargs: a.append.clone(),
+        bootargs: files.append.clone(),
         initrd: initrd.as_ref().map(|_| (0, 0)),
         nvmm,
         isa: rig.hart_cfg.isa,
@@ -498,10 +610,6 @@ fn boot_machine(
     if let Some(out) = &dtb_out {
         out.write(&dtb)?;
     }
-
-    let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
-    ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
-    let mut mem = PhysMem::new(&ranges)?;
     let mut images = vec![
         (lay.firmware, firmware, "firmware"),
         (lay.kernel, kernel, "kernel"),
@@ -515,7 +623,25 @@ fn boot_machine(
         "fw_dynamic_info",
     ));
     images.push((lay.dtb, dtb, "device tree"));
-    let boot = BootImages { images, lay };
+    Ok(BootImages { images, lay })
+}
+
+/// Builds the machine of a boot from `files`: reads the firmware, kernel
+/// and initramfs, writes the device tree and loads them into RAM, the
+/// harts at the firmware. Gives the boot images (for a reboot).
+fn boot_machine(
+    a: &BootArgs,
+    rig: &Rig,
+    files: &BootFiles,
+    nvmm_region: Option<&crate::persistence::NvmmRegion>,
+    dtb_out: Option<&crate::output::OutputFile>,
+) -> Result<(Machine, BootImages), BootError> {
+    let input = InputQueue::new();
+    let board = rig.board(&input)?;
+    let boot = boot_images(rig, &board, files, false, dtb_out)?;
+    let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
+    ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
+    let mut mem = PhysMem::new(&ranges)?;
     boot.load(&mut mem)?;
     if let Some(n) = nvmm_region {
         n.load_mem(&mut mem)?;
@@ -537,7 +663,7 @@ fn boot_machine(
     if let (Some(ms), Some(_)) = (m.memsys_mut(), a.crash_at) {
         ms.record_write_backs();
     }
-    Ok((m, boot, kernel_path))
+    Ok((m, boot))
 }
 
 pub fn main(a: BootArgs) -> Result<i32, BootError> {
@@ -556,7 +682,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let stats_out = check("stats", &a.stats)?;
     let profile_out = check("profile", &a.profile)?;
     let isa = cfg.extensions()?;
-    let rig = Rig {
+    let mut rig = Rig {
         cfg: cfg.clone(),
         hart_cfg: HartConfig {
             clock_hz: cfg.machine.clock_hz,
@@ -569,27 +695,83 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         },
         console: Console::default(),
         disk: a.disk.clone(),
+        disk_overlay: a.checkpoint_at.is_some(),
+        boot_files: None,
     };
     let nvmm_region = crate::persistence::NvmmRegion::of(&cfg)?;
-    let mut kernel_path = None;
-    let (mut m, boot, restored) = match &a.restore {
+    let (mut m, mut boot, restored) = match &a.restore {
         Some(dir) => {
             let c = crate::checkpoint::read_for("boot", &cfg, dir)?;
+            // The disk: the checkpoint's image (or --disk's), unchanged,
+            // with the checkpoint's overlay over it.
+            match (&c.manifest.disk, &a.disk) {
+                (Some(image), given) => {
+                    let path = given.clone().unwrap_or_else(|| image.path.clone());
+                    let now = FileIdentity::of(&path).map_err(|source| BootError::Disk {
+                        path: path.clone(),
+                        source,
+                    })?;
+                    let differences = image.differences(&now);
+                    if !differences.is_empty() {
+                        return Err(BootError::DiskChanged { path, differences });
+                    }
+                    rig.disk = Some(path);
+                    rig.disk_overlay = true;
+                }
+                (None, Some(_)) => return Err(BootError::DiskNotInCheckpoint),
+                (None, None) => {}
+            }
             let mut m = rig.blank(None)?;
             m.restore(&c.sections, true, true)?;
             let roi = crate::checkpoint::roi_of(&c.sections)?;
+            rig.boot_files = c.manifest.boot;
             (m, None, Some((c.manifest.point, roi)))
         }
         None => {
-            let (m, boot, path) = boot_machine(&a, &rig, nvmm_region.as_ref(), dtb_out.as_ref())?;
-            kernel_path = Some(path);
+            let files = boot_files(&a)?;
+            let (m, boot) = boot_machine(&a, &rig, &files, nvmm_region.as_ref(), dtb_out.as_ref())?;
+            rig.boot_files = Some(files);
             (m, Some(boot), None)
         }
     };
+    use crate::checkpoint::RunPoint;
+    // The machine stops at one point of its own at a time: a fast-forward's
+    // end or a checkpoint's point, not both, nor a crash besides.
+    let ff_point = match a.fast_forward {
+        Some(RunPoint::Point(at)) => Some(at),
+        _ => None,
+    };
+    let checkpoint_point = match a.checkpoint_at {
+        Some(RunPoint::Point(at)) => Some(at),
+        _ => None,
+    };
+    if ff_point.is_some() && (checkpoint_point.is_some() || a.crash_at.is_some()) {
+        return Err(BootError::Options(
+            "--fast-forward insns=N|time=NS cannot be combined with --checkpoint-at \
+             insns=N|time=NS or --crash-at (one point at a time: take the checkpoint in the \
+             functional model and restore it under the timing model instead)",
+        ));
+    }
+    if ff_point.is_some() && rig.disk.is_some() && !rig.disk_overlay {
+        return Err(BootError::Options(
+            "--fast-forward insns=N|time=NS cannot be combined with --disk (yet): the disk is \
+             written through to its image, which a restore point cannot carry over; take a \
+             checkpoint (--checkpoint-at, the disk an overlay) and restore it under the timing \
+             model instead",
+        ));
+    }
+    if let (Some(disk), true) = (&rig.disk, rig.disk_overlay) {
+        eprintln!(
+            "rvnvmm: the disk {} is not written in this run: the guest's writes are kept over it \
+             (and in checkpoints)",
+            disk.display()
+        );
+    }
     if let Some(at) = a.crash_at {
         m = m.with_crash_at(at);
     }
-    if let Some(crate::checkpoint::CheckpointAt::Point(at)) = a.checkpoint_at {
+    // Not `None`: that would clear `--crash-at`'s point.
+    if let Some(at) = ff_point.or(checkpoint_point) {
         m.set_checkpoint_at(Some(at));
     }
     if a.profile.is_some() {
@@ -614,10 +796,14 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         }
     }
     let started = Instant::now();
-    let mut roi = match (a.fast_forward.is_some(), restored) {
-        (true, Some((_, roi))) => roi.with_fast_forward(&mut m)?,
-        (true, None) => BootRoi::fast_forward(&mut m)?,
-        (false, Some((point, mut roi))) => {
+    let mut roi = match (a.fast_forward, restored) {
+        (Some(RunPoint::Marker), Some((_, roi))) => roi.with_fast_forward(&mut m)?,
+        (Some(RunPoint::Marker), None) => BootRoi::fast_forward(&mut m)?,
+        (Some(RunPoint::Point(_)), Some((_, roi))) => roi.with_fast_forward_to_point(&mut m)?,
+        (Some(RunPoint::Point(_)), None) => {
+            BootRoi::default().with_fast_forward_to_point(&mut m)?
+        }
+        (None, Some((point, mut roi))) => {
             // A functional checkpoint restored under the timing model: the
             // fast-forward's switch, at the restore point.
             if point.model == "functional" && m.is_timed() {
@@ -625,15 +811,29 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }
             roi
         }
-        (false, None) => BootRoi::default(),
+        (None, None) => match a.sample {
+            Some(plan) => BootRoi::sample(&mut m, plan, cfg.machine.clock_hz)?,
+            None => BootRoi::default(),
+        },
     };
-    // Whether `--checkpoint-at`'s point was reached (it is taken once).
+    // The points still ahead: `--fast-forward`'s end, `--checkpoint-at`'s
+    // (each reached once).
+    let mut ff_point = ff_point;
     let mut checkpoint_taken = false;
     let mut noted_marker = false;
     let result = loop {
         let at_marker = match m.run(a.max_insns) {
             Ok(End::Reboot) => {
-                m.reboot(boot.as_ref().ok_or(BootError::RebootAfterRestore)?)?;
+                // A restored machine loads the boot files its checkpoint
+                // names, if they have not changed.
+                if boot.is_none() {
+                    let files = rig
+                        .boot_files
+                        .as_ref()
+                        .ok_or(BootError::RebootAfterRestore)?;
+                    boot = Some(boot_images(&rig, m.board(), files, true, None)?);
+                }
+                m.reboot(boot.as_ref().expect("the boot images, loaded above"))?;
                 continue;
             }
             Ok(End::Marker {
@@ -641,6 +841,10 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
                 ..
             }) => true,
             Ok(End::Checkpoint) => false,
+            Ok(End::Pause) => {
+                roi.sample_point(&mut m, cfg.machine.clock_hz);
+                continue;
+            }
             Ok(End::Marker { hart, op, arg }) => {
                 if let Some(end) = roi.marker(&cfg, &mut m, hart, op, arg) {
                     break Ok(end);
@@ -649,19 +853,44 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }
             other => break other,
         };
-        if at_marker && (a.gdb.is_some() || a.profile.is_some() || a.disk.is_some()) {
+        if at_marker && roi.is_sampled() {
             if !std::mem::replace(&mut noted_marker, true) {
                 eprintln!(
-                    "rvnvmm: a `checkpoint` marker was ignored: a machine with a disk, a debugger \
-                     or a profile is not checkpointed (yet)"
+                    "rvnvmm: a `checkpoint` marker was ignored: a sampled run is not checkpointed \
+                     (--sample decides the model)"
                 );
             }
             continue;
         }
+        let disk_written_through = rig.disk.is_some() && !rig.disk_overlay;
+        if at_marker && (a.gdb.is_some() || a.profile.is_some() || disk_written_through) {
+            if !std::mem::replace(&mut noted_marker, true) {
+                eprintln!(
+                    "rvnvmm: a `checkpoint` marker was ignored: a machine with a disk written \
+                     through to its image (no --checkpoint-at), a debugger or a profile is not \
+                     checkpointed (yet)"
+                );
+            }
+            continue;
+        }
+        // The fast-forward's end: the same restore point as a checkpoint's
+        // there, nothing written, the rebuilt machine timed.
+        if let (false, Some(at)) = (at_marker, ff_point) {
+            ff_point = None;
+            restore_point(
+                &rig,
+                &mut m,
+                &mut roi,
+                RunPoint::Point(at).trigger(),
+                None,
+                true,
+            )?;
+            continue;
+        }
         let due = !checkpoint_taken
             && match a.checkpoint_at {
-                Some(crate::checkpoint::CheckpointAt::Marker) => at_marker,
-                Some(crate::checkpoint::CheckpointAt::Point(_)) => !at_marker,
+                Some(RunPoint::Marker) => at_marker,
+                Some(RunPoint::Point(_)) => !at_marker,
                 None => false,
             };
         checkpoint_taken |= due;
@@ -670,15 +899,13 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             _ => "marker".to_string(),
         };
         let dir = a.checkpoint_to.as_deref().filter(|_| due);
-        restore_point(&rig, &mut m, &mut roi, trigger, dir)?;
+        restore_point(&rig, &mut m, &mut roi, trigger, dir, false)?;
         if due && a.exit_after_checkpoint {
             break Ok(End::Checkpoint);
         }
-        // The rebuilt machine stops at `--checkpoint-at`'s point if a
-        // marker came first.
-        if let (false, Some(crate::checkpoint::CheckpointAt::Point(at))) =
-            (checkpoint_taken, a.checkpoint_at)
-        {
+        // The rebuilt machine stops at the point still ahead if a marker
+        // came first.
+        if let Some(at) = ff_point.or(checkpoint_point.filter(|_| !checkpoint_taken)) {
             m.set_checkpoint_at(Some(at));
         }
     };
@@ -715,7 +942,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         let map = a
             .symbols
             .clone()
-            .or_else(|| Symbols::beside(kernel_path.as_deref()?));
+            .or_else(|| Symbols::beside(&rig.boot_files.as_ref()?.kernel.path));
         let symbols = match &map {
             Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
                 "symbol map",
@@ -744,7 +971,9 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         End::PowerOff(code) => Ok(i32::from(code)),
         End::Crash => Ok(crate::persistence::CRASH_STATUS),
         End::Checkpoint => Ok(0),
-        End::Reboot | End::Marker { .. } => unreachable!("the machine goes on after these"),
+        End::Reboot | End::Marker { .. } | End::Pause => {
+            unreachable!("the machine goes on after these")
+        }
     }
 }
 
@@ -762,7 +991,9 @@ fn stats_json(
         Ok(End::Reboot) => json!({ "reboot": true }),
         Ok(End::Crash) => json!({ "crash": true }),
         Ok(End::Checkpoint) => json!({ "checkpoint": true }),
-        Ok(End::Marker { .. }) => unreachable!("the machine goes on after a marker"),
+        Ok(End::Marker { .. } | End::Pause) => {
+            unreachable!("the machine goes on after a marker or a pause")
+        }
         Err(e) => json!({ "error": e.to_string() }),
     };
     let mut v = stats_value(cfg, m, true);
@@ -783,6 +1014,9 @@ fn stats_json(
     }
     if let Some(c) = crash {
         v["crash"] = c.clone();
+    }
+    if let Some(s) = roi.sampling_outcome(instructions, cfg.machine.clock_hz) {
+        v["sampling"] = crate::roi::sampling_json(&s);
     }
     roi.add_to(&mut v);
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"

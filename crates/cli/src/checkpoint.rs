@@ -6,7 +6,9 @@
 
 use crate::roi::BootRoi;
 use rvnvmm_board::machine::Machine;
-use rvnvmm_checkpoint::{Checkpoint, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION};
+use rvnvmm_checkpoint::{
+    Checkpoint, FileIdentity, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION,
+};
 use rvnvmm_mem::persist::CrashAt;
 use std::path::Path;
 use std::time::Instant;
@@ -14,9 +16,10 @@ use std::time::Instant;
 /// The checkpoint section of the statistics' region bookkeeping.
 pub const ROI_SECTION: &str = "roi";
 
-/// When `--checkpoint-at` takes the checkpoint.
+/// A point of a run or boot: where `--checkpoint-at` takes the checkpoint,
+/// or where `boot --fast-forward` switches to the timing model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CheckpointAt {
+pub enum RunPoint {
     /// At the guest's `checkpoint` marker (`nvmm-marker checkpoint`).
     Marker,
     /// After exactly N instructions (all harts), or when the next hart to
@@ -24,24 +27,25 @@ pub enum CheckpointAt {
     Point(CrashAt),
 }
 
-impl CheckpointAt {
+impl RunPoint {
     /// How the manifest names it.
     pub fn trigger(self) -> String {
         match self {
-            CheckpointAt::Marker => "marker".into(),
-            CheckpointAt::Point(CrashAt::Insns(n)) => format!("insns={n}"),
-            CheckpointAt::Point(CrashAt::TimeNs(ns)) => format!("time={ns}"),
+            RunPoint::Marker => "marker".into(),
+            RunPoint::Point(CrashAt::Insns(n)) => format!("insns={n}"),
+            RunPoint::Point(CrashAt::TimeNs(ns)) => format!("time={ns}"),
         }
     }
 }
 
-/// Parses `--checkpoint-at`: `insns=N`, `time=NS` or `marker`.
-pub fn parse_checkpoint_at(s: &str) -> Result<CheckpointAt, String> {
+/// Parses `--checkpoint-at` (`run`, `boot`) and `boot --fast-forward`: `insns=N`,
+/// `time=NS` or `marker`.
+pub fn parse_run_point(s: &str) -> Result<RunPoint, String> {
     if s == "marker" {
-        return Ok(CheckpointAt::Marker);
+        return Ok(RunPoint::Marker);
     }
     crate::persistence::parse_crash_at(s)
-        .map(CheckpointAt::Point)
+        .map(RunPoint::Point)
         .map_err(|_| format!("wants insns=N, time=NS or marker, got '{s}'"))
 }
 
@@ -99,11 +103,14 @@ pub fn save(
 }
 
 /// Writes `sections` (with RAM) as a checkpoint of `rvnvmm KIND` (`boot`,
-/// `run`) on the machine `cfg` at `point` into `dir`, says so on stderr
-/// with its size and the host time it took, and gives the sections back.
+/// `run`) on the machine `cfg` (with the disk image `disk`, if any,
+/// booted from `boot`) at `point` into `dir`, says so on stderr with its
+/// size and the host time it took, and gives the sections back.
 pub fn write(
     kind: &str,
     cfg: &rvnvmm_config::Config,
+    disk: Option<&Path>,
+    boot: Option<&rvnvmm_checkpoint::BootFiles>,
     sections: Sections,
     point: &Point,
     dir: &Path,
@@ -117,6 +124,15 @@ pub fn write(
         memory_map: memory_map(cfg)?,
         point: point.clone(),
         sections: Vec::new(),
+        boot: boot.cloned(),
+        disk: disk
+            .map(|p| {
+                FileIdentity::of(p).map_err(|source| crate::boot_command::BootError::Disk {
+                    path: p.to_path_buf(),
+                    source,
+                })
+            })
+            .transpose()?,
     };
     let bytes: u64 = sections.infos().iter().map(|s| s.bytes).sum();
     let c = Checkpoint { manifest, sections };

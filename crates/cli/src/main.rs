@@ -122,9 +122,9 @@ pub(crate) struct RunArgs {
     /// --checkpoint-to DIR; the run goes on (docs/checkpoints.md). Without
     /// --checkpoint-to: the same restore point, nothing written (the run
     /// through).
-    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = checkpoint::parse_checkpoint_at,
+    #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = checkpoint::parse_run_point,
           conflicts_with_all = ["crash_at", "gdb", "sample", "persist_events"])]
-    checkpoint_at: Option<checkpoint::CheckpointAt>,
+    checkpoint_at: Option<checkpoint::RunPoint>,
     /// The directory the checkpoint is written to (created; a checkpoint
     /// there is replaced).
     #[arg(long, value_name = "DIR", requires = "checkpoint_at")]

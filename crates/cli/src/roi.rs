@@ -5,7 +5,10 @@
 
 use rvnvmm_board::machine::{End, Machine, MachineError};
 use rvnvmm_isa::MarkerOp;
-use rvnvmm_user::{FastForward, Model, ModelSwitch, ResetPoint, Sampling, SamplingOutcome};
+use rvnvmm_user::{
+    FastForward, Model, ModelSwitch, ResetPoint, SampleCounters, Sampled, Sampler, Sampling,
+    SamplingOutcome,
+};
 use serde_json::{json, Value};
 
 /// Longest snapshot name read from the guest.
@@ -167,7 +170,40 @@ pub struct BootRoi {
     /// `--fast-forward marker`: the first `switch timing` marker resets the
     /// statistics too.
     fast_forward: bool,
+    /// `--sample`: the windows, the model at each point.
+    sampler: Option<Sampler>,
     noted: Vec<&'static str>,
+}
+
+/// The board machine as the sampler sees it: all harts' instructions
+/// against the latest hart clock, the memory system in use or set aside.
+struct SampledMachine<'a> {
+    m: &'a mut Machine,
+    clock_hz: u64,
+}
+
+impl Sampled for SampledMachine<'_> {
+    fn instructions(&self) -> u64 {
+        self.m.instructions()
+    }
+
+    fn sample_counters(&mut self) -> SampleCounters {
+        SampleCounters {
+            instructions: self.m.instructions(),
+            cycles: self.m.cores().iter().map(|c| c.cycles).max().unwrap_or(0),
+            ..SampleCounters::default()
+        }
+        .with_memsys(self.m.any_memsys_mut().map(|m| &*m))
+    }
+
+    fn cycles_to_ns(&self, cycles: u64) -> u64 {
+        (u128::from(cycles) * 1_000_000_000 / u128::from(self.clock_hz.max(1))) as u64
+    }
+
+    fn switch_model_quietly(&mut self, to: Model) {
+        // `BootRoi::sample` checked that the machine has a timing model.
+        let _ = self.m.set_timing(to == Model::Timing);
+    }
 }
 
 impl BootRoi {
@@ -184,7 +220,50 @@ impl BootRoi {
         })
     }
 
-    /// Resets `m`'s statistics and records where.
+    /// Samples the boot by `plan` (`boot --sample`): it starts in the
+    /// functional model, and the machine pauses at each of the sampler's
+    /// points ([`BootRoi::sample_point`]).
+    pub fn sample(m: &mut Machine, plan: Sampling, clock_hz: u64) -> Result<BootRoi, MachineError> {
+        m.set_timing(false)?;
+        if m.any_memsys_mut().is_none() {
+            return Err(MachineError::NoTimingModel);
+        }
+        let mut roi = BootRoi {
+            sampler: Some(Sampler::new(plan)),
+            ..BootRoi::default()
+        };
+        roi.sample_point(m, clock_hz);
+        Ok(roi)
+    }
+
+    /// At a pause of a sampled boot: acts on the sampler's points reached
+    /// (model switches, windows) and pauses the machine at the next.
+    pub fn sample_point(&mut self, m: &mut Machine, clock_hz: u64) {
+        if let Some(s) = self.sampler.as_mut() {
+            s.check_points(&mut SampledMachine { m, clock_hz });
+            m.set_pause_at(Some(s.next_point()));
+        }
+    }
+
+    /// Whether the boot is sampled.
+    pub fn is_sampled(&self) -> bool {
+        self.sampler.is_some()
+    }
+
+    /// What a sampled boot reports at its end, after `total` instructions.
+    pub fn sampling_outcome(&self, total: u64, clock_hz: u64) -> Option<SamplingOutcome> {
+        Some(self.sampler.as_ref()?.outcome(total, clock_hz))
+    }
+
+    /// This bookkeeping (of a restored checkpoint, or new) for a run that
+    /// goes on in the functional model until a point (`boot --fast-forward
+    /// insns=N|time=NS`), where the machine is rebuilt timed
+    /// ([`BootRoi::timing_from_restore_point`]); markers do not end it.
+    pub fn with_fast_forward_to_point(self, m: &mut Machine) -> Result<BootRoi, MachineError> {
+        BootRoi::fast_forward(m)?;
+        Ok(self)
+    }
+
     /// This bookkeeping (of a restored checkpoint) for a run that goes on
     /// in the functional model until the guest's `switch timing` marker.
     pub fn with_fast_forward(self, m: &mut Machine) -> Result<BootRoi, MachineError> {
@@ -194,6 +273,7 @@ impl BootRoi {
         })
     }
 
+    /// Resets `m`'s statistics and records where.
     fn reset(&mut self, m: &mut Machine) {
         m.reset_stats();
         let base = m.stats_base().cloned().unwrap_or_default();
@@ -238,6 +318,10 @@ impl BootRoi {
                 ));
             }
             MarkerOp::Exit => return Some(End::PowerOff((arg & 0xff) as u16)),
+            MarkerOp::SwitchModel if self.is_sampled() => self.note_once(
+                "switch-sampled",
+                "a `switch` marker was ignored: --sample decides the model",
+            ),
             MarkerOp::SwitchModel if arg > 1 => self.note_once(
                 "switch-arg",
                 "a `switch` marker with an argument other than 0 (functional) or 1 (timing) was ignored",
@@ -266,7 +350,6 @@ impl BootRoi {
         None
     }
 
-    /// Says `text` on stderr, the first time only for `what`.
     /// Whether the run is still in its fast-forward (before the switch).
     pub fn fast_forwarding(&self) -> bool {
         self.fast_forward
@@ -349,6 +432,7 @@ impl BootRoi {
         })
     }
 
+    /// Says `text` on stderr, the first time only for `what`.
     fn note_once(&mut self, what: &'static str, text: &str) {
         if !self.noted.contains(&what) {
             self.noted.push(what);

@@ -5,7 +5,7 @@
 //! (`rvnvmm_user`, `checkpoint.rs`); the format and the manifest are
 //! `rvnvmm boot`'s.
 
-use crate::checkpoint::CheckpointAt;
+use crate::checkpoint::RunPoint;
 use crate::error::CliError;
 use crate::RunArgs;
 use rvnvmm_checkpoint::{Point, Sections};
@@ -103,7 +103,7 @@ pub enum AfterPoint {
 
 /// The restore points of a run and the checkpoint it writes.
 pub struct Points {
-    at: Option<CheckpointAt>,
+    at: Option<RunPoint>,
     to: Option<PathBuf>,
     exit_after: bool,
     /// Restore points can be made: no debugger, sampling or crash.
@@ -135,7 +135,7 @@ impl Points {
             return;
         }
         p.enable_restore_points();
-        if let (Some(CheckpointAt::Point(at)), false) = (self.at, self.point_taken) {
+        if let (Some(RunPoint::Point(at)), false) = (self.at, self.point_taken) {
             p.checkpoint_at(at);
         }
     }
@@ -168,8 +168,8 @@ impl Points {
             trigger,
         };
         let write_to = match self.at {
-            Some(CheckpointAt::Marker) if at_marker => self.to.clone(),
-            Some(CheckpointAt::Point(_)) if !at_marker => self.to.clone(),
+            Some(RunPoint::Marker) if at_marker => self.to.clone(),
+            Some(RunPoint::Point(_)) if !at_marker => self.to.clone(),
             _ => None,
         }
         .filter(|_| !self.written);
@@ -179,7 +179,8 @@ impl Points {
             .map_err(boot_error)?;
         if let Some(dir) = &write_to {
             self.written = true;
-            sections = crate::checkpoint::write("run", cfg, sections, &point, dir, started)?;
+            sections =
+                crate::checkpoint::write("run", cfg, None, None, sections, &point, dir, started)?;
             if self.exit_after {
                 return Ok(AfterPoint::Ends(Box::new(process), Box::new(stopped)));
             }

@@ -298,3 +298,270 @@ fn a_checkpoint_by_instruction_count_restores_to_the_run_through() {
     assert_eq!(stats(&b), stats(&a));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--fast-forward insns=N` is the checkpoint at instruction N taken in
+/// the functional model and restored under the timing model, in one run:
+/// the same statistics, the caches cold from the switch. `time=NS`
+/// switches when the next hart to run has reached that time.
+#[test]
+fn a_fast_forward_by_instruction_count_is_a_functional_checkpoint_restored_timed() {
+    let initrd = initramfs();
+    let dir = temp("ff");
+    let dir_arg = dir.to_str().unwrap();
+    let (r, f, t) = (
+        temp("ff-restored.json"),
+        temp("ff-fast.json"),
+        temp("ff-time.json"),
+    );
+    let limit = ["--max-insns", "250000000"];
+    let mut args = boot_args(&initrd);
+    args.truncate(4);
+    let saved = boot(
+        &[
+            &args[..],
+            &FUNCTIONAL,
+            &["--checkpoint-at", "insns=200000000"],
+            &["--checkpoint-to", dir_arg, "--exit-after-checkpoint"],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(saved.status, Some(0), "{}", saved.stderr);
+    let restored = boot(
+        &[
+            &["--restore", dir_arg][..],
+            &limit,
+            &["--stats", r.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    let fast = boot(
+        &[
+            &args[..],
+            &["--fast-forward", "insns=200000000"],
+            &limit,
+            &["--stats", f.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    // Both stop at the instruction limit (status 124), at the same place.
+    assert_eq!(restored.status, Some(124), "{}", restored.stderr);
+    assert_eq!(fast.status, restored.status, "{}", fast.stderr);
+    let fast = stats(&f);
+    assert_eq!(
+        fast,
+        stats(&r),
+        "fast-forward = functional checkpoint restored timed"
+    );
+    assert_eq!(fast["model_switches"][0]["to"], "timing");
+    assert_eq!(fast["model_switches"][0]["instructions"], 200_000_000);
+    assert_eq!(fast["stats_reset"]["instructions"], 200_000_000);
+    // `--max-insns` stops at the end of the turn that reaches it.
+    let region = fast["instructions"].as_u64().unwrap();
+    assert!((50_000_000..50_100_000).contains(&region), "{region}");
+    assert!(fast["caches"]["hart0.l1d"]["misses"].as_u64().unwrap() > 0);
+
+    // By simulated time: the switch comes once a hart has reached it.
+    let timed = boot(
+        &[
+            &args[..],
+            &["--fast-forward", "time=2000000000"],
+            &limit,
+            &["--stats", t.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(timed.status, Some(124), "{}", timed.stderr);
+    let timed = stats(&t);
+    let switch = &timed["model_switches"][0];
+    assert_eq!(switch["to"], "timing");
+    let at = switch["sim_time_ns"].as_u64().unwrap();
+    assert!((2_000_000_000..2_001_000_000).contains(&at), "{switch}");
+
+    // One point at a time.
+    let refused = boot(
+        &[
+            &args[..],
+            &["--fast-forward", "insns=10", "--checkpoint-at", "insns=20"],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(refused.status, Some(2), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("cannot be combined"),
+        "{}",
+        refused.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A machine with a disk (`--disk`) is checkpointed with the blocks written
+/// since the boot, over its image, which is never written: a restore reads
+/// them back (after the guest dropped its page cache), from the image the
+/// manifest names, and gives the statistics of the run through; a changed
+/// image is refused.
+#[test]
+fn a_checkpoint_keeps_the_disk_written_since_the_boot_over_an_unchanged_image() {
+    let initrd = initramfs();
+    let dir = temp("disk");
+    let dir_arg = dir.to_str().unwrap();
+    let image = temp("disk.img");
+    let pattern = vec![b'A'; 1 << 20];
+    std::fs::write(&image, &pattern).unwrap();
+    let image_arg = image.to_str().unwrap();
+    let (a, b) = (temp("disk-saved.json"), temp("disk-restored.json"));
+    // Sector 1 written before the checkpoint; after it, with the page
+    // cache dropped, sectors 1 and 2 read from the disk (upper-cased and
+    // A -> B, so the shell's echo of the command does not match).
+    let script = "printf written-before | dd of=/dev/vda bs=512 seek=1 conv=notrunc 2>/dev/null; sync\n\
+                  /opt/rvnvmm/nvmm-marker checkpoint\n\
+                  echo 3 > /proc/sys/vm/drop_caches; \
+                  dd if=/dev/vda bs=512 skip=1 count=1 2>/dev/null | head -c 14 | tr a-z A-Z; echo; \
+                  dd if=/dev/vda bs=512 skip=2 count=1 2>/dev/null | head -c 4 | tr A B; echo\n\
+                  /opt/rvnvmm/nvmm-marker exit 0\n";
+    let saved = boot(
+        &[
+            &boot_args(&initrd)[..],
+            &FUNCTIONAL,
+            &["--disk", image_arg],
+            &["--checkpoint-at", "marker", "--checkpoint-to", dir_arg],
+            &["--stats", a.to_str().unwrap()],
+        ]
+        .concat(),
+        script,
+    );
+    assert_eq!(saved.status, Some(0), "{}\n{}", saved.console, saved.stderr);
+    assert!(
+        saved.console.contains("WRITTEN-BEFORE\nBBBB"),
+        "{}",
+        saved.console
+    );
+    assert!(
+        saved.stderr.contains("is not written in this run"),
+        "{}",
+        saved.stderr
+    );
+    assert_eq!(
+        std::fs::read(&image).unwrap(),
+        pattern,
+        "the image is never written"
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["disk"]["bytes"], 1 << 20);
+
+    // Restored from the image the manifest names, with no input: the
+    // commands after the marker run again and read the written sector.
+    let restored = boot(
+        &[
+            &FUNCTIONAL[..],
+            &["--restore", dir_arg, "--stats", b.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(
+        restored.status,
+        Some(0),
+        "{}\n{}",
+        restored.console,
+        restored.stderr
+    );
+    assert!(
+        restored.console.contains("WRITTEN-BEFORE\nBBBB"),
+        "{}",
+        restored.console
+    );
+    assert_eq!(stats(&b), stats(&a), "restore and run = run through");
+    assert_eq!(std::fs::read(&image).unwrap(), pattern);
+
+    // The image changed since (here only its modification time): refused,
+    // and so is --disk for a checkpoint without one.
+    let f = std::fs::File::options().write(true).open(&image).unwrap();
+    f.set_modified(std::time::SystemTime::now()).unwrap();
+    drop(f);
+    let r = boot(&["--restore", dir_arg], "");
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("is not the one the checkpoint was taken with"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_file(&image);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A guest reboot after a restore loads the boot files the manifest names
+/// again (the run that wrote the checkpoint reboots the same way: the same
+/// statistics); if one of them changed since, the reboot is a clear error.
+#[test]
+fn a_restored_machine_reboots_from_the_boot_files_its_checkpoint_names() {
+    let initrd = temp("reboot-initrd.cpio.gz");
+    std::fs::copy(initramfs(), &initrd).unwrap();
+    let initrd_arg = initrd.to_str().unwrap();
+    let dir = temp("reboot");
+    let dir_arg = dir.to_str().unwrap();
+    let (a, b) = (temp("reboot-saved.json"), temp("reboot-restored.json"));
+    // The second boot's firmware and early kernel, then the limit.
+    let limit = ["--max-insns", "3200000000"];
+    let mut args = boot_args(initrd_arg);
+    args.truncate(4);
+    let saved = boot(
+        &[
+            &args[..],
+            &FUNCTIONAL,
+            &limit,
+            &["--checkpoint-at", "marker", "--checkpoint-to", dir_arg],
+            &["--stats", a.to_str().unwrap()],
+        ]
+        .concat(),
+        "/opt/rvnvmm/nvmm-marker checkpoint\nreboot -f\n",
+    );
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
+    let point = manifest["point"]["instructions"].as_u64().unwrap();
+    assert!(
+        point < 3_100_000_000,
+        "the prompt came at {point}: raise the limit"
+    );
+    assert_eq!(saved.status, Some(124), "{}", saved.stderr);
+    assert_eq!(saved.console.matches("OpenSBI v").count(), 2, "rebooted");
+    assert_eq!(manifest["boot"]["append"], "console=ttyS0 quiet");
+
+    let restored = boot(
+        &[
+            &FUNCTIONAL[..],
+            &limit,
+            &["--restore", dir_arg, "--stats", b.to_str().unwrap()],
+        ]
+        .concat(),
+        "",
+    );
+    assert_eq!(restored.status, Some(124), "{}", restored.stderr);
+    assert_eq!(restored.console.matches("OpenSBI v").count(), 1, "rebooted");
+    assert_eq!(stats(&b), stats(&a), "restore and run = run through");
+
+    // The initramfs changed since: the reboot says so.
+    let f = std::fs::File::options().write(true).open(&initrd).unwrap();
+    f.set_modified(std::time::SystemTime::now()).unwrap();
+    drop(f);
+    let r = boot(
+        &[&FUNCTIONAL[..], &limit, &["--restore", dir_arg]].concat(),
+        "",
+    );
+    assert_eq!(r.status, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("but the initramfs")
+            && r.stderr
+                .contains("is not the one the machine was booted from"),
+        "{}",
+        r.stderr
+    );
+    let _ = std::fs::remove_file(&initrd);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -29,5 +29,6 @@ pub use process::{
 };
 pub use roi::{FastForward, Model, ModelSwitch, ResetPoint, Snapshot};
 pub use sampling::{
-    estimate, t_quantile_95, Estimate, SampleWindow, Sampling, SamplingOutcome, CONFIDENCE,
+    estimate, t_quantile_95, Estimate, SampleCounters, SampleWindow, Sampled, Sampler, Sampling,
+    SamplingOutcome, CONFIDENCE,
 };

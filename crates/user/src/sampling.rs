@@ -11,6 +11,7 @@
 
 use crate::process::Process;
 use crate::roi::Model;
+use rvnvmm_memsys::MemorySystem;
 
 /// The sampling plan: where the windows are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,18 +152,56 @@ enum Phase {
     Detail,
 }
 
-/// The counters at a window's start.
-#[derive(Clone, Copy, Debug, Default)]
-struct Counters {
-    instructions: u64,
-    cycles: u64,
-    l1d_misses: u64,
-    bus_transfers: u64,
+/// The counters a window measures, as a machine has them now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SampleCounters {
+    /// Instructions of all threads since the start.
+    pub instructions: u64,
+    /// The latest hart clock, in cycles.
+    pub cycles: u64,
+    /// L1D misses (all caches named `*.l1d`).
+    pub l1d_misses: u64,
+    /// Bus transfers.
+    pub bus_transfers: u64,
 }
 
-/// A sampled run's state (`Roi::sampling`).
+impl SampleCounters {
+    /// The memory system's share of the counters: L1D misses and bus
+    /// transfers (zero without a memory system).
+    pub fn with_memsys(mut self, memsys: Option<&MemorySystem>) -> SampleCounters {
+        if let Some(m) = memsys {
+            self.l1d_misses = m
+                .cache_stats()
+                .iter()
+                .filter(|(name, _)| name.ends_with(".l1d"))
+                .map(|(_, s)| s.read_misses + s.write_misses)
+                .sum();
+            self.bus_transfers = m.bus_stats().transfers;
+        }
+        self
+    }
+}
+
+/// A machine a [`Sampler`] samples: user mode's process, the full
+/// system's board machine.
+pub trait Sampled {
+    /// Instructions of all threads since the start (cheap: asked at every
+    /// check).
+    fn instructions(&self) -> u64;
+    /// Its counters now.
+    fn sample_counters(&mut self) -> SampleCounters;
+    /// `cycles` of its clock in ns.
+    fn cycles_to_ns(&self, cycles: u64) -> u64;
+    /// Switches it to `to` (nothing if it is there), without listing the
+    /// switch in `model_switches`.
+    fn switch_model_quietly(&mut self, to: Model);
+}
+
+/// A sampled run's state: which phase it is in, the windows measured. The
+/// machine runs to [`Sampler::next_point`] (the end of the block or turn
+/// that reaches it) and calls [`Sampler::check_points`] there.
 #[derive(Clone, Debug)]
-pub(crate) struct Sampler {
+pub struct Sampler {
     plan: Sampling,
     /// The current period.
     period: u64,
@@ -171,7 +210,7 @@ pub(crate) struct Sampler {
     warmup_start: u64,
     /// Instructions of the warm-ups before it.
     warmup_instructions: u64,
-    start: Counters,
+    start: SampleCounters,
     windows: Vec<SampleWindow>,
 }
 
@@ -202,6 +241,116 @@ impl SamplingOutcome {
     }
 }
 
+impl Sampler {
+    /// The sampling of a run by `plan`, which starts in the functional
+    /// model (the caller switches the machine there).
+    pub fn new(plan: Sampling) -> Sampler {
+        Sampler {
+            plan,
+            period: 0,
+            phase: Phase::Functional,
+            warmup_start: 0,
+            warmup_instructions: 0,
+            start: SampleCounters::default(),
+            windows: Vec::new(),
+        }
+    }
+
+    /// The instruction count of the next change of phase.
+    pub fn next_point(&self) -> u64 {
+        let end = (self.period + 1).saturating_mul(self.plan.period);
+        match self.phase {
+            Phase::Functional => self.plan.warmup_start(self.period),
+            Phase::Warmup => end - self.plan.detail,
+            Phase::Detail => end,
+        }
+    }
+
+    /// Acts on the points `m` has reached: switches its model, starts and
+    /// ends windows.
+    pub fn check_points(&mut self, m: &mut impl Sampled) {
+        while m.instructions() >= self.next_point() {
+            match self.phase {
+                Phase::Functional => {
+                    m.switch_model_quietly(Model::Timing);
+                    self.warmup_start = m.instructions();
+                    self.phase = Phase::Warmup;
+                }
+                Phase::Warmup => {
+                    let now = m.sample_counters();
+                    self.warmup_instructions += now.instructions - self.warmup_start;
+                    self.start = now;
+                    self.phase = Phase::Detail;
+                }
+                Phase::Detail => {
+                    let now = m.sample_counters();
+                    let start = self.start;
+                    self.windows.push(SampleWindow {
+                        start_instructions: start.instructions,
+                        instructions: now.instructions - start.instructions,
+                        cycles: now.cycles - start.cycles,
+                        sim_time_ns: m.cycles_to_ns(now.cycles) - m.cycles_to_ns(start.cycles),
+                        l1d_misses: now.l1d_misses.saturating_sub(start.l1d_misses),
+                        bus_transfers: now.bus_transfers.saturating_sub(start.bus_transfers),
+                    });
+                    self.period += 1;
+                    // The next warm-up may start here (warmup + detail =
+                    // period): then the model stays.
+                    self.phase = Phase::Functional;
+                    if self.next_point() > now.instructions {
+                        m.switch_model_quietly(Model::Functional);
+                    } else {
+                        self.warmup_start = now.instructions;
+                        self.phase = Phase::Warmup;
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the sampled run reports at its end, after `total`
+    /// instructions, at `clock_hz`.
+    pub fn outcome(&self, total: u64, clock_hz: u64) -> SamplingOutcome {
+        // A warm-up or window the end cut short was timed, not measured.
+        let cut_short = match self.phase {
+            Phase::Functional => 0,
+            Phase::Warmup => total - self.warmup_start,
+            Phase::Detail => total - self.start.instructions,
+        };
+        SamplingOutcome {
+            plan: self.plan,
+            windows: self.windows.clone(),
+            total_instructions: total,
+            warmup_instructions: self.warmup_instructions + cut_short,
+            estimate: estimate(&self.windows, self.plan.detail, total, clock_hz),
+        }
+    }
+}
+
+impl Sampled for Process {
+    fn instructions(&self) -> u64 {
+        self.total_insns
+    }
+
+    fn sample_counters(&mut self) -> SampleCounters {
+        let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
+        SampleCounters {
+            instructions: self.total_insns,
+            cycles,
+            ..SampleCounters::default()
+        }
+        .with_memsys(self.any_memsys().map(|m| &*m))
+    }
+
+    fn cycles_to_ns(&self, cycles: u64) -> u64 {
+        Process::cycles_to_ns(self, cycles)
+    }
+
+    fn switch_model_quietly(&mut self, to: Model) {
+        Process::switch_model_quietly(self, to);
+    }
+}
+
 impl Process {
     /// Samples the run by `plan`: it starts in the functional model. With
     /// several harts a window measures the machine: all threads'
@@ -214,118 +363,21 @@ impl Process {
                  (machine.model = \"timing\")"
                 .into());
         }
-        self.switch_model_quietly(Model::Functional);
-        self.roi.sampling = Some(Sampler {
-            plan,
-            period: 0,
-            phase: Phase::Functional,
-            warmup_start: 0,
-            warmup_instructions: 0,
-            start: Counters::default(),
-            windows: Vec::new(),
-        });
+        Process::switch_model_quietly(self, Model::Functional);
+        self.roi.sampling = Some(Sampler::new(plan));
         Ok(())
     }
 
     /// The instruction count of the sampler's next change of phase.
     pub(crate) fn next_sample_point(&self) -> Option<u64> {
-        let s = self.roi.sampling.as_ref()?;
-        let end = (s.period + 1).saturating_mul(s.plan.period);
-        Some(match s.phase {
-            Phase::Functional => s.plan.warmup_start(s.period),
-            Phase::Warmup => end - s.plan.detail,
-            Phase::Detail => end,
-        })
+        self.roi.sampling.as_ref().map(Sampler::next_point)
     }
 
     /// Acts on the sampler's points that have been reached.
     pub(crate) fn check_sample_points(&mut self) {
-        while self
-            .next_sample_point()
-            .is_some_and(|n| self.total_insns >= n)
-        {
-            let Some(phase) = self.roi.sampling.as_ref().map(|s| s.phase) else {
-                return;
-            };
-            match phase {
-                Phase::Functional => {
-                    self.switch_model_quietly(Model::Timing);
-                    let at = self.total_insns;
-                    if let Some(s) = self.roi.sampling.as_mut() {
-                        s.warmup_start = at;
-                    }
-                    self.set_sample_phase(Phase::Warmup);
-                }
-                Phase::Warmup => {
-                    let start = self.sample_counters();
-                    if let Some(s) = self.roi.sampling.as_mut() {
-                        s.warmup_instructions += start.instructions - s.warmup_start;
-                        s.start = start;
-                    }
-                    self.set_sample_phase(Phase::Detail);
-                }
-                Phase::Detail => {
-                    let now = self.sample_counters();
-                    let Some(start) = self.roi.sampling.as_ref().map(|s| s.start) else {
-                        return;
-                    };
-                    let window = SampleWindow {
-                        start_instructions: start.instructions,
-                        instructions: now.instructions - start.instructions,
-                        cycles: now.cycles - start.cycles,
-                        sim_time_ns: self.cycles_to_ns(now.cycles)
-                            - self.cycles_to_ns(start.cycles),
-                        l1d_misses: now.l1d_misses.saturating_sub(start.l1d_misses),
-                        bus_transfers: now.bus_transfers.saturating_sub(start.bus_transfers),
-                    };
-                    if let Some(s) = self.roi.sampling.as_mut() {
-                        s.windows.push(window);
-                        s.period += 1;
-                    }
-                    // The next warm-up may start here (warmup + detail =
-                    // period): then the model stays.
-                    if self
-                        .next_sample_point()
-                        .is_some_and(|n| n > self.total_insns)
-                    {
-                        self.switch_model_quietly(Model::Functional);
-                        self.set_sample_phase(Phase::Functional);
-                    } else {
-                        let at = self.total_insns;
-                        if let Some(s) = self.roi.sampling.as_mut() {
-                            s.warmup_start = at;
-                        }
-                        self.set_sample_phase(Phase::Warmup);
-                    }
-                }
-            }
-        }
-    }
-
-    fn set_sample_phase(&mut self, phase: Phase) {
-        if let Some(s) = self.roi.sampling.as_mut() {
-            s.phase = phase;
-        }
-    }
-
-    /// The counters a window measures, as they are now.
-    fn sample_counters(&mut self) -> Counters {
-        let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
-        let instructions = self.total_insns;
-        let (l1d_misses, bus_transfers) = self.any_memsys().map_or((0, 0), |m| {
-            let l1d = m
-                .cache_stats()
-                .iter()
-                .filter(|(name, _)| name.ends_with(".l1d"))
-                .map(|(_, s)| s.read_misses + s.write_misses)
-                .sum();
-            (l1d, m.bus_stats().transfers)
-        });
-        Counters {
-            instructions,
-            cycles,
-            l1d_misses,
-            bus_transfers,
+        if let Some(mut s) = self.roi.sampling.take() {
+            s.check_points(self);
+            self.roi.sampling = Some(s);
         }
     }
 
@@ -337,20 +389,7 @@ impl Process {
     /// What the sampled run reports at its end.
     pub(crate) fn sampling_outcome(&self) -> Option<SamplingOutcome> {
         let s = self.roi.sampling.as_ref()?;
-        let total = self.total_insns;
-        // A warm-up or window the end cut short was timed, not measured.
-        let cut_short = match s.phase {
-            Phase::Functional => 0,
-            Phase::Warmup => total - s.warmup_start,
-            Phase::Detail => total - s.start.instructions,
-        };
-        Some(SamplingOutcome {
-            plan: s.plan,
-            windows: s.windows.clone(),
-            total_instructions: total,
-            warmup_instructions: s.warmup_instructions + cut_short,
-            estimate: estimate(&s.windows, s.plan.detail, total, self.opts.hart.clock_hz),
-        })
+        Some(s.outcome(self.total_insns, self.opts.hart.clock_hz))
     }
 }
 

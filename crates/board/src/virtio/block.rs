@@ -6,10 +6,17 @@
 //! however it exits; `VIRTIO_BLK_T_FLUSH` calls `fsync` for durability
 //! against host crashes too. The capacity is the file's length in 512-byte
 //! sectors (a partial last sector is not visible).
+//!
+//! A device made with [`Block::open_overlay`] (a machine that is
+//! checkpointed or restored, `docs/checkpoints.md`) never writes its image:
+//! the sectors written are kept in memory over it, and a checkpoint saves
+//! them with the device's state.
 
 use super::queue::{total_len, Chain, Cursor, Queue, QueueError, QUEUE_MAX};
 use super::VirtioDevice;
 use crate::guest_mem::GuestMemory;
+use rvnvmm_checkpoint::{CheckpointError, StateReader, StateWriter};
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::unix::fs::FileExt;
@@ -34,6 +41,10 @@ const ID_BYTES: usize = 20;
 /// Host I/O is done in pieces of at most this many bytes.
 const CHUNK: usize = 64 * 1024;
 
+/// The sectors written since a device was made, by sector number, when
+/// they are kept over the image instead of written to it.
+type Overlay = BTreeMap<u64, Box<[u8; SECTOR as usize]>>;
+
 /// A virtio block device.
 #[derive(Debug)]
 pub struct Block {
@@ -41,6 +52,9 @@ pub struct Block {
     sectors: u64,
     read_only: bool,
     id: [u8; ID_BYTES],
+    /// With [`Block::open_overlay`]: the sectors written, kept over the
+    /// image (which is opened read-only).
+    overlay: Option<Overlay>,
 }
 
 impl Block {
@@ -70,6 +84,22 @@ impl Block {
         Block::from_file(file, read_only)
     }
 
+    /// Opens the raw image at `path` as the base of an overlay: the guest
+    /// may write the disk, but the sectors it writes are kept in memory
+    /// (and saved in checkpoints, [`VirtioDevice::save`]), and the image
+    /// is opened read-only and never changed.
+    pub fn open_overlay(path: &Path) -> io::Result<Block> {
+        let mut b = Block::open(path, true)?;
+        b.read_only = false;
+        b.overlay = Some(Overlay::new());
+        Ok(b)
+    }
+
+    /// Bytes of the sectors kept over the image (0 without an overlay).
+    pub fn overlay_bytes(&self) -> u64 {
+        self.overlay.as_ref().map_or(0, |o| o.len() as u64 * SECTOR)
+    }
+
     /// A device on an open image file. The file is locked (`flock`):
     /// exclusively when writable, shared when read-only, so two emulators
     /// cannot write one image at once.
@@ -96,6 +126,7 @@ impl Block {
             sectors,
             read_only,
             id: *b"rvnvmm-blk\0\0\0\0\0\0\0\0\0\0",
+            overlay: None,
         })
     }
 
@@ -156,6 +187,8 @@ impl Block {
                 }
             }
             T_IN | T_OUT => (S_IOERR, 0),
+            // The overlay is in memory: nothing to make durable.
+            T_FLUSH if self.overlay.is_some() => (S_OK, 0),
             T_FLUSH => match self.file.sync_all() {
                 Ok(()) => (S_OK, 0),
                 Err(_) => (S_IOERR, 0),
@@ -190,15 +223,24 @@ impl Block {
             if let Err(e) = self.file.read_exact_at(&mut buf[..n], pos + done) {
                 return Ok(Err(e));
             }
+            if let Some(overlay) = &self.overlay {
+                // `pos` and the chunks are whole sectors (`in_range`).
+                let first = (pos + done) / SECTOR;
+                for (s, data) in overlay.range(first..first + n as u64 / SECTOR) {
+                    let at = ((s - first) * SECTOR) as usize;
+                    buf[at..at + SECTOR as usize].copy_from_slice(&data[..]);
+                }
+            }
             out.write(mem, &buf[..n])?;
             done += n as u64;
         }
         Ok(Ok(()))
     }
 
-    /// Writes the rest of the readable buffers to the image at `pos`.
+    /// Writes the rest of the readable buffers (whole sectors,
+    /// `in_range`) to the image at `pos`, or over it.
     fn write_from(
-        &self,
+        &mut self,
         pos: u64,
         data: &mut Cursor<'_>,
         mem: &mut dyn GuestMemory,
@@ -210,7 +252,15 @@ impl Block {
             if n == 0 {
                 return Ok(Ok(()));
             }
-            if let Err(e) = self.file.write_all_at(&buf[..n], pos + done) {
+            if let Some(overlay) = self.overlay.as_mut() {
+                // `Cursor::read` fills the buffer until the chain ends, so
+                // every piece is whole sectors.
+                let first = (pos + done) / SECTOR;
+                for (i, data) in buf[..n].chunks_exact(SECTOR as usize).enumerate() {
+                    let sector: [u8; SECTOR as usize] = data.try_into().expect("a sector");
+                    overlay.insert(first + i as u64, Box::new(sector));
+                }
+            } else if let Err(e) = self.file.write_all_at(&buf[..n], pos + done) {
                 return Ok(Err(e));
             }
             done += n as u64;
@@ -237,6 +287,52 @@ impl VirtioDevice for Block {
         config[0..8].copy_from_slice(&self.sectors.to_le_bytes());
         config[12..16].copy_from_slice(&(u32::from(QUEUE_MAX) - 2).to_le_bytes());
         config_bytes(&config, offset, data);
+    }
+
+    /// The sectors written since the boot (the overlay); a disk written
+    /// through to its image cannot be saved.
+    fn save(&self, w: &mut StateWriter) -> Result<(), CheckpointError> {
+        let Some(overlay) = &self.overlay else {
+            return Err(CheckpointError::Unsupported(
+                "a disk written through to its image (only a disk opened as an overlay)".into(),
+            ));
+        };
+        w.u64(self.sectors);
+        w.u64s(&overlay.keys().copied().collect::<Vec<_>>());
+        let data: Vec<u8> = overlay.values().flat_map(|s| s.iter().copied()).collect();
+        w.deflated(&data);
+        Ok(())
+    }
+
+    /// Reads back what [`Block::save`] wrote, over this device's image
+    /// (which the caller checked is the checkpoint's).
+    fn restore(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
+        let Some(overlay) = self.overlay.as_mut() else {
+            return Err(r.malformed("a disk overlay for a disk written through to its image"));
+        };
+        let sectors = r.u64()?;
+        if sectors != self.sectors {
+            return Err(r.malformed(format!(
+                "a disk of {sectors} sectors, the image has {}",
+                self.sectors
+            )));
+        }
+        let written = r.u64s(usize::MAX)?;
+        if let Some(s) = written.iter().find(|&&s| s >= self.sectors) {
+            return Err(r.malformed(format!("sector {s} written on a disk of {sectors}")));
+        }
+        if written.windows(2).any(|p| p[0] >= p[1]) {
+            return Err(r.malformed("the written sectors are not in order"));
+        }
+        let data = r.inflated(written.len().saturating_mul(SECTOR as usize))?;
+        if data.len() != written.len() * SECTOR as usize {
+            return Err(r.malformed("the written sectors' data is of another length"));
+        }
+        overlay.clear();
+        for (s, bytes) in written.iter().zip(data.chunks_exact(SECTOR as usize)) {
+            overlay.insert(*s, Box::new(bytes.try_into().expect("a sector")));
+        }
+        Ok(())
     }
 
     fn process(
@@ -368,6 +464,76 @@ mod tests {
         header(&mut mem, T_GET_ID, 0);
         assert_eq!(run(&mut t, &mut mem, &mut d, Some((20, true))), (21, S_OK));
         assert_eq!(&mem.get(DATA, 11), b"rvnvmm-blk\0");
+    }
+
+    #[test]
+    fn an_overlay_keeps_writes_off_the_image_and_checkpoints_them() {
+        let image: Vec<u8> = (0..8192u32).map(|i| (i % 251) as u8).collect();
+        let img = TempImage::new("overlay", &image);
+        let mut t = VirtioMmio::new(Box::new(Block::open_overlay(&img.0).unwrap()));
+        init(&mut t, 1, 16);
+        t.store(0x14, 4, 0);
+        assert_eq!(
+            t.load(0x10, 4),
+            Some((1 << 28) | (1 << 9) | (1 << 2)),
+            "writable: no F_RO"
+        );
+        let mut mem = ram();
+        let mut d = Driver::new(16);
+        header(&mut mem, T_OUT, 3);
+        let written: Vec<u8> = (0..1024u32).map(|i| (i % 13) as u8 + 1).collect();
+        mem.put(DATA, &written);
+        assert_eq!(
+            run(&mut t, &mut mem, &mut d, Some((1024, false))),
+            (1, S_OK)
+        );
+        assert_eq!(
+            std::fs::read(&img.0).unwrap(),
+            image,
+            "the image is unchanged"
+        );
+        header(&mut mem, T_FLUSH, 0);
+        assert_eq!(run(&mut t, &mut mem, &mut d, None), (1, S_OK));
+
+        // Reads see the written sectors over the image.
+        let mut want = image[1024..3072].to_vec();
+        want[512..1536].copy_from_slice(&written);
+        header(&mut mem, T_IN, 2);
+        assert_eq!(
+            run(&mut t, &mut mem, &mut d, Some((2048, true))),
+            (2049, S_OK)
+        );
+        assert_eq!(mem.get(DATA, 2048), &want[..]);
+
+        // A device restored from a checkpoint over the same image reads
+        // the same, and its queue goes on.
+        let mut w = StateWriter::new();
+        t.save(&mut w).unwrap();
+        let saved = w.into_bytes();
+        let mut again = VirtioMmio::new(Box::new(Block::open_overlay(&img.0).unwrap()));
+        let mut r = StateReader::new("board", &saved);
+        again.restore(&mut r).unwrap();
+        r.finish().unwrap();
+        mem.put(DATA, &[0; 2048]);
+        header(&mut mem, T_IN, 2);
+        assert_eq!(
+            run(&mut again, &mut mem, &mut d, Some((2048, true))),
+            (2049, S_OK)
+        );
+        assert_eq!(mem.get(DATA, 2048), &want[..]);
+
+        // Over an image of another size: refused.
+        let small = TempImage::new("overlay-small", &image[..4096]);
+        let mut other = VirtioMmio::new(Box::new(Block::open_overlay(&small.0).unwrap()));
+        let e = other
+            .restore(&mut StateReader::new("board", &saved))
+            .unwrap_err();
+        assert!(e.to_string().contains("16 sectors, the image has 8"), "{e}");
+        drop((t, again));
+        // A disk written through to its image is not saved.
+        let through = device(&img, false);
+        let e = through.save(&mut StateWriter::new()).unwrap_err();
+        assert!(e.to_string().contains("written through"), "{e}");
     }
 
     #[test]
