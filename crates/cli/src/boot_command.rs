@@ -476,17 +476,12 @@ fn restore_point(
     let point = crate::checkpoint::point_now(m, trigger);
     let mut sections = crate::checkpoint::save(m, roi, dir.is_some())?;
     if let Some(dir) = dir {
-        let disk = rig.disk.as_deref().filter(|_| rig.disk_overlay);
-        sections = crate::checkpoint::write(
-            "boot",
-            &rig.cfg,
-            disk,
-            rig.boot_files.as_ref(),
-            sections,
-            &point,
-            dir,
-            started,
-        )?;
+        let origin = crate::checkpoint::Origin {
+            kind: "boot",
+            disk: rig.disk.as_deref().filter(|_| rig.disk_overlay),
+            boot: rig.boot_files.as_ref(),
+        };
+        sections = crate::checkpoint::write(origin, &rig.cfg, sections, &point, dir, started)?;
     }
     let ff_ends = ends_fast_forward || roi.fast_forwarding();
     let timed = m.is_timed() || ff_ends;

@@ -102,15 +102,24 @@ pub fn save(
     Ok(sections)
 }
 
-/// Writes `sections` (with RAM) as a checkpoint of `rvnvmm KIND` (`boot`,
-/// `run`) on the machine `cfg` (with the disk image `disk`, if any,
-/// booted from `boot`) at `point` into `dir`, says so on stderr with its
-/// size and the host time it took, and gives the sections back.
+/// What a checkpoint is of, beyond its machine: the manifest's `kind`,
+/// `disk` and `boot`.
+#[derive(Clone, Copy, Debug)]
+pub struct Origin<'a> {
+    /// The command: `boot` or `run`.
+    pub kind: &'a str,
+    /// The disk image under the saved overlay, if any.
+    pub disk: Option<&'a Path>,
+    /// The files the machine booted from (what a reboot needs), if known.
+    pub boot: Option<&'a rvnvmm_checkpoint::BootFiles>,
+}
+
+/// Writes `sections` (with RAM) as a checkpoint of `origin` on the machine
+/// `cfg` at `point` into `dir`, says so on stderr with its size and the
+/// host time it took, and gives the sections back.
 pub fn write(
-    kind: &str,
+    origin: Origin<'_>,
     cfg: &rvnvmm_config::Config,
-    disk: Option<&Path>,
-    boot: Option<&rvnvmm_checkpoint::BootFiles>,
     sections: Sections,
     point: &Point,
     dir: &Path,
@@ -119,13 +128,14 @@ pub fn write(
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         rvnvmm_version: env!("CARGO_PKG_VERSION").to_string(),
-        kind: kind.into(),
+        kind: origin.kind.into(),
         config: serde_json::to_value(cfg).expect("the configuration as JSON"),
         memory_map: memory_map(cfg)?,
         point: point.clone(),
         sections: Vec::new(),
-        boot: boot.cloned(),
-        disk: disk
+        boot: origin.boot.cloned(),
+        disk: origin
+            .disk
             .map(|p| {
                 FileIdentity::of(p).map_err(|source| crate::boot_command::BootError::Disk {
                     path: p.to_path_buf(),

@@ -179,8 +179,18 @@ impl Points {
             .map_err(boot_error)?;
         if let Some(dir) = &write_to {
             self.written = true;
-            sections =
-                crate::checkpoint::write("run", cfg, None, None, sections, &point, dir, started)?;
+            sections = crate::checkpoint::write(
+                crate::checkpoint::Origin {
+                    kind: "run",
+                    disk: None,
+                    boot: None,
+                },
+                cfg,
+                sections,
+                &point,
+                dir,
+                started,
+            )?;
             if self.exit_after {
                 return Ok(AfterPoint::Ends(Box::new(process), Box::new(stopped)));
             }
