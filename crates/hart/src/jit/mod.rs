@@ -21,11 +21,13 @@
 //! everything else runs on the interpreter.
 
 mod arena;
+mod fp;
 mod x86;
 
 pub use arena::{ArenaError, ExecArena};
 
 use crate::exec::Flow;
+use crate::privileged::mstatus::{FS, FS_DIRTY};
 use crate::tlb::TlbEntry;
 use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
@@ -420,6 +422,12 @@ const FILTER_FETCH: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch
 const FILTER_FETCH_HITS: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch_hits));
 const FILTER_FETCH_SHIFT: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch_shift));
 const FETCH: u8 = offset(std::mem::offset_of!(JitCtx, fetch));
+/// The context's hart pointer, the first argument of the FP helpers.
+const HART: u32 = std::mem::offset_of!(JitCtx, hart) as u32;
+/// The hart's FP registers, from its integer registers.
+const F_REGS: i32 = from_registers(std::mem::offset_of!(Hart, f));
+/// The hart's `mstatus`, from its registers.
+const MSTATUS: i32 = from_registers(std::mem::offset_of!(Hart, csrs.mstatus));
 /// The hart's instruction count, from its registers (`rbx`).
 const INSTRET: i32 = from_registers(std::mem::offset_of!(Hart, instret));
 /// The hart's core clock, from its registers.
@@ -586,7 +594,61 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
+    // FP loads and stores: as the integer ones, behind an inline test
+    // that the FP state is Dirty (`Hart::fp_dirty` would change or trap
+    // otherwise: the helper does it); a load NaN-boxes to 64 bits with
+    // `boxing` (`rvnvmm_fpu::box_f32`, `box_f16`).
+    let fp_load = |asm: &mut Asm, size: u64, boxing: u64| {
+        let fs_off = asm.field_test(MSTATUS, FS as u32, FS_DIRTY as u32);
+        let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_DATA_SHIFT, FILTER_READ, FILTER_READ_HITS));
+        asm.load_host(size, false);
+        if boxing != 0 {
+            asm.mov_imm(Reg::Rcx, boxing);
+            asm.alu(Alu::Or, true);
+        }
+        asm.store_hart(F_REGS + 8 * i32::from(ins.rd & 31));
+        let done = asm.jump();
+        asm.here(fs_off);
+        asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
+    let fp_store = |asm: &mut Asm, size: u64| {
+        let fs_off = asm.field_test(MSTATUS, FS as u32, FS_DIRTY as u32);
+        let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_DATA_SHIFT, FILTER_WRITE, FILTER_WRITE_HITS));
+        asm.load_hart_to(Reg::Rcx, F_REGS + 8 * i32::from(ins.rs2 & 31));
+        asm.store_host(size);
+        let done = asm.jump();
+        asm.here(fs_off);
+        asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
+    if let Some(helper) = fp::helper(ins.op) {
+        // An F or D computation: its own helper, and the generic one
+        // only where that refuses (FP state not Dirty, a trapping `rm`).
+        let done = asm.call_abs(HART, fp::operands(ins), helper as usize as u64);
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+        return;
+    }
     match ins.op {
+        Flw => fp_load(asm, 4, rvnvmm_fpu::box_f32(0)),
+        Fld => fp_load(asm, 8, 0),
+        Flh => fp_load(asm, 2, rvnvmm_fpu::box_f16(0)),
+        Fsw => fp_store(asm, 4),
+        Fsd => fp_store(asm, 8),
+        Fsh => fp_store(asm, 2),
         Lui => constant(asm, imm),
         Auipc => constant(asm, pc.wrapping_add(imm)),
         Jal => constant(asm, pc.wrapping_add(ins.len as u64)),

@@ -464,6 +464,43 @@ impl Asm {
         self.u32(disp as u32);
     }
 
+    /// `reg = [rbx + disp]`: a hart field at `disp` from the registers.
+    pub fn load_hart_to(&mut self, reg: Reg, disp: i32) {
+        self.bytes(&[0x48, 0x8b, 0x83 | (reg as u8) << 3]);
+        self.u32(disp as u32);
+    }
+
+    /// `[rbx + disp] = rax`: a hart field at `disp` from the registers.
+    pub fn store_hart(&mut self, disp: i32) {
+        self.bytes(&[0x48, 0x89, 0x83]);
+        self.u32(disp as u32);
+    }
+
+    /// Jumps to the returned fixup unless the bits `mask` of the hart field
+    /// at `disp` (below bit 31) equal `value`; clobbers `rax`.
+    pub fn field_test(&mut self, disp: i32, mask: u32, value: u32) -> usize {
+        self.load_hart(disp);
+        self.bytes(&[0x25]); // and eax, imm32
+        self.u32(mask);
+        self.bytes(&[0x3d]); // cmp eax, imm32
+        self.u32(value);
+        self.jump_if(Cond::Ne)
+    }
+
+    /// Calls the function at `f` with `([r12 + at], arg)` (`at` a context
+    /// field's `disp32`) and jumps to the returned fixup if it returns
+    /// zero.
+    pub fn call_abs(&mut self, at: u32, arg: u32, f: u64) -> usize {
+        self.load_ctx_far(7, at); // mov rdi, [r12 + at]
+        self.bytes(&[0xbe]); // mov esi, imm32
+        self.u32(arg);
+        self.bytes(&[0x48, 0xb8]); // movabs rax, f
+        self.code.extend_from_slice(&f.to_le_bytes());
+        self.bytes(&[0xff, 0xd0]); // call rax
+        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
+        self.jump_if(Cond::Eq)
+    }
+
     /// `[rbx + disp] += rax`.
     pub fn add_to_hart(&mut self, disp: i32) {
         self.bytes(&[0x48, 0x01, 0x83]);
@@ -578,6 +615,32 @@ mod tests {
             ]
         );
         assert_eq!(a.code[a.code.len() - 7..], [0x48, 0x81, 0x07, 1, 0, 0, 0]);
+        let mut a = Asm::default();
+        a.load_hart_to(Reg::Rcx, 0x108);
+        a.store_hart(-8);
+        assert_eq!(
+            a.code,
+            [0x48, 0x8b, 0x8b, 8, 1, 0, 0, 0x48, 0x89, 0x83, 0xf8, 0xff, 0xff, 0xff]
+        );
+        let mut a = Asm::default();
+        a.field_test(0x10, 0x6000, 0x6000);
+        assert_eq!(
+            a.code,
+            [
+                0x48, 0x8b, 0x83, 0x10, 0, 0, 0, 0x25, 0, 0x60, 0, 0, 0x3d, 0, 0x60, 0, 0, 0x0f,
+                0x85, 0, 0, 0, 0
+            ]
+        );
+        let mut a = Asm::default();
+        a.call_abs(0xa0, 7, 0x1122_3344_5566_7788);
+        assert_eq!(
+            a.code,
+            [
+                0x49, 0x8b, 0xbc, 0x24, 0xa0, 0, 0, 0, 0xbe, 7, 0, 0, 0, 0x48, 0xb8, 0x88, 0x77,
+                0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0xff, 0xd0, 0x48, 0x85, 0xc0, 0x0f, 0x84, 0, 0,
+                0, 0
+            ]
+        );
     }
 
     #[test]
