@@ -540,6 +540,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             Some(&links[i as usize]),
         );
         asm.here(not_taken);
+        // Reached only by the jump, with rs1 still loaded.
+        asm.assume_rax_holds(ins.rs1);
     };
     let set_if = |cond: Cond| {
         move |asm: &mut Asm| {
@@ -578,7 +580,13 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             asm.here(filter_miss);
         }
         asm.call_helper(i, HELPER | i);
+        // Both paths join with rd in rax (the next instruction often
+        // reads it).
+        if ins.rd & 31 != 0 {
+            asm.load_guest(Reg::Rax, ins.rd);
+        }
         asm.here(done);
+        asm.assume_rax_holds(ins.rd);
     };
     let store = |asm: &mut Asm, size: u64| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);

@@ -95,11 +95,23 @@ pub struct Asm {
     pub code: Vec<u8>,
     /// Offsets of `rel32` fields that jump to the exit.
     exit_fixups: Vec<usize>,
+    /// The guest register (1-31) whose value `rax` holds here, as last
+    /// loaded or stored: a load of it into `rax` is left out, into `rcx`
+    /// becomes a register move. Forgotten by any other instruction and at
+    /// every jump target.
+    rax_holds: Option<u8>,
 }
 
 impl Asm {
     fn bytes(&mut self, b: &[u8]) {
+        self.rax_holds = None;
         self.code.extend_from_slice(b);
+    }
+
+    /// Declares that `rax` holds guest register `r` here, on every path
+    /// that reaches this point.
+    pub fn assume_rax_holds(&mut self, r: u8) {
+        self.rax_holds = Some(r & 31).filter(|&r| r != 0);
     }
 
     fn u32(&mut self, v: u32) {
@@ -117,15 +129,28 @@ impl Asm {
 
     /// `reg = x[r]`.
     pub fn load_guest(&mut self, reg: Reg, r: u8) {
+        let held = self.rax_holds;
+        if held.is_some() && held == Some(r & 31) {
+            if let Reg::Rcx = reg {
+                self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
+                self.rax_holds = held;
+            }
+            return;
+        }
         // mov reg, [rbx + disp32]
         self.bytes(&[0x48, 0x8b, 0x83 | (reg as u8) << 3]);
         self.u32(8 * (r as u32 & 31));
+        match reg {
+            Reg::Rax => self.assume_rax_holds(r),
+            Reg::Rcx => self.rax_holds = held,
+        }
     }
 
     /// `x[r] = rax`.
     pub fn store_guest(&mut self, r: u8) {
         self.bytes(&[0x48, 0x89, 0x83]); // mov [rbx + disp32], rax
         self.u32(8 * (r as u32 & 31));
+        self.assume_rax_holds(r);
     }
 
     /// `reg = v`.
@@ -301,8 +326,10 @@ impl Asm {
         let tag = std::mem::offset_of!(TlbEntry, tag) as u8;
         let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
         self.load_guest(Reg::Rax, rs1);
-        self.bytes(&[0x48, 0x05]); // add rax, simm32
-        self.u32(imm as u32);
+        if imm != 0 {
+            self.bytes(&[0x48, 0x05]); // add rax, simm32
+            self.u32(imm as u32);
+        }
         self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
         self.bytes(&[0x48, 0xc1, 0xe9, 12]); // shr rcx, 12
         self.bytes(&[0x0f, 0xb6, 0xc9]); // movzx ecx, cl (256 entries)
@@ -551,6 +578,7 @@ impl Asm {
 
     /// Points the jump with `fixup` here.
     pub fn here(&mut self, fixup: usize) {
+        self.rax_holds = None;
         let at = fixup - 4;
         let rel = (self.code.len() - fixup) as i32;
         self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
@@ -641,6 +669,31 @@ mod tests {
                 0, 0
             ]
         );
+    }
+
+    #[test]
+    fn a_register_just_loaded_or_stored_is_not_loaded_again() {
+        let mut a = Asm::default();
+        a.load_guest(Reg::Rax, 5);
+        a.load_guest(Reg::Rax, 5); // left out
+        a.load_guest(Reg::Rcx, 5); // mov rcx, rax
+        a.load_guest(Reg::Rcx, 6);
+        a.load_guest(Reg::Rax, 5); // still held
+        assert_eq!(
+            a.code,
+            [0x48, 0x8b, 0x83, 40, 0, 0, 0, 0x48, 0x89, 0xc1, 0x48, 0x8b, 0x8b, 48, 0, 0, 0]
+        );
+        let mut a = Asm::default();
+        a.store_guest(7);
+        a.load_guest(Reg::Rax, 7); // left out
+        let to = a.jump();
+        a.here(to);
+        a.load_guest(Reg::Rax, 7); // a jump target: loaded
+        a.mov_imm(Reg::Rcx, 1);
+        a.load_guest(Reg::Rax, 7); // after another instruction: loaded
+        a.load_guest(Reg::Rax, 0);
+        a.load_guest(Reg::Rax, 0); // x0 is never held
+        assert_eq!(a.code.len(), 7 + 5 + 7 + 5 + 7 + 7 + 7);
     }
 
     #[test]
