@@ -33,7 +33,7 @@ use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};
 use std::cell::Cell;
-use x86::{Alu, Asm, Cond, MulHigh, Reg, Shift};
+use x86::{Alu, Asm, Cond, MulHigh, Reg, Shift, SignFrom};
 
 /// Executions of a block before it is translated: cold code costs nothing.
 pub const HOT_THRESHOLD: u32 = 16;
@@ -642,6 +642,53 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
+    // FP moves and sign injections of doubles: inline behind the same
+    // test (no flags, no rounding, no NaN-boxing to check).
+    let fp_inline = |asm: &mut Asm, body: &dyn Fn(&mut Asm)| {
+        let fs_off = asm.field_test(MSTATUS, FS as u32, FS_DIRTY as u32);
+        body(asm);
+        let done = asm.jump();
+        asm.here(fs_off);
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
+    let f_reg = |r: u8| F_REGS + 8 * i32::from(r & 31);
+    let sign_inject = |kind: SignFrom| {
+        move |asm: &mut Asm| {
+            asm.load_hart_to(Reg::Rax, f_reg(ins.rs1));
+            asm.load_hart_to(Reg::Rcx, f_reg(ins.rs2));
+            asm.sign_inject(kind);
+            asm.store_hart(f_reg(ins.rd));
+        }
+    };
+    let to_x = |asm: &mut Asm, sign_extend_word: bool| {
+        if ins.rd & 31 != 0 {
+            asm.load_hart_to(Reg::Rax, f_reg(ins.rs1));
+            if sign_extend_word {
+                asm.sext32();
+            }
+            asm.store_guest(ins.rd);
+        }
+    };
+    match ins.op {
+        FsgnjD => return fp_inline(asm, &sign_inject(SignFrom::Second)),
+        FsgnjnD => return fp_inline(asm, &sign_inject(SignFrom::NotSecond)),
+        FsgnjxD => return fp_inline(asm, &sign_inject(SignFrom::Xor)),
+        FmvXD => return fp_inline(asm, &|asm: &mut Asm| to_x(asm, false)),
+        FmvXW => return fp_inline(asm, &|asm: &mut Asm| to_x(asm, true)),
+        FmvDX | FmvWX => {
+            return fp_inline(asm, &|asm: &mut Asm| {
+                asm.load_guest(Reg::Rax, ins.rs1);
+                if ins.op == FmvWX {
+                    asm.zext32();
+                    asm.mov_imm(Reg::Rcx, rvnvmm_fpu::box_f32(0));
+                    asm.alu(Alu::Or, true);
+                }
+                asm.store_hart(f_reg(ins.rd));
+            })
+        }
+        _ => {}
+    }
     if let Some(helper) = fp::helper(ins.op) {
         // An F or D computation: its own helper, and the generic one
         // only where that refuses (FP state not Dirty, a trapping `rm`).

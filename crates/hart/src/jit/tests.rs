@@ -922,6 +922,10 @@ fn fp_loads_and_stores_match_the_interpreter() {
         i_type(3, 0x07, 13, BASE_REG, 100), // fld f13, 100(x31)
         fs_type(3, BASE_REG, 13, 108),      // fsd f13, 108(x31)
         r_type(1, 7, 0x53, 14, 8, 9),       // fadd.d f14, f8, f9 (dyn)
+        r_type(0x11, 1, 0x53, 15, 2, 1),    // fsgnjn.d f15, f2, f1
+        r_type(0x71, 0, 0x53, 5, 2, 0),     // fmv.x.d x5, f2
+        r_type(0x79, 0, 0x53, 16, 2, 0),    // fmv.d.x f16, x2
+        r_type(0x70, 0, 0x53, 6, 1, 0),     // fmv.x.w x6, f1
         ECALL,
     ];
     let mut x = [0u64; 16];

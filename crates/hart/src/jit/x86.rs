@@ -78,6 +78,17 @@ pub enum MulHigh {
     SignedUnsigned,
 }
 
+/// Where `fsgnj.d`, `fsgnjn.d` and `fsgnjx.d` take the result's sign.
+#[derive(Clone, Copy, Debug)]
+pub enum SignFrom {
+    /// The second operand's sign.
+    Second,
+    /// The inverse of the second operand's sign.
+    NotSecond,
+    /// The first operand's sign XOR the second's.
+    Xor,
+}
+
 /// Scratch registers.
 #[derive(Clone, Copy, Debug)]
 pub enum Reg {
@@ -267,6 +278,27 @@ impl Asm {
         for d in done {
             self.here(d);
         }
+    }
+
+    /// `rax` = `rax` with the sign bit `kind` says from `rcx` (the
+    /// `fsgnj.d` family); clobbers `rcx`.
+    pub fn sign_inject(&mut self, kind: SignFrom) {
+        if let SignFrom::NotSecond = kind {
+            self.bytes(&[0x48, 0xf7, 0xd1]); // not rcx
+        }
+        self.bytes(&[0x48, 0xc1, 0xe9, 63]); // shr rcx, 63
+        self.bytes(&[0x48, 0xc1, 0xe1, 63]); // shl rcx, 63 (the sign alone)
+        if let SignFrom::Xor = kind {
+            self.bytes(&[0x48, 0x31, 0xc8]); // xor rax, rcx
+        } else {
+            self.bytes(&[0x48, 0x0f, 0xba, 0xf0, 63]); // btr rax, 63
+            self.bytes(&[0x48, 0x09, 0xc8]); // or rax, rcx
+        }
+    }
+
+    /// `rax = zero-extended eax`.
+    pub fn zext32(&mut self) {
+        self.bytes(&[0x89, 0xc0]); // mov eax, eax
     }
 
     /// `rax = sign-extended eax`.
@@ -694,6 +726,22 @@ mod tests {
         a.load_guest(Reg::Rax, 0);
         a.load_guest(Reg::Rax, 0); // x0 is never held
         assert_eq!(a.code.len(), 7 + 5 + 7 + 5 + 7 + 7 + 7);
+    }
+
+    #[test]
+    fn sign_injection_encodings() {
+        let mut a = Asm::default();
+        a.sign_inject(SignFrom::NotSecond);
+        a.sign_inject(SignFrom::Xor);
+        a.zext32();
+        assert_eq!(
+            a.code,
+            [
+                0x48, 0xf7, 0xd1, 0x48, 0xc1, 0xe9, 63, 0x48, 0xc1, 0xe1, 63, 0x48, 0x0f, 0xba,
+                0xf0, 63, 0x48, 0x09, 0xc8, 0x48, 0xc1, 0xe9, 63, 0x48, 0xc1, 0xe1, 63, 0x48, 0x31,
+                0xc8, 0x89, 0xc0
+            ]
+        );
     }
 
     #[test]
