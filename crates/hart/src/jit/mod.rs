@@ -2,10 +2,12 @@
 //!
 //! A translation is attached to its decoded [`Block`](crate::Block) and
 //! goes when the code cache is flushed. It runs the block's instructions
-//! in order: integer ALU operations, `lui`/`auipc`/`jal` and conditional
-//! branches inline on the hart's registers; every other instruction through
-//! a helper that runs the interpreter's `step` for that one instruction,
-//! with the same arguments the interpreter passes. The translation neither
+//! in order: integer ALU operations, `lui`/`auipc`/`jal`, conditional
+//! branches, loads and stores (FP ones too) and FP moves inline on the
+//! hart's registers; F and D computations through one helper per operation
+//! running the interpreter's `fp_compute` (`fp.rs`); every other
+//! instruction through a helper that runs the interpreter's `step` for that
+//! one instruction, with the same arguments the interpreter passes. The translation neither
 //! counts instructions nor cycles: it returns where the block ended and
 //! why, and the interpreter's own bookkeeping (`Hart::exec_blocks`) retires
 //! and charges exactly as it would have. So both engines agree at every
