@@ -336,6 +336,9 @@ pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
 /// `cost`, placing the code in `arena`; for a run with a timing model if
 /// `timed` (loads and stores test its filter caches, and a chained jump
 /// fetches `fetch_lines`, the block's page offsets of its fetch lines).
+/// Cold (once per hot block): kept out of the run loops it is called from.
+#[cold]
+#[inline(never)]
 pub(crate) fn translate(
     arena: &mut ExecArena,
     idx: u32,
