@@ -7,8 +7,8 @@
 //! hart's registers; F and D computations through one helper per operation
 //! running the interpreter's `fp_compute` (`fp.rs`); every other
 //! instruction through a helper that runs the interpreter's `step` for that
-//! one instruction, with the same arguments the interpreter passes. The translation neither
-//! counts instructions nor cycles: it returns where the block ended and
+//! one instruction, with the same arguments the interpreter passes. The
+//! translation neither counts instructions nor cycles: it returns where the block ended and
 //! why, and the interpreter's own bookkeeping (`Hart::exec_blocks`) retires
 //! and charges exactly as it would have. So both engines agree at every
 //! exit by construction.
@@ -607,6 +607,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
+    // An FP register's displacement from the integer registers.
+    let f_reg = |r: u8| F_REGS + 8 * i32::from(r & 31);
     // FP loads and stores: as the integer ones, behind an inline test
     // that the FP state is Dirty (`Hart::fp_dirty` would change or trap
     // otherwise: the helper does it); a load NaN-boxes to 64 bits with
@@ -621,7 +623,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             asm.mov_imm(Reg::Rcx, boxing);
             asm.alu(Alu::Or, true);
         }
-        asm.store_hart(F_REGS + 8 * i32::from(ins.rd & 31));
+        asm.store_hart(f_reg(ins.rd));
         let done = asm.jump();
         asm.here(fs_off);
         asm.here(miss);
@@ -636,7 +638,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
         let filter_miss =
             timed.then(|| asm.filter_test(FILTER_DATA_SHIFT, FILTER_WRITE, FILTER_WRITE_HITS));
-        asm.load_hart_to(Reg::Rcx, F_REGS + 8 * i32::from(ins.rs2 & 31));
+        asm.load_hart_to(Reg::Rcx, f_reg(ins.rs2));
         asm.store_host(size);
         let done = asm.jump();
         asm.here(fs_off);
@@ -657,7 +659,6 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
-    let f_reg = |r: u8| F_REGS + 8 * i32::from(r & 31);
     let sign_inject = |kind: SignFrom| {
         move |asm: &mut Asm| {
             asm.load_hart_to(Reg::Rax, f_reg(ins.rs1));
