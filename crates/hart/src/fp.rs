@@ -9,6 +9,15 @@ impl Hart {
     /// Executes an F/D computational instruction. Returns the value for the
     /// integer destination register when the instruction writes one.
     pub(crate) fn exec_fp(&mut self, ins: &Insn, xa: u64) -> Result<Option<u64>, Trap> {
+        self.fp_compute(ins, xa)
+    }
+
+    /// The body of [`exec_fp`](Self::exec_fp), also called by the
+    /// translating engine's per-operation helpers with a constant `op`
+    /// (inlined, so each helper keeps only its own arm). Changes nothing
+    /// when it returns an error (the rounding mode is checked first).
+    #[inline(always)]
+    pub(crate) fn fp_compute(&mut self, ins: &Insn, xa: u64) -> Result<Option<u64>, Trap> {
         let rm = if ins.rm == 7 { self.frm } else { ins.rm };
         let needs_rm = uses_rm(ins.op);
         if needs_rm && rm > 4 {

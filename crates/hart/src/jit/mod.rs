@@ -2,11 +2,13 @@
 //!
 //! A translation is attached to its decoded [`Block`](crate::Block) and
 //! goes when the code cache is flushed. It runs the block's instructions
-//! in order: integer ALU operations, `lui`/`auipc`/`jal` and conditional
-//! branches inline on the hart's registers; every other instruction through
-//! a helper that runs the interpreter's `step` for that one instruction,
-//! with the same arguments the interpreter passes. The translation neither
-//! counts instructions nor cycles: it returns where the block ended and
+//! in order: integer ALU operations, `lui`/`auipc`/`jal`, conditional
+//! branches, loads and stores (FP ones too) and FP moves inline on the
+//! hart's registers; F and D computations through one helper per operation
+//! running the interpreter's `fp_compute` (`fp.rs`); every other
+//! instruction through a helper that runs the interpreter's `step` for that
+//! one instruction, with the same arguments the interpreter passes. The
+//! translation neither counts instructions nor cycles: it returns where the block ended and
 //! why, and the interpreter's own bookkeeping (`Hart::exec_blocks`) retires
 //! and charges exactly as it would have. So both engines agree at every
 //! exit by construction.
@@ -21,17 +23,19 @@
 //! everything else runs on the interpreter.
 
 mod arena;
+mod fp;
 mod x86;
 
 pub use arena::{ArenaError, ExecArena};
 
 use crate::exec::Flow;
+use crate::privileged::mstatus::{FS, FS_DIRTY};
 use crate::tlb::TlbEntry;
 use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};
 use std::cell::Cell;
-use x86::{Alu, Asm, Cond, MulHigh, Reg, Shift};
+use x86::{Alu, Asm, Cond, MulHigh, Reg, Shift, SignFrom};
 
 /// Executions of a block before it is translated: cold code costs nothing.
 pub const HOT_THRESHOLD: u32 = 16;
@@ -332,6 +336,9 @@ pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
 /// `cost`, placing the code in `arena`; for a run with a timing model if
 /// `timed` (loads and stores test its filter caches, and a chained jump
 /// fetches `fetch_lines`, the block's page offsets of its fetch lines).
+/// Cold (once per hot block): kept out of the run loops it is called from.
+#[cold]
+#[inline(never)]
 pub(crate) fn translate(
     arena: &mut ExecArena,
     idx: u32,
@@ -420,6 +427,12 @@ const FILTER_FETCH: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch
 const FILTER_FETCH_HITS: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch_hits));
 const FILTER_FETCH_SHIFT: u32 = filter_offset(std::mem::offset_of!(FilterTables, fetch_shift));
 const FETCH: u8 = offset(std::mem::offset_of!(JitCtx, fetch));
+/// The context's hart pointer, the first argument of the FP helpers.
+const HART: u32 = std::mem::offset_of!(JitCtx, hart) as u32;
+/// The hart's FP registers, from its integer registers.
+const F_REGS: i32 = from_registers(std::mem::offset_of!(Hart, f));
+/// The hart's `mstatus`, from its registers.
+const MSTATUS: i32 = from_registers(std::mem::offset_of!(Hart, csrs.mstatus));
 /// The hart's instruction count, from its registers (`rbx`).
 const INSTRET: i32 = from_registers(std::mem::offset_of!(Hart, instret));
 /// The hart's core clock, from its registers.
@@ -532,6 +545,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             Some(&links[i as usize]),
         );
         asm.here(not_taken);
+        // Reached only by the jump, with rs1 still loaded.
+        asm.assume_rax_holds(ins.rs1);
     };
     let set_if = |cond: Cond| {
         move |asm: &mut Asm| {
@@ -570,7 +585,13 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             asm.here(filter_miss);
         }
         asm.call_helper(i, HELPER | i);
+        // Both paths join with rd in rax (the next instruction often
+        // reads it).
+        if ins.rd & 31 != 0 {
+            asm.load_guest(Reg::Rax, ins.rd);
+        }
         asm.here(done);
+        asm.assume_rax_holds(ins.rd);
     };
     let store = |asm: &mut Asm, size: u64| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
@@ -586,7 +607,109 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         asm.call_helper(i, HELPER | i);
         asm.here(done);
     };
+    // An FP register's displacement from the integer registers.
+    let f_reg = |r: u8| F_REGS + 8 * i32::from(r & 31);
+    // FP loads and stores: as the integer ones, behind an inline test
+    // that the FP state is Dirty (`Hart::fp_dirty` would change or trap
+    // otherwise: the helper does it); a load NaN-boxes to 64 bits with
+    // `boxing` (`rvnvmm_fpu::box_f32`, `box_f16`).
+    let fp_load = |asm: &mut Asm, size: u64, boxing: u64| {
+        let fs_off = asm.field_test(MSTATUS, FS as u32, FS_DIRTY as u32);
+        let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_DATA_SHIFT, FILTER_READ, FILTER_READ_HITS));
+        asm.load_host(size, false);
+        if boxing != 0 {
+            asm.mov_imm(Reg::Rcx, boxing);
+            asm.alu(Alu::Or, true);
+        }
+        asm.store_hart(f_reg(ins.rd));
+        let done = asm.jump();
+        asm.here(fs_off);
+        asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
+    let fp_store = |asm: &mut Asm, size: u64| {
+        let fs_off = asm.field_test(MSTATUS, FS as u32, FS_DIRTY as u32);
+        let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, WRITE_TLB, size);
+        let filter_miss =
+            timed.then(|| asm.filter_test(FILTER_DATA_SHIFT, FILTER_WRITE, FILTER_WRITE_HITS));
+        asm.load_hart_to(Reg::Rcx, f_reg(ins.rs2));
+        asm.store_host(size);
+        let done = asm.jump();
+        asm.here(fs_off);
+        asm.here(miss);
+        if let Some(filter_miss) = filter_miss {
+            asm.here(filter_miss);
+        }
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
+    // FP moves and sign injections of doubles: inline behind the same
+    // test (no flags, no rounding, no NaN-boxing to check).
+    let fp_inline = |asm: &mut Asm, body: &dyn Fn(&mut Asm)| {
+        let fs_off = asm.field_test(MSTATUS, FS as u32, FS_DIRTY as u32);
+        body(asm);
+        let done = asm.jump();
+        asm.here(fs_off);
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+    };
+    let sign_inject = |kind: SignFrom| {
+        move |asm: &mut Asm| {
+            asm.load_hart_to(Reg::Rax, f_reg(ins.rs1));
+            asm.load_hart_to(Reg::Rcx, f_reg(ins.rs2));
+            asm.sign_inject(kind);
+            asm.store_hart(f_reg(ins.rd));
+        }
+    };
+    let to_x = |asm: &mut Asm, sign_extend_word: bool| {
+        if ins.rd & 31 != 0 {
+            asm.load_hart_to(Reg::Rax, f_reg(ins.rs1));
+            if sign_extend_word {
+                asm.sext32();
+            }
+            asm.store_guest(ins.rd);
+        }
+    };
     match ins.op {
+        FsgnjD => return fp_inline(asm, &sign_inject(SignFrom::Second)),
+        FsgnjnD => return fp_inline(asm, &sign_inject(SignFrom::NotSecond)),
+        FsgnjxD => return fp_inline(asm, &sign_inject(SignFrom::Xor)),
+        FmvXD => return fp_inline(asm, &|asm: &mut Asm| to_x(asm, false)),
+        FmvXW => return fp_inline(asm, &|asm: &mut Asm| to_x(asm, true)),
+        FmvDX | FmvWX => {
+            return fp_inline(asm, &|asm: &mut Asm| {
+                asm.load_guest(Reg::Rax, ins.rs1);
+                if ins.op == FmvWX {
+                    asm.zext32();
+                    asm.mov_imm(Reg::Rcx, rvnvmm_fpu::box_f32(0));
+                    asm.alu(Alu::Or, true);
+                }
+                asm.store_hart(f_reg(ins.rd));
+            })
+        }
+        _ => {}
+    }
+    if let Some(helper) = fp::helper(ins.op) {
+        // An F or D computation: its own helper, and the generic one
+        // only where that refuses (FP state not Dirty, a trapping `rm`).
+        let done = asm.call_abs(HART, fp::operands(ins), helper as usize as u64);
+        asm.call_helper(i, HELPER | i);
+        asm.here(done);
+        return;
+    }
+    match ins.op {
+        Flw => fp_load(asm, 4, rvnvmm_fpu::box_f32(0)),
+        Fld => fp_load(asm, 8, 0),
+        Flh => fp_load(asm, 2, rvnvmm_fpu::box_f16(0)),
+        Fsw => fp_store(asm, 4),
+        Fsd => fp_store(asm, 8),
+        Fsh => fp_store(asm, 2),
         Lui => constant(asm, imm),
         Auipc => constant(asm, pc.wrapping_add(imm)),
         Jal => constant(asm, pc.wrapping_add(ins.len as u64)),

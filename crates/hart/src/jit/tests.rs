@@ -23,6 +23,10 @@ fn s_type(f3: u32, rs1: u32, rs2: u32, imm: i32) -> u32 {
     let imm = imm as u32;
     ((imm >> 5) & 0x7f) << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | (imm & 0x1f) << 7 | 0x23
 }
+/// An FP store (STORE-FP, opcode 0x27).
+fn fs_type(f3: u32, rs1: u32, rs2: u32, imm: i32) -> u32 {
+    s_type(f3, rs1, rs2, imm) ^ 0x23 ^ 0x27
+}
 fn b_type(f3: u32, rs1: u32, rs2: u32, off: u32) -> u32 {
     ((off >> 12) & 1) << 31
         | ((off >> 5) & 0x3f) << 25
@@ -184,6 +188,27 @@ struct Outcome {
     instret: u64,
     cycles: u64,
     data: Vec<u8>,
+    f: [u64; 32],
+    fflags: u8,
+    mstatus: u64,
+}
+
+/// The FP state a run starts from: registers, `frm`, `mstatus.FS`.
+#[derive(Clone, Copy)]
+struct FpStart {
+    f: [u64; 32],
+    frm: u8,
+    fs: u64,
+}
+
+impl Default for FpStart {
+    fn default() -> Self {
+        FpStart {
+            f: [0; 32],
+            frm: 0,
+            fs: crate::privileged::mstatus::FS_DIRTY,
+        }
+    }
 }
 
 /// Runs `code` `runs` times from the same registers (`x`, and x31 the
@@ -192,6 +217,18 @@ struct Outcome {
 fn run(
     code: &[u32],
     x: &[u64; 16],
+    wild: bool,
+    engine: Engine,
+    runs: usize,
+) -> (Vec<Outcome>, bool) {
+    run_with(code, x, &FpStart::default(), wild, engine, runs)
+}
+
+/// As [`run`], each run also from the FP state `fp` (and `fflags` 0).
+fn run_with(
+    code: &[u32],
+    x: &[u64; 16],
+    fp: &FpStart,
     wild: bool,
     engine: Engine,
     runs: usize,
@@ -215,6 +252,10 @@ fn run(
             h.x[0] = 0;
             h.x[BASE_REG as usize] = if wild { 0x10 } else { DATA };
             h.pc = BASE;
+            h.f = fp.f;
+            h.frm = fp.frm;
+            h.fflags = 0;
+            h.csrs.mstatus = h.csrs.mstatus & !crate::privileged::mstatus::FS | fp.fs;
             let exit = h.run(
                 &mut core,
                 &mut Env::functional(&mut mem, &mut cache),
@@ -229,6 +270,9 @@ fn run(
                 instret: h.instret,
                 cycles: core.cycles,
                 data,
+                f: h.f,
+                fflags: h.fflags,
+                mstatus: h.csrs.mstatus,
             }
         })
         .collect();
@@ -642,6 +686,288 @@ fn multiplies_and_divides_match_the_interpreter_at_their_edges() {
             let (jit, translated) = run(&code, &x, false, Engine::Jit, runs);
             assert!(translated);
             assert_eq!(interp, jit, "rs1 {a:#x}, rs2 {b:#x}");
+        }
+    }
+}
+
+/// An F or D operation of [`fp_operations_match_the_interpreter_at_their_edges`].
+#[derive(Clone, Copy)]
+struct FpCase {
+    /// `funct7` of OP-FP (its low bits the format), or the format (0 `.s`,
+    /// 1 `.d`) of a fused multiply-add.
+    f7: u32,
+    /// The fused multiply-add's opcode, or OP-FP (0x53).
+    opcode: u32,
+    /// A fixed `funct3`, or `None`: the rounding mode.
+    f3: Option<u32>,
+    /// A fixed `rs2` field, or `None`: the second operand.
+    rs2: Option<u32>,
+    /// The result goes to an integer register.
+    int_dest: bool,
+    /// The source is an integer register.
+    int_src: bool,
+}
+
+impl FpCase {
+    /// The instruction with destination `rd` and rounding mode `rm`:
+    /// sources f1-f3 (`.d`), f4-f6 (`.s`) or x1.
+    fn encode(&self, rd: u32, rm: u32) -> u32 {
+        let single = self.f7 & 3 == 0;
+        // fcvt.s.d reads a double, fcvt.d.s a single.
+        let reads_single = match self.f7 {
+            0x20 => false,
+            0x21 => true,
+            _ => single,
+        };
+        let (rs1, rs2, rs3) = match (self.int_src, reads_single) {
+            (true, _) => (1, 2, 3),
+            (false, true) => (4, 5, 6),
+            (false, false) => (1, 2, 3),
+        };
+        let f3 = self.f3.unwrap_or(rm);
+        let rs2 = self.rs2.unwrap_or(rs2);
+        if self.opcode == 0x53 {
+            r_type(self.f7, f3, 0x53, rd, rs1, rs2)
+        } else {
+            rs3 << 27 | self.f7 << 25 | rs2 << 20 | rs1 << 15 | f3 << 12 | rd << 7 | self.opcode
+        }
+    }
+}
+
+/// Every F and D computational operation, each rounding-mode one with
+/// every static mode and `dyn`.
+fn fp_cases() -> Vec<(FpCase, u32)> {
+    let op = |f7, f3, rs2, int_dest, int_src| FpCase {
+        f7,
+        opcode: 0x53,
+        f3,
+        rs2,
+        int_dest,
+        int_src,
+    };
+    let mut cases = Vec::new();
+    for fmt in 0..2 {
+        for f7 in [0x00, 0x04, 0x08, 0x0c] {
+            cases.push(op(f7 | fmt, None, None, false, false));
+        }
+        cases.push(op(0x2c | fmt, None, Some(0), false, false)); // fsqrt
+        for opcode in [0x43, 0x47, 0x4b, 0x4f] {
+            cases.push(FpCase {
+                f7: fmt,
+                opcode,
+                ..op(0, None, None, false, false)
+            });
+        }
+        for f3 in 0..3 {
+            cases.push(op(0x10 | fmt, Some(f3), None, false, false)); // fsgnj*
+            cases.push(op(0x50 | fmt, Some(f3), None, true, false)); // fle, flt, feq
+        }
+        for f3 in 0..2 {
+            cases.push(op(0x14 | fmt, Some(f3), None, false, false)); // fmin, fmax
+        }
+        cases.push(op(0x70 | fmt, Some(1), Some(0), true, false)); // fclass
+        cases.push(op(0x70 | fmt, Some(0), Some(0), true, false)); // fmv.x.*
+        cases.push(op(0x78 | fmt, Some(0), Some(0), false, true)); // fmv.*.x
+        for kind in 0..4 {
+            cases.push(op(0x60 | fmt, None, Some(kind), true, false)); // fcvt.{w,wu,l,lu}.*
+            cases.push(op(0x68 | fmt, None, Some(kind), false, true)); // fcvt.*.{w,wu,l,lu}
+        }
+    }
+    cases.push(op(0x20, None, Some(1), false, false)); // fcvt.s.d
+    cases.push(op(0x21, None, Some(0), false, false)); // fcvt.d.s
+    let mut out = Vec::new();
+    for case in cases {
+        if case.f3.is_some() {
+            out.push((case, 0));
+        } else {
+            out.extend([0, 1, 2, 3, 4, 7].map(|rm| (case, rm)));
+        }
+    }
+    out
+}
+
+#[test]
+fn fp_operations_match_the_interpreter_at_their_edges() {
+    // Programs of up to six operations, each followed by `csrrw xk,
+    // fflags, x0` (so each operation's flags are seen apart), with
+    // results in f8-f13 or x9-x14, under every `frm` (5-7 make `dyn`
+    // trap), from operands at the edges: zeros of both signs, infinities,
+    // quiet and signalling NaNs, subnormals, the largest values, ones that
+    // round, and singles not properly NaN-boxed.
+    const DOUBLES: [u64; 17] = [
+        0,
+        1 << 63,
+        0x3ff0_0000_0000_0000,
+        0xbff8_0000_0000_0000,
+        0x7ff0_0000_0000_0000,
+        0xfff0_0000_0000_0000,
+        0x7ff8_0000_0000_0000,
+        0x7ff0_0000_0000_0001,
+        0xfff8_0000_0000_0001,
+        1,
+        0x000f_ffff_ffff_ffff,
+        0x0010_0000_0000_0000,
+        0x7fef_ffff_ffff_ffff,
+        0x3fd5_5555_5555_5555,
+        0x43e0_0000_0000_0000,
+        0xc1e0_0000_0010_0000,
+        0x4330_0000_0000_0001,
+    ];
+    const SINGLES: [u32; 17] = [
+        0,
+        1 << 31,
+        0x3f80_0000,
+        0xbfc0_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0x7f80_0001,
+        0xffc0_0001,
+        1,
+        0x007f_ffff,
+        0x0080_0000,
+        0x7f7f_ffff,
+        0x3eaa_aaab,
+        0x5f00_0000,
+        0xcf00_0001,
+        0x4b80_0001,
+    ];
+    const INTS: [u64; 9] = [
+        0,
+        1,
+        u64::MAX,
+        0xffff_ffff_8000_0000,
+        1 << 63,
+        0x7fff_ffff,
+        (1 << 53) + 1,
+        0xffff_ffff,
+        0xffff_ffff_ffff_fff9,
+    ];
+    const FFLAGS: i32 = 0x001;
+    let ops = fp_cases();
+    let mut programs: Vec<Vec<u32>> = ops
+        .chunks(6)
+        .map(|chunk| {
+            let mut code = Vec::new();
+            for (k, (case, rm)) in chunk.iter().enumerate() {
+                let k = k as u32;
+                let rd = if case.int_dest { 9 + k } else { 8 + k };
+                code.push(case.encode(rd, *rm));
+                code.push(i_type(1, 0x73, 3 + k, 0, FFLAGS));
+            }
+            code.push(ECALL);
+            code
+        })
+        .collect();
+    // Rounding modes 5 and 6 are reserved: the operation traps.
+    programs.push(vec![ops[0].0.encode(8, 5), ECALL]);
+    programs.push(vec![ops[0].0.encode(8, 6), ECALL]);
+    let runs = 2 * super::HOT_THRESHOLD as usize + 2;
+    let mut combination = 0;
+    for (i, &a) in DOUBLES.iter().enumerate() {
+        for (j, &b) in DOUBLES.iter().enumerate() {
+            combination += 1;
+            let c = (i + j) % DOUBLES.len();
+            let mut fp = FpStart {
+                frm: (combination % 8) as u8,
+                ..FpStart::default()
+            };
+            fp.f[1..4].copy_from_slice(&[a, b, DOUBLES[c]]);
+            let box32 = rvnvmm_fpu::box_f32;
+            fp.f[4] = box32(SINGLES[i]);
+            fp.f[5] = box32(SINGLES[j]);
+            // Every third combination, f6 is a double: not a NaN-boxed
+            // single, which reads as the canonical NaN.
+            fp.f[6] = if combination % 3 == 0 {
+                DOUBLES[c]
+            } else {
+                box32(SINGLES[c])
+            };
+            let mut x = [0u64; 16];
+            x[1] = if i % 2 == 0 { a } else { INTS[j % INTS.len()] };
+            for code in &programs {
+                let (interp, _) = run_with(code, &x, &fp, false, Engine::Interp, runs);
+                let (jit, translated) = run_with(code, &x, &fp, false, Engine::Jit, runs);
+                assert!(translated);
+                assert_eq!(
+                    interp,
+                    jit,
+                    "f1-f6 {:x?}, x1 {:#x}, frm {}, program {:08x?}",
+                    &fp.f[1..7],
+                    x[1],
+                    fp.frm,
+                    code
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn fp_loads_and_stores_match_the_interpreter() {
+    // flw/fld/flh from the data area into f8-f10 (NaN-boxed), fsw/fsd/fsh
+    // of f1-f3 over it, c.fld/c.fsd through x8 and c.fldsp/c.fsdsp
+    // through sp (both the data area), fld/fsd misaligned, and an FP
+    // operation; under each `mstatus.FS` (Off traps, Initial and Clean
+    // become Dirty), and through a wild base.
+    let code = [
+        i_type(2, 0x07, 8, BASE_REG, 0),    // flw f8, 0(x31)
+        i_type(3, 0x07, 9, BASE_REG, 8),    // fld f9, 8(x31)
+        i_type(1, 0x07, 10, BASE_REG, 16),  // flh f10, 16(x31)
+        fs_type(2, BASE_REG, 1, 24),        // fsw f1, 24(x31)
+        fs_type(3, BASE_REG, 2, 32),        // fsd f2, 32(x31)
+        fs_type(1, BASE_REG, 3, 48),        // fsh f3, 48(x31)
+        0xa42c_202c,                        // c.fld f11, 64(x8); c.fsd f11, 72(x8)
+        0xacb2_2646,                        // c.fldsp f12, 80(sp); c.fsdsp f12, 88(sp)
+        i_type(3, 0x07, 13, BASE_REG, 100), // fld f13, 100(x31)
+        fs_type(3, BASE_REG, 13, 108),      // fsd f13, 108(x31)
+        r_type(1, 7, 0x53, 14, 8, 9),       // fadd.d f14, f8, f9 (dyn)
+        r_type(0x11, 1, 0x53, 15, 2, 1),    // fsgnjn.d f15, f2, f1
+        r_type(0x71, 0, 0x53, 5, 2, 0),     // fmv.x.d x5, f2
+        r_type(0x79, 0, 0x53, 16, 2, 0),    // fmv.d.x f16, x2
+        r_type(0x70, 0, 0x53, 6, 1, 0),     // fmv.x.w x6, f1
+        ECALL,
+    ];
+    let mut x = [0u64; 16];
+    x[2] = DATA;
+    x[8] = DATA;
+    let mut fp = FpStart::default();
+    fp.f[1] = 0x1122_3344_5566_7788;
+    fp.f[2] = 0x8877_6655_4433_2211;
+    fp.f[3] = 0xffff_ffff_ffff_abcd;
+    let runs = 2 * super::HOT_THRESHOLD as usize + 4;
+    use crate::privileged::mstatus::FS_DIRTY;
+    for fs in [FS_DIRTY, 0, 1 << 13, 2 << 13] {
+        fp.fs = fs;
+        for wild in [false, true] {
+            let (interp, _) = run_with(&code, &x, &fp, wild, Engine::Interp, runs);
+            let (jit, translated) = run_with(&code, &x, &fp, wild, Engine::Jit, runs);
+            assert!(translated || wild);
+            assert_eq!(interp, jit, "mstatus.FS {fs:#x}, wild {wild}");
+            if fs == 0 {
+                assert_eq!(
+                    jit[0].exit,
+                    Exit::Trap(crate::Trap::new(crate::Trap::ILLEGAL, 0))
+                );
+            }
+            if fs == FS_DIRTY && !wild {
+                let out = jit.last().unwrap();
+                let word = |at: usize| u64::from_le_bytes(out.data[at..at + 8].try_into().unwrap());
+                let first = &interp[0].data;
+                let first_word =
+                    |at: usize| u64::from_le_bytes(first[at..at + 8].try_into().unwrap());
+                assert_eq!(
+                    out.f[8],
+                    0xffff_ffff_0000_0000 | first_word(0) & 0xffff_ffff
+                );
+                assert_eq!(out.f[10] >> 16, 0xffff_ffff_ffff);
+                assert_eq!(word(24) as u32, 0x5566_7788);
+                assert_eq!(word(32), fp.f[2]);
+                assert_eq!(out.f[11], first_word(64));
+                assert_eq!(word(72), first_word(64));
+                assert_eq!(out.f[12], first_word(80));
+                assert_eq!(word(88), first_word(80));
+            }
         }
     }
 }

@@ -78,6 +78,17 @@ pub enum MulHigh {
     SignedUnsigned,
 }
 
+/// Where `fsgnj.d`, `fsgnjn.d` and `fsgnjx.d` take the result's sign.
+#[derive(Clone, Copy, Debug)]
+pub enum SignFrom {
+    /// The second operand's sign.
+    Second,
+    /// The inverse of the second operand's sign.
+    NotSecond,
+    /// The first operand's sign XOR the second's.
+    Xor,
+}
+
 /// Scratch registers.
 #[derive(Clone, Copy, Debug)]
 pub enum Reg {
@@ -95,11 +106,23 @@ pub struct Asm {
     pub code: Vec<u8>,
     /// Offsets of `rel32` fields that jump to the exit.
     exit_fixups: Vec<usize>,
+    /// The guest register (1-31) whose value `rax` holds here, as last
+    /// loaded or stored: a load of it into `rax` is left out, into `rcx`
+    /// becomes a register move. Forgotten by any other instruction and at
+    /// every jump target.
+    rax_holds: Option<u8>,
 }
 
 impl Asm {
     fn bytes(&mut self, b: &[u8]) {
+        self.rax_holds = None;
         self.code.extend_from_slice(b);
+    }
+
+    /// Declares that `rax` holds guest register `r` here, on every path
+    /// that reaches this point.
+    pub fn assume_rax_holds(&mut self, r: u8) {
+        self.rax_holds = Some(r & 31).filter(|&r| r != 0);
     }
 
     fn u32(&mut self, v: u32) {
@@ -117,15 +140,28 @@ impl Asm {
 
     /// `reg = x[r]`.
     pub fn load_guest(&mut self, reg: Reg, r: u8) {
+        let held = self.rax_holds;
+        if held.is_some() && held == Some(r & 31) {
+            if let Reg::Rcx = reg {
+                self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
+                self.rax_holds = held;
+            }
+            return;
+        }
         // mov reg, [rbx + disp32]
         self.bytes(&[0x48, 0x8b, 0x83 | (reg as u8) << 3]);
         self.u32(8 * (r as u32 & 31));
+        match reg {
+            Reg::Rax => self.assume_rax_holds(r),
+            Reg::Rcx => self.rax_holds = held,
+        }
     }
 
     /// `x[r] = rax`.
     pub fn store_guest(&mut self, r: u8) {
         self.bytes(&[0x48, 0x89, 0x83]); // mov [rbx + disp32], rax
         self.u32(8 * (r as u32 & 31));
+        self.assume_rax_holds(r);
     }
 
     /// `reg = v`.
@@ -244,6 +280,27 @@ impl Asm {
         }
     }
 
+    /// `rax` = `rax` with the sign bit `kind` says from `rcx` (the
+    /// `fsgnj.d` family); clobbers `rcx`.
+    pub fn sign_inject(&mut self, kind: SignFrom) {
+        if let SignFrom::NotSecond = kind {
+            self.bytes(&[0x48, 0xf7, 0xd1]); // not rcx
+        }
+        self.bytes(&[0x48, 0xc1, 0xe9, 63]); // shr rcx, 63
+        self.bytes(&[0x48, 0xc1, 0xe1, 63]); // shl rcx, 63 (the sign alone)
+        if let SignFrom::Xor = kind {
+            self.bytes(&[0x48, 0x31, 0xc8]); // xor rax, rcx
+        } else {
+            self.bytes(&[0x48, 0x0f, 0xba, 0xf0, 63]); // btr rax, 63
+            self.bytes(&[0x48, 0x09, 0xc8]); // or rax, rcx
+        }
+    }
+
+    /// `rax = zero-extended eax`.
+    pub fn zext32(&mut self) {
+        self.bytes(&[0x89, 0xc0]); // mov eax, eax
+    }
+
     /// `rax = sign-extended eax`.
     pub fn sext32(&mut self) {
         self.bytes(&[0x48, 0x63, 0xc0]); // movsxd rax, eax
@@ -301,8 +358,10 @@ impl Asm {
         let tag = std::mem::offset_of!(TlbEntry, tag) as u8;
         let addend = std::mem::offset_of!(TlbEntry, addend) as u8;
         self.load_guest(Reg::Rax, rs1);
-        self.bytes(&[0x48, 0x05]); // add rax, simm32
-        self.u32(imm as u32);
+        if imm != 0 {
+            self.bytes(&[0x48, 0x05]); // add rax, simm32
+            self.u32(imm as u32);
+        }
         self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
         self.bytes(&[0x48, 0xc1, 0xe9, 12]); // shr rcx, 12
         self.bytes(&[0x0f, 0xb6, 0xc9]); // movzx ecx, cl (256 entries)
@@ -464,6 +523,43 @@ impl Asm {
         self.u32(disp as u32);
     }
 
+    /// `reg = [rbx + disp]`: a hart field at `disp` from the registers.
+    pub fn load_hart_to(&mut self, reg: Reg, disp: i32) {
+        self.bytes(&[0x48, 0x8b, 0x83 | (reg as u8) << 3]);
+        self.u32(disp as u32);
+    }
+
+    /// `[rbx + disp] = rax`: a hart field at `disp` from the registers.
+    pub fn store_hart(&mut self, disp: i32) {
+        self.bytes(&[0x48, 0x89, 0x83]);
+        self.u32(disp as u32);
+    }
+
+    /// Jumps to the returned fixup unless the bits `mask` of the hart field
+    /// at `disp` (below bit 31) equal `value`; clobbers `rax`.
+    pub fn field_test(&mut self, disp: i32, mask: u32, value: u32) -> usize {
+        self.load_hart(disp);
+        self.bytes(&[0x25]); // and eax, imm32
+        self.u32(mask);
+        self.bytes(&[0x3d]); // cmp eax, imm32
+        self.u32(value);
+        self.jump_if(Cond::Ne)
+    }
+
+    /// Calls the function at `f` with `([r12 + at], arg)` (`at` a context
+    /// field's `disp32`) and jumps to the returned fixup if it returns
+    /// zero.
+    pub fn call_abs(&mut self, at: u32, arg: u32, f: u64) -> usize {
+        self.load_ctx_far(7, at); // mov rdi, [r12 + at]
+        self.bytes(&[0xbe]); // mov esi, imm32
+        self.u32(arg);
+        self.bytes(&[0x48, 0xb8]); // movabs rax, f
+        self.code.extend_from_slice(&f.to_le_bytes());
+        self.bytes(&[0xff, 0xd0]); // call rax
+        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
+        self.jump_if(Cond::Eq)
+    }
+
     /// `[rbx + disp] += rax`.
     pub fn add_to_hart(&mut self, disp: i32) {
         self.bytes(&[0x48, 0x01, 0x83]);
@@ -514,6 +610,7 @@ impl Asm {
 
     /// Points the jump with `fixup` here.
     pub fn here(&mut self, fixup: usize) {
+        self.rax_holds = None;
         let at = fixup - 4;
         let rel = (self.code.len() - fixup) as i32;
         self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
@@ -578,6 +675,73 @@ mod tests {
             ]
         );
         assert_eq!(a.code[a.code.len() - 7..], [0x48, 0x81, 0x07, 1, 0, 0, 0]);
+        let mut a = Asm::default();
+        a.load_hart_to(Reg::Rcx, 0x108);
+        a.store_hart(-8);
+        assert_eq!(
+            a.code,
+            [0x48, 0x8b, 0x8b, 8, 1, 0, 0, 0x48, 0x89, 0x83, 0xf8, 0xff, 0xff, 0xff]
+        );
+        let mut a = Asm::default();
+        a.field_test(0x10, 0x6000, 0x6000);
+        assert_eq!(
+            a.code,
+            [
+                0x48, 0x8b, 0x83, 0x10, 0, 0, 0, 0x25, 0, 0x60, 0, 0, 0x3d, 0, 0x60, 0, 0, 0x0f,
+                0x85, 0, 0, 0, 0
+            ]
+        );
+        let mut a = Asm::default();
+        a.call_abs(0xa0, 7, 0x1122_3344_5566_7788);
+        assert_eq!(
+            a.code,
+            [
+                0x49, 0x8b, 0xbc, 0x24, 0xa0, 0, 0, 0, 0xbe, 7, 0, 0, 0, 0x48, 0xb8, 0x88, 0x77,
+                0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0xff, 0xd0, 0x48, 0x85, 0xc0, 0x0f, 0x84, 0, 0,
+                0, 0
+            ]
+        );
+    }
+
+    #[test]
+    fn a_register_just_loaded_or_stored_is_not_loaded_again() {
+        let mut a = Asm::default();
+        a.load_guest(Reg::Rax, 5);
+        a.load_guest(Reg::Rax, 5); // left out
+        a.load_guest(Reg::Rcx, 5); // mov rcx, rax
+        a.load_guest(Reg::Rcx, 6);
+        a.load_guest(Reg::Rax, 5); // still held
+        assert_eq!(
+            a.code,
+            [0x48, 0x8b, 0x83, 40, 0, 0, 0, 0x48, 0x89, 0xc1, 0x48, 0x8b, 0x8b, 48, 0, 0, 0]
+        );
+        let mut a = Asm::default();
+        a.store_guest(7);
+        a.load_guest(Reg::Rax, 7); // left out
+        let to = a.jump();
+        a.here(to);
+        a.load_guest(Reg::Rax, 7); // a jump target: loaded
+        a.mov_imm(Reg::Rcx, 1);
+        a.load_guest(Reg::Rax, 7); // after another instruction: loaded
+        a.load_guest(Reg::Rax, 0);
+        a.load_guest(Reg::Rax, 0); // x0 is never held
+        assert_eq!(a.code.len(), 7 + 5 + 7 + 5 + 7 + 7 + 7);
+    }
+
+    #[test]
+    fn sign_injection_encodings() {
+        let mut a = Asm::default();
+        a.sign_inject(SignFrom::NotSecond);
+        a.sign_inject(SignFrom::Xor);
+        a.zext32();
+        assert_eq!(
+            a.code,
+            [
+                0x48, 0xf7, 0xd1, 0x48, 0xc1, 0xe9, 63, 0x48, 0xc1, 0xe1, 63, 0x48, 0x0f, 0xba,
+                0xf0, 63, 0x48, 0x09, 0xc8, 0x48, 0xc1, 0xe9, 63, 0x48, 0xc1, 0xe1, 63, 0x48, 0x31,
+                0xc8, 0x89, 0xc0
+            ]
+        );
     }
 
     #[test]
