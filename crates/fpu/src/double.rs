@@ -71,9 +71,14 @@ pub fn f64_sqrt(a: u64, rm: u8, flags: &mut u8) -> u64 {
 /// Fused `a*b + c`, shared by the four FMA flavours.
 #[inline(always)]
 fn mul_add(a: u64, b: u64, c: u64, rm: u8, flags: &mut u8) -> u64 {
-    // No host fast path: proving a binary64 FMA correct needs wider
-    // arithmetic than the host offers cheaply.
-    sf::f64_mul_add(a, b, c, rm_check(rm), flags)
+    let rm = rm_check(rm);
+    if rm == RM_RNE {
+        if let Some((r, f)) = fast::f64_mul_add(a, b, c) {
+            *flags |= f;
+            return r;
+        }
+    }
+    sf::f64_mul_add(a, b, c, rm, flags)
 }
 
 /// `fmadd.d`: `(a * b) + c` with a single rounding.

@@ -234,6 +234,39 @@ pub(crate) fn f64_sqrt(a: u64) -> Option<(u64, u8)> {
     Some((r.to_bits(), if exact { 0 } else { FLAG_NX }))
 }
 
+/// Fast2Sum (Dekker): `s + e == a + b` exactly, `s = RN(a+b)`, when
+/// `a == 0` or the exponent of `a` is at least that of `b`.
+#[inline(always)]
+fn fast_two_sum(a: f64, b: f64) -> (f64, f64) {
+    let s = a + b;
+    (s, b - (s - a))
+}
+
+/// binary64 fused `a * b + c`: the host's correctly rounded `fma` for the
+/// result, and Boldo and Muller's ErrFma ("Exact and approximated error of
+/// the FMA", IEEE Trans. Computers 60(2), 2011) for NX: it gives `r2`, `r3`
+/// with `a*b + c == r1 + r2 + r3` exactly, so the result is exact iff both
+/// are zero. The gate keeps every quantity of the algorithm clear of
+/// underflow and overflow: with `2^-450 <= |a|, |b|, |c| < 2^451` (or `c`
+/// zero) every one is a multiple of 2^-1004 below 2^904, and a non-zero one
+/// is normal.
+#[inline(always)]
+pub(crate) fn f64_mul_add(a: u64, b: u64, c: u64) -> Option<(u64, u8)> {
+    if !(moderate(a) && moderate(b) && (moderate(c) || c & !(1 << 63) == 0)) {
+        return None;
+    }
+    let (fa, fb, fc) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
+    let r1 = fa.mul_add(fb, fc);
+    let u1 = fa * fb;
+    let u2 = fa.mul_add(fb, -u1);
+    let (alpha1, alpha2) = two_sum(fc, u2);
+    let (beta1, beta2) = two_sum(u1, alpha1);
+    let gamma = (beta1 - r1) + beta2;
+    let (r2, r3) = fast_two_sum(gamma, alpha2);
+    let exact = r2 == 0.0 && r3 == 0.0;
+    Some((r1.to_bits(), if exact { 0 } else { FLAG_NX }))
+}
+
 /// binary64 -> binary32.
 #[inline(always)]
 pub(crate) fn f64_to_f32(a: u64) -> Option<(u32, u8)> {

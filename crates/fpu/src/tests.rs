@@ -1060,6 +1060,72 @@ fn fast_paths_match_softfloat_f64() {
     }
 }
 
+/// The binary64 fused multiply-add's host fast path against SoftFloat, in
+/// all four flavours: random operands (specials included), then moderate
+/// ones built where NX is hard to decide: `c` cancelling the product to its
+/// rounding error (an exact result), `c` a few ulps away from it, small
+/// integers (exact), products near rounding midpoints, and a `c` far below
+/// the product's last bit.
+#[test]
+fn fused_multiply_add_f64_matches_softfloat() {
+    type Fma = fn(u64, u64, u64, u8, &mut u8) -> u64;
+    let flavours: [(&str, Fma, Fma); 4] = [
+        ("fmadd", f64_fmadd, |a, b, c, rm, f| {
+            sf::f64_mul_add(a, b, c, rm, f)
+        }),
+        ("fmsub", f64_fmsub, |a, b, c, rm, f| {
+            sf::f64_mul_add(a, b, neg(c), rm, f)
+        }),
+        ("fnmsub", f64_fnmsub, |a, b, c, rm, f| {
+            sf::f64_mul_add(neg(a), b, c, rm, f)
+        }),
+        ("fnmadd", f64_fnmadd, |a, b, c, rm, f| {
+            sf::f64_mul_add(neg(a), b, neg(c), rm, f)
+        }),
+    ];
+    let check = |a: u64, b: u64, c: u64| {
+        for (name, ours, theirs) in flavours {
+            assert_eq!(
+                fl(|f| ours(a, b, c, RM_RNE, f)),
+                fl(|f| theirs(a, b, c, RM_RNE, f)),
+                "{name} {a:#x} {b:#x} {c:#x}"
+            );
+        }
+    };
+    let mut rng = Rng(0x0f3a_d00d_1234_5678);
+    // A moderate binary64 (exponent within 2^-440..2^440), random sign.
+    let moderate = |rng: &mut Rng| {
+        let exp = 1023 - 440 + rng.below(881);
+        (rng.next() & (1 << 63)) | (exp << 52) | (rng.next() & ((1 << 52) - 1))
+    };
+    for _ in 0..iters() {
+        check(rng.f64(), rng.f64(), rng.f64());
+        let (a, b) = (moderate(&mut rng), moderate(&mut rng));
+        let mut g = 0;
+        let p = sf::f64_mul(a, b, RM_RNE, &mut g);
+        check(a, b, neg(p));
+        let ulps = rng.below(7);
+        check(a, b, neg(p).wrapping_add(ulps).wrapping_sub(3));
+        check(a, b, moderate(&mut rng));
+        let tiny = (p & (1 << 63)) | (p & (0x7ff << 52)).saturating_sub(60 << 52);
+        check(a, b, tiny | (rng.next() & ((1 << 52) - 1)));
+        let (i, j, k) = (rng.below(1 << 26), rng.below(1 << 26), rng.below(1 << 40));
+        check(
+            (i as f64).to_bits(),
+            (j as f64).to_bits(),
+            (k as f64 * if rng.below(2) == 0 { -1.0 } else { 1.0 }).to_bits(),
+        );
+        // Mantissas in [1, 2) with few bits: products on or near midpoints.
+        let short = |rng: &mut Rng| 0x3ff0_0000_0000_0000 | (rng.next() & 0x000f_ffff_f000_0000);
+        let (x, y) = (short(&mut rng), short(&mut rng));
+        check(
+            x,
+            y,
+            moderate(&mut rng) & 0x800f_ffff_ffff_ffff | 0x3ca0_0000_0000_0000,
+        );
+    }
+}
+
 #[test]
 fn exact_f32_quotients_and_roots_match_softfloat() {
     let mut rng = Rng(42);
