@@ -202,7 +202,17 @@ struct SpeedArgs {
     /// `--engine`).
     #[arg(long, value_name = "interp|jit", default_value = "jit")]
     engine: rvnvmm_hart::Engine,
+    /// Add the full system's row: Debian's kernel booted on 4 harts to
+    /// power-off in the same model, beside qemu-system-riscv64 (as `bench
+    /// boot` measures it).
+    #[arg(long)]
+    boot: bool,
 }
+
+/// Harts of the full system's row of `bench speed --boot`.
+const BOOT_HARTS: u32 = 4;
+/// Instructions after which the full system's row gives up on a boot.
+const BOOT_MAX_INSNS: u64 = 30_000_000_000;
 
 /// Runs a benchmark.
 pub fn main(b: BenchArgs) -> Result<i32, CliError> {
@@ -586,6 +596,11 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
             work.0.display()
         )),
     )?;
+    let boot_images = if a.boot {
+        Some(crate::bench_boot::BootImages::find(None, None)?)
+    } else {
+        None
+    };
     let sh_loop = if a.quick { SH_LOOP_QUICK } else { SH_LOOP };
     let workloads = vec![
         Workload {
@@ -637,6 +652,12 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
             if runs == 1 { "" } else { "s" },
             qemu_version(&qemu)
         ));
+        if let Some(images) = &boot_images {
+            out(format!(
+                "the system row: qemu-system-riscv64, {}",
+                images.qemu_version()
+            ));
+        }
         out(format!(
             "{:<28} {:>12} {:>9} {:>8} {:>9} {:>8} {:>10}",
             "program", "instructions", "rvnvmm s", "MIPS", "qemu s", "MIPS", "rv/qemu"
@@ -644,6 +665,28 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
     }
     for w in &workloads {
         let row = measure(&cfg, a.engine, &qemu, w, &work.0, &env, runs)?;
+        out(if a.json {
+            row.to_json(&cfg)
+        } else {
+            row.to_table_line()
+        });
+    }
+    if let Some(images) = &boot_images {
+        let t = crate::bench_boot::measure(
+            images,
+            &machine,
+            cfg.machine.model.as_str(),
+            BOOT_HARTS,
+            runs,
+            BOOT_MAX_INSNS,
+        )?;
+        let row = Row {
+            name: format!("boot, {BOOT_HARTS} harts (system)"),
+            instructions: t.instructions,
+            runs,
+            rvnvmm_seconds: t.rvnvmm_seconds,
+            qemu_seconds: t.qemu_seconds,
+        };
         out(if a.json {
             row.to_json(&cfg)
         } else {

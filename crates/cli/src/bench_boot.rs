@@ -145,32 +145,138 @@ impl Row {
     }
 }
 
+/// What every boot of the benchmark needs, found and checked before the
+/// first one runs.
+pub(crate) struct BootImages {
+    rvnvmm: PathBuf,
+    qemu: PathBuf,
+    firmware: PathBuf,
+    kernel: PathBuf,
+    initrd: PathBuf,
+}
+
+impl BootImages {
+    /// The emulators and the images: `qemu` as `--qemu` (else
+    /// `$RVNVMM_QEMU_SYSTEM`, else `PATH`), `initrd` as `--initrd` (else
+    /// what `scripts/build-initramfs.sh` builds).
+    pub(crate) fn find(qemu: Option<&Path>, initrd: Option<&Path>) -> Result<Self, CliError> {
+        let qemu = qemu_system(qemu)?;
+        let firmware = artefacts::setup_path("RVNVMM_OPENSBI")?;
+        let kernel = artefacts::setup_path("RVNVMM_KERNEL")?;
+        let initrd = match initrd {
+            Some(p) if p.is_file() => p.to_path_buf(),
+            Some(p) => {
+                return Err(CliError::Usage(format!(
+                    "--initrd {} does not exist",
+                    p.display()
+                )))
+            }
+            None => build_initramfs()?,
+        };
+        let rvnvmm = std::env::current_exe().map_err(|source| BootBenchError::Start {
+            program: "rvnvmm".into(),
+            source,
+        })?;
+        Ok(BootImages {
+            rvnvmm,
+            qemu,
+            firmware,
+            kernel,
+            initrd,
+        })
+    }
+
+    /// `qemu-system-riscv64 --version`'s first line.
+    pub(crate) fn qemu_version(&self) -> String {
+        crate::bench::qemu_version(&self.qemu)
+    }
+}
+
+/// One boot measured: rvnvmm's counts and both emulators' best wall times.
+pub(crate) struct BootTimes {
+    /// Instructions rvnvmm retired, all harts.
+    pub instructions: u64,
+    /// rvnvmm's simulated time.
+    pub sim_time_ns: u64,
+    /// rvnvmm's best wall time.
+    pub rvnvmm_seconds: f64,
+    /// qemu-system-riscv64's best wall time.
+    pub qemu_seconds: f64,
+}
+
+/// Boots `smp` harts to power-off `runs` times under rvnvmm with `machine`
+/// (its model named `model` in messages) and under qemu-system-riscv64,
+/// alternating; the fastest of each counts.
+pub(crate) fn measure(
+    images: &BootImages,
+    machine: &MachineArgs,
+    model: &str,
+    smp: u32,
+    runs: u32,
+    max_insns: u64,
+) -> Result<BootTimes, CliError> {
+    let stats = std::env::temp_dir().join(format!("rvnvmm-bench-boot-{}.json", std::process::id()));
+    let mut best_rv = f64::INFINITY;
+    let mut best_q = f64::INFINITY;
+    let mut counts = None;
+    for _ in 0..runs {
+        let mut cmd = Command::new(&images.rvnvmm);
+        cmd.arg("boot");
+        if let Some(c) = &machine.config {
+            cmd.args(["--config", c]);
+        }
+        for s in &machine.sets {
+            cmd.args(["--set", s]);
+        }
+        cmd.args(["--smp", &smp.to_string()])
+            .arg("--initrd")
+            .arg(&images.initrd)
+            .args(["--append", APPEND])
+            .args(["--max-insns", &max_insns.to_string()])
+            .arg("--stats")
+            .arg(&stats);
+        let secs = timed_boot(&mut cmd, &images.rvnvmm, &format!("rvnvmm ({model} model)"))?;
+        let now = read_stats(&stats, model)?;
+        let _ = std::fs::remove_file(&stats);
+        match counts {
+            Some(c) if c != now => eprintln!(
+                "rvnvmm: warning: boot ({model} model): instructions and simulated time \
+                 changed between runs ({c:?} then {now:?}); boots should be deterministic"
+            ),
+            _ => counts = Some(now),
+        }
+        best_rv = best_rv.min(secs);
+
+        let mut q = Command::new(&images.qemu);
+        q.args(["-machine", "virt", "-m", "2G", "-nographic", "-no-reboot"])
+            .args(["-smp", &smp.to_string()])
+            .arg("-bios")
+            .arg(&images.firmware)
+            .arg("-kernel")
+            .arg(&images.kernel)
+            .arg("-initrd")
+            .arg(&images.initrd)
+            .args(["-append", APPEND]);
+        best_q = best_q.min(timed_boot(&mut q, &images.qemu, "qemu-system-riscv64")?);
+    }
+    let (instructions, sim_time_ns) = counts.unwrap_or((0, 0));
+    Ok(BootTimes {
+        instructions,
+        sim_time_ns,
+        rvnvmm_seconds: best_rv,
+        qemu_seconds: best_q,
+    })
+}
+
 /// Runs `bench boot`.
 pub fn boot(a: BootBenchArgs) -> Result<i32, CliError> {
     // Everything is found and checked before the first boot.
-    let qemu = qemu_system(a.qemu.as_deref())?;
-    let firmware = artefacts::setup_path("RVNVMM_OPENSBI")?;
-    let kernel = artefacts::setup_path("RVNVMM_KERNEL")?;
-    let initrd = match &a.initrd {
-        Some(p) if p.is_file() => p.clone(),
-        Some(p) => {
-            return Err(CliError::Usage(format!(
-                "--initrd {} does not exist",
-                p.display()
-            )))
-        }
-        None => build_initramfs()?,
-    };
+    let images = BootImages::find(a.qemu.as_deref(), a.initrd.as_deref())?;
     let mut machines = Vec::new();
     for model in &a.models {
         let args = model_args(&a.machine, model);
         machines.push(crate::load_config(&args)?.machine.name.clone());
     }
-    let rvnvmm = std::env::current_exe().map_err(|source| BootBenchError::Start {
-        program: "rvnvmm".into(),
-        source,
-    })?;
-    let stats = std::env::temp_dir().join(format!("rvnvmm-bench-boot-{}.json", std::process::id()));
 
     let out = |line: String| {
         let mut o = std::io::stdout();
@@ -183,7 +289,7 @@ pub fn boot(a: BootBenchArgs) -> Result<i32, CliError> {
             a.smp,
             a.runs,
             if a.runs == 1 { "" } else { "s" },
-            crate::bench::qemu_version(&qemu)
+            images.qemu_version()
         ));
         out(format!(
             "{:<12} {:>14} {:>10} {:>9} {:>8} {:>9} {:>10}",
@@ -191,58 +297,21 @@ pub fn boot(a: BootBenchArgs) -> Result<i32, CliError> {
         ));
     }
     for (model, machine) in a.models.iter().zip(machines) {
-        let mut best_rv = f64::INFINITY;
-        let mut best_q = f64::INFINITY;
-        let mut counts = None;
-        for _ in 0..a.runs {
-            let mut cmd = Command::new(&rvnvmm);
-            cmd.arg("boot");
-            let m = model_args(&a.machine, model);
-            if let Some(c) = &m.config {
-                cmd.args(["--config", c]);
-            }
-            for s in &m.sets {
-                cmd.args(["--set", s]);
-            }
-            cmd.args(["--smp", &a.smp.to_string()])
-                .arg("--initrd")
-                .arg(&initrd)
-                .args(["--append", APPEND])
-                .args(["--max-insns", &a.max_insns.to_string()])
-                .arg("--stats")
-                .arg(&stats);
-            let secs = timed_boot(&mut cmd, &rvnvmm, &format!("rvnvmm ({model} model)"))?;
-            let now = read_stats(&stats, model)?;
-            let _ = std::fs::remove_file(&stats);
-            match counts {
-                Some(c) if c != now => eprintln!(
-                    "rvnvmm: warning: boot ({model} model): instructions and simulated time \
-                     changed between runs ({c:?} then {now:?}); boots should be deterministic"
-                ),
-                _ => counts = Some(now),
-            }
-            best_rv = best_rv.min(secs);
-
-            let mut q = Command::new(&qemu);
-            q.args(["-machine", "virt", "-m", "2G", "-nographic", "-no-reboot"])
-                .args(["-smp", &a.smp.to_string()])
-                .arg("-bios")
-                .arg(&firmware)
-                .arg("-kernel")
-                .arg(&kernel)
-                .arg("-initrd")
-                .arg(&initrd)
-                .args(["-append", APPEND]);
-            best_q = best_q.min(timed_boot(&mut q, &qemu, "qemu-system-riscv64")?);
-        }
-        let (instructions, sim_time_ns) = counts.unwrap_or((0, 0));
+        let t = measure(
+            &images,
+            &model_args(&a.machine, model),
+            model,
+            a.smp,
+            a.runs,
+            a.max_insns,
+        )?;
         let row = Row {
             machine,
             model: model.clone(),
-            instructions,
-            sim_time_ns,
-            rvnvmm_seconds: best_rv,
-            qemu_seconds: best_q,
+            instructions: t.instructions,
+            sim_time_ns: t.sim_time_ns,
+            rvnvmm_seconds: t.rvnvmm_seconds,
+            qemu_seconds: t.qemu_seconds,
         };
         out(if a.json {
             row.to_json(a.smp, a.runs)

@@ -17,9 +17,12 @@ fn text(o: &Output) -> (String, String) {
     )
 }
 
+/// The quick rows and the full system's (`--boot`: a whole boot, once).
 #[test]
 fn quick_json_rows() {
-    let o = bench(&["--quick", "--json"]).output().expect("run rvnvmm");
+    let o = bench(&["--quick", "--json", "--boot"])
+        .output()
+        .expect("run rvnvmm");
     let (out, err) = text(&o);
     assert!(
         o.status.success(),
@@ -35,11 +38,17 @@ fn quick_json_rows() {
         .iter()
         .map(|r| r["program"].as_str().expect("program"))
         .collect();
-    assert_eq!(names.len(), 4, "{out}");
+    assert_eq!(names.len(), 5, "{out}");
     assert!(names[0].starts_with("bench_compute"), "{names:?}");
     assert_eq!(names[1], "float_print");
     assert!(names[2].starts_with("busybox gzip"), "{names:?}");
     assert!(names[3].starts_with("busybox sh"), "{names:?}");
+    assert_eq!(names[4], "boot, 4 harts (system)");
+    assert!(
+        rows[4]["instructions"].as_u64().expect("instructions") > 1_000_000_000,
+        "Linux's boot is billions of instructions: {}",
+        rows[4]
+    );
     for r in &rows {
         assert!(
             r["instructions"].as_u64().expect("instructions") > 100_000,
