@@ -6,8 +6,7 @@
 //! keyed by virtual PC. Physical pages that hold decoded code are remembered
 //! so the harts never cache them in their write TLBs: every store to such a
 //! page takes the slow path, which asks for the cache to be flushed (QEMU's
-//! approach to self-modifying code). So the cache is always coherent with
-//! memory and `fence.i` has nothing to drop.
+//! approach to self-modifying code). `fence.i` flushes it too.
 
 use rvnvmm_isa::Insn;
 use std::collections::{HashMap, HashSet};

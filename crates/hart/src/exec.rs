@@ -526,12 +526,10 @@ impl Hart {
                     .persist_fence(self.core.hart_id, self.instret + done);
             }
             Fence => {}
-            // The code cache is already coherent with memory: every store
-            // to a page holding decoded code (any hart's, or a device's DMA)
-            // asks for a flush before the next block runs. So `fence.i`
-            // drops nothing (Linux issues tens of thousands of them in a
-            // boot, one per executable page mapped and per remote fence).
-            FenceI => {}
+            FenceI => {
+                env.code.pages.flush_pending = true;
+                return Ok(Flow::Stop);
+            }
             Ecall if FULL => return Err(Trap::new(Trap::ECALL_U + self.prv as u64, 0)),
             Ecall => return Ok(Flow::Exit(Exit::Ecall)),
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
