@@ -252,26 +252,40 @@ impl Core {
 }
 
 /// `a * b / c` (`c > 0`) truncated to 64 bits, exactly as in 128-bit
-/// arithmetic, but with a 64-bit division while the product fits: a 128-bit
-/// one is a library call, and the scheduler converts clocks several times
-/// per hart turn.
+/// arithmetic, but with 64-bit divisions where they give the same: a
+/// 128-bit one is a library call, and the scheduler converts clocks several
+/// times per hart turn (a clock in cycles times 10^9 leaves 64 bits after
+/// 18 simulated seconds at 1 GHz, so a long run would pay it on every turn).
 #[inline]
 pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
-    match a.checked_mul(b) {
-        Some(p) => p / c,
-        None => (u128::from(a) * u128::from(b) / u128::from(c)) as u64,
+    if let Some(p) = a.checked_mul(b) {
+        return p / c;
     }
+    if c.checked_mul(b).is_some() {
+        // a = q c + r with r < c: a b / c = q b + r b / c, and r b < c b
+        // fits; the sum is the exact quotient, kept to its low 64 bits.
+        let (q, r) = (a / c, a % c);
+        return q.wrapping_mul(b).wrapping_add(r * b / c);
+    }
+    (u128::from(a) * u128::from(b) / u128::from(c)) as u64
 }
 
-/// `ceil(a * b / c)` (`c > 0`), saturating at `u64::MAX`, with a 64-bit
-/// division while the product fits (see [`mul_div`]).
+/// `ceil(a * b / c)` (`c > 0`), saturating at `u64::MAX`, with 64-bit
+/// divisions where they give the same (see [`mul_div`]).
 #[inline]
 pub(crate) fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
-    match a.checked_mul(b) {
-        Some(p) => p.div_ceil(c),
-        None => u64::try_from((u128::from(a) * u128::from(b)).div_ceil(u128::from(c)))
-            .unwrap_or(u64::MAX),
+    if let Some(p) = a.checked_mul(b) {
+        return p.div_ceil(c);
     }
+    if c.checked_mul(b).is_some() {
+        // As in `mul_div`: q b + ceil(r b / c), saturating.
+        let (q, r) = (a / c, a % c);
+        return q
+            .checked_mul(b)
+            .and_then(|qb| qb.checked_add((r * b).div_ceil(c)))
+            .unwrap_or(u64::MAX);
+    }
+    u64::try_from((u128::from(a) * u128::from(b)).div_ceil(u128::from(c))).unwrap_or(u64::MAX)
 }
 
 #[cfg(test)]
@@ -328,11 +342,47 @@ mod tests {
             (u64::MAX, 10_000_000, 1),
             (123_456_789_123, 10_000_000, 1_000_000_000),
         ];
-        for (a, b, c) in cases {
+        let check = |a: u64, b: u64, c: u64| {
             let p = u128::from(a) * u128::from(b);
             assert_eq!(mul_div(a, b, c), (p / u128::from(c)) as u64, "{a} {b} {c}");
             let up = u64::try_from(p.div_ceil(u128::from(c))).unwrap_or(u64::MAX);
             assert_eq!(mul_div_ceil(a, b, c), up, "{a} {b} {c}");
+        };
+        for (a, b, c) in cases {
+            check(a, b, c);
+        }
+        // The split path (a b overflows, c b does not): clocks and rates of
+        // every size, around multiples of c, up to quotients past 64 bits.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let b = next() >> (next() % 64);
+            let c = (next() >> (next() % 64)).max(1);
+            let a = match next() % 3 {
+                0 => next(),
+                1 => (next() >> (next() % 64)) / c * c,
+                _ => ((next() >> (next() % 64)) / c * c).wrapping_sub(1),
+            };
+            check(a, b, c);
+        }
+        for (b, c) in [
+            (1_000_000_000, 1_000_000_000),
+            (1_000_000_000, 1_500_000_000),
+        ] {
+            for a in [
+                u64::MAX,
+                u64::MAX - 1,
+                1 << 63,
+                18_446_744_074,
+                69_371_457_960,
+            ] {
+                check(a, b, c);
+            }
         }
     }
 }
