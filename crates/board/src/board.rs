@@ -144,6 +144,7 @@ impl BoardBuilder {
             virtio: self.virtio.into_iter().map(VirtioMmio::new).collect(),
             syscon: Syscon::default(),
             control: self.control,
+            irq_changes: 0,
         };
         board.update_irqs();
         Ok(board)
@@ -175,6 +176,8 @@ pub struct Board {
     virtio: Vec<VirtioMmio>,
     syscon: Syscon,
     control: Option<ControlPage>,
+    /// See [`Board::irq_changes`].
+    irq_changes: u64,
 }
 
 impl std::fmt::Debug for Board {
@@ -375,6 +378,7 @@ impl Board {
         self.uart.reset();
         self.virtio.iter_mut().for_each(VirtioMmio::reset);
         self.syscon = Syscon::default();
+        self.irq_changes += 1;
         self.update_irqs();
     }
 
@@ -386,10 +390,22 @@ impl Board {
 
     /// Drives the PLIC's lines from the devices' interrupt outputs.
     fn update_irqs(&mut self) {
-        self.plic.set_level(UART0_IRQ, self.uart.irq());
+        let mut changed = self.plic.set_level(UART0_IRQ, self.uart.irq());
         for (k, v) in self.virtio.iter().enumerate() {
-            self.plic.set_level(VIRTIO_IRQ_BASE + k as u32, v.irq());
+            changed |= self.plic.set_level(VIRTIO_IRQ_BASE + k as u32, v.irq());
         }
+        if changed {
+            self.irq_changes += 1;
+        }
+    }
+
+    /// A count that moves whenever what [`Board::pending_interrupts`]
+    /// (less `mtip`, which follows the time) or [`Board::mtimecmp`] give may
+    /// have changed: at every device access, reset and restore, and when a
+    /// device's interrupt line moves. Equal counts: the same answers, so
+    /// whoever mirrors them (the harts' interrupt lines) need not ask again.
+    pub fn irq_changes(&self) -> u64 {
+        self.irq_changes
     }
 
     /// The device whose window holds all of `[paddr, paddr + size)`, and the
@@ -427,6 +443,7 @@ impl rvnvmm_hart::Mmio for Board {
             return None;
         }
         let (dev, off) = self.route(paddr, size)?;
+        self.irq_changes += 1;
         let v = match dev {
             Dev::Syscon => self.syscon.load(off, size),
             Dev::Clint => self.clint.load(off, size, self.now_ns),
@@ -470,6 +487,7 @@ impl Board {
         let Some((dev, off)) = self.route(paddr, size) else {
             return false;
         };
+        self.irq_changes += 1;
         let ok = match dev {
             Dev::Syscon => self.syscon.store(off, size, value),
             Dev::Clint => self.clint.store(off, size, value, self.now_ns, from),
@@ -526,6 +544,7 @@ impl Board {
             v.restore(r)?;
         }
         self.syscon = Syscon::default();
+        self.irq_changes += 1;
         self.update_irqs();
         Ok(())
     }

@@ -487,6 +487,9 @@ pub struct Machine {
     /// The core each hart runs on (clock, costs, L1 slot).
     cores: Vec<Core>,
     lines: Vec<Arc<InterruptLines>>,
+    /// The board's [`Board::irq_changes`] when the lines were last pushed
+    /// at the end of a turn.
+    lines_synced: Option<u64>,
     state: Vec<State>,
     mem: PhysMem,
     code: CodeCache,
@@ -632,6 +635,7 @@ impl Machine {
         };
         let m = Machine {
             lines: harts.iter().map(|h| h.interrupt_lines()).collect(),
+            lines_synced: None,
             harts,
             cores,
             state: vec![State::Running; n],
@@ -1022,7 +1026,14 @@ impl Machine {
             pages: &mut self.code.pages,
         };
         self.board.tick(now_ns, &mut dma);
-        sync_lines(&self.board, &self.lines);
+        // Every turn ends here (a timed run of 4 harts has about one every
+        // 170 instructions): the lines are only pushed again when the board
+        // says its answers may have changed.
+        let changes = self.board.irq_changes();
+        if self.lines_synced != Some(changes) {
+            sync_lines(&self.board, &self.lines);
+            self.lines_synced = Some(changes);
+        }
     }
 
     fn where_harts_are(&self) -> String {

@@ -87,12 +87,16 @@ impl Plic {
         self.pending[w] = self.pending[w] & !(1 << b) | u32::from(on) << b;
     }
 
-    /// Drives source `source`'s interrupt line.
-    pub fn set_level(&mut self, source: u32, high: bool) {
-        if (1..=self.sources).contains(&source) {
-            self.level[source as usize] = high;
-            self.refresh(source);
+    /// Drives source `source`'s interrupt line; true if its level changed
+    /// (otherwise nothing did: pending follows the level and claims).
+    pub fn set_level(&mut self, source: u32, high: bool) -> bool {
+        if !(1..=self.sources).contains(&source) {
+            return false;
         }
+        let changed = self.level[source as usize] != high;
+        self.level[source as usize] = high;
+        self.refresh(source);
+        changed
     }
 
     /// Whether source `s` is pending at the gateway.
