@@ -72,6 +72,11 @@ pub struct BootArgs {
     /// Write statistics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
+    /// Execution engine: `interp` (the interpreter only, the reference), or
+    /// `jit` (hot blocks translated to x86-64 code where the host is
+    /// x86-64); the same results either way.
+    #[arg(long, value_name = "interp|jit", default_value = "interp")]
+    engine: rvnvmm_hart::Engine,
     /// Give up (non-zero exit) if the guest has not powered off after about
     /// N instructions (all harts together).
     #[arg(long, value_name = "N")]
@@ -686,7 +691,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             costs: cfg.core_costs(),
             isa,
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
-            engine: rvnvmm_hart::Engine::Interp,
+            engine: a.engine,
         },
         console: Console::default(),
         disk: a.disk.clone(),
