@@ -71,6 +71,10 @@ pub struct BootBenchArgs {
     /// Print one JSON object per model instead of the table.
     #[arg(long)]
     json: bool,
+    /// The execution engine rvnvmm boots with (as `rvnvmm boot`'s
+    /// `--engine`).
+    #[arg(long, value_name = "interp|jit", default_value = "jit")]
+    engine: rvnvmm_hart::Engine,
     /// Harts of both machines.
     #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -205,6 +209,7 @@ pub fn boot(a: BootBenchArgs) -> Result<i32, CliError> {
                 cmd.args(["--set", s]);
             }
             cmd.args(["--smp", &a.smp.to_string()])
+                .args(["--engine", engine_name(a.engine)])
                 .arg("--initrd")
                 .arg(&initrd)
                 .args(["--append", APPEND])
@@ -251,6 +256,14 @@ pub fn boot(a: BootBenchArgs) -> Result<i32, CliError> {
         });
     }
     Ok(0)
+}
+
+/// `engine` as `--engine` spells it.
+fn engine_name(engine: rvnvmm_hart::Engine) -> &'static str {
+    match engine {
+        rvnvmm_hart::Engine::Interp => "interp",
+        rvnvmm_hart::Engine::Jit => "jit",
+    }
 }
 
 /// The machine options of a boot in `model`: the user's, the model last.

@@ -72,10 +72,11 @@ pub struct BootArgs {
     /// Write statistics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
-    /// Execution engine: `interp` (the interpreter only, the reference), or
-    /// `jit` (hot blocks translated to x86-64 code where the host is
-    /// x86-64); the same results either way.
-    #[arg(long, value_name = "interp|jit", default_value = "interp")]
+    /// Execution engine: `jit` (the default: hot blocks translated to
+    /// x86-64 code where the host is x86-64 and the run allows it), or
+    /// `interp` (the interpreter only, the reference); the same results
+    /// either way.
+    #[arg(long, value_name = "interp|jit", default_value = "jit")]
     engine: rvnvmm_hart::Engine,
     /// Give up (non-zero exit) if the guest has not powered off after about
     /// N instructions (all harts together).

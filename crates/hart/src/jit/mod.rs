@@ -19,8 +19,12 @@
 //! loads and stores test the model's filter tables inline, and a
 //! chained jump enters the next block at its fetch through the model.
 //!
-//! Used in user-mode emulation, outside tracing, exact stops and SMT cores;
-//! everything else runs on the interpreter.
+//! Used in user-mode emulation and in the full system, outside tracing,
+//! debugging, exact stops and SMT cores; everything else runs on the
+//! interpreter. In the full system, where blocks are found by physical
+//! address, a translation runs only at the virtual PC it was made at, and
+//! a chained jump checks the fetch TLB as `exec_blocks` would (see
+//! [`Link`]).
 
 mod arena;
 mod fp;
