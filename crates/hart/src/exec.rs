@@ -536,7 +536,16 @@ impl Hart {
             }
             Fence => {}
             FenceI => {
-                env.code.pages.flush_pending = true;
+                // In the full system decoded blocks are keyed by physical
+                // address and every write to a code page (a store, DMA, a
+                // debugger's) drops them already: the cache is coherent
+                // with memory and `fence.i` has nothing to flush (Linux
+                // runs one on every hart whenever it maps an executable
+                // page). In user-mode emulation blocks are keyed by
+                // virtual PC: it flushes.
+                if !FULL {
+                    env.code.pages.flush_pending = true;
+                }
                 return Ok(Flow::Stop);
             }
             Ecall if FULL => return Err(Trap::new(Trap::ECALL_U + self.prv as u64, 0)),

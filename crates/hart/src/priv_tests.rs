@@ -946,3 +946,25 @@ fn mhartid_and_l1_slot_come_from_the_core() {
         );
     }
 }
+
+#[test]
+fn fence_i_keeps_the_physically_keyed_cache_and_stores_to_code_are_seen() {
+    // M-mode calls f twice, rewrites f's first instruction, runs
+    // `fence.i`, calls f again: the store alone drops the decoded code.
+    const F: u64 = BASE + 0x400;
+    const FENCE_I: u32 = 0x0000_100f;
+    const RA: u8 = 1;
+    let call = (T0 as u32) << 15 | (RA as u32) << 7 | 0x67; // jalr ra, 0(t0)
+    let mut p = li(T0, F);
+    p.extend([call, call]);
+    p.extend(li(T1, addi(A0, A0, 100) as u64));
+    p.push(rvnvmm_isa::encode::sw(T1, T0, 0));
+    p.push(FENCE_I);
+    p.push(call);
+    p.push(WFI);
+    let mut m = Machine::new(&p);
+    m.put(F, &[addi(A0, A0, 1), (RA as u32) << 15 | 0x67]); // ret
+    assert_eq!(m.run(1000), Exit::Wfi);
+    assert_eq!(m.hart.x[A0 as usize], 102);
+    assert_eq!(m.code.flushes, 1, "the store flushed, fence.i did not");
+}
