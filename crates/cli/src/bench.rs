@@ -676,6 +676,7 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
             images,
             &machine,
             cfg.machine.model.as_str(),
+            a.engine,
             BOOT_HARTS,
             runs,
             BOOT_MAX_INSNS,

@@ -71,6 +71,10 @@ pub struct BootBenchArgs {
     /// Print one JSON object per model instead of the table.
     #[arg(long)]
     json: bool,
+    /// The execution engine rvnvmm boots with (as `rvnvmm boot`'s
+    /// `--engine`).
+    #[arg(long, value_name = "interp|jit", default_value = "jit")]
+    engine: rvnvmm_hart::Engine,
     /// Harts of both machines.
     #[arg(long, value_name = "N", default_value_t = 4,
           value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -205,12 +209,13 @@ pub(crate) struct BootTimes {
 }
 
 /// Boots `smp` harts to power-off `runs` times under rvnvmm with `machine`
-/// (its model named `model` in messages) and under qemu-system-riscv64,
+/// (its model named `model` in messages) and `engine`, and under qemu-system-riscv64,
 /// alternating; the fastest of each counts.
 pub(crate) fn measure(
     images: &BootImages,
     machine: &MachineArgs,
     model: &str,
+    engine: rvnvmm_hart::Engine,
     smp: u32,
     runs: u32,
     max_insns: u64,
@@ -229,6 +234,7 @@ pub(crate) fn measure(
             cmd.args(["--set", s]);
         }
         cmd.args(["--smp", &smp.to_string()])
+            .args(["--engine", engine_name(engine)])
             .arg("--initrd")
             .arg(&images.initrd)
             .args(["--append", APPEND])
@@ -301,6 +307,7 @@ pub fn boot(a: BootBenchArgs) -> Result<i32, CliError> {
             &images,
             &model_args(&a.machine, model),
             model,
+            a.engine,
             a.smp,
             a.runs,
             a.max_insns,
@@ -320,6 +327,14 @@ pub fn boot(a: BootBenchArgs) -> Result<i32, CliError> {
         });
     }
     Ok(0)
+}
+
+/// `engine` as `--engine` spells it.
+fn engine_name(engine: rvnvmm_hart::Engine) -> &'static str {
+    match engine {
+        rvnvmm_hart::Engine::Interp => "interp",
+        rvnvmm_hart::Engine::Jit => "jit",
+    }
 }
 
 /// The machine options of a boot in `model`: the user's, the model last.

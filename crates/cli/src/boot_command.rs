@@ -72,6 +72,12 @@ pub struct BootArgs {
     /// Write statistics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     stats: Option<PathBuf>,
+    /// Execution engine: `jit` (the default: hot blocks translated to
+    /// x86-64 code where the host is x86-64 and the run allows it), or
+    /// `interp` (the interpreter only, the reference); the same results
+    /// either way.
+    #[arg(long, value_name = "interp|jit", default_value = "jit")]
+    engine: rvnvmm_hart::Engine,
     /// Give up (non-zero exit) if the guest has not powered off after about
     /// N instructions (all harts together).
     #[arg(long, value_name = "N")]
@@ -686,7 +692,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             costs: cfg.core_costs(),
             isa,
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
-            engine: rvnvmm_hart::Engine::Interp,
+            engine: a.engine,
         },
         console: Console::default(),
         disk: a.disk.clone(),

@@ -328,6 +328,59 @@ fn two_hart_timed_boots_give_identical_statistics() {
     assert_eq!(runs[0], runs[1]);
 }
 
+/// A 4-hart boot to power-off gives the same console and statistics
+/// (less the host's own timing) under both execution engines, in the
+/// functional and the timing model: the translating engine retires,
+/// charges and takes interrupts and traps exactly where the interpreter
+/// does. About two minutes on the 2-core host.
+#[test]
+fn four_hart_boots_give_identical_statistics_under_both_engines() {
+    let initrd = initramfs();
+    for model in ["functional", "timing"] {
+        let mut runs = Vec::new();
+        for engine in ["interp", "jit"] {
+            let stats = std::env::temp_dir().join(format!(
+                "rvnvmm-boot-{}-{model}-{engine}.json",
+                std::process::id()
+            ));
+            let out = boot(&[
+                "--set",
+                &format!("machine.model={model}"),
+                "--smp",
+                "4",
+                "--engine",
+                engine,
+                "--initrd",
+                &initrd,
+                "--append",
+                "console=ttyS0 rvnvmm.rc=1 quiet",
+                "--max-insns",
+                "30000000000",
+                "--stats",
+                stats.to_str().unwrap(),
+            ]);
+            let console = String::from_utf8_lossy(&out.stdout).into_owned();
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{engine}: {console}\n{stderr}");
+            assert_eq!(
+                rc_lines(&console),
+                RC_LINES,
+                "{engine}: {console}\n{stderr}"
+            );
+            let text = std::fs::read_to_string(&stats).expect("statistics written");
+            std::fs::remove_file(&stats).ok();
+            let mut json: serde_json::Value = serde_json::from_str(&text).expect("statistics JSON");
+            let top = json.as_object_mut().expect("an object");
+            for host_key in ["host_seconds", "mips"] {
+                assert!(top.remove(host_key).is_some(), "no {host_key}");
+            }
+            runs.push((console, json));
+        }
+        assert_eq!(runs[0].0, runs[1].0, "{model}: the consoles differ");
+        assert!(runs[0].1 == runs[1].1, "{model}: the statistics differ");
+    }
+}
+
 /// One table of `nvmm_microbench tables`: (op, stride or nbank) -> average
 /// latency in ns.
 fn microbench_table(out: &str) -> std::collections::BTreeMap<(String, u64), f64> {

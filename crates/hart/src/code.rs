@@ -190,15 +190,16 @@ impl CodeCache {
     }
 
     /// Counts a run of block `idx` by the translating engine and translates
-    /// it when it becomes hot, for a run with a timing model if `timed`.
-    /// Returns whether it has a translation of that kind.
+    /// it when it becomes hot, for a run with a timing model if `timed`,
+    /// in full-system mode if `full`. Returns whether it has a translation
+    /// of that kind.
     #[inline]
-    pub(crate) fn note_run(&mut self, idx: u32, timed: bool) -> bool {
+    pub(crate) fn note_run(&mut self, idx: u32, timed: bool, full: bool) -> bool {
         let block = &mut self.blocks[idx as usize];
         if let Some(t) = &block.translation {
             // One made for the other kind of run (another process's
             // model cannot differ, but a test may switch): interpreted.
-            return t.timed == timed;
+            return t.timed == timed && t.full == full;
         }
         if block.runs > crate::jit::HOT_THRESHOLD {
             // Translation failed once: it stays interpreted.
@@ -217,6 +218,7 @@ impl CodeCache {
             &block.insns,
             &block.cost,
             timed.then_some(&block.fetch_lines[..]),
+            full,
         )
         .ok();
         block.translation.is_some()

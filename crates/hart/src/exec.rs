@@ -50,6 +50,9 @@ impl Hart {
     ) -> Option<Exit> {
         // A link of the last translation to fill with the next block's.
         let mut pending_link: Option<*const crate::jit::Link> = None;
+        // Full-system mode: the physical page the block was found at (a
+        // link records it; see `jit::Link`).
+        let mut ppage = 0;
         loop {
             if env.timing.is_some() {
                 if let Err(exit) = self.fetch_block::<T, FULL>(env, idx) {
@@ -61,23 +64,25 @@ impl Hart {
             let timed = env.timing.is_some();
             let translated = !TRACE
                 && !SMT
-                && !FULL
                 && self.config.engine == crate::Engine::Jit
-                && env.code.note_run(idx, timed);
+                && env.code.note_run(idx, timed, FULL);
             let block = env.code.block(idx);
             let insns: *const [Insn] = &*block.insns;
             let cost: *const [u32] = &*block.cost;
             let raw: *const [u32] = &*block.raw;
             let link = pending_link.take();
             let translation = match &block.translation {
-                Some(t) if translated => {
+                // In full-system mode a block is found by physical address
+                // but its translation holds the virtual PCs it was made
+                // at: elsewhere it is interpreted.
+                Some(t) if translated && (!FULL || t.pcs[0] == self.pc) => {
                     // The block the previous translation stopped before
                     // (with nothing in between that could drop blocks):
                     // link its exit here.
                     if let Some(link) = link {
                         // SAFETY: the link is in that block's translation
                         // (or the jump table) of this cache, still alive.
-                        unsafe { (*link).fill(self.pc, t) };
+                        unsafe { (*link).fill(self.pc, t, ppage) };
                     }
                     Some(t.entry())
                 }
@@ -91,7 +96,7 @@ impl Hart {
             let mut next = None;
             if let Some(entry) = translation {
                 let hart: *mut Hart = self;
-                let mut ctx = crate::jit::JitCtx::new(hart, env, idx, stop_at);
+                let mut ctx = crate::jit::JitCtx::new::<T, FULL>(hart, env, idx, stop_at);
                 // SAFETY: `entry` is this block's translation, whose arena
                 // lives while the block does (and so do the translations it
                 // chains to: the cache drops blocks only all at once, never
@@ -102,8 +107,9 @@ impl Hart {
                 let outcome = unsafe { entry(std::ptr::addr_of_mut!((*hart).x).cast(), &mut ctx) };
                 if outcome == crate::jit::FETCH_STOP {
                     // The block chained to did not start: as if
-                    // `exec_blocks` had looked it up and fetched it.
-                    self.pc = ctx.next_pc;
+                    // `exec_blocks` had looked it up and fetched it (the
+                    // helper set the PC, and a fetch fault taken in
+                    // full-system mode moved it to the trap vector).
                     return ctx.fetch_exit;
                 } else if outcome == crate::jit::CHAINED {
                     // Retired and charged by the translation; the checks
@@ -200,7 +206,10 @@ impl Hart {
                 // A fetch-TLB hit gives the physical PC; anything else (and a
                 // block that may straddle pages) goes back to `run`.
                 match self.tlb.exec.lookup_paddr(self.pc, 2) {
-                    Some((_, pa)) if pa & 0xfff != 0xffe => pa,
+                    Some((_, pa)) if pa & 0xfff != 0xffe => {
+                        ppage = pa & !0xfff;
+                        pa
+                    }
                     _ => return None,
                 }
             } else {
@@ -527,7 +536,16 @@ impl Hart {
             }
             Fence => {}
             FenceI => {
-                env.code.pages.flush_pending = true;
+                // In the full system decoded blocks are keyed by physical
+                // address and every write to a code page (a store, DMA, a
+                // debugger's) drops them already: the cache is coherent
+                // with memory and `fence.i` has nothing to flush (Linux
+                // runs one on every hart whenever it maps an executable
+                // page). In user-mode emulation blocks are keyed by
+                // virtual PC: it flushes.
+                if !FULL {
+                    env.code.pages.flush_pending = true;
+                }
                 return Ok(Flow::Stop);
             }
             Ecall if FULL => return Err(Trap::new(Trap::ECALL_U + self.prv as u64, 0)),

@@ -171,9 +171,9 @@ pub enum Engine {
     #[default]
     Interp,
     /// Hot blocks translated to host code ([`jit`]) where the host is
-    /// x86-64 and the run allows it (user-mode emulation, functional or
-    /// timing model, no tracing, exact stop or SMT core); the interpreter
-    /// everywhere else.
+    /// x86-64 and the run allows it (user-mode emulation or the full
+    /// system, functional or timing model, no tracing, exact stop or SMT
+    /// core); the interpreter everywhere else.
     Jit,
 }
 

@@ -8,12 +8,12 @@ use rvnvmm_isa::encode::{addi, ld, li, sd};
 use rvnvmm_mem::sv39::Pte;
 use rvnvmm_mem::PhysMem;
 
-const BASE: u64 = 0x8000_0000;
+pub(crate) const BASE: u64 = 0x8000_0000;
 /// Where the M-mode trap handler lives in most tests: it halts.
-const M_HANDLER: u64 = BASE + 0x800;
-const S_HANDLER: u64 = BASE + 0xc00;
+pub(crate) const M_HANDLER: u64 = BASE + 0x800;
+pub(crate) const S_HANDLER: u64 = BASE + 0xc00;
 
-const T0: u8 = 5;
+pub(crate) const T0: u8 = 5;
 const T1: u8 = 6;
 const A0: u8 = 10;
 const A1: u8 = 11;
@@ -26,22 +26,22 @@ const A7: u8 = 17;
 
 const MRET: u32 = 0x3020_0073;
 const SRET: u32 = 0x1020_0073;
-const WFI: u32 = 0x1050_0073;
+pub(crate) const WFI: u32 = 0x1050_0073;
 const ECALL: u32 = 0x0000_0073;
 const SFENCE_VMA: u32 = 0x1200_0073;
 const STIMECMP: u16 = 0x14D;
 const MHPMCOUNTER3: u16 = 0xB03;
 
-fn csr_insn(f3: u32, rd: u8, csr: u16, rs1: u8) -> u32 {
+pub(crate) fn csr_insn(f3: u32, rd: u8, csr: u16, rs1: u8) -> u32 {
     (csr as u32) << 20 | (rs1 as u32) << 15 | f3 << 12 | (rd as u32) << 7 | 0x73
 }
-fn csrw(csr: u16, rs: u8) -> u32 {
+pub(crate) fn csrw(csr: u16, rs: u8) -> u32 {
     csr_insn(1, 0, csr, rs)
 }
-fn csrr(rd: u8, csr: u16) -> u32 {
+pub(crate) fn csrr(rd: u8, csr: u16) -> u32 {
     csr_insn(2, rd, csr, 0)
 }
-fn csrs(csr: u16, rs: u8) -> u32 {
+pub(crate) fn csrs(csr: u16, rs: u8) -> u32 {
     csr_insn(2, 0, csr, rs)
 }
 /// `csrsi csr, imm` (imm < 32).
@@ -52,25 +52,33 @@ fn csrsi(csr: u16, imm: u8) -> u32 {
 const SPIN: u32 = 0x0000_006f;
 
 /// `li t0, v; csrw csr, t0`.
-fn set_csr(csr: u16, v: u64) -> Vec<u32> {
+pub(crate) fn set_csr(csr: u16, v: u64) -> Vec<u32> {
     let mut w = li(T0, v);
     w.push(csrw(csr, T0));
     w
 }
 
-struct Machine {
-    mem: PhysMem,
-    code: CodeCache,
-    hart: Hart,
-    core: Core,
+pub(crate) struct Machine {
+    pub(crate) mem: PhysMem,
+    pub(crate) code: CodeCache,
+    pub(crate) hart: Hart,
+    pub(crate) core: Core,
 }
 
 impl Machine {
     /// A full-system hart in M-mode at `BASE` over 4 MiB of RAM, with a
     /// halting (`wfi`) handler at `M_HANDLER` and `S_HANDLER`.
-    fn new(prog: &[u32]) -> Machine {
+    pub(crate) fn new(prog: &[u32]) -> Machine {
+        Machine::with_engine(prog, crate::Engine::Interp)
+    }
+
+    /// As [`Machine::new`], running on `engine`.
+    pub(crate) fn with_engine(prog: &[u32], engine: crate::Engine) -> Machine {
         let mem = PhysMem::new(&[(BASE, 0x40_0000)]).unwrap();
-        let config = HartConfig::default();
+        let config = HartConfig {
+            engine,
+            ..HartConfig::default()
+        };
         let core = Core::new(0, 0, &config);
         let mut hart = Hart::new(config);
         hart.set_full_system(true);
@@ -87,12 +95,12 @@ impl Machine {
         m
     }
 
-    fn put(&mut self, addr: u64, words: &[u32]) {
+    pub(crate) fn put(&mut self, addr: u64, words: &[u32]) {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         assert!(self.mem.write(addr, &bytes));
     }
 
-    fn run(&mut self, budget: u64) -> Exit {
+    pub(crate) fn run(&mut self, budget: u64) -> Exit {
         self.hart.run(
             &mut self.core,
             &mut Env::functional(&mut self.mem, &mut self.code),
@@ -111,7 +119,7 @@ impl Machine {
         self.hart.run(&mut self.core, &mut env, budget)
     }
 
-    fn csr(&self, n: u16) -> u64 {
+    pub(crate) fn csr(&self, n: u16) -> u64 {
         self.hart.read_csr(n).unwrap()
     }
 
@@ -123,14 +131,14 @@ impl Machine {
 }
 
 /// Program prologue: trap vectors set.
-fn vectors() -> Vec<u32> {
+pub(crate) fn vectors() -> Vec<u32> {
     let mut p = set_csr(MTVEC, M_HANDLER);
     p.extend(set_csr(STVEC, S_HANDLER));
     p
 }
 
 /// Enters `mode` at `target` through `mret`.
-fn enter(mode: Priv, target: u64) -> Vec<u32> {
+pub(crate) fn enter(mode: Priv, target: u64) -> Vec<u32> {
     let mut p = set_csr(MEPC, target);
     p.extend(li(T0, mstatus::MPP));
     p.push(csr_insn(3, 0, MSTATUS, T0)); // csrc mstatus, t0
@@ -141,7 +149,7 @@ fn enter(mode: Priv, target: u64) -> Vec<u32> {
 }
 
 /// PMP entry 0: all of memory, RWX for S and U.
-fn pmp_all() -> Vec<u32> {
+pub(crate) fn pmp_all() -> Vec<u32> {
     let mut p = set_csr(PMPADDR0, (1 << 54) - 1);
     p.extend(set_csr(PMPCFG0, 0x1f));
     p
@@ -937,4 +945,26 @@ fn mhartid_and_l1_slot_come_from_the_core() {
             model.calls
         );
     }
+}
+
+#[test]
+fn fence_i_keeps_the_physically_keyed_cache_and_stores_to_code_are_seen() {
+    // M-mode calls f twice, rewrites f's first instruction, runs
+    // `fence.i`, calls f again: the store alone drops the decoded code.
+    const F: u64 = BASE + 0x400;
+    const FENCE_I: u32 = 0x0000_100f;
+    const RA: u8 = 1;
+    let call = (T0 as u32) << 15 | (RA as u32) << 7 | 0x67; // jalr ra, 0(t0)
+    let mut p = li(T0, F);
+    p.extend([call, call]);
+    p.extend(li(T1, addi(A0, A0, 100) as u64));
+    p.push(rvnvmm_isa::encode::sw(T1, T0, 0));
+    p.push(FENCE_I);
+    p.push(call);
+    p.push(WFI);
+    let mut m = Machine::new(&p);
+    m.put(F, &[addi(A0, A0, 1), (RA as u32) << 15 | 0x67]); // ret
+    assert_eq!(m.run(1000), Exit::Wfi);
+    assert_eq!(m.hart.x[A0 as usize], 102);
+    assert_eq!(m.code.flushes, 1, "the store flushed, fence.i did not");
 }

@@ -40,15 +40,20 @@ impl ExecArena {
             self.used = 0;
         }
         let chunk = *self.chunks.last().expect("a chunk was just ensured");
-        protect(chunk, libc::PROT_READ | libc::PROT_WRITE)?;
+        // Only the host pages the code lands on change protection: a
+        // whole chunk's would rewrite every page-table entry of it twice
+        // per block.
+        let pages = host_pages(self.used, code.len());
+        protect(chunk, pages.clone(), libc::PROT_READ | libc::PROT_WRITE)?;
         // SAFETY: `used + code.len() <= CHUNK`, the chunk is CHUNK bytes long
-        // and now writable; no translated code runs while a block is placed.
+        // and those bytes are now writable; no translated code runs while a
+        // block is placed.
         let start = unsafe {
             let dst = chunk.as_ptr().add(self.used);
             std::ptr::copy_nonoverlapping(code.as_ptr(), dst, code.len());
             dst
         };
-        protect(chunk, libc::PROT_READ | libc::PROT_EXEC)?;
+        protect(chunk, pages, libc::PROT_READ | libc::PROT_EXEC)?;
         // Keep entry points 16-byte aligned.
         self.used = (self.used + code.len() + 15) & !15;
         Ok(start)
@@ -92,9 +97,33 @@ fn map_chunk() -> Result<NonNull<u8>, ArenaError> {
     NonNull::new(p.cast()).ok_or(ArenaError::Map(std::io::Error::other("null mapping")))
 }
 
-fn protect(chunk: NonNull<u8>, prot: libc::c_int) -> Result<(), ArenaError> {
-    // SAFETY: `chunk` is a CHUNK-byte mapping this arena made.
-    let r = unsafe { libc::mprotect(chunk.as_ptr().cast(), CHUNK, prot) };
+/// The host page size the arena assumes; a larger one only makes
+/// [`host_pages`] ranges unaligned, which `mprotect` refuses (an error, not
+/// a wrong protection).
+const HOST_PAGE: usize = 4096;
+
+/// The byte range of a chunk, in whole host pages, that holds `len` bytes
+/// from offset `at`.
+fn host_pages(at: usize, len: usize) -> std::ops::Range<usize> {
+    let start = at & !(HOST_PAGE - 1);
+    let end = (at + len.max(1) + HOST_PAGE - 1) & !(HOST_PAGE - 1);
+    start..end.min(CHUNK)
+}
+
+fn protect(
+    chunk: NonNull<u8>,
+    range: std::ops::Range<usize>,
+    prot: libc::c_int,
+) -> Result<(), ArenaError> {
+    // SAFETY: `chunk` is a CHUNK-byte mapping this arena made and `range`
+    // lies within it.
+    let r = unsafe {
+        libc::mprotect(
+            chunk.as_ptr().add(range.start).cast(),
+            range.end - range.start,
+            prot,
+        )
+    };
     if r != 0 {
         return Err(ArenaError::Map(std::io::Error::last_os_error()));
     }
@@ -112,6 +141,33 @@ fn unmap(chunk: NonNull<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placing_protects_only_the_pages_written() {
+        assert_eq!(host_pages(0, 10), 0..4096);
+        assert_eq!(host_pages(4090, 10), 0..8192);
+        assert_eq!(host_pages(4096, 4096), 4096..8192);
+        assert_eq!(host_pages(CHUNK - 16, 16), CHUNK - 4096..CHUNK);
+        if !cfg!(target_arch = "x86_64") {
+            return;
+        }
+        // Code placed across a page boundary runs, and so does the code
+        // placed before it on the page made writable meanwhile.
+        let mut arena = ExecArena::default();
+        // mov eax, 7; ret
+        let ret7 = [0xb8, 7, 0, 0, 0, 0xc3];
+        let first = arena.place(&ret7).unwrap();
+        arena.used = 4096 - 8;
+        let across = arena.place(&ret7).unwrap();
+        // SAFETY: both are complete functions returning 7 (System V).
+        let (f, g) = unsafe {
+            (
+                std::mem::transmute::<*const u8, extern "C" fn() -> u32>(first),
+                std::mem::transmute::<*const u8, extern "C" fn() -> u32>(across),
+            )
+        };
+        assert_eq!((f(), g()), (7, 7));
+    }
 
     #[test]
     fn clearing_keeps_one_chunk_for_reuse() {

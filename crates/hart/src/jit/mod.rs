@@ -19,8 +19,12 @@
 //! loads and stores test the model's filter tables inline, and a
 //! chained jump enters the next block at its fetch through the model.
 //!
-//! Used in user-mode emulation, outside tracing, exact stops and SMT cores;
-//! everything else runs on the interpreter.
+//! Used in user-mode emulation and in the full system, outside tracing,
+//! debugging, exact stops and SMT cores; everything else runs on the
+//! interpreter. In the full system, where blocks are found by physical
+//! address, a translation runs only at the virtual PC it was made at, and
+//! a chained jump checks the fetch TLB as `exec_blocks` would (see
+//! [`Link`]).
 
 mod arena;
 mod fp;
@@ -72,12 +76,23 @@ pub(crate) type Entry = unsafe extern "C" fn(*mut u64, *mut JitCtx) -> u32;
 /// same cache, and the cache drops blocks only all at once (`flush`:
 /// stores to code, `fence.i`, `mmap` changes), the links with them; within
 /// one generation of the cache a PC always names the same block.
+///
+/// In full-system mode blocks are found by physical address, and the same
+/// guest PC may name another block once the address space changes (`satp`,
+/// `sfence.vma`, a privilege or MPRV change, a page-table entry the fetch
+/// TLB refilled): a link also holds the physical page its block was found
+/// at, and is followed only while the fetch TLB maps the PC there, the
+/// lookup `exec_blocks` makes between blocks.
 #[repr(C)]
 #[derive(Debug)]
 pub struct Link {
     pc: Cell<u64>,
     entry: Cell<usize>,
+    /// Full-system mode: the physical page of the block at `pc`.
+    ppage: Cell<u64>,
 }
+
+const _: () = assert!(std::mem::size_of::<Link>() == x86::LINK_BYTES as usize);
 
 /// The PC of an empty [`Link`].
 const UNLINKED: u64 = 1;
@@ -87,6 +102,7 @@ impl Default for Link {
         Link {
             pc: Cell::new(UNLINKED),
             entry: Cell::new(0),
+            ppage: Cell::new(0),
         }
     }
 }
@@ -98,9 +114,11 @@ impl Link {
         self.entry.set(0);
     }
 
-    /// Points the link at the block at `pc` translated as `to`.
-    pub(crate) fn fill(&self, pc: u64, to: &Translation) {
+    /// Points the link at the block at `pc` translated as `to`, found at
+    /// physical page `ppage` (full-system mode; ignored otherwise).
+    pub(crate) fn fill(&self, pc: u64, to: &Translation, ppage: u64) {
         self.entry.set(to.chain_entry());
+        self.ppage.set(ppage);
         self.pc.set(pc);
     }
 }
@@ -117,6 +135,9 @@ pub struct Translation {
     links: Box<[Link]>,
     /// Made for a run with a timing model.
     pub(crate) timed: bool,
+    /// Made for full-system mode (links check the fetch TLB, helpers
+    /// run the full system's `step`).
+    pub(crate) full: bool,
     /// Where a chained jump enters, from `entry`.
     chain_offset: usize,
 }
@@ -159,7 +180,8 @@ pub(crate) struct JitCtx {
     /// Chaining stops once `instret` reaches this (`exec_blocks`'s stop);
     /// zero once the code cache owes a flush.
     stop_at: u64,
-    /// Chaining stops once the clock reaches this (the core's turn end).
+    /// Chaining stops once the clock reaches this (the core's turn end;
+    /// in full-system mode the next event's time if earlier).
     turn_end: u64,
     /// The cost model's cycles of a taken branch or jump.
     branch_taken: u64,
@@ -192,8 +214,9 @@ pub(crate) struct JitCtx {
 
 impl JitCtx {
     /// A context for running the translation of block `block` on `hart`
-    /// in `env`, chaining while `instret < stop_at`.
-    pub(crate) fn new<T: TimingModel>(
+    /// in `env`, chaining while `instret < stop_at`; `FULL`: in
+    /// full-system mode.
+    pub(crate) fn new<T: TimingModel, const FULL: bool>(
         hart: *mut Hart,
         env: *mut Env<'_, T>,
         block: u32,
@@ -202,18 +225,18 @@ impl JitCtx {
         // SAFETY: the caller passes the live hart and environment.
         let (h, e) = unsafe { (&*hart, &*env) };
         JitCtx {
-            step: step_helper::<T>,
+            step: step_helper::<T, FULL>,
             read_tlb: h.tlb.read.entries_ptr(),
             write_tlb: h.tlb.write.entries_ptr(),
             exec_tlb: h.tlb.exec.entries_ptr(),
             stop_at,
-            turn_end: h.core.turn_end,
+            turn_end: chain_end::<FULL>(h),
             branch_taken: h.core.costs.branch_taken as u64,
             jumps: e.code.jumps_ptr(),
             next_pc: 0,
             link: std::ptr::null(),
             block,
-            fetch: fetch_helper::<T>,
+            fetch: fetch_helper::<T, FULL>,
             filter: e
                 .timing
                 .as_deref()
@@ -227,6 +250,18 @@ impl JitCtx {
     }
 }
 
+/// The clock at which chaining stops: the core's turn end and, in
+/// full-system mode, the next event (an interrupt, a timer), which
+/// `exec_blocks` takes between blocks.
+#[inline(always)]
+fn chain_end<const FULL: bool>(hart: &Hart) -> u64 {
+    if FULL {
+        hart.core.turn_end.min(hart.event_at)
+    } else {
+        hart.core.turn_end
+    }
+}
+
 /// Runs instruction `i` of the running block through the interpreter.
 /// Returns 0 to go on with the next instruction, 1 when the block ends
 /// here (the result is left in the context).
@@ -235,7 +270,10 @@ impl JitCtx {
 /// `ctx` points to a live `JitCtx` made by [`JitCtx::new`] with this `T`,
 /// whose pointers are valid and not otherwise borrowed, and `i` is an
 /// index of its (translated) block.
-unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u64 {
+unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
+    ctx: *mut JitCtx,
+    i: u32,
+) -> u64 {
     // SAFETY: the caller's contract.
     let ctx = unsafe { &mut *ctx };
     // SAFETY: as above; `env` was an `Env<'_, T>`.
@@ -250,13 +288,13 @@ unsafe extern "C" fn step_helper<T: TimingModel>(ctx: *mut JitCtx, i: u32) -> u6
         .as_ref()
         .expect("only a translated block calls the helper")
         .pcs;
-    let result =
-        hart.step::<T, false>(env, &block.insns[i], pcs[i], i as u64, block.cost[i] as u64);
+    let result = hart.step::<T, FULL>(env, &block.insns[i], pcs[i], i as u64, block.cost[i] as u64);
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
     ctx.exec_tlb = hart.tlb.exec.entries_ptr();
-    // What `exec_blocks` checks between blocks may have moved.
-    ctx.turn_end = hart.core.turn_end;
+    // What `exec_blocks` checks between blocks may have moved (a CSR
+    // write or a device access makes an event due at once).
+    ctx.turn_end = chain_end::<FULL>(hart);
     if env.code.pages.flush_pending {
         ctx.stop_at = 0;
     }
@@ -295,13 +333,18 @@ const NEVER_HITS: FilterTables = FilterTables {
 ///
 /// # Safety
 /// As [`step_helper`].
-unsafe extern "C" fn fetch_helper<T: TimingModel>(ctx: *mut JitCtx, idx: u32) -> u64 {
+unsafe extern "C" fn fetch_helper<T: TimingModel, const FULL: bool>(
+    ctx: *mut JitCtx,
+    idx: u32,
+) -> u64 {
     // SAFETY: the caller's contract.
     let ctx = unsafe { &mut *ctx };
     // SAFETY: as above; `env` was an `Env<'_, T>`.
     let (hart, env) = unsafe { (&mut *ctx.hart, &mut *ctx.env.cast::<Env<'_, T>>()) };
     hart.pc = ctx.next_pc;
-    let result = hart.fetch_block::<T, false>(env, idx);
+    // A fetch fault in full-system mode is taken there (the PC moves to
+    // the trap vector).
+    let result = hart.fetch_block::<T, FULL>(env, idx);
     // A fetch may walk the page table (with a TLB model) and so refill.
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
@@ -335,8 +378,10 @@ pub(crate) fn block_pcs(start: u64, insns: &[Insn]) -> Box<[u64]> {
 /// Translates block `idx` of the code cache, at `start` with `insns` and
 /// `cost`, placing the code in `arena`; for a run with a timing model if
 /// `timed` (loads and stores test its filter caches, and a chained jump
-/// fetches `fetch_lines`, the block's page offsets of its fetch lines).
-/// Cold (once per hot block): kept out of the run loops it is called from.
+/// fetches `fetch_lines`, the block's page offsets of its fetch lines);
+/// for full-system mode if `full` (a chained jump checks the fetch TLB,
+/// see [`Link`]). Cold (once per hot block): kept out of the run loops it
+/// is called from.
 #[cold]
 #[inline(never)]
 pub(crate) fn translate(
@@ -346,6 +391,7 @@ pub(crate) fn translate(
     insns: &[Insn],
     cost: &[u32],
     timed: Option<&[u16]>,
+    full: bool,
 ) -> Result<Translation, ArenaError> {
     let pcs = block_pcs(start, insns);
     let links: Box<[Link]> = (0..=insns.len()).map(|_| Link::default()).collect();
@@ -378,7 +424,11 @@ pub(crate) fn translate(
     // The context learns which block runs.
     asm.store_ctx_u32(BLOCK, idx);
     for (i, ins) in insns.iter().enumerate() {
-        emit(&mut asm, ins, i as u32, &pcs, cost, &links, timed.is_some());
+        let kind = Kind {
+            timed: timed.is_some(),
+            full,
+        };
+        emit(&mut asm, ins, i as u32, &pcs, cost, &links, kind);
     }
     let len = insns.len();
     chain_exit(
@@ -388,6 +438,7 @@ pub(crate) fn translate(
         false,
         Some(pcs[len]),
         Some(&links[len]),
+        full,
     );
     let code = asm.finish();
     let at = arena.place(&code)?;
@@ -399,6 +450,7 @@ pub(crate) fn translate(
         pcs,
         links,
         timed: timed.is_some(),
+        full,
         chain_offset,
     })
 }
@@ -459,8 +511,9 @@ const fn from_registers(at: usize) -> i32 {
 /// taken branch's if `taken`): retires them as `Hart::retire` does, then,
 /// unless `exec_blocks` would stop here (`instret >= stop_at`, a flush
 /// owed, `cycles >= turn_end`), jumps to the next block through `link`
-/// (`None`: the slot of the code cache's jump table) when it matches, or
-/// returns [`CHAINED`].
+/// (`None`: the slot of the code cache's jump table) when it matches (in
+/// full-system mode if `full`: and the fetch TLB maps the PC to the link's
+/// page), or returns [`CHAINED`].
 fn chain_exit(
     asm: &mut Asm,
     n: usize,
@@ -468,6 +521,7 @@ fn chain_exit(
     taken: bool,
     target: Option<u64>,
     link: Option<&Link>,
+    full: bool,
 ) {
     asm.mov_imm(Reg::Rax, cycles as u64);
     if taken {
@@ -491,7 +545,11 @@ fn chain_exit(
         Some(link) => asm.mov_imm(Reg::Rcx, link as *const Link as u64),
         None => asm.table_slot(JUMPS, JUMP_SLOTS as u32),
     }
-    asm.follow_link();
+    if full {
+        asm.follow_link_mapped(EXEC_TLB);
+    } else {
+        asm.follow_link();
+    }
     asm.store_ctx(LINK, Reg::Rcx);
     asm.here(stop);
     asm.here(turn_over);
@@ -504,9 +562,19 @@ enum Src {
     Imm,
 }
 
+/// What kind of run a translation is made for.
+#[derive(Clone, Copy)]
+struct Kind {
+    /// With a timing model.
+    timed: bool,
+    /// In full-system mode.
+    full: bool,
+}
+
 /// Emits instruction `i` of the block with `pcs`, `cost` and `links`.
-fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[Link], timed: bool) {
+fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[Link], kind: Kind) {
     use Op::*;
+    let Kind { timed, full } = kind;
     let pc = pcs[i as usize];
     let n = i as usize + 1;
     let imm = ins.imm as u64;
@@ -543,6 +611,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             true,
             Some(target),
             Some(&links[i as usize]),
+            full,
         );
         asm.here(not_taken);
         // Reached only by the jump, with rs1 still loaded.
@@ -721,7 +790,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             asm.clear_bit0();
             asm.store_ctx(NEXT_PC, Reg::Rax);
             constant(asm, pc.wrapping_add(ins.len as u64));
-            chain_exit(asm, n, cost[n], true, None, None);
+            chain_exit(asm, n, cost[n], true, None, None, full);
         }
         Beq => branch(asm, Cond::Eq),
         Bne => branch(asm, Cond::Ne),

@@ -971,3 +971,255 @@ fn fp_loads_and_stores_match_the_interpreter() {
         }
     }
 }
+
+/// Full-system mode: the translating engine against the interpreter on
+/// hand-assembled M/S programs (the fixtures of `priv_tests`).
+mod full_system {
+    use super::{b_type, i_type, jal, jalr, r_type};
+    use crate::priv_tests::{
+        csr_insn, csrr, csrs, csrw, enter, pmp_all, set_csr, vectors, Machine, BASE, M_HANDLER,
+        S_HANDLER, T0, WFI,
+    };
+    use crate::privileged::{envcfg, mstatus};
+    use crate::{irq, Engine, Exit, Priv};
+    use rvnvmm_isa::csr::*;
+    use rvnvmm_isa::encode::li;
+    use rvnvmm_mem::sv39::Pte;
+
+    const A0: u32 = 10;
+    const A1: u32 = 11;
+    const A2: u32 = 12;
+    const A3: u32 = 13;
+    const A4: u32 = 14;
+    const A5: u32 = 15;
+    const RA: u32 = 1;
+    const T2: u32 = 7;
+    const STIMECMP: u16 = 0x14D;
+
+    /// Virtual pages of the tests, all in the 2 MiB at 0x4000_0000.
+    const VDRIVER: u64 = 0x4000_0000;
+    const VDATA: u64 = 0x4000_1000;
+    const VLOOP: u64 = 0x4000_2000;
+    const VALIAS: u64 = 0x4000_3000;
+    /// Physical pages.
+    const PDRIVER: u64 = BASE + 0x20_0000;
+    const PDATA: u64 = BASE + 0x20_1000;
+    const PLOOP: u64 = BASE + 0x20_2000;
+    const PLOOP2: u64 = BASE + 0x20_3000;
+    /// Two page-table roots, each with its level-1 and level-0 tables
+    /// after it.
+    const ROOT_A: u64 = BASE + 0x10_0000;
+    const ROOT_B: u64 = BASE + 0x10_4000;
+
+    fn satp(root: u64) -> u64 {
+        8 << 60 | root >> 12
+    }
+
+    /// Page tables at `root` mapping `pages` (virtual, physical, flags:
+    /// accessed, dirty and valid added) for S-mode, and the RAM at
+    /// `BASE` as a 1 GiB identity superpage (the trap handlers).
+    fn page_tables(m: &mut Machine, root: u64, pages: &[(u64, u64, u64)]) {
+        let (l1, l0) = (root + 0x1000, root + 0x2000);
+        let table = |pa: u64| Pte::leaf(pa, 0).0 & !(Pte::R | Pte::W | Pte::X);
+        m.mem.write_u64(root + 8 * (VDRIVER >> 30), table(l1));
+        m.mem
+            .write_u64(l1 + 8 * ((VDRIVER >> 21) & 0x1ff), table(l0));
+        for &(va, pa, flags) in pages {
+            let leaf = Pte::leaf(pa, flags | Pte::A | Pte::D).0;
+            m.mem.write_u64(l0 + 8 * ((va >> 12) & 0x1ff), leaf);
+        }
+        m.mem.write_u64(
+            root + 8 * (BASE >> 30),
+            Pte::leaf(BASE, Pte::R | Pte::W | Pte::X | Pte::A | Pte::D).0,
+        );
+    }
+
+    /// M-mode set-up: vectors, PMP, `satp` = `root`, loads and stores
+    /// faults delegated, then S-mode at `VDRIVER`.
+    fn to_supervisor(root: u64) -> Vec<u32> {
+        let mut p = vectors();
+        p.extend(pmp_all());
+        p.extend(set_csr(SATP, satp(root)));
+        p.extend(set_csr(MEDELEG, 1 << 13 | 1 << 15));
+        p.extend(enter(Priv::Supervisor, VDRIVER));
+        p
+    }
+
+    /// What a run leaves that the engines must agree on.
+    #[derive(Debug, PartialEq, Eq)]
+    struct State {
+        exit: Exit,
+        x: [u64; 32],
+        pc: u64,
+        instret: u64,
+        cycles: u64,
+        traps: [u64; 6],
+    }
+
+    /// Builds a machine with `build` on `engine` and runs it until it
+    /// stops other than at the end of a budget.
+    fn run_on(engine: Engine, build: &dyn Fn(Engine) -> Machine) -> (State, Machine) {
+        let mut m = build(engine);
+        let mut exit = Exit::Budget;
+        for _ in 0..1000 {
+            exit = m.run(100_000);
+            if exit != Exit::Budget {
+                break;
+            }
+        }
+        let state = State {
+            exit,
+            x: m.hart.x,
+            pc: m.hart.pc,
+            instret: m.hart.instret,
+            cycles: m.core.cycles,
+            traps: [MCAUSE, MEPC, MTVAL, SCAUSE, SEPC, STVAL].map(|c| m.csr(c)),
+        };
+        (state, m)
+    }
+
+    /// Runs under both engines: the translating engine's state, checked
+    /// equal to the interpreter's, and whether it chained blocks.
+    fn both(build: &dyn Fn(Engine) -> Machine) -> (State, bool) {
+        let (interp, _) = run_on(Engine::Interp, build);
+        let (jit, mut m) = run_on(Engine::Jit, build);
+        assert_eq!(interp, jit);
+        (jit, super::any_linked(&mut m.code))
+    }
+
+    #[test]
+    fn a_block_at_two_virtual_addresses_runs_as_its_own_pc_says() {
+        // The loop's page is mapped at VLOOP and VALIAS; `auipc` gives
+        // the PC it runs at. The driver calls it at both.
+        let build = |engine| {
+            let mut m = Machine::with_engine(&to_supervisor(ROOT_A), engine);
+            let x = Pte::R | Pte::X;
+            let pages = [(VDRIVER, PDRIVER, x), (VLOOP, PLOOP, x), (VALIAS, PLOOP, x)];
+            page_tables(&mut m, ROOT_A, &pages);
+            let mut driver = li(T0, VLOOP);
+            driver.push(jalr(RA, T0 as u32, 0));
+            driver.extend(li(T0, VALIAS));
+            driver.push(jalr(RA, T0 as u32, 0));
+            driver.push(WFI);
+            m.put(PDRIVER, &driver);
+            m.put(
+                PLOOP,
+                &[
+                    i_type(0, 0x13, A1, 0, 50),
+                    6 << 7 | 0x17, // auipc t1, 0
+                    r_type(0, 0, 0x33, A0, A0, 6),
+                    i_type(0, 0x13, A1, A1, -1),
+                    b_type(1, A1, 0, (-12i32) as u32),
+                    jalr(0, RA, 0),
+                ],
+            );
+            m
+        };
+        let (state, linked) = both(&build);
+        assert_eq!(state.exit, Exit::Wfi);
+        assert_eq!(state.x[A0 as usize], 50 * (VLOOP + 4) + 50 * (VALIAS + 4));
+        assert!(linked, "the loop chained to itself");
+    }
+
+    #[test]
+    fn a_satp_switch_between_chained_blocks_is_seen() {
+        // The driver calls VLOOP 80 times; after 40 it switches to tables
+        // that map VLOOP to other code, the call's link filled before.
+        let build = |engine| {
+            let mut m = Machine::with_engine(&to_supervisor(ROOT_A), engine);
+            let x = Pte::R | Pte::X;
+            page_tables(&mut m, ROOT_A, &[(VDRIVER, PDRIVER, x), (VLOOP, PLOOP, x)]);
+            page_tables(&mut m, ROOT_B, &[(VDRIVER, PDRIVER, x), (VLOOP, PLOOP2, x)]);
+            m.put(
+                PDRIVER,
+                &[
+                    i_type(0, 0x13, A1, 0, 80),
+                    jal(RA, (VLOOP - VDRIVER - 4) as u32), // loop:
+                    i_type(0, 0x13, A1, A1, -1),
+                    b_type(0, A1, 0, 16), // beq a1, zero, done
+                    b_type(1, A1, A2, (-12i32) as u32),
+                    csrw(SATP, T2 as u8),
+                    jal(0, (-20i32) as u32),
+                    WFI, // done:
+                ],
+            );
+            m.put(PLOOP, &[i_type(0, 0x13, A0, A0, 1), jalr(0, RA, 0)]);
+            m.put(PLOOP2, &[i_type(0, 0x13, A0, A0, 100), jalr(0, RA, 0)]);
+            m.hart.x[A2 as usize] = 40;
+            m.hart.x[T2 as usize] = satp(ROOT_B);
+            m
+        };
+        let (state, linked) = both(&build);
+        assert_eq!(state.exit, Exit::Wfi);
+        assert_eq!(state.x[A0 as usize], 40 + 40 * 100);
+        assert!(linked);
+    }
+
+    #[test]
+    fn an_interrupt_due_between_chained_blocks_is_taken_there() {
+        // M-mode: a Sstc timer armed, then a hot loop the interrupt
+        // stops; the handler records where.
+        let build = |engine| {
+            let mut p = vectors();
+            p.extend(set_csr(MENVCFG, envcfg::STCE));
+            p.extend(set_csr(MIE, irq::STIP));
+            p.extend(li(T0, mstatus::MIE));
+            p.push(csrs(MSTATUS, T0));
+            p.push(csrr(A0 as u8, TIME));
+            p.push(i_type(0, 0x13, A0, A0, 1500));
+            p.push(csrw(STIMECMP, A0 as u8));
+            p.push(i_type(0, 0x13, A1, 0, 2000));
+            p.extend([
+                i_type(0, 0x13, A2, A2, 1), // loop:
+                r_type(0, 4, 0x33, A3, A3, A2),
+                i_type(0, 0x13, A1, A1, -1),
+                b_type(1, A1, 0, (-12i32) as u32),
+                WFI,
+            ]);
+            let mut m = Machine::with_engine(&p, engine);
+            m.put(M_HANDLER, &[csrr(A4 as u8, MEPC), csrw(MIE, 0), WFI]);
+            m
+        };
+        let (state, linked) = both(&build);
+        assert_eq!(state.exit, Exit::Wfi);
+        assert_eq!(state.traps[0], 1 << 63 | 5, "the timer interrupt");
+        let left = state.x[A1 as usize];
+        assert!(left > 0 && left < 2000, "taken in the loop ({left} left)");
+        assert!(linked);
+    }
+
+    #[test]
+    fn a_page_fault_in_a_translated_load_is_taken_in_s_mode() {
+        // S-mode sums the data page until its load runs off its end
+        // into an unmapped page: a load page fault, delegated to S.
+        let build = |engine| {
+            let mut m = Machine::with_engine(&to_supervisor(ROOT_A), engine);
+            let pages = [
+                (VDRIVER, PDRIVER, Pte::R | Pte::X),
+                (VDATA, PDATA, Pte::R | Pte::W),
+            ];
+            page_tables(&mut m, ROOT_A, &pages);
+            m.put(
+                PDRIVER,
+                &[
+                    i_type(3, 0x03, A1, A5, 0), // loop: ld a1, 0(a5)
+                    r_type(0, 0, 0x33, A0, A0, A1),
+                    i_type(0, 0x13, A5, A5, 8),
+                    b_type(1, A5, 0, (-12i32) as u32),
+                    WFI,
+                ],
+            );
+            let data: Vec<u32> = (0..1024).map(|i| i * 3 + 1).collect();
+            m.put(PDATA, &data);
+            m.put(S_HANDLER, &[csr_insn(2, A4 as u8, SCAUSE, 0), WFI]);
+            m.hart.x[A5 as usize] = VDATA;
+            m
+        };
+        let (state, linked) = both(&build);
+        assert_eq!(state.exit, Exit::Wfi);
+        assert_eq!(state.x[A4 as usize], 13, "a load page fault");
+        assert_eq!(state.traps[4], VDRIVER, "at the load");
+        assert_eq!(state.traps[5], VDATA + 0x1000);
+        assert!(linked);
+    }
+}

@@ -89,6 +89,10 @@ pub enum SignFrom {
     Xor,
 }
 
+/// The size of a chain link (`jit::Link`: guest PC, host entry, physical
+/// page).
+pub const LINK_BYTES: u32 = 24;
+
 /// Scratch registers.
 #[derive(Clone, Copy, Debug)]
 pub enum Reg {
@@ -572,13 +576,16 @@ impl Asm {
     }
 
     /// `rcx` = the address of slot `(rax >> 1) & (slots - 1)` of the
-    /// 16-byte-slot table whose address is at `[r12 + table]`.
+    /// table of links ([`LINK_BYTES`] each) whose address is at
+    /// `[r12 + table]`.
     pub fn table_slot(&mut self, table: u8, slots: u32) {
+        const _: () = assert!(LINK_BYTES == 24);
         self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
         self.bytes(&[0x48, 0xd1, 0xe9]); // shr rcx, 1
         self.bytes(&[0x48, 0x81, 0xe1]); // and rcx, imm32
         self.u32(slots - 1);
-        self.bytes(&[0x48, 0xc1, 0xe1, 4]); // shl rcx, 4
+        self.bytes(&[0x48, 0x8d, 0x0c, 0x49]); // lea rcx, [rcx + rcx*2]
+        self.bytes(&[0x48, 0xc1, 0xe1, 3]); // shl rcx, 3
         self.bytes(&[0x49, 0x03, 0x4c, 0x24, table]); // add rcx, [r12 + table]
     }
 
@@ -588,6 +595,36 @@ impl Asm {
         self.bytes(&[0x48, 0x3b, 0x01]); // cmp rax, [rcx]
         self.bytes(&[0x75, 3]); // jne over the jump
         self.bytes(&[0xff, 0x61, 0x08]); // jmp [rcx + 8]
+    }
+
+    /// As [`follow_link`](Self::follow_link), and only while the fetch-TLB
+    /// table at `[r12 + exec_tlb]` maps the (even) PC `rax` to the link's
+    /// physical page `[rcx + 16]` (`TlbTable::lookup_paddr` for 2 bytes);
+    /// clobbers `rdx` and `rsi`.
+    pub fn follow_link_mapped(&mut self, exec_tlb: u8) {
+        use crate::tlb::TlbEntry;
+        let tag = std::mem::offset_of!(TlbEntry, tag) as u8;
+        let ppage = std::mem::offset_of!(TlbEntry, ppage) as u8;
+        self.bytes(&[0x48, 0x3b, 0x01]); // cmp rax, [rcx]
+        let other_pc = self.jump_if(Cond::Ne);
+        self.bytes(&[0x48, 0x89, 0xc2]); // mov rdx, rax
+        self.bytes(&[0x48, 0xc1, 0xea, 12]); // shr rdx, 12
+        self.bytes(&[0x0f, 0xb6, 0xd2]); // movzx edx, dl (256 entries)
+        self.bytes(&[0x48, 0x8d, 0x14, 0x52]); // lea rdx, [rdx + rdx*2]
+        self.bytes(&[0x49, 0x8b, 0x74, 0x24, exec_tlb]); // mov rsi, [r12 + exec_tlb]
+        self.bytes(&[0x48, 0x8d, 0x14, 0xd6]); // lea rdx, [rsi + rdx*8]
+        self.bytes(&[0x48, 0x89, 0xc6]); // mov rsi, rax
+        self.bytes(&[0x48, 0x81, 0xe6]); // and rsi, simm32 (the page)
+        self.u32(!0xfff);
+        self.bytes(&[0x48, 0x3b, 0x72, tag]); // cmp rsi, [rdx + tag]
+        let unmapped = self.jump_if(Cond::Ne);
+        self.bytes(&[0x48, 0x8b, 0x72, ppage]); // mov rsi, [rdx + ppage]
+        self.bytes(&[0x48, 0x3b, 0x71, 16]); // cmp rsi, [rcx + 16]
+        let elsewhere = self.jump_if(Cond::Ne);
+        self.bytes(&[0xff, 0x61, 0x08]); // jmp [rcx + 8]
+        self.here(other_pc);
+        self.here(unmapped);
+        self.here(elsewhere);
     }
 
     /// The length of [`prologue`](Self::prologue).
