@@ -27,7 +27,7 @@ pub struct Block {
     pub cost: Box<[u32]>,
     /// Page offsets of the fetch lines (of the timing model's size) it is
     /// fetched from, in first-use order; empty when decoded without a model.
-    pub fetch_lines: Box<[u16]>,
+    pub fetch_lines: FetchLines,
     /// The instruction bits, for the `tval` of an illegal instruction.
     pub raw: Box<[u32]>,
     /// The physical page the second half of a last instruction straddling
@@ -44,7 +44,70 @@ pub struct Block {
 }
 
 /// A block's `cost` and `fetch_lines`.
-pub type BlockTiming = (Box<[u32]>, Box<[u16]>);
+pub type BlockTiming = (Box<[u32]>, FetchLines);
+
+/// Fetch lines kept inline (a block of 64 four-byte instructions spans at
+/// most five 64-byte lines).
+const INLINE_FETCH_LINES: usize = 7;
+
+/// A block's fetch lines (page offsets): inline when few, as nearly all
+/// are. A timed run reads them at every block it enters (a 4-hart timed
+/// boot enters one every few dozen instructions), and a separate
+/// allocation there cost a host cache miss.
+#[derive(Clone, Debug)]
+pub enum FetchLines {
+    /// At most [`INLINE_FETCH_LINES`]: `lines[..len]`.
+    Inline {
+        /// How many.
+        len: u8,
+        /// The lines, then zeros.
+        lines: [u16; INLINE_FETCH_LINES],
+    },
+    /// More.
+    Spilled(Box<[u16]>),
+}
+
+impl Default for FetchLines {
+    fn default() -> Self {
+        FetchLines::Inline {
+            len: 0,
+            lines: [0; INLINE_FETCH_LINES],
+        }
+    }
+}
+
+impl From<&[u16]> for FetchLines {
+    fn from(lines: &[u16]) -> Self {
+        if lines.len() <= INLINE_FETCH_LINES {
+            let mut inline = [0; INLINE_FETCH_LINES];
+            inline[..lines.len()].copy_from_slice(lines);
+            FetchLines::Inline {
+                len: lines.len() as u8,
+                lines: inline,
+            }
+        } else {
+            FetchLines::Spilled(lines.into())
+        }
+    }
+}
+
+impl std::ops::Deref for FetchLines {
+    type Target = [u16];
+
+    #[inline(always)]
+    fn deref(&self) -> &[u16] {
+        match self {
+            FetchLines::Inline { len, lines } => &lines[..*len as usize],
+            FetchLines::Spilled(lines) => lines,
+        }
+    }
+}
+
+impl PartialEq for FetchLines {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
 
 /// What a block's timing is computed from: the core's costs and the
 /// timing model's fetch-line size (`None`: no model).
@@ -86,15 +149,21 @@ impl CodePages {
     }
 }
 
-/// The front-cache slot of block key `key`.
+/// The front-cache slot of block key `key`: its low bits folded with the
+/// bits above them, so that blocks at the same offset of different 8 KiB
+/// ranges (the kernel's and several processes' code, by physical address
+/// in the full system) do not all share a slot.
 #[inline(always)]
 fn fast_slot(key: u64) -> usize {
-    ((key >> 1) as usize) & (FAST_ENTRIES - 1)
+    const BITS: u32 = FAST_ENTRIES.trailing_zeros();
+    let k = key >> 1;
+    ((k ^ (k >> BITS) ^ (k >> (2 * BITS))) as usize) & (FAST_ENTRIES - 1)
 }
 
 /// The tag of an empty front-cache slot: a key that belongs to another slot,
-/// so no key looked up in `slot` can equal it. (A fixed marker such as
-/// `u64::MAX` is itself a key some PC can have.)
+/// so no key looked up in `slot` can equal it (keys below `2 *
+/// FAST_ENTRIES` have no bits to fold: their slot is `key >> 1`). (A fixed
+/// marker such as `u64::MAX` is itself a key some PC can have.)
 #[inline(always)]
 fn empty_tag(slot: usize) -> u64 {
     (((slot + 1) & (FAST_ENTRIES - 1)) as u64) << 1
@@ -271,7 +340,7 @@ impl CodeCache {
                     crate::cost::prefix(costs, &b.insns),
                     match fetch_line_shift {
                         Some(shift) => crate::memory::fetch_lines(b.pc, &b.insns, shift),
-                        None => Box::new([]),
+                        None => FetchLines::default(),
                     },
                 ),
             };
@@ -302,7 +371,7 @@ mod tests {
             pc,
             insns: Box::new([]),
             cost: Box::new([0]),
-            fetch_lines: Box::new([]),
+            fetch_lines: FetchLines::default(),
             raw: Box::new([]),
             next_ppage: None,
             runs: 0,
@@ -315,6 +384,39 @@ mod tests {
     fn empty_tags_match_no_key_of_their_slot() {
         for slot in 0..FAST_ENTRIES {
             assert_ne!(fast_slot(empty_tag(slot)), slot, "slot {slot}");
+        }
+    }
+
+    /// Fetch lines read back as given, inline or spilled, and compare by
+    /// content.
+    #[test]
+    fn fetch_lines_keep_their_lines() {
+        let all: Vec<u16> = (0..12).map(|i| i * 0x40).collect();
+        for n in 0..=all.len() {
+            let lines = FetchLines::from(&all[..n]);
+            assert_eq!(&*lines, &all[..n]);
+            assert_eq!(
+                matches!(lines, FetchLines::Inline { .. }),
+                n <= INLINE_FETCH_LINES
+            );
+            assert_eq!(lines, FetchLines::Spilled(all[..n].into()));
+        }
+        assert_eq!(&*FetchLines::default(), &[] as &[u16]);
+    }
+
+    /// Blocks at one offset of many pages (function entries of the kernel
+    /// and of processes, by physical address) spread over the slots.
+    #[test]
+    fn blocks_at_one_page_offset_spread_over_slots() {
+        for offset in [0x0, 0x40, 0x7fe] {
+            let slots: HashSet<usize> = (0..256u64)
+                .map(|page| fast_slot(0x8020_0000 + (page << 12) + offset))
+                .collect();
+            assert!(
+                slots.len() >= 250,
+                "offset {offset:#x}: {} slots",
+                slots.len()
+            );
         }
     }
 
@@ -349,10 +451,9 @@ mod tests {
         let fresh = |costs: &crate::CoreCosts, shift: Option<u32>| {
             (
                 crate::cost::prefix(costs, &insns),
-                shift.map_or_else(
-                    || Box::new([]) as Box<[u16]>,
-                    |s| crate::memory::fetch_lines(pc, &insns, s),
-                ),
+                shift.map_or_else(FetchLines::default, |s| {
+                    crate::memory::fetch_lines(pc, &insns, s)
+                }),
             )
         };
         let mut c = CodeCache::default();
