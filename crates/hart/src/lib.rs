@@ -43,7 +43,7 @@ mod snapshot;
 pub mod tlb;
 mod trap;
 
-pub use code::{Block, CodeCache, CodePages, MAX_BLOCK_INSNS};
+pub use code::{Block, CodeCache, CodePages, FetchLines, MAX_BLOCK_INSNS};
 pub use core::{Core, SmtSeat};
 pub use cost::CoreCosts;
 pub use interrupt::{irq, InterruptLines};

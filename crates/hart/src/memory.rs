@@ -682,7 +682,7 @@ impl Hart {
                 // Without a model nothing is fetched through a cache.
                 fetch_lines: match env.timing.as_deref() {
                     Some(t) => fetch_lines(start, &insns, t.fetch_line_shift()),
-                    None => Box::new([]),
+                    None => crate::code::FetchLines::default(),
                 },
                 insns: insns.into_boxed_slice(),
                 raw: raws.into_boxed_slice(),
@@ -723,7 +723,11 @@ impl Hart {
 /// The distinct fetch lines of `1 << line_shift` bytes (as page offsets) a
 /// block's instructions come from, in first-use order: what the
 /// instruction cache sees per execution.
-pub(crate) fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn], line_shift: u32) -> Box<[u16]> {
+pub(crate) fn fetch_lines(
+    start: u64,
+    insns: &[rvnvmm_isa::Insn],
+    line_shift: u32,
+) -> crate::code::FetchLines {
     let mut lines: Vec<u16> = Vec::new();
     let mut pc = start;
     let line_mask = (1u64 << line_shift.min(12)) - 1;
@@ -740,7 +744,7 @@ pub(crate) fn fetch_lines(start: u64, insns: &[rvnvmm_isa::Insn], line_shift: u3
             pc + ins.len as u64
         };
     }
-    lines.into_boxed_slice()
+    lines[..].into()
 }
 
 /// Whether an operation must be the last of its block. Conditional
