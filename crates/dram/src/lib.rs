@@ -832,9 +832,17 @@ impl Controller {
                 .clk_grid
                 .up(self.rd_pending[self.rd_pending.len() - self.read_cap]);
         }
-        let at = method_of(&mut self.regions, &mut self.outside, req.region)
-            .arrival(Access::Read, self.read_gate.max(t_in));
-        let t_eff = self.t.clk_grid.up(at);
+        let gate = self.read_gate.max(t_in);
+        let at =
+            method_of(&mut self.regions, &mut self.outside, req.region).arrival(Access::Read, gate);
+        // `gate` is on the controller clock (so are `t_in` and the gate):
+        // only a time the method moved needs rounding.
+        debug_assert_eq!(gate, self.t.clk_grid.up(gate));
+        let t_eff = if at == gate {
+            at
+        } else {
+            self.t.clk_grid.up(at)
+        };
         self.read_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -904,9 +912,16 @@ impl Controller {
     /// tracked for statistics.
     pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
         let (t, mut req) = self.arrive(paddr, now, true);
+        let gate = self.write_gate.max(t);
         let at = method_of(&mut self.regions, &mut self.outside, req.region)
-            .arrival(Access::Write, self.write_gate.max(t));
-        let t_eff = self.t.clk_grid.up(at);
+            .arrival(Access::Write, gate);
+        // As in `read`: `gate` is on the controller clock.
+        debug_assert_eq!(gate, self.t.clk_grid.up(gate));
+        let t_eff = if at == gate {
+            at
+        } else {
+            self.t.clk_grid.up(at)
+        };
         self.write_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
