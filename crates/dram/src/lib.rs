@@ -1518,6 +1518,11 @@ impl Controller {
         let acts = &self.acts[rank];
         let reach = t.rrd.max(t.faw.unwrap_or(0));
         let mut at = t.tck_grid.up(lb);
+        // No recent ACT (a lightly loaded rank, after `prune`): nothing
+        // constrains this one.
+        if acts.is_empty() {
+            return at;
+        }
         loop {
             // Only ACTs within `reach` of `at` matter (sorted list).
             let lo = acts.partition_point(|&a| a.saturating_add(reach) <= at);
@@ -1553,6 +1558,10 @@ impl Controller {
         let lat = if write { t.cwl } else { t.cl };
         let reach = self.reach();
         let mut c = t.tck_grid.up(lb);
+        // No recent column command (after `prune`): the channel is free.
+        if self.bus.is_empty() {
+            return c;
+        }
         loop {
             // Only commands within `reach` of `c` matter (sorted list).
             let lo = self
