@@ -278,9 +278,11 @@ pub struct Controller {
     draining: bool,
     /// `read-first`: every queued write may be scheduled (`finish`).
     flushing: bool,
-    /// A read into an empty queue is scheduled by `schedule_alone` (always,
-    /// except in the tests that compare it with the general scheduler).
-    lone_read_fast: bool,
+    /// The shortcuts for an empty queue: a read scheduled by
+    /// `schedule_alone`, and `process_until` running due refreshes without
+    /// `step` (always on, except in the tests that compare them with the
+    /// general scheduler).
+    empty_queue_shortcuts: bool,
 }
 
 /// Which requests a scheduling choice may take.
@@ -580,7 +582,7 @@ impl Controller {
             touched: Vec::new(),
             draining: false,
             flushing: false,
-            lone_read_fast: true,
+            empty_queue_shortcuts: true,
             t,
         })
     }
@@ -624,11 +626,11 @@ impl Controller {
         Ok(())
     }
 
-    /// Sends every read through the queue and the general scheduler, as
-    /// the reference for `schedule_alone`.
+    /// Sends every read through the queue and every refresh through the
+    /// general scheduler, as the reference for the empty-queue shortcuts.
     #[cfg(test)]
-    fn without_lone_read_fast_path(&mut self) {
-        self.lone_read_fast = false;
+    fn without_empty_queue_shortcuts(&mut self) {
+        self.empty_queue_shortcuts = false;
     }
 
     /// Turns the command trace on (cleared) or off.
@@ -861,7 +863,7 @@ impl Controller {
             t_eff.saturating_add(self.t.clk)
         } else {
             req.arrival = t_eff;
-            let col = if self.queue.is_empty() && self.lone_read_fast {
+            let col = if self.queue.is_empty() && self.empty_queue_shortcuts {
                 self.schedule_alone(req).col
             } else {
                 let seq = req.seq;
@@ -1124,11 +1126,15 @@ impl Controller {
     /// `limit`, and the refreshes due by then. Afterwards every command
     /// still to be decided issues at or after `limit`.
     fn process_until(&mut self, limit: Ps) {
-        // Nothing queued and no refresh due by `limit`: `step` would find
-        // nothing (the common case for a read into an idle controller), and
-        // `pick` would only end a `read-first` drain (no writes left).
-        if self.queue.is_empty() && self.next_ref > limit {
+        if self.queue.is_empty() && self.empty_queue_shortcuts {
+            // With nothing queued (the common case for a read into an idle
+            // controller) every scheduler picks nothing and `read-first`
+            // ends a drain, so `step` would only run the refreshes due by
+            // `limit`, one at a time: run them directly.
             self.draining = false;
+            while self.next_ref != Ps::MAX && self.next_ref <= limit {
+                self.refresh(Some(limit));
+            }
             return;
         }
         while self.step(Some(limit)).is_some() {}

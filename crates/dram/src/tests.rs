@@ -1263,11 +1263,12 @@ fn deterministic() {
 }
 
 #[test]
-fn lone_read_fast_path_matches_the_general_scheduler() {
+fn empty_queue_shortcuts_match_the_general_scheduler() {
     // Every completion time, statistic and command of random traffic
     // (wild addresses, times and method changes included) is the same
     // whether a read into an empty queue is scheduled at once or through
-    // the queue and `step`.
+    // the queue and `step`, and the refreshes due while nothing is queued
+    // run directly or through `step`.
     for (i, cfg) in configs().iter().enumerate() {
         for scheduler in [Scheduler::Fcfs, Scheduler::FrFcfs, Scheduler::ReadFirst] {
             let cfg = CtrlCfg {
@@ -1290,7 +1291,7 @@ fn lone_read_fast_path_matches_the_general_scheduler() {
                     }
                     let mut fast = with_cfg(&cfg, m);
                     let mut general = with_cfg(&cfg, m);
-                    general.without_lone_read_fast_path();
+                    general.without_empty_queue_shortcuts();
                     let what = format!("config {i} {scheduler:?} {m:?} seed {seed}");
                     assert_eq!(
                         traffic(&mut fast, seed, 1500, wild),
