@@ -835,8 +835,7 @@ impl Controller {
                 .up(self.rd_pending[self.rd_pending.len() - self.read_cap]);
         }
         let gate = self.read_gate.max(t_in);
-        let at =
-            method_of(&mut self.regions, &mut self.outside, req.region).arrival(Access::Read, gate);
+        let at = method_of(&mut self.regions, req.region).arrival(Access::Read, gate);
         // `gate` is on the controller clock (so are `t_in` and the gate):
         // only a time the method moved needs rounding.
         debug_assert_eq!(gate, self.t.clk_grid.up(gate));
@@ -902,7 +901,10 @@ impl Controller {
     /// A request the region's method serves itself ([`NvmmMethod::serve`]),
     /// entering at `at`: its completion, or `None` for the DDR3 path.
     fn serve(&mut self, access: Access, paddr: u64, req: &Req, at: Ps) -> Option<Ps> {
-        let r = self.regions.get_mut(req.region)?;
+        let r = self
+            .regions
+            .get_mut(req.region)
+            .filter(|r| r.nvmm.is_some())?;
         let offset = paddr - r.base;
         r.method.serve(access, offset, at).map(|out| out.max(at))
     }
@@ -915,8 +917,7 @@ impl Controller {
     pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
         let (t, mut req) = self.arrive(paddr, now, true);
         let gate = self.write_gate.max(t);
-        let at = method_of(&mut self.regions, &mut self.outside, req.region)
-            .arrival(Access::Write, gate);
+        let at = method_of(&mut self.regions, req.region).arrival(Access::Write, gate);
         // As in `read`: `gate` is on the controller clock.
         debug_assert_eq!(gate, self.t.clk_grid.up(gate));
         let t_eff = if at == gate {
@@ -1383,8 +1384,7 @@ impl Controller {
             return;
         };
         let at = self.t.tck_grid.up(at);
-        let done = method_of(&mut self.regions, &mut self.outside, o.region)
-            .precharge(at, o.dirty, &self.spec);
+        let done = method_of(&mut self.regions, o.region).precharge(at, o.dirty, &self.spec);
         let bank = &mut self.banks[b];
         bank.act_ready = bank.act_ready.max(done);
         // A row write-back wears the NVMM cells; one holding only writes of
@@ -1439,8 +1439,7 @@ impl Controller {
             let acts = &mut self.acts[q.rank as usize];
             let pos = acts.partition_point(|&a| a <= act);
             acts.insert(pos, act);
-            let opened =
-                method_of(&mut self.regions, &mut self.outside, q.region).activate(act, &self.spec);
+            let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
             self.banks[b].open = Some(OpenRow {
                 row: q.row,
                 region: q.region,
@@ -1489,11 +1488,8 @@ impl Controller {
             col.saturating_add(t.rtp)
         };
         let access = if q.write { Access::Write } else { Access::Read };
-        let pre_ready = method_of(&mut self.regions, &mut self.outside, o.region).column(
-            access,
-            col,
-            o.pre_ready.max(recovery),
-        );
+        let pre_ready =
+            method_of(&mut self.regions, o.region).column(access, col, o.pre_ready.max(recovery));
         let pre_spec = o.pre_spec.max(recovery);
         let epoch = q.epoch;
         let bank = &mut self.banks[b];
@@ -1616,18 +1612,57 @@ fn single_runs(fields: &[(AddressField, u32, u64, u32)]) -> Option<[(u32, u64); 
     Some(runs)
 }
 
-/// The method of region index `region`; one past the last region (an
-/// address outside every region) runs DDR3. A free function so that the
-/// caller may use the controller's other fields meanwhile.
+/// The method hooks of region index `region`: those of its method for an
+/// NVMM region, DDR3's for a DRAM region and one past the last region (an
+/// address outside every region). A DRAM region's method is always
+/// [`Ddr3`] (only NVMM regions change method), so its hooks are called
+/// statically and inline. A free function so that the caller may use the
+/// controller's other fields meanwhile.
 #[inline]
-fn method_of<'a>(
-    regions: &'a mut [RegionState],
-    outside: &'a mut Ddr3,
-    region: usize,
-) -> &'a mut dyn NvmmMethod {
+fn method_of(regions: &mut [RegionState], region: usize) -> Hooks<'_> {
     match regions.get_mut(region) {
-        Some(r) => r.method.as_mut(),
-        None => outside,
+        Some(r) if r.nvmm.is_some() => Hooks::Method(r.method.as_mut()),
+        _ => Hooks::Ddr3,
+    }
+}
+
+/// The hooks [`method_of`] found.
+enum Hooks<'a> {
+    Ddr3,
+    Method(&'a mut dyn NvmmMethod),
+}
+
+impl Hooks<'_> {
+    #[inline]
+    fn arrival(self, access: Access, at: Ps) -> Ps {
+        match self {
+            Hooks::Ddr3 => Ddr3.arrival(access, at),
+            Hooks::Method(m) => m.arrival(access, at),
+        }
+    }
+
+    #[inline]
+    fn activate(self, at: Ps, spec: &Spec) -> method::Activation {
+        match self {
+            Hooks::Ddr3 => Ddr3.activate(at, spec),
+            Hooks::Method(m) => m.activate(at, spec),
+        }
+    }
+
+    #[inline]
+    fn column(self, access: Access, col: Ps, pre_ready: Ps) -> Ps {
+        match self {
+            Hooks::Ddr3 => Ddr3.column(access, col, pre_ready),
+            Hooks::Method(m) => m.column(access, col, pre_ready),
+        }
+    }
+
+    #[inline]
+    fn precharge(self, at: Ps, dirty: bool, spec: &Spec) -> Ps {
+        match self {
+            Hooks::Ddr3 => Ddr3.precharge(at, dirty, spec),
+            Hooks::Method(m) => m.precharge(at, dirty, spec),
+        }
     }
 }
 
