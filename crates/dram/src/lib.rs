@@ -240,6 +240,10 @@ pub struct Controller {
     /// Address layout LSB-position form: (field, shift, mask, width in
     /// bits), MSB first.
     fields: Vec<(AddressField, u32, u64, u32)>,
+    /// Rank, bank and row as `(shift, mask)` each, when each is one run of
+    /// bits of the layout (every preset): [`Controller::arrive`] decodes
+    /// with three shifts instead of walking `fields`.
+    runs: Option<[(u32, u64); 3]>,
     banks_per_rank: u32,
     line_shift: u32,
     regions: Vec<RegionState>,
@@ -274,6 +278,11 @@ pub struct Controller {
     draining: bool,
     /// `read-first`: every queued write may be scheduled (`finish`).
     flushing: bool,
+    /// The shortcuts for an empty queue: a read scheduled by
+    /// `schedule_alone`, and `process_until` running due refreshes without
+    /// `step` (always on, except in the tests that compare them with the
+    /// general scheduler).
+    empty_queue_shortcuts: bool,
 }
 
 /// Which requests a scheduling choice may take.
@@ -304,18 +313,20 @@ fn align_up(t: Ps, g: Ps) -> Ps {
     }
 }
 
-/// A fixed clock grid of `g` ps: rounds up to it like `align_up` without a
-/// hardware division (the scheduler rounds to the DRAM and controller
-/// clocks many times per request).
-#[derive(Debug, Clone, Copy)]
-struct Grid {
+/// A fixed clock grid of `g` ps: rounds up to it like `align_up`, and
+/// divides by `g`, without a hardware division (the scheduler rounds to the
+/// DRAM and controller clocks many times per request, the memory system
+/// converts to hart cycles on every miss). A `g` of 0 acts as 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grid {
     g: Ps,
     /// `floor(2^64 / g)` (0 when `g <= 1`).
     m: u64,
 }
 
 impl Grid {
-    fn new(g: Ps) -> Grid {
+    /// The grid of period `g` ps.
+    pub fn new(g: Ps) -> Grid {
         let m = if g <= 1 {
             0
         } else {
@@ -329,19 +340,37 @@ impl Grid {
     /// `floor(t / g)` or one less (`t * m / 2^64` is below `t / g` by less
     /// than `t / 2^64 < 1`), so one correction gives the exact remainder.
     #[inline(always)]
-    fn up(&self, t: Ps) -> Ps {
+    pub fn up(&self, t: Ps) -> Ps {
         if self.g <= 1 {
             return t;
         }
-        let q = ((u128::from(t) * u128::from(self.m)) >> 64) as u64;
-        let mut r = t - q * self.g;
-        if r >= self.g {
-            r -= self.g;
-        }
-        match r {
+        match self.div_rem(t).1 {
             0 => t,
             r => t.saturating_add(self.g - r),
         }
+    }
+
+    /// `t.div_ceil(g)`: how many periods cover `t`.
+    #[inline(always)]
+    pub fn div_ceil(&self, t: Ps) -> u64 {
+        if self.g <= 1 {
+            return t;
+        }
+        let (q, r) = self.div_rem(t);
+        q + u64::from(r != 0)
+    }
+
+    /// `(t / g, t % g)` for `g > 1` (see [`Grid::up`] for why one
+    /// correction suffices).
+    #[inline(always)]
+    fn div_rem(&self, t: Ps) -> (u64, u64) {
+        let mut q = ((u128::from(t) * u128::from(self.m)) >> 64) as u64;
+        let mut r = t - q * self.g;
+        if r >= self.g {
+            r -= self.g;
+            q += 1;
+        }
+        (q, r)
     }
 }
 
@@ -481,6 +510,7 @@ impl Controller {
             };
             fields.push((b.field, pos, mask, b.bits));
         }
+        let runs = single_runs(&fields);
         let addr_mask = if total_bits >= 64 {
             u64::MAX
         } else {
@@ -526,6 +556,7 @@ impl Controller {
             window_base,
             addr_mask,
             fields,
+            runs,
             banks_per_rank: cfg.banks,
             line_shift,
             regions: rs,
@@ -551,6 +582,7 @@ impl Controller {
             touched: Vec::new(),
             draining: false,
             flushing: false,
+            empty_queue_shortcuts: true,
             t,
         })
     }
@@ -592,6 +624,13 @@ impl Controller {
         }
         self.line_shift = bytes.trailing_zeros();
         Ok(())
+    }
+
+    /// Sends every read through the queue and every refresh through the
+    /// general scheduler, as the reference for the empty-queue shortcuts.
+    #[cfg(test)]
+    fn without_empty_queue_shortcuts(&mut self) {
+        self.empty_queue_shortcuts = false;
     }
 
     /// Turns the command trace on (cleared) or off.
@@ -795,9 +834,16 @@ impl Controller {
                 .clk_grid
                 .up(self.rd_pending[self.rd_pending.len() - self.read_cap]);
         }
-        let at = method_of(&mut self.regions, &mut self.outside, req.region)
-            .arrival(Access::Read, self.read_gate.max(t_in));
-        let t_eff = self.t.clk_grid.up(at);
+        let gate = self.read_gate.max(t_in);
+        let at = method_of(&mut self.regions, req.region).arrival(Access::Read, gate);
+        // `gate` is on the controller clock (so are `t_in` and the gate):
+        // only a time the method moved needs rounding.
+        debug_assert_eq!(gate, self.t.clk_grid.up(gate));
+        let t_eff = if at == gate {
+            at
+        } else {
+            self.t.clk_grid.up(at)
+        };
         self.read_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -816,15 +862,19 @@ impl Controller {
             t_eff.saturating_add(self.t.clk)
         } else {
             req.arrival = t_eff;
-            let seq = req.seq;
-            self.queue.push(req);
-            let col = loop {
-                match self.step(None) {
-                    Some(d) if d.seq == seq => break d.col,
-                    Some(_) => {}
-                    // Unreachable: the read is queued, so a step always
-                    // schedules something. Stay total anyway.
-                    None => break t_eff,
+            let col = if self.queue.is_empty() && self.empty_queue_shortcuts {
+                self.schedule_alone(req).col
+            } else {
+                let seq = req.seq;
+                self.queue.push(req);
+                loop {
+                    match self.step(None) {
+                        Some(d) if d.seq == seq => break d.col,
+                        Some(_) => {}
+                        // Unreachable: the read is queued, so a step always
+                        // schedules something. Stay total anyway.
+                        None => break t_eff,
+                    }
                 }
             };
             self.t
@@ -851,7 +901,10 @@ impl Controller {
     /// A request the region's method serves itself ([`NvmmMethod::serve`]),
     /// entering at `at`: its completion, or `None` for the DDR3 path.
     fn serve(&mut self, access: Access, paddr: u64, req: &Req, at: Ps) -> Option<Ps> {
-        let r = self.regions.get_mut(req.region)?;
+        let r = self
+            .regions
+            .get_mut(req.region)
+            .filter(|r| r.nvmm.is_some())?;
         let offset = paddr - r.base;
         r.method.serve(access, offset, at).map(|out| out.max(at))
     }
@@ -863,9 +916,15 @@ impl Controller {
     /// tracked for statistics.
     pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
         let (t, mut req) = self.arrive(paddr, now, true);
-        let at = method_of(&mut self.regions, &mut self.outside, req.region)
-            .arrival(Access::Write, self.write_gate.max(t));
-        let t_eff = self.t.clk_grid.up(at);
+        let gate = self.write_gate.max(t);
+        let at = method_of(&mut self.regions, req.region).arrival(Access::Write, gate);
+        // As in `read`: `gate` is on the controller clock.
+        debug_assert_eq!(gate, self.t.clk_grid.up(gate));
+        let t_eff = if at == gate {
+            at
+        } else {
+            self.t.clk_grid.up(at)
+        };
         self.write_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -959,16 +1018,29 @@ impl Controller {
     }
 
     /// Common arrival handling: clamp the time, decode, count.
+    // Inlined: returned through memory, the request's fields are read back
+    // before the stores settle (a store-forwarding stall on every request).
+    #[inline(always)]
     fn arrive(&mut self, paddr: u64, now: Ps, write: bool) -> (Ps, Req) {
         let t = self.t.clk_grid.up(now.min(HORIZON)).max(self.t_in);
         self.t_in = t;
-        let loc = self.decode(paddr);
+        let (rank, bank, row) = match self.runs {
+            Some([rank, bank, row]) => {
+                let la = paddr.wrapping_sub(self.window_base) & self.addr_mask;
+                let field = |(shift, mask): (u32, u64)| (la >> shift) & mask;
+                (field(rank) as u32, field(bank) as u32, field(row))
+            }
+            None => {
+                let loc = self.decode(paddr);
+                (loc.rank, loc.bank, loc.row)
+            }
+        };
         let region = self
             .regions
             .iter()
             .position(|r| paddr >= r.base && paddr - r.base < r.size)
             .unwrap_or(self.regions.len());
-        let bank = loc.rank as usize * self.banks_per_rank as usize + loc.bank as usize;
+        let bank = rank as usize * self.banks_per_rank as usize + bank as usize;
         let bank = bank.min(self.banks.len() - 1);
         if let Some(r) = self.regions.get_mut(region) {
             let s = &mut r.stats;
@@ -991,9 +1063,9 @@ impl Controller {
         let req = Req {
             seq: self.seq,
             write,
-            rank: loc.rank,
+            rank,
             bank,
-            row: loc.row,
+            row,
             line: (paddr.wrapping_sub(self.window_base) & self.addr_mask) >> self.line_shift,
             region,
             arrival: t,
@@ -1009,20 +1081,35 @@ impl Controller {
     /// or after `t`) issues at or after `t`.
     fn prune(&mut self, t: Ps) {
         let horizon = t.saturating_sub(self.t.rrd.max(self.t.faw.unwrap_or(0)));
+        // Each list is sorted: when its first entry stays, all do (the
+        // common case, checked without a search).
         for acts in &mut self.acts {
-            let n = acts.partition_point(|&a| a < horizon);
-            acts.drain(..n);
+            if acts.first().is_some_and(|&a| a < horizon) {
+                let n = acts.partition_point(|&a| a < horizon);
+                acts.drain(..n);
+            }
         }
         // A column command at or after `t` cannot collide with one whose
         // command is more than `reach` earlier.
-        let n = self
+        let reach = self.reach();
+        if self
             .bus
-            .partition_point(|s| s.cmd.saturating_add(self.reach()) <= t);
-        self.bus.drain(..n);
-        let n = self.wr_pending.partition_point(|w| w.0 <= t);
-        self.wr_pending.drain(..n);
-        let n = self.rd_pending.partition_point(|&d| d <= t);
-        self.rd_pending.drain(..n);
+            .first()
+            .is_some_and(|s| s.cmd.saturating_add(reach) <= t)
+        {
+            let n = self
+                .bus
+                .partition_point(|s| s.cmd.saturating_add(reach) <= t);
+            self.bus.drain(..n);
+        }
+        if self.wr_pending.first().is_some_and(|w| w.0 <= t) {
+            let n = self.wr_pending.partition_point(|w| w.0 <= t);
+            self.wr_pending.drain(..n);
+        }
+        if self.rd_pending.first().is_some_and(|&d| d <= t) {
+            let n = self.rd_pending.partition_point(|&d| d <= t);
+            self.rd_pending.drain(..n);
+        }
     }
 
     /// How far apart (in command time) two column commands can be and still
@@ -1040,11 +1127,15 @@ impl Controller {
     /// `limit`, and the refreshes due by then. Afterwards every command
     /// still to be decided issues at or after `limit`.
     fn process_until(&mut self, limit: Ps) {
-        // Nothing queued and no refresh due by `limit`: `step` would find
-        // nothing (the common case for a read into an idle controller), and
-        // `pick` would only end a `read-first` drain (no writes left).
-        if self.queue.is_empty() && self.next_ref > limit {
+        if self.queue.is_empty() && self.empty_queue_shortcuts {
+            // With nothing queued (the common case for a read into an idle
+            // controller) every scheduler picks nothing and `read-first`
+            // ends a drain, so `step` would only run the refreshes due by
+            // `limit`, one at a time: run them directly.
             self.draining = false;
+            while self.next_ref != Ps::MAX && self.next_ref <= limit {
+                self.refresh(Some(limit));
+            }
             return;
         }
         while self.step(Some(limit)).is_some() {}
@@ -1069,13 +1160,7 @@ impl Controller {
     /// commands still overlap those of other banks already scheduled.
     fn pick_fcfs(&self) -> Option<(Ps, usize)> {
         let (i, q) = self.queue.iter().enumerate().min_by_key(|(_, q)| q.seq)?;
-        let bank = &self.banks[q.bank];
-        let first = match bank.open {
-            Some(o) if self.is_hit(q) => q.arrival.max(o.col_ready),
-            Some(o) => o.pre_ready,
-            None => q.arrival.max(bank.act_ready),
-        };
-        Some((first, i))
+        Some((self.first_command(q), i))
     }
 
     /// `read-first` choice: reads by FR-FCFS; posted writes wait in the
@@ -1170,6 +1255,30 @@ impl Controller {
                 Some((first, i)) if limit.is_none_or(|l| first < l) => Some(self.commit(i)),
                 _ => None,
             };
+        }
+    }
+
+    /// Schedules `req` with nothing else queued: what queuing it and calling
+    /// `step(None)` does, without the queue. Every scheduler picks a lone
+    /// read (`read-first` ends a drain: no writes are left), and the
+    /// refreshes due by its first command come first.
+    fn schedule_alone(&mut self, req: Req) -> Done {
+        debug_assert!(self.queue.is_empty() && !req.write);
+        self.draining = false;
+        while self.next_ref != Ps::MAX && self.next_ref <= self.first_command(&req) {
+            self.refresh(None);
+        }
+        self.commit_req(req)
+    }
+
+    /// When the first command of queued request `q` (PRE, ACT or the column
+    /// command) can issue.
+    fn first_command(&self, q: &Req) -> Ps {
+        let bank = &self.banks[q.bank];
+        match bank.open {
+            Some(o) if self.is_hit(q) => q.arrival.max(o.col_ready),
+            Some(o) => o.pre_ready,
+            None => q.arrival.max(bank.act_ready),
         }
     }
 
@@ -1275,19 +1384,21 @@ impl Controller {
             return;
         };
         let at = self.t.tck_grid.up(at);
-        let done = method_of(&mut self.regions, &mut self.outside, o.region)
-            .precharge(at, o.dirty, &self.spec);
+        let done = method_of(&mut self.regions, o.region).precharge(at, o.dirty, &self.spec);
         let bank = &mut self.banks[b];
         bank.act_ready = bank.act_ready.max(done);
         // A row write-back wears the NVMM cells; one holding only writes of
         // an earlier statistics period is not counted in this one.
-        let counted = bank.pending.iter().any(|p| p.2 == self.epoch);
-        if o.dirty && counted {
+        if o.dirty && bank.pending.iter().any(|p| p.2 == self.epoch) {
             if let Some(r) = self.regions.get_mut(o.region).filter(|r| r.nvmm.is_some()) {
                 r.wear.add(((b as u64) << 32) | (o.row & 0xFFFF_FFFF));
             }
         }
         let bank = &mut self.banks[b];
+        if bank.pending.is_empty() {
+            self.log_bank(at, CommandKind::Pre, b, o.row);
+            return;
+        }
         let pending = std::mem::take(&mut bank.pending);
         for &(region, issue, epoch) in &pending {
             if epoch != self.epoch {
@@ -1310,6 +1421,13 @@ impl Controller {
     /// ACT if needed, then its column command.
     fn commit(&mut self, i: usize) -> Done {
         let q = self.queue.remove(i);
+        self.commit_req(q)
+    }
+
+    /// Schedules request `q`, taken off the queue (or never queued),
+    /// completely: PRE if another row is open, ACT if needed, then its
+    /// column command.
+    fn commit_req(&mut self, q: Req) -> Done {
         let b = q.bank;
         let hit = self.is_hit(&q);
         if !hit {
@@ -1321,8 +1439,7 @@ impl Controller {
             let acts = &mut self.acts[q.rank as usize];
             let pos = acts.partition_point(|&a| a <= act);
             acts.insert(pos, act);
-            let opened =
-                method_of(&mut self.regions, &mut self.outside, q.region).activate(act, &self.spec);
+            let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
             self.banks[b].open = Some(OpenRow {
                 row: q.row,
                 region: q.region,
@@ -1371,11 +1488,8 @@ impl Controller {
             col.saturating_add(t.rtp)
         };
         let access = if q.write { Access::Write } else { Access::Read };
-        let pre_ready = method_of(&mut self.regions, &mut self.outside, o.region).column(
-            access,
-            col,
-            o.pre_ready.max(recovery),
-        );
+        let pre_ready =
+            method_of(&mut self.regions, o.region).column(access, col, o.pre_ready.max(recovery));
         let pre_spec = o.pre_spec.max(recovery);
         let epoch = q.epoch;
         let bank = &mut self.banks[b];
@@ -1406,6 +1520,11 @@ impl Controller {
         let acts = &self.acts[rank];
         let reach = t.rrd.max(t.faw.unwrap_or(0));
         let mut at = t.tck_grid.up(lb);
+        // No recent ACT (a lightly loaded rank, after `prune`): nothing
+        // constrains this one.
+        if acts.is_empty() {
+            return at;
+        }
         loop {
             // Only ACTs within `reach` of `at` matter (sorted list).
             let lo = acts.partition_point(|&a| a.saturating_add(reach) <= at);
@@ -1441,6 +1560,10 @@ impl Controller {
         let lat = if write { t.cwl } else { t.cl };
         let reach = self.reach();
         let mut c = t.tck_grid.up(lb);
+        // No recent column command (after `prune`): the channel is free.
+        if self.bus.is_empty() {
+            return c;
+        }
         loop {
             // Only commands within `reach` of `c` matter (sorted list).
             let lo = self
@@ -1469,18 +1592,77 @@ impl Controller {
     }
 }
 
-/// The method of region index `region`; one past the last region (an
-/// address outside every region) runs DDR3. A free function so that the
-/// caller may use the controller's other fields meanwhile.
+/// `(shift, mask)` of rank, bank and row in `fields` (the controller's
+/// layout), or `None` if one of them is split over several runs of bits. A
+/// field the layout leaves out is 0 (mask 0).
+fn single_runs(fields: &[(AddressField, u32, u64, u32)]) -> Option<[(u32, u64); 3]> {
+    let mut runs = [(0, 0); 3];
+    for (i, want) in [AddressField::Rank, AddressField::Bank, AddressField::Row]
+        .into_iter()
+        .enumerate()
+    {
+        let mut it = fields.iter().filter(|f| f.0 == want && f.3 > 0);
+        if let Some(&(_, shift, mask, _)) = it.next() {
+            if it.next().is_some() {
+                return None;
+            }
+            runs[i] = (shift, mask);
+        }
+    }
+    Some(runs)
+}
+
+/// The method hooks of region index `region`: those of its method for an
+/// NVMM region, DDR3's for a DRAM region and one past the last region (an
+/// address outside every region). A DRAM region's method is always
+/// [`Ddr3`] (only NVMM regions change method), so its hooks are called
+/// statically and inline. A free function so that the caller may use the
+/// controller's other fields meanwhile.
 #[inline]
-fn method_of<'a>(
-    regions: &'a mut [RegionState],
-    outside: &'a mut Ddr3,
-    region: usize,
-) -> &'a mut dyn NvmmMethod {
+fn method_of(regions: &mut [RegionState], region: usize) -> Hooks<'_> {
     match regions.get_mut(region) {
-        Some(r) => r.method.as_mut(),
-        None => outside,
+        Some(r) if r.nvmm.is_some() => Hooks::Method(r.method.as_mut()),
+        _ => Hooks::Ddr3,
+    }
+}
+
+/// The hooks [`method_of`] found.
+enum Hooks<'a> {
+    Ddr3,
+    Method(&'a mut dyn NvmmMethod),
+}
+
+impl Hooks<'_> {
+    #[inline]
+    fn arrival(self, access: Access, at: Ps) -> Ps {
+        match self {
+            Hooks::Ddr3 => Ddr3.arrival(access, at),
+            Hooks::Method(m) => m.arrival(access, at),
+        }
+    }
+
+    #[inline]
+    fn activate(self, at: Ps, spec: &Spec) -> method::Activation {
+        match self {
+            Hooks::Ddr3 => Ddr3.activate(at, spec),
+            Hooks::Method(m) => m.activate(at, spec),
+        }
+    }
+
+    #[inline]
+    fn column(self, access: Access, col: Ps, pre_ready: Ps) -> Ps {
+        match self {
+            Hooks::Ddr3 => Ddr3.column(access, col, pre_ready),
+            Hooks::Method(m) => m.column(access, col, pre_ready),
+        }
+    }
+
+    #[inline]
+    fn precharge(self, at: Ps, dirty: bool, spec: &Spec) -> Ps {
+        match self {
+            Hooks::Ddr3 => Ddr3.precharge(at, dirty, spec),
+            Hooks::Method(m) => m.precharge(at, dirty, spec),
+        }
     }
 }
 
@@ -1516,6 +1698,7 @@ mod grid_tests {
                 u64::MAX,
             ] {
                 assert_eq!(grid.up(t), align_up(t, g), "g {g} t {t}");
+                assert_eq!(grid.div_ceil(t), t.div_ceil(g.max(1)), "g {g} t {t}");
             }
             for _ in 0..20_000 {
                 x ^= x << 13;
@@ -1523,6 +1706,7 @@ mod grid_tests {
                 x ^= x << 17;
                 for t in [x, x >> 20, x >> 40] {
                     assert_eq!(grid.up(t), align_up(t, g), "g {g} t {t}");
+                    assert_eq!(grid.div_ceil(t), t.div_ceil(g.max(1)), "g {g} t {t}");
                 }
             }
         }

@@ -187,7 +187,8 @@ impl Bus {
         self.stats.busy_ps += len;
         self.stats.wait_ps += g - t;
         if let Some(h) = hart {
-            self.rr_next = (h + 1) % self.harts;
+            // `h < harts`: the next one round, without a division.
+            self.rr_next = if h + 1 >= self.harts { 0 } else { h + 1 };
             self.stats.grants[h] += 1;
             self.stats.hart_wait_ps[h] += g - t;
         }

@@ -103,6 +103,12 @@ pub struct Cache {
     mru: Vec<u32>,
     tick: u64,
     rng: u64,
+    /// log2 of `ways` when that is a power of two: a slot splits into set
+    /// and way, and a random way is drawn, without a division.
+    way_shift: Option<u32>,
+    /// Whether a line was ever filled: a cache that never held one holds
+    /// none, and the snoops of other cores' misses may skip it.
+    ever_filled: bool,
     /// Counters.
     pub(crate) stats: CacheStats,
     /// Outstanding misses (MSHRs).
@@ -163,6 +169,8 @@ impl Cache {
             stamps: filled_vec(n, 0).ok_or_else(no_memory)?,
             mru: filled_vec(sets, u32::MAX).ok_or_else(no_memory)?,
             tick: 0,
+            way_shift: ways.is_power_of_two().then(|| ways.trailing_zeros()),
+            ever_filled: false,
             // xorshift64* must not start at 0.
             rng: seed | 1,
             stats: CacheStats::default(),
@@ -203,6 +211,13 @@ impl Cache {
             .iter()
             .position(|&t| t == line)
             .map(|w| base + w)
+    }
+
+    /// Whether the cache may hold a line: false only if none was ever
+    /// filled, when every [`Cache::find`] misses.
+    #[inline]
+    pub(crate) fn may_hold_lines(&self) -> bool {
+        self.ever_filled
     }
 
     /// State of `line` (`Invalid` if absent).
@@ -262,8 +277,10 @@ impl Cache {
     pub(crate) fn touch(&mut self, slot: usize) -> Demoted {
         self.tick += 1;
         self.stamps[slot] = self.tick;
-        let set = slot / self.ways;
-        let way = (slot % self.ways) as u32;
+        let (set, way) = match self.way_shift {
+            Some(s) => (slot >> s, (slot & (self.ways - 1)) as u32),
+            None => (slot / self.ways, (slot % self.ways) as u32),
+        };
         let prev = std::mem::replace(&mut self.mru[set], way);
         if self.policy == Replacement::Lru && prev != way && prev != u32::MAX {
             let old = self.tags[set * self.ways + prev as usize];
@@ -293,7 +310,13 @@ impl Cache {
                 }
                 base + best
             }
-            Replacement::Random => base + (self.next_random() % self.ways as u64) as usize,
+            Replacement::Random => {
+                let r = self.next_random();
+                base + match self.way_shift {
+                    Some(_) => (r & (self.ways as u64 - 1)) as usize,
+                    None => (r % self.ways as u64) as usize,
+                }
+            }
         }
     }
 
@@ -301,6 +324,7 @@ impl Cache {
     /// and makes it the most recently used.
     pub(crate) fn fill(&mut self, slot: usize, line: u64, state: LineState) -> Demoted {
         debug_assert_eq!(self.states[slot], LineState::Invalid);
+        self.ever_filled = true;
         self.tags[slot] = line;
         self.states[slot] = state;
         self.contended[slot] = false;

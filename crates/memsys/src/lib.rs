@@ -1114,7 +1114,7 @@ impl MemorySystem {
         // still on its way to one core goes on to the next after it lands.
         let mut from = t;
         for o in 0..self.cores() {
-            if o == h {
+            if o == h || !self.l1d[o].may_hold_lines() {
                 continue;
             }
             let Some(s) = self.l1d[o].find(line) else {
@@ -1172,7 +1172,7 @@ impl MemorySystem {
     fn invalidate_others(&mut self, h: usize, line: u64) -> bool {
         let mut any = false;
         for o in 0..self.cores() {
-            if o == h {
+            if o == h || !self.l1d[o].may_hold_lines() {
                 continue;
             }
             if let Some(s) = self.l1d[o].find(line) {

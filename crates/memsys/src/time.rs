@@ -7,6 +7,7 @@
 //! round trip of a whole cycle count is the identity and a stall is always
 //! computed from absolute times (no rounding error accumulates over a run).
 
+use rvnvmm_dram::Grid;
 pub use rvnvmm_dram::Ps;
 
 /// Picoseconds per second.
@@ -17,8 +18,10 @@ pub const PS_PER_S: u128 = 1_000_000_000_000;
 pub struct Clock {
     hz: u64,
     /// Picoseconds per cycle when that is a whole number (50 MHz: 20000),
-    /// so the conversions on every miss need no 128-bit division.
+    /// so the conversions on every miss need no 128-bit division, and as a
+    /// grid, so the one back to cycles needs no division at all.
     exact_ps: Option<u64>,
+    exact_grid: Option<Grid>,
 }
 
 impl Clock {
@@ -28,7 +31,11 @@ impl Clock {
         let exact_ps = PS_PER_S
             .is_multiple_of(u128::from(hz))
             .then(|| (PS_PER_S / u128::from(hz)) as u64);
-        Clock { hz, exact_ps }
+        Clock {
+            hz,
+            exact_ps,
+            exact_grid: exact_ps.map(Grid::new),
+        }
     }
 
     /// The frequency in Hz.
@@ -49,8 +56,8 @@ impl Clock {
     /// The first cycle boundary at or after `ps`: `ceil(ps * hz / 1e12)`.
     #[inline]
     pub fn ps_to_cycles_ceil(&self, ps: Ps) -> u64 {
-        if let Some(p) = self.exact_ps {
-            return ps.div_ceil(p);
+        if let Some(g) = &self.exact_grid {
+            return g.div_ceil(ps);
         }
         u64::try_from((u128::from(ps) * u128::from(self.hz)).div_ceil(PS_PER_S)).unwrap_or(u64::MAX)
     }
@@ -100,7 +107,11 @@ mod tests {
         for hz in [50_000_000u64, 1_000_000_000, 200_000_000] {
             let fast = Clock::new(hz);
             assert!(fast.exact_ps.is_some());
-            let slow = Clock { hz, exact_ps: None };
+            let slow = Clock {
+                hz,
+                exact_ps: None,
+                exact_grid: None,
+            };
             for v in [
                 0u64,
                 1,
