@@ -26,6 +26,55 @@ fn boot(args: &[&str]) -> Output {
         .expect("run rvnvmm boot")
 }
 
+/// Boots the initramfs to power-off on `harts` harts with `args` and
+/// `--stats`: the console and the statistics less the host's own timing
+/// (`host_seconds`, `mips`). `what` names the boot in failures.
+fn boot_to_power_off(
+    what: &str,
+    initrd: &str,
+    harts: &str,
+    args: &[&str],
+) -> (String, serde_json::Value) {
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let stats = std::env::temp_dir().join(format!(
+        "rvnvmm-boot-{}-{}.json",
+        std::process::id(),
+        N.fetch_add(1, std::sync::atomic::Ordering::SeqCst)
+    ));
+    let mut all = vec![
+        "--smp",
+        harts,
+        "--initrd",
+        initrd,
+        "--append",
+        "console=ttyS0 rvnvmm.rc=1 quiet",
+        "--max-insns",
+        "30000000000",
+        "--stats",
+        stats.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    let out = boot(&all);
+    let console = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{what}: {console}\n{stderr}");
+    // The script's lines, with this machine's hart count.
+    let expected: Vec<String> = RC_LINES
+        .iter()
+        .map(|l| l.replace(" 4", &format!(" {harts}")))
+        .collect();
+    assert_eq!(rc_lines(&console), expected, "{what}: {console}\n{stderr}");
+    let text = std::fs::read_to_string(&stats).expect("statistics written");
+    std::fs::remove_file(&stats).ok();
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("statistics JSON");
+    let top = json.as_object_mut().expect("an object");
+    assert!(top.contains_key("instructions") && top.contains_key("sim_time_ns"));
+    for host_key in ["host_seconds", "mips"] {
+        assert!(top.remove(host_key).is_some(), "{what}: no {host_key}");
+    }
+    (console, json)
+}
+
 /// Boots with `args` after the initramfs, the console input written at
 /// once (long before Linux opens the console: none of it may be lost).
 /// Returns the exit status, the console (without carriage returns) and
@@ -292,39 +341,12 @@ fn the_initramfs_is_reproducible() {
 #[ignore]
 fn two_hart_timed_boots_give_identical_statistics() {
     let initrd = initramfs();
-    let mut runs = Vec::new();
-    for k in 0..2 {
-        let stats = std::env::temp_dir().join(format!(
-            "rvnvmm-boot-{}-determinism-{k}.json",
-            std::process::id()
-        ));
-        let out = boot(&[
-            "--set",
-            "machine.model=timing",
-            "--smp",
-            "2",
-            "--initrd",
-            &initrd,
-            "--append",
-            "console=ttyS0 rvnvmm.rc=1 quiet",
-            "--max-insns",
-            "30000000000",
-            "--stats",
-            stats.to_str().unwrap(),
-        ]);
-        let console = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{console}\n{stderr}");
-        let text = std::fs::read_to_string(&stats).expect("statistics written");
-        std::fs::remove_file(&stats).ok();
-        let mut json: serde_json::Value = serde_json::from_str(&text).expect("statistics JSON");
-        let top = json.as_object_mut().expect("an object");
-        assert!(top.contains_key("instructions") && top.contains_key("sim_time_ns"));
-        for host_key in ["host_seconds", "mips"] {
-            assert!(top.remove(host_key).is_some(), "no {host_key}");
-        }
-        runs.push(json);
-    }
+    let runs: Vec<_> = (0..2)
+        .map(|k| {
+            let what = format!("timed boot {k}");
+            boot_to_power_off(&what, &initrd, "2", &["--set", "machine.model=timing"]).1
+        })
+        .collect();
     assert_eq!(runs[0], runs[1]);
 }
 
@@ -337,45 +359,15 @@ fn two_hart_timed_boots_give_identical_statistics() {
 fn four_hart_boots_give_identical_statistics_under_both_engines() {
     let initrd = initramfs();
     for model in ["functional", "timing"] {
-        let mut runs = Vec::new();
-        for engine in ["interp", "jit"] {
-            let stats = std::env::temp_dir().join(format!(
-                "rvnvmm-boot-{}-{model}-{engine}.json",
-                std::process::id()
-            ));
-            let out = boot(&[
-                "--set",
-                &format!("machine.model={model}"),
-                "--smp",
-                "4",
-                "--engine",
-                engine,
-                "--initrd",
-                &initrd,
-                "--append",
-                "console=ttyS0 rvnvmm.rc=1 quiet",
-                "--max-insns",
-                "30000000000",
-                "--stats",
-                stats.to_str().unwrap(),
-            ]);
-            let console = String::from_utf8_lossy(&out.stdout).into_owned();
-            let stderr = String::from_utf8_lossy(&out.stderr);
-            assert_eq!(out.status.code(), Some(0), "{engine}: {console}\n{stderr}");
-            assert_eq!(
-                rc_lines(&console),
-                RC_LINES,
-                "{engine}: {console}\n{stderr}"
-            );
-            let text = std::fs::read_to_string(&stats).expect("statistics written");
-            std::fs::remove_file(&stats).ok();
-            let mut json: serde_json::Value = serde_json::from_str(&text).expect("statistics JSON");
-            let top = json.as_object_mut().expect("an object");
-            for host_key in ["host_seconds", "mips"] {
-                assert!(top.remove(host_key).is_some(), "no {host_key}");
-            }
-            runs.push((console, json));
-        }
+        let set = format!("machine.model={model}");
+        let runs: Vec<_> = ["interp", "jit"]
+            .into_iter()
+            .map(|engine| {
+                let what = format!("{model}, {engine}");
+                let args = ["--set", &set, "--engine", engine];
+                boot_to_power_off(&what, &initrd, "4", &args)
+            })
+            .collect();
         assert_eq!(runs[0].0, runs[1].0, "{model}: the consoles differ");
         assert!(runs[0].1 == runs[1].1, "{model}: the statistics differ");
     }
