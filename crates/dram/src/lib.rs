@@ -1134,7 +1134,7 @@ impl Controller {
             // `limit`, one at a time: run them directly.
             self.draining = false;
             while self.next_ref != Ps::MAX && self.next_ref <= limit {
-                self.refresh(Some(limit));
+                self.refresh(Some(limit), true);
             }
             return;
         }
@@ -1247,7 +1247,11 @@ impl Controller {
                     None => cand.is_some(),
                 };
                 if before_cand && in_limit {
-                    self.refresh(limit);
+                    // With nothing the scheduler would pick (`read-first`
+                    // holding writes below its watermark: a choice of the
+                    // queue's make-up, not of time) nothing issues between
+                    // the refreshes due by `limit` either.
+                    self.refresh(limit, cand.is_none());
                     continue;
                 }
             }
@@ -1266,7 +1270,7 @@ impl Controller {
         debug_assert!(self.queue.is_empty() && !req.write);
         self.draining = false;
         while self.next_ref != Ps::MAX && self.next_ref <= self.first_command(&req) {
-            self.refresh(None);
+            self.refresh(None, true);
         }
         self.commit_req(req)
     }
@@ -1287,8 +1291,10 @@ impl Controller {
     /// refresh path is unaffected by the NVMM methods, seed 001 §3.1: it does
     /// not wait out a stretched tRAS, but a dirty NVMM row still takes the
     /// NVMM tRP to write back), REF issues when all banks are precharged, and
-    /// no bank activates for tRFC.
-    fn refresh(&mut self, limit: Option<Ps>) {
+    /// no bank activates for tRFC. `unpicked`: nothing queued can be
+    /// scheduled before `limit` (an empty queue, or only requests the
+    /// scheduler holds back whatever the time).
+    fn refresh(&mut self, limit: Option<Ps>, unpicked: bool) {
         let Some((refi, rfc)) = self.t.refresh else {
             self.next_ref = Ps::MAX;
             return;
@@ -1297,7 +1303,7 @@ impl Controller {
         // Idle and closed: consecutive refreshes leave the same state, so
         // only the last one due by `limit` matters.
         if let Some(l) = limit {
-            let idle = self.queue.is_empty()
+            let idle = (unpicked || self.queue.is_empty())
                 && self
                     .banks
                     .iter()

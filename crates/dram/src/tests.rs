@@ -1282,13 +1282,6 @@ fn empty_queue_shortcuts_match_the_general_scheduler() {
                 Method::Optane,
             ] {
                 for (seed, wild) in [(7u64, false), (0xfeed, false), (31 + i as u64, true)] {
-                    // read-first holds writes below its watermark, and then
-                    // a jump of days in wild traffic is refreshed one tREFI
-                    // at a time (with the trace on, billions of commands):
-                    // plausible traffic only.
-                    if wild && scheduler == Scheduler::ReadFirst {
-                        continue;
-                    }
                     let mut fast = with_cfg(&cfg, m);
                     let mut general = with_cfg(&cfg, m);
                     general.without_empty_queue_shortcuts();
