@@ -639,7 +639,14 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     };
     // Loads and stores: the software-TLB hit inline (as `Hart::load` and
     // `Hart::store` without a timing model), anything else through the
-    // helper, which takes the interpreter's slow path.
+    // helper, which takes the interpreter's slow path: every test that
+    // missed (`None`: a test not emitted) jumps to its call.
+    let slow_path = |asm: &mut Asm, misses: &[Option<usize>]| {
+        for &miss in misses.iter().flatten() {
+            asm.here(miss);
+        }
+        asm.call_helper(i, HELPER | i);
+    };
     let load = |asm: &mut Asm, size: u64, signed: bool| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
         let filter_miss =
@@ -649,11 +656,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
             asm.store_guest(ins.rd);
         }
         let done = asm.jump();
-        asm.here(miss);
-        if let Some(filter_miss) = filter_miss {
-            asm.here(filter_miss);
-        }
-        asm.call_helper(i, HELPER | i);
+        slow_path(asm, &[Some(miss), filter_miss]);
         // Both paths join with rd in rax (the next instruction often
         // reads it).
         if ins.rd & 31 != 0 {
@@ -669,11 +672,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         asm.load_guest(Reg::Rcx, ins.rs2);
         asm.store_host(size);
         let done = asm.jump();
-        asm.here(miss);
-        if let Some(filter_miss) = filter_miss {
-            asm.here(filter_miss);
-        }
-        asm.call_helper(i, HELPER | i);
+        slow_path(asm, &[Some(miss), filter_miss]);
         asm.here(done);
     };
     // An FP register's displacement from the integer registers.
@@ -694,12 +693,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         }
         asm.store_hart(f_reg(ins.rd));
         let done = asm.jump();
-        asm.here(fs_off);
-        asm.here(miss);
-        if let Some(filter_miss) = filter_miss {
-            asm.here(filter_miss);
-        }
-        asm.call_helper(i, HELPER | i);
+        slow_path(asm, &[Some(fs_off), Some(miss), filter_miss]);
         asm.here(done);
     };
     let fp_store = |asm: &mut Asm, size: u64| {
@@ -710,12 +704,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         asm.load_hart_to(Reg::Rcx, f_reg(ins.rs2));
         asm.store_host(size);
         let done = asm.jump();
-        asm.here(fs_off);
-        asm.here(miss);
-        if let Some(filter_miss) = filter_miss {
-            asm.here(filter_miss);
-        }
-        asm.call_helper(i, HELPER | i);
+        slow_path(asm, &[Some(fs_off), Some(miss), filter_miss]);
         asm.here(done);
     };
     // FP moves and sign injections of doubles: inline behind the same
