@@ -1,5 +1,13 @@
-//! Executable memory for translated blocks: chunks mapped with `mmap`,
-//! written while writable and executable only once written (W^X).
+//! Executable memory for translated blocks, never writable and executable
+//! at once (W^X).
+//!
+//! Each chunk is one shared memory object mapped twice: a writable view the
+//! code is copied through and an executable view it runs from, so placing a
+//! block costs a copy and no system call (the code cache places one per
+//! block decoded hot: thousands in a Linux boot, each of which would
+//! otherwise change page protection twice). Where the host refuses the
+//! memory object, a chunk is one private mapping whose pages are made
+//! writable for the copy and executable again after it.
 
 use std::ptr::NonNull;
 
@@ -17,12 +25,24 @@ pub enum ArenaError {
     TooLarge(usize),
 }
 
+/// One chunk of host code.
+struct Chunk {
+    /// Where translated code runs from (read and execute).
+    exec: NonNull<u8>,
+    /// The writable view of the same memory, or `None` when the chunk is a
+    /// single mapping whose protection changes around each copy.
+    write: Option<NonNull<u8>>,
+}
+
 /// Chunks of host code; the last one is being filled.
 #[derive(Default)]
 pub struct ExecArena {
-    chunks: Vec<NonNull<u8>>,
+    chunks: Vec<Chunk>,
     /// Bytes used in the last chunk.
     used: usize,
+    /// Map single chunks and change their protection (the fallback; set
+    /// once the host refused a shared memory object, or by a test).
+    single_mapping: bool,
 }
 
 // SAFETY: the arena owns its mappings outright; nothing else points into
@@ -36,24 +56,43 @@ impl ExecArena {
             return Err(ArenaError::TooLarge(code.len()));
         }
         if self.chunks.is_empty() || self.used + code.len() > CHUNK {
-            self.chunks.push(map_chunk()?);
+            let chunk = self.map_chunk()?;
+            self.chunks.push(chunk);
             self.used = 0;
         }
-        let chunk = *self.chunks.last().expect("a chunk was just ensured");
-        // Only the host pages the code lands on change protection: a
-        // whole chunk's would rewrite every page-table entry of it twice
-        // per block.
-        let pages = host_pages(self.used, code.len());
-        protect(chunk, pages.clone(), libc::PROT_READ | libc::PROT_WRITE)?;
-        // SAFETY: `used + code.len() <= CHUNK`, the chunk is CHUNK bytes long
-        // and those bytes are now writable; no translated code runs while a
-        // block is placed.
-        let start = unsafe {
-            let dst = chunk.as_ptr().add(self.used);
-            std::ptr::copy_nonoverlapping(code.as_ptr(), dst, code.len());
-            dst
+        let chunk = self.chunks.last().expect("a chunk was just ensured");
+        let start = match chunk.write {
+            Some(write) => {
+                // SAFETY: `used + code.len() <= CHUNK` and both views are
+                // CHUNK bytes of the same memory; the bytes written are past
+                // every placed block, so no translated code runs from them.
+                unsafe {
+                    let dst = write.as_ptr().add(self.used);
+                    std::ptr::copy_nonoverlapping(code.as_ptr(), dst, code.len());
+                    chunk.exec.as_ptr().add(self.used)
+                }
+            }
+            None => {
+                // Only the host pages the code lands on change protection:
+                // a whole chunk's would rewrite every page-table entry of it
+                // twice per block.
+                let pages = host_pages(self.used, code.len());
+                protect(
+                    chunk.exec,
+                    pages.clone(),
+                    libc::PROT_READ | libc::PROT_WRITE,
+                )?;
+                // SAFETY: as above, and those bytes are now writable; no
+                // translated code runs while a block is placed.
+                let start = unsafe {
+                    let dst = chunk.exec.as_ptr().add(self.used);
+                    std::ptr::copy_nonoverlapping(code.as_ptr(), dst, code.len());
+                    dst
+                };
+                protect(chunk.exec, pages, libc::PROT_READ | libc::PROT_EXEC)?;
+                start
+            }
         };
-        protect(chunk, pages, libc::PROT_READ | libc::PROT_EXEC)?;
         // Keep entry points 16-byte aligned.
         self.used = (self.used + code.len() + 15) & !15;
         Ok(start)
@@ -68,6 +107,21 @@ impl ExecArena {
         }
         self.used = 0;
     }
+
+    /// A new chunk: two views of one memory object, or (once the host
+    /// refused one) a single private mapping.
+    fn map_chunk(&mut self) -> Result<Chunk, ArenaError> {
+        if !self.single_mapping {
+            match map_double() {
+                Ok(chunk) => return Ok(chunk),
+                Err(_) => self.single_mapping = true,
+            }
+        }
+        Ok(Chunk {
+            exec: map(-1, libc::PROT_READ | libc::PROT_WRITE)?,
+            write: None,
+        })
+    }
 }
 
 impl Drop for ExecArena {
@@ -78,19 +132,48 @@ impl Drop for ExecArena {
     }
 }
 
-fn map_chunk() -> Result<NonNull<u8>, ArenaError> {
-    // SAFETY: an anonymous private mapping with no address hint touches no
-    // existing memory.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            CHUNK,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
+/// A chunk as a memory file mapped twice (writable, executable).
+fn map_double() -> Result<Chunk, ArenaError> {
+    let last_error = || ArenaError::Map(std::io::Error::last_os_error());
+    // SAFETY: the name is a NUL-terminated string; the descriptor is owned
+    // here and closed below (the mappings keep the memory).
+    let fd = unsafe { libc::memfd_create(c"rvnvmm-jit".as_ptr(), libc::MFD_CLOEXEC) };
+    if fd < 0 {
+        return Err(last_error());
+    }
+    // SAFETY: `fd` is the memory file just created.
+    let sized = unsafe { libc::ftruncate(fd, CHUNK as libc::off_t) } == 0;
+    let views = if sized {
+        map(fd, libc::PROT_READ | libc::PROT_WRITE).and_then(|write| {
+            match map(fd, libc::PROT_READ | libc::PROT_EXEC) {
+                Ok(exec) => Ok(Chunk {
+                    exec,
+                    write: Some(write),
+                }),
+                Err(e) => {
+                    unmap_view(write);
+                    Err(e)
+                }
+            }
+        })
+    } else {
+        Err(last_error())
     };
+    // SAFETY: `fd` is ours and used no more.
+    unsafe { libc::close(fd) };
+    views
+}
+
+/// A CHUNK-byte mapping of `fd` (shared), or anonymous memory for `-1`.
+fn map(fd: libc::c_int, prot: libc::c_int) -> Result<NonNull<u8>, ArenaError> {
+    let flags = if fd < 0 {
+        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS
+    } else {
+        libc::MAP_SHARED
+    };
+    // SAFETY: a new mapping with no address hint touches no existing
+    // memory; `fd` is a CHUNK-byte memory file or -1.
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), CHUNK, prot, flags, fd, 0) };
     if p == libc::MAP_FAILED {
         return Err(ArenaError::Map(std::io::Error::last_os_error()));
     }
@@ -130,11 +213,18 @@ fn protect(
     Ok(())
 }
 
-fn unmap(chunk: NonNull<u8>) {
-    // SAFETY: `chunk` is a CHUNK-byte mapping this arena made and drops
+fn unmap(chunk: Chunk) {
+    unmap_view(chunk.exec);
+    if let Some(write) = chunk.write {
+        unmap_view(write);
+    }
+}
+
+fn unmap_view(view: NonNull<u8>) {
+    // SAFETY: `view` is a CHUNK-byte mapping this arena made and drops
     // here; no translation into it is used afterwards.
     unsafe {
-        libc::munmap(chunk.as_ptr().cast(), CHUNK);
+        libc::munmap(view.as_ptr().cast(), CHUNK);
     }
 }
 
@@ -151,22 +241,30 @@ mod tests {
         if !cfg!(target_arch = "x86_64") {
             return;
         }
-        // Code placed across a page boundary runs, and so does the code
-        // placed before it on the page made writable meanwhile.
-        let mut arena = ExecArena::default();
-        // mov eax, 7; ret
-        let ret7 = [0xb8, 7, 0, 0, 0, 0xc3];
-        let first = arena.place(&ret7).unwrap();
-        arena.used = 4096 - 8;
-        let across = arena.place(&ret7).unwrap();
-        // SAFETY: both are complete functions returning 7 (System V).
-        let (f, g) = unsafe {
-            (
-                std::mem::transmute::<*const u8, extern "C" fn() -> u32>(first),
-                std::mem::transmute::<*const u8, extern "C" fn() -> u32>(across),
-            )
-        };
-        assert_eq!((f(), g()), (7, 7));
+        // In both kinds of chunk, code placed across a page boundary runs,
+        // and so does the code placed before it on a page written since.
+        for single_mapping in [false, true] {
+            let mut arena = ExecArena::default();
+            arena.single_mapping = single_mapping;
+            // mov eax, 7; ret
+            let ret7 = [0xb8, 7, 0, 0, 0, 0xc3];
+            let first = arena.place(&ret7).unwrap();
+            arena.used = 4096 - 8;
+            let across = arena.place(&ret7).unwrap();
+            assert_eq!(
+                arena.chunks[0].write.is_none(),
+                single_mapping,
+                "a Linux host gives the two views"
+            );
+            // SAFETY: both are complete functions returning 7 (System V).
+            let (f, g) = unsafe {
+                (
+                    std::mem::transmute::<*const u8, extern "C" fn() -> u32>(first),
+                    std::mem::transmute::<*const u8, extern "C" fn() -> u32>(across),
+                )
+            };
+            assert_eq!((f(), g()), (7, 7));
+        }
     }
 
     #[test]
