@@ -151,6 +151,12 @@ struct Timing {
     refresh: Option<(Ps, Ps)>,
     /// Refreshes that may be postponed.
     postpone_max: u32,
+    /// How far apart two ACTs of a rank can be and still constrain each
+    /// other: `max(tRRD, tFAW)`.
+    act_reach: Ps,
+    /// How far apart (in command time) two column commands can be and
+    /// still constrain each other: tCCD, or overlapping data bursts.
+    col_reach: Ps,
 }
 
 #[derive(Debug)]
@@ -420,23 +426,27 @@ impl Timing {
                 Some((refi, rfc))
             }
         };
+        let (cl, cwl, burst, ccd) = (q(c.tcl_ns), q(c.tcwl_ns), q(c.tburst_ns), q(c.tccd_ns));
+        let (rrd, faw) = (q(c.trrd_ns), c.tfaw_ns.map(q));
         Ok(Timing {
             postpone_max: c.refresh.as_ref().map_or(0, |r| r.postpone_max),
+            act_reach: rrd.max(faw.unwrap_or(0)),
+            col_reach: ccd.max(cl.max(cwl) + burst),
             tck,
             clk,
             tck_grid: Grid::new(tck),
             clk_grid: Grid::new(clk),
-            cl: q(c.tcl_ns),
-            cwl: q(c.tcwl_ns),
-            burst: q(c.tburst_ns),
+            cl,
+            cwl,
+            burst,
             rcd: q(c.trcd_ns),
             rp: q(c.trp_ns),
             ras: q(c.tras_ns),
             rtp: q(c.trtp_ns),
             wr: q(c.twr_ns),
-            ccd: q(c.tccd_ns),
-            rrd: q(c.trrd_ns),
-            faw: c.tfaw_ns.map(q),
+            ccd,
+            rrd,
+            faw,
             refresh,
         })
     }
@@ -1079,8 +1089,9 @@ impl Controller {
     /// `process_until(l)` with `l >= t` for the arrival time `t`: then every
     /// command still to be decided (queued requests, and new ones arriving at
     /// or after `t`) issues at or after `t`.
+    #[inline]
     fn prune(&mut self, t: Ps) {
-        let horizon = t.saturating_sub(self.t.rrd.max(self.t.faw.unwrap_or(0)));
+        let horizon = t.saturating_sub(self.t.act_reach);
         // Each list is sorted: when its first entry stays, all do (the
         // common case, checked without a search).
         for acts in &mut self.acts {
@@ -1090,8 +1101,8 @@ impl Controller {
             }
         }
         // A column command at or after `t` cannot collide with one whose
-        // command is more than `reach` earlier.
-        let reach = self.reach();
+        // command is more than `col_reach` earlier.
+        let reach = self.t.col_reach;
         if self
             .bus
             .first()
@@ -1110,13 +1121,6 @@ impl Controller {
             let n = self.rd_pending.partition_point(|&d| d <= t);
             self.rd_pending.drain(..n);
         }
-    }
-
-    /// How far apart (in command time) two column commands can be and still
-    /// constrain each other (tCCD, or overlapping data bursts).
-    fn reach(&self) -> Ps {
-        let t = &self.t;
-        t.ccd.max(t.cl.max(t.cwl) + t.burst)
     }
 
     // ------------------------------------------------------------------
@@ -1521,16 +1525,23 @@ impl Controller {
 
     /// Earliest ACT at or after `lb` in `rank` respecting tRRD and tFAW
     /// against the ACTs already decided (which may lie on both sides).
+    #[inline]
     fn act_slot(&self, rank: usize, lb: Ps) -> Ps {
-        let t = &self.t;
-        let acts = &self.acts[rank];
-        let reach = t.rrd.max(t.faw.unwrap_or(0));
-        let mut at = t.tck_grid.up(lb);
+        let at = self.t.tck_grid.up(lb);
         // No recent ACT (a lightly loaded rank, after `prune`): nothing
         // constrains this one.
-        if acts.is_empty() {
+        if self.acts[rank].is_empty() {
             return at;
         }
+        self.act_slot_among(rank, at)
+    }
+
+    /// [`Controller::act_slot`] from `at` (on the DRAM clock) with recent
+    /// ACTs in `rank` to keep clear of.
+    fn act_slot_among(&self, rank: usize, mut at: Ps) -> Ps {
+        let t = &self.t;
+        let acts = &self.acts[rank];
+        let reach = t.act_reach;
         loop {
             // Only ACTs within `reach` of `at` matter (sorted list).
             let lo = acts.partition_point(|&a| a.saturating_add(reach) <= at);
@@ -1561,15 +1572,22 @@ impl Controller {
 
     /// Earliest column command at or after `lb` whose data burst does not
     /// overlap another and which keeps tCCD to the other column commands.
+    #[inline]
     fn col_slot(&self, lb: Ps, write: bool) -> Ps {
-        let t = &self.t;
-        let lat = if write { t.cwl } else { t.cl };
-        let reach = self.reach();
-        let mut c = t.tck_grid.up(lb);
+        let c = self.t.tck_grid.up(lb);
         // No recent column command (after `prune`): the channel is free.
         if self.bus.is_empty() {
             return c;
         }
+        self.col_slot_among(c, write)
+    }
+
+    /// [`Controller::col_slot`] from `c` (on the DRAM clock) with recent
+    /// column commands to keep clear of.
+    fn col_slot_among(&self, mut c: Ps, write: bool) -> Ps {
+        let t = &self.t;
+        let lat = if write { t.cwl } else { t.cl };
+        let reach = t.col_reach;
         loop {
             // Only commands within `reach` of `c` matter (sorted list).
             let lo = self
