@@ -253,8 +253,6 @@ pub struct Controller {
     banks_per_rank: u32,
     line_shift: u32,
     regions: Vec<RegionState>,
-    /// The timing of addresses outside every region.
-    outside: Ddr3,
     banks: Vec<Bank>,
     /// Per rank: ACT times that may still constrain a new ACT, sorted.
     acts: Vec<Vec<Ps>>,
@@ -570,7 +568,6 @@ impl Controller {
             banks_per_rank: cfg.banks,
             line_shift,
             regions: rs,
-            outside: Ddr3,
             spec,
             banks: vec![Bank::default(); nbanks],
             acts: vec![Vec::new(); cfg.ranks as usize],
@@ -1340,24 +1337,27 @@ impl Controller {
         for b in &mut self.banks {
             b.act_ready = ref_at.saturating_add(rfc * count);
         }
-        for k in 0..count {
-            for rank in 0..self.acts.len() {
-                self.log(ref_at + k * rfc, CommandKind::Ref, rank as u32, 0, 0);
+        if self.trace.is_some() {
+            for k in 0..count {
+                for rank in 0..self.acts.len() {
+                    self.log(ref_at + k * rfc, CommandKind::Ref, rank as u32, 0, 0);
+                }
             }
         }
         self.next_ref = due.saturating_add(refi);
     }
 
     /// When a refresh due at `due` closes row `o`: its method decides
-    /// ([`NvmmMethod::refresh_close`]).
+    /// ([`NvmmMethod::refresh_close`]; a DRAM region's, always DDR3's, and
+    /// that of addresses outside every region are called statically).
     fn refresh_close(&self, o: OpenRow, due: Ps) -> Ps {
         let window = OpenWindow {
             pre_ready: o.pre_ready,
             pre_spec: o.pre_spec,
         };
         match self.regions.get(o.region) {
-            Some(r) => r.method.refresh_close(window, due),
-            None => self.outside.refresh_close(window, due),
+            Some(r) if r.nvmm.is_some() => r.method.refresh_close(window, due),
+            _ => Ddr3.refresh_close(window, due),
         }
     }
 
