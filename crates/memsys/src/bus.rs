@@ -180,6 +180,7 @@ impl Bus {
     /// `t`; returns the grant time. `hart` is the requester for the
     /// round-robin pointer and the wait statistics (`None` for a
     /// controller's response).
+    #[inline]
     pub(crate) fn acquire(&mut self, hart: Option<usize>, t: Ps, len: Ps) -> Ps {
         let g = self.timeline.earliest_fit(t, len);
         self.timeline.reserve(g, len);
