@@ -1086,7 +1086,7 @@ impl Controller {
     /// `process_until(l)` with `l >= t` for the arrival time `t`: then every
     /// command still to be decided (queued requests, and new ones arriving at
     /// or after `t`) issues at or after `t`.
-    #[inline]
+    #[inline(always)]
     fn prune(&mut self, t: Ps) {
         let horizon = t.saturating_sub(self.t.act_reach);
         // Each list is sorted: when its first entry stays, all do (the
@@ -1389,6 +1389,7 @@ impl Controller {
 
     /// Precharges bank `b` at `at`: its row goes back to the cells, writes in
     /// it complete at `at + tRP`.
+    #[inline(always)]
     fn close(&mut self, b: usize, at: Ps) {
         let Some(o) = self.banks[b].open.take() else {
             return;
