@@ -1090,6 +1090,7 @@ impl MemorySystem {
     /// After an access of `h` to `line` in way `slot` of its L1D: the
     /// filter learns the line (for stores too if Modified), unless it is
     /// contended, whose every access must reach the sync check.
+    #[inline(always)]
     fn fill_data_filter(&mut self, h: usize, slot: usize, line: u64) {
         let c = &self.l1d[h];
         if c.is_contended(slot) {
@@ -1447,6 +1448,7 @@ impl MemorySystem {
 
     /// A line read over the bus from its controller. Returns when the data
     /// is at the cache.
+    #[inline(always)]
     fn mem_read(&mut self, h: usize, addr: u64, t: Ps, occ: Ps) -> Ps {
         let g = self.bus.acquire(Some(h), t, self.addr_occ);
         let arrive = g + self.req_ps;
