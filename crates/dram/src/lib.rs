@@ -894,8 +894,7 @@ impl Controller {
     /// A read that arrived at `t` leaves at `done`: the read queue and the
     /// statistics.
     fn read_done(&mut self, req: &Req, t: Ps, done: Ps) -> Ps {
-        let pos = self.rd_pending.partition_point(|&d| d <= done);
-        self.rd_pending.insert(pos, done);
+        insert_sorted(&mut self.rd_pending, done, |&d| d <= done);
         if let Some(r) = self.regions.get_mut(req.region) {
             let lat = done - t;
             r.stats.read_latency_ps_sum = r.stats.read_latency_ps_sum.saturating_add(lat);
@@ -1438,6 +1437,7 @@ impl Controller {
     /// Schedules request `q`, taken off the queue (or never queued),
     /// completely: PRE if another row is open, ACT if needed, then its
     /// column command.
+    #[inline(always)]
     fn commit_req(&mut self, q: Req) -> Done {
         let b = q.bank;
         let hit = self.is_hit(&q);
@@ -1448,8 +1448,7 @@ impl Controller {
             let lb = q.arrival.max(self.banks[b].act_ready);
             let act = self.act_slot(q.rank as usize, lb);
             let acts = &mut self.acts[q.rank as usize];
-            let pos = acts.partition_point(|&a| a <= act);
-            acts.insert(pos, act);
+            insert_sorted(acts, act, |&a| a <= act);
             let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
             self.banks[b].open = Some(OpenRow {
                 row: q.row,
@@ -1481,15 +1480,12 @@ impl Controller {
         let t = &self.t;
         let lat = if q.write { t.cwl } else { t.cl };
         let data_end = col.saturating_add(lat).saturating_add(t.burst);
-        let pos = self.bus.partition_point(|s| s.cmd <= col);
-        self.bus.insert(
-            pos,
-            BusSlot {
-                cmd: col,
-                start: col.saturating_add(lat),
-                end: data_end,
-            },
-        );
+        let slot = BusSlot {
+            cmd: col,
+            start: col.saturating_add(lat),
+            end: data_end,
+        };
+        insert_sorted(&mut self.bus, slot, |s| s.cmd <= col);
         // Earliest PRE: the row's keep-open time from the ACT (already in
         // pre_ready), tRTP after a read, tWR after the write data; then
         // whatever the method of the region that opened the row adds.
@@ -1512,8 +1508,7 @@ impl Controller {
         });
         if q.write {
             bank.pending.push((q.region, q.issue, epoch));
-            let pos = self.wr_pending.partition_point(|w| w.0 <= col);
-            self.wr_pending.insert(pos, (col, q.line));
+            insert_sorted(&mut self.wr_pending, (col, q.line), |w| w.0 <= col);
         }
         let kind = if q.write {
             CommandKind::Wr
@@ -1526,7 +1521,7 @@ impl Controller {
 
     /// Earliest ACT at or after `lb` in `rank` respecting tRRD and tFAW
     /// against the ACTs already decided (which may lie on both sides).
-    #[inline]
+    #[inline(always)]
     fn act_slot(&self, rank: usize, lb: Ps) -> Ps {
         let at = self.t.tck_grid.up(lb);
         // No recent ACT (a lightly loaded rank, after `prune`): nothing
@@ -1573,7 +1568,7 @@ impl Controller {
 
     /// Earliest column command at or after `lb` whose data burst does not
     /// overlap another and which keeps tCCD to the other column commands.
-    #[inline]
+    #[inline(always)]
     fn col_slot(&self, lb: Ps, write: bool) -> Ps {
         let c = self.t.tck_grid.up(lb);
         // No recent column command (after `prune`): the channel is free.
@@ -1614,6 +1609,19 @@ impl Controller {
                 return c;
             }
         }
+    }
+}
+
+/// Inserts `x` into the sorted `list` after every entry for which `before`
+/// holds (a prefix): at the end without a search when the last one does,
+/// the common case of requests arriving in time order.
+#[inline(always)]
+fn insert_sorted<T>(list: &mut Vec<T>, x: T, before: impl Fn(&T) -> bool) {
+    if list.last().is_none_or(&before) {
+        list.push(x);
+    } else {
+        let pos = list.partition_point(before);
+        list.insert(pos, x);
     }
 }
 
