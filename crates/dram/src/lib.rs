@@ -323,19 +323,19 @@ fn align_up(t: Ps, g: Ps) -> Ps {
 /// converts to hart cycles on every miss). A `g` of 0 acts as 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grid {
+    /// At least 1.
     g: Ps,
-    /// `floor(2^64 / g)` (0 when `g <= 1`).
+    /// `floor(2^64 / g)`, or `2^64 - 1` for `g = 1`: the one correction of
+    /// [`Grid::div_rem`] still makes it exact (`t * m / 2^64` is then
+    /// `t - 1` for `t > 0`), so no case of its own is needed.
     m: u64,
 }
 
 impl Grid {
     /// The grid of period `g` ps.
     pub fn new(g: Ps) -> Grid {
-        let m = if g <= 1 {
-            0
-        } else {
-            u64::try_from((1u128 << 64) / u128::from(g)).unwrap_or(u64::MAX)
-        };
+        let g = g.max(1);
+        let m = u64::try_from((1u128 << 64) / u128::from(g)).unwrap_or(u64::MAX);
         Grid { g, m }
     }
 
@@ -345,9 +345,6 @@ impl Grid {
     /// than `t / 2^64 < 1`), so one correction gives the exact remainder.
     #[inline(always)]
     pub fn up(&self, t: Ps) -> Ps {
-        if self.g <= 1 {
-            return t;
-        }
         match self.div_rem(t).1 {
             0 => t,
             r => t.saturating_add(self.g - r),
@@ -357,15 +354,12 @@ impl Grid {
     /// `t.div_ceil(g)`: how many periods cover `t`.
     #[inline(always)]
     pub fn div_ceil(&self, t: Ps) -> u64 {
-        if self.g <= 1 {
-            return t;
-        }
         let (q, r) = self.div_rem(t);
         q + u64::from(r != 0)
     }
 
-    /// `(t / g, t % g)` for `g > 1` (see [`Grid::up`] for why one
-    /// correction suffices).
+    /// `(t / g, t % g)` (see [`Grid::up`] for why one correction
+    /// suffices).
     #[inline(always)]
     fn div_rem(&self, t: Ps) -> (u64, u64) {
         let mut q = ((u128::from(t) * u128::from(self.m)) >> 64) as u64;
