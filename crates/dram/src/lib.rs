@@ -1698,6 +1698,27 @@ mod grid_tests {
     use super::*;
 
     #[test]
+    fn insert_sorted_is_an_insert_at_the_partition_point() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut fast, mut searched) = (Vec::new(), Vec::new());
+        for i in 0..5_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly in order, sometimes earlier, with ties.
+            let v = if x % 4 == 0 {
+                i - x % (i + 1)
+            } else {
+                i + x % 3
+            };
+            insert_sorted(&mut fast, v, |&a| a <= v);
+            let pos = searched.partition_point(|&a| a <= v);
+            searched.insert(pos, v);
+            assert_eq!(fast, searched);
+        }
+    }
+
+    #[test]
     fn grid_up_is_align_up() {
         let mut x = 0x1234_5678_9abc_def1u64;
         for g in [
