@@ -151,6 +151,12 @@ struct Timing {
     refresh: Option<(Ps, Ps)>,
     /// Refreshes that may be postponed.
     postpone_max: u32,
+    /// How far apart two ACTs of a rank can be and still constrain each
+    /// other: `max(tRRD, tFAW)`.
+    act_reach: Ps,
+    /// How far apart (in command time) two column commands can be and
+    /// still constrain each other: tCCD, or overlapping data bursts.
+    col_reach: Ps,
 }
 
 #[derive(Debug)]
@@ -247,8 +253,6 @@ pub struct Controller {
     banks_per_rank: u32,
     line_shift: u32,
     regions: Vec<RegionState>,
-    /// The timing of addresses outside every region.
-    outside: Ddr3,
     banks: Vec<Bank>,
     /// Per rank: ACT times that may still constrain a new ACT, sorted.
     acts: Vec<Vec<Ps>>,
@@ -319,19 +323,19 @@ fn align_up(t: Ps, g: Ps) -> Ps {
 /// converts to hart cycles on every miss). A `g` of 0 acts as 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Grid {
+    /// At least 1.
     g: Ps,
-    /// `floor(2^64 / g)` (0 when `g <= 1`).
+    /// `floor(2^64 / g)`, or `2^64 - 1` for `g = 1`: the one correction of
+    /// [`Grid::div_rem`] still makes it exact (`t * m / 2^64` is then
+    /// `t - 1` for `t > 0`), so no case of its own is needed.
     m: u64,
 }
 
 impl Grid {
     /// The grid of period `g` ps.
     pub fn new(g: Ps) -> Grid {
-        let m = if g <= 1 {
-            0
-        } else {
-            u64::try_from((1u128 << 64) / u128::from(g)).unwrap_or(u64::MAX)
-        };
+        let g = g.max(1);
+        let m = u64::try_from((1u128 << 64) / u128::from(g)).unwrap_or(u64::MAX);
         Grid { g, m }
     }
 
@@ -341,9 +345,6 @@ impl Grid {
     /// than `t / 2^64 < 1`), so one correction gives the exact remainder.
     #[inline(always)]
     pub fn up(&self, t: Ps) -> Ps {
-        if self.g <= 1 {
-            return t;
-        }
         match self.div_rem(t).1 {
             0 => t,
             r => t.saturating_add(self.g - r),
@@ -353,15 +354,12 @@ impl Grid {
     /// `t.div_ceil(g)`: how many periods cover `t`.
     #[inline(always)]
     pub fn div_ceil(&self, t: Ps) -> u64 {
-        if self.g <= 1 {
-            return t;
-        }
         let (q, r) = self.div_rem(t);
         q + u64::from(r != 0)
     }
 
-    /// `(t / g, t % g)` for `g > 1` (see [`Grid::up`] for why one
-    /// correction suffices).
+    /// `(t / g, t % g)` (see [`Grid::up`] for why one correction
+    /// suffices).
     #[inline(always)]
     fn div_rem(&self, t: Ps) -> (u64, u64) {
         let mut q = ((u128::from(t) * u128::from(self.m)) >> 64) as u64;
@@ -420,23 +418,27 @@ impl Timing {
                 Some((refi, rfc))
             }
         };
+        let (cl, cwl, burst, ccd) = (q(c.tcl_ns), q(c.tcwl_ns), q(c.tburst_ns), q(c.tccd_ns));
+        let (rrd, faw) = (q(c.trrd_ns), c.tfaw_ns.map(q));
         Ok(Timing {
             postpone_max: c.refresh.as_ref().map_or(0, |r| r.postpone_max),
+            act_reach: rrd.max(faw.unwrap_or(0)),
+            col_reach: ccd.max(cl.max(cwl) + burst),
             tck,
             clk,
             tck_grid: Grid::new(tck),
             clk_grid: Grid::new(clk),
-            cl: q(c.tcl_ns),
-            cwl: q(c.tcwl_ns),
-            burst: q(c.tburst_ns),
+            cl,
+            cwl,
+            burst,
             rcd: q(c.trcd_ns),
             rp: q(c.trp_ns),
             ras: q(c.tras_ns),
             rtp: q(c.trtp_ns),
             wr: q(c.twr_ns),
-            ccd: q(c.tccd_ns),
-            rrd: q(c.trrd_ns),
-            faw: c.tfaw_ns.map(q),
+            ccd,
+            rrd,
+            faw,
             refresh,
         })
     }
@@ -560,7 +562,6 @@ impl Controller {
             banks_per_rank: cfg.banks,
             line_shift,
             regions: rs,
-            outside: Ddr3,
             spec,
             banks: vec![Bank::default(); nbanks],
             acts: vec![Vec::new(); cfg.ranks as usize],
@@ -887,8 +888,7 @@ impl Controller {
     /// A read that arrived at `t` leaves at `done`: the read queue and the
     /// statistics.
     fn read_done(&mut self, req: &Req, t: Ps, done: Ps) -> Ps {
-        let pos = self.rd_pending.partition_point(|&d| d <= done);
-        self.rd_pending.insert(pos, done);
+        insert_sorted(&mut self.rd_pending, done, |&d| d <= done);
         if let Some(r) = self.regions.get_mut(req.region) {
             let lat = done - t;
             r.stats.read_latency_ps_sum = r.stats.read_latency_ps_sum.saturating_add(lat);
@@ -1079,8 +1079,9 @@ impl Controller {
     /// `process_until(l)` with `l >= t` for the arrival time `t`: then every
     /// command still to be decided (queued requests, and new ones arriving at
     /// or after `t`) issues at or after `t`.
+    #[inline(always)]
     fn prune(&mut self, t: Ps) {
-        let horizon = t.saturating_sub(self.t.rrd.max(self.t.faw.unwrap_or(0)));
+        let horizon = t.saturating_sub(self.t.act_reach);
         // Each list is sorted: when its first entry stays, all do (the
         // common case, checked without a search).
         for acts in &mut self.acts {
@@ -1090,8 +1091,8 @@ impl Controller {
             }
         }
         // A column command at or after `t` cannot collide with one whose
-        // command is more than `reach` earlier.
-        let reach = self.reach();
+        // command is more than `col_reach` earlier.
+        let reach = self.t.col_reach;
         if self
             .bus
             .first()
@@ -1110,13 +1111,6 @@ impl Controller {
             let n = self.rd_pending.partition_point(|&d| d <= t);
             self.rd_pending.drain(..n);
         }
-    }
-
-    /// How far apart (in command time) two column commands can be and still
-    /// constrain each other (tCCD, or overlapping data bursts).
-    fn reach(&self) -> Ps {
-        let t = &self.t;
-        t.ccd.max(t.cl.max(t.cwl) + t.burst)
     }
 
     // ------------------------------------------------------------------
@@ -1336,24 +1330,27 @@ impl Controller {
         for b in &mut self.banks {
             b.act_ready = ref_at.saturating_add(rfc * count);
         }
-        for k in 0..count {
-            for rank in 0..self.acts.len() {
-                self.log(ref_at + k * rfc, CommandKind::Ref, rank as u32, 0, 0);
+        if self.trace.is_some() {
+            for k in 0..count {
+                for rank in 0..self.acts.len() {
+                    self.log(ref_at + k * rfc, CommandKind::Ref, rank as u32, 0, 0);
+                }
             }
         }
         self.next_ref = due.saturating_add(refi);
     }
 
     /// When a refresh due at `due` closes row `o`: its method decides
-    /// ([`NvmmMethod::refresh_close`]).
+    /// ([`NvmmMethod::refresh_close`]; a DRAM region's, always DDR3's, and
+    /// that of addresses outside every region are called statically).
     fn refresh_close(&self, o: OpenRow, due: Ps) -> Ps {
         let window = OpenWindow {
             pre_ready: o.pre_ready,
             pre_spec: o.pre_spec,
         };
         match self.regions.get(o.region) {
-            Some(r) => r.method.refresh_close(window, due),
-            None => self.outside.refresh_close(window, due),
+            Some(r) if r.nvmm.is_some() => r.method.refresh_close(window, due),
+            _ => Ddr3.refresh_close(window, due),
         }
     }
 
@@ -1385,6 +1382,7 @@ impl Controller {
 
     /// Precharges bank `b` at `at`: its row goes back to the cells, writes in
     /// it complete at `at + tRP`.
+    #[inline(always)]
     fn close(&mut self, b: usize, at: Ps) {
         let Some(o) = self.banks[b].open.take() else {
             return;
@@ -1433,6 +1431,7 @@ impl Controller {
     /// Schedules request `q`, taken off the queue (or never queued),
     /// completely: PRE if another row is open, ACT if needed, then its
     /// column command.
+    #[inline(always)]
     fn commit_req(&mut self, q: Req) -> Done {
         let b = q.bank;
         let hit = self.is_hit(&q);
@@ -1443,8 +1442,7 @@ impl Controller {
             let lb = q.arrival.max(self.banks[b].act_ready);
             let act = self.act_slot(q.rank as usize, lb);
             let acts = &mut self.acts[q.rank as usize];
-            let pos = acts.partition_point(|&a| a <= act);
-            acts.insert(pos, act);
+            insert_sorted(acts, act, |&a| a <= act);
             let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
             self.banks[b].open = Some(OpenRow {
                 row: q.row,
@@ -1476,15 +1474,12 @@ impl Controller {
         let t = &self.t;
         let lat = if q.write { t.cwl } else { t.cl };
         let data_end = col.saturating_add(lat).saturating_add(t.burst);
-        let pos = self.bus.partition_point(|s| s.cmd <= col);
-        self.bus.insert(
-            pos,
-            BusSlot {
-                cmd: col,
-                start: col.saturating_add(lat),
-                end: data_end,
-            },
-        );
+        let slot = BusSlot {
+            cmd: col,
+            start: col.saturating_add(lat),
+            end: data_end,
+        };
+        insert_sorted(&mut self.bus, slot, |s| s.cmd <= col);
         // Earliest PRE: the row's keep-open time from the ACT (already in
         // pre_ready), tRTP after a read, tWR after the write data; then
         // whatever the method of the region that opened the row adds.
@@ -1507,8 +1502,7 @@ impl Controller {
         });
         if q.write {
             bank.pending.push((q.region, q.issue, epoch));
-            let pos = self.wr_pending.partition_point(|w| w.0 <= col);
-            self.wr_pending.insert(pos, (col, q.line));
+            insert_sorted(&mut self.wr_pending, (col, q.line), |w| w.0 <= col);
         }
         let kind = if q.write {
             CommandKind::Wr
@@ -1521,16 +1515,23 @@ impl Controller {
 
     /// Earliest ACT at or after `lb` in `rank` respecting tRRD and tFAW
     /// against the ACTs already decided (which may lie on both sides).
+    #[inline(always)]
     fn act_slot(&self, rank: usize, lb: Ps) -> Ps {
-        let t = &self.t;
-        let acts = &self.acts[rank];
-        let reach = t.rrd.max(t.faw.unwrap_or(0));
-        let mut at = t.tck_grid.up(lb);
+        let at = self.t.tck_grid.up(lb);
         // No recent ACT (a lightly loaded rank, after `prune`): nothing
         // constrains this one.
-        if acts.is_empty() {
+        if self.acts[rank].is_empty() {
             return at;
         }
+        self.act_slot_among(rank, at)
+    }
+
+    /// [`Controller::act_slot`] from `at` (on the DRAM clock) with recent
+    /// ACTs in `rank` to keep clear of.
+    fn act_slot_among(&self, rank: usize, mut at: Ps) -> Ps {
+        let t = &self.t;
+        let acts = &self.acts[rank];
+        let reach = t.act_reach;
         loop {
             // Only ACTs within `reach` of `at` matter (sorted list).
             let lo = acts.partition_point(|&a| a.saturating_add(reach) <= at);
@@ -1561,15 +1562,22 @@ impl Controller {
 
     /// Earliest column command at or after `lb` whose data burst does not
     /// overlap another and which keeps tCCD to the other column commands.
+    #[inline(always)]
     fn col_slot(&self, lb: Ps, write: bool) -> Ps {
-        let t = &self.t;
-        let lat = if write { t.cwl } else { t.cl };
-        let reach = self.reach();
-        let mut c = t.tck_grid.up(lb);
+        let c = self.t.tck_grid.up(lb);
         // No recent column command (after `prune`): the channel is free.
         if self.bus.is_empty() {
             return c;
         }
+        self.col_slot_among(c, write)
+    }
+
+    /// [`Controller::col_slot`] from `c` (on the DRAM clock) with recent
+    /// column commands to keep clear of.
+    fn col_slot_among(&self, mut c: Ps, write: bool) -> Ps {
+        let t = &self.t;
+        let lat = if write { t.cwl } else { t.cl };
+        let reach = t.col_reach;
         loop {
             // Only commands within `reach` of `c` matter (sorted list).
             let lo = self
@@ -1595,6 +1603,19 @@ impl Controller {
                 return c;
             }
         }
+    }
+}
+
+/// Inserts `x` into the sorted `list` after every entry for which `before`
+/// holds (a prefix): at the end without a search when the last one does,
+/// the common case of requests arriving in time order.
+#[inline(always)]
+fn insert_sorted<T>(list: &mut Vec<T>, x: T, before: impl Fn(&T) -> bool) {
+    if list.last().is_none_or(&before) {
+        list.push(x);
+    } else {
+        let pos = list.partition_point(before);
+        list.insert(pos, x);
     }
 }
 
@@ -1675,6 +1696,27 @@ impl Hooks<'_> {
 #[cfg(test)]
 mod grid_tests {
     use super::*;
+
+    #[test]
+    fn insert_sorted_is_an_insert_at_the_partition_point() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let (mut fast, mut searched) = (Vec::new(), Vec::new());
+        for i in 0..5_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mostly in order, sometimes earlier, with ties.
+            let v = if x % 4 == 0 {
+                i - x % (i + 1)
+            } else {
+                i + x % 3
+            };
+            insert_sorted(&mut fast, v, |&a| a <= v);
+            let pos = searched.partition_point(|&a| a <= v);
+            searched.insert(pos, v);
+            assert_eq!(fast, searched);
+        }
+    }
 
     #[test]
     fn grid_up_is_align_up() {

@@ -215,6 +215,7 @@ impl Bus {
     /// `t`; returns the grant time. `hart` is the requester for the
     /// round-robin pointer and the wait statistics (`None` for a
     /// controller's response).
+    #[inline(always)]
     pub(crate) fn acquire(&mut self, hart: Option<usize>, t: Ps, len: Ps) -> Ps {
         let g = self.timeline.earliest_fit(t, len);
         self.timeline.reserve(g, len);
@@ -271,6 +272,7 @@ impl InFlight {
 
     /// The earliest instant at or after `t` at which fewer than `k` misses
     /// are in flight.
+    #[inline(always)]
     pub(crate) fn earliest_start(&self, t: Ps) -> Ps {
         let mut c = t;
         loop {
@@ -291,6 +293,7 @@ impl InFlight {
 
     /// Records a miss in flight over `[s, e)`, forgetting intervals that
     /// ended at or before `low_water` (no request can come before it).
+    #[inline(always)]
     pub(crate) fn insert(&mut self, s: Ps, e: Ps, low_water: Ps) {
         self.iv.retain(|&(_, end)| end > low_water);
         if e > s {

@@ -293,6 +293,7 @@ impl Cache {
 
     /// The way `line` would be filled into: an empty way of its set if any
     /// (lowest first), else the LRU way or a random one.
+    #[inline(always)]
     pub(crate) fn victim(&mut self, line: u64) -> usize {
         let base = self.set_of(line) * self.ways;
         let set = &self.tags[base..base + self.ways];
@@ -322,6 +323,7 @@ impl Cache {
 
     /// Puts `line` into way `slot` (which the caller has emptied) in `state`
     /// and makes it the most recently used.
+    #[inline(always)]
     pub(crate) fn fill(&mut self, slot: usize, line: u64, state: LineState) -> Demoted {
         debug_assert_eq!(self.states[slot], LineState::Invalid);
         self.ever_filled = true;

@@ -200,6 +200,9 @@ pub struct MemorySystem {
     /// Per-core filters: first, they are what every access touches.
     filters: Vec<Filter>,
     l1d: Vec<Cache>,
+    /// How many L1Ds were ever filled ([`Cache::may_hold_lines`]): with
+    /// none but the requester's, a miss has no other core to snoop.
+    l1d_filled: usize,
     l1i: Vec<Cache>,
     l2: Option<Cache>,
     bus: Bus,
@@ -373,6 +376,7 @@ impl MemorySystem {
         Ok(MemorySystem {
             filters: (0..harts).map(|_| Filter::new(d_shift, i_shift)).collect(),
             l1d,
+            l1d_filled: 0,
             l1i,
             l2,
             bus: Bus::new(harts),
@@ -1068,6 +1072,9 @@ impl MemorySystem {
             }
         }
         let (done, state, contended) = self.l1d_refill(h, line, intent, t1);
+        if !self.l1d[h].may_hold_lines() {
+            self.l1d_filled += 1;
+        }
         if let Some(old) = self.l1d[h].fill(slot, line, state) {
             self.filters[h].drop_data(old);
         }
@@ -1083,6 +1090,7 @@ impl MemorySystem {
     /// After an access of `h` to `line` in way `slot` of its L1D: the
     /// filter learns the line (for stores too if Modified), unless it is
     /// contended, whose every access must reach the sync check.
+    #[inline(always)]
     fn fill_data_filter(&mut self, h: usize, slot: usize, line: u64) {
         let c = &self.l1d[h];
         if c.is_contended(slot) {
@@ -1113,7 +1121,15 @@ impl MemorySystem {
         // A Modified copy supplies the data, once it has it itself: a line
         // still on its way to one core goes on to the next after it lands.
         let mut from = t;
-        for o in 0..self.cores() {
+        // No other L1D ever held a line (a single-threaded program): none
+        // to visit.
+        let own = usize::from(self.l1d[h].may_hold_lines());
+        let others = if self.l1d_filled > own {
+            self.cores()
+        } else {
+            0
+        };
+        for o in 0..others {
             if o == h || !self.l1d[o].may_hold_lines() {
                 continue;
             }
@@ -1432,6 +1448,7 @@ impl MemorySystem {
 
     /// A line read over the bus from its controller. Returns when the data
     /// is at the cache.
+    #[inline(always)]
     fn mem_read(&mut self, h: usize, addr: u64, t: Ps, occ: Ps) -> Ps {
         let g = self.bus.acquire(Some(h), t, self.addr_occ);
         let arrive = g + self.req_ps;
