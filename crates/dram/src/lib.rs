@@ -1294,23 +1294,28 @@ impl Controller {
             return;
         };
         let mut due = self.next_ref;
+        // One look at the banks: whether all are closed and ready by `due`,
+        // and whether the refresh would cut an open row short (never when
+        // all are closed, so skipping ahead below leaves it false).
+        let (mut closed_and_ready, mut cuts_a_row) = (true, false);
+        for b in &self.banks {
+            match b.open {
+                Some(o) => {
+                    closed_and_ready = false;
+                    cuts_a_row |= o.pre_ready > due;
+                }
+                None => closed_and_ready &= b.act_ready <= due,
+            }
+        }
         // Idle and closed: consecutive refreshes leave the same state, so
         // only the last one due by `limit` matters.
         if let Some(l) = limit {
-            let idle = (unpicked || self.queue.is_empty())
-                && self
-                    .banks
-                    .iter()
-                    .all(|b| b.open.is_none() && b.act_ready <= due);
+            let idle = (unpicked || self.queue.is_empty()) && closed_and_ready;
             if idle && l > due {
                 due += (l - due) / refi * refi;
             }
         }
         // Postpone while the refresh would cut an open row short.
-        let cuts_a_row = self
-            .banks
-            .iter()
-            .any(|b| b.open.is_some_and(|o| o.pre_ready > due));
         if cuts_a_row && self.owed < self.t.postpone_max {
             self.owed += 1;
             self.next_ref = due.saturating_add(refi);
