@@ -75,7 +75,10 @@ impl Hart {
                 // In full-system mode a block is found by physical address
                 // but its translation holds the virtual PCs it was made
                 // at: elsewhere it is interpreted.
-                Some(t) if translated && (!FULL || t.pcs[0] == self.pc) => {
+                // (`block.pc` is where it was translated, and sits beside
+                // the translation's entry: `t.pcs` is another allocation,
+                // another host cache miss.)
+                Some(t) if translated && (!FULL || block.pc == self.pc) => {
                     // The block the previous translation stopped before
                     // (with nothing in between that could drop blocks):
                     // link its exit here.
