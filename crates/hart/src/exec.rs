@@ -122,22 +122,18 @@ impl Hart {
                     pending_link = (!ctx.link.is_null()).then_some(ctx.link);
                 } else {
                     // A helper left the block it was in, which may be one
-                    // chained to: that block's arrays.
+                    // chained to: the helper kept what the bookkeeping needs
+                    // of the instruction (the block's arrays are often out
+                    // of the host's caches), the instruction bits aside.
                     let i = (outcome & 0xffff) as usize;
-                    let block = env.code.block(ctx.block);
-                    let pcs: *const [u64] = match &block.translation {
-                        Some(t) => &*t.pcs,
-                        None => unreachable!("a translated block ran"),
-                    };
-                    let (insns, cost, raw): (*const [Insn], *const [u32], *const [u32]) =
-                        (&*block.insns, &*block.cost, &*block.raw);
-                    // SAFETY: as for the first block's arrays above.
-                    let (insns, cost, raw, pcs) = unsafe { (&*insns, &*cost, &*raw, &*pcs) };
-                    let result = ctx
+                    let (result, left) = ctx
                         .result
                         .take()
                         .unwrap_or_else(|| unreachable!("the helper left a result"));
-                    match self.after_insn::<FULL>(result, i, pcs[i], &insns[i], cost, raw) {
+                    let block = ctx.block;
+                    let raw = || env.code.block(block).raw[i];
+                    match self.after_insn::<FULL>(result, i, left.pc, &left.insn, left.cycles, raw)
+                    {
                         After::Next(_) => unreachable!("a translation stops at a block end"),
                         After::Jumped(target) => next = Some(target),
                         After::Leave(exit) => return exit,
@@ -181,7 +177,8 @@ impl Hart {
                             rvnvmm_isa::disasm(ins, pc)
                         );
                     }
-                    match self.after_insn::<FULL>(result, i, pc, ins, cost, raw) {
+                    let cycles = [cost[i], cost[i + 1]];
+                    match self.after_insn::<FULL>(result, i, pc, ins, cycles, || raw[i]) {
                         After::Next(at) => pc = at,
                         After::Jumped(target) => {
                             next = Some(target);
@@ -332,8 +329,10 @@ impl Hart {
     }
 
     /// What follows instruction `i` of a block (at `pc`) that gave
-    /// `result`: the interpreter's bookkeeping, shared with the
-    /// translating engine so that both retire and charge alike.
+    /// `result`, `cycles` the block's `cost[i]` and `cost[i + 1]`, `raw`
+    /// its bits (for the `tval` of an illegal instruction): the
+    /// interpreter's bookkeeping, shared with the translating engine so
+    /// that both retire and charge alike.
     #[inline(always)]
     fn after_insn<const FULL: bool>(
         &mut self,
@@ -341,14 +340,15 @@ impl Hart {
         i: usize,
         pc: u64,
         ins: &Insn,
-        cost: &[u32],
-        raw: &[u32],
+        cycles: [u32; 2],
+        raw: impl FnOnce() -> u32,
     ) -> After {
+        let [before, with] = cycles;
         match result {
             Ok(Flow::Next) => After::Next(pc.wrapping_add(ins.len as u64)),
             Ok(Flow::Goto(target)) => After::Next(target),
             Ok(Flow::Jump(target)) => {
-                self.retire(i + 1, cost);
+                self.retire_charging(i + 1, with);
                 self.core.cycles += self.core.costs.branch_taken as u64;
                 After::Jumped(target)
             }
@@ -356,13 +356,13 @@ impl Hart {
                 // Code was modified: end here so the cache is
                 // flushed before anything else runs.
                 self.stop_block = false;
-                self.retire(i + 1, cost);
+                self.retire_charging(i + 1, with);
                 self.pc = pc.wrapping_add(ins.len as u64);
                 After::Leave(None)
             }
             Ok(Flow::Exit(exit)) => {
                 // ecall, wfi: the instruction counts as executed.
-                self.retire(i + 1, cost);
+                self.retire_charging(i + 1, with);
                 self.pc = if matches!(exit, Exit::Wfi | Exit::Yield | Exit::Marker { .. }) {
                     pc + ins.len as u64
                 } else {
@@ -371,7 +371,7 @@ impl Hart {
                 After::Leave(Some(exit))
             }
             Err(trap) => {
-                self.retire(i, cost);
+                self.retire_charging(i, before);
                 self.pc = pc;
                 self.stop_block = false;
                 if trap.cause == Trap::SYNC_STOP {
@@ -379,7 +379,7 @@ impl Hart {
                 }
                 if FULL {
                     let tval = if trap.cause == Trap::ILLEGAL {
-                        raw[i] as u64
+                        raw() as u64
                     } else {
                         trap.tval
                     };
@@ -393,8 +393,14 @@ impl Hart {
 
     #[inline(always)]
     fn retire(&mut self, n: usize, cost: &[u32]) {
+        self.retire_charging(n, cost[n]);
+    }
+
+    /// Retires `n` instructions of a block costing `cycles` (its `cost[n]`).
+    #[inline(always)]
+    fn retire_charging(&mut self, n: usize, cycles: u32) {
         self.instret += n as u64;
-        self.core.cycles += cost[n] as u64;
+        self.core.cycles += cycles as u64;
     }
 
     #[inline(always)]

@@ -153,9 +153,6 @@ impl Link {
 /// A block's host code.
 pub struct Translation {
     entry: Entry,
-    /// `pcs[i]`: the PC of instruction `i`; `pcs[len]`: where the block
-    /// goes on after its last instruction.
-    pub(crate) pcs: Box<[u64]>,
     /// `links[i]`: the link of the taken branch at instruction `i`;
     /// `links[len]`: of the block's end. Referred to by the code (boxed,
     /// so they stay put when the block moves).
@@ -235,8 +232,21 @@ pub(crate) struct JitCtx {
     hart: *mut Hart,
     /// An `Env<'_, T>` of the `T` `step` was instantiated for.
     env: *mut (),
-    /// The result of the instruction that made the helper leave the block.
-    pub(crate) result: Option<Result<Flow, Trap>>,
+    /// The result of the instruction that made the helper leave the
+    /// block, and that instruction.
+    pub(crate) result: Option<(Result<Flow, Trap>, LeftAt)>,
+}
+
+/// The instruction at which the generic helper left a block: what
+/// `exec_blocks`'s bookkeeping needs of it, kept by the helper from the
+/// translation's constants.
+pub(crate) struct LeftAt {
+    /// Its PC.
+    pub(crate) pc: u64,
+    /// It.
+    pub(crate) insn: Insn,
+    /// The block's `cost[i]` and `cost[i + 1]` for it, instruction `i`.
+    pub(crate) cycles: [u32; 2],
 }
 
 impl JitCtx {
@@ -290,8 +300,9 @@ fn chain_end<const FULL: bool>(hart: &Hart) -> u64 {
 }
 
 /// Runs instruction `i` of the running block through the interpreter:
-/// `pc`, `done_cycles` (the block's `cost[i]`) and the instruction (as
-/// [`insn_words`]) are the translation's constants, so the helper reads
+/// `pc`, `cycles` (the block's `cost[i]` in the low half, `cost[i + 1]` in
+/// the high) and the instruction (as [`insn_words`]) are the
+/// translation's constants, so the helper reads
 /// nothing of the block (its arrays are often out of the host's caches).
 /// Returns 0 to go on with the next instruction, 1 when the block ends
 /// here (the result is left in the context).
@@ -299,13 +310,13 @@ fn chain_end<const FULL: bool>(hart: &Hart) -> u64 {
 /// # Safety
 /// `ctx` points to a live `JitCtx` made by [`JitCtx::new`] with this `T`,
 /// whose pointers are valid and not otherwise borrowed, and `i`, `pc`,
-/// `done_cycles` and the words are those of an instruction of its
+/// `cycles` and the words are those of an instruction of its
 /// (translated) block.
 unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
     ctx: *mut JitCtx,
     i: u32,
     pc: u64,
-    done_cycles: u64,
+    cycles: u64,
     insn_low: u64,
     insn_high: u64,
 ) -> u64 {
@@ -315,7 +326,8 @@ unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
     let (hart, env) = unsafe { (&mut *ctx.hart, &mut *ctx.env.cast::<Env<'_, T>>()) };
     // SAFETY: the words of one of the block's instructions.
     let ins = unsafe { insn_from_words([insn_low, insn_high]) };
-    let result = hart.step::<T, FULL>(env, &ins, pc, i as u64, done_cycles);
+    let done_cycles = cycles as u32;
+    let result = hart.step::<T, FULL>(env, &ins, pc, i as u64, u64::from(done_cycles));
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
     ctx.exec_tlb = hart.tlb.exec.entries_ptr();
@@ -328,7 +340,12 @@ unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
     match result {
         Ok(Flow::Next) | Ok(Flow::Goto(_)) => 0,
         other => {
-            ctx.result = Some(other);
+            let left = LeftAt {
+                pc,
+                insn: ins,
+                cycles: [done_cycles, (cycles >> 32) as u32],
+            };
+            ctx.result = Some((other, left));
             1
         }
     }
@@ -474,7 +491,6 @@ pub(crate) fn translate(
     let entry = unsafe { std::mem::transmute::<*const u8, Entry>(at) };
     Ok(Translation {
         entry,
-        pcs,
         links,
         timed: timed.is_some(),
         full,
@@ -606,7 +622,8 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     let n = i as usize + 1;
     // The generic helper's constant arguments (see `step_helper`).
     let [insn_low, insn_high] = insn_words(ins);
-    let helper_words = [pc, u64::from(cost[i as usize]), insn_low, insn_high];
+    let cycles = u64::from(cost[i as usize]) | u64::from(cost[n]) << 32;
+    let helper_words = [pc, cycles, insn_low, insn_high];
     let imm = ins.imm as u64;
     // An operation whose only effect is writing rd: with rd = x0 it does
     // nothing at all.
