@@ -67,9 +67,6 @@ impl Hart {
                 && self.config.engine == crate::Engine::Jit
                 && env.code.note_run(idx, timed, FULL);
             let block = env.code.block(idx);
-            let insns: *const [Insn] = &*block.insns;
-            let cost: *const [u32] = &*block.cost;
-            let raw: *const [u32] = &*block.raw;
             let link = pending_link.take();
             let translation = match &block.translation {
                 // In full-system mode a block is found by physical address
@@ -91,11 +88,9 @@ impl Hart {
                 }
                 _ => None,
             };
-            // SAFETY: blocks are never freed or moved while they execute: the
-            // arena only grows in `decode_block` and is cleared in `settle`,
-            // neither of which is reachable from here.
-            let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
-            let mut pc = self.pc;
+            // Where the run goes on after the block: set on a taken branch
+            // or jump (retired and charged), else after its last
+            // instruction.
             let mut next = None;
             if let Some(entry) = translation {
                 let hart: *mut Hart = self;
@@ -140,6 +135,18 @@ impl Hart {
                     }
                 }
             } else {
+                // The block's arrays, read only here: a translated run
+                // needs none of them (they are separate host allocations).
+                let block = env.code.block(idx);
+                let insns: *const [Insn] = &*block.insns;
+                let cost: *const [u32] = &*block.cost;
+                let raw: *const [u32] = &*block.raw;
+                // SAFETY: blocks are never freed or moved while they
+                // execute: the arena only grows in `decode_block` and is
+                // cleared in `settle`, neither of which is reachable from
+                // here.
+                let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
+                let mut pc = self.pc;
                 for (i, ins) in insns.iter().enumerate() {
                     if TRACE && self.exact_budget && self.instret + i as u64 >= stop_at {
                         // An exact stop (`exact_budget`) before this instruction.
@@ -187,13 +194,14 @@ impl Hart {
                         After::Leave(exit) => return exit,
                     }
                 }
-            }
-            match next {
-                Some(target) => self.pc = target,
-                None => {
+                if next.is_none() {
+                    // It ran to its end.
                     self.retire(insns.len(), cost);
-                    self.pc = pc;
+                    next = Some(pc);
                 }
+            }
+            if let Some(target) = next {
+                self.pc = target;
             }
             if self.instret >= stop_at
                 || env.code.pages.flush_pending

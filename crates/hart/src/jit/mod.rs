@@ -150,21 +150,25 @@ impl Link {
     }
 }
 
-/// A block's host code.
+/// A block's host code. `repr(C)` and 32 bytes: it sits in the block's
+/// first host cache line (see [`Block`](crate::Block)).
+#[repr(C)]
 pub struct Translation {
     entry: Entry,
-    /// `links[i]`: the link of the taken branch at instruction `i`;
-    /// `links[len]`: of the block's end. Referred to by the code (boxed,
-    /// so they stay put when the block moves).
-    links: Box<[Link]>,
+    /// Where a chained jump enters, from `entry`.
+    chain_offset: u32,
     /// Made for a run with a timing model.
     pub(crate) timed: bool,
     /// Made for full-system mode (links check the fetch TLB, helpers
     /// run the full system's `step`).
     pub(crate) full: bool,
-    /// Where a chained jump enters, from `entry`.
-    chain_offset: usize,
+    /// `links[i]`: the link of the taken branch at instruction `i`;
+    /// `links[len]`: of the block's end. Referred to by the code (boxed,
+    /// so they stay put when the block moves).
+    links: Box<[Link]>,
 }
+
+const _: () = assert!(std::mem::size_of::<Option<Translation>>() == 32);
 
 impl std::fmt::Debug for Translation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -185,7 +189,7 @@ impl Translation {
     /// from `exec_blocks` needs (and onto the block's fetch under a timing
     /// model, which `exec_blocks` made before calling).
     fn chain_entry(&self) -> usize {
-        self.entry as usize + self.chain_offset
+        self.entry as usize + self.chain_offset as usize
     }
 }
 
@@ -494,7 +498,7 @@ pub(crate) fn translate(
         links,
         timed: timed.is_some(),
         full,
-        chain_offset,
+        chain_offset: chain_offset as u32,
     })
 }
 
