@@ -67,15 +67,15 @@ impl Hart {
                 && self.config.engine == crate::Engine::Jit
                 && env.code.note_run(idx, timed, FULL);
             let block = env.code.block(idx);
-            let insns: *const [Insn] = &*block.insns;
-            let cost: *const [u32] = &*block.cost;
-            let raw: *const [u32] = &*block.raw;
             let link = pending_link.take();
             let translation = match &block.translation {
                 // In full-system mode a block is found by physical address
                 // but its translation holds the virtual PCs it was made
                 // at: elsewhere it is interpreted.
-                Some(t) if translated && (!FULL || t.pcs[0] == self.pc) => {
+                // (`block.pc` is where it was translated, and sits beside
+                // the translation's entry: `t.pcs` is another allocation,
+                // another host cache miss.)
+                Some(t) if translated && (!FULL || block.pc == self.pc) => {
                     // The block the previous translation stopped before
                     // (with nothing in between that could drop blocks):
                     // link its exit here.
@@ -88,11 +88,9 @@ impl Hart {
                 }
                 _ => None,
             };
-            // SAFETY: blocks are never freed or moved while they execute: the
-            // arena only grows in `decode_block` and is cleared in `settle`,
-            // neither of which is reachable from here.
-            let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
-            let mut pc = self.pc;
+            // Where the run goes on after the block: set on a taken branch
+            // or jump (retired and charged), else after its last
+            // instruction.
             let mut next = None;
             if let Some(entry) = translation {
                 let hart: *mut Hart = self;
@@ -119,28 +117,36 @@ impl Hart {
                     pending_link = (!ctx.link.is_null()).then_some(ctx.link);
                 } else {
                     // A helper left the block it was in, which may be one
-                    // chained to: that block's arrays.
+                    // chained to: the helper kept what the bookkeeping needs
+                    // of the instruction (the block's arrays are often out
+                    // of the host's caches), the instruction bits aside.
                     let i = (outcome & 0xffff) as usize;
-                    let block = env.code.block(ctx.block);
-                    let pcs: *const [u64] = match &block.translation {
-                        Some(t) => &*t.pcs,
-                        None => unreachable!("a translated block ran"),
-                    };
-                    let (insns, cost, raw): (*const [Insn], *const [u32], *const [u32]) =
-                        (&*block.insns, &*block.cost, &*block.raw);
-                    // SAFETY: as for the first block's arrays above.
-                    let (insns, cost, raw, pcs) = unsafe { (&*insns, &*cost, &*raw, &*pcs) };
-                    let result = ctx
+                    let (result, left) = ctx
                         .result
                         .take()
                         .unwrap_or_else(|| unreachable!("the helper left a result"));
-                    match self.after_insn::<FULL>(result, i, pcs[i], &insns[i], cost, raw) {
+                    let block = ctx.block;
+                    let raw = || env.code.block(block).raw[i];
+                    match self.after_insn::<FULL>(result, i, left.pc, &left.insn, left.cycles, raw)
+                    {
                         After::Next(_) => unreachable!("a translation stops at a block end"),
                         After::Jumped(target) => next = Some(target),
                         After::Leave(exit) => return exit,
                     }
                 }
             } else {
+                // The block's arrays, read only here: a translated run
+                // needs none of them (they are separate host allocations).
+                let block = env.code.block(idx);
+                let insns: *const [Insn] = &*block.insns;
+                let cost: *const [u32] = &*block.cost;
+                let raw: *const [u32] = &*block.raw;
+                // SAFETY: blocks are never freed or moved while they
+                // execute: the arena only grows in `decode_block` and is
+                // cleared in `settle`, neither of which is reachable from
+                // here.
+                let (insns, cost, raw) = unsafe { (&*insns, &*cost, &*raw) };
+                let mut pc = self.pc;
                 for (i, ins) in insns.iter().enumerate() {
                     if TRACE && self.exact_budget && self.instret + i as u64 >= stop_at {
                         // An exact stop (`exact_budget`) before this instruction.
@@ -178,7 +184,8 @@ impl Hart {
                             rvnvmm_isa::disasm(ins, pc)
                         );
                     }
-                    match self.after_insn::<FULL>(result, i, pc, ins, cost, raw) {
+                    let cycles = [cost[i], cost[i + 1]];
+                    match self.after_insn::<FULL>(result, i, pc, ins, cycles, || raw[i]) {
                         After::Next(at) => pc = at,
                         After::Jumped(target) => {
                             next = Some(target);
@@ -187,13 +194,14 @@ impl Hart {
                         After::Leave(exit) => return exit,
                     }
                 }
-            }
-            match next {
-                Some(target) => self.pc = target,
-                None => {
+                if next.is_none() {
+                    // It ran to its end.
                     self.retire(insns.len(), cost);
-                    self.pc = pc;
+                    next = Some(pc);
                 }
+            }
+            if let Some(target) = next {
+                self.pc = target;
             }
             if self.instret >= stop_at
                 || env.code.pages.flush_pending
@@ -329,8 +337,10 @@ impl Hart {
     }
 
     /// What follows instruction `i` of a block (at `pc`) that gave
-    /// `result`: the interpreter's bookkeeping, shared with the
-    /// translating engine so that both retire and charge alike.
+    /// `result`, `cycles` the block's `cost[i]` and `cost[i + 1]`, `raw`
+    /// its bits (for the `tval` of an illegal instruction): the
+    /// interpreter's bookkeeping, shared with the translating engine so
+    /// that both retire and charge alike.
     #[inline(always)]
     fn after_insn<const FULL: bool>(
         &mut self,
@@ -338,14 +348,15 @@ impl Hart {
         i: usize,
         pc: u64,
         ins: &Insn,
-        cost: &[u32],
-        raw: &[u32],
+        cycles: [u32; 2],
+        raw: impl FnOnce() -> u32,
     ) -> After {
+        let [before, with] = cycles;
         match result {
             Ok(Flow::Next) => After::Next(pc.wrapping_add(ins.len as u64)),
             Ok(Flow::Goto(target)) => After::Next(target),
             Ok(Flow::Jump(target)) => {
-                self.retire(i + 1, cost);
+                self.retire_charging(i + 1, with);
                 self.core.cycles += self.core.costs.branch_taken as u64;
                 After::Jumped(target)
             }
@@ -353,13 +364,13 @@ impl Hart {
                 // Code was modified: end here so the cache is
                 // flushed before anything else runs.
                 self.stop_block = false;
-                self.retire(i + 1, cost);
+                self.retire_charging(i + 1, with);
                 self.pc = pc.wrapping_add(ins.len as u64);
                 After::Leave(None)
             }
             Ok(Flow::Exit(exit)) => {
                 // ecall, wfi: the instruction counts as executed.
-                self.retire(i + 1, cost);
+                self.retire_charging(i + 1, with);
                 self.pc = if matches!(exit, Exit::Wfi | Exit::Yield | Exit::Marker { .. }) {
                     pc + ins.len as u64
                 } else {
@@ -368,7 +379,7 @@ impl Hart {
                 After::Leave(Some(exit))
             }
             Err(trap) => {
-                self.retire(i, cost);
+                self.retire_charging(i, before);
                 self.pc = pc;
                 self.stop_block = false;
                 if trap.cause == Trap::SYNC_STOP {
@@ -376,7 +387,7 @@ impl Hart {
                 }
                 if FULL {
                     let tval = if trap.cause == Trap::ILLEGAL {
-                        raw[i] as u64
+                        raw() as u64
                     } else {
                         trap.tval
                     };
@@ -390,8 +401,14 @@ impl Hart {
 
     #[inline(always)]
     fn retire(&mut self, n: usize, cost: &[u32]) {
+        self.retire_charging(n, cost[n]);
+    }
+
+    /// Retires `n` instructions of a block costing `cycles` (its `cost[n]`).
+    #[inline(always)]
+    fn retire_charging(&mut self, n: usize, cycles: u32) {
         self.instret += n as u64;
-        self.core.cycles += cost[n] as u64;
+        self.core.cycles += cycles as u64;
     }
 
     #[inline(always)]

@@ -676,8 +676,8 @@ impl Hart {
             // the next page; it holds only while that page maps to the frame
             // it was decoded from.
             match env.code.block(idx).next_ppage {
-                None => return Ok(idx),
-                Some(np) => {
+                crate::code::NO_NEXT_PAGE => return Ok(idx),
+                np => {
                     let next = self
                         .fetch_paddr(env, pc + 2)
                         .map_err(|t| Trap::new(t.cause, pc + 2))?;

@@ -686,7 +686,7 @@ impl Hart {
                 },
                 insns: insns.into_boxed_slice(),
                 raw: raws.into_boxed_slice(),
-                next_ppage,
+                next_ppage: next_ppage.unwrap_or(crate::code::NO_NEXT_PAGE),
                 runs: 0,
                 translation: None,
                 parked: None,

@@ -66,6 +66,33 @@ pub(crate) const JUMP_SLOTS: usize = 4096;
 /// The entry point of a translation: `(registers, context) -> outcome`.
 pub(crate) type Entry = unsafe extern "C" fn(*mut u64, *mut JitCtx) -> u32;
 
+/// The generic helper: `(context, index, pc, cycles before, instruction
+/// words)` (see [`step_helper`]).
+type StepHelper = unsafe extern "C" fn(*mut JitCtx, u32, u64, u64, u64, u64) -> u64;
+
+/// An instruction as two 64-bit words, which a translation passes to
+/// [`step_helper`] as immediates.
+fn insn_words(ins: &Insn) -> [u64; 2] {
+    // SAFETY: `Insn` is 16 bytes without padding (checked below), so
+    // every byte is initialised and any 16 bytes fit a `[u64; 2]`.
+    unsafe { std::mem::transmute::<Insn, [u64; 2]>(*ins) }
+}
+
+// `Insn` has no padding: its fields fill its 16 bytes.
+const _: () = assert!(
+    std::mem::size_of::<Insn>() == 16
+        && std::mem::size_of::<Op>() + 6 + std::mem::size_of::<i64>() == 16
+);
+
+/// The instruction [`insn_words`] made `words` of.
+///
+/// # Safety
+/// `words` came from [`insn_words`].
+unsafe fn insn_from_words(words: [u64; 2]) -> Insn {
+    // SAFETY: the caller's contract: the bytes of a valid `Insn`.
+    unsafe { std::mem::transmute::<[u64; 2], Insn>(words) }
+}
+
 /// A chain link: the guest PC it leads to and the host code that runs the
 /// block there (its translation past the prologue). An empty link has PC
 /// [`UNLINKED`], which no block starts at (block PCs are even), so it
@@ -123,24 +150,25 @@ impl Link {
     }
 }
 
-/// A block's host code.
+/// A block's host code. `repr(C)` and 32 bytes: it sits in the block's
+/// first host cache line (see [`Block`](crate::Block)).
+#[repr(C)]
 pub struct Translation {
     entry: Entry,
-    /// `pcs[i]`: the PC of instruction `i`; `pcs[len]`: where the block
-    /// goes on after its last instruction.
-    pub(crate) pcs: Box<[u64]>,
-    /// `links[i]`: the link of the taken branch at instruction `i`;
-    /// `links[len]`: of the block's end. Referred to by the code (boxed,
-    /// so they stay put when the block moves).
-    links: Box<[Link]>,
+    /// Where a chained jump enters, from `entry`.
+    chain_offset: u32,
     /// Made for a run with a timing model.
     pub(crate) timed: bool,
     /// Made for full-system mode (links check the fetch TLB, helpers
     /// run the full system's `step`).
     pub(crate) full: bool,
-    /// Where a chained jump enters, from `entry`.
-    chain_offset: usize,
+    /// `links[i]`: the link of the taken branch at instruction `i`;
+    /// `links[len]`: of the block's end. Referred to by the code (boxed,
+    /// so they stay put when the block moves).
+    links: Box<[Link]>,
 }
+
+const _: () = assert!(std::mem::size_of::<Option<Translation>>() == 32);
 
 impl std::fmt::Debug for Translation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -161,7 +189,7 @@ impl Translation {
     /// from `exec_blocks` needs (and onto the block's fetch under a timing
     /// model, which `exec_blocks` made before calling).
     fn chain_entry(&self) -> usize {
-        self.entry as usize + self.chain_offset
+        self.entry as usize + self.chain_offset as usize
     }
 }
 
@@ -170,7 +198,7 @@ impl Translation {
 /// reaches the others at fixed offsets (checked below to fit a `disp8`).
 #[repr(C)]
 pub(crate) struct JitCtx {
-    step: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
+    step: StepHelper,
     /// The hart's load and store TLB tables, read by the inline lookups
     /// (refreshed after every helper call).
     read_tlb: *const TlbEntry,
@@ -208,8 +236,21 @@ pub(crate) struct JitCtx {
     hart: *mut Hart,
     /// An `Env<'_, T>` of the `T` `step` was instantiated for.
     env: *mut (),
-    /// The result of the instruction that made the helper leave the block.
-    pub(crate) result: Option<Result<Flow, Trap>>,
+    /// The result of the instruction that made the helper leave the
+    /// block, and that instruction.
+    pub(crate) result: Option<(Result<Flow, Trap>, LeftAt)>,
+}
+
+/// The instruction at which the generic helper left a block: what
+/// `exec_blocks`'s bookkeeping needs of it, kept by the helper from the
+/// translation's constants.
+pub(crate) struct LeftAt {
+    /// Its PC.
+    pub(crate) pc: u64,
+    /// It.
+    pub(crate) insn: Insn,
+    /// The block's `cost[i]` and `cost[i + 1]` for it, instruction `i`.
+    pub(crate) cycles: [u32; 2],
 }
 
 impl JitCtx {
@@ -262,33 +303,35 @@ fn chain_end<const FULL: bool>(hart: &Hart) -> u64 {
     }
 }
 
-/// Runs instruction `i` of the running block through the interpreter.
+/// Runs instruction `i` of the running block through the interpreter:
+/// `pc`, `cycles` (the block's `cost[i]` in the low half, `cost[i + 1]` in
+/// the high) and the instruction (as [`insn_words`]) are the
+/// translation's constants, so the helper reads
+/// nothing of the block (its arrays are often out of the host's caches).
 /// Returns 0 to go on with the next instruction, 1 when the block ends
 /// here (the result is left in the context).
 ///
 /// # Safety
 /// `ctx` points to a live `JitCtx` made by [`JitCtx::new`] with this `T`,
-/// whose pointers are valid and not otherwise borrowed, and `i` is an
-/// index of its (translated) block.
+/// whose pointers are valid and not otherwise borrowed, and `i`, `pc`,
+/// `cycles` and the words are those of an instruction of its
+/// (translated) block.
 unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
     ctx: *mut JitCtx,
     i: u32,
+    pc: u64,
+    cycles: u64,
+    insn_low: u64,
+    insn_high: u64,
 ) -> u64 {
     // SAFETY: the caller's contract.
     let ctx = unsafe { &mut *ctx };
     // SAFETY: as above; `env` was an `Env<'_, T>`.
     let (hart, env) = unsafe { (&mut *ctx.hart, &mut *ctx.env.cast::<Env<'_, T>>()) };
-    let i = i as usize;
-    let block: *const crate::Block = env.code.block(ctx.block);
-    // SAFETY: blocks are neither freed nor moved while code runs (`step`
-    // never decodes or flushes; a flush is only marked as owed).
-    let block = unsafe { &*block };
-    let pcs = &block
-        .translation
-        .as_ref()
-        .expect("only a translated block calls the helper")
-        .pcs;
-    let result = hart.step::<T, FULL>(env, &block.insns[i], pcs[i], i as u64, block.cost[i] as u64);
+    // SAFETY: the words of one of the block's instructions.
+    let ins = unsafe { insn_from_words([insn_low, insn_high]) };
+    let done_cycles = cycles as u32;
+    let result = hart.step::<T, FULL>(env, &ins, pc, i as u64, u64::from(done_cycles));
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
     ctx.exec_tlb = hart.tlb.exec.entries_ptr();
@@ -301,7 +344,12 @@ unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
     match result {
         Ok(Flow::Next) | Ok(Flow::Goto(_)) => 0,
         other => {
-            ctx.result = Some(other);
+            let left = LeftAt {
+                pc,
+                insn: ins,
+                cycles: [done_cycles, (cycles >> 32) as u32],
+            };
+            ctx.result = Some((other, left));
             1
         }
     }
@@ -447,11 +495,10 @@ pub(crate) fn translate(
     let entry = unsafe { std::mem::transmute::<*const u8, Entry>(at) };
     Ok(Translation {
         entry,
-        pcs,
         links,
         timed: timed.is_some(),
         full,
-        chain_offset,
+        chain_offset: chain_offset as u32,
     })
 }
 
@@ -577,6 +624,10 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
     let Kind { timed, full } = kind;
     let pc = pcs[i as usize];
     let n = i as usize + 1;
+    // The generic helper's constant arguments (see `step_helper`).
+    let [insn_low, insn_high] = insn_words(ins);
+    let cycles = u64::from(cost[i as usize]) | u64::from(cost[n]) << 32;
+    let helper_words = [pc, cycles, insn_low, insn_high];
     let imm = ins.imm as u64;
     // An operation whose only effect is writing rd: with rd = x0 it does
     // nothing at all.
@@ -645,7 +696,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         for &miss in misses.iter().flatten() {
             asm.here(miss);
         }
-        asm.call_helper(i, HELPER | i);
+        asm.call_helper(i, helper_words, HELPER | i);
     };
     let load = |asm: &mut Asm, size: u64, signed: bool| {
         let miss = asm.tlb_lookup(ins.rs1, ins.imm as i32, READ_TLB, size);
@@ -714,7 +765,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         body(asm);
         let done = asm.jump();
         asm.here(fs_off);
-        asm.call_helper(i, HELPER | i);
+        asm.call_helper(i, helper_words, HELPER | i);
         asm.here(done);
     };
     let sign_inject = |kind: SignFrom| {
@@ -757,7 +808,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         // An F or D computation: its own helper, and the generic one
         // only where that refuses (FP state not Dirty, a trapping `rm`).
         let done = asm.call_abs(HART, fp::operands(ins), helper as usize as u64);
-        asm.call_helper(i, HELPER | i);
+        asm.call_helper(i, helper_words, HELPER | i);
         asm.here(done);
         return;
     }
@@ -858,7 +909,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         Sh => store(asm, 2),
         Sw => store(asm, 4),
         Sd => store(asm, 8),
-        _ => asm.call_helper(i, HELPER | i),
+        _ => asm.call_helper(i, helper_words, HELPER | i),
     }
 }
 

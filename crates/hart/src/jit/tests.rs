@@ -1189,6 +1189,38 @@ mod full_system {
     }
 
     #[test]
+    fn an_illegal_instruction_in_a_translated_block_traps_with_its_bits() {
+        // A hot loop falls through, at its end, to an instruction no
+        // extension defines, in the same (translated) block: the trap's
+        // tval is its bits, which `exec_blocks` reads of the block once
+        // the helper has left it.
+        const BITS: u32 = 0x1234_500b; // custom-0
+        assert_eq!(rvnvmm_isa::decode(BITS).op, rvnvmm_isa::Op::Illegal);
+        let build = |engine| {
+            let mut m = Machine::with_engine(&to_supervisor(ROOT_A), engine);
+            page_tables(&mut m, ROOT_A, &[(VDRIVER, PDRIVER, Pte::R | Pte::X)]);
+            m.put(
+                PDRIVER,
+                &[
+                    i_type(0, 0x13, A1, A1, -1), // loop: addi a1, a1, -1
+                    b_type(1, A1, 0, (-4i32) as u32),
+                    BITS,
+                    WFI,
+                ],
+            );
+            m.put(M_HANDLER, &[WFI]);
+            m.hart.x[A1 as usize] = 100;
+            m
+        };
+        let (state, linked) = both(&build);
+        assert_eq!(state.exit, Exit::Wfi);
+        assert_eq!(state.traps[0], 2, "an illegal instruction, taken in M");
+        assert_eq!(state.traps[1], VDRIVER + 8, "at it");
+        assert_eq!(state.traps[2], u64::from(BITS));
+        assert!(linked, "the loop ran translated");
+    }
+
+    #[test]
     fn a_page_fault_in_a_translated_load_is_taken_in_s_mode() {
         // S-mode sums the data page until its load runs off its end
         // into an unmapped page: a load page fault, delegated to S.

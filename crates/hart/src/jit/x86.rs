@@ -332,10 +332,28 @@ impl Asm {
         self.u32(0);
     }
 
-    /// Calls the context's helper (its first field) with `(context, arg)`
-    /// and returns `value` from the translation if it returns non-zero.
-    pub fn call_helper(&mut self, arg: u32, value: u32) {
-        self.call_ctx(0, arg, value);
+    /// Calls the context's helper (its first field) with `(context, arg,
+    /// words[0], words[1], words[2], words[3])` (`rdi`, `esi`, then `rdx`,
+    /// `rcx`, `r8`, `r9` as 64-bit immediates: what the helper needs of
+    /// the instruction comes with the call, not from the block's arrays in
+    /// host memory) and returns `value` from the translation if it returns
+    /// non-zero.
+    pub fn call_helper(&mut self, arg: u32, words: [u64; 4], value: u32) {
+        self.bytes(&[0x4c, 0x89, 0xe7]); // mov rdi, r12
+        self.bytes(&[0xbe]); // mov esi, imm32
+        self.u32(arg);
+        // movabs rdx, rcx, r8, r9 (REX.W, and REX.B for r8 and r9).
+        for (word, (rex, reg)) in
+            words
+                .into_iter()
+                .zip([(0x48, 2), (0x48, 1), (0x49, 0), (0x49, 1)])
+        {
+            self.bytes(&[rex, 0xb8 | reg]);
+            self.code.extend_from_slice(&word.to_le_bytes());
+        }
+        self.bytes(&[0x41, 0xff, 0x54, 0x24, 0]); // call [r12]
+        self.bytes(&[0x48, 0x85, 0xc0]); // test rax, rax
+        self.exit_if(Cond::Ne, value);
     }
 
     /// As [`call_helper`](Self::call_helper) for the function pointer at
@@ -688,6 +706,20 @@ mod tests {
         a.mov_imm(Reg::Rcx, 1 << 40);
         assert_eq!(a.code[..7], [0x48, 0xc7, 0xc0, 0xff, 0xff, 0xff, 0xff]);
         assert_eq!(a.code[7..9], [0x48, 0xb9]);
+        let mut a = Asm::default();
+        a.call_helper(7, [1, 2, 3, 4], 9);
+        assert_eq!(
+            a.code[..48],
+            [
+                0x4c, 0x89, 0xe7, 0xbe, 7, 0, 0, 0, 0x48, 0xba, 1, 0, 0, 0, 0, 0, 0, 0, 0x48, 0xb9,
+                2, 0, 0, 0, 0, 0, 0, 0, 0x49, 0xb8, 3, 0, 0, 0, 0, 0, 0, 0, 0x49, 0xb9, 4, 0, 0, 0,
+                0, 0, 0, 0
+            ]
+        );
+        assert_eq!(
+            a.code[48..56],
+            [0x41, 0xff, 0x54, 0x24, 0, 0x48, 0x85, 0xc0]
+        );
         let mut a = Asm::default();
         a.filter_test(0x78, 0x58, 0x168);
         assert_eq!(
