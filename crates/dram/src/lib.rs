@@ -1711,7 +1711,7 @@ mod grid_tests {
             x ^= x >> 7;
             x ^= x << 17;
             // Mostly in order, sometimes earlier, with ties.
-            let v = if x % 4 == 0 {
+            let v = if x.is_multiple_of(4) {
                 i - x % (i + 1)
             } else {
                 i + x % 3
