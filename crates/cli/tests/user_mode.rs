@@ -644,6 +644,28 @@ fn memory_exhaustion_is_refused_or_an_oom_kill_with_a_message() {
     }
 }
 
+/// Both sides of a pipeline of shell builtins are forked emulators running
+/// at once, each translating its own hot code: the translations of one
+/// must never land in the other's (the translated code's memory is shared
+/// across `fork` until the child makes it its own).
+#[test]
+fn forked_children_translate_their_own_code() {
+    let (busybox, _) = paths();
+    let script = "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); \
+                  case $((i%3)) in 0) w=a;; 1) w=bb;; *) w=ccc;; esac; \
+                  printf '%d %s\\n' $i $w; done | \
+                  { s=0; n=0; while read x w; do s=$((s+x)); n=$((n+${#w})); done; echo $s $n; }";
+    for engine in ["jit", "interp"] {
+        let o = rvnvmm()
+            .args(["run", "--engine", engine])
+            .arg(&busybox)
+            .args(["sh", "-c", script])
+            .output()
+            .unwrap();
+        assert_eq!(success_stdout(&o), "4501500 6000\n", "--engine {engine}");
+    }
+}
+
 /// `user.stack_size` is the soft RLIMIT_STACK a run starts with and sizes
 /// the stack; a program execed after the guest changes the limit gets a
 /// stack of the new size, as on Linux.

@@ -316,6 +316,15 @@ impl CodeCache {
         self.jumps.as_ptr()
     }
 
+    /// In a child process made by `fork`: makes the translated code the
+    /// child's own (see [`ExecArena::unshare`](crate::jit::ExecArena::unshare));
+    /// where the host refuses, the child starts over with an empty cache.
+    pub fn unshare_after_fork(&mut self) {
+        if self.arena.unshare().is_err() {
+            self.flush();
+        }
+    }
+
     /// Drops every block (the code pages are forgotten too).
     pub fn flush(&mut self) {
         // The translations point into the arena, and the jump table into

@@ -108,6 +108,64 @@ impl ExecArena {
         self.used = 0;
     }
 
+    /// Gives a child process made by `fork` its own copy of the code: the
+    /// two views of each chunk are shared memory, so without it the child's
+    /// next translations would land in its parent's chunk (and the
+    /// parent's in the child's). Each chunk's code is copied into a new
+    /// memory file mapped at the same addresses, so every translation and
+    /// link stays valid. Call it in the child before it places code.
+    pub fn unshare(&mut self) -> Result<(), ArenaError> {
+        for chunk in &mut self.chunks {
+            let Some(old_write) = chunk.write else {
+                continue; // a private mapping: `fork` copied it already
+            };
+            let fresh = match map_double() {
+                Ok(fresh) => fresh,
+                Err(e) => {
+                    self.forget_shared();
+                    return Err(e);
+                }
+            };
+            let write = fresh.write.expect("map_double gives two views");
+            // SAFETY: both are CHUNK-byte views this arena mapped; the new
+            // one is writable and no code runs while it is filled.
+            unsafe { std::ptr::copy_nonoverlapping(chunk.exec.as_ptr(), write.as_ptr(), CHUNK) };
+            // Move the fresh executable view over the old one (same address,
+            // atomically), then drop the view that is no longer needed.
+            // SAFETY: both are CHUNK-byte mappings of this arena; MREMAP_FIXED
+            // replaces whatever was mapped at `chunk.exec`, the old view.
+            let moved = unsafe {
+                libc::mremap(
+                    fresh.exec.as_ptr().cast(),
+                    CHUNK,
+                    CHUNK,
+                    libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED,
+                    chunk.exec.as_ptr().cast::<libc::c_void>(),
+                )
+            };
+            if moved == libc::MAP_FAILED {
+                let e = ArenaError::Map(std::io::Error::last_os_error());
+                unmap(fresh);
+                self.forget_shared();
+                return Err(e);
+            }
+            unmap_view(old_write);
+            chunk.write = Some(write);
+        }
+        Ok(())
+    }
+
+    /// After a failed [`unshare`](Self::unshare): drops every chunk (from
+    /// this process only) and maps single chunks from now on. The code
+    /// placed so far is gone: the caller drops the translations.
+    fn forget_shared(&mut self) {
+        for chunk in self.chunks.drain(..) {
+            unmap(chunk);
+        }
+        self.used = 0;
+        self.single_mapping = true;
+    }
+
     /// A new chunk: two views of one memory object, or (once the host
     /// refused one) a single private mapping.
     fn map_chunk(&mut self) -> Result<Chunk, ArenaError> {
@@ -265,6 +323,47 @@ mod tests {
             };
             assert_eq!((f(), g()), (7, 7));
         }
+    }
+
+    #[test]
+    fn a_forked_child_that_unshares_writes_only_its_own_code() {
+        if !cfg!(target_arch = "x86_64") {
+            return;
+        }
+        // mov eax, 7; ret
+        let ret7 = [0xb8, 7, 0, 0, 0, 0xc3];
+        let mut arena = ExecArena::default();
+        let first = arena.place(&ret7).unwrap();
+        let next = arena.chunks[0].exec.as_ptr().wrapping_add(arena.used);
+        // SAFETY: the child only unshares, places one block and leaves
+        // with `_exit`, without the test harness.
+        let child = unsafe { libc::fork() };
+        assert!(child >= 0);
+        if child == 0 {
+            let ok = arena.unshare().is_ok() && arena.place(&[0xcc; 64]).is_ok();
+            // SAFETY: ends the child at once.
+            unsafe { libc::_exit(if ok { 0 } else { 1 }) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for the child just forked.
+        assert_eq!(unsafe { libc::waitpid(child, &mut status, 0) }, child);
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+        // SAFETY: `next` is inside the arena's first chunk, readable.
+        let after = unsafe { std::slice::from_raw_parts(next, 64) };
+        assert!(
+            after.iter().all(|&b| b == 0),
+            "the child wrote into the parent's code"
+        );
+        // The child's copy kept the code placed before the fork running;
+        // check the parent's too, and that unsharing in place keeps it.
+        arena.unshare().unwrap();
+        // SAFETY: a complete function returning 7 (System V).
+        let f = unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> u32>(first) };
+        assert_eq!(f(), 7);
+        let second = arena.place(&ret7).unwrap();
+        // SAFETY: as above.
+        let g = unsafe { std::mem::transmute::<*const u8, extern "C" fn() -> u32>(second) };
+        assert_eq!(g(), 7);
     }
 
     #[test]

@@ -121,6 +121,8 @@ impl Process {
         }
         if r == 0 {
             self.is_child = true;
+            // The translated code lives in memory shared across `fork`.
+            self.code.unshare_after_fork();
             // The debugger follows the parent only.
             self.gdb = None;
             self.pid = std::process::id() as i32;
