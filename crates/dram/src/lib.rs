@@ -835,16 +835,7 @@ impl Controller {
                 .clk_grid
                 .up(self.rd_pending[self.rd_pending.len() - self.read_cap]);
         }
-        let gate = self.read_gate.max(t_in);
-        let at = method_of(&mut self.regions, req.region).arrival(Access::Read, gate);
-        // `gate` is on the controller clock (so are `t_in` and the gate):
-        // only a time the method moved needs rounding.
-        debug_assert_eq!(gate, self.t.clk_grid.up(gate));
-        let t_eff = if at == gate {
-            at
-        } else {
-            self.t.clk_grid.up(at)
-        };
+        let t_eff = self.method_arrival(Access::Read, req.region, self.read_gate.max(t_in));
         self.read_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
@@ -885,6 +876,21 @@ impl Controller {
         self.read_done(&req, t, done)
     }
 
+    /// When a request through `gate` (its queue's gate, on the controller
+    /// clock) is let in: the region's method may hold it (an NVMM
+    /// coarse-grain hold), and only a time the method moved needs rounding
+    /// to the controller clock.
+    #[inline(always)]
+    fn method_arrival(&mut self, access: Access, region: usize, gate: Ps) -> Ps {
+        let at = method_of(&mut self.regions, region).arrival(access, gate);
+        debug_assert_eq!(gate, self.t.clk_grid.up(gate));
+        if at == gate {
+            at
+        } else {
+            self.t.clk_grid.up(at)
+        }
+    }
+
     /// A read that arrived at `t` leaves at `done`: the read queue and the
     /// statistics.
     fn read_done(&mut self, req: &Req, t: Ps, done: Ps) -> Ps {
@@ -916,15 +922,7 @@ impl Controller {
     /// tracked for statistics.
     pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
         let (t, mut req) = self.arrive(paddr, now, true);
-        let gate = self.write_gate.max(t);
-        let at = method_of(&mut self.regions, req.region).arrival(Access::Write, gate);
-        // As in `read`: `gate` is on the controller clock.
-        debug_assert_eq!(gate, self.t.clk_grid.up(gate));
-        let t_eff = if at == gate {
-            at
-        } else {
-            self.t.clk_grid.up(at)
-        };
+        let t_eff = self.method_arrival(Access::Write, req.region, self.write_gate.max(t));
         self.write_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
