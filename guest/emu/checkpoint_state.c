@@ -127,7 +127,7 @@ int main(int argc, char **argv)
     nvmm_roi_checkpoint();
 
     printf("after the checkpoint\n");
-    CHECK(read(in, got + IN_BYTES / 2, IN_BYTES) == IN_BYTES / 2);
+    CHECK(read(in, got + IN_BYTES / 2, IN_BYTES / 2) == IN_BYTES / 2);
     printf("input %016llx same %d\n", (unsigned long long)sum_bytes(got, IN_BYTES),
            memcmp(got, data, IN_BYTES) == 0);
     printf("mapping %016llx %016llx\n", (unsigned long long)first_page,
