@@ -207,6 +207,12 @@ struct SpeedArgs {
     /// boot` measures it).
     #[arg(long)]
     boot: bool,
+    /// Write the programs' inputs (the gzip row's text) into DIR and keep
+    /// them, so a row can be run again outside `bench speed` (under a
+    /// profiler, say); by default they go to a temporary directory removed
+    /// at the end.
+    #[arg(long, value_name = "DIR")]
+    keep_inputs: Option<PathBuf>,
 }
 
 /// Harts of the full system's row of `bench speed --boot`.
@@ -584,16 +590,19 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
     let float_print = program("float_print")?;
     let busybox = artefacts::busybox()?;
     let runs = a.runs.unwrap_or(if a.quick { 1 } else { 3 });
-    let work = TempDir::new()?;
+    let work = match &a.keep_inputs {
+        Some(dir) => WorkDir::kept(dir)?,
+        None => WorkDir::temporary()?,
+    };
     let text_bytes = if a.quick {
         GZIP_INPUT_BYTES_QUICK
     } else {
         GZIP_INPUT_BYTES
     };
-    std::fs::write(work.0.join("input.txt"), generate_text(text_bytes)).map_err(
+    std::fs::write(work.path.join("input.txt"), generate_text(text_bytes)).map_err(
         SpeedError::host(format!(
             "cannot write the gzip input in {}",
-            work.0.display()
+            work.path.display()
         )),
     )?;
     let boot_images = if a.boot {
@@ -664,7 +673,7 @@ fn speed(a: SpeedArgs) -> Result<i32, CliError> {
         ));
     }
     for w in &workloads {
-        let row = measure(&cfg, a.engine, &qemu, w, &work.0, &env, runs)?;
+        let row = measure(&cfg, a.engine, &qemu, w, &work.path, &env, runs)?;
         out(if a.json {
             row.to_json(&cfg)
         } else {
@@ -941,21 +950,41 @@ fn generate_text(bytes: usize) -> Vec<u8> {
 }
 
 /// A private temporary directory, removed on drop.
-struct TempDir(PathBuf);
+/// The directory the programs run in and find their inputs: temporary
+/// (removed when dropped) or kept (`--keep-inputs`).
+struct WorkDir {
+    path: PathBuf,
+    /// Removed when dropped.
+    temporary: bool,
+}
 
-impl TempDir {
-    fn new() -> Result<TempDir, SpeedError> {
+impl WorkDir {
+    fn temporary() -> Result<WorkDir, SpeedError> {
         let p = std::env::temp_dir().join(format!("rvnvmm-bench-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&p);
         std::fs::create_dir_all(&p)
             .map_err(SpeedError::host(format!("cannot create {}", p.display())))?;
-        Ok(TempDir(p))
+        Ok(WorkDir {
+            path: p,
+            temporary: true,
+        })
+    }
+
+    fn kept(dir: &Path) -> Result<WorkDir, SpeedError> {
+        std::fs::create_dir_all(dir)
+            .map_err(SpeedError::host(format!("cannot create {}", dir.display())))?;
+        Ok(WorkDir {
+            path: dir.to_path_buf(),
+            temporary: false,
+        })
     }
 }
 
-impl Drop for TempDir {
+impl Drop for WorkDir {
     fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        if self.temporary {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
     }
 }
 

@@ -81,6 +81,26 @@ fn quick_table() {
     assert!(lines[2].starts_with("bench_compute"), "{out}");
 }
 
+/// `--keep-inputs DIR` leaves the gzip row's text in DIR, whole (the
+/// quick text is 64 KiB of words), for a run outside the benchmark.
+#[test]
+fn kept_inputs_stay() {
+    let dir = std::env::temp_dir().join(format!("rvnvmm-kept-inputs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = bench(&["--quick", "--runs", "1", "--keep-inputs"])
+        .arg(&dir)
+        .output()
+        .expect("run rvnvmm");
+    let (_, err) = text(&o);
+    assert!(o.status.success(), "failed ({}):\n{err}", o.status);
+    let input = std::fs::read(dir.join("input.txt")).expect("the kept gzip input");
+    assert_eq!(input.len(), 64 * 1024);
+    assert!(input
+        .iter()
+        .all(|&b| b == b' ' || b == b'\n' || (b'a'..=b'j').contains(&b)));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// A missing piece is one line on stderr naming it, status 2, no panic.
 fn expect_one_line_error(mut c: Command, wanted: &str) {
     let o = c.output().expect("run rvnvmm");
