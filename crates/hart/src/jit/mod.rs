@@ -39,7 +39,7 @@ use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};
 use std::cell::Cell;
-use x86::{Alu, Asm, Cond, MulHigh, Reg, Shift, SignFrom};
+use x86::{Alu, Asm, BitOp, Cond, MulHigh, Reg, Shift, SignFrom, Unary};
 
 /// Executions of a block before it is translated: cold code costs nothing.
 pub const HOT_THRESHOLD: u32 = 16;
@@ -224,6 +224,10 @@ pub(crate) struct JitCtx {
     /// The code-cache index of the block running: set by each block's
     /// code on entry.
     pub(crate) block: u32,
+    /// Whether the memory tracks a persistence domain (`PhysMem::tracks_persistence`),
+    /// which a fence with W in its predecessor set reaches (refreshed
+    /// after every helper call).
+    persistence: bool,
     /// A timed run's fetch of the block chained to (`Hart::fetch_block`).
     fetch: unsafe extern "C" fn(*mut JitCtx, u32) -> u64,
     /// The timing model's filter tables of the hart's core, which a
@@ -277,6 +281,7 @@ impl JitCtx {
             next_pc: 0,
             link: std::ptr::null(),
             block,
+            persistence: e.mem.tracks_persistence(),
             fetch: fetch_helper::<T, FULL>,
             filter: e
                 .timing
@@ -335,6 +340,7 @@ unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
     ctx.read_tlb = hart.tlb.read.entries_ptr();
     ctx.write_tlb = hart.tlb.write.entries_ptr();
     ctx.exec_tlb = hart.tlb.exec.entries_ptr();
+    ctx.persistence = env.mem.tracks_persistence();
     // What `exec_blocks` checks between blocks may have moved (a CSR
     // write or a device access makes an event due at once).
     ctx.turn_end = chain_end::<FULL>(hart);
@@ -513,6 +519,7 @@ const JUMPS: u8 = offset(std::mem::offset_of!(JitCtx, jumps));
 const NEXT_PC: u8 = offset(std::mem::offset_of!(JitCtx, next_pc));
 const LINK: u8 = offset(std::mem::offset_of!(JitCtx, link));
 const BLOCK: u8 = offset(std::mem::offset_of!(JitCtx, block));
+const PERSISTENCE: u8 = offset(std::mem::offset_of!(JitCtx, persistence));
 /// Where the context holds the fetch TLB table.
 const EXEC_TLB: u8 = offset(std::mem::offset_of!(JitCtx, exec_tlb));
 /// The context's filter tables: the load, store and fetch tables, their
@@ -607,6 +614,8 @@ fn chain_exit(
 enum Src {
     Reg,
     Imm,
+    /// It has none.
+    None,
 }
 
 /// What kind of run a translation is made for.
@@ -639,6 +648,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         match src {
             Src::Reg => asm.load_guest(Reg::Rcx, ins.rs2),
             Src::Imm => asm.mov_imm(Reg::Rcx, imm),
+            Src::None => {}
         }
         body(asm);
         asm.store_guest(ins.rd);
@@ -682,6 +692,34 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         }
     };
     let sh64 = |op: Shift| move |asm: &mut Asm| asm.shift(op, true);
+    let unary = |op: Unary| move |asm: &mut Asm| asm.unary(op);
+    let shift_add = |shift: u8, word: bool| {
+        move |asm: &mut Asm| {
+            if word {
+                asm.zext32();
+            }
+            asm.shift_add(shift);
+        }
+    };
+    // rax = rax op !rcx (Zbb `andn`, `orn`).
+    let inverted = |op: Alu| {
+        move |asm: &mut Asm| {
+            asm.not_rcx();
+            asm.alu(op, true);
+        }
+    };
+    // The smaller or larger: rcx replaces rax when the comparison says.
+    let pick = |cond: Cond| {
+        move |asm: &mut Asm| {
+            asm.alu(Alu::Cmp, true);
+            asm.cmov(cond);
+        }
+    };
+    let bit = |op: BitOp| move |asm: &mut Asm| asm.bit(op);
+    let bit_extract = |asm: &mut Asm| {
+        asm.shift(Shift::RightLogical, true);
+        asm.low_bit();
+    };
     let sh32 = |op: Shift| {
         move |asm: &mut Asm| {
             asm.shift(op, false);
@@ -813,6 +851,21 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         return;
     }
     match ins.op {
+        // No effect in the interpreter, so no code: hints, a full
+        // system's `wrs` (its wait may end at once, and does), and a fence
+        // unless its predecessor set has W and a persistence domain is
+        // tracked (then the flushes it orders reach the domain: the
+        // helper).
+        Pause | NtlP1 | NtlPall | NtlS1 | NtlAll | PrefetchI | PrefetchR | PrefetchW | CMop => {}
+        WrsNto | WrsSto if full => {}
+        Fence if ins.rm & 0x10 == 0 => {}
+        Fence => {
+            let tracked = asm.ctx_flag_set(PERSISTENCE);
+            let done = asm.jump();
+            asm.here(tracked);
+            asm.call_helper(i, helper_words, HELPER | i);
+            asm.here(done);
+        }
         Flw => fp_load(asm, 4, rvnvmm_fpu::box_f32(0)),
         Fld => fp_load(asm, 8, 0),
         Flh => fp_load(asm, 2, rvnvmm_fpu::box_f16(0)),
@@ -897,6 +950,66 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
                 false,
             );
             asm.sext32();
+        }),
+        // Zba
+        Sh1add => alu(asm, Src::Reg, &shift_add(1, false)),
+        Sh2add => alu(asm, Src::Reg, &shift_add(2, false)),
+        Sh3add => alu(asm, Src::Reg, &shift_add(3, false)),
+        Sh1addUw => alu(asm, Src::Reg, &shift_add(1, true)),
+        Sh2addUw => alu(asm, Src::Reg, &shift_add(2, true)),
+        Sh3addUw => alu(asm, Src::Reg, &shift_add(3, true)),
+        AddUw => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.zext32();
+            asm.alu(Alu::Add, true);
+        }),
+        SlliUw => alu(asm, Src::Imm, &|asm: &mut Asm| {
+            asm.zext32();
+            asm.shift(Shift::Left, true);
+        }),
+        // Zbb
+        Andn => alu(asm, Src::Reg, &inverted(Alu::And)),
+        Orn => alu(asm, Src::Reg, &inverted(Alu::Or)),
+        Xnor => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.alu(Alu::Xor, true);
+            asm.unary(Unary::Not);
+        }),
+        Clz => alu(asm, Src::None, &unary(Unary::Clz { wide: true })),
+        Clzw => alu(asm, Src::None, &unary(Unary::Clz { wide: false })),
+        Ctz => alu(asm, Src::None, &unary(Unary::Ctz { wide: true })),
+        Ctzw => alu(asm, Src::None, &unary(Unary::Ctz { wide: false })),
+        Max => alu(asm, Src::Reg, &pick(Cond::Less)),
+        Maxu => alu(asm, Src::Reg, &pick(Cond::Below)),
+        Min => alu(asm, Src::Reg, &pick(Cond::GreaterEq)),
+        Minu => alu(asm, Src::Reg, &pick(Cond::AboveEq)),
+        SextB => alu(asm, Src::None, &unary(Unary::SextB)),
+        SextH => alu(asm, Src::None, &unary(Unary::SextH)),
+        ZextH => alu(asm, Src::None, &unary(Unary::ZextH)),
+        Rol => alu(asm, Src::Reg, &sh64(Shift::RotateLeft)),
+        Ror => alu(asm, Src::Reg, &sh64(Shift::RotateRight)),
+        Rori => alu(asm, Src::Imm, &sh64(Shift::RotateRight)),
+        Rolw => alu(asm, Src::Reg, &sh32(Shift::RotateLeft)),
+        Rorw => alu(asm, Src::Reg, &sh32(Shift::RotateRight)),
+        Roriw => alu(asm, Src::Imm, &sh32(Shift::RotateRight)),
+        OrcB => alu(asm, Src::None, &unary(Unary::OrcB)),
+        Rev8 => alu(asm, Src::None, &unary(Unary::Rev8)),
+        // Zbs
+        Bset => alu(asm, Src::Reg, &bit(BitOp::Set)),
+        Bseti => alu(asm, Src::Imm, &bit(BitOp::Set)),
+        Bclr => alu(asm, Src::Reg, &bit(BitOp::Clear)),
+        Bclri => alu(asm, Src::Imm, &bit(BitOp::Clear)),
+        Binv => alu(asm, Src::Reg, &bit(BitOp::Invert)),
+        Binvi => alu(asm, Src::Imm, &bit(BitOp::Invert)),
+        Bext => alu(asm, Src::Reg, &bit_extract),
+        Bexti => alu(asm, Src::Imm, &bit_extract),
+        // Zicond: rcx (zero, or cleared) replaces rax.
+        CzeroEqz => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.test_rcx();
+            asm.cmov(Cond::Eq);
+        }),
+        CzeroNez => alu(asm, Src::Reg, &|asm: &mut Asm| {
+            asm.test_rcx();
+            asm.clear_rcx_keeping_flags();
+            asm.cmov(Cond::Ne);
         }),
         Lb => load(asm, 1, true),
         Lh => load(asm, 2, true),

@@ -5,6 +5,7 @@
 
 use crate::{CodeCache, Core, Engine, Env, Exit, Hart, HartConfig};
 use proptest::prelude::*;
+use rvnvmm_isa::Op;
 use rvnvmm_mem::PhysMem;
 
 const BASE: u64 = 0x8000_0000;
@@ -686,6 +687,122 @@ fn multiplies_and_divides_match_the_interpreter_at_their_edges() {
             let (jit, translated) = run(&code, &x, false, Engine::Jit, runs);
             assert!(translated);
             assert_eq!(interp, jit, "rs1 {a:#x}, rs2 {b:#x}");
+        }
+    }
+}
+
+/// An instruction's encoding with destination `rd`.
+type Encoder = Box<dyn Fn(u32) -> u32>;
+
+#[test]
+fn bit_manipulations_match_the_interpreter_at_their_edges() {
+    // Every Zba, Zbb (but cpop), Zbs and Zicond operation, and the fences
+    // and hints translated to nothing, with rs1 = x1, rs2 = x2 and rd =
+    // x3.. (one block): the translated forms (bsf/bsr behind their
+    // zero case, SSE2 for orc.b, lea, cmov, bt*) against the interpreter.
+    let r = |f7: u32, f3: u32, op: u32| move |rd: u32| r_type(f7, f3, op, rd, 1, 2);
+    let i = |f3: u32, op: u32, imm: i32| move |rd: u32| i_type(f3, op, rd, 1, imm);
+    let mut ops: Vec<(Op, Encoder)> = vec![
+        (Op::Sh1add, Box::new(r(0x10, 2, 0x33))),
+        (Op::Sh2add, Box::new(r(0x10, 4, 0x33))),
+        (Op::Sh3add, Box::new(r(0x10, 6, 0x33))),
+        (Op::AddUw, Box::new(r(0x04, 0, 0x3b))),
+        (Op::Sh1addUw, Box::new(r(0x10, 2, 0x3b))),
+        (Op::Sh2addUw, Box::new(r(0x10, 4, 0x3b))),
+        (Op::Sh3addUw, Box::new(r(0x10, 6, 0x3b))),
+        (Op::Andn, Box::new(r(0x20, 7, 0x33))),
+        (Op::Orn, Box::new(r(0x20, 6, 0x33))),
+        (Op::Xnor, Box::new(r(0x20, 4, 0x33))),
+        (Op::Clz, Box::new(i(1, 0x13, 0x600))),
+        (Op::Ctz, Box::new(i(1, 0x13, 0x601))),
+        (Op::SextB, Box::new(i(1, 0x13, 0x604))),
+        (Op::SextH, Box::new(i(1, 0x13, 0x605))),
+        (Op::Clzw, Box::new(i(1, 0x1b, 0x600))),
+        (Op::Ctzw, Box::new(i(1, 0x1b, 0x601))),
+        (Op::Max, Box::new(r(0x05, 6, 0x33))),
+        (Op::Maxu, Box::new(r(0x05, 7, 0x33))),
+        (Op::Min, Box::new(r(0x05, 4, 0x33))),
+        (Op::Minu, Box::new(r(0x05, 5, 0x33))),
+        (Op::ZextH, Box::new(|rd| r_type(0x04, 4, 0x3b, rd, 1, 0))),
+        (Op::Rol, Box::new(r(0x30, 1, 0x33))),
+        (Op::Ror, Box::new(r(0x30, 5, 0x33))),
+        (Op::Rolw, Box::new(r(0x30, 1, 0x3b))),
+        (Op::Rorw, Box::new(r(0x30, 5, 0x3b))),
+        (Op::OrcB, Box::new(i(5, 0x13, 0x287))),
+        (Op::Rev8, Box::new(i(5, 0x13, 0x6b8))),
+        (Op::Bclr, Box::new(r(0x24, 1, 0x33))),
+        (Op::Bext, Box::new(r(0x24, 5, 0x33))),
+        (Op::Binv, Box::new(r(0x34, 1, 0x33))),
+        (Op::Bset, Box::new(r(0x14, 1, 0x33))),
+        (Op::CzeroEqz, Box::new(r(0x07, 5, 0x33))),
+        (Op::CzeroNez, Box::new(r(0x07, 7, 0x33))),
+        (Op::Fence, Box::new(|_| 0x0ff0_000f)),
+        (Op::Fence, Box::new(|_| 0x0220_000f)),
+        (Op::Pause, Box::new(|_| 0x0100_000f)),
+    ];
+    // The immediate forms at the edges of their shift amounts.
+    for shamt in [0, 1, 31, 32, 63] {
+        ops.push((Op::SlliUw, Box::new(i(1, 0x1b, 0x080 | shamt))));
+        ops.push((Op::Rori, Box::new(i(5, 0x13, 0x600 | shamt))));
+        ops.push((Op::Bclri, Box::new(i(1, 0x13, 0x480 | shamt))));
+        ops.push((Op::Bexti, Box::new(i(5, 0x13, 0x480 | shamt))));
+        ops.push((Op::Binvi, Box::new(i(1, 0x13, 0x680 | shamt))));
+        ops.push((Op::Bseti, Box::new(i(1, 0x13, 0x280 | shamt))));
+        if shamt < 32 {
+            ops.push((Op::Roriw, Box::new(i(5, 0x1b, 0x600 | shamt))));
+        }
+    }
+    // Destinations x3-x15 in rounds (a round's results are all kept).
+    let rounds: Vec<Vec<u32>> = ops
+        .chunks(13)
+        .map(|round| {
+            let mut code: Vec<u32> = round
+                .iter()
+                .enumerate()
+                .map(|(k, (op, encode))| {
+                    let raw = encode(3 + k as u32);
+                    assert_eq!(rvnvmm_isa::decode(raw).op, *op, "{raw:#010x}");
+                    raw
+                })
+                .collect();
+            code.push(ECALL);
+            code
+        })
+        .collect();
+    let edges = [
+        0u64,
+        1,
+        2,
+        31,
+        32,
+        63,
+        64,
+        u64::MAX,
+        1 << 63,
+        (1 << 63) - 1,
+        0xffff_ffff_8000_0000,
+        0x8000_0000,
+        0x7fff_ffff,
+        0xffff_ffff,
+        0x0000_0001_0000_0000,
+        0x00ff_0000_0000_ff00,
+        0x1234_5678_9abc_def1,
+        0xfedc_ba98_7654_3210,
+        0x8000,
+        0x80,
+    ];
+    let runs = 2 * super::HOT_THRESHOLD as usize + 2;
+    for code in &rounds {
+        for &a in &edges {
+            for &b in &edges {
+                let mut x = [0u64; 16];
+                x[1] = a;
+                x[2] = b;
+                let (interp, _) = run(code, &x, false, Engine::Interp, runs);
+                let (jit, translated) = run(code, &x, false, Engine::Jit, runs);
+                assert!(translated);
+                assert_eq!(interp, jit, "rs1 {a:#x}, rs2 {b:#x}");
+            }
         }
     }
 }

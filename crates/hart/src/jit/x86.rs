@@ -59,12 +59,50 @@ pub enum Alu {
 /// 6 bits (64-bit) or 5 bits (32-bit), as RISC-V does.
 #[derive(Clone, Copy, Debug)]
 pub enum Shift {
+    /// `rol`.
+    RotateLeft = 0,
+    /// `ror`.
+    RotateRight = 1,
     /// `shl`.
     Left = 4,
     /// `shr`.
     RightLogical = 5,
     /// `sar`.
     RightArith = 7,
+}
+
+/// A one-operand operation `rax = op(rax)` of the bit-manipulation
+/// extensions (see [`Asm::unary`]).
+#[derive(Clone, Copy, Debug)]
+pub enum Unary {
+    /// Zbb `rev8`: the bytes reversed.
+    Rev8,
+    /// Zbb `orc.b`: each byte all ones if non-zero, else zero.
+    OrcB,
+    /// Zbb `ctz` (`wide`) or `ctzw`: trailing zeros, the width if none set.
+    Ctz { wide: bool },
+    /// Zbb `clz` or `clzw`: leading zeros, the width if none set.
+    Clz { wide: bool },
+    /// Zbb `sext.b`.
+    SextB,
+    /// Zbb `sext.h`.
+    SextH,
+    /// Zbb `zext.h`.
+    ZextH,
+    /// `not`.
+    Not,
+}
+
+/// A bit of `rax` at the position `rcx` (mod 64) set, cleared or flipped
+/// (Zbs `bset`, `bclr`, `binv`: the `bts`, `btr`, `btc` opcodes).
+#[derive(Clone, Copy, Debug)]
+pub enum BitOp {
+    /// `bts`.
+    Set = 0xab,
+    /// `btr`.
+    Clear = 0xb3,
+    /// `btc`.
+    Invert = 0xbb,
 }
 
 /// Which operands of a high multiply are signed.
@@ -298,6 +336,98 @@ impl Asm {
             self.bytes(&[0x48, 0x0f, 0xba, 0xf0, 63]); // btr rax, 63
             self.bytes(&[0x48, 0x09, 0xc8]); // or rax, rcx
         }
+    }
+
+    /// `rax = op(rax)`; clobbers `rcx` and `xmm0`-`xmm1` (caller-saved,
+    /// otherwise unused).
+    pub fn unary(&mut self, op: Unary) {
+        match op {
+            Unary::Rev8 => self.bytes(&[0x48, 0x0f, 0xc8]), // bswap rax
+            Unary::OrcB => {
+                self.bytes(&[0x66, 0x48, 0x0f, 0x6e, 0xc0]); // movq xmm0, rax
+                self.bytes(&[0x66, 0x0f, 0xef, 0xc9]); // pxor xmm1, xmm1
+                self.bytes(&[0x66, 0x0f, 0x74, 0xc1]); // pcmpeqb xmm0, xmm1 (zero bytes)
+                self.bytes(&[0x66, 0x48, 0x0f, 0x7e, 0xc0]); // movq rax, xmm0
+                self.bytes(&[0x48, 0xf7, 0xd0]); // not rax
+            }
+            Unary::Ctz { wide } => {
+                // bsf leaves its destination undefined for zero, and
+                // sets ZF: the width instead.
+                self.mov_imm(Reg::Rcx, if wide { 64 } else { 32 });
+                self.rex_w(wide);
+                self.bytes(&[0x0f, 0xbc, 0xc0]); // bsf rax, rax
+                self.rex_w(wide);
+                self.bytes(&[0x0f, 0x44, 0xc1]); // cmovz rax, rcx
+            }
+            Unary::Clz { wide } => {
+                // The highest set bit's index, and leading zeros = index ^
+                // (width - 1); for zero, the width ^ (width - 1) ^ (width -
+                // 1).
+                let top = if wide { 63 } else { 31 };
+                self.mov_imm(Reg::Rcx, (top + 1) ^ top);
+                self.rex_w(wide);
+                self.bytes(&[0x0f, 0xbd, 0xc0]); // bsr rax, rax
+                self.rex_w(wide);
+                self.bytes(&[0x0f, 0x44, 0xc1]); // cmovz rax, rcx
+                self.rex_w(wide);
+                self.bytes(&[0x83, 0xf0, top as u8]); // xor rax, top
+            }
+            Unary::SextB => self.bytes(&[0x48, 0x0f, 0xbe, 0xc0]), // movsx rax, al
+            Unary::SextH => self.bytes(&[0x48, 0x0f, 0xbf, 0xc0]), // movsx rax, ax
+            Unary::ZextH => self.bytes(&[0x0f, 0xb7, 0xc0]),       // movzx eax, ax
+            Unary::Not => self.bytes(&[0x48, 0xf7, 0xd0]),         // not rax
+        }
+    }
+
+    /// A REX.W prefix if `wide`.
+    fn rex_w(&mut self, wide: bool) {
+        if wide {
+            self.bytes(&[0x48]);
+        }
+    }
+
+    /// `rcx = !rcx`.
+    pub fn not_rcx(&mut self) {
+        self.bytes(&[0x48, 0xf7, 0xd1]); // not rcx
+    }
+
+    /// `rax = rcx + (rax << shift)` (Zba `sh1add`..`sh3add`).
+    pub fn shift_add(&mut self, shift: u8) {
+        debug_assert!((1..=3).contains(&shift));
+        // lea rax, [rcx + rax * 2^shift]
+        self.bytes(&[0x48, 0x8d, 0x04, shift << 6 | 0x01]);
+    }
+
+    /// `rax = rcx` if the flags say `cond`.
+    pub fn cmov(&mut self, cond: Cond) {
+        self.bytes(&[0x48, 0x0f, 0x40 | cond as u8, 0xc1]); // cmovcc rax, rcx
+    }
+
+    /// Sets the flags from `rcx` (`test rcx, rcx`).
+    pub fn test_rcx(&mut self) {
+        self.bytes(&[0x48, 0x85, 0xc9]);
+    }
+
+    /// `ecx = 0`, the flags kept.
+    pub fn clear_rcx_keeping_flags(&mut self) {
+        self.bytes(&[0xb9, 0, 0, 0, 0]); // mov ecx, 0
+    }
+
+    /// Bit `rcx` (mod 64) of `rax` set, cleared or flipped.
+    pub fn bit(&mut self, op: BitOp) {
+        self.bytes(&[0x48, 0x0f, op as u8, 0xc8]); // bts/btr/btc rax, rcx
+    }
+
+    /// `rax &= 1`.
+    pub fn low_bit(&mut self) {
+        self.bytes(&[0x83, 0xe0, 0x01]); // and eax, 1
+    }
+
+    /// Jumps to the returned fixup when the byte at `[r12 + disp]` (a
+    /// context flag) is not zero.
+    pub fn ctx_flag_set(&mut self, disp: u8) -> usize {
+        self.bytes(&[0x41, 0x80, 0x7c, 0x24, disp, 0]); // cmp byte [r12 + disp], 0
+        self.jump_if(Cond::Ne)
     }
 
     /// `rax = zero-extended eax`.
