@@ -1226,6 +1226,16 @@ impl Cores for Machine {
         }
     }
 
+    /// Without the timer deadline (divisions, and a sleeping hart's state
+    /// brought back into the host's caches), which the notes after every
+    /// turn do not look at.
+    fn status_untimed(&self, core: usize) -> Status {
+        match self.state[core] {
+            State::Running => Status::Ready,
+            State::Wfi => Status::Asleep { timer: None },
+        }
+    }
+
     fn wake(&mut self, core: usize, at: u64) {
         self.cores[core].cycles = at;
         self.state[core] = State::Running;

@@ -85,6 +85,13 @@ pub trait Cores {
     fn clock(&self, core: usize) -> u64;
     /// What core `core` has to do.
     fn status(&self, core: usize) -> Status;
+    /// [`Cores::status`] for a use that looks at no timer (the memory-time
+    /// notes, [`Scheduler::note_times`], after every turn): a machine whose
+    /// timers cost something to work out may leave them `None`. By default
+    /// the full status.
+    fn status_untimed(&self, core: usize) -> Status {
+        self.status(core)
+    }
     /// When the earliest wake-up of the machine's software falls due, in
     /// cycles (user mode: the earliest timed wait of any thread).
     fn next_wakeup(&self) -> Option<u64> {
@@ -278,16 +285,24 @@ impl Scheduler {
         }
         let n = m.cores();
         // Each core's status is asked once when the machine is small
-        // enough for a buffer on the stack (notes change no status).
+        // enough for a buffer on the stack (notes change no status). The
+        // notes look at no timer: an asleep core is noted from its clock,
+        // as it could be woken by another core at any time.
         const BUFFERED: usize = 16;
         let mut buffer = [Status::Idle; BUFFERED];
         let buffered = n <= BUFFERED;
         if buffered {
             for (c, status) in buffer.iter_mut().enumerate().take(n) {
-                *status = m.status(c);
+                *status = m.status_untimed(c);
             }
         }
-        let status_of = |m: &M, c: usize| if buffered { buffer[c] } else { m.status(c) };
+        let status_of = |m: &M, c: usize| {
+            if buffered {
+                buffer[c]
+            } else {
+                m.status_untimed(c)
+            }
+        };
         let floor = (0..n)
             .filter(|&c| matches!(status_of(m, c), Status::Ready | Status::Blocked { .. }))
             .map(|c| m.clock(c))

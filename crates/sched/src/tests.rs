@@ -8,6 +8,8 @@ struct Fake {
     status: Vec<Status>,
     wakeups: Vec<(u64, usize)>,
     notes: Option<Vec<(usize, u64)>>,
+    /// Whether `status_untimed` leaves the timers out.
+    untimed: bool,
     log: Vec<String>,
 }
 
@@ -30,6 +32,13 @@ impl Cores for Fake {
     }
     fn status(&self, core: usize) -> Status {
         self.status[core]
+    }
+    fn status_untimed(&self, core: usize) -> Status {
+        match self.status[core] {
+            Status::Blocked { .. } if self.untimed => Status::Blocked { timer: None },
+            Status::Asleep { .. } if self.untimed => Status::Asleep { timer: None },
+            s => s,
+        }
     }
     fn next_wakeup(&self) -> Option<u64> {
         self.wakeups.iter().map(|&(at, _)| at).min()
@@ -174,6 +183,35 @@ fn memory_times_follow_each_status() {
     let mut m = Fake::ready(&[1, 2]);
     s.note_times(&mut m, 0);
     assert!(m.notes.is_none());
+}
+
+#[test]
+fn memory_times_are_the_same_without_the_timers() {
+    let s = Scheduler::new(16);
+    // Timers before, between and after the clocks and the floor.
+    let timers = [None, Some(10), Some(250), Some(350), Some(5000)];
+    for (k, &t1) in timers.iter().enumerate() {
+        let t2 = timers[(k + 2) % timers.len()];
+        let notes = |untimed: bool, first: Status| {
+            let mut m = Fake::ready(&[400, 300, 100, 900, 50]);
+            m.status[0] = first;
+            m.status[1] = Status::Blocked { timer: t1 };
+            m.status[2] = Status::Asleep { timer: t2 };
+            m.status[3] = Status::Asleep { timer: t1 };
+            m.status[4] = Status::Idle;
+            m.untimed = untimed;
+            m.notes = Some(Vec::new());
+            s.note_times(&mut m, 0);
+            m.notes.unwrap()
+        };
+        for first in [Status::Ready, Status::Asleep { timer: t2 }] {
+            assert_eq!(
+                notes(true, first),
+                notes(false, first),
+                "timers {t1:?} {t2:?}"
+            );
+        }
+    }
 }
 
 #[test]
