@@ -1378,6 +1378,10 @@ impl rvnvmm_sched::Machine for Machine {
         }
     }
 
+    // `begin_turn` sets the budget and the chosen hart's exact stop;
+    // another hart's clock and state change only in a turn or at its end.
+    const BEGIN_TURN_KEEPS_OTHERS: bool = true;
+
     fn begin_turn(&mut self, h: usize) -> ControlFlow<Self::Stop, u64> {
         let slice = match self.crash_at {
             Some((CrashAt::Insns(n), _)) => SLICE.min(n.saturating_sub(self.insns).max(1)),
