@@ -1226,6 +1226,16 @@ impl Cores for Machine {
         }
     }
 
+    /// Without the timer deadline (divisions, and a sleeping hart's state
+    /// brought back into the host's caches), which the notes after every
+    /// turn do not look at.
+    fn status_untimed(&self, core: usize) -> Status {
+        match self.state[core] {
+            State::Running => Status::Ready,
+            State::Wfi => Status::Asleep { timer: None },
+        }
+    }
+
     fn wake(&mut self, core: usize, at: u64) {
         self.cores[core].cycles = at;
         self.state[core] = State::Running;
@@ -1367,6 +1377,10 @@ impl rvnvmm_sched::Machine for Machine {
             Err(e) => ControlFlow::Break(Err(e)),
         }
     }
+
+    // `begin_turn` sets the budget and the chosen hart's exact stop;
+    // another hart's clock and state change only in a turn or at its end.
+    const BEGIN_TURN_KEEPS_OTHERS: bool = true;
 
     fn begin_turn(&mut self, h: usize) -> ControlFlow<Self::Stop, u64> {
         let slice = match self.crash_at {

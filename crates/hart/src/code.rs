@@ -192,6 +192,14 @@ fn empty_fast() -> Box<[(u64, u32)]> {
     (0..FAST_ENTRIES).map(|s| (empty_tag(s), 0)).collect()
 }
 
+/// A new code-cache epoch, distinct from every one before it in the
+/// process (a machine that replaces its cache, as a reboot does, must not
+/// find its old indices valid in the new one).
+fn next_epoch() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A jump table with every link empty.
 fn empty_jumps() -> Box<[crate::jit::Link]> {
     (0..crate::jit::JUMP_SLOTS)
@@ -213,6 +221,10 @@ pub struct CodeCache {
     pub blocks_decoded: u64,
     /// Whole-cache flushes since creation (statistics).
     pub flushes: u64,
+    /// Which set of blocks the indices refer to: new for every cache and
+    /// every flush (blocks are only ever dropped all at once), so an index
+    /// remembered with it is still the block it was while they are equal.
+    epoch: u64,
     /// The host code of the blocks' translations.
     arena: crate::jit::ExecArena,
     /// Indirect-jump targets of the translated code: links by the PC's
@@ -234,6 +246,7 @@ impl Default for CodeCache {
             pages: CodePages::default(),
             blocks_decoded: 0,
             flushes: 0,
+            epoch: next_epoch(),
             arena: crate::jit::ExecArena::default(),
             jumps: empty_jumps(),
             timing: None,
@@ -341,6 +354,14 @@ impl CodeCache {
         self.pages.pages.clear();
         self.pages.flush_pending = false;
         self.flushes += 1;
+        self.epoch = next_epoch();
+    }
+
+    /// The current set of blocks (see the `epoch` field): a block index
+    /// kept outside the cache is valid while this does not change.
+    #[inline(always)]
+    pub fn epoch(&self) -> u64 {
+        self.epoch
     }
 
     /// Re-times every block for a change of model within a run: its

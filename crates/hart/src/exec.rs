@@ -273,6 +273,9 @@ impl Hart {
                         {
                             // Ahead of the other harts: let them catch
                             // up before this fetch reaches memory.
+                            if FULL {
+                                self.stop_before(env, pa, idx);
+                            }
                             return Err(Some(Exit::Budget));
                         }
                         let stall = t.fetch(core, line, self.core.cycles);
@@ -283,6 +286,19 @@ impl Hart {
             }
         }
         Ok(())
+    }
+
+    /// Remembers that the run stopped before fetching block `idx`, found
+    /// at physical address `pa` (see [`Hart::stopped_before`]). A block
+    /// that may straddle into the next page is not kept: the cache may
+    /// decode another for the same address when that page maps elsewhere,
+    /// whereas one that ends in its page is what a lookup of its address
+    /// gives until the cache drops every block.
+    #[inline]
+    fn stop_before<T: TimingModel>(&mut self, env: &Env<'_, T>, pa: u64, idx: u32) {
+        if env.code.block(idx).next_ppage == crate::code::NO_NEXT_PAGE {
+            self.stopped_before = Some((pa, idx, env.code.epoch()));
+        }
     }
 
     /// SMT: finds where instruction `i` of the block (`ins`) issues in the

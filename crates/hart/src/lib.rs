@@ -350,6 +350,13 @@ pub struct Hart {
     /// The clock value at which to look at interrupts and timers next (full
     /// system); 0 means at the next block boundary.
     pub(crate) event_at: u64,
+    /// Full system: the block a timed fetch stopped before for the sync
+    /// limit, as (physical address, block index, code-cache epoch). The
+    /// next turn starts there, and the block's place in the code cache was
+    /// out of the host's caches by then (the other harts ran between):
+    /// [`Hart::lookup_physical`] takes it from here when the PC still maps
+    /// to that address.
+    pub(crate) stopped_before: Option<(u64, u32, u64)>,
     /// The last trap taken (cause with the interrupt bit, and tval).
     pub(crate) last_trap: Trap,
     /// During a run on an SMT core: the core's issue calendar, taken from
@@ -390,6 +397,7 @@ impl Hart {
             pmp: pmp::Pmp::default(),
             lines: Arc::default(),
             event_at: 0,
+            stopped_before: None,
             last_trap: Trap::new(0, 0),
             calendar: None,
             calendar_placeholder: None,
@@ -671,6 +679,14 @@ impl Hart {
     fn lookup_physical<T: TimingModel>(&mut self, env: &mut Env<'_, T>) -> Result<u32, Trap> {
         let pc = self.pc;
         let key = self.fetch_paddr(env, pc)?;
+        if let Some((at, idx, epoch)) = self.stopped_before.take() {
+            // Only a block that ends in its page is kept there: the block
+            // the cache holds for its address then stays the same until
+            // the cache drops every block (see `stop_before`).
+            if at == key && epoch == env.code.epoch() {
+                return Ok(idx);
+            }
+        }
         if let Some(idx) = env.code.lookup(key) {
             // A block starting at a page's last halfword may straddle into
             // the next page; it holds only while that page maps to the frame

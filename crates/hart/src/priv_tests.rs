@@ -968,3 +968,66 @@ fn fence_i_keeps_the_physically_keyed_cache_and_stores_to_code_are_seen() {
     assert_eq!(m.hart.x[A0 as usize], 102);
     assert_eq!(m.code.flushes, 1, "the store flushed, fence.i did not");
 }
+
+/// `jal zero, offset`.
+fn j(offset: i32) -> u32 {
+    let o = offset as u32;
+    (o >> 20 & 1) << 31
+        | (o >> 1 & 0x3ff) << 21
+        | (o >> 11 & 1) << 20
+        | (o >> 12 & 0xff) << 12
+        | 0x6f
+}
+
+/// Turns that end at a fetch's sync stop start the next turn at the block
+/// kept then (`Hart::stopped_before`) rather than looking it up again:
+/// every turn runs as it does when the block is looked up, under both
+/// engines, also when the code cache was flushed in between (the kept
+/// index then names no block of the new cache).
+#[test]
+fn a_turn_resumes_at_the_block_its_fetch_stopped_before_as_a_lookup_finds_it() {
+    // Three blocks in three fetch lines, jumping round a loop.
+    let mut p = vec![addi(A0, A0, 1), j(0x100)];
+    p.resize(0x40, addi(0, 0, 0));
+    p.extend([addi(A1, A1, 1), j(0x100)]);
+    p.resize(0x80, addi(0, 0, 0));
+    p.extend([addi(A2, A2, 1), j(-0x200)]);
+    for engine in [crate::Engine::Interp, crate::Engine::Jit] {
+        // (pc, instret, cycles, registers, model calls) after each turn.
+        let turns = |keep: bool| {
+            let mut m = Machine::with_engine(&p, engine);
+            let mut model = FakeModel::new(6, 6);
+            let (mut log, mut kept) = (Vec::new(), 0);
+            for turn in 0..400u64 {
+                if turn % 97 == 96 {
+                    m.code.flush();
+                }
+                if !keep {
+                    m.hart.stopped_before = None;
+                }
+                kept += u32::from(m.hart.stopped_before.is_some());
+                // No fetch line is ever private: a turn stops before the
+                // first block fetched past the limit.
+                m.core.set_sync_limit(m.core.cycles + turn % 5);
+                model.calls.clear();
+                let exit = m.run_timed(&mut model, 1_000);
+                log.push((
+                    exit,
+                    m.hart.pc,
+                    m.hart.instret,
+                    m.core.cycles,
+                    m.hart.x,
+                    model.calls.clone(),
+                ));
+            }
+            (log, kept)
+        };
+        let (kept, used) = turns(true);
+        let (looked_up, _) = turns(false);
+        assert!(
+            used > 300,
+            "{engine:?}: {used} turns started at a kept block"
+        );
+        assert_eq!(kept, looked_up, "{engine:?}");
+    }
+}

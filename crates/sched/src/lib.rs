@@ -85,6 +85,13 @@ pub trait Cores {
     fn clock(&self, core: usize) -> u64;
     /// What core `core` has to do.
     fn status(&self, core: usize) -> Status;
+    /// [`Cores::status`] for a use that looks at no timer (the memory-time
+    /// notes, [`Scheduler::note_times`], after every turn): a machine whose
+    /// timers cost something to work out may leave them `None`. By default
+    /// the full status.
+    fn status_untimed(&self, core: usize) -> Status {
+        self.status(core)
+    }
     /// When the earliest wake-up of the machine's software falls due, in
     /// cycles (user mode: the earliest timed wait of any thread).
     fn next_wakeup(&self) -> Option<u64> {
@@ -124,6 +131,11 @@ pub trait Machine: Cores {
     /// Core `core` was chosen: prepares its turn and returns its budget in
     /// instructions (user mode: which thread runs, its pending signals).
     fn begin_turn(&mut self, core: usize) -> ControlFlow<Self::Stop, u64>;
+    /// Whether [`Machine::begin_turn`] leaves every other core's clock and
+    /// status as they were. The sync limit then comes from the look at the
+    /// cores that chose the core ([`Scheduler::pick_with_limit`]) rather
+    /// than from asking each other core again after `begin_turn`.
+    const BEGIN_TURN_KEEPS_OTHERS: bool = false;
     /// Runs the turn: at most `budget` instructions, and no access past
     /// the private caches after `sync_limit` cycles. Whatever the
     /// memory-time notes that follow depend on is applied here (a hart in
@@ -206,15 +218,34 @@ impl Scheduler {
     /// The core to run next, after delivering the wake-ups due before it
     /// (see the crate documentation); `None` if nothing can run.
     pub fn pick<M: Cores + ?Sized>(&self, m: &mut M) -> Option<usize> {
+        self.pick_with_limit(m).map(|(core, _)| core)
+    }
+
+    /// [`Scheduler::pick`], with the chosen core's sync limit as
+    /// [`Scheduler::sync_limit`] gives it right after the choice, from the
+    /// same look at each core's status (waking the chosen core changes
+    /// only its own, which its limit does not depend on).
+    pub fn pick_with_limit<M: Cores + ?Sized>(&self, m: &mut M) -> Option<(usize, u64)> {
         loop {
             // The chosen core's status is kept from the scan: nothing
             // changes between the scan and the choice.
             let mut best: Option<(u64, usize, Status)> = None;
+            // The two earliest times a core could reach the memory system,
+            // with the cores: the limit of the chosen one is the other's
+            // (`usize::MAX`, `u64::MAX`: none).
+            let mut reach = [(usize::MAX, u64::MAX); 2];
             for c in 0..m.cores() {
                 let status = m.status(c);
                 if let Some(at) = Self::ready_at(m, c, status) {
                     if best.is_none_or(|(b, _, _)| at < b) {
                         best = Some((at, c, status));
+                    }
+                }
+                if let Some(r) = Self::reach_at(m, c, status) {
+                    if r < reach[0].1 {
+                        reach = [(c, r), reach[0]];
+                    } else if r < reach[1].1 {
+                        reach[1] = (c, r);
                     }
                 }
             }
@@ -228,7 +259,13 @@ impl Scheduler {
             if matches!(status, Status::Asleep { .. }) {
                 m.wake(c, at);
             }
-            return Some(c);
+            // (A reach at `u64::MAX` gives the limit of none.)
+            let other = if reach[0].0 == c {
+                reach[1].1
+            } else {
+                reach[0].1
+            };
+            return Some((c, other.saturating_add(self.tolerance)));
         }
     }
 
@@ -278,16 +315,24 @@ impl Scheduler {
         }
         let n = m.cores();
         // Each core's status is asked once when the machine is small
-        // enough for a buffer on the stack (notes change no status).
+        // enough for a buffer on the stack (notes change no status). The
+        // notes look at no timer: an asleep core is noted from its clock,
+        // as it could be woken by another core at any time.
         const BUFFERED: usize = 16;
         let mut buffer = [Status::Idle; BUFFERED];
         let buffered = n <= BUFFERED;
         if buffered {
             for (c, status) in buffer.iter_mut().enumerate().take(n) {
-                *status = m.status(c);
+                *status = m.status_untimed(c);
             }
         }
-        let status_of = |m: &M, c: usize| if buffered { buffer[c] } else { m.status(c) };
+        let status_of = |m: &M, c: usize| {
+            if buffered {
+                buffer[c]
+            } else {
+                m.status_untimed(c)
+            }
+        };
         let floor = (0..n)
             .filter(|&c| matches!(status_of(m, c), Status::Ready | Status::Blocked { .. }))
             .map(|c| m.clock(c))
@@ -311,7 +356,7 @@ impl Scheduler {
             if let ControlFlow::Break(stop) = m.check() {
                 return stop;
             }
-            let Some(core) = self.pick(m) else {
+            let Some((core, limit)) = self.pick_with_limit(m) else {
                 if let ControlFlow::Break(stop) = m.idle() {
                     return stop;
                 }
@@ -321,7 +366,11 @@ impl Scheduler {
                 ControlFlow::Continue(b) => b,
                 ControlFlow::Break(stop) => return stop,
             };
-            let limit = self.sync_limit(m, core);
+            let limit = if M::BEGIN_TURN_KEEPS_OTHERS {
+                limit
+            } else {
+                self.sync_limit(m, core)
+            };
             let turn = match m.run_turn(core, budget, limit) {
                 ControlFlow::Continue(t) => t,
                 ControlFlow::Break(stop) => return stop,

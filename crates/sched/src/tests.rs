@@ -2,12 +2,14 @@ use super::*;
 
 /// Fake cores: clocks, statuses, software wake-ups (at, core), and a log
 /// of what the scheduler did to them.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Fake {
     clocks: Vec<u64>,
     status: Vec<Status>,
     wakeups: Vec<(u64, usize)>,
     notes: Option<Vec<(usize, u64)>>,
+    /// Whether `status_untimed` leaves the timers out.
+    untimed: bool,
     log: Vec<String>,
 }
 
@@ -30,6 +32,13 @@ impl Cores for Fake {
     }
     fn status(&self, core: usize) -> Status {
         self.status[core]
+    }
+    fn status_untimed(&self, core: usize) -> Status {
+        match self.status[core] {
+            Status::Blocked { .. } if self.untimed => Status::Blocked { timer: None },
+            Status::Asleep { .. } if self.untimed => Status::Asleep { timer: None },
+            s => s,
+        }
     }
     fn next_wakeup(&self) -> Option<u64> {
         self.wakeups.iter().map(|&(at, _)| at).min()
@@ -149,6 +158,42 @@ fn the_sync_limit_is_the_earliest_other_core_plus_the_tolerance() {
 }
 
 #[test]
+fn the_limit_with_the_choice_is_the_sync_limit_after_it() {
+    let s = Scheduler::new(16);
+    let statuses = [
+        Status::Ready,
+        Status::Idle,
+        Status::Blocked { timer: None },
+        Status::Blocked { timer: Some(150) },
+        Status::Asleep { timer: None },
+        Status::Asleep { timer: Some(120) },
+        Status::Asleep { timer: Some(400) },
+        Status::Asleep {
+            timer: Some(u64::MAX),
+        },
+    ];
+    let clocks = [300, 100, 100, 250];
+    let n = statuses.len();
+    // Every combination of statuses on cores with tied and distinct
+    // clocks, with and without a software wake-up due in between.
+    for combo in 0..n.pow(clocks.len() as u32) {
+        for wakeups in [vec![], vec![(200, 1)]] {
+            let mut m = Fake::ready(&clocks);
+            for (c, status) in m.status.iter_mut().enumerate() {
+                *status = statuses[combo / n.pow(c as u32) % n];
+            }
+            m.wakeups = wakeups;
+            let mut full = m.clone();
+            let picked = s.pick_with_limit(&mut m);
+            let expected = s.pick(&mut full).map(|c| (c, s.sync_limit(&full, c)));
+            assert_eq!(picked, expected, "{:?} {:?}", full.status, full.wakeups);
+            assert_eq!(m.clocks, full.clocks);
+            assert_eq!(m.log, full.log);
+        }
+    }
+}
+
+#[test]
 fn memory_times_follow_each_status() {
     let s = Scheduler::new(16);
     let mut m = Fake::ready(&[400, 300, 100, 900, 50]);
@@ -174,6 +219,35 @@ fn memory_times_follow_each_status() {
     let mut m = Fake::ready(&[1, 2]);
     s.note_times(&mut m, 0);
     assert!(m.notes.is_none());
+}
+
+#[test]
+fn memory_times_are_the_same_without_the_timers() {
+    let s = Scheduler::new(16);
+    // Timers before, between and after the clocks and the floor.
+    let timers = [None, Some(10), Some(250), Some(350), Some(5000)];
+    for (k, &t1) in timers.iter().enumerate() {
+        let t2 = timers[(k + 2) % timers.len()];
+        let notes = |untimed: bool, first: Status| {
+            let mut m = Fake::ready(&[400, 300, 100, 900, 50]);
+            m.status[0] = first;
+            m.status[1] = Status::Blocked { timer: t1 };
+            m.status[2] = Status::Asleep { timer: t2 };
+            m.status[3] = Status::Asleep { timer: t1 };
+            m.status[4] = Status::Idle;
+            m.untimed = untimed;
+            m.notes = Some(Vec::new());
+            s.note_times(&mut m, 0);
+            m.notes.unwrap()
+        };
+        for first in [Status::Ready, Status::Asleep { timer: t2 }] {
+            assert_eq!(
+                notes(true, first),
+                notes(false, first),
+                "timers {t1:?} {t2:?}"
+            );
+        }
+    }
 }
 
 #[test]
@@ -228,6 +302,9 @@ impl Cores for Toy {
 impl Machine for Toy {
     type Stop = &'static str;
     type Turn = ();
+    // The runs below check each turn's limit against the clocks: they
+    // test the limit `pick_with_limit` gives with the choice.
+    const BEGIN_TURN_KEEPS_OTHERS: bool = true;
     fn idle(&mut self) -> ControlFlow<&'static str> {
         self.idles += 1;
         if self.work.iter().all(|&w| w == 0) {
