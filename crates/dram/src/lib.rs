@@ -254,6 +254,14 @@ pub struct Controller {
     line_shift: u32,
     regions: Vec<RegionState>,
     banks: Vec<Bank>,
+    /// One bit per bank, set while its row is open (bank `b` is bit `b % 64`
+    /// of word `b / 64`): a refresh visits the open banks in index order
+    /// without looking at the closed ones.
+    open_banks: Vec<u64>,
+    /// The latest `act_ready` of any bank. `act_ready` only grows, except
+    /// that a refresh sets every bank's to one time no earlier than all of
+    /// them, so a refresh reads the latest without a scan.
+    act_ready_max: Ps,
     /// Per rank: ACT times that may still constrain a new ACT, sorted.
     acts: Vec<Vec<Ps>>,
     /// Column commands that may still constrain a new one, sorted by command time.
@@ -564,6 +572,8 @@ impl Controller {
             regions: rs,
             spec,
             banks: vec![Bank::default(); nbanks],
+            open_banks: vec![0; nbanks.div_ceil(64)],
+            act_ready_max: 0,
             acts: vec![Vec::new(); cfg.ranks as usize],
             bus: Vec::new(),
             queue: Vec::new(),
@@ -632,6 +642,19 @@ impl Controller {
     #[cfg(test)]
     fn without_empty_queue_shortcuts(&mut self) {
         self.empty_queue_shortcuts = false;
+    }
+
+    /// Whether `open_banks` and `act_ready_max` say what a scan of the
+    /// banks says (the refresh trusts them instead of scanning).
+    #[cfg(test)]
+    fn bank_summary_is_exact(&self) -> bool {
+        let words = self.open_banks.len() == self.banks.len().div_ceil(64);
+        let open =
+            self.banks.iter().enumerate().all(|(b, bank)| {
+                (self.open_banks[b / 64] >> (b % 64) & 1 == 1) == bank.open.is_some()
+            });
+        let latest = self.banks.iter().map(|b| b.act_ready).max();
+        words && open && latest == Some(self.act_ready_max)
     }
 
     /// Turns the command trace on (cleared) or off.
@@ -1292,17 +1315,21 @@ impl Controller {
             return;
         };
         let mut due = self.next_ref;
-        // One look at the banks: whether all are closed and ready by `due`,
-        // and whether the refresh would cut an open row short (never when
-        // all are closed, so skipping ahead below leaves it false).
-        let (mut closed_and_ready, mut cuts_a_row) = (true, false);
-        for b in &self.banks {
-            match b.open {
-                Some(o) => {
-                    closed_and_ready = false;
-                    cuts_a_row |= o.pre_ready > due;
+        // Whether all banks are closed and ready by `due`, and whether the
+        // refresh would cut an open row short (never when all are closed, so
+        // skipping ahead below leaves it false): only the open banks are
+        // looked at.
+        let any_open = self.open_banks.iter().any(|&w| w != 0);
+        let closed_and_ready = !any_open && self.act_ready_max <= due;
+        let mut cuts_a_row = false;
+        if any_open {
+            for (w, &bits) in self.open_banks.iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let b = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    cuts_a_row |= self.banks[b].open.is_some_and(|o| o.pre_ready > due);
                 }
-                None => closed_and_ready &= b.act_ready <= due,
             }
         }
         // Idle and closed: consecutive refreshes leave the same state, so
@@ -1321,18 +1348,27 @@ impl Controller {
         }
         let count = u64::from(self.owed) + 1;
         self.owed = 0;
-        let mut ref_at = due;
-        for b in 0..self.banks.len() {
-            if let Some(o) = self.banks[b].open {
-                let at = self.refresh_close(o, due);
-                self.close(b, at);
+        // Every open row closes, in bank order (each close calls its
+        // region's method), then REF waits for the latest bank.
+        if any_open {
+            for w in 0..self.open_banks.len() {
+                let mut bits = self.open_banks[w];
+                while bits != 0 {
+                    let b = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if let Some(o) = self.banks[b].open {
+                        let at = self.refresh_close(o, due);
+                        self.close(b, at);
+                    }
+                }
             }
-            ref_at = ref_at.max(self.banks[b].act_ready);
         }
-        ref_at = self.t.tck_grid.up(ref_at);
+        let ref_at = self.t.tck_grid.up(due.max(self.act_ready_max));
+        let ready = ref_at.saturating_add(rfc * count);
         for b in &mut self.banks {
-            b.act_ready = ref_at.saturating_add(rfc * count);
+            b.act_ready = ready;
         }
+        self.act_ready_max = ready;
         if self.trace.is_some() {
             for k in 0..count {
                 for rank in 0..self.acts.len() {
@@ -1390,10 +1426,12 @@ impl Controller {
         let Some(o) = self.banks[b].open.take() else {
             return;
         };
+        self.open_banks[b / 64] &= !(1 << (b % 64));
         let at = self.t.tck_grid.up(at);
         let done = method_of(&mut self.regions, o.region).precharge(at, o.dirty, &self.spec);
         let bank = &mut self.banks[b];
         bank.act_ready = bank.act_ready.max(done);
+        self.act_ready_max = self.act_ready_max.max(bank.act_ready);
         // A row write-back wears the NVMM cells; one holding only writes of
         // an earlier statistics period is not counted in this one.
         if o.dirty && bank.pending.iter().any(|p| p.2 == self.epoch) {
@@ -1447,6 +1485,7 @@ impl Controller {
             let acts = &mut self.acts[q.rank as usize];
             insert_sorted(acts, act, |&a| a <= act);
             let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
+            self.open_banks[b / 64] |= 1 << (b % 64);
             self.banks[b].open = Some(OpenRow {
                 row: q.row,
                 region: q.region,

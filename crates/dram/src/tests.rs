@@ -1194,9 +1194,11 @@ fn traffic(c: &mut Controller, seed: u64, n: usize, wild: bool) -> Vec<Ps> {
                 KeepOpen::RestartAtAccess
             });
         }
+        assert!(c.bank_summary_is_exact(), "open banks / latest act_ready");
         out.push(v);
     }
     out.push(c.finish());
+    assert!(c.bank_summary_is_exact(), "open banks / latest act_ready");
     out
 }
 
