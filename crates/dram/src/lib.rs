@@ -157,6 +157,11 @@ struct Timing {
     /// How far apart (in command time) two column commands can be and
     /// still constrain each other: tCCD, or overlapping data bursts.
     col_reach: Ps,
+    /// The controller clock and every DDR3 latency a command time is built
+    /// from are whole DRAM clocks, so a time summed from command times,
+    /// arrivals and these latencies needs no rounding to the DRAM clock
+    /// (see [`Controller::commit_req`]).
+    on_tck: bool,
 }
 
 #[derive(Debug)]
@@ -428,7 +433,20 @@ impl Timing {
         };
         let (cl, cwl, burst, ccd) = (q(c.tcl_ns), q(c.tcwl_ns), q(c.tburst_ns), q(c.tccd_ns));
         let (rrd, faw) = (q(c.trrd_ns), c.tfaw_ns.map(q));
+        let (rcd, rp, ras, rtp, wr) = (
+            q(c.trcd_ns),
+            q(c.trp_ns),
+            q(c.tras_ns),
+            q(c.trtp_ns),
+            q(c.twr_ns),
+        );
+        // `quantise` gives whole clocks unless it saturated; check anyway.
+        let on_tck = [clk, cl, cwl, burst, rcd, rp, ras, rtp, wr]
+            .into_iter()
+            .chain(refresh.map(|(_, rfc)| rfc))
+            .all(|x| x % tck == 0);
         Ok(Timing {
+            on_tck,
             postpone_max: c.refresh.as_ref().map_or(0, |r| r.postpone_max),
             act_reach: rrd.max(faw.unwrap_or(0)),
             col_reach: ccd.max(cl.max(cwl) + burst),
@@ -439,11 +457,11 @@ impl Timing {
             cl,
             cwl,
             burst,
-            rcd: q(c.trcd_ns),
-            rp: q(c.trp_ns),
-            ras: q(c.tras_ns),
-            rtp: q(c.trtp_ns),
-            wr: q(c.twr_ns),
+            rcd,
+            rp,
+            ras,
+            rtp,
+            wr,
             ccd,
             rrd,
             faw,
@@ -1423,11 +1441,16 @@ impl Controller {
     /// it complete at `at + tRP`.
     #[inline(always)]
     fn close(&mut self, b: usize, at: Ps) {
+        self.close_on_tck(b, self.t.tck_grid.up(at));
+    }
+
+    /// [`Controller::close`] at `at`, already on the DRAM clock.
+    #[inline(always)]
+    fn close_on_tck(&mut self, b: usize, at: Ps) {
         let Some(o) = self.banks[b].open.take() else {
             return;
         };
         self.open_banks[b / 64] &= !(1 << (b % 64));
-        let at = self.t.tck_grid.up(at);
         let done = method_of(&mut self.regions, o.region).precharge(at, o.dirty, &self.spec);
         let bank = &mut self.banks[b];
         bank.act_ready = bank.act_ready.max(done);
@@ -1474,14 +1497,30 @@ impl Controller {
     /// column command.
     #[inline(always)]
     fn commit_req(&mut self, q: Req) -> Done {
+        // Which times are already on the DRAM clock (or saturated, which
+        // rounding keeps), given `Timing::on_tck`: every arrival (a
+        // controller clock time), every command time (rounded when
+        // decided), and a row's `col_ready` and `pre_ready` when DDR3's
+        // hooks timed it (command times plus DDR3 latencies). An NVMM
+        // method's times and a bank's `act_ready` after its precharge are
+        // rounded as they come.
         let b = q.bank;
         let hit = self.is_hit(&q);
         if !hit {
             if let Some(o) = self.banks[b].open {
-                self.close(b, o.pre_ready);
+                let at = if self.t.on_tck && self.is_ddr3(o.region) {
+                    self.known_on_tck(o.pre_ready)
+                } else {
+                    self.t.tck_grid.up(o.pre_ready)
+                };
+                self.close_on_tck(b, at);
             }
-            let lb = q.arrival.max(self.banks[b].act_ready);
-            let act = self.act_slot(q.rank as usize, lb);
+            let act_ready = self.banks[b].act_ready;
+            let act = if self.t.on_tck && act_ready <= q.arrival {
+                self.act_slot_on_tck(q.rank as usize, self.known_on_tck(q.arrival))
+            } else {
+                self.act_slot(q.rank as usize, q.arrival.max(act_ready))
+            };
             let acts = &mut self.acts[q.rank as usize];
             insert_sorted(acts, act, |&a| a <= act);
             let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
@@ -1512,7 +1551,12 @@ impl Controller {
             pre_spec: q.arrival,
             dirty: false,
         });
-        let col = self.col_slot(q.arrival.max(o.col_ready), q.write);
+        let lb = q.arrival.max(o.col_ready);
+        let col = if self.t.on_tck && self.is_ddr3(o.region) {
+            self.col_slot_on_tck(self.known_on_tck(lb), q.write)
+        } else {
+            self.col_slot(lb, q.write)
+        };
         let t = &self.t;
         let lat = if q.write { t.cwl } else { t.cl };
         let data_end = col.saturating_add(lat).saturating_add(t.burst);
@@ -1555,11 +1599,32 @@ impl Controller {
         Done { seq: q.seq, col }
     }
 
+    /// Whether region index `region` is timed by DDR3's hooks (a DRAM
+    /// region, or no region), as [`method_of`] decides.
+    #[inline(always)]
+    fn is_ddr3(&self, region: usize) -> bool {
+        self.regions.get(region).is_none_or(|r| r.nvmm.is_none())
+    }
+
+    /// `t`, which the caller knows to be on the DRAM clock (or saturated):
+    /// what rounding it would give. The unit tests check each such claim.
+    #[inline(always)]
+    fn known_on_tck(&self, t: Ps) -> Ps {
+        #[cfg(test)]
+        assert_eq!(self.t.tck_grid.up(t), t, "{t} ps is off the DRAM clock");
+        t
+    }
+
     /// Earliest ACT at or after `lb` in `rank` respecting tRRD and tFAW
     /// against the ACTs already decided (which may lie on both sides).
     #[inline(always)]
     fn act_slot(&self, rank: usize, lb: Ps) -> Ps {
-        let at = self.t.tck_grid.up(lb);
+        self.act_slot_on_tck(rank, self.t.tck_grid.up(lb))
+    }
+
+    /// [`Controller::act_slot`] from `at`, already on the DRAM clock.
+    #[inline(always)]
+    fn act_slot_on_tck(&self, rank: usize, at: Ps) -> Ps {
         // No recent ACT (a lightly loaded rank, after `prune`): nothing
         // constrains this one.
         if self.acts[rank].is_empty() {
@@ -1606,7 +1671,12 @@ impl Controller {
     /// overlap another and which keeps tCCD to the other column commands.
     #[inline(always)]
     fn col_slot(&self, lb: Ps, write: bool) -> Ps {
-        let c = self.t.tck_grid.up(lb);
+        self.col_slot_on_tck(self.t.tck_grid.up(lb), write)
+    }
+
+    /// [`Controller::col_slot`] from `c`, already on the DRAM clock.
+    #[inline(always)]
+    fn col_slot_on_tck(&self, c: Ps, write: bool) -> Ps {
         // No recent column command (after `prune`): the channel is free.
         if self.bus.is_empty() {
             return c;

@@ -1225,6 +1225,13 @@ fn configs() -> Vec<CtrlCfg> {
             write_queue: 3,
             ..base.clone()
         },
+        // A controller clock of 3 ns, not a whole number of 1.25 ns DRAM
+        // clocks: every time is rounded to the DRAM clock as it comes.
+        CtrlCfg {
+            clock_mhz: 333.333,
+            refresh: Some(Refresh::default()),
+            ..base.clone()
+        },
         CtrlCfg {
             clock_mhz: 533.333,
             tck_ns: 1.875,
