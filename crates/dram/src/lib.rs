@@ -1160,18 +1160,23 @@ impl Controller {
     /// `limit`, and the refreshes due by then. Afterwards every command
     /// still to be decided issues at or after `limit`.
     fn process_until(&mut self, limit: Ps) {
-        if self.queue.is_empty() && self.empty_queue_shortcuts {
-            // With nothing queued (the common case for a read into an idle
-            // controller) every scheduler picks nothing and `read-first`
-            // ends a drain, so `step` would only run the refreshes due by
-            // `limit`, one at a time: run them directly.
-            self.draining = false;
-            while self.next_ref != Ps::MAX && self.next_ref <= limit {
-                self.refresh(Some(limit), true);
+        loop {
+            if self.queue.is_empty() && self.empty_queue_shortcuts {
+                // With nothing queued (a read into an idle controller, or
+                // the posted write just scheduled) every scheduler picks
+                // nothing and `read-first` ends a drain, so `step` would
+                // only run the refreshes due by `limit`, one at a time: run
+                // them directly.
+                self.draining = false;
+                while self.next_ref != Ps::MAX && self.next_ref <= limit {
+                    self.refresh(Some(limit), true);
+                }
+                return;
             }
-            return;
+            if self.step(Some(limit)).is_none() {
+                return;
+            }
         }
-        while self.step(Some(limit)).is_some() {}
     }
 
     fn is_hit(&self, q: &Req) -> bool {
