@@ -157,6 +157,11 @@ struct Timing {
     /// How far apart (in command time) two column commands can be and
     /// still constrain each other: tCCD, or overlapping data bursts.
     col_reach: Ps,
+    /// The controller clock and every DDR3 latency a command time is built
+    /// from are whole DRAM clocks, so a time summed from command times,
+    /// arrivals and these latencies needs no rounding to the DRAM clock
+    /// (see [`Controller::commit_req`]).
+    on_tck: bool,
 }
 
 #[derive(Debug)]
@@ -254,6 +259,14 @@ pub struct Controller {
     line_shift: u32,
     regions: Vec<RegionState>,
     banks: Vec<Bank>,
+    /// One bit per bank, set while its row is open (bank `b` is bit `b % 64`
+    /// of word `b / 64`): a refresh visits the open banks in index order
+    /// without looking at the closed ones.
+    open_banks: Vec<u64>,
+    /// The latest `act_ready` of any bank. `act_ready` only grows, except
+    /// that a refresh sets every bank's to one time no earlier than all of
+    /// them, so a refresh reads the latest without a scan.
+    act_ready_max: Ps,
     /// Per rank: ACT times that may still constrain a new ACT, sorted.
     acts: Vec<Vec<Ps>>,
     /// Column commands that may still constrain a new one, sorted by command time.
@@ -420,7 +433,20 @@ impl Timing {
         };
         let (cl, cwl, burst, ccd) = (q(c.tcl_ns), q(c.tcwl_ns), q(c.tburst_ns), q(c.tccd_ns));
         let (rrd, faw) = (q(c.trrd_ns), c.tfaw_ns.map(q));
+        let (rcd, rp, ras, rtp, wr) = (
+            q(c.trcd_ns),
+            q(c.trp_ns),
+            q(c.tras_ns),
+            q(c.trtp_ns),
+            q(c.twr_ns),
+        );
+        // `quantise` gives whole clocks unless it saturated; check anyway.
+        let on_tck = [clk, cl, cwl, burst, rcd, rp, ras, rtp, wr]
+            .into_iter()
+            .chain(refresh.map(|(_, rfc)| rfc))
+            .all(|x| x % tck == 0);
         Ok(Timing {
+            on_tck,
             postpone_max: c.refresh.as_ref().map_or(0, |r| r.postpone_max),
             act_reach: rrd.max(faw.unwrap_or(0)),
             col_reach: ccd.max(cl.max(cwl) + burst),
@@ -431,11 +457,11 @@ impl Timing {
             cl,
             cwl,
             burst,
-            rcd: q(c.trcd_ns),
-            rp: q(c.trp_ns),
-            ras: q(c.tras_ns),
-            rtp: q(c.trtp_ns),
-            wr: q(c.twr_ns),
+            rcd,
+            rp,
+            ras,
+            rtp,
+            wr,
             ccd,
             rrd,
             faw,
@@ -564,6 +590,8 @@ impl Controller {
             regions: rs,
             spec,
             banks: vec![Bank::default(); nbanks],
+            open_banks: vec![0; nbanks.div_ceil(64)],
+            act_ready_max: 0,
             acts: vec![Vec::new(); cfg.ranks as usize],
             bus: Vec::new(),
             queue: Vec::new(),
@@ -632,6 +660,19 @@ impl Controller {
     #[cfg(test)]
     fn without_empty_queue_shortcuts(&mut self) {
         self.empty_queue_shortcuts = false;
+    }
+
+    /// Whether `open_banks` and `act_ready_max` say what a scan of the
+    /// banks says (the refresh trusts them instead of scanning).
+    #[cfg(test)]
+    fn bank_summary_is_exact(&self) -> bool {
+        let words = self.open_banks.len() == self.banks.len().div_ceil(64);
+        let open =
+            self.banks.iter().enumerate().all(|(b, bank)| {
+                (self.open_banks[b / 64] >> (b % 64) & 1 == 1) == bank.open.is_some()
+            });
+        let latest = self.banks.iter().map(|b| b.act_ready).max();
+        words && open && latest == Some(self.act_ready_max)
     }
 
     /// Turns the command trace on (cleared) or off.
@@ -1119,18 +1160,23 @@ impl Controller {
     /// `limit`, and the refreshes due by then. Afterwards every command
     /// still to be decided issues at or after `limit`.
     fn process_until(&mut self, limit: Ps) {
-        if self.queue.is_empty() && self.empty_queue_shortcuts {
-            // With nothing queued (the common case for a read into an idle
-            // controller) every scheduler picks nothing and `read-first`
-            // ends a drain, so `step` would only run the refreshes due by
-            // `limit`, one at a time: run them directly.
-            self.draining = false;
-            while self.next_ref != Ps::MAX && self.next_ref <= limit {
-                self.refresh(Some(limit), true);
+        loop {
+            if self.queue.is_empty() && self.empty_queue_shortcuts {
+                // With nothing queued (a read into an idle controller, or
+                // the posted write just scheduled) every scheduler picks
+                // nothing and `read-first` ends a drain, so `step` would
+                // only run the refreshes due by `limit`, one at a time: run
+                // them directly.
+                self.draining = false;
+                while self.next_ref != Ps::MAX && self.next_ref <= limit {
+                    self.refresh(Some(limit), true);
+                }
+                return;
             }
-            return;
+            if self.step(Some(limit)).is_none() {
+                return;
+            }
         }
-        while self.step(Some(limit)).is_some() {}
     }
 
     fn is_hit(&self, q: &Req) -> bool {
@@ -1292,17 +1338,21 @@ impl Controller {
             return;
         };
         let mut due = self.next_ref;
-        // One look at the banks: whether all are closed and ready by `due`,
-        // and whether the refresh would cut an open row short (never when
-        // all are closed, so skipping ahead below leaves it false).
-        let (mut closed_and_ready, mut cuts_a_row) = (true, false);
-        for b in &self.banks {
-            match b.open {
-                Some(o) => {
-                    closed_and_ready = false;
-                    cuts_a_row |= o.pre_ready > due;
+        // Whether all banks are closed and ready by `due`, and whether the
+        // refresh would cut an open row short (never when all are closed, so
+        // skipping ahead below leaves it false): only the open banks are
+        // looked at.
+        let any_open = self.open_banks.iter().any(|&w| w != 0);
+        let closed_and_ready = !any_open && self.act_ready_max <= due;
+        let mut cuts_a_row = false;
+        if any_open {
+            for (w, &bits) in self.open_banks.iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let b = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    cuts_a_row |= self.banks[b].open.is_some_and(|o| o.pre_ready > due);
                 }
-                None => closed_and_ready &= b.act_ready <= due,
             }
         }
         // Idle and closed: consecutive refreshes leave the same state, so
@@ -1321,18 +1371,27 @@ impl Controller {
         }
         let count = u64::from(self.owed) + 1;
         self.owed = 0;
-        let mut ref_at = due;
-        for b in 0..self.banks.len() {
-            if let Some(o) = self.banks[b].open {
-                let at = self.refresh_close(o, due);
-                self.close(b, at);
+        // Every open row closes, in bank order (each close calls its
+        // region's method), then REF waits for the latest bank.
+        if any_open {
+            for w in 0..self.open_banks.len() {
+                let mut bits = self.open_banks[w];
+                while bits != 0 {
+                    let b = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if let Some(o) = self.banks[b].open {
+                        let at = self.refresh_close(o, due);
+                        self.close(b, at);
+                    }
+                }
             }
-            ref_at = ref_at.max(self.banks[b].act_ready);
         }
-        ref_at = self.t.tck_grid.up(ref_at);
+        let ref_at = self.t.tck_grid.up(due.max(self.act_ready_max));
+        let ready = ref_at.saturating_add(rfc * count);
         for b in &mut self.banks {
-            b.act_ready = ref_at.saturating_add(rfc * count);
+            b.act_ready = ready;
         }
+        self.act_ready_max = ready;
         if self.trace.is_some() {
             for k in 0..count {
                 for rank in 0..self.acts.len() {
@@ -1387,13 +1446,20 @@ impl Controller {
     /// it complete at `at + tRP`.
     #[inline(always)]
     fn close(&mut self, b: usize, at: Ps) {
+        self.close_on_tck(b, self.t.tck_grid.up(at));
+    }
+
+    /// [`Controller::close`] at `at`, already on the DRAM clock.
+    #[inline(always)]
+    fn close_on_tck(&mut self, b: usize, at: Ps) {
         let Some(o) = self.banks[b].open.take() else {
             return;
         };
-        let at = self.t.tck_grid.up(at);
+        self.open_banks[b / 64] &= !(1 << (b % 64));
         let done = method_of(&mut self.regions, o.region).precharge(at, o.dirty, &self.spec);
         let bank = &mut self.banks[b];
         bank.act_ready = bank.act_ready.max(done);
+        self.act_ready_max = self.act_ready_max.max(bank.act_ready);
         // A row write-back wears the NVMM cells; one holding only writes of
         // an earlier statistics period is not counted in this one.
         if o.dirty && bank.pending.iter().any(|p| p.2 == self.epoch) {
@@ -1436,17 +1502,34 @@ impl Controller {
     /// column command.
     #[inline(always)]
     fn commit_req(&mut self, q: Req) -> Done {
+        // Which times are already on the DRAM clock (or saturated, which
+        // rounding keeps), given `Timing::on_tck`: every arrival (a
+        // controller clock time), every command time (rounded when
+        // decided), and a row's `col_ready` and `pre_ready` when DDR3's
+        // hooks timed it (command times plus DDR3 latencies). An NVMM
+        // method's times and a bank's `act_ready` after its precharge are
+        // rounded as they come.
         let b = q.bank;
         let hit = self.is_hit(&q);
         if !hit {
             if let Some(o) = self.banks[b].open {
-                self.close(b, o.pre_ready);
+                let at = if self.t.on_tck && self.is_ddr3(o.region) {
+                    self.known_on_tck(o.pre_ready)
+                } else {
+                    self.t.tck_grid.up(o.pre_ready)
+                };
+                self.close_on_tck(b, at);
             }
-            let lb = q.arrival.max(self.banks[b].act_ready);
-            let act = self.act_slot(q.rank as usize, lb);
+            let act_ready = self.banks[b].act_ready;
+            let act = if self.t.on_tck && act_ready <= q.arrival {
+                self.act_slot_on_tck(q.rank as usize, self.known_on_tck(q.arrival))
+            } else {
+                self.act_slot(q.rank as usize, q.arrival.max(act_ready))
+            };
             let acts = &mut self.acts[q.rank as usize];
             insert_sorted(acts, act, |&a| a <= act);
             let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
+            self.open_banks[b / 64] |= 1 << (b % 64);
             self.banks[b].open = Some(OpenRow {
                 row: q.row,
                 region: q.region,
@@ -1473,7 +1556,12 @@ impl Controller {
             pre_spec: q.arrival,
             dirty: false,
         });
-        let col = self.col_slot(q.arrival.max(o.col_ready), q.write);
+        let lb = q.arrival.max(o.col_ready);
+        let col = if self.t.on_tck && self.is_ddr3(o.region) {
+            self.col_slot_on_tck(self.known_on_tck(lb), q.write)
+        } else {
+            self.col_slot(lb, q.write)
+        };
         let t = &self.t;
         let lat = if q.write { t.cwl } else { t.cl };
         let data_end = col.saturating_add(lat).saturating_add(t.burst);
@@ -1516,11 +1604,32 @@ impl Controller {
         Done { seq: q.seq, col }
     }
 
+    /// Whether region index `region` is timed by DDR3's hooks (a DRAM
+    /// region, or no region), as [`method_of`] decides.
+    #[inline(always)]
+    fn is_ddr3(&self, region: usize) -> bool {
+        self.regions.get(region).is_none_or(|r| r.nvmm.is_none())
+    }
+
+    /// `t`, which the caller knows to be on the DRAM clock (or saturated):
+    /// what rounding it would give. The unit tests check each such claim.
+    #[inline(always)]
+    fn known_on_tck(&self, t: Ps) -> Ps {
+        #[cfg(test)]
+        assert_eq!(self.t.tck_grid.up(t), t, "{t} ps is off the DRAM clock");
+        t
+    }
+
     /// Earliest ACT at or after `lb` in `rank` respecting tRRD and tFAW
     /// against the ACTs already decided (which may lie on both sides).
     #[inline(always)]
     fn act_slot(&self, rank: usize, lb: Ps) -> Ps {
-        let at = self.t.tck_grid.up(lb);
+        self.act_slot_on_tck(rank, self.t.tck_grid.up(lb))
+    }
+
+    /// [`Controller::act_slot`] from `at`, already on the DRAM clock.
+    #[inline(always)]
+    fn act_slot_on_tck(&self, rank: usize, at: Ps) -> Ps {
         // No recent ACT (a lightly loaded rank, after `prune`): nothing
         // constrains this one.
         if self.acts[rank].is_empty() {
@@ -1567,7 +1676,12 @@ impl Controller {
     /// overlap another and which keeps tCCD to the other column commands.
     #[inline(always)]
     fn col_slot(&self, lb: Ps, write: bool) -> Ps {
-        let c = self.t.tck_grid.up(lb);
+        self.col_slot_on_tck(self.t.tck_grid.up(lb), write)
+    }
+
+    /// [`Controller::col_slot`] from `c`, already on the DRAM clock.
+    #[inline(always)]
+    fn col_slot_on_tck(&self, c: Ps, write: bool) -> Ps {
         // No recent column command (after `prune`): the channel is free.
         if self.bus.is_empty() {
             return c;

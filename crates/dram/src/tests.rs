@@ -1194,9 +1194,11 @@ fn traffic(c: &mut Controller, seed: u64, n: usize, wild: bool) -> Vec<Ps> {
                 KeepOpen::RestartAtAccess
             });
         }
+        assert!(c.bank_summary_is_exact(), "open banks / latest act_ready");
         out.push(v);
     }
     out.push(c.finish());
+    assert!(c.bank_summary_is_exact(), "open banks / latest act_ready");
     out
 }
 
@@ -1221,6 +1223,13 @@ fn configs() -> Vec<CtrlCfg> {
             rows: 32768,
             tfaw_ns: Some(40.0),
             write_queue: 3,
+            ..base.clone()
+        },
+        // A controller clock of 3 ns, not a whole number of 1.25 ns DRAM
+        // clocks: every time is rounded to the DRAM clock as it comes.
+        CtrlCfg {
+            clock_mhz: 333.333,
+            refresh: Some(Refresh::default()),
             ..base.clone()
         },
         CtrlCfg {

@@ -100,30 +100,22 @@ impl Filter {
     #[inline]
     pub(crate) fn drop_data(&mut self, line: u64) {
         let i = index(line);
-        if self.read[i] == line {
-            self.read[i] = EMPTY;
-        }
-        if self.write[i] == line {
-            self.write[i] = EMPTY;
-        }
+        forget(&mut self.read[i], line);
+        forget(&mut self.write[i], line);
     }
 
     /// The L1D's `line` is no longer Modified.
     #[inline]
     pub(crate) fn drop_write(&mut self, line: u64) {
         let i = index(line);
-        if self.write[i] == line {
-            self.write[i] = EMPTY;
-        }
+        forget(&mut self.write[i], line);
     }
 
     /// The L1I lost `line`.
     #[inline]
     pub(crate) fn drop_fetch(&mut self, line: u64) {
         let i = index(line);
-        if self.fetch[i] == line {
-            self.fetch[i] = EMPTY;
-        }
+        forget(&mut self.fetch[i], line);
     }
 
     /// Empties the data tables.
@@ -160,4 +152,13 @@ impl Filter {
     pub(crate) fn fetch_entries(&self) -> Vec<u64> {
         self.fetch.iter().copied().filter(|&l| l != EMPTY).collect()
     }
+}
+
+/// Empties a table entry if it holds `line`. Always stored, the old value
+/// or EMPTY, so that no branch depends on it: whether a victim line is in
+/// the filter is a coin toss the branch predictor loses on every miss.
+#[inline(always)]
+fn forget(entry: &mut u64, line: u64) {
+    let e = *entry;
+    *entry = if e == line { EMPTY } else { e };
 }
