@@ -677,14 +677,20 @@ fn multiplies_and_divides_match_the_interpreter_at_their_edges() {
         0x1234_5678_9abc_def1,
         0xfedc_ba98_7654_3210,
     ];
+    same_at_edges(&code, &edges);
+}
+
+/// Runs `code` (one block) under both engines until it is translated, with
+/// x1 and x2 every pair of `edges`: the outcomes must be the same.
+fn same_at_edges(code: &[u32], edges: &[u64]) {
     let runs = 2 * super::HOT_THRESHOLD as usize + 2;
-    for &a in &edges {
-        for &b in &edges {
+    for &a in edges {
+        for &b in edges {
             let mut x = [0u64; 16];
             x[1] = a;
             x[2] = b;
-            let (interp, _) = run(&code, &x, false, Engine::Interp, runs);
-            let (jit, translated) = run(&code, &x, false, Engine::Jit, runs);
+            let (interp, _) = run(code, &x, false, Engine::Interp, runs);
+            let (jit, translated) = run(code, &x, false, Engine::Jit, runs);
             assert!(translated);
             assert_eq!(interp, jit, "rs1 {a:#x}, rs2 {b:#x}");
         }
@@ -791,19 +797,8 @@ fn bit_manipulations_match_the_interpreter_at_their_edges() {
         0x8000,
         0x80,
     ];
-    let runs = 2 * super::HOT_THRESHOLD as usize + 2;
     for code in &rounds {
-        for &a in &edges {
-            for &b in &edges {
-                let mut x = [0u64; 16];
-                x[1] = a;
-                x[2] = b;
-                let (interp, _) = run(code, &x, false, Engine::Interp, runs);
-                let (jit, translated) = run(code, &x, false, Engine::Jit, runs);
-                assert!(translated);
-                assert_eq!(interp, jit, "rs1 {a:#x}, rs2 {b:#x}");
-            }
-        }
+        same_at_edges(code, &edges);
     }
 }
 
