@@ -49,6 +49,15 @@ pub mod method;
 pub mod microbench;
 pub mod pm;
 mod stats;
+/// The indices of the bits set in `bits`, lowest first.
+fn set_bits(mut bits: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        let b = (bits != 0).then(|| bits.trailing_zeros() as usize)?;
+        bits &= bits - 1;
+        Some(b)
+    })
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -1347,11 +1356,9 @@ impl Controller {
         let mut cuts_a_row = false;
         if any_open {
             for (w, &bits) in self.open_banks.iter().enumerate() {
-                let mut bits = bits;
-                while bits != 0 {
-                    let b = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    cuts_a_row |= self.banks[b].open.is_some_and(|o| o.pre_ready > due);
+                for b in set_bits(bits) {
+                    let o = self.banks[w * 64 + b].open;
+                    cuts_a_row |= o.is_some_and(|o| o.pre_ready > due);
                 }
             }
         }
@@ -1375,10 +1382,7 @@ impl Controller {
         // region's method), then REF waits for the latest bank.
         if any_open {
             for w in 0..self.open_banks.len() {
-                let mut bits = self.open_banks[w];
-                while bits != 0 {
-                    let b = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
+                for b in set_bits(self.open_banks[w]).map(|b| w * 64 + b) {
                     if let Some(o) = self.banks[b].open {
                         let at = self.refresh_close(o, due);
                         self.close(b, at);

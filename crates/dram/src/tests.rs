@@ -1595,3 +1595,16 @@ fn two_blocking_cpus_overlap_in_different_banks() {
     let slowest = cpus.iter().map(|c| c.now).max().unwrap();
     assert!(slowest as f64 > 1.9 * alone as f64, "{slowest} vs {alone}");
 }
+
+#[test]
+fn set_bits_are_the_indices_of_the_ones_lowest_first() {
+    assert_eq!(super::set_bits(0).count(), 0);
+    assert_eq!(
+        super::set_bits(1 << 63 | 1 << 5 | 1).collect::<Vec<_>>(),
+        [0, 5, 63]
+    );
+    assert_eq!(
+        super::set_bits(u64::MAX).collect::<Vec<_>>(),
+        (0..64).collect::<Vec<_>>()
+    );
+}
