@@ -48,7 +48,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from seed000_fig11 import spearman  # noqa: E402
+from seed000_fig11 import spearman, workloads  # noqa: E402
 
 BIN = REPO / "guest" / "build" / "workloads" / "bin"
 SPEC_NS = 13.75  # zc706's PL DDR3-1600 tRCD and tRP
@@ -78,7 +78,8 @@ def run(program, args, persist, rcd, rp):
                "--set", "machine.model=timing", "--set", "user.heap=nvmm",
                "--set", f"memory.nvmm.trcd_ns={SPEC_NS + rcd}",
                "--set", f"memory.nvmm.trp_ns={SPEC_NS + rp}",
-               "--", str(BIN / program)] + args + ([f"persist:{persist}"] if persist else [])
+               *workloads.guest_view({"PATH": "/usr/bin:/bin", "LC_ALL": "C"}),
+               "--", workloads.guest_path(BIN / program)] + args + ([f"persist:{persist}"] if persist else [])
         p = subprocess.run(cmd, cwd=d, env={"PATH": "/usr/bin:/bin", "LC_ALL": "C"},
                            stdin=subprocess.DEVNULL, capture_output=True)
         if p.returncode != 0:

@@ -49,11 +49,14 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "guest" / "workloads"))
+import workloads  # noqa: E402  (the fixed guest view)
 EMU = ROOT / "guest" / "build" / "emu"
 # --io -> (program, the IO memory argument it runs with)
 IO_KINDS = {
@@ -128,8 +131,9 @@ def run_one(config, sets, prog, extra, task, size, memory, setting, out):
     stats = out / f"{name}.json"
     cmd = [rvnvmm_bin(), "run", "--config", config,
            "--set", "machine.cores=2", "--set", f"machine.threads_per_core={tpc}",
-           *[w for kv in sets for w in ("--set", kv)], *extra,
-           "--no-progress", "--stats", str(stats), "--", str(prog), task, str(size), memory, pairs]
+           *[w for kv in sets for w in ("--set", kv)], *extra, *workloads.guest_view(),
+           "--no-progress", "--stats", str(stats), "--", workloads.guest_path(prog), task, str(size),
+           memory, pairs]
     with tempfile.TemporaryDirectory(prefix="rvnvmm-s002-") as cwd:
         env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
         p = subprocess.run(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,

@@ -34,6 +34,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "guest" / "workloads"))
+import workloads  # noqa: E402  (the fixed guest view)
 NPB = ROOT / "guest" / "build" / "npb"
 
 # Seed 003 Table 2 (NPB class S, 1/2/4 processes, 2 CPUs): time in seconds.
@@ -60,8 +62,8 @@ def run_one(kernel, machine, threads, cls, sets, out):
     stats = out / f"{kernel}.{machine}.{threads}.json"
     cmd = [rvnvmm_bin(), "run", "--config", machine, "--set", "machine.model=timing",
            *[w for kv in sets for w in ("--set", kv)],
-           "--no-progress", "--stats", str(stats), "--env", f"OMP_NUM_THREADS={threads}",
-           "--", str(NPB / kernel), cls]
+           "--no-progress", "--stats", str(stats), *workloads.guest_view(),
+           "--env", f"OMP_NUM_THREADS={threads}", "--", workloads.guest_path(NPB / kernel), cls]
     with tempfile.TemporaryDirectory(prefix="rvnvmm-s003-") as cwd:
         # A fixed environment: rvnvmm hands it to the guest, whose stack and
         # libgomp (OMP_* variables) it would otherwise change.

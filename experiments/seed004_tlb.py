@@ -27,6 +27,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "guest" / "workloads"))
+import workloads  # noqa: E402  (the fixed guest view)
 PROGRAM = ROOT / "guest" / "build" / "static" / "tlb_stride"
 
 # Seed 004 Table 1: strided / contiguous time with each machine's base pages.
@@ -42,7 +44,8 @@ def run_one(n, pages, reps, sets):
         stats = Path(tmp) / "stats.json"
         cmd = [rvnvmm_bin(), "run", "--set", "machine.model=timing", "--set", "tlb.enabled=true",
                "--set", f"user.pages={pages}", *[w for kv in sets for w in ("--set", kv)],
-               "--no-progress", "--stats", str(stats), "--", str(PROGRAM), str(reps), "-t", str(n)]
+               "--no-progress", "--stats", str(stats), *workloads.guest_view(),
+               "--", workloads.guest_path(PROGRAM), str(reps), "-t", str(n)]
         p = subprocess.run(cmd, cwd=tmp, stdin=subprocess.DEVNULL, capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"tlb_stride {n} under {pages} exited {p.returncode}: {p.stderr[-400:]}")

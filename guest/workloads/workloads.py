@@ -250,6 +250,39 @@ def expand(s, sysroot):
     return s.replace("{bin}", str(BIN)).replace("{inputs}", str(INPUTS)).replace("{sysroot}", sysroot or "")
 
 
+# The guest's view under rvnvmm: the same names wherever the checkout, the
+# cache and the working directory lie on the host (`rvnvmm run --map`), so
+# that the guest's stack, and with it every address-dependent result, is
+# the same for everyone.
+GUEST_BUILD = "/guest"
+GUEST_BIN = f"{GUEST_BUILD}/workloads/bin"
+GUEST_INPUTS = f"{GUEST_BUILD}/workloads/inputs"
+GUEST_CWD = "/work"
+
+
+def guest_expand(s):
+    """A manifest string with its placeholders as the guest names them
+    ({sysroot} is the guest's root: rvnvmm finds it through --sysroot)."""
+    return s.replace("{bin}", GUEST_BIN).replace("{inputs}", GUEST_INPUTS).replace("{sysroot}", "")
+
+
+def guest_path(host):
+    """The guest's name of a file under guest/build (GUEST_BUILD/...)."""
+    rel = Path(host).resolve().relative_to(BUILD.parent.resolve())
+    return f"{GUEST_BUILD}/{rel}"
+
+
+def guest_view(env=None):
+    """The `rvnvmm run` options of the fixed guest view: guest/build at
+    GUEST_BUILD, the host's working directory at GUEST_CWD (the guest's),
+    and `env` (default guest_env(GUEST_CWD)) as the whole environment."""
+    opts = ["--map", f"{GUEST_BUILD}={BUILD.parent}", "--map", f"{GUEST_CWD}=.",
+            "--cwd", GUEST_CWD, "--clean-env"]
+    for k, v in (guest_env(GUEST_CWD) if env is None else env).items():
+        opts += ["--env", f"{k}={v}"]
+    return opts
+
+
 def resolve(w, size):
     """(program, args, sysroot or None) with the placeholders filled in."""
     sysroot = setup_path("RVNVMM_SYSROOT") if w["sysroot"] else None
@@ -265,16 +298,24 @@ def rvnvmm_bin():
 
 
 def guest_env(cwd):
-    """The fixed environment every run gets (rvnvmm passes it on to the guest)."""
+    """The fixed environment of every run: qemu-riscv64 passes its own on
+    to the guest; rvnvmm gives the guest this one with cwd = GUEST_CWD
+    (guest_view)."""
     return {"PATH": "/usr/bin:/bin", "LC_ALL": "C", "HOME": cwd, "TMPDIR": cwd}
 
 
 def command(w, size, opts, qemu=False):
+    """The command line of workload `w`, to run in a working directory of
+    its own: rvnvmm's in the fixed guest view (programs and inputs by their
+    guest names), or qemu-riscv64's with host paths."""
     prog, args, sysroot = resolve(w, size)
     if qemu:
         q = os.environ.get("RVNVMM_QEMU") or "qemu-riscv64"
         return [q] + (["-L", sysroot] if sysroot else []) + [prog] + args
-    return [rvnvmm_bin(), "run"] + (["--sysroot", sysroot] if sysroot else []) + list(opts) + ["--", prog] + args
+    gprog = guest_expand(w["binary"])
+    gargs = [guest_expand(a) for a in w["args"][size]]
+    return ([rvnvmm_bin(), "run"] + (["--sysroot", sysroot] if sysroot else []) + guest_view()
+            + list(opts) + ["--", gprog] + gargs)
 
 
 def run(w, size, opts, qemu=False, stdout=None):

@@ -777,10 +777,23 @@ fn run_rvnvmm(
     cwd: &Path,
     env: &[String],
 ) -> Result<(u64, f64), CliError> {
-    let program = w.program.to_string_lossy().into_owned();
+    // The guest sees the program at /bench/NAME and its working directory
+    // at /work wherever they lie on the host: the same stack, and so the
+    // same instruction count, on every host.
+    let name = w
+        .program
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let program = format!("/bench/{name}");
+    let map = |guest: &str, host: &Path| {
+        rvnvmm_user::fs::Map::new(guest, host).map_err(|e| CliError::Usage(e.to_string()))
+    };
     let mut argv = vec![program.clone()];
     argv.extend(w.args.iter().cloned());
-    let mut opts = crate::user_options(cfg, program, argv)?;
+    let mut opts = crate::user_options(cfg, program.clone(), argv)?;
+    opts.maps = vec![map(&program, &w.program)?, map("/work", cwd)?];
+    opts.cwd = Some("/work".into());
     opts.env = env.to_vec();
     opts.hart.engine = engine;
 

@@ -8,6 +8,12 @@
 //! (where a missing flush or fence shows), the rest anywhere. Each point
 //! runs as two `rvnvmm run` child processes on its own copy of the starting
 //! image, `--jobs` points at a time.
+//!
+//! Every run sees the same guest view wherever the programs and the work
+//! directory lie on the host (a crash point is an instruction count, and the
+//! guest's stack holds its environment and paths): the program under test
+//! and the recovery program at `/crashtest/bin/NAME`, the work directory as
+//! the working directory `/crashtest/work`, and only `--env`'s variables.
 
 use crate::error::CliError;
 use crate::persistence::{NvmmRegion, CRASH_STATUS};
@@ -47,6 +53,14 @@ pub struct CrashtestArgs {
     /// Keep the work directory (images, statistics) in DIR.
     #[arg(long, value_name = "DIR")]
     keep: Option<PathBuf>,
+    /// A variable of the guests' environment (repeatable): they get these
+    /// alone, never the host's.
+    #[arg(long = "env", value_name = "KEY=VALUE")]
+    envs: Vec<String>,
+    /// Place a host directory or file at a guest path, as `rvnvmm run
+    /// --map` (repeatable): for inputs the programs name.
+    #[arg(long = "map", value_name = "GUEST=HOST")]
+    maps: Vec<String>,
     /// The program under test, then its arguments.
     #[arg(value_name = "PROGRAM [ARGS]", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
@@ -144,6 +158,28 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
     if recover.is_empty() {
         return Err(CliError::Usage("--recover names no program".into()));
     }
+    for kv in &a.envs {
+        if kv.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
+            return Err(CliError::Usage(format!(
+                "--env wants KEY=VALUE, got '{kv}'"
+            )));
+        }
+    }
+    let mut view = GuestView {
+        maps: a
+            .maps
+            .iter()
+            .map(|m| {
+                rvnvmm_user::fs::Map::parse(m)
+                    .map(|m| format!("{}={}", m.guest, m.host.display()))
+                    .map_err(|e| CliError::Usage(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?,
+        envs: a.envs.clone(),
+        placed: Vec::new(),
+    };
+    let command = view.place(&a.command)?;
+    let recover = view.place(&recover)?;
     let mut machine = a.machine.clone();
     let cfg = crate::load_config(&machine)?;
     let region =
@@ -176,8 +212,10 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
     })?;
     let exe = std::env::current_exe()
         .map_err(|e| CliError::Usage(format!("cannot find the rvnvmm executable: {e}")))?;
+    view.maps.push(format!("{WORK_GUEST}={}", work.display()));
     let runner = Runner {
         exe,
+        view,
         machine,
         region: region.name.clone(),
         sysroot: a.sysroot.clone(),
@@ -197,12 +235,12 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
         path_arg(&stats_file),
     ];
     extra.push("--".into());
-    extra.extend(a.command.iter().cloned());
+    extra.extend(command.iter().cloned());
     let out = runner.run(&learn_img, &extra)?;
     if !out.status.success() {
         return Err(CliError::Usage(format!(
             "{} exited with {} in the run that learns its length (it must succeed without a crash):\n{}",
-            a.command.join(" "),
+            command.join(" "),
             out.status,
             String::from_utf8_lossy(&out.stderr)
         )));
@@ -235,7 +273,7 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
                 }
                 let mut crash_seed = a.seed ^ (i as u64).wrapping_mul(0x2545_f491_4f6c_dd1d);
                 let crash_seed = splitmix(&mut crash_seed);
-                let r = runner.point(i, points[i], crash_seed, &a.command, &recover);
+                let r = runner.point(i, points[i], crash_seed, &command, &recover);
                 if matches!(&r, Ok(p) if p.failure.is_some()) || r.is_err() {
                     failed.fetch_add(1, Ordering::SeqCst);
                 }
@@ -265,7 +303,7 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
     let fails: Vec<&PointResult> = results.iter().filter(|r| r.failure.is_some()).collect();
     println!(
         "crashtest: {}: {} crash points (seed {}, persistence {persistence}, {len} instructions, {} flush and fence events): {} passed, {} failed",
-        a.command.join(" "),
+        command.join(" "),
         results.len(),
         a.seed,
         events.len(),
@@ -312,9 +350,88 @@ fn read_json(p: &Path) -> Result<serde_json::Value, CliError> {
         .map_err(|e| CliError::Usage(format!("{} is not JSON: {e}", p.display())))
 }
 
+/// Where the work directory is in the guests' view (their working directory).
+const WORK_GUEST: &str = "/crashtest/work";
+/// Where the program under test and the recovery program are.
+const BIN_GUEST: &str = "/crashtest/bin";
+
+/// The guests' fixed view of the world (the module's doc).
+struct GuestView {
+    /// `--map` arguments, GUEST=HOST.
+    maps: Vec<String>,
+    /// The whole environment.
+    envs: Vec<String>,
+    /// Host programs placed at `BIN_GUEST/NAME`: name, host path.
+    placed: Vec<(String, PathBuf)>,
+}
+
+impl GuestView {
+    /// `command` with its program named as the guests see it: a host file
+    /// outside the `--map`s is placed at `BIN_GUEST/NAME`; a name a map
+    /// gives (or a sysroot's) stays.
+    fn place(&mut self, command: &[String]) -> Result<Vec<String>, CliError> {
+        let mut out = command.to_vec();
+        let Some(prog) = out.first_mut() else {
+            return Ok(out);
+        };
+        let mapped = self
+            .maps
+            .iter()
+            .filter_map(|m| m.split_once('=').map(|(g, _)| g))
+            .any(|g| {
+                prog.strip_prefix(g)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+            });
+        let host = Path::new(prog.as_str());
+        if mapped || !host.is_file() {
+            return Ok(out);
+        }
+        let host = std::fs::canonicalize(host)
+            .map_err(|e| CliError::Usage(format!("cannot use {prog}: {e}")))?;
+        let name = host
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // The same file keeps one name; another of the same name gets one
+        // of its own.
+        let guest_name = match self.placed.iter().find(|(_, h)| *h == host) {
+            Some((n, _)) => n.clone(),
+            None => {
+                let mut n = name.clone();
+                let mut k = 2;
+                while self.placed.iter().any(|(p, _)| *p == n) {
+                    n = format!("{name}.{k}");
+                    k += 1;
+                }
+                self.maps
+                    .push(format!("{BIN_GUEST}/{n}={}", host.display()));
+                self.placed.push((n.clone(), host));
+                n
+            }
+        };
+        *prog = format!("{BIN_GUEST}/{guest_name}");
+        Ok(out)
+    }
+
+    /// The `rvnvmm run` options of the view.
+    fn args(&self) -> Vec<String> {
+        let mut v = vec!["--clean-env".to_string(), "--cwd".into(), WORK_GUEST.into()];
+        for m in &self.maps {
+            v.push("--map".into());
+            v.push(m.clone());
+        }
+        for e in &self.envs {
+            v.push("--env".into());
+            v.push(e.clone());
+        }
+        v
+    }
+}
+
 /// How the child runs are made.
 struct Runner<'a> {
     exe: PathBuf,
+    view: GuestView,
     machine: MachineArgs,
     region: String,
     sysroot: Option<PathBuf>,
@@ -349,6 +466,7 @@ impl Runner<'_> {
         if let Some(s) = &self.sysroot {
             c.arg("--sysroot").arg(s);
         }
+        c.args(self.view.args());
         c.args(args).stdin(Stdio::null());
         c.output()
             .map_err(|e| CliError::Usage(format!("cannot run {}: {e}", self.exe.display())))

@@ -85,6 +85,21 @@ pub(crate) struct RunArgs {
     /// Set a guest environment variable (repeatable); otherwise the host's is inherited.
     #[arg(long = "env", value_name = "KEY=VALUE")]
     envs: Vec<String>,
+    /// Start the guest with an empty environment (then only --env's
+    /// variables) instead of the host's.
+    #[arg(long)]
+    clean_env: bool,
+    /// Place the host directory or file HOST at the guest path GUEST
+    /// (repeatable; as a bind mount, the innermost wins): a program,
+    /// its inputs and its working directory get the same guest names
+    /// wherever they lie on the host. The program itself may be named by
+    /// its GUEST path.
+    #[arg(long = "map", value_name = "GUEST=HOST")]
+    maps: Vec<String>,
+    /// The guest's working directory at the start, a guest path (default:
+    /// the host's, or / under --root).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<String>,
     /// Stop after about N instructions.
     #[arg(long, value_name = "N")]
     max_insns: Option<u64>,
@@ -138,7 +153,7 @@ pub(crate) struct RunArgs {
     /// checkpoint's memory map, harts and ISA; its timing configuration
     /// may differ.
     #[arg(long, value_name = "DIR",
-          conflicts_with_all = ["command", "sysroot", "root", "envs", "crash_at", "gdb", "sample", "persist_events"])]
+          conflicts_with_all = ["command", "sysroot", "root", "envs", "clean_env", "maps", "cwd", "crash_at", "gdb", "sample", "persist_events"])]
     restore: Option<PathBuf>,
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
@@ -220,6 +235,8 @@ pub(crate) fn user_options(
         env: std::env::vars().map(|(k, v)| format!("{k}={v}")).collect(),
         root: None,
         sysroot: None,
+        maps: Vec::new(),
+        cwd: None,
         harts: cfg.machine.harts as usize,
         threads_per_core: cfg.machine.threads_per_core as usize,
         hart: HartConfig {
@@ -297,6 +314,14 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
     };
     let argv = a.command.clone();
     let mut opts = user_options(&cfg, program.clone(), argv)?;
+    if a.clean_env {
+        opts.env.clear();
+    }
+    for spec in &a.maps {
+        opts.maps
+            .push(rvnvmm_user::fs::Map::parse(spec).map_err(|e| CliError::Usage(e.to_string()))?);
+    }
+    opts.cwd = a.cwd.clone();
     for kv in &a.envs {
         let key = kv.split('=').next().unwrap_or("");
         if !kv.contains('=') || key.is_empty() {
@@ -381,6 +406,7 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
     if restored.is_none() {
         process.mount_pmem_dir()?;
     }
+    let guest = stats::guest_json(&process.guest_start());
     let mut points = run_checkpoint::Points::new(&a);
     points.arm(&mut process);
     if let Some(port) = a.gdb {
@@ -462,7 +488,14 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
             None
         };
         if let Some(target) = target {
-            let json = stats::to_json(&cfg, &program, &outcome, host_seconds, crash.as_ref());
+            let json = stats::to_json(
+                &cfg,
+                &program,
+                Some(&guest),
+                &outcome,
+                host_seconds,
+                crash.as_ref(),
+            );
             target.write(json.as_bytes())?;
         }
     }

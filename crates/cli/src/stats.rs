@@ -9,6 +9,7 @@ use serde_json::json;
 pub fn to_json(
     cfg: &Config,
     program: &str,
+    guest: Option<&serde_json::Value>,
     o: &Outcome,
     host_seconds: f64,
     crash: Option<&serde_json::Value>,
@@ -56,6 +57,7 @@ pub fn to_json(
         "schema": "rvnvmm-stats/1",
         "machine": cfg.machine.name,
         "program": program,
+        "guest": guest,
         "exit": exit,
         "instructions": o.instructions,
         "sim_time_ns": o.sim_time_ns,
@@ -77,6 +79,11 @@ pub fn to_json(
     if let (Some(c), serde_json::Value::Object(top)) = (crash, &mut v) {
         top.insert("crash".into(), c.clone());
     }
+    if guest.is_none() {
+        if let serde_json::Value::Object(top) = &mut v {
+            top.remove("guest");
+        }
+    }
     v["stats_reset"] = crate::roi::reset_json(o.reset);
     v["model_switches"] = crate::roi::switches_json(&o.model_switches);
     if let Some(sampling) = &o.sampling {
@@ -87,12 +94,24 @@ pub fn to_json(
         .iter()
         .map(|s| {
             let stats: serde_json::Value =
-                serde_json::from_str(&to_json(cfg, program, &s.stats, 0.0, None))
+                serde_json::from_str(&to_json(cfg, program, None, &s.stats, 0.0, None))
                     .expect("the JSON just rendered");
             crate::roi::snapshot_json(&s.name, s.instructions, s.sim_time_ns, stats)
         })
         .collect();
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
+}
+
+/// The `guest` object: what the program started with, as the guest saw
+/// it (the environment by its size: its strings lie on the stack).
+pub fn guest_json(g: &rvnvmm_user::GuestStart) -> serde_json::Value {
+    json!({
+        "argv": g.argv,
+        "env_vars": g.env.len(),
+        "env_bytes": g.env.iter().map(|e| e.len() + 1).sum::<usize>(),
+        "cwd": g.cwd,
+        "maps": g.maps,
+    })
 }
 
 /// A hart's or thread's `atomics` object.

@@ -230,6 +230,40 @@ fn crash_at_keeps_only_the_persistence_domain() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// The report names the programs by their guest paths and the guests see
+/// the same world, so it is the same wherever the programs lie on the host
+/// (the crash points are instruction counts: a guest that saw the host's
+/// paths on its stack would crash elsewhere).
+#[test]
+fn crashtest_reports_the_same_wherever_the_program_lies() {
+    let base = std::env::temp_dir().join(format!("rvnvmm-crashtest-dirs-{}", std::process::id()));
+    let mut reports = Vec::new();
+    for deep in ["a", "a-longer-name/and/more/levels/below/it"] {
+        let dir = base.join(deep);
+        std::fs::create_dir_all(&dir).unwrap();
+        let prog = dir.join("undo_log");
+        std::fs::copy(undo_log(), &prog).unwrap();
+        let o = rvnvmm()
+            .args(["crashtest", "--points", "20", "--seed", "3", "--jobs", "2"])
+            .args(["--persistence", "adr", "--recover"])
+            .arg(format!("{} check", prog.display()))
+            .arg("--")
+            .arg(&prog)
+            .args(["run", "10", "no-fence"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        assert!(
+            out.starts_with("crashtest: /crashtest/bin/undo_log run 10 no-fence: "),
+            "{out}"
+        );
+        reports.push(out);
+    }
+    assert_eq!(reports[0], reports[1]);
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 fn crashtest(persistence: &str, variant: &str) -> Output {
     let prog = undo_log();
     rvnvmm()

@@ -126,6 +126,88 @@ fn root_confines_every_path() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// The guest view of `--map`, `--cwd` and `--clean-env`: the program and
+/// its working directory by fixed guest names, an environment of `--env`s
+/// alone, recorded in the statistics' `guest`; the same statistics from a
+/// program and a working directory at host paths of different lengths.
+#[test]
+fn a_fixed_guest_view_gives_the_same_run_wherever_the_host_files_lie() {
+    let (busybox, _) = paths();
+    let base = tempdir();
+    // No pipeline: a forked child's host timing would move the counts.
+    let script = "pwd; env; cat input.txt; readlink /proc/self/exe; \
+                  cd /bench && pwd && ls /bench/busybox";
+    let mut runs = Vec::new();
+    for (k, deep) in ["a", "a-much-longer-directory-name/with/more/levels/in/it"]
+        .into_iter()
+        .enumerate()
+    {
+        let bin = base.join(deep).join("bin");
+        let work = base.join(deep).join("work");
+        std::fs::create_dir_all(&bin).unwrap();
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::copy(&busybox, bin.join("busybox")).unwrap();
+        std::fs::write(work.join("input.txt"), "input\n").unwrap();
+        let stats = base.join(format!("s{k}.json"));
+        let o = rvnvmm()
+            .arg("run")
+            .arg("--clean-env")
+            .args(["--env", "HOME=/work", "--env", "LC_ALL=C"])
+            .arg("--map")
+            .arg(format!("/bench={}", bin.display()))
+            .arg("--map")
+            .arg(format!("/work={}", work.display()))
+            .args(["--cwd", "/work", "--stats"])
+            .arg(&stats)
+            .args(["/bench/busybox", "sh", "-c", script])
+            .env("HOST_ONLY", "1")
+            .output()
+            .unwrap();
+        let out = success_stdout(&o);
+        assert_eq!(
+            out,
+            // busybox's sh adds SHLVL, its default PATH and PWD.
+            "/work\nSHLVL=1\nHOME=/work\nPATH=/sbin:/usr/sbin:/bin:/usr/bin\nLC_ALL=C\n\
+             PWD=/work\ninput\n/bench/busybox\n/bench\n/bench/busybox\n"
+        );
+        let j: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&stats).unwrap()).unwrap();
+        assert_eq!(j["program"], "/bench/busybox");
+        assert_eq!(j["guest"]["argv"][0], "/bench/busybox");
+        assert_eq!(j["guest"]["cwd"], "/work");
+        assert_eq!(j["guest"]["env_vars"], 2);
+        assert_eq!(j["guest"]["env_bytes"], "HOME=/work\0LC_ALL=C\0".len());
+        assert_eq!(j["guest"]["maps"], serde_json::json!(["/bench", "/work"]));
+        runs.push(stats_of(&stats).1);
+    }
+    assert_eq!(runs[0], runs[1]);
+    // Refused with the fix, before the run.
+    for (args, says) in [
+        (&["--map", "bench"][..], "--map wants GUEST=HOST"),
+        (
+            &["--map", "/=/tmp"][..],
+            "must be absolute and other than '/'",
+        ),
+        (
+            &["--map", "/x=/nonexistent-dir"][..],
+            "--map /x=/nonexistent-dir",
+        ),
+        (&["--cwd", "/nonexistent-dir"][..], "--cwd"),
+    ] {
+        let o = rvnvmm()
+            .arg("run")
+            .args(args)
+            .arg(&busybox)
+            .arg("true")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Reads `sim_time_ns` from a stats file, and its lines without the host
 /// measurements.
 fn stats_of(path: &Path) -> (u64, Vec<String>) {

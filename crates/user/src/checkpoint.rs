@@ -225,6 +225,11 @@ impl Process {
         strings(w, &o.env);
         opt_path(w, o.root.as_deref());
         opt_path(w, o.sysroot.as_deref());
+        w.count(self.fs.maps().len());
+        for m in self.fs.maps() {
+            w.bytes(m.guest.as_bytes());
+            w.bytes(m.host.as_os_str().as_bytes());
+        }
         let host_cwd = std::env::current_dir().unwrap_or_default();
         w.bytes(host_cwd.as_os_str().as_bytes());
         w.bytes(self.fs.cwd_confined().as_bytes());
@@ -306,6 +311,14 @@ impl Process {
         opts.env = saved.env.clone();
         opts.root = saved.root.clone();
         opts.sysroot = saved.sysroot.clone();
+        opts.maps = saved
+            .maps
+            .iter()
+            .map(|(guest, host)| crate::fs::Map::new(guest, host))
+            .collect::<Result<_, _>>()
+            .map_err(|e| CheckpointError::Outside(format!("its {e}")))?;
+        // The working directory is the checkpoint's, restored below.
+        opts.cwd = None;
         for (what, dir) in [("--root", &opts.root), ("--sysroot", &opts.sysroot)] {
             if let Some(d) = dir.as_ref().filter(|d| !d.is_dir()) {
                 return Err(CheckpointError::Outside(format!(
@@ -471,6 +484,8 @@ struct SavedProgram {
     env: Vec<String>,
     root: Option<PathBuf>,
     sysroot: Option<PathBuf>,
+    /// The `--map`s: guest path, host path.
+    maps: Vec<(String, PathBuf)>,
     host_cwd: PathBuf,
     cwd_confined: String,
     exe_host: PathBuf,
@@ -484,6 +499,12 @@ fn read_process_head(r: &mut StateReader<'_>) -> Result<SavedProgram, Checkpoint
         env: read_strings(r)?,
         root: read_opt_path(r)?,
         sysroot: read_opt_path(r)?,
+        maps: {
+            let n = r.count(MAX_ITEMS)?;
+            (0..n)
+                .map(|_| Ok((string(r)?, path(r)?)))
+                .collect::<Result<_, CheckpointError>>()?
+        },
         host_cwd: path(r)?,
         cwd_confined: string(r)?,
         exe_host: path(r)?,

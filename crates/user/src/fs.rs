@@ -2,6 +2,9 @@
 //! `--sysroot` consulted first for absolute paths (qemu's `-L`), or a
 //! `--root` that confines every path — absolute, relative, `..` and symlinks
 //! — inside one directory, using the host kernel's `openat2(RESOLVE_IN_ROOT)`.
+//! In either mode, `--map GUEST=HOST` places a host directory or file at a
+//! fixed guest path, so a program and its inputs have the same names in the
+//! guest wherever they lie on the host.
 
 use crate::errno::*;
 use std::ffi::{CStr, CString};
@@ -31,6 +34,127 @@ pub struct Fs {
     /// The NVMM-backed directory (`user.pmem_dir`): its guest path and the
     /// host directory standing for it.
     pub pmem: Option<(Vec<u8>, PathBuf)>,
+    /// The guest paths placed on host paths (`--map`), longest guest path
+    /// first so that the innermost map wins.
+    maps: Vec<Map>,
+}
+
+/// A guest path standing for a host directory or file (`--map GUEST=HOST`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Map {
+    /// The guest path: absolute, normal (no `.`, `..`, `//` or trailing
+    /// `/`), not `/` itself.
+    pub guest: String,
+    /// The host path, absolute and with its symlinks resolved.
+    pub host: PathBuf,
+}
+
+/// Why a `--map` cannot be made.
+#[derive(Debug, thiserror::Error)]
+pub enum MapError {
+    /// Not `GUEST=HOST`.
+    #[error("--map wants GUEST=HOST (an absolute guest path, then a host path), got '{0}'")]
+    Syntax(String),
+    /// The guest side is not a usable absolute path.
+    #[error("--map {0}: the guest path must be absolute and other than '/'")]
+    GuestPath(String),
+    /// The host side does not exist.
+    #[error("--map {guest}={host}: {source}")]
+    Host {
+        /// The guest path.
+        guest: String,
+        /// The host path as given.
+        host: String,
+        /// Why it cannot be used.
+        source: std::io::Error,
+    },
+    /// The same guest path twice.
+    #[error("--map {0} is given twice")]
+    Twice(String),
+}
+
+impl Map {
+    /// Parses `GUEST=HOST`; the host path must exist.
+    pub fn parse(spec: &str) -> Result<Map, MapError> {
+        let (guest, host) = spec
+            .split_once('=')
+            .filter(|(g, h)| !g.is_empty() && !h.is_empty())
+            .ok_or_else(|| MapError::Syntax(spec.to_string()))?;
+        Map::new(guest, Path::new(host))
+    }
+
+    /// The map of the guest path `guest` onto the existing host path `host`.
+    pub fn new(guest: &str, host: &Path) -> Result<Map, MapError> {
+        let normal = normalize(guest.as_bytes());
+        if !guest.starts_with('/') || normal == b"/" {
+            return Err(MapError::GuestPath(guest.to_string()));
+        }
+        let host_abs = std::fs::canonicalize(host).map_err(|source| MapError::Host {
+            guest: guest.to_string(),
+            host: host.display().to_string(),
+            source,
+        })?;
+        Ok(Map {
+            guest: String::from_utf8(normal).map_err(|_| MapError::GuestPath(guest.into()))?,
+            host: host_abs,
+        })
+    }
+
+    /// The host path of the absolute, normal guest path `path`, if the map
+    /// covers it.
+    fn host_of(&self, path: &[u8]) -> Option<PathBuf> {
+        let rest = below(path, self.guest.as_bytes())?;
+        Some(if rest.is_empty() {
+            self.host.clone()
+        } else {
+            self.host.join(std::ffi::OsStr::from_bytes(rest))
+        })
+    }
+
+    /// The guest path of the host path `host`, if it lies in the map.
+    fn guest_of(&self, host: &Path) -> Option<String> {
+        let rest = host.strip_prefix(&self.host).ok()?;
+        Some(if rest.as_os_str().is_empty() {
+            self.guest.clone()
+        } else {
+            format!("{}/{}", self.guest, rest.display())
+        })
+    }
+}
+
+/// What follows `prefix` in `path` when `path` is `prefix` or lies below it
+/// (without the separating `/`).
+fn below<'a>(path: &'a [u8], prefix: &[u8]) -> Option<&'a [u8]> {
+    let rest = path.strip_prefix(prefix)?;
+    match rest.first() {
+        None => Some(rest),
+        Some(b'/') => Some(&rest[1..]),
+        Some(_) => None,
+    }
+}
+
+/// An absolute path with `.`, `..` and repeated or trailing `/` taken out
+/// by their names, as a bind mount's path is matched (`/..` is `/`).
+pub fn normalize(path: &[u8]) -> Vec<u8> {
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for c in path.split(|&b| b == b'/') {
+        match c {
+            b"" | b"." => {}
+            b".." => {
+                parts.pop();
+            }
+            c => parts.push(c),
+        }
+    }
+    if parts.is_empty() {
+        return b"/".to_vec();
+    }
+    let mut out = Vec::with_capacity(path.len());
+    for c in parts {
+        out.push(b'/');
+        out.extend_from_slice(c);
+    }
+    out
 }
 
 /// A guest path the emulator answers from a host path of its own.
@@ -99,7 +223,67 @@ impl Fs {
             exe_guest: String::new(),
             tree: None,
             pmem: None,
+            maps: Vec::new(),
         })
+    }
+
+    /// Places `map` in the guest's view. Its guest path is given once.
+    pub fn add_map(&mut self, map: Map) -> Result<(), MapError> {
+        if self.maps.iter().any(|m| m.guest == map.guest) {
+            return Err(MapError::Twice(map.guest));
+        }
+        self.maps.push(map);
+        // Innermost first: `/a/b` before `/a`.
+        self.maps.sort_by(|a, b| {
+            b.guest
+                .len()
+                .cmp(&a.guest.len())
+                .then(a.guest.cmp(&b.guest))
+        });
+        Ok(())
+    }
+
+    /// The maps in the guest's view.
+    pub fn maps(&self) -> &[Map] {
+        &self.maps
+    }
+
+    /// The host path standing for a guest path (relative to `dirfd`) that a
+    /// map covers.
+    fn in_map(&self, dirfd: i32, path: &[u8]) -> Option<PathBuf> {
+        if self.maps.is_empty() || path.is_empty() {
+            return None;
+        }
+        let abs = if path.first() == Some(&b'/') {
+            path.to_vec()
+        } else if self.root.is_some() {
+            self.guest_abs(dirfd, path).ok()?
+        } else {
+            self.guest_absolute(dirfd, path)?
+        };
+        let abs = normalize(&abs);
+        self.maps.iter().find_map(|m| m.host_of(&abs))
+    }
+
+    /// Where the guest's own view finds an absolute path named on the
+    /// command line: a map, else (without a root) the sysroot. `None`: it is
+    /// a host path.
+    pub fn guest_named_host(&self, path: &[u8]) -> Option<PathBuf> {
+        if path.first() != Some(&b'/') {
+            return None;
+        }
+        let abs = normalize(path);
+        self.maps.iter().find_map(|m| m.host_of(&abs)).or_else(|| {
+            self.root
+                .is_none()
+                .then(|| self.through_sysroot(path))
+                .flatten()
+        })
+    }
+
+    /// The guest path of a host path that lies in a map.
+    fn mapped_guest_of(&self, host: &Path) -> Option<String> {
+        self.maps.iter().find_map(|m| m.guest_of(host))
     }
 
     /// Whether `fd` is one the emulator keeps for itself (the root, the
@@ -183,6 +367,12 @@ impl Fs {
         if let Some(p) = self.tree.as_ref().and_then(|t| t.guest_path(host)) {
             return p;
         }
+        if let Some(p) = self.guest_path_of_pmem(host) {
+            return p;
+        }
+        if let Some(p) = self.mapped_guest_of(host) {
+            return p;
+        }
         match &self.root {
             Some((_, r)) => match host.strip_prefix(r) {
                 Ok(rest) => format!("/{}", rest.display()),
@@ -200,17 +390,13 @@ impl Fs {
         if host.as_os_str().as_bytes().starts_with(b"/memfd:") {
             return Some(host.display().to_string());
         }
-        if let Some((guest, dir)) = &self.pmem {
-            if let Ok(rest) = host.strip_prefix(dir) {
-                let g = String::from_utf8_lossy(guest);
-                return Some(if rest.as_os_str().is_empty() {
-                    g.into_owned()
-                } else {
-                    format!("{g}/{}", rest.display())
-                });
-            }
+        if let Some(p) = self.guest_path_of_pmem(host) {
+            return Some(p);
         }
         if let Some(p) = self.tree.as_ref().and_then(|t| t.guest_path(host)) {
+            return Some(p);
+        }
+        if let Some(p) = self.mapped_guest_of(host) {
             return Some(p);
         }
         if let Some((_, r)) = &self.root {
@@ -229,6 +415,18 @@ impl Fs {
                     .map(|r| format!("/{}", r.display()))
             });
         Some(in_sysroot.unwrap_or_else(|| host.display().to_string()))
+    }
+
+    /// The guest path of a host path in the NVMM-backed directory.
+    fn guest_path_of_pmem(&self, host: &Path) -> Option<String> {
+        let (guest, dir) = self.pmem.as_ref()?;
+        let rest = host.strip_prefix(dir).ok()?;
+        let g = String::from_utf8_lossy(guest);
+        Some(if rest.as_os_str().is_empty() {
+            g.into_owned()
+        } else {
+            format!("{g}/{}", rest.display())
+        })
     }
 
     /// The guest path of an open descriptor, as [`Fs::guest_path_of_host`].
@@ -272,6 +470,9 @@ impl Fs {
     fn special(&self, dirfd: i32, path: &[u8], follow: bool) -> Option<Special> {
         use crate::procfs::TreePath;
         if let Some(host) = self.in_pmem_dir(dirfd, path) {
+            return Some(Special::Through(host));
+        }
+        if let Some(host) = self.in_map(dirfd, path) {
             return Some(Special::Through(host));
         }
         let tree = self.tree.as_ref()?;
@@ -521,8 +722,15 @@ impl Fs {
                 if st.st_mode & libc::S_IFMT != libc::S_IFDIR {
                     return Err(ENOTDIR);
                 }
-                let host = std::fs::read_link(std::ffi::OsStr::from_bytes(n.name.as_bytes()))
-                    .map_err(|_| ENOENT)?;
+                let name = Path::new(std::ffi::OsStr::from_bytes(n.name.as_bytes()));
+                // A descriptor's link, or a host path standing for a guest
+                // one (a map, the NVMM-backed directory).
+                let host = if name.starts_with("/proc/self/fd") {
+                    std::fs::read_link(name)
+                } else {
+                    std::fs::canonicalize(name)
+                }
+                .map_err(|_| ENOENT)?;
                 self.cwd = self.host_to_guest(&host);
                 Ok(())
             }
@@ -560,7 +768,10 @@ impl Fs {
         match &self.root {
             Some(_) => Ok(self.cwd.clone().into_bytes()),
             None => std::env::current_dir()
-                .map(|p| p.as_os_str().as_bytes().to_vec())
+                .map(|p| match self.mapped_guest_of(&p) {
+                    Some(guest) => guest.into_bytes(),
+                    None => p.as_os_str().as_bytes().to_vec(),
+                })
                 .map_err(|_| ENOENT),
         }
     }
@@ -625,4 +836,110 @@ pub fn guest_stat(st: &libc::stat) -> [u8; 128] {
     put(104, &(st.st_ctime).to_le_bytes());
     put(112, &(st.st_ctime_nsec as u64).to_le_bytes());
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalize_takes_dots_out_by_name() {
+        for (path, want) in [
+            ("/", "/"),
+            ("/a/b", "/a/b"),
+            ("/a//b/", "/a/b"),
+            ("/a/./b/../c", "/a/c"),
+            ("/..", "/"),
+            ("/a/../../b", "/b"),
+        ] {
+            assert_eq!(normalize(path.as_bytes()), want.as_bytes(), "{path}");
+        }
+    }
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("rvnvmm-fs-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(d.join("sub")).unwrap();
+        std::fs::write(d.join("sub/file"), b"x").unwrap();
+        d
+    }
+
+    #[test]
+    fn a_map_places_a_host_directory_at_a_guest_path_and_back() {
+        let d = scratch("map");
+        let host = std::fs::canonicalize(&d).unwrap();
+        let mut fs = Fs::new(None, None).unwrap();
+        fs.add_map(Map::parse(&format!("/bench/={}", d.display())).unwrap())
+            .unwrap();
+        fs.add_map(Map::new("/bench/sub/inner", &d.join("sub")).unwrap())
+            .unwrap();
+        assert_eq!(fs.maps()[0].guest, "/bench/sub/inner", "innermost first");
+        assert_eq!(fs.guest_named_host(b"/bench"), Some(host.clone()));
+        assert_eq!(
+            fs.guest_named_host(b"/bench/sub/file"),
+            Some(host.join("sub/file"))
+        );
+        assert_eq!(
+            fs.guest_named_host(b"/bench/sub/inner/file"),
+            Some(host.join("sub/file"))
+        );
+        assert_eq!(fs.guest_named_host(b"/benchmark"), None, "by whole names");
+        assert_eq!(fs.guest_named_host(b"/bench/../etc"), None);
+        assert_eq!(fs.guest_named_host(b"bench/sub"), None, "absolute only");
+        assert_eq!(
+            fs.guest_path_of_host(&host.join("sub/file")).as_deref(),
+            Some("/bench/sub/inner/file")
+        );
+        // Opening through the map reads the host file.
+        let fd = fs
+            .open(AT_FDCWD, b"/bench/sub/file", libc::O_RDONLY, 0)
+            .unwrap();
+        // SAFETY: the descriptor was just opened and is owned here.
+        let f = unsafe { std::fs::File::from_raw_fd(fd) };
+        assert_eq!(std::io::read_to_string(f).unwrap(), "x");
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_map_refuses_what_it_cannot_place() {
+        let d = scratch("bad");
+        for spec in ["", "=", "/a", "/a=", "=/tmp"] {
+            assert!(
+                matches!(Map::parse(spec), Err(MapError::Syntax(_))),
+                "{spec}"
+            );
+        }
+        for guest in ["relative", "/", "/.."] {
+            assert!(
+                matches!(Map::new(guest, &d), Err(MapError::GuestPath(_))),
+                "{guest}"
+            );
+        }
+        let missing = Map::new("/x", &d.join("missing")).unwrap_err();
+        assert!(missing.to_string().contains("/x="), "{missing}");
+        let mut fs = Fs::new(None, None).unwrap();
+        fs.add_map(Map::new("/x", &d).unwrap()).unwrap();
+        assert!(matches!(
+            fs.add_map(Map::new("/x/", &d).unwrap()),
+            Err(MapError::Twice(_))
+        ));
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn a_confined_guest_can_work_in_a_mapped_directory() {
+        let d = scratch("root");
+        let root = d.join("root");
+        std::fs::create_dir_all(&root).unwrap();
+        let mut fs = Fs::new(Some(&root), None).unwrap();
+        fs.add_map(Map::new("/data", &d.join("sub")).unwrap())
+            .unwrap();
+        fs.chdir(b"/data").unwrap();
+        assert_eq!(fs.getcwd().unwrap(), b"/data");
+        let fd = fs.open(AT_FDCWD, b"file", libc::O_RDONLY, 0).unwrap();
+        // SAFETY: the descriptor was just opened and is owned here.
+        drop(unsafe { std::fs::File::from_raw_fd(fd) });
+        fs.chdir(b"/").unwrap();
+        assert_eq!(fs.getcwd().unwrap(), b"/");
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

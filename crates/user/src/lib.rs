@@ -25,7 +25,7 @@ pub mod vm;
 
 pub use checkpoint::{checkpoint_program, Carried};
 pub use process::{
-    CrashAt, ExitKind, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
+    CrashAt, ExitKind, GuestStart, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
 };
 pub use roi::{FastForward, Model, ModelSwitch, ResetPoint, Snapshot};
 pub use sampling::{

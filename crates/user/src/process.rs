@@ -31,6 +31,12 @@ pub struct Options {
     pub root: Option<PathBuf>,
     /// Look up absolute paths here first (the dynamic linker and libraries).
     pub sysroot: Option<PathBuf>,
+    /// Guest paths placed on host paths (`--map`), before the sysroot and
+    /// the root.
+    pub maps: Vec<crate::fs::Map>,
+    /// The guest's working directory at the start, a guest path (`--cwd`);
+    /// `None`: the host's (`/` under a root).
+    pub cwd: Option<String>,
     /// Number of harts threads are scheduled on.
     pub harts: usize,
     /// Per-hart settings.
@@ -304,6 +310,16 @@ impl Process {
         let prog = p.opts.program.clone();
         let (args, env) = (p.opts.args.clone(), p.opts.env.clone());
         p.exec(&prog, &args, &env, true)?;
+        // After the program is found: a relative program path is the
+        // command line's, relative to the host's working directory.
+        if let Some(cwd) = p.opts.cwd.clone() {
+            p.fs.chdir(cwd.as_bytes()).map_err(|e| {
+                RunError::Setup(format!(
+                    "cannot make {cwd} the guest's working directory (--cwd): {}",
+                    std::io::Error::from_raw_os_error(e.raw())
+                ))
+            })?;
+        }
         Ok(p)
     }
 
@@ -345,6 +361,10 @@ impl Process {
         aspace.pages = opts.pages;
         let mut fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
+        for m in &opts.maps {
+            fs.add_map(m.clone())
+                .map_err(|e| RunError::Setup(e.to_string()))?;
+        }
         let harts = opts.harts.max(1);
         let threads_per_core = opts.threads_per_core.clamp(1, harts);
         let topology = crate::procfs::Topology {
@@ -509,8 +529,16 @@ impl Process {
         from_host: bool,
     ) -> Result<(), LoadError> {
         // The program named on the command line is a host path even under
-        // --root; every path the guest names goes through its own view.
-        let host = if from_host {
+        // --root, unless a map (or, without a root, the sysroot) holds it:
+        // then it is the guest's name. Every path the guest names goes
+        // through its own view.
+        let mapped = from_host
+            .then(|| self.fs.guest_named_host(path.as_bytes()))
+            .flatten();
+        let from_host = from_host && mapped.is_none();
+        let host = if let Some(h) = mapped {
+            h
+        } else if from_host {
             PathBuf::from(path)
         } else {
             self.fs
@@ -1721,7 +1749,36 @@ fn unsafe_id(f: unsafe extern "C" fn() -> u32) -> u64 {
     unsafe { f() as u64 }
 }
 
+/// The world the guest started in, as the guest sees it: what `--stats`
+/// records as `guest`, so that two runs that differ can be told apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GuestStart {
+    /// argv.
+    pub argv: Vec<String>,
+    /// The environment, `KEY=VALUE`.
+    pub env: Vec<String>,
+    /// The working directory (`getcwd`).
+    pub cwd: String,
+    /// The guest paths of the `--map`s.
+    pub maps: Vec<String>,
+}
+
 impl Process {
+    /// The guest's arguments, environment and working directory as given
+    /// to the program now running (the command line's, or a checkpoint's).
+    pub fn guest_start(&self) -> GuestStart {
+        GuestStart {
+            argv: self.opts.args.clone(),
+            env: self.opts.env.clone(),
+            cwd: self
+                .fs
+                .getcwd()
+                .map(|c| String::from_utf8_lossy(&c).into_owned())
+                .unwrap_or_default(),
+            maps: self.fs.maps().iter().map(|m| m.guest.clone()).collect(),
+        }
+    }
+
     /// The epoch-based realtime clock in ns.
     pub(crate) fn realtime_ns(&self) -> u64 {
         self.opts.epoch_secs * 1_000_000_000 + self.now_ns()

@@ -22,6 +22,8 @@ pub(crate) fn process() -> Process {
         env: Vec::new(),
         root: None,
         sysroot: None,
+        maps: Vec::new(),
+        cwd: None,
         harts: 2,
         hart: Default::default(),
         ram: (0x8000_0000, 64 << 20),
