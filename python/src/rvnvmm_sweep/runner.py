@@ -29,6 +29,12 @@ STDERR_TAIL = 16 * 1024
 STDOUT_TAIL = 4 * 1024
 #: Attempts per run: a failure is retried once, in case it was the host's.
 ATTEMPTS = 2
+#: Where a `run` task's guest finds its program and works, wherever the
+#: program and the scratch directory lie on the host (`rvnvmm run --map`):
+#: the guest's stack holds these paths, so the statistics would move with
+#: the checkout's directory otherwise.
+GUEST_PROGRAM_DIR = "/sweep/bin"
+GUEST_CWD = "/work"
 
 
 @dataclass(frozen=True)
@@ -43,15 +49,29 @@ class Task:
     attempts: int = ATTEMPTS
 
 
-def build_argv(binary: str | os.PathLike[str], config: str, run: PlannedRun) -> list[str]:
-    """The command line for `run`; a `run` command carries STATS_PLACEHOLDER."""
+def guest_program(target: str) -> str:
+    """The guest's name of a `run` command's program (a host path)."""
+    return f"{GUEST_PROGRAM_DIR}/{Path(target).name}"
+
+
+def build_argv(binary: str | os.PathLike[str], config: str, run: PlannedRun,
+               env: tuple[tuple[str, str], ...] = ()) -> list[str]:
+    """The command line for `run`; a `run` command carries STATS_PLACEHOLDER.
+    A `run` guest sees a fixed world: its program at GUEST_PROGRAM_DIR/NAME,
+    its scratch directory as GUEST_CWD, and `env` as its whole environment."""
     machine = ["--config", config]
     for key, value in run.config_set:
         machine += ["--set", f"{key}={toml_literal(value)}"]
     options = [w for name, value in run.options for w in option_words(name, value)]
     sub, target, *rest = run.command
     if sub == "run":
-        return [str(binary), "run", *machine, *options, "--stats", STATS_PLACEHOLDER, target, *rest]
+        guest = guest_program(target)
+        view = ["--map", f"{guest}={target}", "--map", f"{GUEST_CWD}=.", "--cwd", GUEST_CWD,
+                "--clean-env"]
+        for key, value in env:
+            view += ["--env", f"{key}={value}"]
+        return [str(binary), "run", *machine, *options, *view, "--stats", STATS_PLACEHOLDER, guest,
+                *rest]
     return [str(binary), "bench", target, *machine, *options, *rest, "--json"]
 
 
@@ -78,8 +98,8 @@ def execute_task(task: Task) -> dict[str, Any]:
 def _attempt(task: Task) -> dict[str, Any]:
     # Each attempt runs in a scratch directory: guests may create files in
     # their working directory, and concurrent runs must not see each other's.
-    # Its name always has the same length, so the guest's getcwd() costs the
-    # same in every run. The environment is the spec's alone.
+    # A `run` guest knows it as GUEST_CWD (build_argv). The environment is
+    # the spec's alone.
     with tempfile.TemporaryDirectory(prefix="rvnvmm-sweep-") as scratch:
         stats_path = Path(scratch) / "stats.json"
         argv = [str(stats_path) if a == STATS_PLACEHOLDER else a for a in task.argv]

@@ -3,7 +3,9 @@
 The key of a run is a hash of everything its result depends on: the
 emulator binary (sha256), the machine (built-in name, or the config file's
 sha256), the resolved config keys, the subcommand options, the command with
-the guest program's path and sha256, the environment, and the repeat index. Results are
+the guest program's name (the guest sees it at a fixed path, wherever it lies
+on the host: runner.build_argv) and sha256, the environment, and the repeat
+index. Results are
 stored under that key, so re-running a sweep, after an interruption or
 after adding axis values, executes only the runs whose key is not stored,
 and a rebuilt emulator or guest invalidates exactly what it must.
@@ -25,13 +27,14 @@ from typing import Any, TextIO
 from .binary import find_binary, sha256_file
 from .executors import Executor, make_executor
 from .progress import Progress
-from .runner import Task, build_argv
+from .runner import Task, build_argv, guest_program
 from .spec import PlannedRun, Spec, load_spec, toml_literal
 from .store import Store
 from .validate import validate
 
 #: Version of the key derivation; bump it to invalidate every stored result.
-KEY_VERSION = 1
+#: 2: `run` guests see a fixed view (their program by its guest name).
+KEY_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -59,8 +62,8 @@ def run_key(spec: Spec, run: PlannedRun, binary_sha: str) -> str:
     for key, value in run.config_set:  # later settings win, as with --set
         merged[key] = toml_literal(value)
     command: list[Any] = list(run.command)
-    if run.kind == "run":  # the guest sees its path (argv[0]) as well as its contents
-        command[1] = {"path": command[1], "sha256": sha256_file(command[1])}
+    if run.kind == "run":  # the guest sees its name (argv[0]) as well as its contents
+        command[1] = {"path": guest_program(command[1]), "sha256": sha256_file(command[1])}
     machine: Any = spec.config
     if os.path.sep in spec.config or spec.config.endswith(".toml"):
         machine = {"sha256": sha256_file(spec.config)}
@@ -128,7 +131,8 @@ def run_sweep(spec: str | Path | Mapping[str, Any] | Spec, out: str | os.PathLik
             todo.setdefault(entry["key"], (run, entry))
     skipped = len(runs) - len(todo)
     env = tuple(sorted(spec.env.items()))
-    tasks = [Task(key=key, kind=run.kind, argv=tuple(build_argv(binary_path, spec.config, run)),
+    tasks = [Task(key=key, kind=run.kind,
+                  argv=tuple(build_argv(binary_path, spec.config, run, env)),
                   env=env, timeout=spec.timeout) for key, (run, _) in todo.items()]
 
     progress = Progress(total=len(runs), skipped=skipped, stream=stream, interactive=interactive,
