@@ -5,6 +5,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/guest_view.rs"]
+mod guest_view;
 
 use std::process::Command;
 
@@ -24,11 +26,17 @@ fn run(config: &str, mode: &str, threads: u32, increments: u32) -> Run {
         "rvnvmm-contention-{}-{config}-{mode}-{threads}-{increments}.json",
         std::process::id()
     ));
+    let build = artefacts::guest_build();
     let out = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
         .args(["run", "--config", config, "--set", "machine.model=timing"])
+        .args(guest_view::options(
+            &build,
+            &std::env::temp_dir(),
+            &["PATH=/usr/bin:/bin", "LC_ALL=C"],
+        ))
         .args(["--harts", "2", "--stats"])
         .arg(&stats)
-        .arg(&prog)
+        .arg(guest_view::guest_path(&build, &prog))
         .args([mode, &threads.to_string(), &increments.to_string()])
         .output()
         .unwrap();

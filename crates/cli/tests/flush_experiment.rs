@@ -13,6 +13,8 @@ use figures::spearman;
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/guest_view.rs"]
+mod guest_view;
 
 use std::process::{Command, Stdio};
 
@@ -42,8 +44,13 @@ fn run(prog: &str, args: &[&str], durable: Option<&str>, added_rcd: f64, added_r
             &format!("memory.nvmm.trcd_ns={}", 13.75 + added_rcd),
         ])
         .args(["--set", &format!("memory.nvmm.trp_ns={}", 13.75 + added_rp)])
+        .args(guest_view::options(
+            &artefacts::guest_build(),
+            &dir,
+            &["PATH=/usr/bin:/bin"],
+        ))
         .arg("--")
-        .arg(&prog)
+        .arg(guest_view::guest_path(&artefacts::guest_build(), &prog))
         .args(args)
         .args(durable);
     let out = cmd

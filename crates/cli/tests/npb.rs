@@ -8,6 +8,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/guest_view.rs"]
+mod guest_view;
 
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
@@ -26,14 +28,20 @@ fn clean(cmd: &mut Command) -> &mut Command {
 }
 
 fn rvnvmm(name: &str, threads: u32, opts: &[&str]) -> Output {
+    let build = artefacts::guest_build();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rvnvmm"));
     clean(&mut cmd)
         .arg("run")
         .args(opts)
+        .args(guest_view::options(
+            &build,
+            &std::env::temp_dir(),
+            &["PATH=/usr/bin:/bin", "LC_ALL=C"],
+        ))
         .arg("--env")
         .arg(format!("OMP_NUM_THREADS={threads}"))
         .arg("--")
-        .arg(kernel(name))
+        .arg(guest_view::guest_path(&build, &kernel(name)))
         .arg("S");
     cmd.output().unwrap()
 }

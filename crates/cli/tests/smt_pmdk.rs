@@ -8,6 +8,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/guest_view.rs"]
+mod guest_view;
 
 use std::process::Command;
 
@@ -48,9 +50,14 @@ fn run(placement: &str) -> Run {
             "--sysroot",
         ])
         .arg(sysroot)
+        .args(guest_view::options(
+            &artefacts::guest_build(),
+            &dir,
+            &["LC_ALL=C"],
+        ))
         .arg("--stats")
         .arg(&stats)
-        .arg(prog)
+        .arg(guest_view::guest_path(&artefacts::guest_build(), &prog))
         // 40 000 divides beside a tree of 200 keys.
         .args(["idiv", "40000", "pmdk", placement, "200"])
         .current_dir(&dir)

@@ -5,6 +5,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/guest_view.rs"]
+mod guest_view;
 
 use std::process::Command;
 
@@ -34,10 +36,15 @@ fn run(threads_per_core: u32, placement: &str) -> Run {
             &format!("machine.threads_per_core={threads_per_core}"),
             "--set",
             "user.time_slice_ns=100000",
-            "--stats",
         ])
+        .args(guest_view::options(
+            &artefacts::guest_build(),
+            &dir,
+            &["PATH=/usr/bin:/bin", "LC_ALL=C"],
+        ))
+        .arg("--stats")
         .arg(&stats)
-        .arg(artefacts::repo_root().join("guest/build/emu/smt_tasks"))
+        .arg(format!("{}/emu/smt_tasks", guest_view::GUEST_BUILD))
         .args(["idiv", "40000", "pm", placement, "16"])
         .current_dir(&dir)
         .output()
