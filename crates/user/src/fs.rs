@@ -248,19 +248,25 @@ impl Fs {
         &self.maps
     }
 
+    /// The absolute guest path `path` names relative to `dirfd`, in either
+    /// mode.
+    fn absolute_in_view(&self, dirfd: i32, path: &[u8]) -> Option<Vec<u8>> {
+        if path.first() == Some(&b'/') {
+            Some(path.to_vec())
+        } else if self.root.is_some() {
+            self.guest_abs(dirfd, path).ok()
+        } else {
+            self.guest_absolute(dirfd, path)
+        }
+    }
+
     /// The host path standing for a guest path (relative to `dirfd`) that a
     /// map covers.
     fn in_map(&self, dirfd: i32, path: &[u8]) -> Option<PathBuf> {
         if self.maps.is_empty() || path.is_empty() {
             return None;
         }
-        let abs = if path.first() == Some(&b'/') {
-            path.to_vec()
-        } else if self.root.is_some() {
-            self.guest_abs(dirfd, path).ok()?
-        } else {
-            self.guest_absolute(dirfd, path)?
-        };
+        let abs = self.absolute_in_view(dirfd, path)?;
         let abs = normalize(&abs);
         self.maps.iter().find_map(|m| m.host_of(&abs))
     }
@@ -533,13 +539,7 @@ impl Fs {
         if path.is_empty() {
             return None;
         }
-        let abs = if path.first() == Some(&b'/') {
-            path.to_vec()
-        } else if self.root.is_some() {
-            self.guest_abs(dirfd, path).ok()?
-        } else {
-            self.guest_absolute(dirfd, path)?
-        };
+        let abs = self.absolute_in_view(dirfd, path)?;
         let rest = abs.strip_prefix(&guest[..])?;
         if !rest.is_empty() && rest[0] != b'/' {
             return None;
