@@ -214,7 +214,7 @@ impl Process {
             nr::NANOSLEEP => return self.sys_nanosleep(1, 0, a[0]),
             nr::CLOCK_NANOSLEEP => return self.sys_nanosleep(a[0], a[1], a[2]),
             nr::CLOCK_GETTIME => self.sys_clock_gettime(a[0], a[1]),
-            nr::CLOCK_GETRES => self.sys_clock_getres(a[1]),
+            nr::CLOCK_GETRES => self.sys_clock_getres(a[0], a[1]),
             nr::GETTIMEOFDAY => self.sys_gettimeofday(a[0]),
             nr::TIMES => self.sys_times(a[0]),
             nr::GETRUSAGE => self.sys_getrusage(a[1]),
