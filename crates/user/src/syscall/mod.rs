@@ -133,6 +133,9 @@ impl Process {
                 .sys_writev(fd, a[1], a[2], Some(a[3] as i64))
                 .and_then(|r| self.pmem_written(fd, r)),
             nr::SENDFILE => self.sys_sendfile(a),
+            nr::COPY_FILE_RANGE => self
+                .sys_copy_file_range(a)
+                .and_then(|r| self.pmem_written(a[2] as i32, r)),
             nr::PSELECT6 => return self.sys_pselect6(a),
             nr::PPOLL => return self.sys_ppoll(a),
             nr::READLINKAT => self.sys_readlinkat(a[0], a[1], a[2], a[3]),
