@@ -195,7 +195,9 @@ impl Process {
             return Err(EBADF);
         }
         // SAFETY: close takes an integer; the emulator's own descriptor is refused above.
-        host(unsafe { libc::close(fd) } as i64)
+        let r = host(unsafe { libc::close(fd) } as i64)?;
+        self.timerfds.forget(fd);
+        Ok(r)
     }
 
     pub(super) fn sys_pipe2(&mut self, out: u64, flags: u64) -> SysResult {
@@ -272,7 +274,11 @@ impl Process {
             | libc::F_GET_SEALS
             | libc::F_ADD_SEALS => {
                 // SAFETY: these commands take an integer argument or none.
-                host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64)
+                let r = host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64)?;
+                if matches!(cmd, libc::F_DUPFD | libc::F_DUPFD_CLOEXEC) {
+                    self.timerfds.duplicated(fd, r as i32);
+                }
+                Ok(r)
             }
             // A command the host may know with a pointer argument must not
             // get a guest address.
@@ -568,8 +574,10 @@ impl Process {
 
     /// A polling call found nothing ready. With other guest threads able to
     /// run, the thread sleeps for a short simulated interval and re-executes
-    /// the call (so the others progress, deterministically); alone, it
-    /// blocks on the host.
+    /// the call (so the others progress, deterministically); with a timerfd
+    /// armed, it sleeps until the timer's next expiry (or its own deadline)
+    /// and re-executes the call, which then sees the timerfd readable if it
+    /// watches it; else it blocks on the host.
     pub(crate) fn wait_or_restart(&mut self, timeout_ns: Option<u64>) -> Wait {
         const POLL_INTERVAL_NS: u64 = 100_000;
         let i = self.current;
@@ -593,7 +601,8 @@ impl Process {
                         }
                 )
         });
-        if !others {
+        let timer = self.timerfds.next_expiry_after(now);
+        if !others && timer.is_none() {
             self.threads[i].wait_deadline = None;
             let ms = match timeout_ns {
                 None => -1,
@@ -603,10 +612,12 @@ impl Process {
             };
             return Wait::Host(ms);
         }
+        let poll = others.then(|| now.saturating_add(POLL_INTERVAL_NS));
+        let until = [Some(deadline), poll, timer].into_iter().flatten().min();
         let t = &mut self.threads[i];
         t.wait_deadline = Some(deadline);
         t.state = ThreadState::Sleep {
-            until: now.saturating_add(POLL_INTERVAL_NS).min(deadline),
+            until: until.unwrap_or(deadline),
             restart: true,
         };
         t.hart.pc -= 4;
@@ -639,6 +650,7 @@ impl Process {
             }
             let mut fds = vec![0u8; n * 8];
             self.read_mem(a[0], &mut fds)?;
+            self.sync_timerfds();
             let poll = |fds: &mut Vec<u8>, ms: i32| {
                 // SAFETY: `fds` holds `n` struct pollfd (8 bytes each, as on riscv64).
                 host(unsafe { libc::poll(fds.as_mut_ptr().cast(), n as libc::nfds_t, ms) } as i64)
@@ -697,6 +709,7 @@ impl Process {
                 // most that); `tvp` is null or points at `tv`.
                 host(unsafe { libc::select(n as i32, p(0, s0), p(1, s1), p(2, s2), tvp) } as i64)
             };
+            self.sync_timerfds();
             let mut sets = orig;
             let mut r = select(&mut sets, 0)?;
             if r == 0 && timeout != Some(0) {
@@ -728,7 +741,9 @@ impl Process {
             return Err(EBADF);
         }
         // SAFETY: dup takes and returns integers only.
-        host(unsafe { libc::dup(fd) } as i64)
+        let r = host(unsafe { libc::dup(fd) } as i64)?;
+        self.timerfds.duplicated(fd, r as i32);
+        Ok(r)
     }
 
     pub(super) fn sys_dup3(&mut self, old: i32, new: i32, flags: i32) -> SysResult {
@@ -742,7 +757,9 @@ impl Process {
             return Err(EBADF);
         }
         // SAFETY: dup3 takes and returns integers only.
-        host(unsafe { libc::dup3(old, new, flags) } as i64)
+        let r = host(unsafe { libc::dup3(old, new, flags) } as i64)?;
+        self.timerfds.duplicated(old, new);
+        Ok(r)
     }
 
     pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> SysResult {
@@ -877,6 +894,7 @@ impl Process {
                 unsafe { libc::close(f as i32) };
             }
         }
+        self.timerfds.prune_closed();
         Ok(0)
     }
 

@@ -149,6 +149,7 @@ impl Process {
 mod tests {
     use super::*;
     use crate::syscall::testing::*;
+    use rvnvmm_sched::Cores;
 
     const REALTIME: u64 = 0;
     const MONOTONIC: u64 = 1;
@@ -266,5 +267,166 @@ mod tests {
         assert_eq!(p.threads[0].state, ThreadState::Runnable);
         assert_eq!(p.threads[0].hart.x[10], (-EINTR) as u64);
         assert_eq!(timespec(&mut p, rem), 4 * NS - 250);
+    }
+
+    /// itimerval or itimerspec `(interval, value)` at `at`, in ns.
+    fn pair(p: &mut Process, at: u64, unit: u64) -> (u64, u64) {
+        let w = |p: &mut Process, k: u64| p.read_u64(at + 8 * k).unwrap();
+        (w(p, 0) * NS + w(p, 1) * unit, w(p, 2) * NS + w(p, 3) * unit)
+    }
+
+    fn put_pair(p: &mut Process, at: u64, interval: u64, value: u64, unit: u64) {
+        for (k, v) in [
+            interval / NS,
+            interval % NS / unit,
+            value / NS,
+            value % NS / unit,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            p.write_u64(at + 8 * k as u64, v).unwrap();
+        }
+    }
+
+    #[test]
+    fn setitimer_arms_reloads_and_getitimer_tells_the_time_left() {
+        use crate::timers::*;
+        let mut p = process();
+        let (new, old) = (scratch(&mut p, 32), scratch(&mut p, 32));
+        put_pair(&mut p, new, 0, 1_000_000, 1000);
+        assert_eq!(err(p.sys_setitimer(3, new, 0)), EINVAL);
+        assert_eq!(err(p.sys_getitimer(3, old)), EINVAL);
+        assert_eq!(err(p.sys_setitimer(0, WILD, 0)), EFAULT);
+        p.write_u64(new + 24, 1_000_000).unwrap();
+        assert_eq!(err(p.sys_setitimer(0, new, 0)), EINVAL, "usec 1000000");
+        put_pair(&mut p, new, 250_000_000, 2_500_000_000, 1000);
+        assert_eq!(p.sys_setitimer(0, new, old), Ok(0));
+        assert_eq!(pair(&mut p, old, 1000), (0, 0), "disarmed before");
+        assert_eq!(p.sys_getitimer(0, old), Ok(0));
+        assert_eq!(pair(&mut p, old, 1000), (250_000_000, 2_500_000_000));
+        // The expiry is a wake-up of the scheduler: a thread in pause()
+        // gets SIGALRM (EINTR) at its time, and the timer reloads.
+        let now = p.now_ns();
+        p.threads[0].state = ThreadState::SigWait;
+        let due = p.ns_to_cycles(now + 2_500_000_000);
+        assert_eq!(p.next_wakeup(), Some(due));
+        p.deliver_wakeup();
+        let t = &p.threads[0];
+        assert_eq!(t.state, ThreadState::Runnable);
+        assert_eq!(t.hart.x[10], (-EINTR) as u64);
+        assert_eq!(t.pending[0].signo, 14);
+        assert_eq!(p.cpus[0].core.cycles, due, "woken at the expiry");
+        assert_eq!(p.itimers[ITIMER_REAL].next, Some(now + 2_750_000_000));
+        assert_eq!(p.sys_getitimer(0, old), Ok(0));
+        assert_eq!(pair(&mut p, old, 1000), (250_000_000, 250_000_000));
+        // Blocked by every waiting thread, the signal wakes nobody: no
+        // wake-up (a deadlock, not a spin).
+        p.threads[0].pending.clear();
+        p.threads[0].state = ThreadState::SigWait;
+        p.threads[0].sigmask = 1 << 13;
+        assert_eq!(p.next_wakeup(), None);
+        p.threads[0].sigmask = 0;
+        // A null value disarms.
+        assert_eq!(p.sys_setitimer(0, 0, old), Ok(0));
+        assert_eq!(p.itimers[ITIMER_REAL], Schedule::default());
+        assert_eq!(p.next_wakeup(), None);
+    }
+
+    #[test]
+    fn cpu_time_timers_fire_when_the_process_has_run_long_enough() {
+        let mut p = process();
+        let new = scratch(&mut p, 32);
+        put_pair(&mut p, new, 0, 1_000_000, 1000);
+        for which in [1, 2] {
+            assert_eq!(p.sys_setitimer(which, new, 0), Ok(0));
+        }
+        let end = p.timer_turn_end(0).unwrap();
+        assert_eq!(end, p.cpus[0].core.cycles + p.ns_to_cycles(1_000_000));
+        p.cpu_cycles = p.ns_to_cycles(1_000_000) - 1;
+        p.check_cpu_timers();
+        assert!(p.threads[0].pending.is_empty());
+        p.cpu_cycles += 1;
+        p.check_cpu_timers();
+        let sigs: Vec<i32> = p.threads[0].pending.iter().map(|s| s.signo).collect();
+        assert_eq!(sigs, [26, 27], "SIGVTALRM, SIGPROF");
+        assert!(!p.cpu_timer_armed(), "one-shot");
+    }
+
+    #[test]
+    fn timerfds_count_expirations_in_simulated_time() {
+        let mut p = process();
+        let (spec, out, buf) = (scratch(&mut p, 32), scratch(&mut p, 32), scratch(&mut p, 8));
+        assert_eq!(err(p.sys_timerfd_create(MONOTONIC, 1)), EINVAL, "bad flags");
+        assert_eq!(err(p.sys_timerfd_create(2, 0)), EINVAL, "a CPU clock");
+        assert_eq!(err(p.sys_timerfd_create(99, 0)), EINVAL);
+        let fd = p
+            .sys_timerfd_create(MONOTONIC, libc::O_NONBLOCK as u64)
+            .unwrap() as i32;
+        // Not a timerfd: EINVAL; not open: EBADF.
+        assert_eq!(err(p.sys_timerfd_gettime(0, out)), EINVAL);
+        assert_eq!(err(p.sys_timerfd_gettime(4000, out)), EBADF);
+        put_pair(&mut p, spec, 10_000, 30_000, 1);
+        assert_eq!(err(p.sys_timerfd_settime(fd, 4, spec, 0)), EINVAL);
+        assert_eq!(p.sys_timerfd_settime(fd, 0, spec, out), Ok(0));
+        assert_eq!(pair(&mut p, out, 1), (0, 0));
+        assert_eq!(p.sys_timerfd_gettime(fd, out), Ok(0));
+        assert_eq!(pair(&mut p, out, 1), (10_000, 30_000));
+        assert_eq!(p.timerfd_read(fd, buf, 8), Some(-EAGAIN), "not yet");
+        assert_eq!(p.timerfd_read(fd, buf, 4), Some(-EINVAL), "a short buffer");
+        let readable = |fd: i32| {
+            let mut pfd = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one pollfd, alive for the call.
+            unsafe { libc::poll(&mut pfd, 1, 0) == 1 }
+        };
+        p.sync_timerfds();
+        assert!(!readable(fd));
+        // 55 us later: expired at 30 and 40 and 50 us.
+        let start = p.now_ns();
+        p.cpus[0].core.cycles += p.ns_to_cycles(55_000);
+        p.sync_timerfds();
+        assert!(readable(fd), "the eventfd follows the simulated time");
+        assert_eq!(p.timerfd_read(fd, buf, 8), Some(8));
+        assert_eq!(p.read_u64(buf), Ok(3));
+        assert!(!readable(fd));
+        assert_eq!(p.sys_timerfd_gettime(fd, out), Ok(0));
+        assert_eq!(pair(&mut p, out, 1), (10_000, start + 60_000 - p.now_ns()));
+        // An absolute date on the realtime clock, in the past: expired.
+        let rt = p.sys_timerfd_create(REALTIME, 0).unwrap() as i32;
+        put_pair(&mut p, spec, 0, EPOCH_SECS * NS, 1);
+        assert_eq!(p.sys_timerfd_settime(rt, 1, spec, 0), Ok(0));
+        assert_eq!(p.timerfd_read(rt, buf, 8), Some(8));
+        assert_eq!(p.read_u64(buf), Ok(1));
+        // Blocking and not expired: the thread sleeps until the expiry and
+        // reads again.
+        put_pair(&mut p, spec, 0, 7_000, 1);
+        assert_eq!(p.sys_timerfd_settime(rt, 0, spec, 0), Ok(0));
+        p.threads[0].hart.pc = 0x1004;
+        assert_eq!(p.timerfd_read(rt, buf, 8), None);
+        let now = p.now_ns();
+        assert_eq!(
+            p.threads[0].state,
+            ThreadState::Sleep {
+                until: now + 7_000,
+                restart: true
+            }
+        );
+        assert_eq!(p.threads[0].hart.pc, 0x1000, "the read runs again");
+        // A write is EINVAL, and a duplicate is the same timer.
+        p.threads[0].state = ThreadState::Runnable;
+        assert_eq!(
+            p.dispatch(crate::syscall::nr::WRITE, [fd as u64, buf, 8, 0, 0, 0]),
+            Some(-EINVAL)
+        );
+        let d = p.sys_dup(fd).unwrap() as i32;
+        assert_eq!(p.sys_close(fd), Ok(0));
+        assert_eq!(p.sys_timerfd_gettime(d, out), Ok(0));
+        assert_eq!(p.sys_close(d), Ok(0));
+        assert_eq!(p.sys_close(rt), Ok(0));
+        assert!(p.timerfds.timers.is_empty());
     }
 }
