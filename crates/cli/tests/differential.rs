@@ -116,12 +116,14 @@ macro_rules! guest_programs {
 guest_programs! {
     abort_unhandled => (134, []);
     affinity => (6, []);
+    alarm_pause => (0, []);
     atomics => (3, []);
     bench_compute => (0, []);
     bitmanip => (0, []);
     bus_unhandled => (135, []);
     compressed => (5, []);
     contended => (0, ["lock", "3", "300"]);
+    copy_range => (0, []);
     cxx_basic => (3, []);
     execve_self => (44, ["{self}"]);
     fileio => (0, []);
@@ -144,6 +146,8 @@ guest_programs! {
     smt_pair => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
+    timerfd_epoll => (0, []);
+    timers_threads => (0, []);
     tlb_stride => (0, ["20"]);
     trap_unhandled => (133, []);
     vm_ops => (0, []);

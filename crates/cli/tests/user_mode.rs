@@ -88,6 +88,49 @@ fn statistics_are_deterministic() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The timers' programs wait on interval timers and timerfds (seconds of
+/// simulated time): their output and statistics are the same run after
+/// run, and the waits are simulated time (the run's `sim_time_ns` holds
+/// them).
+#[test]
+fn timer_waits_are_simulated_and_deterministic() {
+    let dir = tempdir();
+    for (name, at_least_ns) in [
+        // alarm(1) + pause, five 10 ms periods, sleep cut at 1 s, ...
+        ("alarm_pause", 2_050_000_000),
+        // 50 ms + 4 x 5 ms, 200 ms, 50 ms (its 20 ms epoll timeout, with
+        // no timer armed and no other thread, waits on the host).
+        ("timerfd_epoll", 320_000_000),
+        // 10 x 2 ms on a timerfd, 3 x 5 ms and 3 ms of ITIMER_REAL, while
+        // another thread computes.
+        ("timers_threads", 38_000_000),
+    ] {
+        let prog = programs("static")
+            .into_iter()
+            .find(|p| p.ends_with(name))
+            .expect(name);
+        let mut runs = Vec::new();
+        for k in 0..2 {
+            let stats = dir.join(format!("{name}{k}.json"));
+            let o = rvnvmm()
+                .current_dir(&dir)
+                .arg("run")
+                .arg("--stats")
+                .arg(&stats)
+                .arg(&prog)
+                .output()
+                .unwrap();
+            let out = success_stdout(&o);
+            assert!(!out.contains(": no"), "{name}: {out}");
+            let (sim, stable) = stats_of(&stats);
+            assert!(sim >= at_least_ns, "{name}: {sim} ns");
+            runs.push((out, stable));
+        }
+        assert_eq!(runs[0], runs[1], "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn root_confines_every_path() {
     let (busybox, _) = paths();

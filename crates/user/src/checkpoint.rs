@@ -145,6 +145,20 @@ impl Process {
                     .into(),
             );
         }
+        // The kernel's own state of these is not saved: a rebuilt process,
+        // even one keeping the descriptors, would lose it.
+        const ITIMERS: [&str; 3] = ["ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"];
+        if let Some(w) = self.itimers.iter().position(|t| t.next.is_some()) {
+            return no(format!(
+                "an armed interval timer ({}, set by setitimer or alarm): interval timers are not saved yet",
+                ITIMERS[w]
+            ));
+        }
+        if let Some(fd) = self.timerfds.fds.keys().next() {
+            return no(format!(
+                "descriptor {fd}: a timerfd (timerfd_create): timerfds are not saved yet"
+            ));
+        }
         if carry {
             return Ok(());
         }
@@ -1088,6 +1102,31 @@ mod tests {
             let r = restore_address_space(&mut q.aspace, &mut StateReader::new("a", &bytes[..cut]));
             assert!(r.is_err(), "cut at {cut}");
         }
+    }
+
+    #[test]
+    fn interval_timers_and_timerfds_are_refused_naming_them() {
+        let refusal = |p: &mut Process| {
+            let mut sections = Sections::new();
+            match p.save_checkpoint(&mut sections, true) {
+                Err(CheckpointError::Unsupported(what)) => what,
+                r => panic!("not refused: {r:?}"),
+            }
+        };
+        let (mut p, _) = busy_process();
+        p.itimers[crate::timers::ITIMER_REAL] = crate::timers::Schedule::armed(5, 0);
+        assert!(refusal(&mut p).contains("ITIMER_REAL"));
+        p.itimers = Default::default();
+        let fd = p.sys_timerfd_create(1, 0).unwrap();
+        let what = refusal(&mut p);
+        assert!(
+            what.contains(&format!("descriptor {fd}: a timerfd")),
+            "{what}"
+        );
+        p.sys_close(fd as i32).unwrap();
+        let mut sections = Sections::new();
+        p.save_checkpoint(&mut sections, true)
+            .expect("nothing left to refuse");
     }
 
     #[test]

@@ -21,6 +21,7 @@ mod roi;
 mod sampling;
 mod signal;
 mod syscall;
+mod timers;
 pub mod vm;
 
 pub use checkpoint::{checkpoint_program, Carried};

@@ -297,6 +297,13 @@ pub struct Process {
     pub(crate) gdb: Option<rvnvmm_gdb::GdbStub>,
     /// Statistics resets, snapshots and model switches (`roi.rs`).
     pub(crate) roi: crate::roi::Roi,
+    /// `setitimer`'s timers (`timers.rs`): `ITIMER_REAL` in simulated ns,
+    /// the CPU-time ones in ns of [`Process::cpu_ns`].
+    pub(crate) itimers: [crate::timers::Schedule; 3],
+    /// The process's CPU time: the hart cycles its threads ran.
+    pub(crate) cpu_cycles: u64,
+    /// The timerfds (`timers.rs`).
+    pub(crate) timerfds: crate::timers::TimerFds,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -419,6 +426,9 @@ impl Process {
             env_area: (0, 0),
             gdb: None,
             roi: Default::default(),
+            itimers: Default::default(),
+            cpu_cycles: 0,
+            timerfds: Default::default(),
             opts,
         };
         p.next_tid = p.pid + 1;
@@ -1090,13 +1100,26 @@ impl Cores for Process {
     }
 
     fn next_wakeup(&self) -> Option<u64> {
-        self.next_timed_wait().map(|(ns, _)| self.ns_to_cycles(ns))
+        let wait = self.next_timed_wait().map(|(ns, _)| ns);
+        let timer = self.real_timer_wakeup();
+        wait.into_iter()
+            .chain(timer)
+            .min()
+            .map(|ns| self.ns_to_cycles(ns))
     }
 
     /// The timed wait that ends first ends: the thread becomes runnable,
-    /// its hart's clock no earlier than the end.
+    /// its hart's clock no earlier than the end. `ITIMER_REAL` expiring
+    /// first (or with it) sends its signal first.
     fn deliver_wakeup(&mut self) {
-        let Some((when, i)) = self.next_timed_wait() else {
+        let wait = self.next_timed_wait();
+        if let Some(at) = self.real_timer_wakeup() {
+            if wait.is_none_or(|(ns, _)| at <= ns) {
+                self.fire_real_timer(at);
+                return;
+            }
+        }
+        let Some((when, i)) = wait else {
             return;
         };
         let cpu = self.threads[i].cpu;
@@ -1279,7 +1302,15 @@ impl Machine for Process {
                 }
             }
         }
+        if let Some(end) = self.timer_turn_end(cpu) {
+            turn_end = turn_end.min(end);
+        }
         self.cpus[cpu].core.set_turn_end(turn_end);
+        // The process's CPU time: what the turn adds to the clocks of the
+        // core's harts (only those that run a thread move).
+        let per_core = self.opts.threads_per_core.max(1);
+        let group = cpu - cpu % per_core..(cpu - cpu % per_core + per_core).min(self.cpus.len());
+        let clocks_before: u64 = self.cpus[group.clone()].iter().map(|c| c.core.cycles).sum();
         let t = &mut self.threads[self.current];
         self.cpus[cpu].core.set_sync_limit(limit);
         let before = t.hart.instret;
@@ -1319,6 +1350,8 @@ impl Machine for Process {
                 exit
             }
         };
+        let clocks_after: u64 = self.cpus[group].iter().map(|c| c.core.cycles).sum();
+        self.cpu_cycles += clocks_after - clocks_before;
         if !self.is_child && self.progress.is_some() {
             let latest = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
             let ns = self.cycles_to_ns(latest);
@@ -1336,6 +1369,9 @@ impl Machine for Process {
             Exit::Wfi | Exit::Yield => {}
             Exit::Trap(trap) => self.handle_trap(trap),
             Exit::Marker { op, arg } => self.marker(op, arg),
+        }
+        if self.cpu_timer_armed() {
+            self.check_cpu_timers();
         }
         self.deliver_pending();
         ControlFlow::Continue(())
@@ -1376,6 +1412,7 @@ impl Process {
         let per_core = self.opts.threads_per_core.max(1);
         if per_core < 2
             || self.gdb.is_some()
+            || self.cpu_timer_armed()
             || self.opts.crash_at.is_some()
             || self.mem.tracks_persistence()
             || self.cpus[cpu].core.calendar().is_none()

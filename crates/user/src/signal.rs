@@ -199,8 +199,17 @@ impl Process {
         self.deliver_pending();
     }
 
-    /// Queues a signal to thread index `i`.
+    /// Queues a signal to thread index `i`, sent at the current thread's
+    /// simulated time.
     pub(crate) fn queue_signal(&mut self, i: usize, info: SignalInfo) {
+        let now = self.now_ns();
+        self.queue_signal_at(i, info, now);
+    }
+
+    /// Queues a signal to thread index `i`, sent at simulated time `now`
+    /// (ns): a relative `nanosleep` or `clock_nanosleep` it interrupts is
+    /// told the time left.
+    pub(crate) fn queue_signal_at(&mut self, i: usize, info: SignalInfo, now: u64) {
         let t = &mut self.threads[i];
         if info.signo >= SIGRTMIN || !t.pending.iter().any(|p| p.signo == info.signo) {
             t.pending.push(info);
@@ -216,9 +225,30 @@ impl Process {
         }
         // A deliverable signal interrupts a blocking wait.
         match t.state {
-            ThreadState::Futex { .. }
-            | ThreadState::Sleep { restart: false, .. }
-            | ThreadState::SigWait => {
+            ThreadState::Sleep {
+                restart: false,
+                until,
+            } => {
+                t.state = ThreadState::Runnable;
+                t.hart.x[10] = (-crate::errno::EINTR) as u64;
+                // The time left goes to `rem` (a relative sleep's).
+                use crate::syscall::nr;
+                let rem = match t.hart.x[17] {
+                    nr::NANOSLEEP => t.hart.x[11],
+                    nr::CLOCK_NANOSLEEP if t.hart.x[11] & 1 == 0 => t.hart.x[13],
+                    _ => 0,
+                };
+                if rem != 0 {
+                    let left = until.saturating_sub(now);
+                    let mut b = [0u8; 16];
+                    b[..8].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
+                    b[8..].copy_from_slice(&(left % 1_000_000_000).to_le_bytes());
+                    if self.write_mem(rem, &b).is_err() {
+                        self.threads[i].hart.x[10] = (-crate::errno::EFAULT) as u64;
+                    }
+                }
+            }
+            ThreadState::Futex { .. } | ThreadState::SigWait => {
                 t.state = ThreadState::Runnable;
                 t.hart.x[10] = (-crate::errno::EINTR) as u64;
             }

@@ -190,12 +190,14 @@ impl Process {
             .map(|f| f as i64)
     }
 
-    pub(super) fn sys_close(&mut self, fd: i32) -> SysResult {
+    pub(crate) fn sys_close(&mut self, fd: i32) -> SysResult {
         if self.is_internal_fd(fd) {
             return Err(EBADF);
         }
         // SAFETY: close takes an integer; the emulator's own descriptor is refused above.
-        host(unsafe { libc::close(fd) } as i64)
+        let r = host(unsafe { libc::close(fd) } as i64)?;
+        self.timerfds.forget(fd);
+        Ok(r)
     }
 
     pub(super) fn sys_pipe2(&mut self, out: u64, flags: u64) -> SysResult {
@@ -272,7 +274,11 @@ impl Process {
             | libc::F_GET_SEALS
             | libc::F_ADD_SEALS => {
                 // SAFETY: these commands take an integer argument or none.
-                host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64)
+                let r = host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64)?;
+                if matches!(cmd, libc::F_DUPFD | libc::F_DUPFD_CLOEXEC) {
+                    self.timerfds.duplicated(fd, r as i32);
+                }
+                Ok(r)
             }
             // A command the host may know with a pointer argument must not
             // get a guest address.
@@ -510,6 +516,49 @@ impl Process {
         Ok(r)
     }
 
+    /// copy_file_range(2): the host copies; the offsets, if given, are
+    /// read from guest memory and written back.
+    pub(super) fn sys_copy_file_range(&mut self, a: [u64; 6]) -> SysResult {
+        let (fd_in, fd_out) = (a[0] as i32, a[2] as i32);
+        if self.is_internal_fd(fd_in) || self.is_internal_fd(fd_out) {
+            return Err(EBADF);
+        }
+        let mut offs = [0i64; 2];
+        for (k, &at) in [a[1], a[3]].iter().enumerate() {
+            if at != 0 {
+                offs[k] = self.read_u64(at)? as i64;
+            }
+        }
+        let [off_in, off_out] = &mut offs;
+        let ptr = |at: u64, off: &mut i64| {
+            if at != 0 {
+                off as *mut i64
+            } else {
+                std::ptr::null_mut()
+            }
+        };
+        // SAFETY: the offset pointers are null or point at `offs`, alive
+        // for the call; the rest are integers (a bad flag is the host's
+        // EINVAL, as Linux's).
+        let r = host(unsafe {
+            libc::syscall(
+                libc::SYS_copy_file_range,
+                fd_in,
+                ptr(a[1], off_in),
+                fd_out,
+                ptr(a[3], off_out),
+                a[4] as usize,
+                a[5] as u32,
+            )
+        })?;
+        for (k, &at) in [a[1], a[3]].iter().enumerate() {
+            if at != 0 {
+                self.write_u64(at, offs[k] as u64)?;
+            }
+        }
+        Ok(r)
+    }
+
     /// Reads an optional timespec as nanoseconds.
     pub(super) fn read_timeout(&mut self, addr: u64) -> Result<Option<u64>, Errno> {
         if addr == 0 {
@@ -525,8 +574,10 @@ impl Process {
 
     /// A polling call found nothing ready. With other guest threads able to
     /// run, the thread sleeps for a short simulated interval and re-executes
-    /// the call (so the others progress, deterministically); alone, it
-    /// blocks on the host.
+    /// the call (so the others progress, deterministically); with a timerfd
+    /// armed, it sleeps until the timer's next expiry (or its own deadline)
+    /// and re-executes the call, which then sees the timerfd readable if it
+    /// watches it; else it blocks on the host.
     pub(crate) fn wait_or_restart(&mut self, timeout_ns: Option<u64>) -> Wait {
         const POLL_INTERVAL_NS: u64 = 100_000;
         let i = self.current;
@@ -550,7 +601,8 @@ impl Process {
                         }
                 )
         });
-        if !others {
+        let timer = self.timerfds.next_expiry_after(now);
+        if !others && timer.is_none() {
             self.threads[i].wait_deadline = None;
             let ms = match timeout_ns {
                 None => -1,
@@ -560,10 +612,12 @@ impl Process {
             };
             return Wait::Host(ms);
         }
+        let poll = others.then(|| now.saturating_add(POLL_INTERVAL_NS));
+        let until = [Some(deadline), poll, timer].into_iter().flatten().min();
         let t = &mut self.threads[i];
         t.wait_deadline = Some(deadline);
         t.state = ThreadState::Sleep {
-            until: now.saturating_add(POLL_INTERVAL_NS).min(deadline),
+            until: until.unwrap_or(deadline),
             restart: true,
         };
         t.hart.pc -= 4;
@@ -596,6 +650,7 @@ impl Process {
             }
             let mut fds = vec![0u8; n * 8];
             self.read_mem(a[0], &mut fds)?;
+            self.sync_timerfds();
             let poll = |fds: &mut Vec<u8>, ms: i32| {
                 // SAFETY: `fds` holds `n` struct pollfd (8 bytes each, as on riscv64).
                 host(unsafe { libc::poll(fds.as_mut_ptr().cast(), n as libc::nfds_t, ms) } as i64)
@@ -654,6 +709,7 @@ impl Process {
                 // most that); `tvp` is null or points at `tv`.
                 host(unsafe { libc::select(n as i32, p(0, s0), p(1, s1), p(2, s2), tvp) } as i64)
             };
+            self.sync_timerfds();
             let mut sets = orig;
             let mut r = select(&mut sets, 0)?;
             if r == 0 && timeout != Some(0) {
@@ -685,7 +741,9 @@ impl Process {
             return Err(EBADF);
         }
         // SAFETY: dup takes and returns integers only.
-        host(unsafe { libc::dup(fd) } as i64)
+        let r = host(unsafe { libc::dup(fd) } as i64)?;
+        self.timerfds.duplicated(fd, r as i32);
+        Ok(r)
     }
 
     pub(super) fn sys_dup3(&mut self, old: i32, new: i32, flags: i32) -> SysResult {
@@ -699,7 +757,9 @@ impl Process {
             return Err(EBADF);
         }
         // SAFETY: dup3 takes and returns integers only.
-        host(unsafe { libc::dup3(old, new, flags) } as i64)
+        let r = host(unsafe { libc::dup3(old, new, flags) } as i64)?;
+        self.timerfds.duplicated(old, new);
+        Ok(r)
     }
 
     pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> SysResult {
@@ -834,6 +894,7 @@ impl Process {
                 unsafe { libc::close(f as i32) };
             }
         }
+        self.timerfds.prune_closed();
         Ok(0)
     }
 
@@ -1214,6 +1275,37 @@ mod tests {
         assert_eq!(err(p.sys_pipe2(WILD, 0)), EFAULT);
         p.sys_close(r).unwrap();
         p.sys_close(w).unwrap();
+    }
+
+    #[test]
+    fn copy_file_range_moves_the_offsets_in_guest_memory() {
+        let src = TempFile::new("cfr-in", b"0123456789");
+        let dst = TempFile::new("cfr-out", b"");
+        let mut p = process();
+        let (a, b) = (guest_str(&mut p, src.path()), guest_str(&mut p, dst.path()));
+        let rw = libc::O_RDWR as u64;
+        let fin = p.sys_openat(CWD, a, rw, 0).unwrap() as u64;
+        let fout = p.sys_openat(CWD, b, rw, 0).unwrap() as u64;
+        let offs = scratch(&mut p, 16);
+        p.write_u64(offs, 3).unwrap();
+        p.write_u64(offs + 8, 1).unwrap();
+        assert_eq!(
+            p.sys_copy_file_range([fin, offs, fout, offs + 8, 4, 0]),
+            Ok(4)
+        );
+        assert_eq!((p.read_u64(offs), p.read_u64(offs + 8)), (Ok(7), Ok(5)));
+        assert_eq!(std::fs::read(&dst.0).unwrap(), b"\x003456");
+        assert_eq!(p.sys_lseek(fin as i32, 0, libc::SEEK_CUR), Ok(0), "unmoved");
+        assert_eq!(err(p.sys_copy_file_range([fin, 0, fout, 0, 4, 1])), EINVAL);
+        assert_eq!(
+            err(p.sys_copy_file_range([fin, WILD, fout, 0, 4, 0])),
+            EFAULT
+        );
+        assert_eq!(p.sys_copy_file_range([fin, 0, fout, 0, 100, 0]), Ok(10));
+        assert_eq!(p.sys_lseek(fout as i32, 0, libc::SEEK_CUR), Ok(10), "moved");
+        p.sys_close(fin as i32).unwrap();
+        assert_eq!(err(p.sys_copy_file_range([fin, 0, fout, 0, 4, 0])), EBADF);
+        p.sys_close(fout as i32).unwrap();
     }
 
     #[test]

@@ -116,7 +116,12 @@ impl Process {
             nr::PIPE2 => self.sys_pipe2(a[0], a[1]),
             nr::GETDENTS64 => self.sys_getdents64(fd, a[1], a[2]),
             nr::LSEEK => self.sys_lseek(fd, a[1] as i64, a[2] as i32),
+            nr::READ if self.timerfds.get(fd).is_some() => {
+                return self.timerfd_read(fd, a[1], a[2])
+            }
             nr::READ => self.sys_read(fd, a[1], a[2]),
+            // A timerfd cannot be written.
+            nr::WRITE | nr::WRITEV if self.timerfds.get(fd).is_some() => Err(EINVAL),
             nr::WRITE => self
                 .sys_write(fd, a[1], a[2])
                 .and_then(|r| self.pmem_written(fd, r)),
@@ -133,6 +138,9 @@ impl Process {
                 .sys_writev(fd, a[1], a[2], Some(a[3] as i64))
                 .and_then(|r| self.pmem_written(fd, r)),
             nr::SENDFILE => self.sys_sendfile(a),
+            nr::COPY_FILE_RANGE => self
+                .sys_copy_file_range(a)
+                .and_then(|r| self.pmem_written(a[2] as i32, r)),
             nr::PSELECT6 => return self.sys_pselect6(a),
             nr::PPOLL => return self.sys_ppoll(a),
             nr::READLINKAT => self.sys_readlinkat(a[0], a[1], a[2], a[3]),
@@ -214,7 +222,12 @@ impl Process {
             nr::NANOSLEEP => return self.sys_nanosleep(1, 0, a[0]),
             nr::CLOCK_NANOSLEEP => return self.sys_nanosleep(a[0], a[1], a[2]),
             nr::CLOCK_GETTIME => self.sys_clock_gettime(a[0], a[1]),
-            nr::CLOCK_GETRES => self.sys_clock_getres(a[1]),
+            nr::CLOCK_GETRES => self.sys_clock_getres(a[0], a[1]),
+            nr::GETITIMER => self.sys_getitimer(a[0], a[1]),
+            nr::SETITIMER => self.sys_setitimer(a[0], a[1], a[2]),
+            nr::TIMERFD_CREATE => self.sys_timerfd_create(a[0], a[1]),
+            nr::TIMERFD_SETTIME => self.sys_timerfd_settime(fd, a[1], a[2], a[3]),
+            nr::TIMERFD_GETTIME => self.sys_timerfd_gettime(fd, a[1]),
             nr::GETTIMEOFDAY => self.sys_gettimeofday(a[0]),
             nr::TIMES => self.sys_times(a[0]),
             nr::GETRUSAGE => self.sys_getrusage(a[1]),

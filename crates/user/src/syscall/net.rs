@@ -307,6 +307,7 @@ impl Process {
         if !(1..=65536).contains(&max) {
             return Some(-EINVAL);
         }
+        self.sync_timerfds();
         let mut evs = vec![libc::epoll_event { events: 0, u64: 0 }; max as usize];
         let wait = |evs: &mut Vec<libc::epoll_event>, ms: i32| {
             // SAFETY: `evs` has room for `max` events.

@@ -121,6 +121,9 @@ impl Process {
         }
         if r == 0 {
             self.is_child = true;
+            // As Linux, a child does not inherit the interval timers.
+            self.itimers = Default::default();
+            self.cpu_cycles = 0;
             // The translated code lives in memory shared across `fork`.
             self.code.unshare_after_fork();
             // The debugger follows the parent only.
@@ -246,6 +249,7 @@ impl Process {
                 unsafe { libc::close(fd) };
             }
         }
+        self.timerfds.prune_closed();
     }
 
     pub(super) fn sys_wait4(&mut self, a: [u64; 6]) -> SysResult {

@@ -222,17 +222,32 @@ impl Process {
         Ok(0)
     }
 
-    /// The thread a process-directed signal goes to: the current one unless
-    /// it blocks the signal, then the first that does not.
-    pub(super) fn signal_target(&self, sig: i32) -> usize {
+    /// The thread a process-directed signal goes to: as Linux, the main
+    /// thread (tid = pid) unless it blocks the signal or has exited; else
+    /// the current one under the same conditions, else the first live one
+    /// that does not block it (the first live one if all do: it stays
+    /// pending there).
+    pub(crate) fn signal_target(&self, sig: i32) -> usize {
         let bit = 1u64 << (sig - 1);
         let cur = self.current;
-        if self.threads[cur].sigmask & bit == 0 {
+        let takes =
+            |t: &crate::process::Thread| t.state != ThreadState::Exited && t.sigmask & bit == 0;
+        if let Some(main) = self.threads.iter().position(|t| t.tid == self.pid) {
+            if takes(&self.threads[main]) {
+                return main;
+            }
+        }
+        if takes(&self.threads[cur]) {
             return cur;
         }
         self.threads
             .iter()
-            .position(|t| t.state != ThreadState::Exited && t.sigmask & bit == 0)
+            .position(takes)
+            .or_else(|| {
+                self.threads
+                    .iter()
+                    .position(|t| t.state != ThreadState::Exited)
+            })
             .unwrap_or(cur)
     }
 
