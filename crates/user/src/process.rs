@@ -345,12 +345,8 @@ impl Process {
         aspace.pages = opts.pages;
         let mut fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
-        let harts = opts.harts.max(1);
-        let threads_per_core = opts.threads_per_core.clamp(1, harts);
-        let topology = crate::procfs::Topology {
-            harts,
-            threads_per_core,
-        };
+        let topology = crate::procfs::Topology::new(opts.harts, opts.threads_per_core);
+        let (harts, threads_per_core) = (topology.harts, topology.threads_per_core);
         fs.tree = Some(crate::procfs::EmulatedTree::build(topology).map_err(|e| {
             RunError::Setup(format!(
                 "cannot write the emulated /proc and /sys to the temporary directory: {e}"
