@@ -891,8 +891,11 @@ impl Process {
         self.cpus[t.cpu].core.time_ns()
     }
 
+    /// The simulated ns of `c` cycles (saturating: past the end of time,
+    /// `u64::MAX`, never a wrapped small time).
     pub(crate) fn cycles_to_ns(&self, c: u64) -> u64 {
-        (c as u128 * 1_000_000_000 / self.opts.hart.clock_hz.max(1) as u128) as u64
+        u64::try_from(c as u128 * 1_000_000_000 / self.opts.hart.clock_hz.max(1) as u128)
+            .unwrap_or(u64::MAX)
     }
 
     /// The first cycle at or after `ns` (`u64::MAX` past the end of time).
