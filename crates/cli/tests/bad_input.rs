@@ -750,8 +750,35 @@ fn config_values_beyond_their_bounds() {
     let t = TempDir::new("bounds");
     let p = t.file("exit0", &static_elf(), 0o755);
     let cases: &[(&[&str], &str)] = &[
-        (&["--harts", "10000000"], "more than the 4095"),
-        (&["--set", "machine.harts=100000"], "more than the 4095"),
+        (&["--harts", "10000000"], "must be from 1 to 4095 harts"),
+        (
+            &["--set", "machine.harts=100000"],
+            "machine.harts: must be from 1 to 4095 harts, got 100000",
+        ),
+        // Values that once wrapped the model's arithmetic (a block's cost
+        // sum, a time plus a latency saturated to u64::MAX ps) and made
+        // the run shorter.
+        (
+            &["--set", "core.div=4294967295"],
+            "core.div: must be from 1 to 10_000 cycles, got 4294967295",
+        ),
+        (
+            &["--set", "bus.request_latency_ns=1e17"],
+            "bus.request_latency_ns: must be from 0 to 1e12 ns, got 1e17",
+        ),
+        (
+            &["--set", "bus.response_latency_ns=1e17"],
+            "bus.response_latency_ns: must be from 0 to 1e12 ns, got 1e17",
+        ),
+        (
+            &["--set", "memory.nvmm.trcd_ns=1e17"],
+            "memory.nvmm.trcd_ns: must be a positive number of ns, at most 1e12, got 1e17",
+        ),
+        // A disabled L2's keys are checked too.
+        (
+            &["--set", "cache.l2.hit_latency_cycles=0"],
+            "cache.l2.hit_latency_cycles: must be from 1 to 10_000 cycles, got 0",
+        ),
         (
             &["--set", "cache.l1d.size_bytes=1099511627776"],
             "largest cache level",

@@ -243,6 +243,10 @@ fn an_smt_machine_shows_its_topology_and_its_threads_share_the_core() {
         "echo guest says $((6*7))\nnproc\n\
          for c in 0 1 2 3; do t=/sys/devices/system/cpu/cpu$c/topology; \
          echo topology cpu$c core $(cat $t/core_id) siblings $(cat $t/thread_siblings_list); done\n\
+         echo sysfs files $(ls /sys/devices/system/cpu/cpu3/topology)\n\
+         t=/sys/devices/system/cpu/cpu3/topology; echo sysfs cpu3 package $(cat $t/physical_package_id) \
+         $(cat $t/package_cpus_list) cluster $(cat $t/cluster_id) $(cat $t/cluster_cpus_list) \
+         core_cpus $(cat $t/core_cpus_list) $(cat $t/thread_siblings)\n\
          /opt/rvnvmm/nvmm-marker switch timing\n\
          for c in 0 1 2 3; do taskset -c $c sh -c 'i=0; while [ $i -lt 300 ]; do i=$((i+1)); done' & done; wait\n\
          poweroff\n",
@@ -264,6 +268,20 @@ fn an_smt_machine_shows_its_topology_and_its_threads_share_the_core() {
             "topology cpu2 core 1 siblings 2-3",
             "topology cpu3 core 1 siblings 2-3",
         ],
+        "{console}"
+    );
+    // The files of a CPU's topology directory and what they say: user
+    // mode's emulated tree has the same (`crates/user/src/procfs.rs`).
+    assert!(
+        lines.contains(
+            &"sysfs files cluster_cpus cluster_cpus_list cluster_id core_cpus core_cpus_list \
+              core_id core_siblings core_siblings_list package_cpus package_cpus_list \
+              physical_package_id thread_siblings thread_siblings_list"
+        ),
+        "{console}"
+    );
+    assert!(
+        lines.contains(&"sysfs cpu3 package 0 0-3 cluster 0 0-3 core_cpus 2-3 c"),
         "{console}"
     );
     assert!(console.contains("reboot: Power down"), "{console}");

@@ -916,9 +916,10 @@ fn an_orphaned_child_still_sees_the_emulated_tree() {
         assert!(out.contains("orphan: online 0-1\n"), "{extra:?}: {out}");
         assert!(
             out.contains(
-                "ls /sys/devices/system/cpu/cpu0/topology: cluster_id core_cpus \
-                 core_cpus_list core_id core_siblings core_siblings_list package_cpus \
-                 package_cpus_list physical_package_id thread_siblings thread_siblings_list\n"
+                "ls /sys/devices/system/cpu/cpu0/topology: cluster_cpus cluster_cpus_list \
+                 cluster_id core_cpus core_cpus_list core_id core_siblings core_siblings_list \
+                 package_cpus package_cpus_list physical_package_id thread_siblings \
+                 thread_siblings_list\n"
             ),
             "{extra:?}: {out}"
         );
@@ -1048,7 +1049,7 @@ fn proc_and_sys_describe_the_emulated_machine() {
             assert!(out.contains(&format!("nprocs: conf {harts} onln {harts}\n")));
             assert!(
                 out.contains(&format!(
-                    "sysfs: {harts} cpu directories, 11 topology files, cpu{harts} missing, \
+                    "sysfs: {harts} cpu directories, 13 topology files, cpu{harts} missing, \
                      last a directory, core_id read-only\n"
                 )),
                 "{what}: {out}"
@@ -1066,6 +1067,80 @@ fn proc_and_sys_describe_the_emulated_machine() {
         }
     }
     std::fs::remove_dir_all(&root).ok();
+}
+
+/// On every shipped machine (`configs/*.toml`), a program reading
+/// `/sys/devices/system/cpu/cpuN/topology` finds the machine's cores and
+/// threads: hart `h` is thread `h % threads_per_core` of core
+/// `h / threads_per_core`, as the full system's device tree (`cpu-map`)
+/// tells Linux; `/proc/cpuinfo`, `sched_getaffinity` and `riscv_hwprobe`
+/// count the same CPUs.
+#[test]
+fn sysfs_topology_follows_the_machine_on_every_shipped_config() {
+    let prog = repo().join("guest/build/emu/topology");
+    assert!(prog.exists(), "run make -C guest");
+    let mut configs: Vec<PathBuf> = std::fs::read_dir(repo().join("configs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    configs.sort();
+    assert!(configs.len() >= 5, "{configs:?}");
+    for config in &configs {
+        let cfg = rvnvmm_config::Config::load(config.to_str(), &[]).unwrap();
+        let (harts, tpc) = (
+            cfg.machine.harts as usize,
+            cfg.machine.threads_per_core as usize,
+        );
+        let o = rvnvmm()
+            .args(["run", "--config"])
+            .arg(config)
+            .args(["--set", "machine.model=functional"])
+            .arg(&prog)
+            .output()
+            .unwrap();
+        let out = success_stdout(&o);
+        let what = config.display().to_string();
+        let list = |a: usize, b: usize| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        };
+        assert!(out.contains(&format!("cpus {harts}\n")), "{what}: {out}");
+        for h in 0..harts {
+            let core = h / tpc;
+            let siblings = list(core * tpc, core * tpc + tpc - 1);
+            let all = list(0, harts - 1);
+            let want = format!(
+                "cpu{h} core_id={core} physical_package_id=0 cluster_id=0 \
+                 thread_siblings_list={siblings} thread_siblings={:0w$x} core_cpus_list={siblings} \
+                 core_siblings_list={all} package_cpus_list={all} cluster_cpus_list={all}\n",
+                ((1u64 << tpc) - 1) << (core * tpc),
+                w = harts.div_ceil(4)
+            );
+            assert!(out.contains(&want), "{what}: want {want:?} in\n{out}");
+        }
+        for count in [
+            "cpuinfo processors",
+            "sched_getaffinity",
+            "hwprobe which_cpus",
+        ] {
+            assert!(
+                out.contains(&format!("{count} {harts}\n")),
+                "{what}: {count}: {out}"
+            );
+        }
+        let sibling = if tpc > 1 { 1 } else { -1 };
+        assert!(
+            out.contains(&format!("cpu0 sibling {sibling}\n")),
+            "{what}: {out}"
+        );
+        if config.file_stem().is_some_and(|s| s == "smt-pm") {
+            assert!(out.contains(" thread_siblings_list=0-1 "), "{out}");
+        }
+    }
 }
 
 /// Runs seed 004's program (`tlb_stride REPMAX MODE`) with the TLB model

@@ -37,6 +37,7 @@ mod error;
 pub mod files;
 mod load;
 mod mapping;
+mod range;
 mod schema;
 mod validate;
 
@@ -46,6 +47,7 @@ use serde::{Deserialize, Serialize};
 
 pub use error::{ConfigError, Origin, Problem, Warning};
 pub use mapping::{AddressField, AddressMapping, BitField};
+pub use range::{MAX_CLOCK_HZ, MAX_COST_CYCLES, MAX_LATENCY_NS, MIN_CLOCK_HZ, PHYS_ADDR_LIMIT};
 pub use validate::{
     DDR3_TRAS_MAX_NS, MAX_CACHE_BYTES, MAX_CACHE_LINES, MAX_HARTS, MAX_TLB_ENTRIES,
 };
@@ -1110,11 +1112,11 @@ impl OptaneParams {
             ("media_read_ns", self.media_read_ns, true),
             ("media_write_ns", self.media_write_ns, false),
         ] {
-            if !(v.is_finite() && (v > 0.0 || zero && v == 0.0) && v < 1e12) {
+            if !(v.is_finite() && (v > 0.0 || zero && v == 0.0) && v <= MAX_LATENCY_NS) {
                 out2.push((
                     key,
                     format!(
-                        "must be a {} number of ns below 1e12, got {v}",
+                        "must be a {} number of ns, at most {MAX_LATENCY_NS:e}, got {v}",
                         if zero { "non-negative" } else { "positive" }
                     ),
                 ));

@@ -523,19 +523,19 @@ fn zero_latency_is_an_error() {
     assert!(has_problem(
         &c,
         "memory.nvmm.trcd_ns",
-        "positive number of ns"
+        "must be a positive number of ns, at most 1e12, got 0"
     ));
     let c = load_with(&["memory.controllers.ddr3.tcl_ns=0"]).unwrap();
     assert!(has_problem(
         &c,
         "memory.controllers.ddr3.tcl_ns",
-        "positive"
+        "must be a positive number"
     ));
     let c = load_with(&["memory.nvmm.coarse_read_ns=-5"]).unwrap();
     assert!(has_problem(
         &c,
         "memory.nvmm.coarse_read_ns",
-        "0 or a positive"
+        "must be from 0 to 1e12 ns, got -5"
     ));
     let c = load_with(&["memory.nvmm.size=0"]).unwrap();
     assert!(has_problem(&c, "memory.nvmm.size", "positive"));
@@ -543,7 +543,7 @@ fn zero_latency_is_an_error() {
     assert!(has_problem(
         &c,
         "cache.l1d.hit_latency_cycles",
-        "at least 1"
+        "must be from 1 to 10_000 cycles, got 0"
     ));
     // Zero coarse delays and bus latencies are legal.
     let c = load_with(&["memory.nvmm.coarse_read_ns=0", "bus.request_latency_ns=0"]).unwrap();
@@ -564,7 +564,11 @@ fn tras_above_ddr3_max_warns() {
 #[test]
 fn zero_harts_is_an_error() {
     let c = load_with(&["machine.harts=0"]).unwrap();
-    assert!(has_problem(&c, "machine.harts", "at least 1"));
+    assert!(has_problem(
+        &c,
+        "machine.harts",
+        "must be from 1 to 4095 harts, got 0"
+    ));
 }
 
 #[test]
@@ -653,7 +657,7 @@ fn all_problems_are_listed() {
         "{msg}"
     );
     assert!(
-        msg.contains("\n  - machine.harts: must be at least 1"),
+        msg.contains("\n  - machine.harts: must be from 1 to 4095 harts, got 0"),
         "{msg}"
     );
 }
@@ -728,7 +732,7 @@ fn isa_is_checked() {
 #[test]
 fn harts_and_cache_sizes_have_upper_bounds() {
     let c = load_with(&["machine.harts=10000000"]).unwrap();
-    assert!(has_problem(&c, "machine.harts", "more than the 4095"));
+    assert!(has_problem(&c, "machine.harts", "from 1 to 4095"));
     let c = load_with(&[&format!("machine.harts={}", crate::MAX_HARTS)]).unwrap();
     c.validate()
         .expect("MAX_HARTS harts with the default caches");
@@ -924,4 +928,273 @@ fn topology_from_cores_or_harts() {
     c.core.issue_width = 0;
     let e = c.validate().unwrap_err().to_string();
     assert!(e.contains("core.issue_width"), "{e}");
+}
+
+// ---------------------------------------------------------------- ranges
+
+use crate::range::{range_of, Bound};
+use crate::schema::{schema, LeafKind};
+
+/// The numeric keys of `cfg`, optional ones included.
+fn numeric_keys(cfg: &Config) -> Vec<String> {
+    schema()
+        .valid_keys(&cfg.tree())
+        .into_iter()
+        .filter(|(_, kind)| matches!(kind, LeafKind::Int | LeafKind::Float))
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// Values at and just past each end of `bound`, with whether validation
+/// must accept them.
+fn probes(bound: Bound) -> Vec<(String, bool)> {
+    let mut out = Vec::new();
+    match bound {
+        Bound::Int { min, max } => {
+            out.push((max.to_string(), true));
+            out.push(((max + 1).to_string(), false));
+            out.push((min.to_string(), true));
+            if min > 0 {
+                out.push(((min - 1).to_string(), false));
+            }
+        }
+        Bound::ZeroOrInt { min, max } => {
+            out.push(("0".into(), true));
+            out.push((min.to_string(), true));
+            out.push(((min - 1).to_string(), false));
+            out.push((max.to_string(), true));
+            out.push(((max + 1).to_string(), false));
+        }
+        Bound::Float { min, open, max } => {
+            let f = |v: f64| format!("{v:?}");
+            out.push((f(max), true));
+            out.push((f(max * (1.0 + 1e-9)), false));
+            if open {
+                out.push((f(min), false));
+            } else {
+                out.push((f(min), true));
+                out.push((f(min - (min.abs() * 1e-3).max(1e-3)), false));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn every_numeric_key_of_every_machine_has_a_range() {
+    for name in Config::builtin_names() {
+        let c = Config::load(Some(name), &[]).unwrap();
+        for key in numeric_keys(&c) {
+            assert!(
+                range_of(&key).is_some(),
+                "{name}: {key} has no range; give it one in range.rs and docs/config.md"
+            );
+        }
+    }
+}
+
+/// Every numeric key takes the ends of its range and refuses a value just
+/// past them, in a problem on that key (or, for a derived key, the key it
+/// follows).
+#[test]
+fn every_range_is_enforced_at_its_ends() {
+    let base = Config::default();
+    for key in numeric_keys(&base) {
+        let range = range_of(&key).unwrap();
+        // A machine on which the key's ends are otherwise valid.
+        let context: &[&str] = match key.as_str() {
+            "machine.threads_per_core" => &["machine.cores=1"],
+            _ => &[],
+        };
+        for (value, accept) in probes(range.bound) {
+            let mut args = sets(context);
+            args.push(format!("{key}={value}"));
+            let what = format!("--set {key}={value}");
+            let cfg = match Config::load(None, &args) {
+                Ok(cfg) => cfg,
+                Err(e) => {
+                    assert!(!accept, "{what}: refused at load: {e}");
+                    assert!(e.to_string().contains(&key), "{what}: {e}");
+                    continue;
+                }
+            };
+            let problems = match cfg.validate() {
+                Ok(_) => Vec::new(),
+                Err(ConfigError::Invalid { problems }) => problems,
+                Err(e) => panic!("{what}: {e}"),
+            };
+            let blamed =
+                |p: &&Problem| p.key == key || key == "machine.cores" && p.key == "machine.harts";
+            let on_key: Vec<&Problem> = problems.iter().filter(blamed).collect();
+            if accept {
+                assert!(
+                    on_key.iter().all(|p| !p.message.contains("must be from")
+                        && !p.message.contains("must be above")
+                        && !p.message.contains("must be a positive number")
+                        && !p.message.contains("0 or from")),
+                    "{what}: the range refused its own end: {on_key:?}"
+                );
+            } else {
+                assert!(
+                    !on_key.is_empty(),
+                    "{what}: accepted; problems {problems:?}"
+                );
+            }
+        }
+    }
+}
+
+/// One key of each class, by the message a user sees: the key, the range
+/// and the value.
+#[test]
+fn out_of_range_messages_name_key_range_and_value() {
+    let refused = |set: &str| {
+        let e = load_with(&[set]).unwrap().validate().unwrap_err();
+        e.to_string()
+    };
+    let accepted = |set: &[&str]| load_with(set).unwrap().validate().unwrap();
+    // A core cost (a divisor of u32::MAX once wrapped a block's cost sum).
+    accepted(&[
+        "core.div=10000",
+        "core.load_use=10000",
+        "core.branch_taken=0",
+    ]);
+    let e = refused("core.div=4294967295");
+    assert!(
+        e.contains("core.div: must be from 1 to 10_000 cycles, got 4294967295"),
+        "{e}"
+    );
+    assert!(refused("core.div=10001").contains("core.div: must be from 1 to 10_000"));
+    assert!(refused("core.alu=0").contains("core.alu: must be from 1 to 10_000 cycles, got 0"));
+    // A latency that may be 0 (1e17 ns once saturated to u64::MAX ps and wrapped).
+    accepted(&["bus.request_latency_ns=1e12", "bus.response_latency_ns=0"]);
+    let e = refused("bus.request_latency_ns=1e17");
+    assert!(
+        e.contains("bus.request_latency_ns: must be from 0 to 1e12 ns, got 1e17"),
+        "{e}"
+    );
+    assert!(refused("bus.response_latency_ns=1e17").contains("bus.response_latency_ns: must be"));
+    assert!(refused("bus.response_latency_ns=-0.5").contains("got -0.5"));
+    // A latency that must be positive.
+    accepted(&["memory.nvmm.trcd_ns=1e12"]);
+    let e = refused("memory.nvmm.trcd_ns=1e17");
+    assert!(
+        e.contains("memory.nvmm.trcd_ns: must be a positive number of ns, at most 1e12, got 1e17"),
+        "{e}"
+    );
+    assert!(refused("memory.controllers.ddr3.refresh.trfc_ns=0")
+        .contains("must be a positive number of ns"));
+    // A clock.
+    accepted(&["machine.clock_hz=100_000_000_000", "bus.clock_hz=1_000_000"]);
+    let e = refused("machine.clock_hz=999999");
+    assert!(
+        e.contains("machine.clock_hz: must be from 1_000_000 to 100_000_000_000 Hz, got 999999"),
+        "{e}"
+    );
+    let e = refused("bus.clock_hz=999999");
+    assert!(
+        e.contains("bus.clock_hz: must be 0 or from 1_000_000 to 100_000_000_000 Hz, got 999999 (0: the core clock)"),
+        "{e}"
+    );
+    let e = refused("memory.controllers.ddr3.clock_mhz=0.5");
+    assert!(e.contains("must be from 1 to 100000 MHz, got 0.5"), "{e}");
+    // A count and a size.
+    accepted(&[
+        "cache.l1d.mshrs=1024",
+        "memory.controllers.ddr3.read_queue=65536",
+    ]);
+    assert!(refused("cache.l1d.mshrs=1025")
+        .contains("cache.l1d.mshrs: must be from 0 to 1024 misses, got 1025"));
+    let e = refused("memory.nvmm.size=0x100_0000_0000_0000");
+    assert!(e.contains("memory.nvmm.size: base 0xC000_0000 + size 0x100_0000_0000_0000 passes 0x100_0000_0000_0000 (2^56)"), "{e}");
+    let e = refused("user.time_slice_ns=0");
+    assert!(
+        e.contains("user.time_slice_ns: must be from 1 to 1_000_000_000_000 ns, got 0"),
+        "{e}"
+    );
+    // The whole error names the key, the range and the value on one line.
+    let e = load_with(&["core.div=4294967295"])
+        .unwrap()
+        .validate()
+        .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "invalid configuration (1 problem):\n  - core.div: must be from 1 to 10_000 cycles, got 4294967295"
+    );
+}
+
+#[test]
+fn a_disabled_l2_is_validated_too() {
+    let c = load_with(&[]).unwrap();
+    assert!(!c.cache.l2.enabled);
+    for (set, key, text) in [
+        (
+            "cache.l2.hit_latency_cycles=0",
+            "cache.l2.hit_latency_cycles",
+            "must be from 1 to 10_000 cycles, got 0",
+        ),
+        (
+            "cache.l2.ways=0",
+            "cache.l2.ways",
+            "must be from 1 to 65_536 ways, got 0",
+        ),
+        (
+            "cache.l2.size_bytes=12288",
+            "cache.l2.size_bytes",
+            "power-of-two number of sets",
+        ),
+        (
+            "cache.l2.line_bytes=48",
+            "cache.l2.line_bytes",
+            "power of two",
+        ),
+        (
+            "cache.l2.mshrs=5000",
+            "cache.l2.mshrs",
+            "must be from 0 to 1024 misses",
+        ),
+        (
+            "cache.l2.size_bytes=1099511627776",
+            "cache.l2.size_bytes",
+            "largest cache level",
+        ),
+    ] {
+        let c = load_with(&[set]).unwrap();
+        assert!(!c.cache.l2.enabled, "{set}");
+        assert!(has_problem(&c, key, text), "{set}: {:?}", c.validate());
+    }
+    // Disabled or not, its keys are the same; enabling a good one is fine.
+    load_with(&["cache.l2.enabled=true"])
+        .unwrap()
+        .validate()
+        .unwrap();
+}
+
+/// docs/config.md states each numeric key's range as validation enforces it.
+#[test]
+fn docs_state_every_range() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/config.md"))
+            .unwrap();
+    for key in numeric_keys(&Config::default()) {
+        let templ = key
+            .replace("memory.controllers.ddr3.", "memory.controllers.NAME.")
+            .replace("memory.dram.", "memory.NAME.")
+            .replace("memory.nvmm.", "memory.NAME.");
+        let row = doc
+            .lines()
+            .find(|l| {
+                l.starts_with("| ")
+                    && l.split(" | ")
+                        .next()
+                        .unwrap_or("")
+                        .contains(&format!("`{templ}`"))
+            })
+            .unwrap_or_else(|| panic!("docs/config.md has no table row for `{templ}`"));
+        let range = range_of(&key).unwrap().doc();
+        assert!(
+            row.contains(&range),
+            "docs/config.md's row of `{templ}` does not state its range {range:?}:\n{row}"
+        );
+    }
 }

@@ -1,6 +1,9 @@
 //! Semantic checks: what the schema alone cannot say.
 
-use crate::schema::hex;
+use toml::Value;
+
+use crate::range::{range_of, PHYS_ADDR_LIMIT};
+use crate::schema::{flatten, hex, order_key};
 use crate::{CacheLevel, Config, ConfigError, Controller, Machine, Problem, RegionKind, Warning};
 
 /// DDR3's maximum tRAS (9 × tREFI), seed 000 Table 1.
@@ -57,33 +60,6 @@ impl Checker {
         });
     }
 
-    /// A time that must be > 0.
-    fn positive_ns(&mut self, key: &str, v: f64) {
-        if !(v.is_finite() && v > 0.0) {
-            self.error(
-                key,
-                format!("must be a positive number of ns, got {v}; give the latency in ns"),
-            );
-        }
-    }
-
-    /// A time that may be 0 (no added delay).
-    fn non_negative_ns(&mut self, key: &str, v: f64) {
-        if !(v.is_finite() && v >= 0.0) {
-            self.error(
-                key,
-                format!("must be 0 or a positive number of ns, got {v}"),
-            );
-        }
-    }
-
-    /// A count or size that must be > 0.
-    fn positive(&mut self, key: &str, v: u64, what: &str) {
-        if v == 0 {
-            self.error(key, format!("must be at least 1 {what}, got 0"));
-        }
-    }
-
     fn power_of_two(&mut self, key: &str, v: u64) {
         if !v.is_power_of_two() {
             self.error(key, format!("must be a power of two, got {v}"));
@@ -122,8 +98,6 @@ impl Config {
         }
         self.check_cache_total(&mut c);
         self.check_tlb(&mut c);
-        c.non_negative_ns("bus.request_latency_ns", self.bus.request_latency_ns);
-        c.non_negative_ns("bus.response_latency_ns", self.bus.response_latency_ns);
         let beat = self.bus.beat_bytes;
         if !beat.is_power_of_two() || beat > 256 {
             c.error(
@@ -131,20 +105,12 @@ impl Config {
                 format!("is {beat}; it must be a power of two from 1 to 256"),
             );
         }
-        if self.bus.clock_hz > 100_000_000_000 {
-            c.error(
-                "bus.clock_hz",
-                format!(
-                    "is {}; give at most 100 GHz (0: the core clock)",
-                    self.bus.clock_hz
-                ),
-            );
-        }
         self.check_regions(&mut c);
         for (name, ctrl) in &self.memory.controllers {
             self.check_controller(&mut c, name, ctrl);
         }
         self.check_user(&mut c);
+        self.check_ranges(&mut c);
         if c.problems.is_empty() {
             Ok(c.warnings)
         } else {
@@ -155,31 +121,7 @@ impl Config {
     }
 
     fn check_machine(&self, c: &mut Checker) {
-        if self.machine.harts == 0 {
-            c.error("machine.harts", "must be at least 1 (the number of cores)");
-        }
-        if self.machine.harts > MAX_HARTS {
-            c.error(
-                "machine.harts",
-                format!(
-                    "{} harts is more than the {MAX_HARTS} a machine may have (the CLINT has timer registers for harts 0..{})",
-                    self.machine.harts,
-                    MAX_HARTS - 1
-                ),
-            );
-        }
         let m = &self.machine;
-        if m.threads_per_core == 0 {
-            c.error(
-                "machine.threads_per_core",
-                "must be at least 1 (hardware threads per core; 1 without SMT)",
-            );
-        } else if m.threads_per_core > MAX_THREADS_PER_CORE {
-            c.error(
-                "machine.threads_per_core",
-                format!("at most {MAX_THREADS_PER_CORE} hardware threads per core"),
-            );
-        }
         if u64::from(m.cores) * u64::from(m.threads_per_core) != u64::from(m.harts) {
             c.error(
                 "machine.harts",
@@ -187,24 +129,6 @@ impl Config {
                     "{} harts, but machine.cores x machine.threads_per_core is {} x {}",
                     m.harts, m.cores, m.threads_per_core
                 ),
-            );
-        }
-        if self.user.time_slice_ns == 0 {
-            c.error(
-                "user.time_slice_ns",
-                "must be positive (simulated ns a thread runs before another on its CPU)",
-            );
-        }
-        if self.core.issue_width == 0 || self.core.issue_width > MAX_ISSUE_WIDTH {
-            c.error(
-                "core.issue_width",
-                format!("must be 1 to {MAX_ISSUE_WIDTH} (instructions a core issues per cycle)"),
-            );
-        }
-        if self.machine.clock_hz == 0 {
-            c.error(
-                "machine.clock_hz",
-                "must be positive (the guest core clock in Hz, e.g. 50000000)",
             );
         }
         match self.machine.extensions() {
@@ -224,17 +148,6 @@ impl Config {
             }
             Ok(_) => {}
         }
-        let core = &self.core;
-        for (key, v) in [
-            ("core.alu", core.alu),
-            ("core.mul", core.mul),
-            ("core.clmul", core.clmul),
-            ("core.div", core.div),
-            ("core.fpu", core.fpu),
-            ("core.fdiv", core.fdiv),
-        ] {
-            c.positive(key, v.into(), "cycle");
-        }
     }
 
     /// TLB geometry: the L1s exist, sets are a power of two.
@@ -249,17 +162,6 @@ impl Config {
             if level.entries == 0 && !required {
                 continue;
             }
-            c.positive(&format!("{key}.entries"), level.entries.into(), "entry");
-            c.positive(&format!("{key}.ways"), level.ways.into(), "way");
-            if level.entries > MAX_TLB_ENTRIES {
-                c.error(
-                    format!("{key}.entries"),
-                    format!(
-                        "{} entries is more than the {MAX_TLB_ENTRIES} a TLB may have",
-                        level.entries
-                    ),
-                );
-            }
             if level.ways > 0
                 && level.entries > 0
                 && (!level.entries.is_multiple_of(level.ways) || !level.sets().is_power_of_two())
@@ -272,15 +174,6 @@ impl Config {
                     ),
                 );
             }
-        }
-        if t.ptw_cache_entries > MAX_TLB_ENTRIES {
-            c.error(
-                "tlb.ptw_cache_entries",
-                format!(
-                    "{} entries is more than the {MAX_TLB_ENTRIES} a TLB may have",
-                    t.ptw_cache_entries
-                ),
-            );
         }
     }
 
@@ -324,10 +217,18 @@ impl Config {
             if r.size == 0 {
                 c.error(format!("{key}.size"), "must be positive (bytes)");
             }
-            if r.base.checked_add(r.size).is_none() {
+            if r.base
+                .checked_add(r.size)
+                .is_none_or(|end| end > PHYS_ADDR_LIMIT)
+            {
                 c.error(
                     format!("{key}.size"),
-                    "base + size passes the end of the 64-bit address space",
+                    format!(
+                        "base {} + size {} passes {} (2^56), the end of RISC-V's 56-bit physical address space",
+                        hex(r.base),
+                        hex(r.size),
+                        hex(PHYS_ADDR_LIMIT)
+                    ),
                 );
             }
             if !r.base.is_multiple_of(PAGE) || !r.size.is_multiple_of(PAGE) {
@@ -353,11 +254,6 @@ impl Config {
                 );
             }
             if let Some(n) = &r.nvmm {
-                c.positive_ns(&format!("{key}.trcd_ns"), n.trcd_ns);
-                c.positive_ns(&format!("{key}.trp_ns"), n.trp_ns);
-                c.positive_ns(&format!("{key}.tras_ns"), n.tras_ns);
-                c.non_negative_ns(&format!("{key}.coarse_read_ns"), n.coarse_read_ns);
-                c.non_negative_ns(&format!("{key}.coarse_write_ns"), n.coarse_write_ns);
                 c.tras(&format!("{key}.tras_ns"), n.tras_ns);
                 for (k, message) in n.optane.problems() {
                     c.error(format!("{key}.optane.{k}"), message);
@@ -404,47 +300,8 @@ impl Config {
     fn check_controller(&self, c: &mut Checker, name: &str, ctrl: &Controller) {
         let key = format!("memory.controllers.{name}");
         let k = |s: &str| format!("{key}.{s}");
-        if !(ctrl.clock_mhz.is_finite() && ctrl.clock_mhz > 0.0) {
-            c.error(
-                k("clock_mhz"),
-                format!(
-                    "must be a positive frequency in MHz, got {}",
-                    ctrl.clock_mhz
-                ),
-            );
-        }
-        for (field, v) in [
-            ("tck_ns", ctrl.tck_ns),
-            ("tcl_ns", ctrl.tcl_ns),
-            ("tcwl_ns", ctrl.tcwl_ns),
-            ("tburst_ns", ctrl.tburst_ns),
-            ("trcd_ns", ctrl.trcd_ns),
-            ("trp_ns", ctrl.trp_ns),
-            ("tras_ns", ctrl.tras_ns),
-            ("trtp_ns", ctrl.trtp_ns),
-            ("twr_ns", ctrl.twr_ns),
-            ("tccd_ns", ctrl.tccd_ns),
-            ("trrd_ns", ctrl.trrd_ns),
-        ] {
-            c.positive_ns(&k(field), v);
-        }
-        if let Some(v) = ctrl.tfaw_ns {
-            c.positive_ns(&k("tfaw_ns"), v);
-        }
-        c.non_negative_ns(&k("interface_latency_ns"), ctrl.interface_latency_ns);
         c.tras(&k("tras_ns"), ctrl.tras_ns);
         if let Some(r) = &ctrl.refresh {
-            c.positive_ns(&k("refresh.trefi_ns"), r.trefi_ns);
-            c.positive_ns(&k("refresh.trfc_ns"), r.trfc_ns);
-            if r.postpone_max > 8 {
-                c.error(
-                    k("refresh.postpone_max"),
-                    format!(
-                        "{} refreshes: DDR3 allows at most 8 to be postponed",
-                        r.postpone_max
-                    ),
-                );
-            }
             if r.trfc_ns >= r.trefi_ns {
                 c.error(
                     k("refresh.trfc_ns"),
@@ -475,8 +332,6 @@ impl Config {
         } else if let Err(e) = ctrl.address_layout() {
             c.error(k("mapping"), e);
         }
-        c.positive(&k("read_queue"), ctrl.read_queue.into(), "entry");
-        c.positive(&k("write_queue"), ctrl.write_queue.into(), "entry");
         match self.memory.controller_window(name) {
             None => c.warn(&key, "no region uses this controller"),
             Some((base, span)) => {
@@ -491,6 +346,38 @@ impl Config {
                         ),
                     );
                 }
+            }
+        }
+    }
+
+    /// Every numeric key within its range ([`crate::range`]), enabled
+    /// cache level or not; a key another check has already refused is not
+    /// reported twice.
+    fn check_ranges(&self, c: &mut Checker) {
+        let Ok(Value::Table(tree)) = Value::try_from(self) else {
+            c.error(
+                "(top level)",
+                "an integer is above 0x7FFF_FFFF_FFFF_FFFF, which no config key takes",
+            );
+            return;
+        };
+        let mut leaves = Vec::new();
+        flatten("", &tree, &mut leaves);
+        // In the order of docs/config.md (`machine.harts` before the
+        // `machine.cores` that follows it).
+        leaves.sort_by_cached_key(|(k, _)| order_key(k));
+        for (key, v) in leaves {
+            let Some(range) = range_of(&key) else {
+                continue;
+            };
+            // `machine.cores` follows `machine.harts`: one mistake, one
+            // problem.
+            let reported = |k: &str| c.problems.iter().any(|p| p.key == k);
+            if reported(&key) || key == "machine.cores" && reported("machine.harts") {
+                continue;
+            }
+            if let Some(message) = range.check(&v) {
+                c.error(key, message);
             }
         }
     }
@@ -546,27 +433,10 @@ impl Config {
     }
 }
 
+/// The geometry of a cache level, enabled or not (a level switched on by
+/// a later `--set` or by a sweep must not find a bad value left there).
 fn check_cache(c: &mut Checker, key: &str, l: &CacheLevel) {
-    if !l.enabled {
-        return;
-    }
     let k = |s: &str| format!("{key}.{s}");
-    c.positive(&k("size_bytes"), l.size_bytes, "byte");
-    if l.size_bytes > MAX_CACHE_BYTES {
-        c.error(
-            k("size_bytes"),
-            format!(
-                "{} bytes is more than the largest cache level rvnvmm models, {MAX_CACHE_BYTES} bytes (1 GiB)",
-                l.size_bytes
-            ),
-        );
-    }
-    c.positive(&k("ways"), l.ways.into(), "way");
-    c.positive(
-        &k("hit_latency_cycles"),
-        l.hit_latency_cycles.into(),
-        "cycle",
-    );
     c.power_of_two(&k("line_bytes"), l.line_bytes.into());
     let way_bytes = u64::from(l.ways) * u64::from(l.line_bytes);
     if way_bytes > 0

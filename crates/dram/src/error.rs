@@ -1,8 +1,9 @@
 //! What can go wrong building or reconfiguring a controller.
 
-/// The longest latency a setting may give, in ns (1000 s: far beyond any
-/// device, and far below [`crate::HORIZON`], so no sum of latencies saturates).
-pub const MAX_LATENCY_NS: f64 = 1e12;
+/// The longest latency a setting may give, in ns: the config's bound
+/// (1000 s: far beyond any device, and far below [`crate::HORIZON`], so no
+/// sum of latencies saturates), applied to run-time changes too.
+pub use rvnvmm_config::MAX_LATENCY_NS;
 
 /// A controller that cannot be built, or a run-time change it refuses.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -26,9 +27,9 @@ pub enum DramError {
     },
 
     /// A latency that is not a positive (or, where allowed, zero) finite
-    /// number of ns below [`MAX_LATENCY_NS`].
+    /// number of ns up to [`MAX_LATENCY_NS`].
     #[error(
-        "{key} must be a {} number of ns below 1e12, got {value}",
+        "{key} must be a {} number of ns, at most 1e12, got {value}",
         if *.zero_allowed { "non-negative" } else { "positive" }
     )]
     Latency {
@@ -153,9 +154,9 @@ impl DramError {
 }
 
 /// Checks that `v` is a latency the model can hold: finite, positive (or 0
-/// where `zero_allowed`), below [`MAX_LATENCY_NS`].
+/// where `zero_allowed`), at most [`MAX_LATENCY_NS`].
 pub(crate) fn check_ns(key: &str, v: f64, zero_allowed: bool) -> Result<(), DramError> {
-    let ok = v.is_finite() && (v > 0.0 || (zero_allowed && v == 0.0)) && v < MAX_LATENCY_NS;
+    let ok = v.is_finite() && (v > 0.0 || (zero_allowed && v == 0.0)) && v <= MAX_LATENCY_NS;
     if ok {
         Ok(())
     } else {

@@ -18,7 +18,7 @@ pub fn cost(costs: &CoreCosts, ins: &Insn, prev: Option<&Insn>) -> u32 {
         Clmul | Clmulh | Clmulr => costs.clmul,
         Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => costs.div,
         FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => costs.fdiv,
-        Jal => costs.alu + costs.branch_taken,
+        Jal => costs.alu.saturating_add(costs.branch_taken),
         op if is_fp_compute(op) => costs.fpu,
         _ => costs.alu,
     };
@@ -26,7 +26,9 @@ pub fn cost(costs: &CoreCosts, ins: &Insn, prev: Option<&Insn>) -> u32 {
         Some(p) if is_load(p.op) && p.rd != 0 && reads(ins, p.rd) => costs.load_use,
         _ => 0,
     };
-    class + stall
+    // Saturating: the config bounds every cost (`MAX_COST_CYCLES`), but a
+    // cost table built in code is not validated.
+    class.saturating_add(stall)
 }
 
 /// The shared unit of an SMT core `ins` needs, and for how many cycles
@@ -197,13 +199,15 @@ fn is_fp_compute(op: Op) -> bool {
 }
 
 /// Cumulative costs of a block: entry `i` is the cost of its first `i`
-/// instructions.
+/// instructions. With the config's bound on every cost the sums stay
+/// below 2^21 (64 instructions of at most 3 x 10_000 cycles); they
+/// saturate rather than wrap for a table beyond it.
 pub(crate) fn prefix(costs: &CoreCosts, insns: &[Insn]) -> Box<[u32]> {
     let mut out = Vec::with_capacity(insns.len() + 1);
     let mut sum = 0u32;
     out.push(0);
     for (k, ins) in insns.iter().enumerate() {
-        sum += cost(costs, ins, k.checked_sub(1).map(|p| &insns[p]));
+        sum = sum.saturating_add(cost(costs, ins, k.checked_sub(1).map(|p| &insns[p])));
         out.push(sum);
     }
     out.into_boxed_slice()
@@ -255,6 +259,34 @@ mod tests {
         assert_eq!(
             &*prefix(&CoreCosts::FUNCTIONAL, &[ld_a0, add_a1, mul]),
             &[0, 1, 2, 3]
+        );
+    }
+
+    #[test]
+    fn costs_beyond_the_config_bound_saturate_instead_of_wrapping() {
+        let ld_a0 = decode(0x0005_3503); // ld a0, 0(a0)
+        let div = decode(0x02b5_4533); // div a0, a0, a1 (reads a0: a load-use)
+        let huge = CoreCosts {
+            div: u32::MAX,
+            ..CoreCosts::default()
+        };
+        assert_eq!(cost(&huge, &div, Some(&ld_a0)), u32::MAX);
+        let p = prefix(&huge, &[ld_a0, div, div, div]);
+        assert!(p.windows(2).all(|w| w[0] <= w[1]), "{p:?}");
+        assert_eq!(*p.last().unwrap(), u32::MAX);
+        // At the bound, a whole block sums exactly, far below 2^32.
+        let bound = rvnvmm_config::MAX_COST_CYCLES as u32;
+        let most = CoreCosts {
+            alu: bound,
+            load_use: bound,
+            branch_taken: bound,
+            ..CoreCosts::default()
+        };
+        let jal = decode(0x0000_006f);
+        let block = [jal; crate::MAX_BLOCK_INSNS];
+        assert_eq!(
+            u64::from(*prefix(&most, &block).last().unwrap()),
+            2 * rvnvmm_config::MAX_COST_CYCLES * crate::MAX_BLOCK_INSNS as u64
         );
     }
 }

@@ -21,6 +21,16 @@ pub enum MemsysError {
     #[error("the memory system needs at least one hart")]
     NoHarts,
 
+    /// A bus latency outside what the model's picosecond times can hold
+    /// (config validation refuses it first).
+    #[error("{key} must be a non-negative number of ns, at most 1e12, got {value}")]
+    Latency {
+        /// The config key (`bus.request_latency_ns`, ...).
+        key: &'static str,
+        /// The value given.
+        value: f64,
+    },
+
     /// A cache line size the model cannot use.
     #[error("{cache}: line_bytes {line_bytes} must be a power of two of at least 4")]
     LineBytes {

@@ -299,6 +299,16 @@ impl MemorySystem {
         if harts == 0 {
             return Err(MemsysError::NoHarts);
         }
+        for (key, value) in [
+            ("bus.request_latency_ns", cfg.bus.request_latency_ns),
+            ("bus.response_latency_ns", cfg.bus.response_latency_ns),
+        ] {
+            // Beyond it, `ns_to_ps` saturates and a time plus the latency
+            // would wrap.
+            if !(value.is_finite() && (0.0..=rvnvmm_config::MAX_LATENCY_NS).contains(&value)) {
+                return Err(MemsysError::Latency { key, value });
+            }
+        }
         let c = &cfg.cache;
         let clock = Clock::new(cfg.machine.clock_hz);
         let mut l1d = Vec::with_capacity(harts);

@@ -1357,3 +1357,30 @@ fn filter_tables_answer_as_the_filter_test() {
         }
     }
 }
+
+#[test]
+fn a_bus_latency_beyond_the_bound_is_refused_not_wrapped() {
+    let ok = |ns: f64| {
+        let mut cfg = small_cfg(2, Replacement::Lru);
+        cfg.bus.request_latency_ns = ns;
+        MemorySystem::with_backends(
+            &cfg,
+            CoreMap::one_thread_per_core(1),
+            Options::for_config(&cfg),
+            vec![(
+                "ddr3".to_string(),
+                Box::new(FixedLatency::new(1000, 1000)) as Box<dyn Backend + Send>,
+            )],
+        )
+    };
+    assert!(ok(rvnvmm_config::MAX_LATENCY_NS).is_ok());
+    for bad in [1e17, -1.0, f64::NAN, f64::INFINITY] {
+        let Err(e) = ok(bad) else {
+            panic!("{bad}: accepted")
+        };
+        assert!(
+            e.to_string().contains("bus.request_latency_ns"),
+            "{bad}: {e}"
+        );
+    }
+}

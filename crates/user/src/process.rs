@@ -372,12 +372,8 @@ impl Process {
             fs.add_map(m.clone())
                 .map_err(|e| RunError::Setup(e.to_string()))?;
         }
-        let harts = opts.harts.max(1);
-        let threads_per_core = opts.threads_per_core.clamp(1, harts);
-        let topology = crate::procfs::Topology {
-            harts,
-            threads_per_core,
-        };
+        let topology = crate::procfs::Topology::new(opts.harts, opts.threads_per_core);
+        let (harts, threads_per_core) = (topology.harts, topology.threads_per_core);
         fs.tree = Some(crate::procfs::EmulatedTree::build(topology).map_err(|e| {
             RunError::Setup(format!(
                 "cannot write the emulated /proc and /sys to the temporary directory: {e}"
@@ -933,8 +929,11 @@ impl Process {
         self.cpus[t.cpu].core.time_ns()
     }
 
+    /// The simulated ns of `c` cycles (saturating: past the end of time,
+    /// `u64::MAX`, never a wrapped small time).
     pub(crate) fn cycles_to_ns(&self, c: u64) -> u64 {
-        (c as u128 * 1_000_000_000 / self.opts.hart.clock_hz.max(1) as u128) as u64
+        u64::try_from(c as u128 * 1_000_000_000 / self.opts.hart.clock_hz.max(1) as u128)
+            .unwrap_or(u64::MAX)
     }
 
     /// The first cycle at or after `ns` (`u64::MAX` past the end of time).

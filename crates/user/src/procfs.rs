@@ -71,6 +71,11 @@ pub enum TopologyFile {
     CoreSiblings,
     /// `core_siblings_list`.
     CoreSiblingsList,
+    /// `cluster_cpus` (a mask): the harts of the cluster (the device
+    /// tree's one `cluster0`: every hart).
+    ClusterCpus,
+    /// `cluster_cpus_list`.
+    ClusterCpusList,
 }
 
 impl TopologyFile {
@@ -83,15 +88,20 @@ impl TopologyFile {
             b"thread_siblings_list" | b"core_cpus_list" => TopologyFile::ThreadSiblingsList,
             b"core_siblings" | b"package_cpus" => TopologyFile::CoreSiblings,
             b"core_siblings_list" | b"package_cpus_list" => TopologyFile::CoreSiblingsList,
+            b"cluster_cpus" => TopologyFile::ClusterCpus,
+            b"cluster_cpus_list" => TopologyFile::ClusterCpusList,
             _ => return None,
         })
     }
 }
 
 impl TopologyFile {
-    /// The names a hart's `topology` directory lists (Linux 6.12's), with
-    /// the file each one is.
-    pub const LISTED: [(&'static str, TopologyFile); 11] = [
+    /// The names a hart's `topology` directory lists (Linux 6.12's on a
+    /// device-tree machine, whose `arch_topology` has clusters), with the
+    /// file each one is.
+    pub const LISTED: [(&'static str, TopologyFile); 13] = [
+        ("cluster_cpus", TopologyFile::ClusterCpus),
+        ("cluster_cpus_list", TopologyFile::ClusterCpusList),
         ("cluster_id", TopologyFile::ClusterId),
         ("core_cpus", TopologyFile::ThreadSiblings),
         ("core_cpus_list", TopologyFile::ThreadSiblingsList),
@@ -518,8 +528,12 @@ pub fn cpu_mask(cpus: &[usize], nr_cpus: usize) -> String {
 }
 
 /// How harts form cores: `threads_per_core` consecutive harts share a
-/// core, all in one package and cluster.
-#[derive(Clone, Copy, Debug)]
+/// core, all in one package and cluster. This is what Linux makes of the
+/// full system's device tree for the same machine (`cpu-map` with one
+/// `cluster0` of `coreN` nodes, each naming its `threadM`s: see
+/// `rvnvmm_board`'s device tree), so a program finds the same siblings in
+/// user mode and under `rvnvmm boot`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Topology {
     /// Harts of the machine.
     pub harts: usize,
@@ -528,19 +542,42 @@ pub struct Topology {
 }
 
 impl Topology {
+    /// The topology of `harts` harts in cores of `threads_per_core`
+    /// (`machine.harts`, `machine.threads_per_core`), each at least 1 and
+    /// no core larger than the machine.
+    pub fn new(harts: usize, threads_per_core: usize) -> Topology {
+        let harts = harts.max(1);
+        Topology {
+            harts,
+            threads_per_core: threads_per_core.clamp(1, harts),
+        }
+    }
+
+    /// The core hart `cpu` is a thread of.
+    pub fn core_of(&self, cpu: usize) -> usize {
+        cpu / self.threads_per_core.max(1)
+    }
+
+    /// The harts of hart `cpu`'s core, itself included, in order.
+    pub fn siblings(&self, cpu: usize) -> std::ops::Range<usize> {
+        let t = self.threads_per_core.max(1);
+        let core = self.core_of(cpu);
+        core * t..((core + 1) * t).min(self.harts)
+    }
+
     /// The content of one topology file of hart `cpu`, newline included.
     pub fn file(&self, cpu: usize, file: TopologyFile) -> String {
-        let t = self.threads_per_core.max(1);
-        let core = cpu / t;
-        let siblings: Vec<usize> = (core * t..((core + 1) * t).min(self.harts)).collect();
+        let siblings: Vec<usize> = self.siblings(cpu).collect();
         let package: Vec<usize> = (0..self.harts).collect();
         let s = match file {
-            TopologyFile::CoreId => core.to_string(),
+            TopologyFile::CoreId => self.core_of(cpu).to_string(),
             TopologyFile::PackageId | TopologyFile::ClusterId => "0".into(),
             TopologyFile::ThreadSiblings => cpu_mask(&siblings, self.harts),
             TopologyFile::ThreadSiblingsList => cpu_list(&siblings),
-            TopologyFile::CoreSiblings => cpu_mask(&package, self.harts),
-            TopologyFile::CoreSiblingsList => cpu_list(&package),
+            TopologyFile::CoreSiblings | TopologyFile::ClusterCpus => {
+                cpu_mask(&package, self.harts)
+            }
+            TopologyFile::CoreSiblingsList | TopologyFile::ClusterCpusList => cpu_list(&package),
         };
         s + "\n"
     }
@@ -907,11 +944,14 @@ impl Process {
         }
     }
 
+    /// The machine's cores and threads, as every file describing them
+    /// tells (the tree's listing and the files' contents alike).
+    pub(crate) fn topology(&self) -> Topology {
+        Topology::new(self.opts.harts, self.opts.threads_per_core)
+    }
+
     fn emulated_content(&mut self, file: ProcFile) -> Vec<u8> {
-        let topology = Topology {
-            harts: self.opts.harts,
-            threads_per_core: 1,
-        };
+        let topology = self.topology();
         match file {
             ProcFile::Cpuinfo => {
                 // The harts' mvendorid, marchid and mimpid CSRs read zero.
@@ -1216,7 +1256,7 @@ mod tests {
             "7\n"
         );
         let topology = tree_dir(&tree, "/sys/devices/system/cpu/cpu0/topology", false);
-        assert_eq!(std::fs::read_dir(topology).unwrap().count(), 11);
+        assert_eq!(std::fs::read_dir(topology).unwrap().count(), 13);
         assert!(read("/sys/devices/system/cpu/cpu3/topology/core_id").is_err());
         // Outside the tree (or out of it through `..`): the ordinary lookup.
         assert_eq!(
@@ -1490,6 +1530,74 @@ mod tests {
 #[cfg(test)]
 mod smt_topology_tests {
     use super::*;
+
+    /// The tree built for every shipped machine (`configs/*.toml`) shows
+    /// its cores and threads: hart `h` is thread `h % threads_per_core` of
+    /// core `h / threads_per_core`, as the full system's device tree says.
+    #[test]
+    fn every_shipped_machine_shows_its_cores_and_threads() {
+        let configs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&configs).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+                continue;
+            }
+            let cfg = rvnvmm_config::Config::load(path.to_str(), &[]).unwrap();
+            let (harts, tpc) = (
+                cfg.machine.harts as usize,
+                cfg.machine.threads_per_core as usize,
+            );
+            let topology = Topology::new(harts, tpc);
+            let tree = EmulatedTree::build(topology).unwrap();
+            let read = |cpu: usize, file: &str| {
+                let p = format!("/sys/devices/system/cpu/cpu{cpu}/topology/{file}");
+                match tree.host_path(p.as_bytes(), 1, false) {
+                    Some(TreePath::Tree(host)) => std::fs::read_to_string(host).unwrap(),
+                    other => panic!("{p}: {other:?}"),
+                }
+            };
+            let all = if harts == 1 {
+                "0\n".to_string()
+            } else {
+                format!("0-{}\n", harts - 1)
+            };
+            for h in 0..harts {
+                let what = format!("{}: cpu{h}", path.display());
+                let first = h / tpc * tpc;
+                let siblings = if tpc == 1 {
+                    format!("{h}\n")
+                } else {
+                    format!("{first}-{}\n", first + tpc - 1)
+                };
+                assert_eq!(read(h, "core_id"), format!("{}\n", h / tpc), "{what}");
+                for file in ["thread_siblings_list", "core_cpus_list"] {
+                    assert_eq!(read(h, file), siblings, "{what}: {file}");
+                }
+                for file in [
+                    "core_siblings_list",
+                    "package_cpus_list",
+                    "cluster_cpus_list",
+                ] {
+                    assert_eq!(read(h, file), all, "{what}: {file}");
+                }
+                assert_eq!(read(h, "physical_package_id"), "0\n", "{what}");
+                // The files a guest opens (a memfd of `Topology::file`) say
+                // what the tree's copies say.
+                for (name, file) in TopologyFile::LISTED {
+                    assert_eq!(topology.file(h, file), read(h, name), "{what}: {name}");
+                }
+            }
+            if path.file_stem().and_then(|s| s.to_str()) == Some("smt-pm") {
+                assert_eq!((harts, tpc), (4, 2));
+                assert_eq!(read(0, "thread_siblings_list"), "0-1\n");
+                assert_eq!(read(0, "thread_siblings"), "3\n");
+                assert_eq!(read(3, "core_id"), "1\n");
+            }
+            seen += 1;
+        }
+        assert!(seen >= 5, "{seen} configs");
+    }
 
     /// 2 cores x 2 threads, numbered as Linux numbers a device tree's
     /// threads: CPUs 0-1 on core 0, 2-3 on core 1.
