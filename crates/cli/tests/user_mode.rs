@@ -143,6 +143,59 @@ fn stats_of(path: &Path) -> (u64, Vec<String>) {
     (sim, stable)
 }
 
+/// Threads blocked in accept, connect, recv and send on loopback TCP wait
+/// in simulated time while the others run, and are woken at the time of
+/// the call that made them ready: two runs give the same statistics.
+#[test]
+fn threads_blocked_in_socket_calls_give_identical_statistics() {
+    let dir = tempdir();
+    let prog = repo().join("guest/build/static/tcp_echo_threads");
+    let mut runs = Vec::new();
+    for k in 0..2 {
+        let stats = dir.join(format!("s{k}.json"));
+        let mut cmd = rvnvmm();
+        cmd.arg("run").arg("--stats").arg(&stats).arg(&prog);
+        let out = success_stdout(&output_within(cmd, 120));
+        assert!(out.contains("24 echoed intact"), "{out}");
+        let (sim, stable) = stats_of(&stats);
+        let insns = stable
+            .iter()
+            .find(|l| l.starts_with("  \"instructions\""))
+            .cloned()
+            .expect("instructions");
+        runs.push((sim, insns, stable));
+    }
+    assert_eq!(
+        (runs[0].0, &runs[0].1),
+        (runs[1].0, &runs[1].1),
+        "simulated time and instructions"
+    );
+    assert_eq!(runs[0].2, runs[1].2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `cmd`, failing the test (not hanging it) if it takes longer than
+/// `secs` seconds.
+fn output_within(mut cmd: Command, secs: u64) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no end after {secs} s: a thread blocked the emulator");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
 #[test]
 fn threads_time_share_deterministically_and_scale_with_harts() {
     let dir = tempdir();

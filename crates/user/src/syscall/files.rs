@@ -1,6 +1,7 @@
 //! File system calls: open/read/write, stat, directories, fcntl, ioctl, pipes,
 //! poll and select.
 
+use super::blocking::write_ready;
 use super::host;
 use crate::errno::*;
 use crate::fs::{guest_stat, unsafe_zeroed_stat, AT_FDCWD};
@@ -127,12 +128,15 @@ impl Process {
         let v = self.read_iovecs(iov, cnt)?;
         let total: u64 = v.iter().map(|x| x.1).sum::<u64>().min(MAX_IO as u64);
         let mut tmp = vec![0u8; total as usize];
-        let r = host(match off {
-            // SAFETY: `tmp` is a buffer of tmp.len() bytes alive for the call.
-            Some(o) => unsafe { libc::pread(fd, tmp.as_mut_ptr().cast(), tmp.len(), o) },
-            // SAFETY: `tmp` is a buffer of tmp.len() bytes alive for the call.
-            None => unsafe { libc::read(fd, tmp.as_mut_ptr().cast(), tmp.len()) },
-        } as i64)?;
+        let (p, n) = (tmp.as_mut_ptr(), tmp.len());
+        let r = match off {
+            // SAFETY: `p` is `tmp`'s buffer of `n` bytes, alive for the call.
+            Some(o) => host(unsafe { libc::pread(fd, p.cast(), n, o) } as i64)?,
+            None => self.io_call(fd, libc::POLLIN, false, None, |_, _| {
+                // SAFETY: `p` is `tmp`'s buffer of `n` bytes, alive for the call.
+                host(unsafe { libc::read(fd, p.cast(), n) } as i64)
+            })?,
+        };
         let mut done = 0usize;
         for (base, len) in v {
             if done >= r as usize {
@@ -159,12 +163,11 @@ impl Process {
             tmp.resize(start + (len as usize).min(MAX_IO), 0);
             self.read_mem(base, &mut tmp[start..])?;
         }
-        host(match off {
+        match off {
             // SAFETY: `tmp` holds tmp.len() bytes alive for the call.
-            Some(o) => unsafe { libc::pwrite(fd, tmp.as_ptr().cast(), tmp.len(), o) },
-            // SAFETY: `tmp` holds tmp.len() bytes alive for the call.
-            None => unsafe { libc::write(fd, tmp.as_ptr().cast(), tmp.len()) },
-        } as i64)
+            Some(o) => host(unsafe { libc::pwrite(fd, tmp.as_ptr().cast(), tmp.len(), o) } as i64),
+            None => self.write_all(fd, &tmp),
+        }
     }
 
     pub(super) fn sys_getcwd(&mut self, buf: u64, size: u64) -> SysResult {
@@ -538,19 +541,7 @@ impl Process {
             self.threads[i].wait_deadline = None;
             return Wait::TimedOut;
         }
-        let others = self.threads.iter().enumerate().any(|(k, t)| {
-            k != i
-                && matches!(
-                    t.state,
-                    ThreadState::Runnable
-                        | ThreadState::Sleep { .. }
-                        | ThreadState::SigTimedWait {
-                            deadline: Some(_),
-                            ..
-                        }
-                )
-        });
-        if !others {
+        if !self.others_can_run() {
             self.threads[i].wait_deadline = None;
             let ms = match timeout_ns {
                 None => -1,
@@ -900,16 +891,40 @@ impl Process {
         host(unsafe { libc::lseek(fd, off, whence) })
     }
 
+    /// read(2); it may wait while other threads run (`blocking.rs`).
     pub(super) fn sys_read(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
-        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
-        self.fd_read_like(buf, len, |b, n| unsafe { libc::read(fd, b.cast(), n) }
-            as i64)
+        let n = (len as usize).min(MAX_IO);
+        let mut tmp = vec![0u8; n];
+        let p = tmp.as_mut_ptr();
+        let r = self.io_call(fd, libc::POLLIN, false, None, |_, _| {
+            // SAFETY: `p` is `tmp`'s buffer of `n` bytes, alive for the call.
+            host(unsafe { libc::read(fd, p.cast(), n) } as i64)
+        })?;
+        self.write_mem(buf, &tmp[..r as usize])?;
+        Ok(r)
     }
 
+    /// write(2); it may wait while other threads run (`blocking.rs`).
     pub(super) fn sys_write(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
-        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
-        self.fd_write_like(buf, len, |b, n| unsafe { libc::write(fd, b.cast(), n) }
-            as i64)
+        let n = (len as usize).min(MAX_IO);
+        let mut tmp = vec![0u8; n];
+        self.read_mem(buf, &mut tmp)?;
+        self.write_all(fd, &tmp)
+    }
+
+    /// Writes `data` to `fd` as write(2) does, waiting for room while
+    /// other threads run; a call that ran again after a wait goes on from
+    /// the bytes it already wrote.
+    fn write_all(&mut self, fd: i32, data: &[u8]) -> SysResult {
+        self.io_call(fd, libc::POLLOUT, false, Some(data.len()), |skip, ready| {
+            let d = &data[skip.min(data.len())..];
+            host(if ready {
+                write_ready(fd, d)
+            } else {
+                // SAFETY: `d` holds d.len() bytes alive for the call.
+                unsafe { libc::write(fd, d.as_ptr().cast(), d.len()) as i64 }
+            })
+        })
     }
 
     pub(super) fn sys_pread64(&mut self, fd: i32, buf: u64, len: u64, off: i64) -> SysResult {

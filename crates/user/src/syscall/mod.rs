@@ -7,6 +7,7 @@ use crate::errno::*;
 use crate::process::{ExitKind, Process};
 use crate::signal::*;
 
+mod blocking;
 mod files;
 mod futex;
 mod memory;
@@ -19,6 +20,9 @@ mod system;
 pub(crate) mod testing;
 mod time;
 
+pub(crate) use blocking::interrupt_io;
+#[cfg(test)]
+pub(crate) use blocking::CONNECTING;
 pub(crate) use files::Wait;
 pub(crate) use signals::wait_for_host_signal;
 
@@ -66,6 +70,9 @@ impl Process {
         if std::mem::take(&mut self.aspace.translations_stale) {
             self.flush_all_tlbs();
         }
+        // What the call made ready wakes its waiters at this time.
+        let now = self.cpus[self.threads[self.current].cpu].core.cycles;
+        self.wake_ready_io(Some(now));
         self.take_host_signals();
     }
 
@@ -73,7 +80,7 @@ impl Process {
     /// registers (exec, exit, blocking waits).
     fn dispatch(&mut self, nr: u64, a: [u64; 6]) -> Option<i64> {
         let fd = a[0] as i32;
-        Some(ret(match nr {
+        let r = match nr {
             // Files and descriptors.
             nr::GETCWD => self.sys_getcwd(a[0], a[1]),
             nr::DUP => self.sys_dup(fd),
@@ -245,7 +252,11 @@ impl Process {
                 );
                 Err(ENOSYS)
             }
-        }))
+        };
+        match r {
+            Err(BLOCKED) => None,
+            r => Some(ret(r)),
+        }
     }
 }
 
