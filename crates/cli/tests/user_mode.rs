@@ -126,6 +126,81 @@ fn root_confines_every_path() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Under `--root`, local socket paths resolve inside the root as every
+/// other path does: binds by `..` land inside it, a symlink pointing out
+/// leads nowhere, a socket outside cannot be reached, and the names the
+/// guest gets back (getsockname, getpeername, recvfrom) are its own.
+#[test]
+fn root_confines_socket_paths() {
+    use std::os::unix::fs::symlink;
+    let base = tempdir();
+    let root = base.join("root");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    symlink(&base, root.join("link-out")).unwrap();
+    symlink("..", root.join("sub/up")).unwrap();
+    let outside = base.join("outside.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&outside).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let mut cmd = rvnvmm();
+    cmd.arg("run")
+        .arg("--root")
+        .arg(&root)
+        .arg(repo().join("guest/build/emu/jail_sockets"))
+        .arg(&outside)
+        .current_dir(&root);
+    let out = success_stdout(&output_within(cmd, 60));
+    let connect_outside = format!("connect {}: errno ENOENT", outside.display());
+    for line in [
+        "bind /../escape1.sock: ok",
+        "bind ../../escape2.sock: ok",
+        "bind /sub/../../../escape3.sock: ok",
+        "bind /link-out/escape4.sock: errno ENOENT",
+        "bind /sub/up/escape5.sock: ok",
+        &connect_outside,
+        "connect /link-out/outside.sock: errno ENOENT",
+        "connect /../outside.sock: errno ENOENT",
+        "mkfifo /../escape.fifo: ok",
+        "getsockname: /inside.sock (length 15)",
+        "getpeername: /inside.sock (length 15)",
+        "accept's peer: (unnamed)",
+        "accepted socket's name: /inside.sock (length 15)",
+        "relative bind: rel.sock (length 11)",
+        "datagram from: /d2.sock (length 11)",
+        "abstract: @rvnvmm-jail-abstract",
+    ] {
+        assert!(
+            out.lines().any(|l| l == line),
+            "no line {line:?} in:\n{out}"
+        );
+    }
+    for name in [
+        "escape1.sock",
+        "escape2.sock",
+        "escape3.sock",
+        "escape4.sock",
+        "escape5.sock",
+        "escape.fifo",
+    ] {
+        assert!(!base.join(name).exists(), "{name} escaped the root");
+    }
+    for name in [
+        "escape1.sock",
+        "escape2.sock",
+        "escape3.sock",
+        "escape5.sock",
+        "escape.fifo",
+        "inside.sock",
+        "sub/rel.sock",
+    ] {
+        assert!(root.join(name).exists(), "{name} not made inside the root");
+    }
+    assert!(
+        listener.accept().is_err(),
+        "a connection reached the socket outside the root"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Reads `sim_time_ns` from a stats file, and its lines without the host
 /// measurements.
 fn stats_of(path: &Path) -> (u64, Vec<String>) {

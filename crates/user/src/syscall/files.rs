@@ -710,6 +710,27 @@ impl Process {
         )
     }
 
+    /// mknodat(2): a FIFO, a socket's name, a regular file (or a device
+    /// node, where the host lets the user make one), named inside the root
+    /// as every path.
+    pub(super) fn sys_mknodat(&mut self, dirfd: u64, path: u64, mode: u32, dev: u64) -> SysResult {
+        if self.fs.pmem.is_some() {
+            let p = self.read_cstr(path)?;
+            if self.fs.inside_pmem_dir(dirfd as i32, &p)
+                && !matches!(mode & libc::S_IFMT, 0 | libc::S_IFREG)
+            {
+                return Err(EPERM);
+            }
+        }
+        // SAFETY: `n` is a NUL-terminated name that outlives the call.
+        self.path_op(
+            dirfd,
+            path,
+            false,
+            |d, n| unsafe { libc::mknodat(d, n, mode, dev) } as i64,
+        )
+    }
+
     pub(super) fn sys_unlinkat(&mut self, dirfd: u64, path: u64, flags: i32) -> SysResult {
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(

@@ -88,6 +88,9 @@ impl Process {
             nr::FCNTL => self.sys_fcntl(fd, a[1] as i32, a[2]),
             nr::IOCTL => self.sys_ioctl(fd, a[1], a[2]),
             nr::MKDIRAT => self.sys_mkdirat(a[0], a[1], a[2] as u32),
+            nr::MKNODAT => self
+                .sys_mknodat(a[0], a[1], a[2] as u32, a[3])
+                .and_then(|r| self.pmem_changed(r)),
             nr::UNLINKAT => self
                 .sys_unlinkat(a[0], a[1], a[2] as i32)
                 .and_then(|r| self.pmem_changed(r)),

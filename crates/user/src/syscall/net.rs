@@ -44,14 +44,17 @@ impl Process {
             }
             nr::SOCKETPAIR => self.socketpair(a),
             nr::BIND => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
-                let p = addr.as_ptr().cast();
-                let len = addr.len() as libc::socklen_t;
+                let (h, _hold) = self.fs.host_sockaddr(&addr, true)?;
+                let (p, len) = (h.as_ptr().cast(), h.len() as libc::socklen_t);
                 // SAFETY: `p` points at `len` bytes of socket address alive for the call.
-                host(unsafe { libc::bind(fd, p, len) } as i64)
+                host(unsafe { libc::bind(fd, p, len) } as i64)?;
+                self.fs.note_socket_bound(&addr, &h);
+                Ok(0)
             }),
-            nr::CONNECT => self
-                .read_sockaddr(a[1], a[2])
-                .and_then(|addr| self.connect(fd, &addr)),
+            nr::CONNECT => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
+                let (h, _hold) = self.fs.host_sockaddr(&addr, false)?;
+                self.connect(fd, &h)
+            }),
             // SAFETY: listen takes integers only.
             nr::LISTEN => host(unsafe { libc::listen(fd, a[1] as i32) } as i64),
             nr::ACCEPT | nr::ACCEPT4 => {
@@ -151,9 +154,12 @@ impl Process {
             host(f(std::ptr::null_mut(), std::ptr::null_mut()))?
         };
         if want {
-            let n = (len as usize).min(guest_len as usize);
-            self.write_mem(addr, &buf[..n])?;
-            self.write_u32(lenp, len)?;
+            let g = self
+                .fs
+                .guest_sockaddr(&buf[..(len as usize).min(SOCKADDR_MAX)]);
+            let n = g.len().min(guest_len as usize);
+            self.write_mem(addr, &g[..n])?;
+            self.write_u32(lenp, g.len() as u32)?;
         }
         Ok(r)
     }
@@ -164,10 +170,13 @@ impl Process {
         let n = (a[2] as usize).min(64 << 20);
         let mut data = vec![0u8; n];
         self.read_mem(a[1], &mut data)?;
-        let addr = if a[4] != 0 {
-            Some(self.read_sockaddr(a[4], a[5])?)
-        } else {
-            None
+        let (addr, _hold) = match a[4] {
+            0 => (None, None),
+            at => {
+                let guest = self.read_sockaddr(at, a[5])?;
+                let (h, hold) = self.fs.host_sockaddr(&guest, false)?;
+                (Some(h), hold)
+            }
         };
         let (p, l) = match &addr {
             Some(v) => (v.as_ptr().cast(), v.len() as libc::socklen_t),
@@ -220,9 +229,12 @@ impl Process {
         self.received(a[1], &data, before, r)?;
         let r = r?;
         if want {
-            let k = (alen as usize).min(guest_len as usize);
-            self.write_mem(a[4], &addr[..k])?;
-            self.write_u32(a[5], alen)?;
+            let g = self
+                .fs
+                .guest_sockaddr(&addr[..(alen as usize).min(SOCKADDR_MAX)]);
+            let k = g.len().min(guest_len as usize);
+            self.write_mem(a[4], &g[..k])?;
+            self.write_u32(a[5], g.len() as u32)?;
         }
         Ok(r)
     }
@@ -306,8 +318,15 @@ impl Process {
             }
         }
         let mut namebuf = vec![0u8; if name != 0 { SOCKADDR_MAX } else { 0 }];
+        let mut namelen = namelen;
+        let mut _hold = None;
         if send && name != 0 {
-            self.read_mem(name, &mut namebuf[..namelen as usize])?;
+            let mut guest = vec![0u8; namelen as usize];
+            self.read_mem(name, &mut guest)?;
+            let (h, hold) = self.fs.host_sockaddr(&guest, false)?;
+            namebuf[..h.len()].copy_from_slice(&h);
+            namelen = h.len() as u32;
+            _hold = hold;
         }
         let mut ctl = vec![0u8; controllen as usize];
         if send && controllen > 0 {
@@ -391,11 +410,11 @@ impl Process {
         let r = r?;
         let (got_namelen, got_controllen, got_flags) = out;
         if name != 0 {
-            self.write_mem(
-                name,
-                &namebuf[..(got_namelen as usize).min(namelen as usize)],
-            )?;
-            self.write_u32(mh + 8, got_namelen)?;
+            let g = self
+                .fs
+                .guest_sockaddr(&namebuf[..(got_namelen as usize).min(SOCKADDR_MAX)]);
+            self.write_mem(name, &g[..g.len().min(namelen as usize)])?;
+            self.write_u32(mh + 8, g.len() as u32)?;
         }
         if controllen > 0 {
             self.write_mem(control, &ctl[..got_controllen.min(ctl.len())])?;
