@@ -9,7 +9,9 @@
  * read() gets a signal whose handler has SA_RESTART: the read goes on and
  * returns the data written after. A thread blocks in waitpid() for a
  * forked child while a sibling thread reads what the child writes to a
- * pipe. Checksums and counts are printed.
+ * pipe. A thread blocks in recvmmsg() on a datagram socketpair until the
+ * main thread's sendmmsg() of three datagrams. Checksums and counts are
+ * printed.
  * Exit status: 0.
  */
 #define _GNU_SOURCE
@@ -27,7 +29,7 @@
 
 #define BIG (1 << 20)
 
-static int p1[2], p2[2], sp[2], p3[2], p4[2];
+static int p1[2], p2[2], sp[2], p3[2], p4[2], dg[2];
 static volatile sig_atomic_t handled;
 
 static void die(const char *what)
@@ -147,9 +149,42 @@ static void *child_reader(void *arg)
     return NULL;
 }
 
+static char dgram_result[128];
+
+static void *datagrams(void *arg)
+{
+    (void)arg;
+    char bufs[3][16];
+    struct iovec iov[3];
+    struct mmsghdr m[3];
+    int got = 0, bytes = 0;
+    char seen[64] = "";
+    while (got < 3) {
+        memset(m, 0, sizeof m);
+        for (int k = 0; k < 3; k++) {
+            iov[k].iov_base = bufs[k];
+            iov[k].iov_len = sizeof bufs[k];
+            m[k].msg_hdr.msg_iov = &iov[k];
+            m[k].msg_hdr.msg_iovlen = 1;
+        }
+        int n = recvmmsg(dg[1], m, 3 - got, MSG_WAITFORONE, NULL);
+        if (n <= 0)
+            die("recvmmsg");
+        for (int k = 0; k < n; k++) {
+            bytes += m[k].msg_len;
+            strncat(seen, bufs[k], m[k].msg_len);
+            strcat(seen, "|");
+        }
+        got += n;
+    }
+    snprintf(dgram_result, sizeof dgram_result, "recvmmsg: %d datagrams, %d bytes: %s", got,
+             bytes, seen);
+    return NULL;
+}
+
 int main(void)
 {
-    pthread_t t1, t2, t3, t4, t5, t6;
+    pthread_t t1, t2, t3, t4, t5, t6, t7;
     /* 1. A reader waits while the writer computes. */
     if (pipe(p1) < 0)
         die("pipe");
@@ -239,5 +274,24 @@ int main(void)
     pthread_join(t5, NULL);
     pthread_join(t6, NULL);
     printf("waitpid: exit status %d; from the child: %s\n", waited_status, from_child);
+
+    /* 6. recvmmsg waits for sendmmsg's datagrams. */
+    if (socketpair(AF_UNIX, SOCK_DGRAM, 0, dg) < 0)
+        die("socketpair dgram");
+    pthread_create(&t7, NULL, datagrams, NULL);
+    for (int i = 0; i < 100000; i++)
+        x = x * 2862933555777941757UL + 3037000493UL;
+    struct iovec d[3] = {{"one", 3}, {"three", 5}, {"seven!!", 7}};
+    struct mmsghdr out_m[3];
+    memset(out_m, 0, sizeof out_m);
+    for (int k = 0; k < 3; k++) {
+        out_m[k].msg_hdr.msg_iov = &d[k];
+        out_m[k].msg_hdr.msg_iovlen = 1;
+    }
+    int sent = sendmmsg(dg[0], out_m, 3, 0);
+    pthread_join(t7, NULL);
+    printf("sendmmsg: %d datagrams, lengths %u %u %u\n", sent, out_m[0].msg_len,
+           out_m[1].msg_len, out_m[2].msg_len);
+    printf("%s\n", dgram_result);
     return 0;
 }

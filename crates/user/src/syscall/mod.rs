@@ -246,7 +246,9 @@ impl Process {
             | nr::EPOLL_CTL
             | nr::EPOLL_PWAIT
             | nr::SOCKET..=nr::RECVMSG
-            | nr::ACCEPT4 => return self.net_syscall(nr, a),
+            | nr::ACCEPT4
+            | nr::RECVMMSG
+            | nr::SENDMMSG => return self.net_syscall(nr, a),
             _ => {
                 let name = nr::name(nr).unwrap_or("unknown");
                 self.warn_once(

@@ -97,6 +97,8 @@ impl Process {
             nr::SHUTDOWN => host(unsafe { libc::shutdown(fd, a[1] as i32) } as i64),
             nr::SENDMSG => self.msg(fd, a[1], a[2] as i32, true),
             nr::RECVMSG => self.msg(fd, a[1], a[2] as i32, false),
+            nr::SENDMMSG => self.mmsg(fd, a[1], a[2] as u32, a[3] as i32, true),
+            nr::RECVMMSG => self.mmsg(fd, a[1], a[2] as u32, a[3] as i32, false),
             _ => Err(ENOSYS),
         };
         match r {
@@ -424,6 +426,37 @@ impl Process {
         Ok(r)
     }
 
+    /// sendmmsg / recvmmsg: one sendmsg or recvmsg per `struct mmsghdr`
+    /// (a msghdr, then the u32 `msg_len` the call fills, 64 bytes on
+    /// riscv64), at most `UIO_MAXIOV`. The first may wait as sendmsg and
+    /// recvmsg do; the rest do not (`MSG_DONTWAIT`, as Linux's
+    /// `MSG_WAITFORONE`), and the call returns how many went through once
+    /// one would wait or fails. recvmmsg's timeout is not looked at (Linux
+    /// looks at it only between messages).
+    fn mmsg(&mut self, fd: i32, vec: u64, vlen: u32, flags: i32, send: bool) -> SysResult {
+        const UIO_MAXIOV: u32 = 1024;
+        const MMSGHDR: u64 = 64;
+        let mut done = 0;
+        for k in 0..vlen.min(UIO_MAXIOV) {
+            let mh = vec + MMSGHDR * k as u64;
+            let flags = flags & !libc::MSG_WAITFORONE;
+            let fl = if k == 0 {
+                flags
+            } else {
+                flags | libc::MSG_DONTWAIT
+            };
+            match self.msg(fd, mh, fl, send) {
+                Ok(n) => {
+                    self.write_u32(mh + 56, n as u32)?;
+                    done += 1;
+                }
+                Err(e) if e == BLOCKED || done == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(done)
+    }
+
     /// epoll_ctl: riscv64's `struct epoll_event` is 16 bytes (u32 events,
     /// padding, u64 data); x86-64's is packed into 12.
     fn epoll_ctl(&mut self, epfd: i32, op: i32, fd: i32, ev: u64) -> SysResult {
@@ -522,6 +555,52 @@ mod tests {
             -EINVAL
         );
         assert_eq!(p.sys_close(fd as i32), Ok(0));
+    }
+
+    #[test]
+    fn sendmmsg_and_recvmmsg_move_one_datagram_per_header() {
+        let mut p = process();
+        let buf = scratch(&mut p, 4096);
+        let dgram = libc::SOCK_DGRAM as u64;
+        assert_eq!(call(&mut p, nr::SOCKETPAIR, [UNIX, dgram, 0, buf, 0, 0]), 0);
+        let sv = read(&mut p, buf, 8);
+        let a = i32::from_le_bytes(sv[..4].try_into().unwrap()) as u64;
+        let b = i32::from_le_bytes(sv[4..].try_into().unwrap()) as u64;
+        // Three struct mmsghdr (64 bytes each) of one iovec each.
+        let (vec, iovs, data) = (buf + 64, buf + 512, buf + 1024);
+        let headers = |p: &mut Process, lens: [u64; 3]| {
+            for k in 0..3u64 {
+                let mh = vec + 64 * k;
+                p.write_mem(mh, &[0u8; 64]).unwrap();
+                p.write_u64(iovs + 16 * k, data + 64 * k).unwrap();
+                p.write_u64(iovs + 16 * k + 8, lens[k as usize]).unwrap();
+                p.write_u64(mh + 16, iovs + 16 * k).unwrap();
+                p.write_u64(mh + 24, 1).unwrap();
+            }
+        };
+        headers(&mut p, [1, 2, 3]);
+        p.write_mem(data, b"a").unwrap();
+        p.write_mem(data + 64, b"bb").unwrap();
+        p.write_mem(data + 128, b"ccc").unwrap();
+        assert_eq!(call(&mut p, nr::SENDMMSG, [a, vec, 3, 0, 0, 0]), 3);
+        assert_eq!(p.read_u32(vec + 64 + 56), Ok(2), "msg_len");
+        headers(&mut p, [16, 16, 16]);
+        // MSG_WAITFORONE: the first may wait, the others do not.
+        let r = call(&mut p, nr::RECVMMSG, [b, vec, 3, 0x10000, 0, 0]);
+        assert_eq!(r, 3);
+        let lens: Vec<u32> = (0..3)
+            .map(|k| p.read_u32(vec + 64 * k + 56).unwrap())
+            .collect();
+        assert_eq!(lens, [1, 2, 3]);
+        assert_eq!(read(&mut p, data + 128, 3), b"ccc");
+        // Nothing left and a non-blocking first receive: EAGAIN.
+        let dontwait = libc::MSG_DONTWAIT as u64;
+        assert_eq!(
+            call(&mut p, nr::RECVMMSG, [b, vec, 3, dontwait, 0, 0]),
+            -EAGAIN
+        );
+        p.sys_close(a as i32).unwrap();
+        p.sys_close(b as i32).unwrap();
     }
 
     #[test]
