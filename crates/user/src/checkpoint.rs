@@ -576,8 +576,13 @@ fn save_thread(w: &mut StateWriter, t: &Thread) {
             w.opt_u64(deadline);
         }
         ThreadState::Exited => w.u8(5),
-        ThreadState::Io { ref fds, until } => {
+        ThreadState::Io {
+            ref fds,
+            until,
+            restart,
+        } => {
             w.u8(6);
+            w.bool(restart);
             w.count(fds.len());
             for &(fd, events) in fds {
                 w.u32(fd as u32);
@@ -623,6 +628,7 @@ fn restore_thread(
             ThreadState::Runnable
         }
         6 => {
+            let restart = r.bool()?;
             let n = r.count(MAX_ITEMS)?;
             let mut fds = Vec::with_capacity(n.min(64));
             for _ in 0..n {
@@ -630,7 +636,11 @@ fn restore_thread(
             }
             let until = r.opt_u64()?;
             io_done = r.u64()?;
-            ThreadState::Io { fds, until }
+            ThreadState::Io {
+                fds,
+                until,
+                restart,
+            }
         }
         1 => ThreadState::Futex {
             addr: r.u64()?,
@@ -1077,6 +1087,7 @@ mod tests {
         p.threads[0].state = ThreadState::Io {
             fds: vec![(3, libc::POLLOUT), (4, libc::POLLIN)],
             until: Some(77),
+            restart: true,
         };
         p.threads[0].io_done = 12;
         // Woken, to run its call again.

@@ -208,14 +208,17 @@ pub(crate) enum ThreadState {
         deadline: Option<u64>,
     },
     /// Blocked in a call until a descriptor of `fds` shows its poll events
-    /// (a read, write, accept, connect, ...; `syscall/blocking.rs`): the pc
-    /// points at the ecall, which runs again when one does (a call of
-    /// another thread made it ready: woken at that call's time), at `until`
-    /// (the call's timeout, or the next look of a call that waits on no
-    /// descriptor), or when a signal interrupts it.
+    /// (a read, write, accept, connect, poll, select, ...;
+    /// `syscall/blocking.rs`): the pc points at the ecall, which runs again
+    /// when one does (a call of another thread made it ready: woken at that
+    /// call's time), at `until` (the call's timeout, or the next look of a
+    /// call that waits on no descriptor), or when a signal interrupts it;
+    /// with `restart`, a handler with `SA_RESTART` runs the call again
+    /// (not so poll, select and epoll_wait).
     Io {
         fds: Vec<(i32, i16)>,
         until: Option<u64>,
+        restart: bool,
     },
     Exited,
 }
@@ -1035,11 +1038,11 @@ impl Process {
         // one: a thread in pause/sigsuspend/sigwait waits for it as
         // long as it takes (a fatal one ends the emulator on the
         // host), and a handled one wakes futex waiters with EINTR.
-        let waits_for_signal = self.threads.iter().any(|t| {
-            matches!(
-                t.state,
-                ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. }
-            )
+        let waits_for_signal = self.threads.iter().any(|t| match &t.state {
+            ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. } => true,
+            // select with no descriptors and no timeout.
+            ThreadState::Io { fds, until, .. } => fds.is_empty() && until.is_none(),
+            _ => false,
         });
         if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
             crate::syscall::wait_for_host_signal();

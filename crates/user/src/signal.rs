@@ -230,12 +230,12 @@ impl Process {
                 t.hart.x[10] = (-crate::errno::EINTR) as u64;
                 t.hart.pc += 4;
             }
-            ThreadState::Io { .. } => {
+            ThreadState::Io { restart, .. } => {
                 let act = self.actions[info.signo as usize];
                 let restart = match act.handler {
                     0 => default_ignored(info.signo),
                     1 => true,
-                    _ => act.flags & SA_RESTART != 0,
+                    _ => restart && act.flags & SA_RESTART != 0,
                 };
                 crate::syscall::interrupt_io(t, restart);
             }

@@ -1,6 +1,7 @@
 //! Calls that block until a descriptor is ready (read and write on pipes,
-//! sockets, FIFOs and terminals, accept, connect, recv, send) or a child
-//! changes (wait4, waitid), while other guest threads run.
+//! sockets, FIFOs and terminals, accept, connect, recv, send; poll, select
+//! and epoll_wait through `Process::wait_or_restart`) or a child changes
+//! (wait4, waitid), while other guest threads run.
 //!
 //! Guest descriptors are host descriptors, and the host's blocking call
 //! would stop the whole emulator: no other guest thread could run, not even
@@ -233,6 +234,7 @@ impl Process {
         t.state = ThreadState::Io {
             fds: vec![(fd, events)],
             until: deadline,
+            restart: true,
         };
         t.hart.pc -= 4;
         BLOCKED
@@ -266,6 +268,7 @@ impl Process {
         t.state = ThreadState::Io {
             fds: Vec::new(),
             until: Some(until),
+            restart: true,
         };
         t.hart.pc -= 4;
         BLOCKED

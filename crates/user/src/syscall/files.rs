@@ -11,7 +11,7 @@ use crate::process::{Process, ThreadState};
 pub(crate) enum Wait {
     /// Block on the host for up to this many ms (-1: forever).
     Host(i32),
-    /// The thread sleeps and re-executes the call.
+    /// The thread waits for its descriptors and re-executes the call.
     Restarted,
     /// The call's deadline has passed.
     TimedOut,
@@ -526,12 +526,16 @@ impl Process {
         Ok(Some(s.saturating_mul(1_000_000_000).saturating_add(ns)))
     }
 
-    /// A polling call found nothing ready. With other guest threads able to
-    /// run, the thread sleeps for a short simulated interval and re-executes
-    /// the call (so the others progress, deterministically); alone, it
-    /// blocks on the host.
-    pub(crate) fn wait_or_restart(&mut self, timeout_ns: Option<u64>) -> Wait {
-        const POLL_INTERVAL_NS: u64 = 100_000;
+    /// A polling call found none of `fds` (descriptor, poll events) ready.
+    /// With other guest threads able to run, the thread waits until one is
+    /// (woken at the time of the call that made it ready, as a blocking
+    /// read is: `blocking.rs`) or its timeout, and re-executes the call;
+    /// alone, it blocks on the host.
+    pub(crate) fn wait_or_restart(
+        &mut self,
+        timeout_ns: Option<u64>,
+        fds: Vec<(i32, i16)>,
+    ) -> Wait {
         let i = self.current;
         let now = self.now_ns();
         let deadline = self.threads[i]
@@ -552,10 +556,14 @@ impl Process {
             return Wait::Host(ms);
         }
         let t = &mut self.threads[i];
-        t.wait_deadline = Some(deadline);
-        t.state = ThreadState::Sleep {
-            until: now.saturating_add(POLL_INTERVAL_NS).min(deadline),
-            restart: true,
+        let until = (deadline != u64::MAX).then_some(deadline);
+        t.wait_deadline = until;
+        // A handler's SA_RESTART does not run these calls again (Linux's
+        // ERESTARTNOHAND): EINTR.
+        t.state = ThreadState::Io {
+            fds,
+            until,
+            restart: false,
         };
         t.hart.pc -= 4;
         Wait::Restarted
@@ -593,7 +601,14 @@ impl Process {
             };
             let mut r = poll(&mut fds, 0)?;
             if r == 0 && timeout != Some(0) {
-                match self.wait_or_restart(timeout) {
+                let wanted = fds
+                    .chunks(8)
+                    .map(|p| {
+                        let fd = i32::from_le_bytes(p[..4].try_into().unwrap());
+                        (fd, i16::from_le_bytes([p[4], p[5]]))
+                    })
+                    .collect();
+                match self.wait_or_restart(timeout, wanted) {
                     Wait::Restarted => return Ok(None),
                     Wait::TimedOut => {}
                     Wait::Host(ms) => r = poll(&mut fds, ms)?,
@@ -648,7 +663,20 @@ impl Process {
             let mut sets = orig;
             let mut r = select(&mut sets, 0)?;
             if r == 0 && timeout != Some(0) {
-                match self.wait_or_restart(timeout) {
+                // The descriptors of the three sets, as poll events.
+                let mut wanted = Vec::new();
+                for fd in 0..n {
+                    let has = |k: usize| a[1 + k] != 0 && orig[k][fd / 8] & (1 << (fd % 8)) != 0;
+                    let events = [libc::POLLIN, libc::POLLOUT, libc::POLLPRI]
+                        .iter()
+                        .enumerate()
+                        .filter(|&(k, _)| has(k))
+                        .fold(0, |e, (_, &ev)| e | ev);
+                    if events != 0 {
+                        wanted.push((fd as i32, events));
+                    }
+                }
+                match self.wait_or_restart(timeout, wanted) {
                     Wait::Restarted => return Ok(None),
                     Wait::TimedOut => {}
                     Wait::Host(ms) => {

@@ -495,7 +495,7 @@ impl Process {
         };
         if r == 0 && timeout_ms != 0 {
             let timeout = (timeout_ms > 0).then(|| timeout_ms as u64 * 1_000_000);
-            match self.wait_or_restart(timeout) {
+            match self.wait_or_restart(timeout, vec![(epfd, libc::POLLIN)]) {
                 crate::syscall::Wait::Restarted => return None,
                 crate::syscall::Wait::TimedOut => {}
                 crate::syscall::Wait::Host(ms) => match wait(&mut evs, ms) {

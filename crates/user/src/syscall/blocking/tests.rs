@@ -57,7 +57,8 @@ fn a_read_on_an_empty_pipe_waits_and_the_write_wakes_it_at_its_time() {
         p.threads[0].state,
         ThreadState::Io {
             fds: vec![(r, libc::POLLIN)],
-            until: None
+            until: None,
+            restart: true,
         }
     );
     assert_eq!(p.threads[0].hart.pc, AFTER_ECALL - 4, "at the ecall again");
@@ -145,6 +146,7 @@ fn a_signal_ends_a_wait_as_linux_does() {
         t.state = ThreadState::Io {
             fds: vec![(0, libc::POLLIN)],
             until: deadline,
+            restart: true,
         };
         t.io_done = done;
         t.wait_deadline = deadline;
@@ -193,7 +195,8 @@ fn a_socket_timeout_runs_in_simulated_time() {
         p.threads[0].state,
         ThreadState::Io {
             fds: vec![(s, libc::POLLIN)],
-            until: Some(deadline)
+            until: Some(deadline),
+            restart: true,
         }
     );
     // Before the deadline, the call waits again; at it, it times out.
@@ -244,4 +247,54 @@ fn accept_waits_for_a_connection_and_connect_completes_on_loopback() {
     for fd in [l as i32, c as i32, s as i32] {
         p.sys_close(fd).unwrap();
     }
+}
+
+#[test]
+fn poll_waits_on_its_descriptors_and_a_handler_ends_it_with_eintr() {
+    let mut p = two_threads();
+    let (r, w) = pipe(&mut p, 0);
+    let fds = scratch(&mut p, 64);
+    p.write_mem(fds, &r.to_le_bytes()).unwrap();
+    p.write_mem(fds + 4, &libc::POLLIN.to_le_bytes()).unwrap();
+    // 5 ms.
+    let ts = fds + 16;
+    p.write_u64(ts, 0).unwrap();
+    p.write_u64(ts + 8, 5_000_000).unwrap();
+    let now = p.now_ns();
+    assert_eq!(p.sys_ppoll([fds, 1, ts, 0, 0, 0]), None, "waits");
+    assert_eq!(
+        p.threads[0].state,
+        ThreadState::Io {
+            fds: vec![(r, libc::POLLIN)],
+            until: Some(now + 5_000_000),
+            restart: false,
+        }
+    );
+    // A write of the other thread wakes it at its time.
+    let buf = scratch(&mut p, 8);
+    p.current = 1;
+    assert_eq!(p.sys_write(w, buf, 1), Ok(1));
+    p.current = 0;
+    p.wake_ready_io(Some(9_000));
+    assert_eq!(p.threads[0].state, ThreadState::Runnable);
+    assert_eq!(p.cpus[0].core.cycles, 9_000);
+    rerun(&mut p);
+    assert_eq!(p.sys_ppoll([fds, 1, ts, 0, 0, 0]), Some(1));
+    assert_eq!(p.threads[0].wait_deadline, None);
+    // Drained again, a wait that a handler with SA_RESTART interrupts:
+    // EINTR all the same, and no deadline left for the next call.
+    p.sys_read(r, buf, 8).unwrap();
+    assert_eq!(p.sys_ppoll([fds, 1, ts, 0, 0, 0]), None);
+    p.actions[crate::signal::consts::SIGUSR1 as usize] = crate::signal::SigAction {
+        handler: 0x5000,
+        flags: crate::signal::consts::SA_RESTART,
+        mask: 0,
+    };
+    let info = crate::signal::SignalInfo::sent(crate::signal::consts::SIGUSR1, 0, 1);
+    p.queue_signal(0, info);
+    let t = &p.threads[0];
+    assert_eq!((t.hart.pc, t.hart.x[10]), (AFTER_ECALL, (-EINTR) as u64));
+    assert_eq!(t.wait_deadline, None);
+    p.sys_close(r).unwrap();
+    p.sys_close(w).unwrap();
 }
