@@ -137,6 +137,7 @@ guest_programs! {
     malloc_brk => (0, []);
     malloc_stress => (0, []);
     mmap => (0, []);
+    pipe_threads => (0, []);
     pthreads => (42, []);
     roi_markers => (0, []);
     segv_unhandled => (139, []);
@@ -146,6 +147,7 @@ guest_programs! {
     smt_pair => (0, []);
     stack_overflow => (8, []);
     sys_misc => (4, []);
+    tcp_echo_threads => (0, []);
     timerfd_epoll => (0, []);
     timers_threads => (0, []);
     tlb_stride => (0, ["20"]);

@@ -251,6 +251,81 @@ fn a_fixed_guest_view_gives_the_same_run_wherever_the_host_files_lie() {
     let _ = std::fs::remove_dir_all(&base);
 }
 
+/// Under `--root`, local socket paths resolve inside the root as every
+/// other path does: binds by `..` land inside it, a symlink pointing out
+/// leads nowhere, a socket outside cannot be reached, and the names the
+/// guest gets back (getsockname, getpeername, recvfrom) are its own.
+#[test]
+fn root_confines_socket_paths() {
+    use std::os::unix::fs::symlink;
+    let base = tempdir();
+    let root = base.join("root");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    symlink(&base, root.join("link-out")).unwrap();
+    symlink("..", root.join("sub/up")).unwrap();
+    let outside = base.join("outside.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&outside).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let mut cmd = rvnvmm();
+    cmd.arg("run")
+        .arg("--root")
+        .arg(&root)
+        .arg(repo().join("guest/build/emu/jail_sockets"))
+        .arg(&outside)
+        .current_dir(&root);
+    let out = success_stdout(&output_within(cmd, 60));
+    let connect_outside = format!("connect {}: errno ENOENT", outside.display());
+    for line in [
+        "bind /../escape1.sock: ok",
+        "bind ../../escape2.sock: ok",
+        "bind /sub/../../../escape3.sock: ok",
+        "bind /link-out/escape4.sock: errno ENOENT",
+        "bind /sub/up/escape5.sock: ok",
+        &connect_outside,
+        "connect /link-out/outside.sock: errno ENOENT",
+        "connect /../outside.sock: errno ENOENT",
+        "mkfifo /../escape.fifo: ok",
+        "getsockname: /inside.sock (length 15)",
+        "getpeername: /inside.sock (length 15)",
+        "accept's peer: (unnamed)",
+        "accepted socket's name: /inside.sock (length 15)",
+        "relative bind: rel.sock (length 11)",
+        "datagram from: /d2.sock (length 11)",
+        "abstract: @rvnvmm-jail-abstract",
+    ] {
+        assert!(
+            out.lines().any(|l| l == line),
+            "no line {line:?} in:\n{out}"
+        );
+    }
+    for name in [
+        "escape1.sock",
+        "escape2.sock",
+        "escape3.sock",
+        "escape4.sock",
+        "escape5.sock",
+        "escape.fifo",
+    ] {
+        assert!(!base.join(name).exists(), "{name} escaped the root");
+    }
+    for name in [
+        "escape1.sock",
+        "escape2.sock",
+        "escape3.sock",
+        "escape5.sock",
+        "escape.fifo",
+        "inside.sock",
+        "sub/rel.sock",
+    ] {
+        assert!(root.join(name).exists(), "{name} not made inside the root");
+    }
+    assert!(
+        listener.accept().is_err(),
+        "a connection reached the socket outside the root"
+    );
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Reads `sim_time_ns` from a stats file, and its lines without the host
 /// measurements.
 fn stats_of(path: &Path) -> (u64, Vec<String>) {
@@ -266,6 +341,59 @@ fn stats_of(path: &Path) -> (u64, Vec<String>) {
         .map(String::from)
         .collect();
     (sim, stable)
+}
+
+/// Threads blocked in accept, connect, recv and send on loopback TCP wait
+/// in simulated time while the others run, and are woken at the time of
+/// the call that made them ready: two runs give the same statistics.
+#[test]
+fn threads_blocked_in_socket_calls_give_identical_statistics() {
+    let dir = tempdir();
+    let prog = repo().join("guest/build/static/tcp_echo_threads");
+    let mut runs = Vec::new();
+    for k in 0..2 {
+        let stats = dir.join(format!("s{k}.json"));
+        let mut cmd = rvnvmm();
+        cmd.arg("run").arg("--stats").arg(&stats).arg(&prog);
+        let out = success_stdout(&output_within(cmd, 120));
+        assert!(out.contains("24 echoed intact"), "{out}");
+        let (sim, stable) = stats_of(&stats);
+        let insns = stable
+            .iter()
+            .find(|l| l.starts_with("  \"instructions\""))
+            .cloned()
+            .expect("instructions");
+        runs.push((sim, insns, stable));
+    }
+    assert_eq!(
+        (runs[0].0, &runs[0].1),
+        (runs[1].0, &runs[1].1),
+        "simulated time and instructions"
+    );
+    assert_eq!(runs[0].2, runs[1].2);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Runs `cmd`, failing the test (not hanging it) if it takes longer than
+/// `secs` seconds.
+fn output_within(mut cmd: Command, secs: u64) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed().as_secs() > secs {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("no end after {secs} s: a thread blocked the emulator");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
 }
 
 #[test]

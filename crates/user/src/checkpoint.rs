@@ -583,6 +583,11 @@ fn restore_cpu(r: &mut StateReader<'_>, c: &mut Cpu) -> Result<(), CheckpointErr
 fn save_thread(w: &mut StateWriter, t: &Thread) {
     w.u32(t.tid as u32);
     match t.state {
+        // A call that waited and runs again, part done (`Thread::io_done`).
+        ThreadState::Runnable if t.io_done != 0 => {
+            w.u8(7);
+            w.u64(t.io_done);
+        }
         ThreadState::Runnable => w.u8(0),
         ThreadState::Futex {
             addr,
@@ -606,6 +611,21 @@ fn save_thread(w: &mut StateWriter, t: &Thread) {
             w.opt_u64(deadline);
         }
         ThreadState::Exited => w.u8(5),
+        ThreadState::Io {
+            ref fds,
+            until,
+            restart,
+        } => {
+            w.u8(6);
+            w.bool(restart);
+            w.count(fds.len());
+            for &(fd, events) in fds {
+                w.u32(fd as u32);
+                w.u32(events as u16 as u32);
+            }
+            w.opt_u64(until);
+            w.u64(t.io_done);
+        }
     }
     w.u64(t.clear_child_tid);
     w.u64(t.sigmask);
@@ -635,8 +655,28 @@ fn restore_thread(
     n_cpus: usize,
 ) -> Result<Thread, CheckpointError> {
     let tid = r.u32()? as i32;
+    let mut io_done = 0;
     let state = match r.u8()? {
         0 => ThreadState::Runnable,
+        7 => {
+            io_done = r.u64()?;
+            ThreadState::Runnable
+        }
+        6 => {
+            let restart = r.bool()?;
+            let n = r.count(MAX_ITEMS)?;
+            let mut fds = Vec::with_capacity(n.min(64));
+            for _ in 0..n {
+                fds.push((r.u32()? as i32, r.u32()? as u16 as i16));
+            }
+            let until = r.opt_u64()?;
+            io_done = r.u64()?;
+            ThreadState::Io {
+                fds,
+                until,
+                restart,
+            }
+        }
         1 => ThreadState::Futex {
             addr: r.u64()?,
             bitset: r.u32()?,
@@ -692,6 +732,7 @@ fn restore_thread(
         comm,
         saved_mask,
         wait_deadline,
+        io_done,
         cpu,
         affinity,
         fault_note,
@@ -1030,6 +1071,7 @@ mod tests {
             comm: *b"worker\0\0\0\0\0\0\0\0\0\0",
             saved_mask: Some(5),
             wait_deadline: None,
+            io_done: 0,
             cpu: 1,
             affinity: 2,
             fault_note: None,
@@ -1072,6 +1114,29 @@ mod tests {
             testing::read(&mut back, at + 100, 23),
             b"kept across the restore"
         );
+    }
+
+    #[test]
+    fn a_thread_in_a_blocking_call_reads_back_as_it_was() {
+        let (mut p, _) = busy_process();
+        p.threads[0].state = ThreadState::Io {
+            fds: vec![(3, libc::POLLOUT), (4, libc::POLLIN)],
+            until: Some(77),
+            restart: true,
+        };
+        p.threads[0].io_done = 12;
+        // Woken, to run its call again.
+        p.threads[1].state = ThreadState::Runnable;
+        p.threads[1].io_done = crate::syscall::CONNECTING;
+        for t in &p.threads {
+            let mut w = StateWriter::new();
+            save_thread(&mut w, t);
+            let bytes = w.into_bytes();
+            let mut r = StateReader::new("t", &bytes);
+            let q = restore_thread(&mut r, Hart::new(p.opts.hart.clone()), 2).unwrap();
+            r.finish().unwrap();
+            assert_eq!((&q.state, q.io_done), (&t.state, t.io_done));
+        }
     }
 
     #[test]

@@ -69,7 +69,14 @@ errnos! {
     EAFNOSUPPORT = 97,
     ECONNREFUSED = 111,
     ETIMEDOUT = 110,
+    EALREADY = 114,
+    EINPROGRESS = 115,
 }
+
+/// Not an errno the guest sees: the call made its thread wait and will run
+/// again (`syscall/blocking.rs`), so a0 is left as it is. The number is
+/// Linux's kernel-internal `ERESTARTSYS`.
+pub(crate) const BLOCKED: Errno = Errno(512);
 
 impl Errno {
     /// The errno with this number, as the host or the guest reports it;

@@ -37,6 +37,9 @@ pub struct Fs {
     /// The guest paths placed on host paths (`--map`), longest guest path
     /// first so that the innermost map wins.
     maps: Vec<Map>,
+    /// Under a root: the `sun_path` each local socket was bound with on the
+    /// host, and the guest's, latest last ([`Fs::guest_socket_path`]).
+    unix_names: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 /// A guest path standing for a host directory or file (`--map GUEST=HOST`).
@@ -157,6 +160,9 @@ pub fn normalize(path: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Bytes in `sockaddr_un.sun_path`.
+const SUN_PATH_MAX: usize = 108;
+
 /// A guest path the emulator answers from a host path of its own.
 enum Special {
     /// A name of the emulated tree: read-only.
@@ -224,6 +230,7 @@ impl Fs {
             tree: None,
             pmem: None,
             maps: Vec::new(),
+            unix_names: Vec::new(),
         })
     }
 
@@ -290,6 +297,103 @@ impl Fs {
     /// The guest path of a host path that lies in a map.
     fn mapped_guest_of(&self, host: &Path) -> Option<String> {
         self.maps.iter().find_map(|m| m.guest_of(host))
+    }
+
+    /// The host form of the socket address `addr` a guest passes to bind
+    /// (`bind`: its name is created) or connect and send (`bind` false:
+    /// the name's symlinks are followed): under a root, an `AF_UNIX` path
+    /// is resolved inside it and reaches the host as the `/proc/self/fd`
+    /// link of the directory it is created in, or of the socket itself,
+    /// so neither `..` nor a symlink leaves the root. Other addresses (and
+    /// every address without a root, abstract and unnamed local ones) are
+    /// passed as they are. The [`HostName`] holds the descriptors the
+    /// address names: keep it until the call is made.
+    pub fn host_sockaddr(
+        &self,
+        addr: &[u8],
+        bind: bool,
+    ) -> Result<(Vec<u8>, Option<HostName>), Errno> {
+        let Some(path) = self.unix_path(addr) else {
+            return Ok((addr.to_vec(), None));
+        };
+        let (host, n) = if bind {
+            let n = self.resolve_to_change(AT_FDCWD, path, false)?;
+            let host = if n.dirfd == AT_FDCWD {
+                n.name.as_bytes().to_vec()
+            } else {
+                let mut h = format!("/proc/self/fd/{}/", n.dirfd).into_bytes();
+                h.extend_from_slice(n.name.as_bytes());
+                h
+            };
+            (host, n)
+        } else {
+            let n = self.resolve(AT_FDCWD, path, true)?;
+            (n.name.as_bytes().to_vec(), n)
+        };
+        if host.len() >= SUN_PATH_MAX {
+            return Err(ENAMETOOLONG);
+        }
+        let mut v = addr[..2].to_vec();
+        v.extend_from_slice(&host);
+        v.push(0);
+        Ok((v, Some(n)))
+    }
+
+    /// The `sun_path` of a named `AF_UNIX` address, under a root (`None`
+    /// for any other address, an abstract or an unnamed one, and without
+    /// a root).
+    fn unix_path<'a>(&self, addr: &'a [u8]) -> Option<&'a [u8]> {
+        if self.root.is_none()
+            || addr.len() <= 2
+            || u16::from_ne_bytes([addr[0], addr[1]]) != libc::AF_UNIX as u16
+            || addr[2] == 0
+        {
+            return None;
+        }
+        let p = &addr[2..];
+        Some(&p[..p.iter().position(|&c| c == 0).unwrap_or(p.len())])
+    }
+
+    /// Notes that a socket was bound to the guest's address `guest`, which
+    /// reached the host as `host` ([`Fs::host_sockaddr`]).
+    pub fn note_socket_bound(&mut self, guest: &[u8], host: &[u8]) {
+        let (Some(g), Some(h)) = (self.unix_path(guest), self.unix_path(host)) else {
+            return;
+        };
+        let (g, h) = (g.to_vec(), h.to_vec());
+        self.unix_names.retain(|(k, _)| *k != h);
+        self.unix_names.push((h, g));
+    }
+
+    /// The guest's form of a socket address the host gives back
+    /// (getsockname, getpeername, accept, a received datagram's sender):
+    /// a local socket bound under the root has the path the guest bound it
+    /// with, one bound elsewhere inside the root its path there. Other
+    /// addresses are as the host gives them.
+    pub fn guest_sockaddr(&self, addr: &[u8]) -> Vec<u8> {
+        let Some(path) = self.unix_path(addr) else {
+            return addr.to_vec();
+        };
+        let guest = match self.unix_names.iter().rev().find(|(h, _)| h == path) {
+            Some((_, g)) => g.clone(),
+            None => match (&self.root, path.first()) {
+                (Some((_, r)), Some(b'/')) => {
+                    match Path::new(std::ffi::OsStr::from_bytes(path)).strip_prefix(r) {
+                        Ok(rest) => {
+                            let mut g = b"/".to_vec();
+                            g.extend_from_slice(rest.as_os_str().as_bytes());
+                            g
+                        }
+                        Err(_) => return addr.to_vec(),
+                    }
+                }
+                _ => return addr.to_vec(),
+            },
+        };
+        let mut v = addr[..2].to_vec();
+        v.extend_from_slice(&guest);
+        v.push(0);
+        v
     }
 
     /// Whether `fd` is one the emulator keeps for itself (the root, the
@@ -941,5 +1045,78 @@ mod tests {
         fs.chdir(b"/").unwrap();
         assert_eq!(fs.getcwd().unwrap(), b"/");
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    /// A `sockaddr_un` of `path` (NUL-terminated), as a guest passes it.
+    fn sun(path: &[u8]) -> Vec<u8> {
+        let mut v = (libc::AF_UNIX as u16).to_ne_bytes().to_vec();
+        v.extend_from_slice(path);
+        v.push(0);
+        v
+    }
+
+    #[test]
+    fn socket_paths_resolve_inside_the_root_and_come_back_as_the_guests() {
+        let base = std::env::temp_dir().join(format!("rvnvmm-fs-sockets-{}", std::process::id()));
+        let root = base.join("root");
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        let mut fs = Fs::new(Some(&root), None).unwrap();
+        // Without a root, and for addresses that are no path, nothing changes.
+        let plain = Fs::new(None, None).unwrap();
+        let dotdot = sun(b"/../s.sock");
+        assert_eq!(plain.host_sockaddr(&dotdot, true).unwrap().0, dotdot);
+        let abstract_name = sun(b"\0abstract");
+        let unnamed = sun(b"")[..2].to_vec();
+        let inet = [2u8, 0, 0, 80, 127, 0, 0, 1];
+        for a in [&abstract_name[..], &unnamed, &inet] {
+            assert_eq!(fs.host_sockaddr(a, true).unwrap().0, a);
+            assert_eq!(fs.guest_sockaddr(a), a);
+        }
+        // A bind by ".." names the root's own directory, through its
+        // descriptor's /proc link.
+        let (host, hold) = fs.host_sockaddr(&dotdot, true).unwrap();
+        let text = String::from_utf8_lossy(&host[2..host.len() - 1]).into_owned();
+        assert!(
+            text.starts_with("/proc/self/fd/") && text.ends_with("/s.sock"),
+            "{text}"
+        );
+        let dir = std::fs::read_link(text.trim_end_matches("/s.sock")).unwrap();
+        assert_eq!(dir, std::fs::canonicalize(&root).unwrap());
+        let sock = std::os::unix::net::UnixDatagram::unbound().unwrap();
+        // SAFETY: `host` holds host.len() bytes of socket address.
+        let r = unsafe {
+            libc::bind(
+                sock.as_raw_fd(),
+                host.as_ptr().cast(),
+                host.len() as libc::socklen_t,
+            )
+        };
+        assert_eq!(r, 0);
+        drop(hold);
+        assert!(root.join("s.sock").exists() && !base.join("s.sock").exists());
+        // What the host gives back is the guest's name again.
+        fs.note_socket_bound(&dotdot, &host);
+        assert_eq!(fs.guest_sockaddr(&host), dotdot);
+        // A socket bound by its host path inside the root: its guest path.
+        let canon = std::fs::canonicalize(&root).unwrap();
+        let inside = canon.join("sub/t.sock");
+        assert_eq!(
+            fs.guest_sockaddr(&sun(inside.as_os_str().as_bytes())),
+            sun(b"/sub/t.sock")
+        );
+        // Connecting follows the name to the socket itself.
+        let (host, _hold) = fs.host_sockaddr(&sun(b"/sub/../s.sock"), false).unwrap();
+        assert!(String::from_utf8_lossy(&host).contains("/proc/self/fd/"));
+        assert_eq!(
+            fs.host_sockaddr(&sun(b"/missing/s.sock"), false).err(),
+            Some(ENOENT)
+        );
+        // A name the host's longer form cannot hold.
+        let long = [b'n'; 100];
+        assert_eq!(
+            fs.host_sockaddr(&sun(&long), true).err(),
+            Some(ENAMETOOLONG)
+        );
+        let _ = std::fs::remove_dir_all(&base);
     }
 }

@@ -213,6 +213,19 @@ pub(crate) enum ThreadState {
         set: u64,
         deadline: Option<u64>,
     },
+    /// Blocked in a call until a descriptor of `fds` shows its poll events
+    /// (a read, write, accept, connect, poll, select, ...;
+    /// `syscall/blocking.rs`): the pc points at the ecall, which runs again
+    /// when one does (a call of another thread made it ready: woken at that
+    /// call's time), at `until` (the call's timeout, or the next look of a
+    /// call that waits on no descriptor), or when a signal interrupts it;
+    /// with `restart`, a handler with `SA_RESTART` runs the call again
+    /// (not so poll, select and epoll_wait).
+    Io {
+        fds: Vec<(i32, i16)>,
+        until: Option<u64>,
+        restart: bool,
+    },
     Exited,
 }
 
@@ -231,6 +244,10 @@ pub(crate) struct Thread {
     /// Deadline (ns) of a restarting wait (poll, select, sigtimedwait) in
     /// progress, kept across its re-executions.
     pub wait_deadline: Option<u64>,
+    /// What a blocking call in progress has done before it waited again:
+    /// the bytes a write (or a `MSG_WAITALL` receive) has moved, or
+    /// `blocking::CONNECTING` for a connection under way; 0 otherwise.
+    pub io_done: u64,
     pub cpu: usize,
     pub affinity: u64,
     /// Why the last synchronous fault was raised (for the line printed
@@ -440,6 +457,7 @@ impl Process {
             altstack: (0, 0, 2),
             saved_mask: None,
             wait_deadline: None,
+            io_done: 0,
             comm: [0; 16],
             cpu: 0,
             affinity: u64::MAX,
@@ -953,6 +971,9 @@ impl Process {
             | ThreadState::Futex {
                 deadline: Some(until),
                 ..
+            }
+            | ThreadState::Io {
+                until: Some(until), ..
             } => Some(until),
             _ => None,
         }
@@ -1045,15 +1066,20 @@ impl Process {
             self.exit = Some(ExitKind::Code(0));
             return ControlFlow::Break(Ok(()));
         }
+        // Threads wait for descriptors: the host says when one is ready,
+        // or a host signal comes.
+        if self.wait_for_io() {
+            return ControlFlow::Continue(());
+        }
         // Every thread waits. Only a signal from outside can wake
         // one: a thread in pause/sigsuspend/sigwait waits for it as
         // long as it takes (a fatal one ends the emulator on the
         // host), and a handled one wakes futex waiters with EINTR.
-        let waits_for_signal = self.threads.iter().any(|t| {
-            matches!(
-                t.state,
-                ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. }
-            )
+        let waits_for_signal = self.threads.iter().any(|t| match &t.state {
+            ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. } => true,
+            // select with no descriptors and no timeout.
+            ThreadState::Io { fds, until, .. } => fds.is_empty() && until.is_none(),
+            _ => false,
         });
         if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
             crate::syscall::wait_for_host_signal();
@@ -1128,11 +1154,10 @@ impl Cores for Process {
         }
         let t = &mut self.threads[i];
         t.hart.x[10] = match t.state {
-            // The restarted call finds its deadline passed.
             // A restarting call re-executes and sees its deadline.
-            ThreadState::Sleep { restart: true, .. } | ThreadState::SigTimedWait { .. } => {
-                t.hart.x[10]
-            }
+            ThreadState::Sleep { restart: true, .. }
+            | ThreadState::SigTimedWait { .. }
+            | ThreadState::Io { .. } => t.hart.x[10],
             ThreadState::Futex { .. } => (-ETIMEDOUT) as u64,
             _ => 0,
         };
@@ -1197,6 +1222,20 @@ impl Machine for Process {
             return ControlFlow::Break(Ok(()));
         }
         self.take_host_signals();
+        if self
+            .threads
+            .iter()
+            .any(|t| matches!(t.state, ThreadState::Io { .. }))
+        {
+            // Readiness from outside the process (a child, a terminal, a
+            // peer elsewhere) wakes its waiter at the earliest ready hart's
+            // time.
+            let present = (0..self.cpus.len())
+                .filter(|&c| self.status(c) == Status::Ready)
+                .map(|c| self.cpus[c].core.cycles)
+                .min();
+            self.wake_ready_io(present);
+        }
         if let Some(mut gdb) = self.gdb.take() {
             let last = self.threads.get(self.current).map_or(1, |t| t.tid as u64);
             match gdb.poll(self, last) {

@@ -256,8 +256,18 @@ impl Process {
                 // Interrupted before the call could complete: EINTR too,
                 // after the ecall.
                 t.state = ThreadState::Runnable;
+                t.wait_deadline = None;
                 t.hart.x[10] = (-crate::errno::EINTR) as u64;
                 t.hart.pc += 4;
+            }
+            ThreadState::Io { restart, .. } => {
+                let act = self.actions[info.signo as usize];
+                let restart = match act.handler {
+                    0 => default_ignored(info.signo),
+                    1 => true,
+                    _ => restart && act.flags & SA_RESTART != 0,
+                };
+                crate::syscall::interrupt_io(t, restart);
             }
             _ => {}
         }

@@ -513,15 +513,22 @@ impl Process {
                     t.hart.pc -= 4;
                 }
                 // Disarmed: only another thread's settime or a signal ends
-                // the wait.
-                None => match self.wait_or_restart(None) {
-                    crate::syscall::Wait::Restarted => {}
-                    _ => {
-                        let t = &mut self.threads[i];
-                        t.state = ThreadState::SigWait;
-                        t.hart.x[10] = (-EINTR) as u64;
-                    }
-                },
+                // the wait. While another thread can run, look again after
+                // a short simulated interval; else only a signal can.
+                None if self.others_can_run() => {
+                    const LOOK_AGAIN_NS: u64 = 100_000;
+                    let t = &mut self.threads[i];
+                    t.state = ThreadState::Sleep {
+                        until: now.saturating_add(LOOK_AGAIN_NS),
+                        restart: true,
+                    };
+                    t.hart.pc -= 4;
+                }
+                None => {
+                    let t = &mut self.threads[i];
+                    t.state = ThreadState::SigWait;
+                    t.hart.x[10] = (-EINTR) as u64;
+                }
             }
             Ok(None)
         })();

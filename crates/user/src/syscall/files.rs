@@ -1,6 +1,7 @@
 //! File system calls: open/read/write, stat, directories, fcntl, ioctl, pipes,
 //! poll and select.
 
+use super::blocking::write_ready;
 use super::host;
 use crate::errno::*;
 use crate::fs::{guest_stat, unsafe_zeroed_stat, AT_FDCWD};
@@ -10,7 +11,7 @@ use crate::process::{Process, ThreadState};
 pub(crate) enum Wait {
     /// Block on the host for up to this many ms (-1: forever).
     Host(i32),
-    /// The thread sleeps and re-executes the call.
+    /// The thread waits for its descriptors and re-executes the call.
     Restarted,
     /// The call's deadline has passed.
     TimedOut,
@@ -127,12 +128,15 @@ impl Process {
         let v = self.read_iovecs(iov, cnt)?;
         let total: u64 = v.iter().map(|x| x.1).sum::<u64>().min(MAX_IO as u64);
         let mut tmp = vec![0u8; total as usize];
-        let r = host(match off {
-            // SAFETY: `tmp` is a buffer of tmp.len() bytes alive for the call.
-            Some(o) => unsafe { libc::pread(fd, tmp.as_mut_ptr().cast(), tmp.len(), o) },
-            // SAFETY: `tmp` is a buffer of tmp.len() bytes alive for the call.
-            None => unsafe { libc::read(fd, tmp.as_mut_ptr().cast(), tmp.len()) },
-        } as i64)?;
+        let (p, n) = (tmp.as_mut_ptr(), tmp.len());
+        let r = match off {
+            // SAFETY: `p` is `tmp`'s buffer of `n` bytes, alive for the call.
+            Some(o) => host(unsafe { libc::pread(fd, p.cast(), n, o) } as i64)?,
+            None => self.io_call(fd, libc::POLLIN, false, None, |_, _| {
+                // SAFETY: `p` is `tmp`'s buffer of `n` bytes, alive for the call.
+                host(unsafe { libc::read(fd, p.cast(), n) } as i64)
+            })?,
+        };
         let mut done = 0usize;
         for (base, len) in v {
             if done >= r as usize {
@@ -159,12 +163,11 @@ impl Process {
             tmp.resize(start + (len as usize).min(MAX_IO), 0);
             self.read_mem(base, &mut tmp[start..])?;
         }
-        host(match off {
+        match off {
             // SAFETY: `tmp` holds tmp.len() bytes alive for the call.
-            Some(o) => unsafe { libc::pwrite(fd, tmp.as_ptr().cast(), tmp.len(), o) },
-            // SAFETY: `tmp` holds tmp.len() bytes alive for the call.
-            None => unsafe { libc::write(fd, tmp.as_ptr().cast(), tmp.len()) },
-        } as i64)
+            Some(o) => host(unsafe { libc::pwrite(fd, tmp.as_ptr().cast(), tmp.len(), o) } as i64),
+            None => self.write_all(fd, &tmp),
+        }
     }
 
     pub(super) fn sys_getcwd(&mut self, buf: u64, size: u64) -> SysResult {
@@ -572,14 +575,17 @@ impl Process {
         Ok(Some(s.saturating_mul(1_000_000_000).saturating_add(ns)))
     }
 
-    /// A polling call found nothing ready. With other guest threads able to
-    /// run, the thread sleeps for a short simulated interval and re-executes
-    /// the call (so the others progress, deterministically); with a timerfd
-    /// armed, it sleeps until the timer's next expiry (or its own deadline)
-    /// and re-executes the call, which then sees the timerfd readable if it
-    /// watches it; else it blocks on the host.
-    pub(crate) fn wait_or_restart(&mut self, timeout_ns: Option<u64>) -> Wait {
-        const POLL_INTERVAL_NS: u64 = 100_000;
+    /// A polling call found none of `fds` (descriptor, poll events) ready.
+    /// With other guest threads able to run, or a timerfd armed, the thread
+    /// waits until one is ready (woken at the time of the call that made it
+    /// ready, as a blocking read is: `blocking.rs`), the timer's next expiry
+    /// (the call then sees the timerfd readable if it watches it) or its
+    /// timeout, and re-executes the call; else it blocks on the host.
+    pub(crate) fn wait_or_restart(
+        &mut self,
+        timeout_ns: Option<u64>,
+        fds: Vec<(i32, i16)>,
+    ) -> Wait {
         let i = self.current;
         let now = self.now_ns();
         let deadline = self.threads[i]
@@ -589,20 +595,8 @@ impl Process {
             self.threads[i].wait_deadline = None;
             return Wait::TimedOut;
         }
-        let others = self.threads.iter().enumerate().any(|(k, t)| {
-            k != i
-                && matches!(
-                    t.state,
-                    ThreadState::Runnable
-                        | ThreadState::Sleep { .. }
-                        | ThreadState::SigTimedWait {
-                            deadline: Some(_),
-                            ..
-                        }
-                )
-        });
         let timer = self.timerfds.next_expiry_after(now);
-        if !others && timer.is_none() {
+        if !self.others_can_run() && timer.is_none() {
             self.threads[i].wait_deadline = None;
             let ms = match timeout_ns {
                 None => -1,
@@ -612,13 +606,15 @@ impl Process {
             };
             return Wait::Host(ms);
         }
-        let poll = others.then(|| now.saturating_add(POLL_INTERVAL_NS));
-        let until = [Some(deadline), poll, timer].into_iter().flatten().min();
+        let own = (deadline != u64::MAX).then_some(deadline);
         let t = &mut self.threads[i];
-        t.wait_deadline = Some(deadline);
-        t.state = ThreadState::Sleep {
-            until: until.unwrap_or(deadline),
-            restart: true,
+        t.wait_deadline = own;
+        // A handler's SA_RESTART does not run these calls again (Linux's
+        // ERESTARTNOHAND): EINTR.
+        t.state = ThreadState::Io {
+            fds,
+            until: [own, timer].into_iter().flatten().min(),
+            restart: false,
         };
         t.hart.pc -= 4;
         Wait::Restarted
@@ -657,7 +653,14 @@ impl Process {
             };
             let mut r = poll(&mut fds, 0)?;
             if r == 0 && timeout != Some(0) {
-                match self.wait_or_restart(timeout) {
+                let wanted = fds
+                    .chunks(8)
+                    .map(|p| {
+                        let fd = i32::from_le_bytes(p[..4].try_into().unwrap());
+                        (fd, i16::from_le_bytes([p[4], p[5]]))
+                    })
+                    .collect();
+                match self.wait_or_restart(timeout, wanted) {
                     Wait::Restarted => return Ok(None),
                     Wait::TimedOut => {}
                     Wait::Host(ms) => r = poll(&mut fds, ms)?,
@@ -713,7 +716,20 @@ impl Process {
             let mut sets = orig;
             let mut r = select(&mut sets, 0)?;
             if r == 0 && timeout != Some(0) {
-                match self.wait_or_restart(timeout) {
+                // The descriptors of the three sets, as poll events.
+                let mut wanted = Vec::new();
+                for fd in 0..n {
+                    let has = |k: usize| a[1 + k] != 0 && orig[k][fd / 8] & (1 << (fd % 8)) != 0;
+                    let events = [libc::POLLIN, libc::POLLOUT, libc::POLLPRI]
+                        .iter()
+                        .enumerate()
+                        .filter(|&(k, _)| has(k))
+                        .fold(0, |e, (_, &ev)| e | ev);
+                    if events != 0 {
+                        wanted.push((fd as i32, events));
+                    }
+                }
+                match self.wait_or_restart(timeout, wanted) {
                     Wait::Restarted => return Ok(None),
                     Wait::TimedOut => {}
                     Wait::Host(ms) => {
@@ -776,6 +792,27 @@ impl Process {
             path,
             false,
             |d, n| unsafe { libc::mkdirat(d, n, mode) } as i64,
+        )
+    }
+
+    /// mknodat(2): a FIFO, a socket's name, a regular file (or a device
+    /// node, where the host lets the user make one), named inside the root
+    /// as every path.
+    pub(super) fn sys_mknodat(&mut self, dirfd: u64, path: u64, mode: u32, dev: u64) -> SysResult {
+        if self.fs.pmem.is_some() {
+            let p = self.read_cstr(path)?;
+            if self.fs.inside_pmem_dir(dirfd as i32, &p)
+                && !matches!(mode & libc::S_IFMT, 0 | libc::S_IFREG)
+            {
+                return Err(EPERM);
+            }
+        }
+        // SAFETY: `n` is a NUL-terminated name that outlives the call.
+        self.path_op(
+            dirfd,
+            path,
+            false,
+            |d, n| unsafe { libc::mknodat(d, n, mode, dev) } as i64,
         )
     }
 
@@ -961,16 +998,40 @@ impl Process {
         host(unsafe { libc::lseek(fd, off, whence) })
     }
 
+    /// read(2); it may wait while other threads run (`blocking.rs`).
     pub(super) fn sys_read(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
-        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
-        self.fd_read_like(buf, len, |b, n| unsafe { libc::read(fd, b.cast(), n) }
-            as i64)
+        let n = (len as usize).min(MAX_IO);
+        let mut tmp = vec![0u8; n];
+        let p = tmp.as_mut_ptr();
+        let r = self.io_call(fd, libc::POLLIN, false, None, |_, _| {
+            // SAFETY: `p` is `tmp`'s buffer of `n` bytes, alive for the call.
+            host(unsafe { libc::read(fd, p.cast(), n) } as i64)
+        })?;
+        self.write_mem(buf, &tmp[..r as usize])?;
+        Ok(r)
     }
 
+    /// write(2); it may wait while other threads run (`blocking.rs`).
     pub(super) fn sys_write(&mut self, fd: i32, buf: u64, len: u64) -> SysResult {
-        // SAFETY: `b` is a buffer of `n` bytes alive for the call.
-        self.fd_write_like(buf, len, |b, n| unsafe { libc::write(fd, b.cast(), n) }
-            as i64)
+        let n = (len as usize).min(MAX_IO);
+        let mut tmp = vec![0u8; n];
+        self.read_mem(buf, &mut tmp)?;
+        self.write_all(fd, &tmp)
+    }
+
+    /// Writes `data` to `fd` as write(2) does, waiting for room while
+    /// other threads run; a call that ran again after a wait goes on from
+    /// the bytes it already wrote.
+    fn write_all(&mut self, fd: i32, data: &[u8]) -> SysResult {
+        self.io_call(fd, libc::POLLOUT, false, Some(data.len()), |skip, ready| {
+            let d = &data[skip.min(data.len())..];
+            host(if ready {
+                write_ready(fd, d)
+            } else {
+                // SAFETY: `d` holds d.len() bytes alive for the call.
+                unsafe { libc::write(fd, d.as_ptr().cast(), d.len()) as i64 }
+            })
+        })
     }
 
     pub(super) fn sys_pread64(&mut self, fd: i32, buf: u64, len: u64, off: i64) -> SysResult {

@@ -7,6 +7,7 @@ use crate::errno::*;
 use crate::process::{ExitKind, Process};
 use crate::signal::*;
 
+mod blocking;
 mod files;
 mod futex;
 mod memory;
@@ -19,6 +20,9 @@ mod system;
 pub(crate) mod testing;
 mod time;
 
+pub(crate) use blocking::interrupt_io;
+#[cfg(test)]
+pub(crate) use blocking::CONNECTING;
 pub(crate) use files::Wait;
 pub(crate) use signals::wait_for_host_signal;
 
@@ -66,6 +70,9 @@ impl Process {
         if std::mem::take(&mut self.aspace.translations_stale) {
             self.flush_all_tlbs();
         }
+        // What the call made ready wakes its waiters at this time.
+        let now = self.cpus[self.threads[self.current].cpu].core.cycles;
+        self.wake_ready_io(Some(now));
         self.take_host_signals();
     }
 
@@ -73,7 +80,7 @@ impl Process {
     /// registers (exec, exit, blocking waits).
     fn dispatch(&mut self, nr: u64, a: [u64; 6]) -> Option<i64> {
         let fd = a[0] as i32;
-        Some(ret(match nr {
+        let r = match nr {
             // Files and descriptors.
             nr::GETCWD => self.sys_getcwd(a[0], a[1]),
             nr::DUP => self.sys_dup(fd),
@@ -81,6 +88,9 @@ impl Process {
             nr::FCNTL => self.sys_fcntl(fd, a[1] as i32, a[2]),
             nr::IOCTL => self.sys_ioctl(fd, a[1], a[2]),
             nr::MKDIRAT => self.sys_mkdirat(a[0], a[1], a[2] as u32),
+            nr::MKNODAT => self
+                .sys_mknodat(a[0], a[1], a[2] as u32, a[3])
+                .and_then(|r| self.pmem_changed(r)),
             nr::UNLINKAT => self
                 .sys_unlinkat(a[0], a[1], a[2] as i32)
                 .and_then(|r| self.pmem_changed(r)),
@@ -249,7 +259,9 @@ impl Process {
             | nr::EPOLL_CTL
             | nr::EPOLL_PWAIT
             | nr::SOCKET..=nr::RECVMSG
-            | nr::ACCEPT4 => return self.net_syscall(nr, a),
+            | nr::ACCEPT4
+            | nr::RECVMMSG
+            | nr::SENDMMSG => return self.net_syscall(nr, a),
             _ => {
                 let name = nr::name(nr).unwrap_or("unknown");
                 self.warn_once(
@@ -258,7 +270,11 @@ impl Process {
                 );
                 Err(ENOSYS)
             }
-        }))
+        };
+        match r {
+            Err(BLOCKED) => None,
+            r => Some(ret(r)),
+        }
     }
 }
 

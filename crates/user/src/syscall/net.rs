@@ -8,6 +8,24 @@ use crate::syscall::{host, nr};
 /// Largest socket address we copy (sockaddr_storage).
 const SOCKADDR_MAX: usize = 128;
 
+/// Whether `fd` is a stream socket (`MSG_WAITALL` waits for every byte
+/// on one only).
+fn is_stream(fd: i32) -> bool {
+    let mut ty = 0i32;
+    let mut len = 4 as libc::socklen_t;
+    // SAFETY: `ty` has room for the int SO_TYPE is.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_TYPE,
+            (&mut ty as *mut i32).cast(),
+            &mut len,
+        )
+    };
+    r == 0 && ty == libc::SOCK_STREAM
+}
+
 impl Process {
     /// Socket, epoll and eventfd system calls.
     /// `None` when the call blocked and will re-execute.
@@ -25,24 +43,28 @@ impl Process {
                 host(unsafe { libc::socket(a[0] as i32, a[1] as i32, a[2] as i32) } as i64)
             }
             nr::SOCKETPAIR => self.socketpair(a),
-            nr::BIND | nr::CONNECT => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
-                let p = addr.as_ptr().cast();
-                let len = addr.len() as libc::socklen_t;
-                host(if nr == nr::BIND {
-                    // SAFETY: `p` points at `len` bytes of socket address alive for the call.
-                    unsafe { libc::bind(fd, p, len) }
-                } else {
-                    // SAFETY: `p` points at `len` bytes of socket address alive for the call.
-                    unsafe { libc::connect(fd, p, len) }
-                } as i64)
+            nr::BIND => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
+                let (h, _hold) = self.fs.host_sockaddr(&addr, true)?;
+                let (p, len) = (h.as_ptr().cast(), h.len() as libc::socklen_t);
+                // SAFETY: `p` points at `len` bytes of socket address alive for the call.
+                host(unsafe { libc::bind(fd, p, len) } as i64)?;
+                self.fs.note_socket_bound(&addr, &h);
+                Ok(0)
+            }),
+            nr::CONNECT => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
+                let (h, _hold) = self.fs.host_sockaddr(&addr, false)?;
+                self.connect(fd, &h)
             }),
             // SAFETY: listen takes integers only.
             nr::LISTEN => host(unsafe { libc::listen(fd, a[1] as i32) } as i64),
             nr::ACCEPT | nr::ACCEPT4 => {
                 let flags = if nr == nr::ACCEPT4 { a[3] as i32 } else { 0 };
-                // SAFETY: `p` and `l` are with_sockaddr_out's buffer and its length.
-                self.with_sockaddr_out(a[1], a[2], |p, l| unsafe { libc::accept4(fd, p, l, flags) }
-                    as i64)
+                self.io_ready(fd, libc::POLLIN).and_then(|()| {
+                    // SAFETY: `p` and `l` are with_sockaddr_out's buffer and its length.
+                    self.with_sockaddr_out(a[1], a[2], |p, l| unsafe {
+                        libc::accept4(fd, p, l, flags)
+                    } as i64)
+                })
             }
             nr::GETSOCKNAME => self
                 // SAFETY: `p` and `l` are with_sockaddr_out's buffer and its length.
@@ -75,12 +97,15 @@ impl Process {
             nr::SHUTDOWN => host(unsafe { libc::shutdown(fd, a[1] as i32) } as i64),
             nr::SENDMSG => self.msg(fd, a[1], a[2] as i32, true),
             nr::RECVMSG => self.msg(fd, a[1], a[2] as i32, false),
+            nr::SENDMMSG => self.mmsg(fd, a[1], a[2] as u32, a[3] as i32, true),
+            nr::RECVMMSG => self.mmsg(fd, a[1], a[2] as u32, a[3] as i32, false),
             _ => Err(ENOSYS),
         };
-        Some(match r {
-            Ok(v) => v,
-            Err(e) => -e,
-        })
+        match r {
+            Ok(v) => Some(v),
+            Err(BLOCKED) => None,
+            Err(e) => Some(-e),
+        }
     }
 
     fn socketpair(&mut self, a: [u64; 6]) -> SysResult {
@@ -131,42 +156,110 @@ impl Process {
             host(f(std::ptr::null_mut(), std::ptr::null_mut()))?
         };
         if want {
-            let n = (len as usize).min(guest_len as usize);
-            self.write_mem(addr, &buf[..n])?;
-            self.write_u32(lenp, len)?;
+            let g = self
+                .fs
+                .guest_sockaddr(&buf[..(len as usize).min(SOCKADDR_MAX)]);
+            let n = g.len().min(guest_len as usize);
+            self.write_mem(addr, &g[..n])?;
+            self.write_u32(lenp, g.len() as u32)?;
         }
         Ok(r)
     }
 
+    /// sendto(2): a blocking stream socket sends every byte before it
+    /// returns, waiting for room while other threads run.
     fn sendto(&mut self, fd: i32, a: [u64; 6]) -> SysResult {
         let n = (a[2] as usize).min(64 << 20);
         let mut data = vec![0u8; n];
         self.read_mem(a[1], &mut data)?;
-        let addr = if a[4] != 0 {
-            Some(self.read_sockaddr(a[4], a[5])?)
-        } else {
-            None
+        let (addr, _hold) = match a[4] {
+            0 => (None, None),
+            at => {
+                let guest = self.read_sockaddr(at, a[5])?;
+                let (h, hold) = self.fs.host_sockaddr(&guest, false)?;
+                (Some(h), hold)
+            }
         };
         let (p, l) = match &addr {
             Some(v) => (v.as_ptr().cast(), v.len() as libc::socklen_t),
             None => (std::ptr::null(), 0),
         };
-        // SAFETY: `data` holds `n` bytes; `p` is null or `l` bytes of address.
-        host(unsafe { libc::sendto(fd, data.as_ptr().cast(), n, a[3] as i32, p, l) } as i64)
+        let flags = a[3] as i32;
+        let dontwait = flags & libc::MSG_DONTWAIT != 0;
+        self.io_call(fd, libc::POLLOUT, dontwait, Some(n), |skip, ready| {
+            let fl = if ready {
+                flags | libc::MSG_DONTWAIT
+            } else {
+                flags
+            };
+            let d = &data[skip.min(n)..];
+            // SAFETY: `d` holds d.len() bytes; `p` is null or `l` bytes of address.
+            host(unsafe { libc::sendto(fd, d.as_ptr().cast(), d.len(), fl, p, l) } as i64)
+        })
     }
 
+    /// recvfrom(2): waits for data while other threads run; with
+    /// `MSG_WAITALL` on a stream socket, for all `len` bytes.
     fn recvfrom(&mut self, fd: i32, a: [u64; 6]) -> SysResult {
         let n = (a[2] as usize).min(64 << 20);
         let mut data = vec![0u8; n];
         let flags = a[3] as i32;
+        let want = a[4] != 0 && a[5] != 0;
+        let guest_len = if want { self.read_u32(a[5])? } else { 0 };
+        let mut addr = [0u8; SOCKADDR_MAX];
+        let mut alen = SOCKADDR_MAX as libc::socklen_t;
+        let (ap, lp): (*mut libc::sockaddr, *mut libc::socklen_t) = if want {
+            (addr.as_mut_ptr().cast(), &mut alen)
+        } else {
+            (std::ptr::null_mut(), std::ptr::null_mut())
+        };
         let dp = data.as_mut_ptr();
-        // SAFETY: `dp` is `data`'s buffer of `n` bytes; `p` and `l` are
-        // with_sockaddr_out's buffer and its length.
-        let r = self.with_sockaddr_out(a[4], a[5], |p, l| unsafe {
-            libc::recvfrom(fd, dp.cast(), n, flags, p, l)
-        } as i64)?;
-        self.write_mem(a[1], &data[..r as usize])?;
+        let all = (flags & libc::MSG_WAITALL != 0 && is_stream(fd)).then_some(n);
+        let before = self.threads[self.current].io_done as usize;
+        let dontwait = flags & libc::MSG_DONTWAIT != 0;
+        let r = self.io_call(fd, libc::POLLIN, dontwait, all, |skip, ready| {
+            let fl = if ready {
+                flags | libc::MSG_DONTWAIT
+            } else {
+                flags
+            };
+            let skip = skip.min(n);
+            // SAFETY: `dp` is `data`'s buffer of `n` bytes, from `skip` on;
+            // `ap` and `lp` are null or `addr` and its length.
+            host(unsafe { libc::recvfrom(fd, dp.add(skip).cast(), n - skip, fl, ap, lp) } as i64)
+        });
+        self.received(a[1], &data, before, r)?;
+        let r = r?;
+        if want {
+            let g = self
+                .fs
+                .guest_sockaddr(&addr[..(alen as usize).min(SOCKADDR_MAX)]);
+            let k = g.len().min(guest_len as usize);
+            self.write_mem(a[4], &g[..k])?;
+            self.write_u32(a[5], g.len() as u32)?;
+        }
         Ok(r)
+    }
+
+    /// Copies to the guest's `buf` what a receive put in `data` from
+    /// `before` on (the bytes of its earlier parts are there already): up
+    /// to its result, or what it kept in `io_done` to wait for the rest. A
+    /// copy that faults ends the wait with `EFAULT`.
+    fn received(&mut self, buf: u64, data: &[u8], before: usize, r: SysResult) -> SysResult<()> {
+        let upto = match r {
+            Ok(r) => r as usize,
+            Err(BLOCKED) => self.threads[self.current].io_done as usize,
+            Err(_) => return Ok(()),
+        };
+        let upto = upto.min(data.len());
+        if upto <= before {
+            return Ok(());
+        }
+        let copied = self.write_mem(buf + before as u64, &data[before..upto]);
+        if copied.is_err() && r == Err(BLOCKED) {
+            self.cancel_wait();
+        }
+        copied
     }
 
     fn getsockopt(&mut self, fd: i32, a: [u64; 6]) -> SysResult {
@@ -189,8 +282,12 @@ impl Process {
     }
 
     /// sendmsg / recvmsg. The msghdr and iovec layouts are the same on
-    /// riscv64 and x86-64; their pointers are guest addresses, so the data,
-    /// name and control buffers are staged on the host.
+    /// riscv64 and x86-64; their pointers are guest addresses, so the data
+    /// (gathered into one buffer), name and control buffers are staged on
+    /// the host. A blocking stream socket sends every byte (and with
+    /// `MSG_WAITALL` receives all of them) before it returns, waiting while
+    /// other threads run; the name and control data are those of the last
+    /// part.
     fn msg(&mut self, fd: i32, mh: u64, flags: i32, send: bool) -> SysResult {
         let mut h = [0u8; 56];
         self.read_mem(mh, &mut h)?;
@@ -206,78 +303,158 @@ impl Process {
         if iovlen > 1024 || namelen as usize > SOCKADDR_MAX || controllen > 65536 {
             return Err(EINVAL);
         }
-        let mut bufs: Vec<(u64, Vec<u8>)> = Vec::new();
+        let mut parts: Vec<(u64, usize)> = Vec::new();
+        let mut total = 0usize;
         for k in 0..iovlen {
             let base = self.read_u64(iov + 16 * k)?;
-            let len = (self.read_u64(iov + 16 * k + 8)? as usize).min(64 << 20);
-            let mut v = vec![0u8; len];
-            if send {
-                self.read_mem(base, &mut v)?;
+            let len = (self.read_u64(iov + 16 * k + 8)? as usize).min((64 << 20) - total);
+            parts.push((base, len));
+            total += len;
+        }
+        let mut data = vec![0u8; total];
+        if send {
+            let mut at = 0;
+            for &(base, len) in &parts {
+                self.read_mem(base, &mut data[at..at + len])?;
+                at += len;
             }
-            bufs.push((base, v));
         }
         let mut namebuf = vec![0u8; if name != 0 { SOCKADDR_MAX } else { 0 }];
+        let mut namelen = namelen;
+        let mut _hold = None;
         if send && name != 0 {
-            self.read_mem(name, &mut namebuf[..namelen as usize])?;
+            let mut guest = vec![0u8; namelen as usize];
+            self.read_mem(name, &mut guest)?;
+            let (h, hold) = self.fs.host_sockaddr(&guest, false)?;
+            namebuf[..h.len()].copy_from_slice(&h);
+            namelen = h.len() as u32;
+            _hold = hold;
         }
         let mut ctl = vec![0u8; controllen as usize];
         if send && controllen > 0 {
             self.read_mem(control, &mut ctl)?;
         }
-        let mut iovs: Vec<libc::iovec> = bufs
-            .iter_mut()
-            .map(|(_, v)| libc::iovec {
-                iov_base: v.as_mut_ptr().cast(),
-                iov_len: v.len(),
-            })
-            .collect();
-        // SAFETY: struct msghdr is plain data: all zeroes (null pointers, zero
-        // lengths) is a valid value.
-        let mut m: libc::msghdr = unsafe { std::mem::zeroed() };
-        m.msg_name = if name != 0 {
-            namebuf.as_mut_ptr().cast()
+        let dp = data.as_mut_ptr();
+        let (np, cp) = (namebuf.as_mut_ptr(), ctl.as_mut_ptr());
+        let namebuf_len = namebuf.len() as u32;
+        // What recvmsg gives back: the name's and control data's lengths
+        // and the message flags.
+        let mut out = (0u32, 0usize, 0i32);
+        let events = if send { libc::POLLOUT } else { libc::POLLIN };
+        let all = if send {
+            Some(total)
         } else {
-            std::ptr::null_mut()
+            (flags & libc::MSG_WAITALL != 0 && is_stream(fd)).then_some(total)
         };
-        m.msg_namelen = if send { namelen } else { namebuf.len() as u32 };
-        m.msg_iov = iovs.as_mut_ptr();
-        m.msg_iovlen = iovs.len();
-        m.msg_control = if controllen > 0 {
-            ctl.as_mut_ptr().cast()
-        } else {
-            std::ptr::null_mut()
-        };
-        m.msg_controllen = controllen as usize;
-        let r = host(if send {
-            // SAFETY: `m` points only at `iov` and `name`/`control` buffers that live
-            // until the call returns, with their lengths.
-            unsafe { libc::sendmsg(fd, &m, flags) }
-        } else {
-            // SAFETY: `m` points only at `iov` and `name`/`control` buffers that live
-            // until the call returns, with their lengths.
-            unsafe { libc::recvmsg(fd, &mut m, flags) }
-        } as i64)?;
-        if !send {
-            let mut left = r as usize;
-            for (base, v) in &bufs {
-                let n = left.min(v.len());
-                self.write_mem(*base, &v[..n])?;
-                left -= n;
-            }
+        let before = self.threads[self.current].io_done as usize;
+        let dontwait = flags & libc::MSG_DONTWAIT != 0;
+        let r = self.io_call(fd, events, dontwait, all, |skip, ready| {
+            let skip = skip.min(total);
+            let mut v = libc::iovec {
+                // SAFETY: `skip` is within `data`'s buffer of `total` bytes.
+                iov_base: unsafe { dp.add(skip) }.cast(),
+                iov_len: total - skip,
+            };
+            // SAFETY: struct msghdr is plain data: all zeroes (null pointers, zero
+            // lengths) is a valid value.
+            let mut m: libc::msghdr = unsafe { std::mem::zeroed() };
             if name != 0 {
-                self.write_mem(
-                    name,
-                    &namebuf[..(m.msg_namelen as usize).min(namelen as usize)],
-                )?;
-                self.write_u32(mh + 8, m.msg_namelen)?;
+                m.msg_name = np.cast();
+                m.msg_namelen = if send { namelen } else { namebuf_len };
             }
-            if controllen > 0 {
-                self.write_mem(control, &ctl[..m.msg_controllen.min(ctl.len())])?;
+            m.msg_iov = &mut v;
+            m.msg_iovlen = 1;
+            // Control data (descriptors passed, ...) goes with the first part
+            // of a send only.
+            if controllen > 0 && !(send && skip > 0) {
+                m.msg_control = cp.cast();
+                m.msg_controllen = controllen as usize;
             }
-            self.write_u64(mh + 40, m.msg_controllen as u64)?;
-            self.write_u32(mh + 48, m.msg_flags as u32)?;
+            let fl = if ready {
+                flags | libc::MSG_DONTWAIT
+            } else {
+                flags
+            };
+            let r = host(if send {
+                // SAFETY: `m` points only at the data, name and control
+                // buffers, alive until the call returns, with their lengths.
+                unsafe { libc::sendmsg(fd, &m, fl) }
+            } else {
+                // SAFETY: as for sendmsg.
+                unsafe { libc::recvmsg(fd, &mut m, fl) }
+            } as i64);
+            out = (m.msg_namelen, m.msg_controllen, m.msg_flags);
+            r
+        });
+        if send {
+            return r;
         }
+        // Scatter what this part received over the guest's buffers.
+        let upto = match r {
+            Ok(r) => r as usize,
+            Err(BLOCKED) => self.threads[self.current].io_done as usize,
+            Err(_) => before,
+        }
+        .min(total);
+        let mut at = 0;
+        for &(base, len) in &parts {
+            let (lo, hi) = (at.max(before), (at + len).min(upto));
+            if lo < hi {
+                if let Err(e) = self.write_mem(base + (lo - at) as u64, &data[lo..hi]) {
+                    if r == Err(BLOCKED) {
+                        self.cancel_wait();
+                    }
+                    return Err(e);
+                }
+            }
+            at += len;
+        }
+        let r = r?;
+        let (got_namelen, got_controllen, got_flags) = out;
+        if name != 0 {
+            let g = self
+                .fs
+                .guest_sockaddr(&namebuf[..(got_namelen as usize).min(SOCKADDR_MAX)]);
+            self.write_mem(name, &g[..g.len().min(namelen as usize)])?;
+            self.write_u32(mh + 8, g.len() as u32)?;
+        }
+        if controllen > 0 {
+            self.write_mem(control, &ctl[..got_controllen.min(ctl.len())])?;
+        }
+        self.write_u64(mh + 40, got_controllen as u64)?;
+        self.write_u32(mh + 48, got_flags as u32)?;
         Ok(r)
+    }
+
+    /// sendmmsg / recvmmsg: one sendmsg or recvmsg per `struct mmsghdr`
+    /// (a msghdr, then the u32 `msg_len` the call fills, 64 bytes on
+    /// riscv64), at most `UIO_MAXIOV`. The first may wait as sendmsg and
+    /// recvmsg do; the rest do not (`MSG_DONTWAIT`, as Linux's
+    /// `MSG_WAITFORONE`), and the call returns how many went through once
+    /// one would wait or fails. recvmmsg's timeout is not looked at (Linux
+    /// looks at it only between messages).
+    fn mmsg(&mut self, fd: i32, vec: u64, vlen: u32, flags: i32, send: bool) -> SysResult {
+        const UIO_MAXIOV: u32 = 1024;
+        const MMSGHDR: u64 = 64;
+        let mut done = 0;
+        for k in 0..vlen.min(UIO_MAXIOV) {
+            let mh = vec + MMSGHDR * k as u64;
+            let flags = flags & !libc::MSG_WAITFORONE;
+            let fl = if k == 0 {
+                flags
+            } else {
+                flags | libc::MSG_DONTWAIT
+            };
+            match self.msg(fd, mh, fl, send) {
+                Ok(n) => {
+                    self.write_u32(mh + 56, n as u32)?;
+                    done += 1;
+                }
+                Err(e) if e == BLOCKED || done == 0 => return Err(e),
+                Err(_) => break,
+            }
+        }
+        Ok(done)
     }
 
     /// epoll_ctl: riscv64's `struct epoll_event` is 16 bytes (u32 events,
@@ -319,7 +496,7 @@ impl Process {
         };
         if r == 0 && timeout_ms != 0 {
             let timeout = (timeout_ms > 0).then(|| timeout_ms as u64 * 1_000_000);
-            match self.wait_or_restart(timeout) {
+            match self.wait_or_restart(timeout, vec![(epfd, libc::POLLIN)]) {
                 crate::syscall::Wait::Restarted => return None,
                 crate::syscall::Wait::TimedOut => {}
                 crate::syscall::Wait::Host(ms) => match wait(&mut evs, ms) {
@@ -379,6 +556,52 @@ mod tests {
             -EINVAL
         );
         assert_eq!(p.sys_close(fd as i32), Ok(0));
+    }
+
+    #[test]
+    fn sendmmsg_and_recvmmsg_move_one_datagram_per_header() {
+        let mut p = process();
+        let buf = scratch(&mut p, 4096);
+        let dgram = libc::SOCK_DGRAM as u64;
+        assert_eq!(call(&mut p, nr::SOCKETPAIR, [UNIX, dgram, 0, buf, 0, 0]), 0);
+        let sv = read(&mut p, buf, 8);
+        let a = i32::from_le_bytes(sv[..4].try_into().unwrap()) as u64;
+        let b = i32::from_le_bytes(sv[4..].try_into().unwrap()) as u64;
+        // Three struct mmsghdr (64 bytes each) of one iovec each.
+        let (vec, iovs, data) = (buf + 64, buf + 512, buf + 1024);
+        let headers = |p: &mut Process, lens: [u64; 3]| {
+            for k in 0..3u64 {
+                let mh = vec + 64 * k;
+                p.write_mem(mh, &[0u8; 64]).unwrap();
+                p.write_u64(iovs + 16 * k, data + 64 * k).unwrap();
+                p.write_u64(iovs + 16 * k + 8, lens[k as usize]).unwrap();
+                p.write_u64(mh + 16, iovs + 16 * k).unwrap();
+                p.write_u64(mh + 24, 1).unwrap();
+            }
+        };
+        headers(&mut p, [1, 2, 3]);
+        p.write_mem(data, b"a").unwrap();
+        p.write_mem(data + 64, b"bb").unwrap();
+        p.write_mem(data + 128, b"ccc").unwrap();
+        assert_eq!(call(&mut p, nr::SENDMMSG, [a, vec, 3, 0, 0, 0]), 3);
+        assert_eq!(p.read_u32(vec + 64 + 56), Ok(2), "msg_len");
+        headers(&mut p, [16, 16, 16]);
+        // MSG_WAITFORONE: the first may wait, the others do not.
+        let r = call(&mut p, nr::RECVMMSG, [b, vec, 3, 0x10000, 0, 0]);
+        assert_eq!(r, 3);
+        let lens: Vec<u32> = (0..3)
+            .map(|k| p.read_u32(vec + 64 * k + 56).unwrap())
+            .collect();
+        assert_eq!(lens, [1, 2, 3]);
+        assert_eq!(read(&mut p, data + 128, 3), b"ccc");
+        // Nothing left and a non-blocking first receive: EAGAIN.
+        let dontwait = libc::MSG_DONTWAIT as u64;
+        assert_eq!(
+            call(&mut p, nr::RECVMMSG, [b, vec, 3, dontwait, 0, 0]),
+            -EAGAIN
+        );
+        p.sys_close(a as i32).unwrap();
+        p.sys_close(b as i32).unwrap();
     }
 
     #[test]

@@ -97,6 +97,7 @@ impl Process {
                 altstack: (0, 0, SS_DISABLE),
                 saved_mask: None,
                 wait_deadline: None,
+                io_done: 0,
                 comm: self.threads[i].comm,
                 cpu,
                 affinity,
@@ -252,18 +253,27 @@ impl Process {
         self.timerfds.prune_closed();
     }
 
+    /// Whether a wait for a child (`options` without `WNOHANG`) is to look
+    /// without blocking and, finding nothing, wait while the other threads
+    /// run (`blocking.rs`): children are host processes.
+    fn child_wait_polls(&self, options: i32) -> bool {
+        options & libc::WNOHANG == 0 && self.others_can_run()
+    }
+
     pub(super) fn sys_wait4(&mut self, a: [u64; 6]) -> SysResult {
         let mut status = 0i32;
         let mut ru = [0u8; 144];
+        let polls = self.child_wait_polls(a[2] as i32);
+        let options = a[2] as i32 | if polls { libc::WNOHANG } else { 0 };
         // SAFETY: `status` and `ru` (144 bytes, a struct rusage) outlive the call.
-        let r = host(unsafe {
-            libc::wait4(
-                a[0] as i32,
-                &mut status,
-                a[2] as i32,
-                ru.as_mut_ptr().cast(),
-            )
-        } as i64)?;
+        let r =
+            host(
+                unsafe { libc::wait4(a[0] as i32, &mut status, options, ru.as_mut_ptr().cast()) }
+                    as i64,
+            )?;
+        if polls && r == 0 {
+            return Err(self.retry_later());
+        }
         if a[1] != 0 && r > 0 {
             self.write_u32(a[1], status as u32)?;
         }
@@ -275,6 +285,8 @@ impl Process {
 
     pub(super) fn sys_waitid(&mut self, a: [u64; 6]) -> SysResult {
         let mut info = [0u8; 128];
+        let polls = self.child_wait_polls(a[3] as i32);
+        let options = a[3] as i32 | if polls { libc::WNOHANG } else { 0 };
         // SAFETY: `info` has the 128 bytes of a siginfo_t; the rusage pointer is null.
         let r = host(unsafe {
             libc::syscall(
@@ -282,10 +294,14 @@ impl Process {
                 a[0] as i32,
                 a[1] as i32,
                 info.as_mut_ptr(),
-                a[3] as i32,
+                options,
                 std::ptr::null_mut::<u8>(),
             )
         })?;
+        // With WNOHANG and no child ready, si_pid (at 16) stays 0.
+        if polls && info[16..20] == [0; 4] {
+            return Err(self.retry_later());
+        }
         if a[2] != 0 {
             self.write_mem(a[2], &info)?;
         }
