@@ -162,9 +162,9 @@ pub(crate) fn interrupt_io(t: &mut Thread, restart: bool) {
     let done = std::mem::take(&mut t.io_done);
     if done != 0 && done != CONNECTING {
         t.hart.x[10] = done;
-    } else if restart && (t.wait_deadline.is_none() || done == CONNECTING) {
-        // A connect under way is not started again: it returns EALREADY
-        // or its result, as on Linux.
+    } else if restart && t.wait_deadline.is_none() {
+        // A connect under way runs again too, and returns EALREADY (or
+        // EISCONN), as on Linux.
         return;
     } else {
         t.hart.x[10] = (-EINTR) as u64;

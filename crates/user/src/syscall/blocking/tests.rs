@@ -298,3 +298,38 @@ fn poll_waits_on_its_descriptors_and_a_handler_ends_it_with_eintr() {
     p.sys_close(r).unwrap();
     p.sys_close(w).unwrap();
 }
+
+#[test]
+fn wait4_for_a_running_child_looks_again_later_while_others_run() {
+    let mut p = two_threads();
+    let mut child = std::process::Command::new("sleep")
+        .arg("0.05")
+        .spawn()
+        .unwrap();
+    let pid = child.id() as u64;
+    let status = scratch(&mut p, 8);
+    let now = p.now_ns();
+    assert_eq!(p.sys_wait4([pid, status, 0, 0, 0, 0]), Err(BLOCKED));
+    assert_eq!(
+        p.threads[0].state,
+        ThreadState::Io {
+            fds: Vec::new(),
+            until: Some(now + RETRY_NS),
+            restart: true,
+        }
+    );
+    let r = loop {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+        rerun(&mut p);
+        match p.sys_wait4([pid, status, 0, 0, 0, 0]) {
+            Err(BLOCKED) => continue,
+            r => break r,
+        }
+    };
+    assert_eq!(r, Ok(pid as i64));
+    assert_eq!(p.read_u32(status), Ok(0), "exited with status 0");
+    // No child left to wait for: ECHILD at once.
+    assert_eq!(p.sys_wait4([pid, status, 0, 0, 0, 0]), Err(ECHILD));
+    // Reaped above already.
+    assert!(child.wait().is_err());
+}
