@@ -9,7 +9,10 @@ bash scripts/setup.sh
 make -C guest -j2
 cargo test --workspace --release -j2
 # The experiment workflow (python/), against the release rvnvmm cargo just built.
-"${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}/venv/bin/pytest" python/tests -q
+# This checkout's package first: the venv's editable install names the
+# checkout that ran set-up last, which may be another clone.
+PYTHONPATH="$top/python/src${PYTHONPATH:+:$PYTHONPATH}" \
+    "${RVNVMM_CACHE:-$HOME/.cache/rvnvmm}/venv/bin/pytest" python/tests -q
 # User-mode checkpoints on part of the workload suite: a dynamically linked
 # program reading its input, one with its heap and a database in memory
 # (the whole suite: scripts/checkpoint_identity.py, about 4 minutes).
