@@ -12,8 +12,9 @@
 //! Every run sees the same guest view wherever the programs and the work
 //! directory lie on the host (a crash point is an instruction count, and the
 //! guest's stack holds its environment and paths): the program under test
-//! and the recovery program at `/crashtest/bin/NAME`, the work directory as
-//! the working directory `/crashtest/work`, and only `--env`'s variables.
+//! and the recovery program at `/crashtest/bin/NAME` (their directory placed
+//! there), the work directory as the working directory `/crashtest/work`,
+//! and only `--env`'s variables.
 
 use crate::error::CliError;
 use crate::persistence::{NvmmRegion, CRASH_STATUS};
@@ -361,14 +362,16 @@ struct GuestView {
     maps: Vec<String>,
     /// The whole environment.
     envs: Vec<String>,
-    /// Host programs placed at `BIN_GUEST/NAME`: name, host path.
+    /// The host directories of the programs placed: guest path, host path.
     placed: Vec<(String, PathBuf)>,
 }
 
 impl GuestView {
     /// `command` with its program named as the guests see it: a host file
-    /// outside the `--map`s is placed at `BIN_GUEST/NAME`; a name a map
-    /// gives (or a sysroot's) stays.
+    /// outside the `--map`s is named in its directory placed at
+    /// `BIN_GUEST` (the second directory at `BIN_GUEST`2, ...), so that the
+    /// files beside it (libraries found by `$ORIGIN`) are there too; a name
+    /// a map gives (or a sysroot's) stays.
     fn place(&mut self, command: &[String]) -> Result<Vec<String>, CliError> {
         let mut out = command.to_vec();
         let Some(prog) = out.first_mut() else {
@@ -388,28 +391,22 @@ impl GuestView {
         }
         let host = std::fs::canonicalize(host)
             .map_err(|e| CliError::Usage(format!("cannot use {prog}: {e}")))?;
-        let name = host
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // The same file keeps one name; another of the same name gets one
-        // of its own.
-        let guest_name = match self.placed.iter().find(|(_, h)| *h == host) {
-            Some((n, _)) => n.clone(),
+        let (Some(dir), Some(name)) = (host.parent(), host.file_name()) else {
+            return Ok(out);
+        };
+        let guest_dir = match self.placed.iter().find(|(_, h)| h == dir) {
+            Some((g, _)) => g.clone(),
             None => {
-                let mut n = name.clone();
-                let mut k = 2;
-                while self.placed.iter().any(|(p, _)| *p == n) {
-                    n = format!("{name}.{k}");
-                    k += 1;
-                }
-                self.maps
-                    .push(format!("{BIN_GUEST}/{n}={}", host.display()));
-                self.placed.push((n.clone(), host));
-                n
+                let g = match self.placed.len() {
+                    0 => BIN_GUEST.to_string(),
+                    n => format!("{BIN_GUEST}{}", n + 1),
+                };
+                self.maps.push(format!("{g}={}", dir.display()));
+                self.placed.push((g.clone(), dir.to_path_buf()));
+                g
             }
         };
-        *prog = format!("{BIN_GUEST}/{guest_name}");
+        *prog = format!("{guest_dir}/{}", name.to_string_lossy());
         Ok(out)
     }
 
