@@ -255,6 +255,30 @@ pub(crate) struct Thread {
     pub fault_note: Option<String>,
 }
 
+impl Thread {
+    /// A runnable thread `tid` on `hart`, placed on `cpu`, with nothing
+    /// pending, no signal mask, no alternate stack, no name, any CPU
+    /// allowed.
+    pub(crate) fn new(tid: i32, hart: Hart, cpu: usize) -> Thread {
+        Thread {
+            tid,
+            hart,
+            state: ThreadState::Runnable,
+            clear_child_tid: 0,
+            sigmask: 0,
+            pending: Vec::new(),
+            altstack: (0, 0, crate::signal::SS_DISABLE),
+            comm: [0; 16],
+            saved_mask: None,
+            wait_deadline: None,
+            io_done: 0,
+            cpu,
+            affinity: u64::MAX,
+            fault_note: None,
+        }
+    }
+}
+
 pub(crate) struct Cpu {
     /// The core: local clock, costs, L1 slot and `mhartid`.
     pub core: Core,
@@ -447,22 +471,7 @@ impl Process {
         p.next_tid = p.pid + 1;
         let mut hart = Hart::new(p.opts.hart.clone());
         hart.trace = p.opts.trace;
-        p.threads.push(Thread {
-            tid: p.pid,
-            hart,
-            state: ThreadState::Runnable,
-            clear_child_tid: 0,
-            sigmask: 0,
-            pending: Vec::new(),
-            altstack: (0, 0, 2),
-            saved_mask: None,
-            wait_deadline: None,
-            io_done: 0,
-            comm: [0; 16],
-            cpu: 0,
-            affinity: u64::MAX,
-            fault_note: None,
-        });
+        p.threads.push(Thread::new(p.pid, hart, 0));
         Ok(p)
     }
 

@@ -5,7 +5,6 @@ use super::{host, nr};
 use crate::errno::*;
 use crate::fs::AT_FDCWD;
 use crate::process::{ExitKind, Process, Thread, ThreadState};
-use crate::signal::*;
 
 impl Process {
     pub(super) fn sys_exit(&mut self, status: i32) {
@@ -84,24 +83,15 @@ impl Process {
                 self.cpus[cpu].core.cycles = self.cpus[self.threads[i].cpu].core.cycles;
             }
             self.threads.push(Thread {
-                tid,
-                hart,
-                state: ThreadState::Runnable,
                 clear_child_tid: if flags & CLONE_CHILD_CLEARTID != 0 {
                     ctid
                 } else {
                     0
                 },
                 sigmask: self.threads[i].sigmask,
-                pending: Vec::new(),
-                altstack: (0, 0, SS_DISABLE),
-                saved_mask: None,
-                wait_deadline: None,
-                io_done: 0,
                 comm: self.threads[i].comm,
-                cpu,
                 affinity,
-                fault_note: None,
+                ..Thread::new(tid, hart, cpu)
             });
             if flags & CLONE_PARENT_SETTID != 0 {
                 let _ = self.write_u32(ptid, tid as u32);

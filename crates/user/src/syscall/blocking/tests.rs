@@ -12,22 +12,7 @@ fn two_threads() -> Process {
     let mut p = process();
     p.threads[0].hart.pc = AFTER_ECALL;
     let hart = rvnvmm_hart::Hart::new(p.opts.hart.clone());
-    p.threads.push(Thread {
-        tid: p.pid + 1,
-        hart,
-        state: ThreadState::Runnable,
-        clear_child_tid: 0,
-        sigmask: 0,
-        pending: Vec::new(),
-        altstack: (0, 0, 2),
-        comm: [0; 16],
-        saved_mask: None,
-        wait_deadline: None,
-        io_done: 0,
-        cpu: 1,
-        affinity: u64::MAX,
-        fault_note: None,
-    });
+    p.threads.push(Thread::new(p.pid + 1, hart, 1));
     p
 }
 
