@@ -273,9 +273,25 @@ impl Fs {
         if self.maps.is_empty() || path.is_empty() {
             return None;
         }
-        let abs = self.absolute_in_view(dirfd, path)?;
-        let abs = normalize(&abs);
-        self.maps.iter().find_map(|m| m.host_of(&abs))
+        let raw = self.absolute_in_view(dirfd, path)?;
+        let abs = normalize(&raw);
+        if let Some(host) = self.maps.iter().find_map(|m| m.host_of(&abs)) {
+            return Some(host);
+        }
+        // `..` out of a map leads to the map's parent in the guest's view,
+        // as out of a bind mount, not to the host directory's parent: the
+        // name taken out by name is the host's (or the sysroot's) own.
+        let through_map = self.maps.iter().any(|m| {
+            below(&raw, m.guest.as_bytes())
+                .is_some_and(|rest| rest.split(|&c| c == b'/').any(|c| c == b".."))
+        });
+        if through_map && self.root.is_none() {
+            return Some(
+                self.through_sysroot(&abs)
+                    .unwrap_or_else(|| PathBuf::from(std::ffi::OsStr::from_bytes(&abs))),
+            );
+        }
+        None
     }
 
     /// Where the guest's own view finds an absolute path named on the
@@ -988,6 +1004,20 @@ mod tests {
         );
         assert_eq!(fs.guest_named_host(b"/benchmark"), None, "by whole names");
         assert_eq!(fs.guest_named_host(b"/bench/../etc"), None);
+        // Out of a map by `..`: the guest's parent of the map, not the
+        // host directory's.
+        assert_eq!(
+            fs.host_path(AT_FDCWD, b"/bench/sub/inner/../..").unwrap(),
+            host
+        );
+        assert_eq!(
+            fs.host_path(AT_FDCWD, b"/bench/..").unwrap(),
+            PathBuf::from("/")
+        );
+        assert_eq!(
+            fs.host_path(AT_FDCWD, b"/bench/../tmp").unwrap(),
+            PathBuf::from("/tmp")
+        );
         assert_eq!(fs.guest_named_host(b"bench/sub"), None, "absolute only");
         assert_eq!(
             fs.guest_path_of_host(&host.join("sub/file")).as_deref(),
