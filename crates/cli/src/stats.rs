@@ -84,6 +84,9 @@ pub fn to_json(
             top.remove("guest");
         }
     }
+    if let Some(tree) = &o.processes {
+        v["processes"] = processes_json(tree);
+    }
     v["stats_reset"] = crate::roi::reset_json(o.reset);
     v["model_switches"] = crate::roi::switches_json(&o.model_switches);
     if let Some(sampling) = &o.sampling {
@@ -111,6 +114,40 @@ pub fn guest_json(g: &rvnvmm_user::GuestStart) -> serde_json::Value {
         "env_bytes": g.env.iter().map(|e| e.len() + 1).sum::<usize>(),
         "cwd": g.cwd,
         "maps": g.maps,
+    })
+}
+
+/// The `processes` object of a run that forked: the tree's totals and
+/// each process in creation order (`seq`; the initial process is 0), by
+/// its parent's `seq`, never by host pid (which changes run to run).
+fn processes_json(tree: &rvnvmm_user::TreeStats) -> serde_json::Value {
+    let list: Vec<_> = tree
+        .members
+        .iter()
+        .map(|m| {
+            let exit = if m.status & 0x7f == 0 {
+                json!({ "code": (m.status >> 8) & 0xff })
+            } else {
+                json!({ "signal": m.status & 0x7f })
+            };
+            json!({
+                "seq": m.seq,
+                "parent": m.parent,
+                "program": m.program,
+                "exit": exit,
+                "instructions": m.instructions,
+                "cpu_ns": m.cpu_ns,
+                "start_ns": m.start_ns,
+                "end_ns": m.end_ns,
+            })
+        })
+        .collect();
+    json!({
+        "count": tree.count,
+        "instructions": tree.instructions,
+        "cpu_ns": tree.cpu_ns,
+        "end_ns": tree.members.iter().map(|m| m.end_ns).max().unwrap_or(0),
+        "list": list,
     })
 }
 

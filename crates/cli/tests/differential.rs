@@ -153,6 +153,7 @@ guest_programs! {
     tlb_stride => (0, ["20"]);
     trap_unhandled => (133, []);
     vm_ops => (0, []);
+    wnohang_poll => (0, []);
     zfh_random => (16, []);
 }
 

@@ -374,6 +374,60 @@ fn threads_blocked_in_socket_calls_give_identical_statistics() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A process tree whose parent races its children (polling
+/// `waitpid(WNOHANG)`, spinning on a `SIGCHLD` flag, polling a
+/// non-blocking pipe, signalling a child in `pause`, an orphan, a pipe
+/// chain) runs under one deterministic scheduler: five runs give the same
+/// statistics, those of every process included, and `processes` sums the
+/// tree.
+#[test]
+fn process_trees_give_identical_statistics() {
+    let dir = tempdir();
+    let mut runs = Vec::new();
+    for prog in ["wnohang_poll", "fork_pipe", "pipe_threads"] {
+        let path = repo().join("guest/build/static").join(prog);
+        let mut first: Option<Vec<String>> = None;
+        for k in 0..if prog == "wnohang_poll" { 5 } else { 2 } {
+            let stats = dir.join(format!("{prog}-{k}.json"));
+            let mut cmd = rvnvmm();
+            cmd.args(["run", "--clean-env", "--stats"])
+                .arg(&stats)
+                .arg(&path);
+            let out = output_within(cmd, 120);
+            let (_, stable) = stats_of(&stats);
+            match &first {
+                None => first = Some(stable),
+                Some(f) => assert_eq!(f, &stable, "{prog}: run {k} differs from run 0"),
+            }
+            runs.push((prog, out.status.code()));
+        }
+        let v: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.join(format!("{prog}-0.json"))).unwrap(),
+        )
+        .unwrap();
+        let tree = &v["processes"];
+        let list = tree["list"].as_array().expect("a tree's processes");
+        assert!(list.len() >= 2, "{prog}: {tree}");
+        assert_eq!(tree["count"].as_u64(), Some(list.len() as u64));
+        let sum: u64 = list
+            .iter()
+            .map(|m| m["instructions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(tree["instructions"].as_u64(), Some(sum));
+        assert_eq!(list[0]["seq"], 0);
+        assert_eq!(
+            list[0]["instructions"], v["instructions"],
+            "{prog}: the root's own count"
+        );
+        assert!(
+            list[1..].iter().all(|m| m["parent"].is_u64()),
+            "{prog}: {tree}"
+        );
+    }
+    assert_eq!(runs[0].1, Some(0), "wnohang_poll's status");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Runs `cmd`, failing the test (not hanging it) if it takes longer than
 /// `secs` seconds.
 fn output_within(mut cmd: Command, secs: u64) -> std::process::Output {
@@ -1542,4 +1596,34 @@ fn the_os_latency_suite_runs_every_test() {
             .unwrap_or_else(|| panic!("{line}"));
         assert!(value > 0.0, "{line}");
     }
+}
+
+/// A busybox shell pipeline (processes forked, exec'd, joined by pipes,
+/// waited for) with its `$$` and `$PPID` formatted: guest pids are the
+/// tree's own, so every run gives the same statistics, and the guest sees
+/// its first process as 100.
+#[test]
+fn shell_pipelines_give_identical_statistics() {
+    let (busybox, _) = paths();
+    let dir = tempdir();
+    let script = "echo $$ $PPID; seq 1 300 | sort -r | head -2; \
+                  for x in 1 2 3; do echo $x | cat; done | wc -l; \
+                  (kill -0 $$ && echo alive); echo done";
+    let mut first: Option<Vec<String>> = None;
+    for k in 0..3 {
+        let stats = dir.join(format!("sh-{k}.json"));
+        let mut cmd = rvnvmm();
+        cmd.args(["run", "--clean-env", "--stats"])
+            .arg(&stats)
+            .arg(&busybox)
+            .args(["sh", "-c", script]);
+        let out = success_stdout(&output_within(cmd, 120));
+        assert_eq!(out, "100 99\n99\n98\n3\nalive\ndone\n");
+        let (_, stable) = stats_of(&stats);
+        match &first {
+            None => first = Some(stable),
+            Some(f) => assert_eq!(f, &stable, "run {k} differs from run 0"),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -392,6 +392,7 @@ impl Process {
 
     fn restore_process(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
         self.pid = r.u32()? as i32;
+        self.fs.pid = self.pid;
         self.next_tid = r.u32()? as i32;
         let current = r.u64()?;
         self.umask = r.u32()?;

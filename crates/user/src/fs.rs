@@ -31,6 +31,8 @@ pub struct Fs {
     /// The emulated `/proc` and `/sys` directories (the process's own
     /// entries and the machine's harts, not the host's).
     pub tree: Option<crate::procfs::EmulatedTree>,
+    /// The guest's pid, which names its own `/proc/<pid>`.
+    pub pid: i32,
     /// The NVMM-backed directory (`user.pmem_dir`): its guest path and the
     /// host directory standing for it.
     pub pmem: Option<(Vec<u8>, PathBuf)>,
@@ -228,6 +230,7 @@ impl Fs {
             exe_host: PathBuf::new(),
             exe_guest: String::new(),
             tree: None,
+            pid: crate::family::FIRST_PID,
             pmem: None,
             maps: Vec::new(),
             unix_names: Vec::new(),
@@ -627,7 +630,7 @@ impl Fs {
             return None;
         };
         Some(
-            match tree.host_path(path, std::process::id(), self.root.is_some())? {
+            match tree.host_path(path, self.pid as u32, self.root.is_some())? {
                 TreePath::Tree(p) => Special::Tree(p),
                 TreePath::Exe if follow => Special::Through(self.exe_host.clone()),
                 TreePath::Exe => Special::Tree(tree.own("exe")),

@@ -3,15 +3,18 @@
 //! page tables in guest memory.
 //!
 //! The emulator process is the guest process: guest file descriptors are
-//! host descriptors, `fork` forks the emulator, and `execve` loads another
-//! RISC-V program in place. Guest threads run on the configured number of
-//! harts, time-shared deterministically in simulated time.
+//! host descriptors, `fork` forks the emulator (the processes of a tree
+//! then take turns in simulated-time order, `family.rs`, and have guest
+//! pids of their own), and `execve` loads another RISC-V program in place.
+//! Guest threads run on the configured number of harts, time-shared
+//! deterministically in simulated time.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 mod checkpoint;
 pub mod devices;
 pub mod elf;
 pub mod errno;
+mod family;
 pub mod fs;
 pub mod hwprobe;
 mod pmem;
@@ -25,6 +28,7 @@ mod timers;
 pub mod vm;
 
 pub use checkpoint::{checkpoint_program, Carried};
+pub use family::{MemberStats, TreeStats};
 pub use process::{
     CrashAt, ExitKind, GuestStart, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
 };

@@ -175,6 +175,9 @@ pub struct Outcome {
     pub model_switches: Vec<crate::roi::ModelSwitch>,
     /// The windows and estimate of a sampled run (`--sample`).
     pub sampling: Option<crate::sampling::SamplingOutcome>,
+    /// The process tree's figures, when the initial process forked (`None`
+    /// otherwise, and in a forked child).
+    pub processes: Option<crate::family::TreeStats>,
 }
 
 /// What the page policy did (`--stats` `pages`).
@@ -306,6 +309,17 @@ pub struct Process {
     pub(crate) current: usize,
     pub(crate) umask: u32,
     pub(crate) is_child: bool,
+    /// The process tree this process belongs to, once it or an ancestor
+    /// forked (`family.rs`).
+    pub(crate) family: Option<crate::family::Family>,
+    /// The tree's members at the end of the root's run.
+    pub(crate) members: Option<crate::family::TreeStats>,
+    /// `total_insns` when this process was forked (its own count starts
+    /// there).
+    pub(crate) insns_at_fork: u64,
+    /// Host descriptors of the emulator's own that the guest must not
+    /// touch or close ([`Process::keep_fd`]).
+    pub(crate) kept_fds: Vec<i32>,
     pub(crate) warned: std::collections::HashSet<u64>,
     pub(crate) total_insns: u64,
     pub(crate) sigreturn_page: u64,
@@ -439,13 +453,16 @@ impl Process {
                 .collect(),
             fs,
             actions: vec![SigAction::default(); 65],
-            // SAFETY: getpid has no preconditions.
-            pid: unsafe { libc::getpid() },
+            pid: crate::family::FIRST_PID,
             next_tid: 1,
             exit: None,
             current: 0,
             umask: 0o022,
             is_child: false,
+            family: None,
+            members: None,
+            insns_at_fork: 0,
+            kept_fds: Vec::new(),
             warned: Default::default(),
             total_insns: 0,
             sigreturn_page: SIGRETURN_PAGE,
@@ -1043,12 +1060,25 @@ impl Process {
 
     /// Runs the guest to completion: threads on harts, in simulated-time
     /// order ([`rvnvmm_sched::Scheduler`]).
+    /// Keeps host descriptor `fd` (one the embedding program uses during
+    /// the run) out of the guest's reach: not closed on exec or at the
+    /// process's end.
+    pub fn keep_fd(&mut self, fd: i32) {
+        self.kept_fds.push(fd);
+    }
+
     pub fn run(&mut self) -> Result<Outcome, RunError> {
+        // A write to a pipe with no reader fails with EPIPE, and the
+        // guest's SIGPIPE is raised by the emulator (`syscall/mod.rs`).
+        // SAFETY: setting a disposition to ignore.
+        unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
         let ran = rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self);
         if ran.is_ok() && self.exit == Some(ExitKind::Checkpoint) {
             // The process goes on from a checkpoint: nothing is let go.
             return Ok(self.outcome_now(false));
         }
+        // The other processes of the tree go on; the root waits for them.
+        self.leave_tree(ran.is_err());
         // No guest code runs after this: let go of the emulated tree now,
         // not when the process is dropped (a run that ends by the guest's
         // signal ends the emulator without dropping it).
@@ -1231,6 +1261,7 @@ impl Machine for Process {
             return ControlFlow::Break(Ok(()));
         }
         self.take_host_signals();
+        self.tree_check();
         if self
             .threads
             .iter()
@@ -1261,6 +1292,9 @@ impl Machine for Process {
     }
 
     fn idle(&mut self) -> ControlFlow<Self::Stop> {
+        if self.tree_idle() {
+            return ControlFlow::Continue(());
+        }
         self.nothing_runs()
     }
 
@@ -1352,6 +1386,9 @@ impl Machine for Process {
         if let Some(end) = self.timer_turn_end(cpu) {
             turn_end = turn_end.min(end);
         }
+        if let Some(end) = self.tree_turn_end() {
+            turn_end = turn_end.min(end);
+        }
         self.cpus[cpu].core.set_turn_end(turn_end);
         // The process's CPU time: what the turn adds to the clocks of the
         // core's harts (only those that run a thread move).
@@ -1412,7 +1449,10 @@ impl Machine for Process {
     fn end_turn(&mut self, _cpu: usize, exit: Exit) -> ControlFlow<Self::Stop> {
         match exit {
             Exit::Budget => {}
-            Exit::Ecall => self.syscall(),
+            Exit::Ecall => {
+                self.syscall();
+                self.tree_after_syscall();
+            }
             Exit::Wfi | Exit::Yield => {}
             Exit::Trap(trap) => self.handle_trap(trap),
             Exit::Marker { op, arg } => self.marker(op, arg),
@@ -1634,6 +1674,7 @@ impl Process {
         o.snapshots = std::mem::take(&mut self.roi.snapshots);
         o.model_switches = self.roi.switches.clone();
         o.sampling = self.sampling_outcome();
+        o.processes = std::mem::take(&mut self.members);
         o
     }
 
@@ -1690,6 +1731,7 @@ impl Process {
             snapshots: Vec::new(),
             model_switches: Vec::new(),
             sampling: None,
+            processes: None,
         }
     }
 

@@ -1102,15 +1102,19 @@ impl Process {
         let t = &self.threads[self.current];
         let comm_len = t.comm.iter().position(|&c| c == 0).unwrap_or(16);
         // SAFETY: these calls have no preconditions.
-        let (ppid, pgrp, session, uid, gid) = unsafe {
+        let (pgrp, session, uid, gid) = unsafe {
             (
-                libc::getppid(),
                 libc::getpgrp(),
                 libc::getsid(0),
                 libc::getuid(),
                 libc::getgid(),
             )
         };
+        let (ppid, pgrp, session) = (
+            self.guest_ppid(),
+            self.guest_group_id(pgrp),
+            self.guest_group_id(session),
+        );
         ProcessInfo {
             pid: self.pid,
             ppid,

@@ -177,23 +177,25 @@ impl Process {
     /// Whether a thread other than the current one could run: one that is
     /// runnable, or waits for a time or for a descriptor.
     pub(crate) fn others_can_run(&self) -> bool {
-        self.threads.iter().enumerate().any(|(k, t)| {
-            k != self.current
-                && matches!(
-                    t.state,
-                    ThreadState::Runnable
-                        | ThreadState::Sleep { .. }
-                        | ThreadState::Io { .. }
-                        | ThreadState::SigTimedWait {
-                            deadline: Some(_),
-                            ..
-                        }
-                        | ThreadState::Futex {
-                            deadline: Some(_),
-                            ..
-                        }
-                )
-        })
+        // Another process of the tree runs only while this one waits.
+        self.tree_has_others()
+            || self.threads.iter().enumerate().any(|(k, t)| {
+                k != self.current
+                    && matches!(
+                        t.state,
+                        ThreadState::Runnable
+                            | ThreadState::Sleep { .. }
+                            | ThreadState::Io { .. }
+                            | ThreadState::SigTimedWait {
+                                deadline: Some(_),
+                                ..
+                            }
+                            | ThreadState::Futex {
+                                deadline: Some(_),
+                                ..
+                            }
+                    )
+            })
     }
 
     /// Decides how a call on `fd` that waits for `events` goes on (see the
@@ -344,7 +346,7 @@ impl Process {
 
     /// Polls the descriptors of every thread in `ThreadState::Io` for up to
     /// `ms` and wakes the ready ones; `false` if there are none.
-    fn poll_io_waiters(&mut self, ms: i32, now: Option<u64>) -> bool {
+    pub(crate) fn poll_io_waiters(&mut self, ms: i32, now: Option<u64>) -> bool {
         let mut fds = Vec::new();
         let mut owners = Vec::new();
         for (i, t) in self.threads.iter().enumerate() {

@@ -32,9 +32,10 @@ pub(super) fn nofollow_flag(follow: bool) -> i32 {
 impl Process {
     /// Whether `fd` is one the emulator keeps for itself: the root, the
     /// hold on the emulated tree, or the file behind a mapping.
-    pub(super) fn is_internal_fd(&self, fd: i32) -> bool {
+    pub(crate) fn is_internal_fd(&self, fd: i32) -> bool {
         use std::os::fd::AsRawFd;
         self.fs.is_internal(fd)
+            || self.kept_fds.contains(&fd)
             || self.gdb.as_ref().is_some_and(|g| g.fd() == fd)
             || self
                 .aspace

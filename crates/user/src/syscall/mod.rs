@@ -66,6 +66,16 @@ impl Process {
         if let Some(r) = r {
             let t = &mut self.threads[self.current];
             t.hart.x[10] = r as u64;
+            if r == -EPIPE && raises_sigpipe(nr, a) {
+                // As Linux's pipe and socket writes: the emulator's own
+                // SIGPIPE is ignored, so the guest's is raised here, at the
+                // call's simulated time.
+                let pid = self.pid;
+                self.queue_signal(
+                    self.current,
+                    SignalInfo::sent(SIGPIPE, crate::signal::SI_USER, pid),
+                );
+            }
         }
         if std::mem::take(&mut self.aspace.translations_stale) {
             self.flush_all_tlbs();
@@ -211,7 +221,7 @@ impl Process {
             nr::UMASK => self.sys_umask(a[0] as u32),
             nr::GETCPU => self.sys_getcpu(a[0], a[1]),
             nr::GETPID => Ok(self.pid as i64),
-            nr::GETPPID => Ok(i64::from(std::os::unix::process::parent_id())),
+            nr::GETPPID => Ok(i64::from(self.guest_ppid())),
             nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => self.sys_getid(nr),
             nr::GETTID => Ok(self.threads[self.current].tid as i64),
             // Signals.
@@ -275,6 +285,26 @@ impl Process {
             Err(BLOCKED) => None,
             r => Some(ret(r)),
         }
+    }
+}
+
+/// Whether call `nr` with arguments `a`, failing with `EPIPE`, raises
+/// `SIGPIPE` (a write to a pipe or stream socket with no reader; not a
+/// send with `MSG_NOSIGNAL`).
+fn raises_sigpipe(nr: u64, a: [u64; 6]) -> bool {
+    const MSG_NOSIGNAL: u64 = 0x4000;
+    match nr {
+        nr::WRITE
+        | nr::WRITEV
+        | nr::PWRITEV
+        | nr::PWRITEV2
+        | nr::SENDFILE
+        | nr::SPLICE
+        | nr::VMSPLICE
+        | nr::TEE => true,
+        nr::SENDTO | nr::SENDMMSG => a[3] & MSG_NOSIGNAL == 0,
+        nr::SENDMSG => a[2] & MSG_NOSIGNAL == 0,
+        _ => false,
     }
 }
 

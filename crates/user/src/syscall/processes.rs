@@ -66,8 +66,7 @@ impl Process {
             if live + 1 > self.rlimits[6].0 && unsafe { libc::getuid() } != 0 {
                 return Some(-EAGAIN);
             }
-            let tid = self.next_tid;
-            self.next_tid += 1;
+            let tid = self.new_tid();
             let mut hart = self.threads[i].hart.clone_registers();
             hart.trace = self.opts.trace;
             hart.x[10] = 0;
@@ -101,17 +100,35 @@ impl Process {
             }
             return Some(tid as i64);
         }
-        // A new process: fork the emulator. (CLONE_VM without CLONE_THREAD,
-        // i.e. vfork, gets fork semantics: correct for programs that only
-        // exec or _exit in the child.)
+        // A new process: fork the emulator, in the process tree that runs
+        // them in turn (`family.rs`). (CLONE_VM without CLONE_THREAD, i.e.
+        // vfork, gets fork semantics, correct for programs that only exec
+        // or _exit in the child; the parent waits for that, as Linux's.)
+        const CLONE_VFORK: u64 = 0x4000;
+        let now = self.now_ns();
+        let (slot, child_pid) = match self.join_tree() {
+            Ok(f) => match f.add_child(now) {
+                Some(k) => k,
+                None => return Some(-EAGAIN),
+            },
+            Err(e) => return Some(-e),
+        };
         // SAFETY: the emulator is single-threaded, so the child may go on running
         // it (no lock can be held by a thread that does not exist there).
         let r = unsafe { libc::fork() };
         if r < 0 {
-            return Some(-Errno::last_host());
+            let e = Errno::last_host();
+            if let Some(f) = self.family.as_ref() {
+                f.drop_child(slot);
+            }
+            return Some(-e);
         }
         if r == 0 {
+            if let Some(f) = self.family.as_mut() {
+                f.become_child(slot);
+            }
             self.is_child = true;
+            self.insns_at_fork = self.total_insns;
             // As Linux, a child does not inherit the interval timers.
             self.itimers = Default::default();
             self.cpu_cycles = 0;
@@ -119,7 +136,8 @@ impl Process {
             self.code.unshare_after_fork();
             // The debugger follows the parent only.
             self.gdb = None;
-            self.pid = std::process::id() as i32;
+            self.pid = child_pid;
+            self.fs.pid = child_pid;
             self.next_tid = self.pid + 1;
             let keep = self.threads.swap_remove(i);
             self.threads.clear();
@@ -145,10 +163,43 @@ impl Process {
             }
             return None;
         }
-        if flags & CLONE_PARENT_SETTID != 0 {
-            let _ = self.write_u32(ptid, r as u32);
+        if let Some(f) = self.family.as_mut() {
+            f.set_child_pid(slot, r);
         }
-        Some(r as i64)
+        if flags & CLONE_PARENT_SETTID != 0 {
+            let _ = self.write_u32(ptid, child_pid as u32);
+        }
+        if flags & CLONE_VFORK != 0 {
+            self.wait_vfork_child(slot);
+        }
+        Some(child_pid as i64)
+    }
+
+    /// The parent of a `vfork` waits until its child execs or exits, and
+    /// goes on from then.
+    fn wait_vfork_child(&mut self, slot: u32) {
+        let now = self.now_ns();
+        let Some(f) = self.family.as_mut() else {
+            return;
+        };
+        let at = f.wait_vfork(slot, now);
+        let at = self.ns_to_cycles(at);
+        let cpu = self.threads[self.current].cpu;
+        let c = &mut self.cpus[cpu].core;
+        c.cycles = c.cycles.max(at);
+    }
+
+    /// A tid for a new thread: the process's next, or the tree's once it
+    /// forked (processes and threads share the numbers, as on Linux).
+    fn new_tid(&mut self) -> i32 {
+        match self.family.as_ref() {
+            Some(f) => f.alloc_pid(),
+            None => {
+                let tid = self.next_tid;
+                self.next_tid += 1;
+                tid
+            }
+        }
     }
 
     pub(super) fn least_loaded_cpu(&self, affinity: u64) -> usize {
@@ -213,6 +264,9 @@ impl Process {
                 e.errno()
             })?;
             self.close_on_exec();
+            if let Some(f) = self.family.as_ref() {
+                f.exec_done(self.now_ns());
+            }
             Ok(())
         })();
         match r {
@@ -221,17 +275,18 @@ impl Process {
         }
     }
 
-    pub(super) fn close_on_exec(&mut self) {
+    /// The guest's open descriptors (the host's, less the emulator's own).
+    pub(crate) fn guest_fds(&self) -> Vec<i32> {
         let Ok(dir) = std::fs::read_dir("/proc/self/fd") else {
-            return;
+            return Vec::new();
         };
-        let fds: Vec<i32> = dir
-            .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
-            .collect();
-        for fd in fds {
-            if self.is_internal_fd(fd) {
-                continue;
-            }
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+            .filter(|&fd| !self.is_internal_fd(fd))
+            .collect()
+    }
+
+    pub(super) fn close_on_exec(&mut self) {
+        for fd in self.guest_fds() {
             // SAFETY: F_GETFD takes no argument.
             let fl = unsafe { libc::fcntl(fd, libc::F_GETFD) };
             if fl >= 0 && fl & libc::FD_CLOEXEC != 0 {
@@ -251,6 +306,9 @@ impl Process {
     }
 
     pub(super) fn sys_wait4(&mut self, a: [u64; 6]) -> SysResult {
+        if self.family.is_some() {
+            return self.tree_wait4(a);
+        }
         let mut status = 0i32;
         let mut ru = [0u8; 144];
         let polls = self.child_wait_polls(a[2] as i32);
@@ -274,6 +332,9 @@ impl Process {
     }
 
     pub(super) fn sys_waitid(&mut self, a: [u64; 6]) -> SysResult {
+        if self.family.is_some() {
+            return self.tree_waitid(a);
+        }
         let mut info = [0u8; 128];
         let polls = self.child_wait_polls(a[3] as i32);
         let options = a[3] as i32 | if polls { libc::WNOHANG } else { 0 };
@@ -296,6 +357,101 @@ impl Process {
             self.write_mem(a[2], &info)?;
         }
         Ok(r)
+    }
+
+    /// wait4 in a process tree: children are looked for in the tree's
+    /// table (their exits are told at their simulated times); the rusage
+    /// is the child's simulated CPU time.
+    fn tree_wait4(&mut self, a: [u64; 6]) -> SysResult {
+        let (pid, options) = (a[0] as i32, a[2] as i32);
+        // WNOHANG, WUNTRACED, WCONTINUED, __WNOTHREAD, __WCLONE, __WALL.
+        if options as u32 & !0xe000_000b != 0 {
+            return Err(EINVAL);
+        }
+        let child = match self.tree_child(pid, options, true)? {
+            Some(c) => c,
+            None => return Ok(0),
+        };
+        if a[1] != 0 {
+            self.write_u32(a[1], child.status as u32)?;
+        }
+        if a[3] != 0 {
+            let mut ru = [0u8; 144];
+            ru[0..8].copy_from_slice(&(child.cpu_ns / 1_000_000_000).to_le_bytes());
+            ru[8..16].copy_from_slice(&(child.cpu_ns % 1_000_000_000 / 1000).to_le_bytes());
+            self.write_mem(a[3], &ru)?;
+        }
+        Ok(child.pid as i64)
+    }
+
+    /// waitid in a process tree (`P_ALL`, `P_PID`, `P_PGID` as `P_ALL`).
+    fn tree_waitid(&mut self, a: [u64; 6]) -> SysResult {
+        const WNOWAIT: i32 = 0x0100_0000;
+        let (idtype, id, options) = (a[0] as i32, a[1] as i32, a[3] as i32);
+        let pid = match idtype {
+            0 | 2 => -1,
+            1 if id > 0 => id,
+            _ => return Err(EINVAL),
+        };
+        if options & (libc::WEXITED | libc::WSTOPPED | libc::WCONTINUED) == 0 {
+            return Err(EINVAL);
+        }
+        let found = if options & libc::WEXITED != 0 {
+            self.tree_child(pid, options, options & WNOWAIT == 0)?
+        } else if options & libc::WNOHANG != 0 {
+            None
+        } else {
+            // Only stops or continues, which the tree does not tell.
+            return Err(ECHILD);
+        };
+        let mut info = [0u8; 128];
+        if let Some(c) = found {
+            let (code, status) = if c.status & 0x7f == 0 {
+                (1i32, (c.status >> 8) & 0xff) // CLD_EXITED
+            } else {
+                (2, c.status & 0x7f) // CLD_KILLED
+            };
+            info[0..4].copy_from_slice(&libc::SIGCHLD.to_le_bytes());
+            info[8..12].copy_from_slice(&code.to_le_bytes());
+            info[16..20].copy_from_slice(&c.pid.to_le_bytes());
+            // SAFETY: getuid has no preconditions.
+            info[20..24].copy_from_slice(&unsafe { libc::getuid() }.to_le_bytes());
+            info[24..28].copy_from_slice(&status.to_le_bytes());
+        }
+        if a[2] != 0 {
+            self.write_mem(a[2], &info)?;
+        }
+        Ok(0)
+    }
+
+    /// A child of the tree matching `pid` that has exited (reaped with
+    /// `reap`); `None` with `WNOHANG` while they all run; else the thread
+    /// waits for one (`BLOCKED`: the call runs again when a child exits).
+    fn tree_child(
+        &mut self,
+        pid: i32,
+        options: i32,
+        reap: bool,
+    ) -> SysResult<Option<crate::family::ExitedChild>> {
+        use crate::family::ChildWait;
+        let Some(f) = self.family.as_ref() else {
+            return Err(ECHILD);
+        };
+        match f.exited_child(pid, reap) {
+            ChildWait::Exited(c) => Ok(Some(c)),
+            ChildWait::NoChild => Err(ECHILD),
+            ChildWait::Running if options & libc::WNOHANG != 0 => Ok(None),
+            ChildWait::Running => {
+                let t = &mut self.threads[self.current];
+                t.state = ThreadState::Io {
+                    fds: Vec::new(),
+                    until: None,
+                    restart: true,
+                };
+                t.hart.pc -= 4;
+                Err(BLOCKED)
+            }
+        }
     }
 
     pub(super) fn sys_rlimit(&mut self, nr: u64, a: [u64; 6]) -> SysResult {
@@ -459,23 +615,60 @@ impl Process {
     }
 
     pub(super) fn sys_setpgid(&mut self, pid: i32, pgid: i32) -> SysResult {
+        let pid = self.host_pid_for(pid)?;
+        let pgid = self.host_pid_for(pgid)?;
         // SAFETY: setpgid takes integers only.
         host(unsafe { libc::setpgid(pid, pgid) } as i64)
     }
 
     pub(super) fn sys_getpgid(&mut self, pid: i32) -> SysResult {
+        let pid = self.host_pid_for(pid)?;
         // SAFETY: getpgid takes an integer only.
-        host(unsafe { libc::getpgid(pid) } as i64)
+        let g = host(unsafe { libc::getpgid(pid) } as i64)?;
+        Ok(self.guest_group_id(g as i32) as i64)
     }
 
     pub(super) fn sys_getsid(&mut self, pid: i32) -> SysResult {
+        let pid = self.host_pid_for(pid)?;
         // SAFETY: getsid takes an integer only.
-        host(unsafe { libc::getsid(pid) } as i64)
+        let g = host(unsafe { libc::getsid(pid) } as i64)?;
+        Ok(self.guest_group_id(g as i32) as i64)
     }
 
     pub(super) fn sys_setsid(&mut self) -> SysResult {
         // SAFETY: setsid takes no arguments.
-        host(unsafe { libc::setsid() } as i64)
+        let g = host(unsafe { libc::setsid() } as i64)?;
+        Ok(self.guest_group_id(g as i32) as i64)
+    }
+
+    /// The host pid for guest pid `pid` (0 stays 0: the caller): this
+    /// process's or a live member's of its tree; `ESRCH` for any other.
+    pub(crate) fn host_pid_for(&self, pid: i32) -> SysResult<i32> {
+        if pid == 0 {
+            return Ok(0);
+        }
+        if pid == self.pid {
+            // SAFETY: getpid has no preconditions.
+            return Ok(unsafe { libc::getpid() });
+        }
+        self.family
+            .as_ref()
+            .and_then(|f| f.host_pid_of(pid))
+            .ok_or(ESRCH)
+    }
+
+    /// The guest's number for host process group or session `g`: the
+    /// guest pid of the member leading it, or, for one the run started in
+    /// (the host's), the first process's pid.
+    pub(crate) fn guest_group_id(&self, g: i32) -> i32 {
+        // SAFETY: getpid has no preconditions.
+        if g == unsafe { libc::getpid() } {
+            return self.pid;
+        }
+        self.family
+            .as_ref()
+            .and_then(|f| f.guest_pid_of(g))
+            .unwrap_or(crate::family::FIRST_PID)
     }
 
     /// umask: the guest's mask, which the host's follows so that files are
@@ -515,11 +708,19 @@ mod tests {
     #[test]
     fn ids_of_the_process_and_its_first_thread() {
         let mut p = process();
-        let pid = std::process::id() as i64;
+        // The guest's own numbers, the same on every run.
+        let pid = crate::family::FIRST_PID as i64;
         assert_eq!(p.dispatch(nr::GETPID, [0; 6]), Some(pid));
         assert_eq!(p.dispatch(nr::GETTID, [0; 6]), Some(pid));
-        let ppid = std::os::unix::process::parent_id() as i64;
-        assert_eq!(p.dispatch(nr::GETPPID, [0; 6]), Some(ppid));
+        assert_eq!(p.dispatch(nr::GETPPID, [0; 6]), Some(pid - 1));
+        // Its process group and session are the host's it started in.
+        assert_eq!(p.dispatch(nr::GETPGID, [0; 6]), Some(pid));
+        assert_eq!(p.dispatch(nr::GETSID, [0; 6]), Some(pid));
+        assert_eq!(
+            p.dispatch(nr::GETPGID, [pid as u64 + 7, 0, 0, 0, 0, 0]),
+            Some(-ESRCH)
+        );
+        assert_eq!(p.dispatch(nr::KILL, [1, 0, 0, 0, 0, 0]), Some(-ESRCH));
         // SAFETY: getuid takes no arguments and cannot fail.
         let uid = unsafe { libc::getuid() } as i64;
         assert_eq!(p.sys_getid(nr::GETUID), Ok(uid));

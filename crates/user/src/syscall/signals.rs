@@ -32,8 +32,11 @@ pub(crate) fn wait_for_host_signal() {
 pub(super) fn mirror_to_host(sig: i32, handler: u64) {
     if matches!(
         sig,
-        SIGSEGV | SIGBUS | SIGILL | SIGFPE | SIGTRAP | SIGKILL | SIGSTOP
+        SIGSEGV | SIGBUS | SIGILL | SIGFPE | SIGTRAP | SIGKILL | SIGSTOP | SIGCHLD | SIGPIPE
     ) {
+        // SIGCHLD: the tree tells a child's exit at its simulated time
+        // (`family.rs`), not the host at its own. SIGPIPE: the emulator
+        // ignores its own and raises the guest's (`syscall/mod.rs`).
         return;
     }
     let h = match handler {
@@ -68,7 +71,7 @@ impl Process {
                 // The sender is unknown to us; report the parent as Linux
                 // would for a terminal or shell signal.
                 let target = self.signal_target(s);
-                let ppid = std::os::unix::process::parent_id() as i32;
+                let ppid = self.guest_ppid();
                 self.queue_signal(target, SignalInfo::sent(s, SI_USER, ppid));
             }
         }
@@ -251,26 +254,97 @@ impl Process {
             .unwrap_or(cur)
     }
 
+    /// kill: guest pids are the tree's, so a signal reaches this process
+    /// or a member of its tree (through the tree's table, taken when the
+    /// member next runs), never a host process; `-1` reaches the tree's
+    /// other processes, `0` and `-PGID` its members in the group.
     pub(super) fn sys_kill(&mut self, pid: i32, sig: i32) -> SysResult {
+        if !(0..=64).contains(&sig) {
+            return Err(EINVAL);
+        }
         if pid == self.pid {
-            if sig == 0 {
-                return Ok(0);
+            if sig != 0 {
+                let i = self.signal_target(sig);
+                self.queue_signal(i, SignalInfo::sent(sig, SI_USER, self.pid));
             }
-            if !(1..=64).contains(&sig) {
-                return Err(EINVAL);
-            }
-            let i = self.signal_target(sig);
-            self.queue_signal(i, SignalInfo::sent(sig, SI_USER, self.pid));
             return Ok(0);
         }
-        // SAFETY: kill takes integers only.
-        host(unsafe { libc::kill(pid, sig) } as i64)
+        let now = self.now_ns();
+        let targets = match pid {
+            -1 => self
+                .family
+                .as_ref()
+                .map_or(Vec::new(), |f| f.group_pids(None)),
+            // SAFETY: getpgid takes an integer.
+            0 => self.group_members(self.guest_group_id(unsafe { libc::getpgid(0) })),
+            p if p < 0 => self.group_members(p.checked_neg().ok_or(ESRCH)?),
+            p => {
+                use crate::family::MemberState;
+                let Some(f) = self.family.as_ref() else {
+                    return Err(ESRCH);
+                };
+                return match f.lookup(p) {
+                    Some(MemberState::Live) => {
+                        f.signal(p, sig, self.pid, now);
+                        Ok(0)
+                    }
+                    // A zombie takes signals and ignores them, as on Linux.
+                    Some(MemberState::Zombie) => Ok(0),
+                    Some(MemberState::Gone) | None => Err(ESRCH),
+                };
+            }
+        };
+        if targets.is_empty() {
+            return Err(ESRCH);
+        }
+        let mut to_self = false;
+        for t in targets {
+            if t == self.pid {
+                to_self = pid != -1;
+            } else if let Some(f) = self.family.as_ref() {
+                f.signal(t, sig, self.pid, now);
+            }
+        }
+        if to_self && sig != 0 {
+            let i = self.signal_target(sig);
+            self.queue_signal(i, SignalInfo::sent(sig, SI_USER, self.pid));
+        }
+        Ok(0)
+    }
+
+    /// The guest pids of the live processes (this one and its tree's) in
+    /// the process group the guest calls `pgid`.
+    fn group_members(&self, pgid: i32) -> Vec<i32> {
+        // SAFETY: getpgid takes an integer.
+        let own = self.guest_group_id(unsafe { libc::getpgid(0) });
+        let mut v = match self.family.as_ref() {
+            Some(f) => f
+                .group_pids(None)
+                .into_iter()
+                .filter(|&p| {
+                    p != self.pid
+                        && f.host_pid_of(p).is_some_and(|h| {
+                            // SAFETY: getpgid takes an integer.
+                            self.guest_group_id(unsafe { libc::getpgid(h) }) == pgid
+                        })
+                })
+                .collect(),
+            None => Vec::new(),
+        };
+        if own == pgid {
+            v.push(self.pid);
+        }
+        v
     }
 
     pub(super) fn sys_tgkill(&mut self, tgid: i32, tid: i32, sig: i32) -> SysResult {
         if tgid != self.pid {
-            // SAFETY: kill takes integers only.
-            return host(unsafe { libc::kill(tgid, sig) } as i64);
+            // Another process of the tree (its thread not told apart).
+            return if tgid > 0 {
+                self.sys_kill(tgid, sig)
+            } else {
+                Err(EINVAL)
+            };
         }
         let i = self.thread_index(tid).ok_or(ESRCH)?;
         if sig != 0 {
