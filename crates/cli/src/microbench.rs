@@ -1,11 +1,20 @@
 //! The paper's microbenchmarks as loops rvnvmm generates itself and runs on
-//! a bare hart (no kernel, physical addresses), timed with the guest's own
-//! `cycle` counter: seed 000 Fig. 9 (stride over the NVMM region) and
-//! Fig. 10 (round-robin over NBANK banks), seed 001 Fig. 4 (bandwidth).
+//! one hart in user mode, timed with the guest's own `cycle` counter: seed
+//! 000 Fig. 9 (stride over the NVMM region) and Fig. 10 (round-robin over
+//! NBANK banks), seed 001 Fig. 4 (bandwidth).
+//!
+//! The papers ran them as Linux processes on a mapping of the NVMM region
+//! (`/dev/mem`-style, every page mapped up front with 4 KiB pages), so the
+//! loop runs translated, on an Sv39 page table in DRAM laid out as Linux
+//! would lay it out ([`map_like_linux`]). With `tlb.enabled` every TLB miss
+//! walks it through the L1D, as the hardware's walker does; without,
+//! translation costs nothing and the figures are those of physical
+//! addresses.
 
 use rvnvmm_config::Config;
 use rvnvmm_hart::{CodeCache, Core, Env, Exit, Hart, HartConfig, Priv};
 use rvnvmm_isa::encode::*;
+use rvnvmm_mem::sv39::{self, Pte, PAGE_SIZE};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 
@@ -32,6 +41,9 @@ pub enum MicrobenchError {
         /// The last address touched.
         last: u64,
     },
+    /// The page table does not fit in the DRAM region.
+    #[error("the benchmark's page table does not fit in DRAM at {0:#x}")]
+    PageTable(u64),
     /// The loop ended other than by its `ecall`.
     #[error("the benchmark loop stopped with {0:?}")]
     Stopped(Exit),
@@ -155,7 +167,8 @@ pub fn generate(p: &Pattern) -> Vec<u32> {
 }
 
 /// Runs `pattern` on hart 0 of the machine `cfg` with its full timing
-/// model. The code sits at the start of the first DRAM region.
+/// model, in user mode on the address space [`map_like_linux`] builds. The
+/// code sits at the start of the first DRAM region.
 pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, MicrobenchError> {
     let ranges: Vec<(u64, u64)> = cfg
         .memory
@@ -169,7 +182,12 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, MicrobenchErr
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
         .ok_or(MicrobenchError::NoDram)?;
-    let code = generate(pattern);
+    let code_bytes = generate(pattern).len() as u64 * 4;
+    let space = map_like_linux(&mut mem, cfg, dram, code_bytes, pattern)?;
+    let code = generate(&Pattern {
+        base: space.base,
+        ..*pattern
+    });
     let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
     if !mem.write(dram.base, &bytes) {
         return Err(MicrobenchError::CodePlacement(dram.base));
@@ -191,8 +209,14 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, MicrobenchErr
     };
     let mut core = Core::new(0, 0, &hart_cfg);
     let mut hart = Hart::new(hart_cfg);
-    hart.prv = Priv::Machine;
-    hart.pc = dram.base;
+    hart.prv = Priv::User;
+    // The loop reads `cycle` from user mode, as the papers' `clock()` did.
+    use rvnvmm_isa::csr::{MCOUNTEREN, SATP, SCOUNTEREN};
+    let mapped = hart.write_csr(SATP, (SATP_SV39 << 60) | (space.root >> 12))
+        && hart.write_csr(MCOUNTEREN, 1)
+        && hart.write_csr(SCOUNTEREN, 1);
+    debug_assert!(mapped && hart.page_table == Some(space.root));
+    hart.pc = CODE_VADDR;
     let mut cache = CodeCache::default();
     let mut env = Env {
         mem: &mut mem,
@@ -206,7 +230,7 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, MicrobenchErr
         if pass > 0 {
             // The next pass starts from the top with the caches warm; only
             // the measured (last) pass is counted.
-            hart.pc = dram.base;
+            hart.pc = CODE_VADDR;
             if let Some(m) = env.timing.as_deref_mut() {
                 m.reset_stats();
             }
@@ -231,9 +255,169 @@ pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, MicrobenchErr
     })
 }
 
+/// `satp.MODE` for Sv39.
+const SATP_SV39: u64 = 8;
+/// Where the page-table frames start in DRAM: past the loop's code page.
+const PAGE_TABLE_OFFSET: u64 = 1 << 20;
+/// The loop's code address: a non-PIE executable's text.
+const CODE_VADDR: u64 = 0x1_0000;
+
+/// The loop's address space, as a Linux process that maps the memory the
+/// pattern runs over has it.
+struct AddressSpace {
+    /// Physical address of the Sv39 root.
+    root: u64,
+    /// Virtual address of the pattern's first access.
+    base: u64,
+}
+
+/// Builds the loop's page table in DRAM from `PAGE_TABLE_OFFSET` on, frames
+/// taken in order (the root, then each table as the mapping first needs
+/// it): the code at [`CODE_VADDR`], and the memory from the pattern's first
+/// address to the end of its region (the papers' `p`, the head of the NVMM
+/// region, and all of it) mapped in one piece where Linux's `mmap(NULL,
+/// len)` puts it in a fresh process, top-down below the stack, every page
+/// present (as a `/dev/mem`-style mapping populates them all), accessed and
+/// dirty already (no walk writes a PTE). Where the area lies decides which
+/// L1D sets the page-table lines share with the data, so it is Linux's
+/// placement rather than the physical address.
+fn map_like_linux(
+    mem: &mut PhysMem,
+    cfg: &Config,
+    dram: &rvnvmm_config::Region,
+    code_bytes: u64,
+    p: &Pattern,
+) -> Result<AddressSpace, MicrobenchError> {
+    let first = dram.base + PAGE_TABLE_OFFSET;
+    let dram_end = dram.base + dram.size;
+    let next = std::cell::Cell::new(first);
+    let mut alloc = |_: &mut PhysMem| {
+        let frame = next.get();
+        next.set(frame + PAGE_SIZE);
+        (frame < dram_end).then_some(frame)
+    };
+    let root = alloc(mem).ok_or(MicrobenchError::PageTable(first))?;
+    let user = Pte::U | Pte::A | Pte::D;
+    let mut map = |mem: &mut PhysMem, vaddr: u64, paddr: u64, flags: u64| {
+        sv39::map_page(mem, root, vaddr, Pte::leaf(paddr, flags | user), &mut alloc)
+            .map(|_| ())
+            .ok_or(MicrobenchError::PageTable(first))
+    };
+    for off in (0..code_bytes).step_by(PAGE_SIZE as usize) {
+        map(mem, CODE_VADDR + off, dram.base + off, Pte::R | Pte::X)?;
+    }
+    let area_pa = p.base & !(PAGE_SIZE - 1);
+    let area_end = cfg
+        .memory
+        .region_at(p.base)
+        .map_or(area_pa + PAGE_SIZE, |(_, r)| r.base + r.size);
+    let len = area_end - area_pa;
+    let area_va = rvnvmm_user::vm::mmap_top_for_stack(cfg.user.stack_size)
+        .checked_sub(len)
+        .ok_or(MicrobenchError::PageTable(first))?;
+    for off in (0..len).step_by(PAGE_SIZE as usize) {
+        map(mem, area_va + off, area_pa + off, Pte::R | Pte::W)?;
+    }
+    // The loop's stores must not reach the table it runs on.
+    if area_pa < next.get() && first < area_end {
+        return Err(MicrobenchError::PageTable(first));
+    }
+    Ok(AddressSpace {
+        root,
+        base: area_va + (p.base - area_pa),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loop_runs_translated_and_pays_for_its_walks_only_with_tlbs() {
+        let load = |tlb: &str| Config::load(None, &[format!("tlb.enabled={tlb}")]).unwrap();
+        let (on, off) = (load("true"), load("false"));
+        let (_, nvmm) = on
+            .memory
+            .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+            .next()
+            .unwrap();
+        // A new page at every access: 64 DTLB misses, whose leaf PTEs
+        // share 8 lines (8 entries a line).
+        let p = Pattern {
+            base: nvmm.base,
+            bank_stride: 0,
+            nbank: 1,
+            step: 4096,
+            rounds: 64,
+            op: Op::Read,
+            passes: 1,
+        };
+        let (t, f) = (run(&on, &p).unwrap(), run(&off, &p).unwrap());
+        assert_eq!(t.stats["tlb"]["dtlb"]["misses"], 64);
+        // Three levels a walk, the code page's included, counted either way.
+        assert_eq!(t.stats["page_walks"]["pte_reads"], 3 * 65);
+        assert_eq!(f.stats["page_walks"]["pte_reads"], 3 * 65);
+        assert!(f.stats.get("tlb").is_none());
+        assert!(t.cycles > f.cycles, "{} vs {}", t.cycles, f.cycles);
+        // The same NVMM traffic: walks read DRAM only.
+        assert_eq!(
+            t.stats["regions"]["nvmm"]["reads"],
+            f.stats["regions"]["nvmm"]["reads"]
+        );
+    }
+
+    #[test]
+    fn the_region_is_mapped_where_linux_mmap_would_put_it() {
+        let cfg = Config::load(None, &[]).unwrap();
+        let (_, dram) = cfg
+            .memory
+            .regions_of_kind(rvnvmm_config::RegionKind::Dram)
+            .next()
+            .unwrap();
+        let (_, nvmm) = cfg
+            .memory
+            .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
+            .next()
+            .unwrap();
+        let ranges: Vec<(u64, u64)> = cfg
+            .memory
+            .regions
+            .values()
+            .map(|r| (r.base, r.size))
+            .collect();
+        let mut mem = PhysMem::new(&ranges).unwrap();
+        let p = Pattern {
+            base: nvmm.base + 8192,
+            bank_stride: 0,
+            nbank: 1,
+            step: 8192,
+            rounds: 4,
+            op: Op::Write,
+            passes: 1,
+        };
+        let space = map_like_linux(&mut mem, &cfg, dram, 4096, &p).unwrap();
+        let top = rvnvmm_user::vm::mmap_top_for_stack(cfg.user.stack_size);
+        assert_eq!(space.base, top - nvmm.size + 8192);
+        let user = rvnvmm_mem::sv39::Requester {
+            user: true,
+            sum: false,
+            mxr: false,
+        };
+        let mut walk = |va| {
+            sv39::translate(
+                &mut mem,
+                space.root,
+                va,
+                rvnvmm_mem::sv39::Access::Write,
+                user,
+            )
+            .map(|t| t.paddr)
+        };
+        assert_eq!(walk(space.base + 5), Ok(nvmm.base + 8192 + 5));
+        assert_eq!(walk(top - 1), Ok(nvmm.base + nvmm.size - 1));
+        assert!(walk(top).is_err());
+        assert!(walk(CODE_VADDR).is_err(), "code is not writable");
+    }
 
     #[test]
     fn loop_makes_the_requested_accesses() {
