@@ -24,13 +24,14 @@ experiments/fidelity.py reads.
 import argparse
 import concurrent.futures
 import json
+import os
 import re
 import subprocess
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RVNVMM = ROOT / "target" / "release" / "rvnvmm"
+RVNVMM = Path(os.environ.get("RVNVMM_BIN") or ROOT / "target" / "release" / "rvnvmm")
 MACHINE = ["--config", "mappi", "--set", "machine.model=timing",
            "--set", "memory.dram.size=0x10000000", "--set", "memory.controllers.sdram.rows=32768"]
 APPEND = "console=ttyS0 quiet cryptomgr.notests"

@@ -117,19 +117,30 @@ fn bank_parallelism_shows_only_under_the_proposed_method() {
         "proposed write falls {:.2}",
         fall("proposed", "write", 6)
     );
+    // Coarse and fine reads hide nothing; they rise a little with NBANK, as
+    // on the FPGA (+14% at six banks), where §5.2 puts it down to address
+    // translation: the banks' leaf PTEs share an L1D set and evict one
+    // another (docs/fidelity.md).
     for m in ["coarse", "fine"] {
         for n in 2..=6 {
             assert!(
-                fall(m, "read", n).abs() < 0.10,
+                (-0.25..0.03).contains(&fall(m, "read", n)),
                 "{m} read changes {:.2} at {n} banks",
                 fall(m, "read", n)
             );
         }
+        assert!(
+            fall(m, "read", 6) < fall(m, "read", 2) - 0.05,
+            "{m} read rises with NBANK: {:.2} at 2, {:.2} at 6",
+            fall(m, "read", 2),
+            fall(m, "read", 6)
+        );
     }
     for n in 2..=6 {
         assert!(
-            fall("coarse", "write", n).abs() < 0.10,
-            "coarse write changes at {n} banks"
+            (-0.25..0.10).contains(&fall("coarse", "write", n)),
+            "coarse write changes {:.2} at {n} banks",
+            fall("coarse", "write", n)
         );
     }
     // Paper 2.6. A write costs the fill's row cycle and the write-back's; a
@@ -233,7 +244,9 @@ fn nvmm_bandwidth_falls_with_added_trcd_and_trp() {
 /// The paper's own loop is one cold pass over 1 MiB (`--passes 1`): a write
 /// pass then writes back only the victims of its own second half. At stride
 /// 32 all four of §4.1's figures still hold within the factor of 1.5; at
-/// stride 8192 the write at +1000/+1000 ns comes out at 0.053, outside it
+/// stride 8192 the write at +1000/+1000 ns comes out at 0.079 (0.053 with
+/// the TLBs off), outside it: every access there is a TLB miss whose walk
+/// costs DRAM and NVMM alike, which brings the ratio towards 1
 /// (docs/fidelity.md reports the single pass as the headline).
 #[test]
 fn nvmm_bandwidth_in_a_single_cold_pass() {
@@ -257,10 +270,13 @@ fn nvmm_bandwidth_in_a_single_cold_pass() {
     }
     let w8192 = ratio(&cold, "write", 8192, 1000, 1000);
     assert!(
-        !within(w8192, 0.03) && w8192 < 0.06,
+        !within(w8192, 0.03) && w8192 < 0.09,
         "single-pass write at stride 8192, +1000/+1000: {w8192}"
     );
-    // Reads leave nothing dirty: the pass before changes nothing for them.
+    // Reads leave nothing dirty: at stride 32 the pass before changes
+    // nothing for them. At stride 8192 every access walks the page table,
+    // whose lines the pass before left in the caches: the walks' share,
+    // which DRAM and NVMM pay alike, shrinks, and NVMM looks slower.
     // Writes: the cold pass writes back fewer victims, so NVMM looks
     // relatively faster than in the second.
     for stride in [32, 8192] {
@@ -269,10 +285,14 @@ fn nvmm_bandwidth_in_a_single_cold_pass() {
                 ratio(&cold, "read", stride, rcd, rp),
                 ratio(&warm, "read", stride, rcd, rp),
             );
-            assert!(
-                (c / w - 1.0).abs() < 0.02,
-                "read stride {stride}: {c} / {w}"
-            );
+            if stride == 32 {
+                assert!(
+                    (c / w - 1.0).abs() < 0.02,
+                    "read stride {stride}: {c} / {w}"
+                );
+            } else {
+                assert!(c > w, "read stride {stride}: {c} / {w}");
+            }
         }
         for (rcd, rp) in [(0, 0), (1000, 1000)] {
             let (c, w) = (

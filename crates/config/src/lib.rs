@@ -448,10 +448,10 @@ impl TlbLevel {
 
 impl Default for Tlbs {
     /// Rocket's sizes (freedom-u500): 32-entry fully associative L1 TLBs,
-    /// no L2 TLB, an 8-entry PTE cache; off, so existing figures stay.
+    /// no L2 TLB, an 8-entry PTE cache; on, as the hardware has them.
     fn default() -> Self {
         Tlbs {
-            enabled: false,
+            enabled: true,
             itlb: TlbLevel {
                 entries: 32,
                 ways: 32,
@@ -968,8 +968,8 @@ impl Default for CacheLevel {
 impl Default for Bus {
     fn default() -> Self {
         Bus {
-            request_latency_ns: 800.0,
-            response_latency_ns: 800.0,
+            request_latency_ns: 600.0,
+            response_latency_ns: 600.0,
             beat_bytes: 8,
             clock_hz: 0,
         }

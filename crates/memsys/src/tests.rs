@@ -27,10 +27,13 @@ fn level(size: u64, ways: u32, line: u32, hit: u32, policy: Replacement) -> Cach
     }
 }
 
-/// freedom-u500 timing (50 MHz, 800 + 800 ns bus) with small L1s:
-/// 4 sets x `ways` ways of 64 bytes, LRU.
+/// freedom-u500's clock (50 MHz) with an 800 + 800 ns bus, no TLBs, and
+/// small L1s: 4 sets x `ways` ways of 64 bytes, LRU.
 fn small_cfg(ways: u32, policy: Replacement) -> Config {
     let mut c = Config::default();
+    c.bus.request_latency_ns = 800.0;
+    c.bus.response_latency_ns = 800.0;
+    c.tlb.enabled = false;
     c.cache.l1i = level(4 * 64 * u64::from(ways), ways, 64, 1, policy);
     c.cache.l1d = level(4 * 64 * u64::from(ways), ways, 64, 2, policy);
     c.cache.l2.enabled = false;
@@ -1004,7 +1007,9 @@ fn runs_are_deterministic() {
 
 #[test]
 fn dram_controller_behind_the_bus() {
-    let cfg = Config::default(); // freedom-u500, proposed method
+    let mut cfg = Config::default(); // freedom-u500, proposed method
+    cfg.bus.request_latency_ns = 800.0;
+    cfg.bus.response_latency_ns = 800.0;
     let mut m = MemorySystem::new(&cfg, 4).unwrap();
     // A cold NVMM read: 800 ns each way plus the controller's ACT (tRCD =
     // 1000 ns) and column read.
