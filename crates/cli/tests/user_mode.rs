@@ -384,6 +384,7 @@ fn threads_blocked_in_socket_calls_give_identical_statistics() {
 fn process_trees_give_identical_statistics() {
     let dir = tempdir();
     let mut runs = Vec::new();
+    let mut polled = Vec::new();
     for prog in ["wnohang_poll", "fork_pipe", "pipe_threads"] {
         let path = repo().join("guest/build/static").join(prog);
         let mut first: Option<Vec<String>> = None;
@@ -394,6 +395,22 @@ fn process_trees_give_identical_statistics() {
                 .arg(&stats)
                 .arg(&path);
             let out = output_within(cmd, 120);
+            if prog == "wnohang_poll" {
+                // The parent polls while its child computes, the same
+                // number of times in every run.
+                let err = String::from_utf8_lossy(&out.stderr).into_owned();
+                let polls: u64 = err
+                    .lines()
+                    .find_map(|l| {
+                        l.strip_prefix("1: polled ")?
+                            .strip_suffix(" times")?
+                            .parse()
+                            .ok()
+                    })
+                    .unwrap_or_else(|| panic!("no poll count in {err}"));
+                assert!(polls > 0, "{err}");
+                polled.push(polls);
+            }
             let (_, stable) = stats_of(&stats);
             match &first {
                 None => first = Some(stable),
@@ -425,6 +442,7 @@ fn process_trees_give_identical_statistics() {
         );
     }
     assert_eq!(runs[0].1, Some(0), "wnohang_poll's status");
+    assert!(polled.windows(2).all(|w| w[0] == w[1]), "{polled:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
