@@ -170,26 +170,20 @@ pub fn generate(p: &Pattern) -> Vec<u32> {
 /// model, in user mode on the address space [`map_like_linux`] builds. The
 /// code sits at the start of the first DRAM region.
 pub fn run(cfg: &Config, pattern: &Pattern) -> Result<Measurement, MicrobenchError> {
-    let ranges: Vec<(u64, u64)> = cfg
-        .memory
-        .regions
-        .values()
-        .map(|r| (r.base, r.size))
-        .collect();
-    let mut mem = PhysMem::new(&ranges)?;
+    let mut mem = guest_ram(cfg)?;
     let (_, dram) = cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
         .next()
         .ok_or(MicrobenchError::NoDram)?;
-    let code_bytes = generate(pattern).len() as u64 * 4;
-    let space = map_like_linux(&mut mem, cfg, dram, code_bytes, pattern)?;
+    let space = map_like_linux(&mut mem, cfg, dram, pattern)?;
     let code = generate(&Pattern {
         base: space.base,
         ..*pattern
     });
     let bytes: Vec<u8> = code.iter().flat_map(|w| w.to_le_bytes()).collect();
-    if !mem.write(dram.base, &bytes) {
+    // The loop is a few dozen instructions: one code page holds it.
+    if bytes.len() as u64 > PAGE_SIZE || !mem.write(dram.base, &bytes) {
         return Err(MicrobenchError::CodePlacement(dram.base));
     }
     let last = pattern.base
@@ -271,9 +265,20 @@ struct AddressSpace {
     base: u64,
 }
 
+/// The machine's RAM, every region of it.
+fn guest_ram(cfg: &Config) -> Result<PhysMem, rvnvmm_mem::MemError> {
+    let ranges: Vec<(u64, u64)> = cfg
+        .memory
+        .regions
+        .values()
+        .map(|r| (r.base, r.size))
+        .collect();
+    PhysMem::new(&ranges)
+}
+
 /// Builds the loop's page table in DRAM from `PAGE_TABLE_OFFSET` on, frames
 /// taken in order (the root, then each table as the mapping first needs
-/// it): the code at [`CODE_VADDR`], and the memory from the pattern's first
+/// it): the code page at [`CODE_VADDR`], and the memory from the pattern's first
 /// address to the end of its region (the papers' `p`, the head of the NVMM
 /// region, and all of it) mapped in one piece where Linux's `mmap(NULL,
 /// len)` puts it in a fresh process, top-down below the stack, every page
@@ -285,7 +290,6 @@ fn map_like_linux(
     mem: &mut PhysMem,
     cfg: &Config,
     dram: &rvnvmm_config::Region,
-    code_bytes: u64,
     p: &Pattern,
 ) -> Result<AddressSpace, MicrobenchError> {
     let first = dram.base + PAGE_TABLE_OFFSET;
@@ -303,9 +307,7 @@ fn map_like_linux(
             .map(|_| ())
             .ok_or(MicrobenchError::PageTable(first))
     };
-    for off in (0..code_bytes).step_by(PAGE_SIZE as usize) {
-        map(mem, CODE_VADDR + off, dram.base + off, Pte::R | Pte::X)?;
-    }
+    map(mem, CODE_VADDR, dram.base, Pte::R | Pte::X)?;
     let area_pa = p.base & !(PAGE_SIZE - 1);
     let area_end = cfg
         .memory
@@ -379,13 +381,7 @@ mod tests {
             .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
             .next()
             .unwrap();
-        let ranges: Vec<(u64, u64)> = cfg
-            .memory
-            .regions
-            .values()
-            .map(|r| (r.base, r.size))
-            .collect();
-        let mut mem = PhysMem::new(&ranges).unwrap();
+        let mut mem = guest_ram(&cfg).unwrap();
         let p = Pattern {
             base: nvmm.base + 8192,
             bank_stride: 0,
@@ -395,7 +391,7 @@ mod tests {
             op: Op::Write,
             passes: 1,
         };
-        let space = map_like_linux(&mut mem, &cfg, dram, 4096, &p).unwrap();
+        let space = map_like_linux(&mut mem, &cfg, dram, &p).unwrap();
         let top = rvnvmm_user::vm::mmap_top_for_stack(cfg.user.stack_size);
         assert_eq!(space.base, top - nvmm.size + 8192);
         let user = rvnvmm_mem::sv39::Requester {
