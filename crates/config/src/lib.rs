@@ -538,6 +538,25 @@ impl Memory {
             .map(|(n, r)| (n.as_str(), r))
     }
 
+    /// The memory nodes: every region with its NUMA node id, in order of
+    /// base address. A region without `node` is numbered after the
+    /// largest id given so far (from 0), so a machine that gives none has
+    /// its regions as nodes 0, 1, ... from the lowest address up.
+    pub fn nodes(&self) -> Vec<MemoryNode<'_>> {
+        let mut sorted: Vec<(&str, &Region)> =
+            self.regions.iter().map(|(n, r)| (n.as_str(), r)).collect();
+        sorted.sort_by_key(|(_, r)| r.base);
+        let mut next = 0u32;
+        sorted
+            .into_iter()
+            .map(|(name, region)| {
+                let id = region.node.unwrap_or(next);
+                next = next.max(id.saturating_add(1));
+                MemoryNode { name, region, id }
+            })
+            .collect()
+    }
+
     /// Regions of the given kind, by name.
     pub fn regions_of_kind(&self, kind: RegionKind) -> impl Iterator<Item = (&str, &Region)> {
         self.regions
@@ -561,6 +580,18 @@ impl Memory {
     }
 }
 
+/// A memory region as a node of the machine: its name, where it is and
+/// what it is made of, and its NUMA node id.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryNode<'a> {
+    /// The region's name (`memory.NAME`).
+    pub name: &'a str,
+    /// The region.
+    pub region: &'a Region,
+    /// Its NUMA node id.
+    pub id: u32,
+}
+
 /// `[memory.NAME]`: one region of physical memory.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(from = "schema::RawRegion", into = "schema::RawRegion")]
@@ -573,6 +604,9 @@ pub struct Region {
     pub controller: String,
     /// NVMM emulation settings: `Some` exactly for `kind = "nvmm"` regions.
     pub nvmm: Option<NvmmParams>,
+    /// The NUMA node the region is (`memory.NAME.node`); `None`: numbered
+    /// by [`Memory::nodes`].
+    pub node: Option<u32>,
 }
 
 impl Region {
@@ -676,7 +710,8 @@ pub struct OptaneParams {
     pub prefetch: bool,
 }
 
-/// `[memory.controllers.NAME]`: a DDR3 memory controller and its DIMM.
+/// `[memory.controllers.NAME]`: a memory controller: its technology, and
+/// for the `ddr3` technology the controller and its DIMM.
 ///
 /// Timings are in ns. The memory system counts DDR timings in DRAM clocks
 /// (`tck_ns`) and the NVMM latencies of its regions in controller clocks
@@ -684,6 +719,17 @@ pub struct OptaneParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Controller {
+    /// The memory technology behind the bus, by the name it is registered
+    /// under in the memory system (`rvnvmm_memsys::technology`): `ddr3`
+    /// (the DDR3 controller below, running the NVMM methods of its `nvmm`
+    /// regions) or `fixed-latency` (every read and write takes
+    /// `params.read_ns` / `params.write_ns`, nothing else modelled).
+    pub technology: String,
+    /// `[memory.controllers.NAME.params]`: the settings of a technology
+    /// other than `ddr3`, by name; the technology checks them when the
+    /// machine is built.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, f64>,
     /// Controller (user-interface) clock in MHz.
     pub clock_mhz: f64,
     /// DRAM clock period.
@@ -768,6 +814,12 @@ impl Controller {
         self.mapping.layout(self)
     }
 }
+
+/// The largest NUMA node id a region may give (`memory.NAME.node`).
+pub const MAX_NODE_ID: u32 = 1023;
+
+/// The technology of a controller that gives none: the DDR3 controller.
+pub const DDR3_TECHNOLOGY: &str = "ddr3";
 
 /// `[memory.controllers.NAME.refresh]`: periodic refresh.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -988,6 +1040,7 @@ impl Memory {
                 size: 0x4000_0000,
                 controller: "ddr3".into(),
                 nvmm: None,
+                node: None,
             },
         );
         regions.insert(
@@ -997,6 +1050,7 @@ impl Memory {
                 size: 0xC000_0000,
                 controller: "ddr3".into(),
                 nvmm: Some(NvmmParams::default()),
+                node: None,
             },
         );
         let mut controllers = BTreeMap::new();
@@ -1018,6 +1072,42 @@ impl Memory {
             regions,
             controllers,
         }
+    }
+}
+
+impl NvmmParams {
+    /// These settings with `settings` applied as one change: each a key of
+    /// a `kind = "nvmm"` region relative to `memory.NAME` (`method`,
+    /// `trcd_ns`, `optane.dimms`, ...) and its value as `--set` writes it.
+    /// Refuses an unknown key or a value of the wrong type; ranges are the
+    /// model's to check.
+    pub fn with_settings(&self, settings: &[(&str, String)]) -> Result<NvmmParams, String> {
+        let mut tree = match toml::Value::try_from(self) {
+            Ok(toml::Value::Table(t)) => t,
+            _ => return Err("the NVMM settings do not form a table".into()),
+        };
+        for (key, raw) in settings {
+            let mut parts: Vec<&str> = key.split('.').collect();
+            let last = parts.pop().unwrap_or(key);
+            let mut t = &mut tree;
+            for p in parts {
+                t = t
+                    .get_mut(p)
+                    .and_then(toml::Value::as_table_mut)
+                    .ok_or_else(|| format!("no NVMM setting '{key}'"))?;
+            }
+            let old = t
+                .get(last)
+                .ok_or_else(|| format!("no NVMM setting '{key}'"))?;
+            let new = match (old, load::parse_value(raw)) {
+                (toml::Value::Float(_), toml::Value::Integer(i)) => toml::Value::Float(i as f64),
+                (toml::Value::String(_), v) if !v.is_str() => toml::Value::String(raw.clone()),
+                (_, v) => v,
+            };
+            t.insert(last.to_string(), new);
+        }
+        tree.try_into()
+            .map_err(|e: toml::de::Error| e.message().to_string())
     }
 }
 
@@ -1169,6 +1259,8 @@ impl Default for Controller {
     /// a 200 MHz controller; no tFAW, no refresh.
     fn default() -> Self {
         Controller {
+            technology: DDR3_TECHNOLOGY.to_string(),
+            params: BTreeMap::new(),
             clock_mhz: 200.0,
             tck_ns: 1.25,
             tcl_ns: 13.75,

@@ -523,7 +523,7 @@ fn merge(into: &mut Table, from: Table) {
 }
 
 /// Parses the VALUE of `--set KEY=VALUE`.
-fn parse_value(raw: &str) -> Value {
+pub(crate) fn parse_value(raw: &str) -> Value {
     let raw = raw.trim();
     match format!("v = {raw}").parse::<Table>() {
         Ok(mut t) if t.len() == 1 => t.remove("v").unwrap_or_else(|| Value::String(raw.into())),
@@ -566,7 +566,11 @@ fn apply_override(full: &mut Table, arg: &str) -> Result<String, ConfigError> {
     }
     let origin = Origin::Set(arg.to_string());
     let valid = schema().valid_keys(full);
-    let Some(&kind) = valid.get(key) else {
+    let Some(kind) = valid
+        .get(key)
+        .copied()
+        .or_else(|| schema().param_kind(full, key))
+    else {
         let under = format!("{key}.");
         if let Some(example) = valid.keys().find(|k| k.starts_with(&under)) {
             return Err(bad(format!(

@@ -284,6 +284,8 @@ fn region(rel: &str) -> Option<Range> {
             .why("RISC-V physical addresses have 56 bits")
             .in_hex(),
         "size" => int(4096, PHYS_ADDR_LIMIT, "bytes").in_hex(),
+        "node" => int(0, u64::from(crate::MAX_NODE_ID), "")
+            .why("Linux's largest NODES_SHIFT (10) numbers nodes below 1024"),
         "trcd_ns" | "trp_ns" | "tras_ns" => ns(true),
         "coarse_read_ns" | "coarse_write_ns" => ns(false),
         "optane.dimms" | "optane.wpq_entries" => int(1, crate::OptaneParams::MAX_COUNT, ""),

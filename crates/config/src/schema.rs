@@ -19,6 +19,9 @@ use crate::{
 /// is a region.
 pub(crate) const CONTROLLERS: &str = "controllers";
 
+/// The table of a controller that holds its technology's own settings.
+pub(crate) const PARAMS: &str = "params";
+
 /// Top-level sections in the order they are listed.
 pub(crate) const SECTIONS: &[&str] = &[
     "machine", "core", "cache", "tlb", "bus", "memory", "user", "cflush",
@@ -141,6 +144,7 @@ fn build_schema() -> Schema {
         size: 1,
         controller: "c".into(),
         nvmm: Some(NvmmParams::default()),
+        node: Some(0),
     };
     let dram = Region {
         nvmm: None,
@@ -256,8 +260,33 @@ impl Schema {
             for (k, lk) in &self.controller {
                 out.insert(format!("memory.{CONTROLLERS}.{name}.{k}"), *lk);
             }
+            // A technology's own settings: whatever names the tree gives
+            // (the technology checks them), every one a number.
+            let params = tree
+                .get("memory")
+                .and_then(|m| m.get(CONTROLLERS))
+                .and_then(|c| c.get(name))
+                .and_then(|c| c.get(PARAMS))
+                .and_then(Value::as_table);
+            for k in params.into_iter().flat_map(|p| p.keys()) {
+                out.insert(
+                    format!("memory.{CONTROLLERS}.{name}.{PARAMS}.{k}"),
+                    LeafKind::Float,
+                );
+            }
         }
         out
+    }
+
+    /// The kind of `key` if it names a technology setting of a controller
+    /// the tree has (`memory.controllers.NAME.params.KEY`), present or not.
+    pub(crate) fn param_kind(&self, tree: &Table, key: &str) -> Option<LeafKind> {
+        let rest = key.strip_prefix("memory.")?.strip_prefix(CONTROLLERS)?;
+        let (name, setting) = rest.strip_prefix('.')?.split_once('.')?;
+        let setting = setting.strip_prefix(PARAMS)?.strip_prefix('.')?;
+        let (_, controllers) = map_names(tree);
+        (!setting.is_empty() && !setting.contains('.') && controllers.iter().any(|c| c == name))
+            .then_some(LeafKind::Float)
     }
 }
 
@@ -366,6 +395,8 @@ pub(crate) struct RawRegion {
     base: u64,
     size: u64,
     controller: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    node: Option<u32>,
     #[serde(flatten)]
     medium: Medium,
 }
@@ -386,6 +417,7 @@ impl From<RawRegion> for Region {
             base: r.base,
             size: r.size,
             controller: r.controller,
+            node: r.node,
             nvmm: match r.medium {
                 Medium::Dram => None,
                 Medium::Nvmm(p) => Some(p),
@@ -406,6 +438,7 @@ impl From<Region> for RawRegion {
             base: r.base,
             size: r.size,
             controller: r.controller,
+            node: r.node,
             medium: match r.nvmm {
                 None => Medium::Dram,
                 Some(p) => Medium::Nvmm(p),

@@ -1198,3 +1198,73 @@ fn docs_state_every_range() {
         );
     }
 }
+
+#[test]
+fn nvmm_settings_apply_by_key_as_one_change() {
+    let p = NvmmParams::default();
+    let q = p
+        .with_settings(&[
+            ("method", "fine".into()),
+            ("trcd_ns", "250".into()),
+            ("optane.dimms", "2".into()),
+        ])
+        .unwrap();
+    assert_eq!(
+        (q.method, q.trcd_ns, q.optane.dimms),
+        (Method::Fine, 250.0, 2)
+    );
+    assert_eq!(q.trp_ns, p.trp_ns);
+    assert!(p
+        .with_settings(&[("trcd", "1".into())])
+        .unwrap_err()
+        .contains("trcd"));
+    assert!(p.with_settings(&[("method", "slow".into())]).is_err());
+    assert!(p.with_settings(&[("trcd_ns", "fast".into())]).is_err());
+}
+
+#[test]
+fn memory_nodes_are_numbered_by_address_unless_given() {
+    let mut cfg = Config::default();
+    let ids = |cfg: &Config| -> Vec<(String, u32)> {
+        cfg.memory
+            .nodes()
+            .iter()
+            .map(|n| (n.name.to_string(), n.id))
+            .collect()
+    };
+    assert_eq!(
+        ids(&cfg),
+        [("dram".to_string(), 0), ("nvmm".to_string(), 1)]
+    );
+    cfg.memory.regions.get_mut("nvmm").unwrap().node = Some(4);
+    assert_eq!(ids(&cfg)[1].1, 4);
+    let cfg = Config::from_toml_str("", &["memory.nvmm.node=3".into()]).unwrap();
+    assert_eq!(ids(&cfg)[1].1, 3);
+    assert!(cfg.to_toml_string().contains("node = 3"));
+    let err = Config::from_toml_str("", &["memory.nvmm.node=5000".into()])
+        .and_then(|c| c.validate().map(|_| c))
+        .unwrap_err();
+    assert!(err.to_string().contains("memory.nvmm.node"), "{err}");
+}
+
+#[test]
+fn a_technology_takes_its_own_settings_by_name() {
+    let cfg = Config::from_toml_str(
+        "",
+        &[
+            "memory.controllers.ddr3.technology=fixed-latency".into(),
+            "memory.controllers.ddr3.params.read_ns=80".into(),
+        ],
+    )
+    .unwrap();
+    let c = &cfg.memory.controllers["ddr3"];
+    assert_eq!(c.technology, "fixed-latency");
+    assert_eq!(c.params["read_ns"], 80.0);
+    assert_eq!(
+        Config::default().memory.controllers["ddr3"].technology,
+        "ddr3"
+    );
+    let text = cfg.to_toml_string();
+    assert!(text.contains("read_ns = 80"), "{text}");
+    assert_eq!(Config::from_toml_str(&text, &[]).unwrap(), cfg);
+}
