@@ -109,38 +109,6 @@ pub enum DramError {
         /// The registered names.
         known: Vec<&'static str>,
     },
-
-    /// [`crate::Controller::set_boundary`] for a region that is not an NVMM
-    /// region of this controller.
-    #[error("controller '{controller}' serves no NVMM region '{region}'")]
-    NoNvmmRegion {
-        /// The controller.
-        controller: String,
-        /// The region asked for.
-        region: String,
-    },
-
-    /// [`crate::Controller::set_boundary`] with no DRAM region just below.
-    #[error("no DRAM region of controller '{controller}' ends where '{region}' begins, so there is no boundary to move")]
-    NoBoundary {
-        /// The controller.
-        controller: String,
-        /// The NVMM region.
-        region: String,
-    },
-
-    /// A boundary that is misaligned or leaves a region empty.
-    #[error(
-        "boundary {boundary:#x} must be 4 KiB aligned and strictly between {low:#x} and {end:#x}"
-    )]
-    Boundary {
-        /// The boundary asked for.
-        boundary: u64,
-        /// Base of the DRAM region below.
-        low: u64,
-        /// End of the NVMM region.
-        end: u64,
-    },
 }
 
 impl DramError {

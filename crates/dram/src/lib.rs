@@ -176,6 +176,10 @@ struct Timing {
 #[derive(Debug)]
 struct RegionState {
     name: String,
+    /// Where the region was when the controller was built: only
+    /// [`Controller::read`] and [`Controller::write`] look (a memory
+    /// system routes by its own node map, which may move a boundary, and
+    /// calls [`Controller::read_at`]).
     base: u64,
     size: u64,
     nvmm: Option<NvmmParams>,
@@ -754,8 +758,24 @@ impl Controller {
             .map(|r| r.method.name())
     }
 
+    /// The settings of NVMM region `region`, or why there are none (no
+    /// such region of this controller, or a DRAM one).
+    pub fn nvmm_settings(&self, region: &str) -> Result<&NvmmParams, DramError> {
+        let i = self.nvmm_index(region)?;
+        self.regions[i]
+            .nvmm
+            .as_ref()
+            .ok_or_else(|| DramError::NotNvmm(region.to_string()))
+    }
+
     /// NVMM region `region`, or why there is none.
     fn nvmm_region(&mut self, region: &str) -> Result<&mut RegionState, DramError> {
+        let i = self.nvmm_index(region)?;
+        Ok(&mut self.regions[i])
+    }
+
+    /// The index of NVMM region `region`, or why there is none.
+    fn nvmm_index(&self, region: &str) -> Result<usize, DramError> {
         let Some(i) = self.regions.iter().position(|r| r.name == region) else {
             return Err(DramError::UnknownRegion {
                 controller: self.name.clone(),
@@ -763,45 +783,22 @@ impl Controller {
                 known: self.regions.iter().map(|r| r.name.clone()).collect(),
             });
         };
-        let r = &mut self.regions[i];
-        if r.nvmm.is_none() {
+        if self.regions[i].nvmm.is_none() {
             return Err(DramError::NotNvmm(region.to_string()));
         }
-        Ok(r)
+        Ok(i)
     }
 
-    /// Moves the boundary between NVMM region `region` and the DRAM region
-    /// of this controller that ends where it begins: from now on NVMM timing
-    /// and statistics start at `boundary` (seed 000 Fig. 6's configuration
-    /// register). The union of the two regions stays the same; `boundary`
-    /// must be 4 KiB aligned and leave each region at least one page.
-    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), DramError> {
-        let n = self
-            .regions
+    /// The region holding `paddr` among the bounds the controller was
+    /// built with, and the offset into it; `(regions, 0)` for an address
+    /// outside them (counted nowhere, timed as DRAM).
+    fn locate(&self, paddr: u64) -> (usize, u64) {
+        self.regions
             .iter()
-            .position(|r| r.name == region && r.nvmm.is_some())
-            .ok_or_else(|| DramError::NoNvmmRegion {
-                controller: self.name.clone(),
-                region: region.to_string(),
-            })?;
-        let base = self.regions[n].base;
-        let end = base + self.regions[n].size;
-        let d = self
-            .regions
-            .iter()
-            .position(|r| r.nvmm.is_none() && r.base + r.size == base)
-            .ok_or_else(|| DramError::NoBoundary {
-                controller: self.name.clone(),
-                region: region.to_string(),
-            })?;
-        let low = self.regions[d].base;
-        if !boundary.is_multiple_of(4096) || boundary <= low || boundary >= end {
-            return Err(DramError::Boundary { boundary, low, end });
-        }
-        self.regions[d].size = boundary - low;
-        self.regions[n].base = boundary;
-        self.regions[n].size = end - boundary;
-        Ok(())
+            .position(|r| paddr >= r.base && paddr - r.base < r.size)
+            .map_or((self.regions.len(), 0), |i| {
+                (i, paddr - self.regions[i].base)
+            })
     }
 
     /// The NVMM settings of `region` (None for DRAM or unknown regions).
@@ -872,7 +869,16 @@ impl Controller {
     /// returns the time its data leaves the controller (the CPU side adds
     /// bus latency).
     pub fn read(&mut self, paddr: u64, now: Ps) -> Ps {
-        let (t, mut req) = self.arrive(paddr, now, false);
+        let (region, offset) = self.locate(paddr);
+        self.read_at(region, offset, paddr, now)
+    }
+
+    /// [`Controller::read`] of a line whose region the caller found: the
+    /// `region`-th of those the controller was built with, `offset` bytes
+    /// from that region's base (the memory system's node map, which owns
+    /// the boundaries, says where a request goes).
+    pub fn read_at(&mut self, region: usize, offset: u64, paddr: u64, now: Ps) -> Ps {
+        let (t, mut req) = self.arrive(region, paddr, now, false);
         // Read-queue space: at most `read_queue` reads in flight (several
         // CPUs, or a cache with MSHRs); otherwise wait at the input until
         // enough of them have left. `rd_pending` is sorted.
@@ -889,7 +895,7 @@ impl Controller {
         self.read_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
-        if let Some(out) = self.serve(Access::Read, paddr, &req, t_eff) {
+        if let Some(out) = self.serve(Access::Read, offset, &req, t_eff) {
             return self.read_done(&req, t, self.t.clk_grid.up(out));
         }
         let forwarded = self.queue.iter().any(|q| q.write && q.line == req.line)
@@ -956,12 +962,11 @@ impl Controller {
 
     /// A request the region's method serves itself ([`NvmmMethod::serve`]),
     /// entering at `at`: its completion, or `None` for the DDR3 path.
-    fn serve(&mut self, access: Access, paddr: u64, req: &Req, at: Ps) -> Option<Ps> {
+    fn serve(&mut self, access: Access, offset: u64, req: &Req, at: Ps) -> Option<Ps> {
         let r = self
             .regions
             .get_mut(req.region)
             .filter(|r| r.nvmm.is_some())?;
-        let offset = paddr - r.base;
         r.method.serve(access, offset, at).map(|out| out.max(at))
     }
 
@@ -971,12 +976,19 @@ impl Controller {
     /// (data in the cells: the PRE that writes its row back, plus tRP) is
     /// tracked for statistics.
     pub fn write(&mut self, paddr: u64, now: Ps) -> Ps {
-        let (t, mut req) = self.arrive(paddr, now, true);
+        let (region, offset) = self.locate(paddr);
+        self.write_at(region, offset, paddr, now)
+    }
+
+    /// [`Controller::write`] of a line whose region the caller found (see
+    /// [`Controller::read_at`]).
+    pub fn write_at(&mut self, region: usize, offset: u64, paddr: u64, now: Ps) -> Ps {
+        let (t, mut req) = self.arrive(region, paddr, now, true);
         let t_eff = self.method_arrival(Access::Write, req.region, self.write_gate.max(t));
         self.write_gate = t_eff;
         self.process_until(t_eff);
         self.prune(t);
-        if let Some(out) = self.serve(Access::Write, paddr, &req, t_eff) {
+        if let Some(out) = self.serve(Access::Write, offset, &req, t_eff) {
             let acc = self.t.clk_grid.up(out);
             if let Some(r) = self.regions.get_mut(req.region) {
                 r.stats.write_wait_ps_sum = r.stats.write_wait_ps_sum.saturating_add(acc - t);
@@ -1069,7 +1081,7 @@ impl Controller {
     // Inlined: returned through memory, the request's fields are read back
     // before the stores settle (a store-forwarding stall on every request).
     #[inline(always)]
-    fn arrive(&mut self, paddr: u64, now: Ps, write: bool) -> (Ps, Req) {
+    fn arrive(&mut self, region: usize, paddr: u64, now: Ps, write: bool) -> (Ps, Req) {
         let t = self.t.clk_grid.up(now.min(HORIZON)).max(self.t_in);
         self.t_in = t;
         let (rank, bank, row) = match self.runs {
@@ -1083,11 +1095,6 @@ impl Controller {
                 (loc.rank, loc.bank, loc.row)
             }
         };
-        let region = self
-            .regions
-            .iter()
-            .position(|r| paddr >= r.base && paddr - r.base < r.size)
-            .unwrap_or(self.regions.len());
         let bank = rank as usize * self.banks_per_rank as usize + bank as usize;
         let bank = bank.min(self.banks.len() - 1);
         if let Some(r) = self.regions.get_mut(region) {

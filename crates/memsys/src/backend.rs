@@ -1,25 +1,36 @@
 //! What sits behind the bus: memory controllers, behind the [`Backend`]
-//! trait.
+//! trait, and the node map that routes a line to one.
 //!
-//! The real controllers are `rvnvmm_dram::Controller` (DDR3 banks and row
-//! buffers with the three NVMM methods); [`FixedLatency`] is a trivial one
-//! for tests and for machines without a controller model.
-
-use rvnvmm_config::NvmmParams;
+//! Controllers are built by their technology (`crate::technology`: the
+//! DDR3 controller of `rvnvmm-dram`, a fixed-latency one, ...).
 
 use crate::time::Ps;
 use crate::MemsysError;
+
+/// Where a line request goes, as the memory system's node map found it: a
+/// backend never looks up addresses itself, so a boundary the control page
+/// moves is moved in one place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct NodeAddr {
+    /// Which of the backend's nodes: their index among the regions naming
+    /// its controller, in the order of their names.
+    pub node: usize,
+    /// Bytes from the node's current base to `paddr`.
+    pub offset: u64,
+    /// The physical address (line-aligned).
+    pub paddr: u64,
+}
 
 /// A memory controller as the bus sees it. Addresses are physical
 /// (line-aligned); times are absolute [`Ps`].
 pub trait Backend {
     /// A line read arriving at the controller input at `now`; returns when
     /// its data leaves the controller.
-    fn read(&mut self, paddr: u64, now: Ps) -> Ps;
+    fn read(&mut self, at: NodeAddr, now: Ps) -> Ps;
     /// A posted line write arriving at `now`; returns when the controller
     /// accepted it (its input or write queue took it). The write completes
     /// later, in the controller.
-    fn write(&mut self, paddr: u64, now: Ps) -> Ps;
+    fn write(&mut self, at: NodeAddr, now: Ps) -> Ps;
     /// Lets the controller run up to `now` (drain queues, precharge).
     fn advance(&mut self, now: Ps);
     /// End of the run at `now`: complete all queued work so the statistics
@@ -27,87 +38,50 @@ pub trait Backend {
     fn drain(&mut self, now: Ps) {
         self.advance(now);
     }
-    /// Per-region statistics for the stats JSON: `(region name, object)`.
+    /// Per-node statistics for the stats JSON: `(node name, object)`.
+    /// `nodes` names the backend's nodes in [`NodeAddr::node`] order;
     /// `sim_time_ns` is the run's simulated time (for rates).
-    fn region_stats(&self, sim_time_ns: u64) -> Vec<(String, serde_json::Value)> {
-        let _ = sim_time_ns;
+    fn node_stats(&self, nodes: &[&str], sim_time_ns: u64) -> Vec<(String, serde_json::Value)> {
+        let _ = (nodes, sim_time_ns);
         Vec::new()
     }
     /// Drops the statistics.
     fn reset_stats(&mut self) {}
-    /// Moves the start of NVMM region `region` (and the end of the DRAM
-    /// region below it) to `boundary` at run time.
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
-        let _ = boundary;
+    /// Applies `settings` (keys of the technology, values as `--set` writes
+    /// them) to node `node` at run time, as one change.
+    fn configure(&mut self, node: &str, settings: &[(&str, String)]) -> Result<(), MemsysError> {
+        let _ = settings;
         Err(MemsysError::Unsupported {
-            region: region.to_string(),
-            what: "move the boundary",
-        })
-    }
-    /// Changes the NVMM emulation of one of its regions at run time.
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
-        let _ = params;
-        Err(MemsysError::Unsupported {
-            region: region.to_string(),
-            what: "change the NVMM setting",
+            region: node.to_string(),
+            what: "change the settings",
         })
     }
 }
 
-/// A controller with constant latencies: a read's data leaves `read_ps`
-/// after it arrives, a write is accepted `write_ps` after it arrives. It
-/// records every request, for tests.
-#[derive(Clone, Debug, Default)]
-pub struct FixedLatency {
-    /// Arrival to data out.
-    pub read_ps: Ps,
-    /// Arrival to acceptance.
-    pub write_ps: Ps,
-    /// Every request in arrival order: `(is_write, paddr, arrival)`.
-    pub log: Vec<(bool, u64, Ps)>,
-    /// The latest time given to `advance`.
-    pub advanced_to: Ps,
-}
-
-impl FixedLatency {
-    /// A controller answering reads after `read_ps` and accepting writes
-    /// after `write_ps`.
-    pub fn new(read_ps: Ps, write_ps: Ps) -> FixedLatency {
-        FixedLatency {
-            read_ps,
-            write_ps,
-            ..FixedLatency::default()
-        }
+/// A controller behind a shared box (what a technology builds).
+impl<B: Backend + ?Sized> Backend for Box<B> {
+    #[inline]
+    fn read(&mut self, at: NodeAddr, now: Ps) -> Ps {
+        (**self).read(at, now)
     }
-
-    /// Reads received.
-    pub fn reads(&self) -> usize {
-        self.log.iter().filter(|r| !r.0).count()
+    #[inline]
+    fn write(&mut self, at: NodeAddr, now: Ps) -> Ps {
+        (**self).write(at, now)
     }
-
-    /// Writes received.
-    pub fn writes(&self) -> usize {
-        self.log.iter().filter(|r| r.0).count()
-    }
-}
-
-impl Backend for FixedLatency {
-    fn read(&mut self, paddr: u64, now: Ps) -> Ps {
-        self.log.push((false, paddr, now));
-        now + self.read_ps
-    }
-
-    fn write(&mut self, paddr: u64, now: Ps) -> Ps {
-        self.log.push((true, paddr, now));
-        now + self.write_ps
-    }
-
     fn advance(&mut self, now: Ps) {
-        self.advanced_to = self.advanced_to.max(now);
+        (**self).advance(now)
     }
-
+    fn drain(&mut self, now: Ps) {
+        (**self).drain(now)
+    }
+    fn node_stats(&self, nodes: &[&str], sim_time_ns: u64) -> Vec<(String, serde_json::Value)> {
+        (**self).node_stats(nodes, sim_time_ns)
+    }
     fn reset_stats(&mut self) {
-        self.log.clear();
+        (**self).reset_stats()
+    }
+    fn configure(&mut self, node: &str, settings: &[(&str, String)]) -> Result<(), MemsysError> {
+        (**self).configure(node, settings)
     }
 }
 
@@ -123,14 +97,14 @@ pub struct Crossing<B> {
 }
 
 impl<B: Backend> Backend for Crossing<B> {
-    fn read(&mut self, paddr: u64, now: Ps) -> Ps {
+    fn read(&mut self, at: NodeAddr, now: Ps) -> Ps {
         let d = self.each_way;
-        self.inner.read(paddr, now + d) + d
+        self.inner.read(at, now + d) + d
     }
 
-    fn write(&mut self, paddr: u64, now: Ps) -> Ps {
+    fn write(&mut self, at: NodeAddr, now: Ps) -> Ps {
         let d = self.each_way;
-        self.inner.write(paddr, now + d).saturating_sub(d).max(now)
+        self.inner.write(at, now + d).saturating_sub(d).max(now)
     }
 
     fn advance(&mut self, now: Ps) {
@@ -142,30 +116,26 @@ impl<B: Backend> Backend for Crossing<B> {
         self.inner.drain(now + self.each_way)
     }
 
-    fn region_stats(&self, sim_time_ns: u64) -> Vec<(String, serde_json::Value)> {
-        self.inner.region_stats(sim_time_ns)
+    fn node_stats(&self, nodes: &[&str], sim_time_ns: u64) -> Vec<(String, serde_json::Value)> {
+        self.inner.node_stats(nodes, sim_time_ns)
     }
 
     fn reset_stats(&mut self) {
         self.inner.reset_stats()
     }
 
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
-        self.inner.set_nvmm(region, params)
-    }
-
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
-        self.inner.set_boundary(region, boundary)
+    fn configure(&mut self, node: &str, settings: &[(&str, String)]) -> Result<(), MemsysError> {
+        self.inner.configure(node, settings)
     }
 }
 
 /// A shared handle, so a test can keep looking at a backend it gave away.
 impl<B: Backend> Backend for std::sync::Arc<std::sync::Mutex<B>> {
-    fn read(&mut self, paddr: u64, now: Ps) -> Ps {
-        lock(self).read(paddr, now)
+    fn read(&mut self, at: NodeAddr, now: Ps) -> Ps {
+        lock(self).read(at, now)
     }
-    fn write(&mut self, paddr: u64, now: Ps) -> Ps {
-        lock(self).write(paddr, now)
+    fn write(&mut self, at: NodeAddr, now: Ps) -> Ps {
+        lock(self).write(at, now)
     }
     fn advance(&mut self, now: Ps) {
         lock(self).advance(now)
@@ -173,17 +143,14 @@ impl<B: Backend> Backend for std::sync::Arc<std::sync::Mutex<B>> {
     fn drain(&mut self, now: Ps) {
         lock(self).drain(now)
     }
-    fn region_stats(&self, sim_time_ns: u64) -> Vec<(String, serde_json::Value)> {
-        lock(self).region_stats(sim_time_ns)
+    fn node_stats(&self, nodes: &[&str], sim_time_ns: u64) -> Vec<(String, serde_json::Value)> {
+        lock(self).node_stats(nodes, sim_time_ns)
     }
     fn reset_stats(&mut self) {
         lock(self).reset_stats()
     }
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
-        lock(self).set_nvmm(region, params)
-    }
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
-        lock(self).set_boundary(region, boundary)
+    fn configure(&mut self, node: &str, settings: &[(&str, String)]) -> Result<(), MemsysError> {
+        lock(self).configure(node, settings)
     }
 }
 
@@ -196,17 +163,33 @@ fn lock<B>(m: &std::sync::Mutex<B>) -> std::sync::MutexGuard<'_, B> {
 /// names.
 pub type Backends = Vec<(String, Box<dyn Backend + Send>)>;
 
-/// One region's route: `[base, end)` goes to backend `backend`.
-#[derive(Clone, Debug)]
+/// One memory node's route: `[base, end)` goes to backend `backend` as its
+/// node `node`.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Route {
     pub(crate) base: u64,
     pub(crate) end: u64,
     pub(crate) backend: usize,
+    /// The node's index among its backend's ([`NodeAddr::node`]).
+    pub(crate) node: usize,
     /// Index into the memory system's region list.
     pub(crate) region: usize,
 }
 
-/// Regions sorted by base, for address routing on a miss.
+impl Route {
+    /// Where `paddr`, which the route holds, goes.
+    #[inline(always)]
+    pub(crate) fn at(&self, paddr: u64) -> NodeAddr {
+        NodeAddr {
+            node: self.node,
+            offset: paddr - self.base,
+            paddr,
+        }
+    }
+}
+
+/// The node map: every memory node's route, sorted by base; the one place
+/// the machine keeps where each node begins and ends.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Routes {
     routes: Vec<Route>,
@@ -218,7 +201,7 @@ impl Routes {
         Routes { routes }
     }
 
-    /// The route of `paddr`, if it is in a region.
+    /// The route of `paddr`, if it is in a node.
     #[inline]
     pub(crate) fn find(&self, paddr: u64) -> Option<&Route> {
         let i = self.routes.partition_point(|r| r.base <= paddr);
@@ -226,23 +209,67 @@ impl Routes {
         (paddr < r.end).then_some(r)
     }
 
-    /// Moves the boundary between the route ending at `boundary_was` and the
-    /// one starting there (region `upper`) to `boundary`.
-    pub(crate) fn move_boundary(&mut self, upper: usize, boundary: u64) {
-        let Some(i) = self.routes.iter().position(|r| r.region == upper) else {
-            return;
-        };
-        let was = self.routes[i].base;
-        self.routes[i].base = boundary;
-        if let Some(lower) = self.routes.iter_mut().find(|r| r.end == was) {
-            lower.end = boundary;
+    /// Moves the start of region `upper`'s node, and the end of the node of
+    /// the same backend that ends where it starts, to `boundary`: 4 KiB
+    /// aligned, and each keeps at least a page.
+    pub(crate) fn move_boundary(
+        &mut self,
+        upper: usize,
+        boundary: u64,
+    ) -> Result<(), BoundaryError> {
+        let i = self
+            .routes
+            .iter()
+            .position(|r| r.region == upper)
+            .ok_or(BoundaryError::NoNode)?;
+        let (base, end, backend) = (
+            self.routes[i].base,
+            self.routes[i].end,
+            self.routes[i].backend,
+        );
+        let lower = self
+            .routes
+            .iter()
+            .position(|r| r.end == base && r.backend == backend)
+            .ok_or(BoundaryError::NoneBelow)?;
+        let low = self.routes[lower].base;
+        if !boundary.is_multiple_of(4096) || boundary <= low || boundary >= end {
+            return Err(BoundaryError::Outside { low, end });
         }
+        self.routes[lower].end = boundary;
+        self.routes[i].base = boundary;
+        Ok(())
     }
+}
+
+/// Why [`Routes::move_boundary`] refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BoundaryError {
+    /// The region is no node of the map.
+    NoNode,
+    /// No node of the same controller ends where it begins.
+    NoneBelow,
+    /// The boundary is misaligned or outside `(low, end)`.
+    Outside {
+        /// Base of the node below.
+        low: u64,
+        /// End of the node.
+        end: u64,
+    },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::technology::fixed_latency::FixedLatency;
+
+    fn at(paddr: u64) -> NodeAddr {
+        NodeAddr {
+            node: 0,
+            offset: paddr,
+            paddr,
+        }
+    }
 
     #[test]
     fn a_crossing_delays_requests_and_read_data_but_buffers_writes() {
@@ -250,8 +277,8 @@ mod tests {
             inner: FixedLatency::new(100, 0),
             each_way: 30,
         };
-        assert_eq!(c.read(0x40, 1000), 1000 + 30 + 100 + 30);
-        assert_eq!(c.write(0x80, 2000), 2000);
+        assert_eq!(c.read(at(0x40), 1000), 1000 + 30 + 100 + 30);
+        assert_eq!(c.write(at(0x80), 2000), 2000);
         c.advance(3000);
         assert_eq!(c.inner.log, [(false, 0x40, 1030), (true, 0x80, 2030)]);
         assert_eq!(c.inner.advanced_to, 3030);
@@ -260,38 +287,44 @@ mod tests {
             inner: FixedLatency::new(0, 500),
             each_way: 30,
         };
-        assert_eq!(c.write(0, 1000), 1500);
+        assert_eq!(c.write(at(0), 1000), 1500);
     }
 
     #[test]
     fn routing() {
-        let r = Routes::new(vec![
-            Route {
-                base: 0xC000_0000,
-                end: 0x1_8000_0000,
-                backend: 0,
-                region: 1,
-            },
-            Route {
-                base: 0x8000_0000,
-                end: 0xC000_0000,
-                backend: 0,
-                region: 0,
-            },
+        let route = |base, end, region| Route {
+            base,
+            end,
+            backend: 0,
+            node: region,
+            region,
+        };
+        let mut r = Routes::new(vec![
+            route(0xC000_0000, 0x1_8000_0000, 1),
+            route(0x8000_0000, 0xC000_0000, 0),
         ]);
         assert!(r.find(0x7fff_ffff).is_none());
         assert_eq!(r.find(0x8000_0000).unwrap().region, 0);
         assert_eq!(r.find(0xbfff_ffff).unwrap().region, 0);
-        assert_eq!(r.find(0xC000_0000).unwrap().region, 1);
+        let upper = *r.find(0xC000_0040).unwrap();
+        assert_eq!((upper.region, upper.at(0xC000_0040).offset), (1, 0x40));
         assert!(r.find(0x1_8000_0000).is_none());
-    }
 
-    #[test]
-    fn fixed_latency() {
-        let mut f = FixedLatency::new(100, 5);
-        assert_eq!(f.read(0x40, 1000), 1100);
-        assert_eq!(f.write(0x80, 2000), 2005);
-        assert_eq!((f.reads(), f.writes()), (1, 1));
-        assert!(f.set_nvmm("nvmm", NvmmParams::default()).is_err());
+        // The boundary moves in the one map: lookups and offsets follow.
+        assert_eq!(r.move_boundary(1, 0xA000_0000), Ok(()));
+        let moved = *r.find(0xA000_0040).unwrap();
+        assert_eq!((moved.region, moved.at(0xA000_0040).offset), (1, 0x40));
+        assert_eq!(r.find(0x9fff_ffff).unwrap().region, 0);
+        let outside = Err(BoundaryError::Outside {
+            low: 0x8000_0000,
+            end: 0x1_8000_0000,
+        });
+        assert_eq!(r.move_boundary(1, 0xA000_0001), outside);
+        assert_eq!(r.move_boundary(1, 0x8000_0000), outside);
+        assert_eq!(
+            r.move_boundary(0, 0x9000_0000),
+            Err(BoundaryError::NoneBelow)
+        );
+        assert_eq!(r.move_boundary(7, 0x9000_0000), Err(BoundaryError::NoNode));
     }
 }

@@ -404,7 +404,7 @@ impl ControlPage {
             }
             _ => return true,
         }
-        if ms.is_none_or(|ms| ms.set_nvmm(&self.region, p.clone()).is_ok()) {
+        if ms.is_none_or(|ms| ms.configure(&self.region, &settings(&p)).is_ok()) {
             self.params = p;
         }
         true
@@ -420,6 +420,19 @@ impl ControlPage {
             _ => {}
         }
     }
+}
+
+/// The settings the page's registers hold, as the memory system takes
+/// them (`memory.NAME` keys; a float's `{:?}` reads back exactly).
+fn settings(p: &NvmmParams) -> [(&'static str, String); 6] {
+    [
+        ("method", p.method.as_str().to_string()),
+        ("trcd_ns", format!("{:?}", p.trcd_ns)),
+        ("trp_ns", format!("{:?}", p.trp_ns)),
+        ("tras_ns", format!("{:?}", p.tras_ns)),
+        ("coarse_read_ns", format!("{:?}", p.coarse_read_ns)),
+        ("coarse_write_ns", format!("{:?}", p.coarse_write_ns)),
+    ]
 }
 
 #[cfg(test)]

@@ -90,6 +90,48 @@ pub enum MemsysError {
         what: &'static str,
     },
 
+    /// A controller of a technology nobody registered.
+    #[error("memory.controllers.{controller}.technology: no technology '{name}'; the registered ones are: {}", .known.join(", "))]
+    UnknownTechnology {
+        /// The controller.
+        controller: String,
+        /// The name asked for.
+        name: String,
+        /// The registered names.
+        known: Vec<&'static str>,
+    },
+
+    /// A setting the technology refused.
+    #[error("{key}: {problem}")]
+    Setting {
+        /// The config key (or `memory.NAME` for a run-time change).
+        key: String,
+        /// What is wrong.
+        problem: String,
+    },
+
+    /// A boundary move with no node below to take the difference.
+    #[error("no memory node of controller '{controller}' ends where '{node}' begins, so there is no boundary to move")]
+    NoBoundary {
+        /// The node asked for.
+        node: String,
+        /// Its controller.
+        controller: String,
+    },
+
+    /// A boundary that is misaligned or leaves a node empty.
+    #[error(
+        "boundary {boundary:#x} must be 4 KiB aligned and strictly between {low:#x} and {end:#x}"
+    )]
+    Boundary {
+        /// The boundary asked for.
+        boundary: u64,
+        /// Base of the node below.
+        low: u64,
+        /// End of the node.
+        end: u64,
+    },
+
     /// The controller model refused.
     #[error(transparent)]
     Controller(#[from] DramError),

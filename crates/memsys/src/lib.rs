@@ -56,16 +56,16 @@ mod backend;
 mod bus;
 mod cache;
 pub mod control;
-mod dram;
 mod error;
 mod filter;
+pub mod technology;
 mod time;
 mod tlb;
 
 #[cfg(test)]
 mod tests;
 
-use rvnvmm_config::{Config, NvmmParams};
+use rvnvmm_config::Config;
 use rvnvmm_timing::{
     ControlError, ControlPort, DataAccess, PageRange, TimingModel, TlbFill, TlbFlush, TlbLookup,
     TlbPort,
@@ -73,11 +73,12 @@ use rvnvmm_timing::{
 pub use rvnvmm_timing::{CoreId, CoreMap, FlushKind};
 use serde_json::{json, Map, Value};
 
-pub use backend::{Backend, Backends, Crossing, FixedLatency};
+pub use backend::{Backend, Backends, Crossing, NodeAddr};
 pub use bus::BusStats;
 pub use cache::{CacheStats, LineState};
 pub use error::MemsysError;
 pub use filter::FILTER_ENTRIES;
+pub use technology::fixed_latency::FixedLatency;
 
 #[cfg(test)]
 const _: () = {
@@ -86,7 +87,7 @@ const _: () = {
 };
 pub use time::{ns_to_ps, Clock, Ps};
 
-use backend::{Route, Routes};
+use backend::{BoundaryError, Route, Routes};
 use bus::Bus;
 use cache::Cache;
 use filter::Filter;
@@ -192,6 +193,8 @@ struct RegionInfo {
 struct BackendSlot {
     name: String,
     backend: Box<dyn Backend + Send>,
+    /// The names of its nodes, in [`NodeAddr::node`] order.
+    nodes: Vec<String>,
 }
 
 /// Caches, coherence, bus and controllers of one machine; see the crate
@@ -348,7 +351,11 @@ impl MemorySystem {
             if slots.iter().any(|s| s.name == name) {
                 return Err(MemsysError::ControllerTwice(name));
             }
-            slots.push(BackendSlot { name, backend });
+            slots.push(BackendSlot {
+                name,
+                backend,
+                nodes: Vec::new(),
+            });
         }
         let mut regions = Vec::new();
         let mut routes = Vec::new();
@@ -360,10 +367,15 @@ impl MemorySystem {
                     region: name.clone(),
                     controller: r.controller.clone(),
                 })?;
+            // Nodes are numbered per backend in name order, as
+            // `technology::Setup::nodes` lists them.
+            let node = slots[backend].nodes.len();
+            slots[backend].nodes.push(name.clone());
             routes.push(Route {
                 base: r.base,
                 end: r.end(),
                 backend,
+                node,
                 region: regions.len(),
             });
             regions.push(RegionInfo {
@@ -666,20 +678,31 @@ impl MemorySystem {
         Ok((r, &mut b.backend))
     }
 
-    /// Changes the NVMM emulation of region `region` at run time (the
-    /// control page).
-    pub fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
-        self.region_backend(region)?.1.set_nvmm(region, params)
+    /// Applies `settings` to memory node `node` at run time, as one change
+    /// (the control page): keys of its technology, values as `--set` writes
+    /// them (for an NVMM region of the DDR3 controller: `method`, `trcd_ns`,
+    /// ... of `memory.NAME`).
+    pub fn configure(
+        &mut self,
+        node: &str,
+        settings: &[(&str, String)],
+    ) -> Result<(), MemsysError> {
+        self.region_backend(node)?.1.configure(node, settings)
     }
 
-    /// Moves the start of NVMM region `region`, and the end of the DRAM
-    /// region below it on the same controller, to `boundary` (the control
-    /// page's `BOUNDARY`): timing and statistics follow at once.
-    pub fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
-        let (r, backend) = self.region_backend(region)?;
-        backend.set_boundary(region, boundary)?;
-        self.routes.move_boundary(r, boundary);
-        Ok(())
+    /// Moves the start of memory node `node`, and the end of the node below
+    /// it on the same controller, to `boundary` (the control page's
+    /// `BOUNDARY`): timing and statistics follow at once.
+    pub fn set_boundary(&mut self, node: &str, boundary: u64) -> Result<(), MemsysError> {
+        let (r, _) = self.region_backend(node)?;
+        self.routes.move_boundary(r, boundary).map_err(|e| match e {
+            BoundaryError::NoNode => MemsysError::UnknownRegion(node.to_string()),
+            BoundaryError::NoneBelow => MemsysError::NoBoundary {
+                node: node.to_string(),
+                controller: self.regions[r].controller.clone(),
+            },
+            BoundaryError::Outside { low, end } => MemsysError::Boundary { boundary, low, end },
+        })
     }
 
     /// Which of several harts presenting a request at the same instant the
@@ -817,7 +840,8 @@ impl MemorySystem {
             );
         }
         for b in &self.backends {
-            for (name, v) in b.backend.region_stats(sim_time_ns) {
+            let nodes: Vec<&str> = b.nodes.iter().map(String::as_str).collect();
+            for (name, v) in b.backend.node_stats(&nodes, sim_time_ns) {
                 let entry = regions
                     .entry(name)
                     .or_insert_with(|| Value::Object(Map::new()));
@@ -1462,9 +1486,9 @@ impl MemorySystem {
     fn mem_read(&mut self, h: usize, addr: u64, t: Ps, occ: Ps) -> Ps {
         let g = self.bus.acquire(Some(h), t, self.addr_occ);
         let arrive = g + self.req_ps;
-        let route = self.routes.find(addr).cloned();
+        let route = self.routes.find(addr).copied();
         let data_out = match &route {
-            Some(r) => self.backends[r.backend].backend.read(addr, arrive),
+            Some(r) => self.backends[r.backend].backend.read(r.at(addr), arrive),
             None => arrive,
         };
         let rg = self.bus.acquire(None, data_out, occ);
@@ -1499,10 +1523,10 @@ impl MemorySystem {
         if let Some(w) = self.write_backs.as_mut() {
             w.push(addr);
         }
-        match self.routes.find(addr).cloned() {
+        match self.routes.find(addr).copied() {
             Some(r) => {
                 self.regions[r.region].bus_writes += 1;
-                self.backends[r.backend].backend.write(addr, arrive)
+                self.backends[r.backend].backend.write(r.at(addr), arrive)
             }
             None => arrive,
         }
@@ -1721,8 +1745,8 @@ impl TimingModel for MemorySystem {
 }
 
 impl ControlPort for MemorySystem {
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), ControlError> {
-        MemorySystem::set_nvmm(self, region, params).map_err(|e| ControlError(e.to_string()))
+    fn configure(&mut self, node: &str, settings: &[(&str, String)]) -> Result<(), ControlError> {
+        MemorySystem::configure(self, node, settings).map_err(|e| ControlError(e.to_string()))
     }
 
     fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), ControlError> {
@@ -1758,8 +1782,8 @@ fn avg_ns(sum_ps: Ps, n: u64) -> f64 {
     }
 }
 
-/// The controller models of a config: `rvnvmm_dram::Controller`s, told the
-/// size of the lines that cross the bus.
+/// The controllers of a config, each built by its technology and told
+/// the size of the lines that cross the bus.
 fn default_backends(cfg: &Config) -> Result<Backends, MemsysError> {
     let c = &cfg.cache;
     let line = if c.l2.enabled {
@@ -1767,5 +1791,5 @@ fn default_backends(cfg: &Config) -> Result<Backends, MemsysError> {
     } else {
         c.l1d.line_bytes
     };
-    dram::controllers(cfg, u64::from(line))
+    technology::controllers(cfg, u64::from(line))
 }

@@ -763,12 +763,8 @@ fn controllers_are_routed_by_region() {
     // 990 ns more at 667 MHz.
     let diff = slow - fast;
     assert!((659..=662).contains(&diff), "{diff}");
-    assert!(m
-        .set_nvmm("nvmm", rvnvmm_config::NvmmParams::default())
-        .is_err());
-    assert!(m
-        .set_nvmm("nope", rvnvmm_config::NvmmParams::default())
-        .is_err());
+    assert!(m.configure("nvmm", &[("method", "fine".into())]).is_err());
+    assert!(m.configure("nope", &[("method", "fine".into())]).is_err());
     // A missing controller is an error.
     let err = MemorySystem::with_backends(
         &cfg,
@@ -1018,17 +1014,12 @@ fn dram_controller_behind_the_bus() {
     // A dirty line written back by a flush reaches the controller.
     m.data_access(0, NVMM + 64, true, 1000);
     m.flush_line(0, NVMM + 64, FlushKind::L1, 2000);
-    m.set_nvmm(
-        "nvmm",
-        rvnvmm_config::NvmmParams {
-            method: rvnvmm_config::Method::Coarse,
-            ..rvnvmm_config::NvmmParams::default()
-        },
-    )
-    .unwrap();
-    assert!(m
-        .set_nvmm("dram", rvnvmm_config::NvmmParams::default())
-        .is_err());
+    m.configure("nvmm", &[("method", "coarse".into())]).unwrap();
+    let err = m.configure("nvmm", &[("trcd", "1".into())]).unwrap_err();
+    assert!(err.to_string().contains("trcd"), "{err}");
+    let err = m.configure("nvmm", &[("trcd_ns", "0".into())]).unwrap_err();
+    assert!(err.to_string().contains("trcd_ns"), "{err}");
+    assert!(m.configure("dram", &[("method", "fine".into())]).is_err());
     m.finish(10_000);
     let j = m.stats_json(200_000);
     let n = &j["regions"]["nvmm"];

@@ -38,8 +38,6 @@
 //! Devices do not get the model: the ones that need it (the NVMM control
 //! page) get the narrow [`ControlPort`] from [`TimingModel::control_port`].
 
-use rvnvmm_config::NvmmParams;
-
 /// The number of a core: its slot among the model's private caches.
 pub type CoreId = usize;
 
@@ -386,15 +384,21 @@ impl std::fmt::Display for ControlError {
 
 impl std::error::Error for ControlError {}
 
-/// What the NVMM control page may do to the memory system: set the NVMM
-/// method and latencies, move the DRAM/NVMM boundary, read and reset the
-/// counters. Devices get this, never the model itself.
+/// What a memory node's control page may do to the memory system: change
+/// the node's technology settings, move the boundary below it, read and
+/// reset the counters. Devices get this, never the model itself; it speaks
+/// of nodes by name and settings by key, so that any technology can be
+/// controlled through it.
 pub trait ControlPort {
-    /// Sets the NVMM emulation of region `region`.
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), ControlError>;
+    /// Applies `settings` to memory node `node` as one change, or refuses
+    /// them all: each a key of the node's technology (for an NVMM node of
+    /// the DDR3 controller, a `memory.NAME` key such as `method` or
+    /// `trcd_ns`) with its value as `--set` writes it.
+    fn configure(&mut self, node: &str, settings: &[(&str, String)]) -> Result<(), ControlError>;
 
-    /// Moves the start of NVMM region `region` to `boundary`.
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), ControlError>;
+    /// Moves the start of node `node`, and the end of the node just below it
+    /// on the same controller, to `boundary`.
+    fn set_boundary(&mut self, node: &str, boundary: u64) -> Result<(), ControlError>;
 
     /// The statistics counters at `pointers` (JSON pointers into the
     /// memory system's `--stats` object, e.g. `/regions/nvmm/reads`,

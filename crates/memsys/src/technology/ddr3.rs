@@ -1,20 +1,45 @@
-//! [`Backend`] for the DDR3/NVMM controller model of `rvnvmm-dram`.
+//! Technology `ddr3`: the DDR3 controller model of `rvnvmm-dram`, with the
+//! NVMM methods of its `kind = "nvmm"` regions.
 
-use rvnvmm_config::{Config, NvmmParams};
 use rvnvmm_dram::{Controller, Wear, WearUnit};
 use serde_json::{json, Value};
 
-use crate::backend::{Backend, Backends, Crossing};
-use crate::time::{ns_to_ps, Ps};
+use super::{Registration, Setup};
+use crate::backend::{Backend, NodeAddr};
+use crate::time::Ps;
 use crate::MemsysError;
 
+/// The registration of the `ddr3` technology.
+pub const REGISTRATION: Registration = Registration {
+    name: rvnvmm_config::DDR3_TECHNOLOGY,
+    build,
+};
+
+/// A `rvnvmm_dram::Controller` for the nodes of `setup`, matching reads
+/// against queued writes at the granularity of the lines that cross the
+/// bus.
+fn build(setup: &Setup<'_>) -> Result<Box<dyn Backend + Send>, MemsysError> {
+    let regions: Vec<_> = setup
+        .nodes
+        .iter()
+        .map(|(n, r)| (n.to_string(), r.base, r.size, r.nvmm.clone()))
+        .collect();
+    let mut c = Controller::new(
+        setup.controller,
+        &setup.cfg.memory.controllers[setup.controller],
+        &regions,
+    )?;
+    c.set_line_bytes(setup.line_bytes)?;
+    Ok(Box::new(c))
+}
+
 impl Backend for Controller {
-    fn read(&mut self, paddr: u64, now: Ps) -> Ps {
-        Controller::read(self, paddr, now)
+    fn read(&mut self, at: NodeAddr, now: Ps) -> Ps {
+        Controller::read_at(self, at.node, at.offset, at.paddr, now)
     }
 
-    fn write(&mut self, paddr: u64, now: Ps) -> Ps {
-        Controller::write(self, paddr, now)
+    fn write(&mut self, at: NodeAddr, now: Ps) -> Ps {
+        Controller::write_at(self, at.node, at.offset, at.paddr, now)
     }
 
     fn advance(&mut self, now: Ps) {
@@ -26,7 +51,7 @@ impl Backend for Controller {
         Controller::finish(self);
     }
 
-    fn region_stats(&self, sim_time_ns: u64) -> Vec<(String, Value)> {
+    fn node_stats(&self, _nodes: &[&str], sim_time_ns: u64) -> Vec<(String, Value)> {
         let hist = |h: &[(Ps, u64)]| -> Vec<Value> {
             h.iter()
                 .map(|&(bound, n)| {
@@ -91,12 +116,15 @@ impl Backend for Controller {
         Controller::reset_stats(self)
     }
 
-    fn set_nvmm(&mut self, region: &str, params: NvmmParams) -> Result<(), MemsysError> {
-        Ok(Controller::set_nvmm(self, region, params)?)
-    }
-
-    fn set_boundary(&mut self, region: &str, boundary: u64) -> Result<(), MemsysError> {
-        Ok(Controller::set_boundary(self, region, boundary)?)
+    fn configure(&mut self, node: &str, settings: &[(&str, String)]) -> Result<(), MemsysError> {
+        let now = Controller::nvmm_settings(self, node)?;
+        let params = now
+            .with_settings(settings)
+            .map_err(|problem| MemsysError::Setting {
+                key: format!("memory.{node}"),
+                problem,
+            })?;
+        Ok(Controller::set_nvmm(self, node, params)?)
     }
 }
 
@@ -130,25 +158,4 @@ fn wear(w: &Wear) -> Value {
             })
             .collect::<Vec<_>>(),
     })
-}
-
-/// One `rvnvmm_dram::Controller` per controller that a region of `cfg`
-/// names, matching reads against queued writes at the granularity of the
-/// lines that cross the bus (`line_bytes`).
-pub(crate) fn controllers(cfg: &Config, line_bytes: u64) -> Result<Backends, MemsysError> {
-    let mut out: Backends = Vec::new();
-    for name in cfg.memory.controllers.keys() {
-        if !cfg.memory.regions.values().any(|r| &r.controller == name) {
-            continue;
-        }
-        let mut c = Controller::from_config(cfg, name)?;
-        c.set_line_bytes(line_bytes)?;
-        let each_way = ns_to_ps(cfg.memory.controllers[name].interface_latency_ns);
-        if each_way > 0 {
-            out.push((name.clone(), Box::new(Crossing { inner: c, each_way })));
-        } else {
-            out.push((name.clone(), Box::new(c)));
-        }
-    }
-    Ok(out)
 }
