@@ -2,17 +2,20 @@
 //! them, and the bus that routes physical accesses.
 
 use crate::clint::{Clint, CLINT_SIZE, MAX_HARTS};
+use crate::device::{Device, Wires};
+use crate::dtb::{PHANDLE_CPU, PHANDLE_DEVICES};
 use crate::guest_mem::GuestMemory;
 use crate::input::InputQueue;
 use crate::map::*;
 use crate::plic::{plic_size, Plic, PLIC_SOURCES};
-use crate::syscon::{ExitRequest, Syscon, SYSCON_SIZE};
-use crate::uart::{Uart, UART_SIZE};
+use crate::syscon::{ExitRequest, Syscon};
+use crate::uart::Uart;
 use crate::virtio::{QueueError, VirtioDevice, VirtioMmio, VIRTIO_MMIO_SIZE};
 use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
 use rvnvmm_config::{Config, RegionKind};
 use rvnvmm_hart::ControlPort;
 use rvnvmm_memsys::control::{ControlPage, CONTROL_PAGE_SIZE};
+use std::any::Any;
 use std::io::Write;
 
 /// Why a board cannot be built.
@@ -34,6 +37,33 @@ pub enum BoardError {
         /// The device's base address.
         base: u64,
     },
+    /// Two devices' windows overlap.
+    #[error("the {device} at {base:#x} overlaps the {other}")]
+    DeviceOverlap {
+        /// The device being registered.
+        device: &'static str,
+        /// Where it was to go.
+        base: u64,
+        /// The device already there.
+        other: &'static str,
+    },
+    /// A device's interrupt lines cannot all get a free PLIC source.
+    #[error("no free PLIC source for the {0}")]
+    Irqs(&'static str),
+    /// More devices than the device tree has phandles for.
+    #[error("too many devices for the device tree")]
+    TooManyDevices,
+}
+
+/// Which PLIC sources a device being registered gets, one per line
+/// ([`Device::irq_count`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Irqs {
+    /// Consecutive sources from this one (a fixed number of QEMU `virt`'s
+    /// map, which guests may know).
+    At(u32),
+    /// The lowest free sources above the virtio slots' (then below).
+    Any,
 }
 
 /// The interrupts pending for one hart, to be ORed into its `mip`.
@@ -73,6 +103,7 @@ pub struct BoardBuilder {
     control: Option<ControlPage>,
     uart: Option<Uart>,
     virtio: Vec<Box<dyn VirtioDevice>>,
+    extra: Vec<(u64, Box<dyn Device>)>,
 }
 
 impl BoardBuilder {
@@ -97,6 +128,13 @@ impl BoardBuilder {
         self
     }
 
+    /// Adds `dev` at `base`, after the board's own devices, its interrupt
+    /// lines on free PLIC sources ([`Irqs::Any`]).
+    pub fn device(mut self, base: u64, dev: impl Device) -> BoardBuilder {
+        self.extra.push((base, Box::new(dev)));
+        self
+    }
+
     /// The board.
     pub fn build(self) -> Result<Board, BoardError> {
         if !(1..=MAX_HARTS).contains(&self.harts) {
@@ -106,29 +144,6 @@ impl BoardBuilder {
             return Err(BoardError::TooManyVirtio(self.virtio.len()));
         }
         let contexts = 2 * self.harts;
-        let devices = [
-            ("syscon", SYSCON_BASE, SYSCON_SIZE),
-            ("CLINT", CLINT_BASE, CLINT_SIZE),
-            ("PLIC", PLIC_BASE, plic_size(contexts)),
-            ("UART", UART0_BASE, UART_SIZE),
-            (
-                "virtio-mmio",
-                VIRTIO_BASE,
-                VIRTIO_MMIO_SIZE * VIRTIO_SLOTS as u64,
-            ),
-            ("NVMM control page", CONTROL_PAGE_BASE, CONTROL_PAGE_SIZE),
-        ];
-        for r in self.dram.iter().chain(&self.nvmm) {
-            for &(device, base, size) in &devices {
-                if r.base < base + size && base < r.base.saturating_add(r.size) {
-                    return Err(BoardError::Overlap {
-                        region: r.name.clone(),
-                        device,
-                        base,
-                    });
-                }
-            }
-        }
         let mut board = Board {
             harts: self.harts,
             threads_per_core: self.threads_per_core,
@@ -138,17 +153,98 @@ impl BoardBuilder {
             nvmm: self.nvmm,
             clint: Clint::new(self.harts, self.timebase_hz),
             plic: Plic::new(PLIC_SOURCES, contexts),
-            uart: self
-                .uart
-                .unwrap_or_else(|| Uart::new(Box::new(std::io::stdout()), InputQueue::new())),
-            virtio: self.virtio.into_iter().map(VirtioMmio::new).collect(),
-            syscon: Syscon::default(),
             control: self.control,
+            map: Vec::new(),
+            devices: Vec::new(),
+            groups: Vec::new(),
+            exit: None,
             irq_changes: 0,
         };
-        board.update_irqs();
+        // The interrupt controllers (and the memory system's control page)
+        // are not `Device`s: the CLINT is read for every hart's `time` and
+        // `mtimecmp` and counts IPIs by sender, the PLIC is what devices'
+        // lines drive, and the control page talks to the memory system
+        // through the accessing hart's port. The board holds them itself.
+        board.map_window(CLINT_BASE, CLINT_SIZE, Target::Clint, "CLINT")?;
+        board.map_window(PLIC_BASE, plic_size(contexts), Target::Plic, "PLIC")?;
+        if board.control.is_some() {
+            let name = "NVMM control page";
+            board.map_window(CONTROL_PAGE_BASE, CONTROL_PAGE_SIZE, Target::Control, name)?;
+        }
+        let uart = self
+            .uart
+            .unwrap_or_else(|| Uart::new(Box::new(std::io::stdout()), InputQueue::new()));
+        // The devices; each one line.
+        board.attach(SYSCON_BASE, Box::new(Syscon), Irqs::Any)?;
+        board.attach(UART0_BASE, Box::new(uart), Irqs::At(UART0_IRQ))?;
+        board.declare_group(VIRTIO_GROUP);
+        for (k, v) in self.virtio.into_iter().enumerate() {
+            let irq = Irqs::At(VIRTIO_IRQ_BASE + k as u32);
+            board.attach(virtio_base(k), Box::new(VirtioMmio::new(v)), irq)?;
+        }
+        for (base, dev) in self.extra {
+            board.attach(base, dev, Irqs::Any)?;
+        }
+        // Memory must not hide a device, nor the room kept for the virtio
+        // slots.
+        let reserved = [(
+            "virtio-mmio",
+            VIRTIO_BASE,
+            VIRTIO_MMIO_SIZE * VIRTIO_SLOTS as u64,
+        )];
+        let windows = board.map.iter().map(|w| (w.name, w.base, w.size));
+        let windows: Vec<_> = windows.chain(reserved).collect();
+        for r in board.dram.iter().chain(&board.nvmm) {
+            for &(device, base, size) in &windows {
+                if r.base < base + size && base < r.base.saturating_add(r.size) {
+                    return Err(BoardError::Overlap {
+                        region: r.name.clone(),
+                        device,
+                        base,
+                    });
+                }
+            }
+        }
         Ok(board)
     }
+}
+
+/// The checkpoint group of the virtio transports (saved after their
+/// count, even when there are none).
+const VIRTIO_GROUP: &str = "virtio devices";
+
+/// What a window of the address map leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Target {
+    Clint,
+    Plic,
+    Control,
+    /// `Board::devices[i]`.
+    Dev(usize),
+}
+
+/// A window of the address map.
+#[derive(Clone, Copy, Debug)]
+struct Window {
+    base: u64,
+    size: u64,
+    target: Target,
+    name: &'static str,
+}
+
+/// A registered device.
+struct Slot {
+    base: u64,
+    /// Its PLIC sources, line by line.
+    irqs: Vec<u32>,
+    dev: Box<dyn Device>,
+}
+
+/// A checkpoint group: saved, at device `at` of the order, as the count
+/// of devices of the group, then those devices.
+struct Group {
+    at: usize,
+    name: &'static str,
 }
 
 /// The devices of the full-system machine (`docs/board.md`), behind one
@@ -172,10 +268,16 @@ pub struct Board {
     nvmm: Vec<MemRegion>,
     clint: Clint,
     plic: Plic,
-    uart: Uart,
-    virtio: Vec<VirtioMmio>,
-    syscon: Syscon,
     control: Option<ControlPage>,
+    /// The address map, by base: every window on the bus.
+    map: Vec<Window>,
+    /// The registered devices, in registration order (which is address
+    /// order for the board's own: ticks, checkpoints and the device tree
+    /// follow it).
+    devices: Vec<Slot>,
+    groups: Vec<Group>,
+    /// The power-off or reboot a device asked for.
+    exit: Option<ExitRequest>,
     /// See [`Board::irq_changes`].
     irq_changes: u64,
 }
@@ -185,20 +287,9 @@ impl std::fmt::Debug for Board {
         f.debug_struct("Board")
             .field("harts", &self.harts)
             .field("now_ns", &self.now_ns)
-            .field("virtio", &self.virtio)
+            .field("map", &self.map)
             .finish_non_exhaustive()
     }
-}
-
-/// A device window on the bus.
-#[derive(Clone, Copy)]
-enum Dev {
-    Syscon,
-    Clint,
-    Plic,
-    Uart,
-    Virtio(usize),
-    Control,
 }
 
 impl Board {
@@ -226,6 +317,97 @@ impl Board {
             control: ControlPage::new(cfg),
             uart: None,
             virtio: Vec::new(),
+            extra: Vec::new(),
+        }
+    }
+
+    /// Puts a window into the address map.
+    fn map_window(
+        &mut self,
+        base: u64,
+        size: u64,
+        target: Target,
+        name: &'static str,
+    ) -> Result<(), BoardError> {
+        if let Some(w) = self
+            .map
+            .iter()
+            .find(|w| base < w.base + w.size && w.base < base.saturating_add(size))
+        {
+            return Err(BoardError::DeviceOverlap {
+                device: name,
+                base,
+                other: w.name,
+            });
+        }
+        let at = self.map.partition_point(|w| w.base < base);
+        self.map.insert(
+            at,
+            Window {
+                base,
+                size,
+                target,
+                name,
+            },
+        );
+        Ok(())
+    }
+
+    /// Registers `dev` at `base`: its window goes into the address map,
+    /// its interrupt lines get PLIC sources (`irqs`).
+    pub fn attach(
+        &mut self,
+        base: u64,
+        dev: Box<dyn Device>,
+        irqs: Irqs,
+    ) -> Result<(), BoardError> {
+        let name = dev.name();
+        let i = self.devices.len();
+        if PHANDLE_DEVICES + i as u32 >= PHANDLE_CPU {
+            return Err(BoardError::TooManyDevices);
+        }
+        let sources = self
+            .allocate_irqs(dev.irq_count(), irqs)
+            .ok_or(BoardError::Irqs(name))?;
+        self.map_window(base, dev.size(), Target::Dev(i), name)?;
+        if let Some(g) = dev.checkpoint_group() {
+            self.declare_group(g);
+        }
+        self.devices.push(Slot {
+            base,
+            irqs: sources,
+            dev,
+        });
+        Ok(())
+    }
+
+    /// `n` PLIC sources no device has yet.
+    fn allocate_irqs(&self, n: usize, irqs: Irqs) -> Option<Vec<u32>> {
+        let taken = |s: u32| self.devices.iter().any(|d| d.irqs.contains(&s));
+        let sources: Vec<u32> = match irqs {
+            _ if n == 0 => Vec::new(),
+            Irqs::At(first) => (first..first + n as u32).collect(),
+            Irqs::Any => {
+                let above = VIRTIO_IRQ_BASE + VIRTIO_SLOTS as u32;
+                (above..=PLIC_SOURCES)
+                    .chain(1..above)
+                    .filter(|&s| !taken(s))
+                    .take(n)
+                    .collect()
+            }
+        };
+        let valid = |s: &u32| (1..=PLIC_SOURCES).contains(s) && !taken(*s);
+        (sources.len() == n && sources.iter().all(valid)).then_some(sources)
+    }
+
+    /// Devices of checkpoint group `name` are saved, from the next device
+    /// registered on, after their count (0 if none follow).
+    fn declare_group(&mut self, name: &'static str) {
+        if !self.groups.iter().any(|g| g.name == name) {
+            self.groups.push(Group {
+                at: self.devices.len(),
+                name,
+            });
         }
     }
 
@@ -255,9 +437,26 @@ impl Board {
         self.cbom_block_bytes
     }
 
+    /// The first registered device of type `T`.
+    pub fn device<T: Device>(&self) -> Option<&T> {
+        self.devices
+            .iter()
+            .find_map(|s| (&*s.dev as &dyn Any).downcast_ref::<T>())
+    }
+
+    /// The PLIC sources of the first registered device of type `T`.
+    pub fn device_irqs<T: Device>(&self) -> Option<&[u32]> {
+        self.devices
+            .iter()
+            .find(|s| (&*s.dev as &dyn Any).is::<T>())
+            .map(|s| s.irqs.as_slice())
+    }
+
     /// The virtio transports, slot by slot.
-    pub fn virtio(&self) -> &[VirtioMmio] {
-        &self.virtio
+    pub fn virtio(&self) -> impl Iterator<Item = &VirtioMmio> {
+        self.devices
+            .iter()
+            .filter_map(|s| (&*s.dev as &dyn Any).downcast_ref::<VirtioMmio>())
     }
 
     /// Whether the machine has the NVMM control page.
@@ -299,24 +498,37 @@ impl Board {
         self.clint.ipis_sent(hart)
     }
 
-    /// Advances the board to `now_ns`: pulls console input into the UART,
-    /// processes notified virtqueues (reading and writing `mem`), passes
-    /// console output on, and updates the interrupt lines.
+    /// Calls device `i` with its wires, and counts a moved line.
+    fn with_wires<R>(
+        &mut self,
+        i: usize,
+        f: impl FnOnce(&mut dyn Device, &mut Wires<'_>) -> R,
+    ) -> R {
+        let slot = &mut self.devices[i];
+        let mut wires = Wires::new(self.now_ns, &mut self.plic, &slot.irqs, &mut self.exit);
+        let r = f(&mut *slot.dev, &mut wires);
+        if wires.changed() {
+            self.irq_changes += 1;
+        }
+        r
+    }
+
+    /// Advances the board to `now_ns`: every device's [`Device::tick`]
+    /// (the UART pulls console input and passes output on, virtio
+    /// transports process notified virtqueues, reading and writing `mem`),
+    /// in registration order.
     pub fn tick(&mut self, now_ns: u64, mem: &mut dyn GuestMemory) {
         self.now_ns = now_ns;
-        self.uart.poll_input();
-        self.uart.flush();
-        for v in &mut self.virtio {
-            v.service(mem);
+        for i in 0..self.devices.len() {
+            self.with_wires(i, |d, w| d.tick(mem, w));
         }
-        self.update_irqs();
     }
 
     /// Whether a device has work for [`Board::tick`]: a virtqueue was
     /// notified or console input waits. A hart loop may end a time slice
     /// early on it.
     pub fn needs_service(&self) -> bool {
-        self.virtio.iter().any(|v| v.needs_service())
+        self.devices.iter().any(|s| s.dev.needs_service())
     }
 
     /// The interrupts pending for hart `hart` at the board's current time.
@@ -332,7 +544,8 @@ impl Board {
     /// Whether the UART's driver enabled its received-data interrupt (see
     /// [`crate::uart::Uart::rx_interrupt_enabled`]).
     pub fn uart_rx_enabled(&self) -> bool {
-        self.uart.rx_interrupt_enabled()
+        self.device::<Uart>()
+            .is_some_and(Uart::rx_interrupt_enabled)
     }
 
     /// Hart `hart`'s `mtimecmp` on the scale of the harts' `time` CSR
@@ -344,30 +557,37 @@ impl Board {
     }
 
     /// The earliest time, not before the current one, at which a timer
-    /// interrupt becomes pending (on any hart), or `None` if no timer is
-    /// armed. Harts all waiting in WFI may skip ahead to it; with `None`
-    /// they can only wait for console input ([`InputQueue::wait`]).
+    /// interrupt becomes pending (on any hart) or a device wants a tick,
+    /// or `None` if nothing is armed. Harts all waiting in WFI may skip
+    /// ahead to it; with `None` they can only wait for console input
+    /// ([`InputQueue::wait`]).
     pub fn next_event_ns(&self) -> Option<u64> {
-        self.clint.next_event_ns(self.now_ns)
+        let now = self.now_ns;
+        let devices = self.devices.iter().filter_map(|s| s.dev.next_event_ns(now));
+        self.clint
+            .next_event_ns(now)
+            .into_iter()
+            .chain(devices)
+            .min()
     }
 
     /// The power-off or reboot the guest asked for, if any (taken once).
     pub fn take_exit_request(&mut self) -> Option<ExitRequest> {
-        self.syscon.take_request()
+        self.exit.take()
     }
 
     /// Whether the guest asked for a power-off or reboot.
     pub fn has_exit_request(&self) -> bool {
-        self.syscon.has_request()
+        self.exit.is_some()
     }
 
     /// The virtio devices that set DEVICE_NEEDS_RESET, by base address,
     /// with the reason: for diagnostics.
     pub fn virtio_errors(&self) -> impl Iterator<Item = (u64, &QueueError)> {
-        self.virtio
-            .iter()
-            .enumerate()
-            .filter_map(|(k, v)| Some((virtio_base(k), v.error()?)))
+        self.devices.iter().filter_map(|s| {
+            let v = (&*s.dev as &dyn Any).downcast_ref::<VirtioMmio>()?;
+            Some((s.base, v.error()?))
+        })
     }
 
     /// Resets every device for a reboot; images, console queues and the
@@ -375,60 +595,55 @@ impl Board {
     pub fn reset(&mut self) {
         self.clint.reset();
         self.plic.reset();
-        self.uart.reset();
-        self.virtio.iter_mut().for_each(VirtioMmio::reset);
-        self.syscon = Syscon::default();
+        self.exit = None;
+        for i in 0..self.devices.len() {
+            self.with_wires(i, |d, w| d.reset(w));
+        }
         self.irq_changes += 1;
-        self.update_irqs();
     }
 
     /// Passes held console output on to the host.
     pub fn flush(&mut self) {
-        self.uart.flush();
-        self.virtio.iter_mut().for_each(VirtioMmio::flush);
-    }
-
-    /// Drives the PLIC's lines from the devices' interrupt outputs.
-    fn update_irqs(&mut self) {
-        let mut changed = self.plic.set_level(UART0_IRQ, self.uart.irq());
-        for (k, v) in self.virtio.iter().enumerate() {
-            changed |= self.plic.set_level(VIRTIO_IRQ_BASE + k as u32, v.irq());
-        }
-        if changed {
-            self.irq_changes += 1;
-        }
+        self.devices.iter_mut().for_each(|s| s.dev.flush());
     }
 
     /// A count that moves whenever what [`Board::pending_interrupts`]
     /// (less `mtip`, which follows the time) or [`Board::mtimecmp`] give may
-    /// have changed: at every device access, reset and restore, and when a
-    /// device's interrupt line moves. Equal counts: the same answers, so
-    /// whoever mirrors them (the harts' interrupt lines) need not ask again.
+    /// have changed: at every PLIC access and CLINT store, reset and
+    /// restore, and when a device's interrupt line moves. Equal counts: the
+    /// same answers, so whoever mirrors them (the harts' interrupt lines)
+    /// need not ask again.
     pub fn irq_changes(&self) -> u64 {
         self.irq_changes
     }
 
-    /// The device whose window holds all of `[paddr, paddr + size)`, and the
-    /// offset into it.
-    fn route(&self, paddr: u64, size: u64) -> Option<(Dev, u64)> {
-        let within = |base: u64, len: u64| {
-            let off = paddr.checked_sub(base)?;
-            (off < len && size <= len - off).then_some(off)
-        };
-        if let Some(off) = within(VIRTIO_BASE, VIRTIO_MMIO_SIZE * self.virtio.len() as u64) {
-            let k = (off / VIRTIO_MMIO_SIZE) as usize;
-            return within(virtio_base(k), VIRTIO_MMIO_SIZE).map(|o| (Dev::Virtio(k), o));
-        }
-        let windows = [
-            (Dev::Uart, UART0_BASE, UART_SIZE),
-            (Dev::Clint, CLINT_BASE, CLINT_SIZE),
-            (Dev::Plic, PLIC_BASE, plic_size(self.plic.contexts())),
-            (Dev::Syscon, SYSCON_BASE, SYSCON_SIZE),
-            (Dev::Control, CONTROL_PAGE_BASE, CONTROL_PAGE_SIZE),
-        ];
-        windows
-            .into_iter()
-            .find_map(|(dev, base, len)| within(base, len).map(|o| (dev, o)))
+    /// What the address map holds, by address.
+    pub(crate) fn targets(&self) -> impl Iterator<Item = Target> + '_ {
+        self.map.iter().map(|w| w.target)
+    }
+
+    /// Number of registered devices.
+    pub(crate) fn device_count(&self) -> usize {
+        self.devices.len()
+    }
+
+    /// Registered device `i`: its base, size, PLIC sources, and it.
+    pub(crate) fn device_at(&self, i: usize) -> (u64, u64, &[u32], &dyn Device) {
+        let s = &self.devices[i];
+        (s.base, s.dev.size(), &s.irqs, &*s.dev)
+    }
+
+    /// The window that holds all of `[paddr, paddr + size)`, and the offset
+    /// into it.
+    #[inline]
+    fn route(&self, paddr: u64, size: u64) -> Option<(Target, u64)> {
+        let i = self
+            .map
+            .partition_point(|w| w.base <= paddr)
+            .checked_sub(1)?;
+        let w = &self.map[i];
+        let off = paddr - w.base;
+        (off < w.size && size <= w.size - off).then_some((w.target, off))
     }
 }
 
@@ -442,21 +657,17 @@ impl rvnvmm_hart::Mmio for Board {
         if !matches!(size, 1 | 2 | 4 | 8) {
             return None;
         }
-        let (dev, off) = self.route(paddr, size)?;
-        self.irq_changes += 1;
-        let v = match dev {
-            Dev::Syscon => self.syscon.load(off, size),
-            Dev::Clint => self.clint.load(off, size, self.now_ns),
-            Dev::Plic => self.plic.load(off, size),
-            Dev::Uart => Some(self.uart.load(off)),
-            Dev::Virtio(k) => self.virtio[k].load(off, size),
-            Dev::Control => self.control.as_mut()?.load(port, off, size),
-        };
-        // Reads have side effects too (RBR, IIR, claim).
-        if matches!(dev, Dev::Uart | Dev::Virtio(_)) {
-            self.update_irqs();
+        let (target, off) = self.route(paddr, size)?;
+        match target {
+            Target::Dev(i) => self.with_wires(i, |d, w| d.load(off, size, w)),
+            Target::Clint => self.clint.load(off, size, self.now_ns),
+            Target::Plic => {
+                // A claim changes what is pending.
+                self.irq_changes += 1;
+                self.plic.load(off, size)
+            }
+            Target::Control => self.control.as_mut()?.load(port, off, size),
         }
-        v
     }
 
     fn store(
@@ -484,38 +695,34 @@ impl Board {
         if !matches!(size, 1 | 2 | 4 | 8) {
             return false;
         }
-        let Some((dev, off)) = self.route(paddr, size) else {
+        let Some((target, off)) = self.route(paddr, size) else {
             return false;
         };
-        self.irq_changes += 1;
-        let ok = match dev {
-            Dev::Syscon => self.syscon.store(off, size, value),
-            Dev::Clint => self.clint.store(off, size, value, self.now_ns, from),
-            Dev::Plic => self.plic.store(off, size, value),
-            Dev::Uart => {
-                self.uart.store(off, value);
-                true
+        match target {
+            Target::Dev(i) => self.with_wires(i, |d, w| d.store(off, size, value, w)),
+            Target::Clint => {
+                self.irq_changes += 1;
+                self.clint.store(off, size, value, self.now_ns, from)
             }
-            Dev::Virtio(k) => self.virtio[k].store(off, size, value),
-            Dev::Control => match self.control.as_mut() {
+            Target::Plic => {
+                self.irq_changes += 1;
+                self.plic.store(off, size, value)
+            }
+            Target::Control => match self.control.as_mut() {
                 Some(c) => c.store(port, off, size, value),
                 None => false,
             },
-        };
-        if matches!(dev, Dev::Uart | Dev::Virtio(_)) {
-            self.update_irqs();
         }
-        ok
     }
 }
 
 impl Board {
-    /// Writes the devices' state: the board's time, CLINT, PLIC, UART and
-    /// each virtio transport with its device. Output held is passed on
-    /// first. A pending power-off or reboot, or a device that cannot be
-    /// saved, is an error.
+    /// Writes the devices' state: the board's time, CLINT, PLIC and each
+    /// device in registration order ([`Device::save`]; a checkpoint group
+    /// after its count). Output held is passed on first. A pending
+    /// power-off or reboot, or a device that cannot be saved, is an error.
     pub fn save(&mut self, w: &mut StateWriter) -> Result<(), CheckpointError> {
-        if self.syscon.has_request() {
+        if self.exit.is_some() {
             return Err(CheckpointError::Unsupported(
                 "a machine that is powering off or rebooting".into(),
             ));
@@ -524,12 +731,20 @@ impl Board {
         w.u64(self.now_ns);
         self.clint.save(w);
         self.plic.save(w);
-        self.uart.save(w);
-        w.count(self.virtio.len());
-        for v in &self.virtio {
-            v.save(w)?;
+        for i in 0..=self.devices.len() {
+            for g in self.groups.iter().filter(|g| g.at == i) {
+                w.count(self.group_len(g.name));
+            }
+            if let Some(s) = self.devices.get(i) {
+                s.dev.save(w)?;
+            }
         }
         Ok(())
+    }
+
+    fn group_len(&self, name: &str) -> usize {
+        let of = |s: &&Slot| s.dev.checkpoint_group() == Some(name);
+        self.devices.iter().filter(of).count()
     }
 
     /// Reads back what [`Board::save`] wrote into a board built from the
@@ -538,14 +753,19 @@ impl Board {
         self.now_ns = r.u64()?;
         self.clint.restore(r)?;
         self.plic.restore(r)?;
-        self.uart.restore(r)?;
-        r.exact_len(self.virtio.len(), "virtio devices")?;
-        for v in &mut self.virtio {
-            v.restore(r)?;
+        for i in 0..=self.devices.len() {
+            for k in 0..self.groups.len() {
+                if self.groups[k].at == i {
+                    let name = self.groups[k].name;
+                    r.exact_len(self.group_len(name), name)?;
+                }
+            }
+            if i < self.devices.len() {
+                self.with_wires(i, |d, w| d.restore(r, w))?;
+            }
         }
-        self.syscon = Syscon::default();
+        self.exit = None;
         self.irq_changes += 1;
-        self.update_irqs();
         Ok(())
     }
 }
@@ -555,6 +775,7 @@ mod tests {
     use super::*;
     use crate::guest_mem::fake::FakeMem;
     use crate::uart::tests::Captured;
+    use crate::uart::UART_SIZE;
     use crate::virtio::queue::tests::{Driver, AVAIL, DESC, RAM, USED};
     use crate::Entropy;
     use rvnvmm_hart::Mmio;
@@ -724,5 +945,105 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_device_is_one_file_and_one_registration_line() {
+        use crate::test_device::{Counter, COUNTER_BASE};
+        let mut cfg = Config::default();
+        cfg.machine.harts = 2;
+        let mut b = Board::builder(&cfg)
+            .uart(Box::new(std::io::sink()), InputQueue::new())
+            .virtio(Entropy::new(5))
+            .device(COUNTER_BASE, Counter::default())
+            .build()
+            .unwrap();
+        // Its line got the first free source above the virtio slots'.
+        let s = VIRTIO_IRQ_BASE + VIRTIO_SLOTS as u32;
+        assert_eq!(b.device_irqs::<Counter>(), Some(&[s][..]));
+        route_to_s0(&mut b, s);
+        let changes = b.irq_changes();
+        assert_eq!(ld(&mut b, COUNTER_BASE, 4), 0);
+        assert_eq!(b.irq_changes(), changes, "a load moved no line");
+        st(&mut b, COUNTER_BASE, 4, 7);
+        assert!(b.irq_changes() != changes, "the line rose");
+        assert!(b.pending_interrupts(0).seip && !b.pending_interrupts(1).seip);
+        assert_eq!(ld(&mut b, COUNTER_BASE, 4), 1);
+        assert!(!b.store(COUNTER_BASE + 8, 4, 0, None), "its own faults");
+        assert_eq!(b.load(COUNTER_BASE + 0x1000, 4, None), None);
+        // Claimed through the PLIC, acknowledged at the device, completed.
+        let claim = PLIC_BASE + 0x20_0000 + 0x1000 + 4;
+        assert_eq!(ld(&mut b, claim, 4), u64::from(s));
+        st(&mut b, COUNTER_BASE + 4, 4, 0);
+        st(&mut b, claim, 4, u64::from(s));
+        assert!(!b.pending_interrupts(0).seip);
+        st(&mut b, COUNTER_BASE, 4, 0);
+        assert!(b.pending_interrupts(0).seip);
+
+        // In the device tree, with its source.
+        let blob = b.dtb(&crate::DtbOptions::default()).unwrap();
+        let fdt = fdt::Fdt::new(&blob).unwrap();
+        let node = fdt.find_node("/soc/counter@10020000").unwrap();
+        let compatible = node.property("compatible").unwrap().value;
+        assert_eq!(compatible, b"rvnvmm,test-counter\0");
+        let irq = node.property("interrupts").unwrap().value;
+        assert_eq!(irq, s.to_be_bytes());
+
+        // In checkpoints: a board built alike gets its count and line back.
+        let mut w = StateWriter::new();
+        b.save(&mut w).unwrap();
+        let bytes = w.into_bytes();
+        let mut c = Board::builder(&cfg)
+            .uart(Box::new(std::io::sink()), InputQueue::new())
+            .virtio(Entropy::new(5))
+            .device(COUNTER_BASE, Counter::default())
+            .build()
+            .unwrap();
+        c.restore(&mut StateReader::new("board", &bytes)).unwrap();
+        assert_eq!(ld(&mut c, COUNTER_BASE, 4), 2);
+        assert!(c.pending_interrupts(0).seip);
+        c.reset();
+        assert_eq!(ld(&mut c, COUNTER_BASE, 4), 0);
+        assert!(!c.pending_interrupts(0).seip);
+    }
+
+    #[test]
+    fn registration_errors() {
+        use crate::test_device::Counter;
+        let cfg = Config::default();
+        let on_uart = Board::builder(&cfg).device(UART0_BASE + 0x80, Counter::default());
+        match on_uart.build() {
+            Err(BoardError::DeviceOverlap { device, other, .. }) => {
+                assert_eq!((device, other), ("counter", "UART"));
+            }
+            other => panic!("{other:?}"),
+        }
+        let mut b = Board::builder(&cfg).build().unwrap();
+        let taken = b.attach(
+            0x2000_0000,
+            Box::new(Counter::default()),
+            Irqs::At(UART0_IRQ),
+        );
+        assert!(matches!(taken, Err(BoardError::Irqs("counter"))));
+    }
+
+    #[test]
+    fn checkpoints_keep_their_layout() {
+        // now, CLINT, PLIC, UART, the count of virtio devices, each one:
+        // a board without virtio still writes the count.
+        let cfg = Config::default();
+        let mut b = Board::builder(&cfg)
+            .uart(Box::new(std::io::sink()), InputQueue::new())
+            .build()
+            .unwrap();
+        let mut w = StateWriter::new();
+        b.save(&mut w).unwrap();
+        let mut expect = StateWriter::new();
+        expect.u64(0);
+        b.clint.save(&mut expect);
+        b.plic.save(&mut expect);
+        Snapshot::save(b.device::<Uart>().unwrap(), &mut expect);
+        expect.count(0);
+        assert_eq!(w.into_bytes(), expect.into_bytes());
     }
 }

@@ -1,13 +1,12 @@
 //! The flattened device tree of the board, as OpenSBI and Linux read it
 //! (layout after QEMU `virt`; node by node in `docs/board.md`).
 
-use crate::board::{virtio_base, Board};
+use crate::board::{Board, Target};
 use crate::clint::CLINT_SIZE;
+use crate::device::Device;
+use crate::device::FdtNode;
 use crate::map::*;
 use crate::plic::{plic_size, PLIC_SOURCES};
-use crate::syscon::{POWEROFF, REBOOT, SYSCON_SIZE};
-use crate::uart::{UART_CLOCK_HZ, UART_SIZE};
-use crate::virtio::VIRTIO_MMIO_SIZE;
 use rvnvmm_isa::{Ext, ExtSet, CBOZ_BLOCK_BYTES};
 use rvnvmm_memsys::control::CONTROL_PAGE_SIZE;
 use vm_fdt::{FdtWriter, FdtWriterResult};
@@ -61,19 +60,18 @@ pub enum DtbError {
 }
 
 const PHANDLE_PLIC: u32 = 1;
-const PHANDLE_SYSCON: u32 = 2;
+/// Registered device `i` may give its node phandle `PHANDLE_DEVICES + i`
+/// (below `PHANDLE_CPU`).
+pub(crate) const PHANDLE_DEVICES: u32 = 2;
 /// Hart h's cpu node is `PHANDLE_CPU + 2h`, its interrupt controller the
 /// next one.
-const PHANDLE_CPU: u32 = 0x10;
+pub(crate) const PHANDLE_CPU: u32 = 0x10;
 
 /// Interrupt causes as the harts' interrupt controllers number them.
 const IRQ_M_SOFT: u32 = 3;
 const IRQ_M_TIMER: u32 = 7;
 const IRQ_S_EXT: u32 = 9;
 const IRQ_M_EXT: u32 = 11;
-
-/// The path of the UART node (`stdout-path`, `serial0`).
-pub const UART_PATH: &str = "/soc/serial@10000000";
 
 /// `reg` cells of a 2-cell address and 2-cell size.
 fn reg(base: u64, size: u64) -> [u64; 2] {
@@ -96,18 +94,27 @@ impl Board {
         )?;
         w.property_string("model", "rvnvmm,virt")?;
 
+        // Aliases: (alias, path of the node).
+        let aliases: Vec<(&str, String)> = self
+            .device_nodes()
+            .filter_map(|(name, _, dev)| Some((dev.fdt_alias()?, format!("/soc/{name}"))))
+            .collect();
         let chosen = w.begin_node("chosen")?;
         w.property_string("bootargs", &opts.bootargs)?;
-        w.property_string("stdout-path", UART_PATH)?;
+        if let Some((_, path)) = aliases.iter().find(|(a, _)| *a == "serial0") {
+            w.property_string("stdout-path", path)?;
+        }
         if let Some((start, end)) = opts.initrd {
             w.property_u64("linux,initrd-start", start)?;
             w.property_u64("linux,initrd-end", end)?;
         }
         w.end_node(chosen)?;
 
-        let aliases = w.begin_node("aliases")?;
-        w.property_string("serial0", UART_PATH)?;
-        w.end_node(aliases)?;
+        let node = w.begin_node("aliases")?;
+        for (alias, path) in &aliases {
+            w.property_string(alias, path)?;
+        }
+        w.end_node(node)?;
 
         for r in self.dram() {
             let n = w.begin_node(&format!("memory@{:x}", r.base))?;
@@ -126,13 +133,8 @@ impl Board {
 
         self.cpus(&mut w, opts)?;
 
-        for (name, value) in [("poweroff", POWEROFF), ("reboot", REBOOT)] {
-            let n = w.begin_node(name)?;
-            w.property_string("compatible", &format!("syscon-{name}"))?;
-            w.property_u32("regmap", PHANDLE_SYSCON)?;
-            w.property_u32("offset", 0)?;
-            w.property_u32("value", value)?;
-            w.end_node(n)?;
+        for (_, node, dev) in self.device_nodes() {
+            dev.fdt_root(&mut w, &node)?;
         }
 
         self.soc(&mut w)?;
@@ -215,19 +217,24 @@ impl Board {
         w.property_string("compatible", "simple-bus")?;
         w.property_null("ranges")?;
 
-        let test = w.begin_node(&format!("test@{SYSCON_BASE:x}"))?;
-        w.property_string_list(
-            "compatible",
-            vec![
-                "sifive,test1".into(),
-                "sifive,test0".into(),
-                "syscon".into(),
-            ],
-        )?;
-        w.property_array_u64("reg", &reg(SYSCON_BASE, SYSCON_SIZE))?;
-        w.property_phandle(PHANDLE_SYSCON)?;
-        w.end_node(test)?;
+        // Every window of the address map, by address.
+        for target in self.targets() {
+            match target {
+                Target::Clint => self.clint_node(w)?,
+                Target::Plic => self.plic_node(w)?,
+                Target::Control => self.control_node(w)?,
+                Target::Dev(i) => {
+                    let (name, node, dev) = self.device_node(i);
+                    let n = w.begin_node(&name)?;
+                    dev.fdt_node(w, &node)?;
+                    w.end_node(n)?;
+                }
+            }
+        }
+        w.end_node(soc)
+    }
 
+    fn clint_node(&self, w: &mut FdtWriter) -> FdtWriterResult<()> {
         let clint = w.begin_node(&format!("clint@{CLINT_BASE:x}"))?;
         w.property_string_list(
             "compatible",
@@ -238,8 +245,10 @@ impl Board {
             "interrupts-extended",
             &self.per_hart(&[IRQ_M_SOFT, IRQ_M_TIMER]),
         )?;
-        w.end_node(clint)?;
+        w.end_node(clint)
+    }
 
+    fn plic_node(&self, w: &mut FdtWriter) -> FdtWriterResult<()> {
         let plic = w.begin_node(&format!("plic@{PLIC_BASE:x}"))?;
         w.property_string_list(
             "compatible",
@@ -256,26 +265,10 @@ impl Board {
             &self.per_hart(&[IRQ_M_EXT, IRQ_S_EXT]),
         )?;
         w.property_phandle(PHANDLE_PLIC)?;
-        w.end_node(plic)?;
+        w.end_node(plic)
+    }
 
-        let uart = w.begin_node(&format!("serial@{UART0_BASE:x}"))?;
-        w.property_string("compatible", "ns16550a")?;
-        w.property_array_u64("reg", &reg(UART0_BASE, UART_SIZE))?;
-        w.property_u32("clock-frequency", UART_CLOCK_HZ)?;
-        w.property_u32("interrupt-parent", PHANDLE_PLIC)?;
-        w.property_u32("interrupts", UART0_IRQ)?;
-        w.end_node(uart)?;
-
-        for k in 0..self.virtio().len() {
-            let base = virtio_base(k);
-            let n = w.begin_node(&format!("virtio_mmio@{base:x}"))?;
-            w.property_string("compatible", "virtio,mmio")?;
-            w.property_array_u64("reg", &reg(base, VIRTIO_MMIO_SIZE))?;
-            w.property_u32("interrupt-parent", PHANDLE_PLIC)?;
-            w.property_u32("interrupts", VIRTIO_IRQ_BASE + k as u32)?;
-            w.end_node(n)?;
-        }
-
+    fn control_node(&self, w: &mut FdtWriter) -> FdtWriterResult<()> {
         if self.has_control_page() {
             let n = w.begin_node(&format!("nvmm-control@{CONTROL_PAGE_BASE:x}"))?;
             w.property_string("compatible", "rvnvmm,nvmm-control")?;
@@ -289,7 +282,25 @@ impl Board {
             w.property_array_u64("rvnvmm,nvmm-regions", &regions)?;
             w.end_node(n)?;
         }
-        w.end_node(soc)
+        Ok(())
+    }
+
+    /// Registered device `i`: its node's name, where it is, and it.
+    fn device_node(&self, i: usize) -> (String, FdtNode<'_>, &dyn Device) {
+        let (base, size, irqs, dev) = self.device_at(i);
+        let node = FdtNode {
+            base,
+            size,
+            irqs,
+            plic_phandle: PHANDLE_PLIC,
+            phandle: PHANDLE_DEVICES + i as u32,
+        };
+        (format!("{}@{base:x}", dev.fdt_name()), node, dev)
+    }
+
+    /// [`Board::device_node`] of every device, in registration order.
+    fn device_nodes(&self) -> impl Iterator<Item = (String, FdtNode<'_>, &dyn Device)> {
+        (0..self.device_count()).map(|i| self.device_node(i))
     }
 }
 
@@ -430,7 +441,10 @@ mod tests {
         );
         assert_eq!(cells(prop(&fdt, "/", "#address-cells")), [2]);
         assert_eq!(fdt.chosen().bootargs(), Some("console=ttyS0 root=/dev/vda"));
-        assert_eq!(string(&fdt, "/chosen", "stdout-path"), UART_PATH);
+        assert_eq!(
+            string(&fdt, "/chosen", "stdout-path"),
+            "/soc/serial@10000000"
+        );
         assert_eq!(
             u64s(prop(&fdt, "/chosen", "linux,initrd-start")),
             [0x8800_0000]
@@ -439,7 +453,7 @@ mod tests {
             u64s(prop(&fdt, "/chosen", "linux,initrd-end")),
             [0x8812_3456]
         );
-        assert_eq!(string(&fdt, "/aliases", "serial0"), UART_PATH);
+        assert_eq!(string(&fdt, "/aliases", "serial0"), "/soc/serial@10000000");
 
         // DRAM is system RAM; the NVMM is nowhere in memory.
         assert_eq!(string(&fdt, "/memory@80000000", "device_type"), "memory");

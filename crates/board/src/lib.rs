@@ -28,6 +28,7 @@
 
 mod board;
 pub mod clint;
+pub mod device;
 mod dtb;
 mod guest_mem;
 mod input;
@@ -35,11 +36,14 @@ pub mod machine;
 pub mod plic;
 pub mod profile;
 pub mod syscon;
+#[cfg(test)]
+mod test_device;
 pub mod uart;
 pub mod virtio;
 
-pub use board::{virtio_base, Board, BoardBuilder, BoardError, MemRegion, Pending};
-pub use dtb::{DtbError, DtbOptions, NvmmMode, UART_PATH};
+pub use board::{virtio_base, Board, BoardBuilder, BoardError, Irqs, MemRegion, Pending};
+pub use device::{Device, FdtNode, Wires};
+pub use dtb::{DtbError, DtbOptions, NvmmMode};
 pub use guest_mem::{GuestMemory, MemoryFault};
 pub use input::InputQueue;
 pub use syscon::ExitRequest;

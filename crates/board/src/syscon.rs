@@ -10,6 +10,9 @@
 //! Other values are ignored; the register reads 0 (Linux's
 //! `syscon-poweroff` does a read-modify-write).
 
+use crate::device::{Device, FdtNode, Wires};
+use vm_fdt::{FdtWriter, FdtWriterResult};
+
 /// Bytes of the register window.
 pub const SYSCON_SIZE: u64 = 0x1000;
 /// The power-off value (`syscon-poweroff`'s `value`).
@@ -28,43 +31,75 @@ pub enum ExitRequest {
     Reboot,
 }
 
-/// The test/syscon device.
+/// The test/syscon device: stateless, a command goes to the machine at
+/// once ([`Wires::request_exit`]).
 #[derive(Clone, Debug, Default)]
-pub struct Syscon {
-    request: Option<ExitRequest>,
+pub struct Syscon;
+
+/// The request a 32-bit value written at offset 0 makes, if any.
+pub fn command(value: u32) -> Option<ExitRequest> {
+    match value & 0xffff {
+        POWEROFF => Some(ExitRequest::PowerOff(0)),
+        FAIL => Some(ExitRequest::PowerOff((value >> 16) as u16)),
+        REBOOT => Some(ExitRequest::Reboot),
+        _ => None,
+    }
 }
 
-impl Syscon {
-    /// The request written last and not yet taken.
-    pub fn take_request(&mut self) -> Option<ExitRequest> {
-        self.request.take()
+impl Device for Syscon {
+    fn name(&self) -> &'static str {
+        "syscon"
     }
 
-    /// Whether a request waits.
-    pub fn has_request(&self) -> bool {
-        self.request.is_some()
+    fn size(&self) -> u64 {
+        SYSCON_SIZE
     }
 
-    /// A load: the register reads 0.
-    pub fn load(&self, offset: u64, size: u64) -> Option<u64> {
-        (offset < SYSCON_SIZE && matches!(size, 1 | 2 | 4 | 8)).then_some(0)
+    /// The register reads 0.
+    fn load(&mut self, _offset: u64, _size: u64, _wires: &mut Wires<'_>) -> Option<u64> {
+        Some(0)
     }
 
-    /// A store; 32-bit stores at offset 0 are commands.
-    pub fn store(&mut self, offset: u64, size: u64, value: u64) -> bool {
-        if offset >= SYSCON_SIZE || !matches!(size, 1 | 2 | 4 | 8) {
-            return false;
-        }
+    /// 32-bit (or wider) stores at offset 0 are commands.
+    fn store(&mut self, offset: u64, size: u64, value: u64, wires: &mut Wires<'_>) -> bool {
         if offset == 0 && size >= 4 {
-            let v = value as u32;
-            self.request = match v & 0xffff {
-                POWEROFF => Some(ExitRequest::PowerOff(0)),
-                FAIL => Some(ExitRequest::PowerOff((v >> 16) as u16)),
-                REBOOT => Some(ExitRequest::Reboot),
-                _ => self.request,
-            };
+            if let Some(req) = command(value as u32) {
+                wires.request_exit(req);
+            }
         }
         true
+    }
+
+    fn reset(&mut self, _wires: &mut Wires<'_>) {}
+
+    fn fdt_name(&self) -> &'static str {
+        "test"
+    }
+
+    fn fdt_node(&self, w: &mut FdtWriter, node: &FdtNode<'_>) -> FdtWriterResult<()> {
+        w.property_string_list(
+            "compatible",
+            vec![
+                "sifive,test1".into(),
+                "sifive,test0".into(),
+                "syscon".into(),
+            ],
+        )?;
+        node.reg(w)?;
+        w.property_phandle(node.phandle)
+    }
+
+    /// `poweroff` and `reboot` through its register.
+    fn fdt_root(&self, w: &mut FdtWriter, node: &FdtNode<'_>) -> FdtWriterResult<()> {
+        for (name, value) in [("poweroff", POWEROFF), ("reboot", REBOOT)] {
+            let n = w.begin_node(name)?;
+            w.property_string("compatible", &format!("syscon-{name}"))?;
+            w.property_u32("regmap", node.phandle)?;
+            w.property_u32("offset", 0)?;
+            w.property_u32("value", value)?;
+            w.end_node(n)?;
+        }
+        Ok(())
     }
 }
 
@@ -74,25 +109,9 @@ mod tests {
 
     #[test]
     fn exit_codes() {
-        let mut s = Syscon::default();
-        assert_eq!(s.take_request(), None);
-        assert!(s.store(0, 4, 0x5555));
-        assert_eq!(s.take_request(), Some(ExitRequest::PowerOff(0)));
-        assert_eq!(s.take_request(), None);
-        assert!(s.store(0, 4, (3 << 16) | 0x3333));
-        assert_eq!(s.take_request(), Some(ExitRequest::PowerOff(3)));
-        assert!(s.store(0, 4, 0x7777));
-        assert!(s.has_request());
-        assert_eq!(s.take_request(), Some(ExitRequest::Reboot));
-        assert!(s.store(0, 4, 0x1234));
-        assert!(s.store(0, 1, 0x55));
-        assert!(s.store(8, 4, 0x5555));
-        assert_eq!(
-            s.take_request(),
-            None,
-            "other values and offsets do nothing"
-        );
-        assert_eq!(s.load(0, 4), Some(0));
-        assert!(!s.store(SYSCON_SIZE, 4, 0x5555));
+        assert_eq!(command(0x5555), Some(ExitRequest::PowerOff(0)));
+        assert_eq!(command((3 << 16) | 0x3333), Some(ExitRequest::PowerOff(3)));
+        assert_eq!(command(0x7777), Some(ExitRequest::Reboot));
+        assert_eq!(command(0x1234), None);
     }
 }

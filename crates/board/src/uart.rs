@@ -21,10 +21,13 @@
 //! With data below the FIFO trigger level IIR reports a character timeout
 //! at once rather than after four character times.
 
+use crate::device::{Device, FdtNode, Wires};
+use crate::guest_mem::GuestMemory;
 use crate::input::InputQueue;
 use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
 use std::collections::VecDeque;
 use std::io::Write;
+use vm_fdt::{FdtWriter, FdtWriterResult};
 
 /// Bytes of the UART's register window.
 pub const UART_SIZE: u64 = 0x100;
@@ -361,6 +364,81 @@ impl Snapshot for Uart {
         self.thr_ipending = r.bool()?;
         self.out_buf = r.bytes(OUT_CHUNK)?.to_vec();
         Ok(())
+    }
+}
+
+/// On the board: one interrupt line, its level pushed after every access,
+/// poll and reset.
+impl Device for Uart {
+    fn name(&self) -> &'static str {
+        "UART"
+    }
+
+    fn size(&self) -> u64 {
+        UART_SIZE
+    }
+
+    fn irq_count(&self) -> usize {
+        1
+    }
+
+    fn load(&mut self, offset: u64, _size: u64, wires: &mut Wires<'_>) -> Option<u64> {
+        // Reads have side effects too (RBR, IIR).
+        let v = Uart::load(self, offset);
+        wires.set_irq(0, self.irq());
+        Some(v)
+    }
+
+    fn store(&mut self, offset: u64, _size: u64, value: u64, wires: &mut Wires<'_>) -> bool {
+        Uart::store(self, offset, value);
+        wires.set_irq(0, self.irq());
+        true
+    }
+
+    /// Pulls console input into the FIFO and passes output on.
+    fn tick(&mut self, _mem: &mut dyn GuestMemory, wires: &mut Wires<'_>) {
+        self.poll_input();
+        Uart::flush(self);
+        wires.set_irq(0, self.irq());
+    }
+
+    fn reset(&mut self, wires: &mut Wires<'_>) {
+        Uart::reset(self);
+        wires.set_irq(0, self.irq());
+    }
+
+    fn flush(&mut self) {
+        Uart::flush(self);
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<(), CheckpointError> {
+        Snapshot::save(self, w);
+        Ok(())
+    }
+
+    fn restore(
+        &mut self,
+        r: &mut StateReader<'_>,
+        wires: &mut Wires<'_>,
+    ) -> Result<(), CheckpointError> {
+        Snapshot::restore(self, r)?;
+        wires.set_irq(0, self.irq());
+        Ok(())
+    }
+
+    fn fdt_name(&self) -> &'static str {
+        "serial"
+    }
+
+    fn fdt_node(&self, w: &mut FdtWriter, node: &FdtNode<'_>) -> FdtWriterResult<()> {
+        w.property_string("compatible", "ns16550a")?;
+        node.reg(w)?;
+        w.property_u32("clock-frequency", UART_CLOCK_HZ)?;
+        node.interrupts(w)
+    }
+
+    fn fdt_alias(&self) -> Option<&'static str> {
+        Some("serial0")
     }
 }
 

@@ -17,8 +17,10 @@ pub use console::Console;
 pub use entropy::Entropy;
 pub use queue::{Chain, Cursor, Desc, Queue, QueueError, QUEUE_MAX};
 
+use crate::device::{Device, FdtNode, Wires};
 use crate::guest_mem::GuestMemory;
 use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use vm_fdt::{FdtWriter, FdtWriterResult};
 
 /// Bytes of one virtio-mmio window.
 pub const VIRTIO_MMIO_SIZE: u64 = 0x1000;
@@ -430,6 +432,80 @@ impl VirtioMmio {
         }
         self.error = None;
         self.dev.restore(r)
+    }
+}
+
+/// On the board: one interrupt line, high while InterruptStatus is not 0,
+/// pushed after stores, service, reset and restore (loads do not change
+/// it).
+impl Device for VirtioMmio {
+    fn name(&self) -> &'static str {
+        "virtio-mmio"
+    }
+
+    fn size(&self) -> u64 {
+        VIRTIO_MMIO_SIZE
+    }
+
+    fn irq_count(&self) -> usize {
+        1
+    }
+
+    fn load(&mut self, offset: u64, size: u64, _wires: &mut Wires<'_>) -> Option<u64> {
+        VirtioMmio::load(self, offset, size)
+    }
+
+    fn store(&mut self, offset: u64, size: u64, value: u64, wires: &mut Wires<'_>) -> bool {
+        let ok = VirtioMmio::store(self, offset, size, value);
+        wires.set_irq(0, self.irq());
+        ok
+    }
+
+    /// Processes notified virtqueues.
+    fn tick(&mut self, mem: &mut dyn GuestMemory, wires: &mut Wires<'_>) {
+        self.service(mem);
+        wires.set_irq(0, self.irq());
+    }
+
+    fn needs_service(&self) -> bool {
+        VirtioMmio::needs_service(self)
+    }
+
+    fn reset(&mut self, wires: &mut Wires<'_>) {
+        VirtioMmio::reset(self);
+        wires.set_irq(0, self.irq());
+    }
+
+    fn flush(&mut self) {
+        VirtioMmio::flush(self);
+    }
+
+    fn save(&self, w: &mut StateWriter) -> Result<(), CheckpointError> {
+        VirtioMmio::save(self, w)
+    }
+
+    fn restore(
+        &mut self,
+        r: &mut StateReader<'_>,
+        wires: &mut Wires<'_>,
+    ) -> Result<(), CheckpointError> {
+        VirtioMmio::restore(self, r)?;
+        wires.set_irq(0, self.irq());
+        Ok(())
+    }
+
+    fn checkpoint_group(&self) -> Option<&'static str> {
+        Some("virtio devices")
+    }
+
+    fn fdt_name(&self) -> &'static str {
+        "virtio_mmio"
+    }
+
+    fn fdt_node(&self, w: &mut FdtWriter, node: &FdtNode<'_>) -> FdtWriterResult<()> {
+        w.property_string("compatible", "virtio,mmio")?;
+        node.reg(w)?;
+        node.interrupts(w)
     }
 }
 
