@@ -2,13 +2,12 @@
 //! them, and the bus that routes physical accesses.
 
 use crate::clint::{Clint, CLINT_SIZE, MAX_HARTS};
-use crate::device::{Device, Wires};
-use crate::dtb::{PHANDLE_CPU, PHANDLE_DEVICES};
+use crate::device::{Device, ExitRequest, Wires, PHANDLE_CPU, PHANDLE_DEVICES};
 use crate::guest_mem::GuestMemory;
 use crate::input::InputQueue;
 use crate::map::*;
 use crate::plic::{plic_size, Plic, PLIC_SOURCES};
-use crate::syscon::{ExitRequest, Syscon};
+use crate::syscon::Syscon;
 use crate::uart::Uart;
 use crate::virtio::{QueueError, VirtioDevice, VirtioMmio, VIRTIO_MMIO_SIZE};
 use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};

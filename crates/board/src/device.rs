@@ -11,10 +11,25 @@
 
 use crate::guest_mem::GuestMemory;
 use crate::plic::Plic;
-use crate::syscon::ExitRequest;
 use rvnvmm_checkpoint::{CheckpointError, StateReader, StateWriter};
 use std::any::Any;
 use vm_fdt::{FdtWriter, FdtWriterResult};
+
+/// What the guest asked the machine to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExitRequest {
+    /// Stop, with this exit status (0 for a plain power-off).
+    PowerOff(u16),
+    /// Reset the machine and boot again.
+    Reboot,
+}
+
+/// Registered device `i` may give its node phandle `PHANDLE_DEVICES + i`
+/// (below `PHANDLE_CPU`).
+pub(crate) const PHANDLE_DEVICES: u32 = 2;
+/// Hart h's cpu node is `PHANDLE_CPU + 2h`, its interrupt controller the
+/// next one.
+pub(crate) const PHANDLE_CPU: u32 = 0x10;
 
 /// A memory-mapped device.
 ///

@@ -3,8 +3,7 @@
 
 use crate::board::{Board, Target};
 use crate::clint::CLINT_SIZE;
-use crate::device::Device;
-use crate::device::FdtNode;
+use crate::device::{Device, FdtNode, PHANDLE_CPU, PHANDLE_DEVICES};
 use crate::map::*;
 use crate::plic::{plic_size, PLIC_SOURCES};
 use rvnvmm_isa::{Ext, ExtSet, CBOZ_BLOCK_BYTES};
@@ -60,12 +59,6 @@ pub enum DtbError {
 }
 
 const PHANDLE_PLIC: u32 = 1;
-/// Registered device `i` may give its node phandle `PHANDLE_DEVICES + i`
-/// (below `PHANDLE_CPU`).
-pub(crate) const PHANDLE_DEVICES: u32 = 2;
-/// Hart h's cpu node is `PHANDLE_CPU + 2h`, its interrupt controller the
-/// next one.
-pub(crate) const PHANDLE_CPU: u32 = 0x10;
 
 /// Interrupt causes as the harts' interrupt controllers number them.
 const IRQ_M_SOFT: u32 = 3;

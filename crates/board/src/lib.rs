@@ -42,11 +42,10 @@ pub mod uart;
 pub mod virtio;
 
 pub use board::{virtio_base, Board, BoardBuilder, BoardError, Irqs, MemRegion, Pending};
-pub use device::{Device, FdtNode, Wires};
+pub use device::{Device, ExitRequest, FdtNode, Wires};
 pub use dtb::{DtbError, DtbOptions, NvmmMode};
 pub use guest_mem::{GuestMemory, MemoryFault};
 pub use input::InputQueue;
-pub use syscon::ExitRequest;
 pub use virtio::{Block, Console, Entropy, VirtioDevice};
 
 /// The memory map (QEMU `virt`'s addresses and interrupt numbers, plus the

@@ -10,7 +10,7 @@
 //! Other values are ignored; the register reads 0 (Linux's
 //! `syscon-poweroff` does a read-modify-write).
 
-use crate::device::{Device, FdtNode, Wires};
+use crate::device::{Device, ExitRequest, FdtNode, Wires};
 use vm_fdt::{FdtWriter, FdtWriterResult};
 
 /// Bytes of the register window.
@@ -21,15 +21,6 @@ pub const POWEROFF: u32 = 0x5555;
 pub const FAIL: u32 = 0x3333;
 /// The reboot value (`syscon-reboot`'s `value`).
 pub const REBOOT: u32 = 0x7777;
-
-/// What the guest asked the machine to do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExitRequest {
-    /// Stop, with this exit status (0 for a plain power-off).
-    PowerOff(u16),
-    /// Reset the machine and boot again.
-    Reboot,
-}
 
 /// The test/syscon device: stateless, a command goes to the machine at
 /// once ([`Wires::request_exit`]).

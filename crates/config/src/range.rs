@@ -22,6 +22,14 @@ pub const MAX_LATENCY_NS: f64 = 1e12;
 /// cycles).
 pub const MAX_COST_CYCLES: u64 = 10_000;
 
+/// The most hardware threads a core may have (the issue calendar keeps a
+/// byte mask of threads per cycle; built SMT cores have 2 to 8).
+pub const MAX_THREADS_PER_CORE: u32 = 8;
+
+/// The widest issue a core may have (8 slots per cycle: beyond every
+/// in-order core built).
+pub const MAX_ISSUE_WIDTH: u32 = 8;
+
 /// The slowest core or bus clock, Hz.
 pub const MIN_CLOCK_HZ: u64 = 1_000_000;
 
@@ -228,7 +236,7 @@ pub(crate) fn range_of(key: &str) -> Option<Range> {
         "machine.cores" => int(1, u64::from(crate::MAX_HARTS), "cores"),
         "machine.threads_per_core" => int(
             1,
-            u64::from(crate::validate::MAX_THREADS_PER_CORE),
+            u64::from(MAX_THREADS_PER_CORE),
             "threads",
         ),
         "machine.clock_hz" => int(MIN_CLOCK_HZ, MAX_CLOCK_HZ, "Hz"),
@@ -236,7 +244,7 @@ pub(crate) fn range_of(key: &str) -> Option<Range> {
         "core.load_use" | "core.branch_taken" => EXTRA,
         "core.issue_width" => int(
             1,
-            u64::from(crate::validate::MAX_ISSUE_WIDTH),
+            u64::from(MAX_ISSUE_WIDTH),
             "instructions per cycle",
         ),
         "tlb.l2_hit_latency_cycles" | "tlb.walk_cycles" | "tlb.software_refill_cycles" => EXTRA,

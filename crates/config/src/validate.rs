@@ -14,14 +14,6 @@ pub const DDR3_TRAS_MAX_NS: f64 = 70_200.0;
 /// registers for harts 0..4094 only.
 pub const MAX_HARTS: u32 = 4095;
 
-/// The most hardware threads a core may have (the issue calendar keeps a
-/// byte mask of threads per cycle; built SMT cores have 2 to 8).
-pub const MAX_THREADS_PER_CORE: u32 = 8;
-
-/// The widest issue a core may have (8 slots per cycle: beyond every
-/// in-order core built).
-pub const MAX_ISSUE_WIDTH: u32 = 8;
-
 /// The largest cache level: 1 GiB, above every cache built (the largest
 /// last-level caches are around 1 GiB per socket).
 pub const MAX_CACHE_BYTES: u64 = 1 << 30;

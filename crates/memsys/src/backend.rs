@@ -21,6 +21,19 @@ pub struct NodeAddr {
     pub paddr: u64,
 }
 
+impl NodeAddr {
+    /// `paddr` in node 0 of a backend whose node starts at 0 (for tests of
+    /// a backend alone).
+    #[cfg(test)]
+    pub(crate) fn in_first_node(paddr: u64) -> NodeAddr {
+        NodeAddr {
+            node: 0,
+            offset: paddr,
+            paddr,
+        }
+    }
+}
+
 /// A memory controller as the bus sees it. Addresses are physical
 /// (line-aligned); times are absolute [`Ps`].
 pub trait Backend {
@@ -264,11 +277,7 @@ mod tests {
     use crate::technology::fixed_latency::FixedLatency;
 
     fn at(paddr: u64) -> NodeAddr {
-        NodeAddr {
-            node: 0,
-            offset: paddr,
-            paddr,
-        }
+        NodeAddr::in_first_node(paddr)
     }
 
     #[test]

@@ -143,19 +143,11 @@ mod tests {
     use crate::{FlushKind, MemorySystem};
     use rvnvmm_config::Config;
 
-    fn at(paddr: u64) -> NodeAddr {
-        NodeAddr {
-            node: 0,
-            offset: paddr,
-            paddr,
-        }
-    }
-
     #[test]
     fn fixed_latency() {
         let mut f = FixedLatency::new(100, 5);
-        assert_eq!(f.read(at(0x40), 1000), 1100);
-        assert_eq!(f.write(at(0x80), 2000), 2005);
+        assert_eq!(f.read(NodeAddr::in_first_node(0x40), 1000), 1100);
+        assert_eq!(f.write(NodeAddr::in_first_node(0x80), 2000), 2005);
         assert_eq!((f.reads(), f.writes()), (1, 1));
         assert!(f.configure("dram", &[]).is_err());
     }
