@@ -78,7 +78,7 @@ pub struct Pending {
     pub msip: bool,
 }
 
-/// A memory region as the device tree describes it.
+/// A memory node of the board, as the device tree describes it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MemRegion {
     /// The configuration's name for it.
@@ -87,6 +87,10 @@ pub struct MemRegion {
     pub base: u64,
     /// Bytes.
     pub size: u64,
+    /// What it is made of: DRAM is system RAM, NVMM what `--nvmm` makes it.
+    pub kind: RegionKind,
+    /// Its NUMA node id (`rvnvmm_config::Memory::nodes`).
+    pub node: u32,
 }
 
 /// Builds a [`Board`]: the memory map and harts come from the [`Config`],
@@ -97,8 +101,8 @@ pub struct BoardBuilder {
     threads_per_core: usize,
     timebase_hz: u64,
     cbom_block_bytes: u32,
-    dram: Vec<MemRegion>,
-    nvmm: Vec<MemRegion>,
+    /// The memory nodes, by base address.
+    memory: Vec<MemRegion>,
     control: Option<ControlPage>,
     uart: Option<Uart>,
     virtio: Vec<Box<dyn VirtioDevice>>,
@@ -148,8 +152,7 @@ impl BoardBuilder {
             threads_per_core: self.threads_per_core,
             now_ns: 0,
             cbom_block_bytes: self.cbom_block_bytes,
-            dram: self.dram,
-            nvmm: self.nvmm,
+            memory: self.memory,
             clint: Clint::new(self.harts, self.timebase_hz),
             plic: Plic::new(PLIC_SOURCES, contexts),
             control: self.control,
@@ -193,7 +196,7 @@ impl BoardBuilder {
         )];
         let windows = board.map.iter().map(|w| (w.name, w.base, w.size));
         let windows: Vec<_> = windows.chain(reserved).collect();
-        for r in board.dram.iter().chain(&board.nvmm) {
+        for r in &board.memory {
             for &(device, base, size) in &windows {
                 if r.base < base + size && base < r.base.saturating_add(r.size) {
                     return Err(BoardError::Overlap {
@@ -263,8 +266,8 @@ pub struct Board {
     threads_per_core: usize,
     now_ns: u64,
     cbom_block_bytes: u32,
-    dram: Vec<MemRegion>,
-    nvmm: Vec<MemRegion>,
+    /// The memory nodes, by base address.
+    memory: Vec<MemRegion>,
     clint: Clint,
     plic: Plic,
     control: Option<ControlPage>,
@@ -296,23 +299,24 @@ impl Board {
     /// regions, the L1D line size as the `cbo` block size, and the NVMM
     /// control page if it has NVMM.
     pub fn builder(cfg: &Config) -> BoardBuilder {
-        let regions = |kind| {
-            cfg.memory
-                .regions_of_kind(kind)
-                .map(|(name, r)| MemRegion {
-                    name: name.to_string(),
-                    base: r.base,
-                    size: r.size,
-                })
-                .collect::<Vec<_>>()
-        };
+        let memory = cfg
+            .memory
+            .nodes()
+            .into_iter()
+            .map(|n| MemRegion {
+                name: n.name.to_string(),
+                base: n.region.base,
+                size: n.region.size,
+                kind: n.region.kind(),
+                node: n.id,
+            })
+            .collect();
         BoardBuilder {
             harts: cfg.machine.harts as usize,
             threads_per_core: cfg.machine.threads_per_core.max(1) as usize,
             timebase_hz: TIMEBASE_HZ,
             cbom_block_bytes: cfg.cache.l1d.line_bytes,
-            dram: regions(RegionKind::Dram),
-            nvmm: regions(RegionKind::Nvmm),
+            memory,
             control: ControlPage::new(cfg),
             uart: None,
             virtio: Vec::new(),
@@ -421,14 +425,19 @@ impl Board {
         self.threads_per_core
     }
 
-    /// The DRAM regions (system RAM).
-    pub fn dram(&self) -> &[MemRegion] {
-        &self.dram
+    /// The memory nodes, by base address.
+    pub fn memory(&self) -> &[MemRegion] {
+        &self.memory
     }
 
-    /// The NVMM regions.
-    pub fn nvmm(&self) -> &[MemRegion] {
-        &self.nvmm
+    /// The DRAM nodes (system RAM), by base address.
+    pub fn dram(&self) -> impl Iterator<Item = &MemRegion> + '_ {
+        self.memory.iter().filter(|r| r.kind == RegionKind::Dram)
+    }
+
+    /// The NVMM nodes, by base address.
+    pub fn nvmm(&self) -> impl Iterator<Item = &MemRegion> + '_ {
+        self.memory.iter().filter(|r| r.kind == RegionKind::Nvmm)
     }
 
     /// The `cbo` block size announced in the device tree.

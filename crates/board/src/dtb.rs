@@ -267,11 +267,7 @@ impl Board {
             w.property_string("compatible", "rvnvmm,nvmm-control")?;
             w.property_array_u64("reg", &reg(CONTROL_PAGE_BASE, CONTROL_PAGE_SIZE))?;
             // Where the NVMM is, for user space in either mode.
-            let regions: Vec<u64> = self
-                .nvmm()
-                .iter()
-                .flat_map(|r| reg(r.base, r.size))
-                .collect();
+            let regions: Vec<u64> = self.nvmm().flat_map(|r| reg(r.base, r.size)).collect();
             w.property_array_u64("rvnvmm,nvmm-regions", &regions)?;
             w.end_node(n)?;
         }

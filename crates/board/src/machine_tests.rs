@@ -112,8 +112,8 @@ fn rig(harts: u32, program: impl Fn(u64) -> Vec<u32>, timed: bool) -> Rig {
         )
         .build()
         .unwrap();
-    let base = board.dram()[0].base;
-    let ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
+    let base = board.dram().next().unwrap().base;
+    let ranges: Vec<(u64, u64)> = board.dram().map(|r| (r.base, r.size)).collect();
     let mut mem = PhysMem::new(&ranges).unwrap();
     let words: Vec<u8> = program(base).iter().flat_map(|w| w.to_le_bytes()).collect();
     assert!(mem.write(base, &words));

@@ -451,9 +451,8 @@ impl Rig {
         let mem = match mem {
             Some(m) => m,
             None => {
-                let mut ranges: Vec<(u64, u64)> =
-                    board.dram().iter().map(|r| (r.base, r.size)).collect();
-                ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
+                let mut ranges: Vec<(u64, u64)> = board.dram().map(|r| (r.base, r.size)).collect();
+                ranges.extend(board.nvmm().map(|r| (r.base, r.size)));
                 PhysMem::new(&ranges)?
             }
         };
@@ -640,8 +639,8 @@ fn boot_machine(
     let input = InputQueue::new();
     let board = rig.board(&input)?;
     let boot = boot_images(rig, &board, files, false, dtb_out)?;
-    let mut ranges: Vec<(u64, u64)> = board.dram().iter().map(|r| (r.base, r.size)).collect();
-    ranges.extend(board.nvmm().iter().map(|r| (r.base, r.size)));
+    let mut ranges: Vec<(u64, u64)> = board.dram().map(|r| (r.base, r.size)).collect();
+    ranges.extend(board.nvmm().map(|r| (r.base, r.size)));
     let mut mem = PhysMem::new(&ranges)?;
     boot.load(&mut mem)?;
     if let Some(n) = nvmm_region {

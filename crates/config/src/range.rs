@@ -234,19 +234,11 @@ pub(crate) fn range_of(key: &str) -> Option<Range> {
         "machine.harts" => int(1, u64::from(crate::MAX_HARTS), "harts")
             .why("the CLINT has timer registers for harts 0 … 4094 only"),
         "machine.cores" => int(1, u64::from(crate::MAX_HARTS), "cores"),
-        "machine.threads_per_core" => int(
-            1,
-            u64::from(MAX_THREADS_PER_CORE),
-            "threads",
-        ),
+        "machine.threads_per_core" => int(1, u64::from(MAX_THREADS_PER_CORE), "threads"),
         "machine.clock_hz" => int(MIN_CLOCK_HZ, MAX_CLOCK_HZ, "Hz"),
         "core.alu" | "core.mul" | "core.clmul" | "core.div" | "core.fpu" | "core.fdiv" => COST,
         "core.load_use" | "core.branch_taken" => EXTRA,
-        "core.issue_width" => int(
-            1,
-            u64::from(MAX_ISSUE_WIDTH),
-            "instructions per cycle",
-        ),
+        "core.issue_width" => int(1, u64::from(MAX_ISSUE_WIDTH), "instructions per cycle"),
         "tlb.l2_hit_latency_cycles" | "tlb.walk_cycles" | "tlb.software_refill_cycles" => EXTRA,
         "tlb.ptw_cache_entries" => int(0, u64::from(crate::MAX_TLB_ENTRIES), "entries"),
         "bus.request_latency_ns" | "bus.response_latency_ns" => ns(false),
