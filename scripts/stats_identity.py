@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Check that a change to the timing model's host code left its results alone.
 
-    scripts/stats_identity.py record OUT.json [--rvnvmm BIN] [--size test|ref] [--quick]
-    scripts/stats_identity.py check BASE.json [--rvnvmm BIN] [--size test|ref] [--quick]
+    scripts/stats_identity.py record OUT.json [--rvnvmm BIN] [--size test|ref] [--quick] [--boot]
+    scripts/stats_identity.py check BASE.json [--rvnvmm BIN] [--size test|ref] [--quick] [--boot]
 
 `record` runs, with the given rvnvmm binary (default $RVNVMM_BIN, else
 target/release/rvnvmm):
@@ -13,6 +13,12 @@ target/release/rvnvmm):
   the host's figures (`host_seconds`, `mips`);
 * `experiments/seed000_tables.py --size 16777216` and
   `experiments/seed001_bandwidth.py` (their whole output);
+
+* with `--boot`, Debian's kernel booted on the default machine's 4 harts to
+  power-off (`rvnvmm.rc=1`) in the timing and in the functional model,
+  keeping each boot's `--stats` JSON without the host's figures and its
+  console output (the images of `scripts/setup.sh`, as `rvnvmm boot`
+  finds them);
 
 and writes all of it to OUT.json. `check` does the same and compares it with
 BASE.json (recorded by an older build), naming every run whose statistics
@@ -41,8 +47,13 @@ HOST_FIELDS = ("host_seconds", "mips")
 
 
 def strip_host(stats):
-    """The statistics without the fields that measure the host."""
-    return {k: v for k, v in stats.items() if k not in HOST_FIELDS}
+    """The statistics without the fields that measure the host, at any
+    depth."""
+    if isinstance(stats, dict):
+        return {k: strip_host(v) for k, v in stats.items() if k not in HOST_FIELDS}
+    if isinstance(stats, list):
+        return [strip_host(v) for v in stats]
+    return stats
 
 
 def run_workloads(rvnvmm, size, workdir):
@@ -80,9 +91,32 @@ def run_seed_tables(rvnvmm):
     return out
 
 
-def record(rvnvmm, size, quick):
+BOOT_APPEND = "console=ttyS0 rvnvmm.rc=1 quiet"
+
+
+def run_boots(rvnvmm, workdir):
+    """{"MODEL": {"stats": ..., "console": ...}} of the 4-hart boot."""
+    out = {}
+    for model in ("timing", "functional"):
+        stats_file = workdir / f"boot-{model}.json"
+        cmd = [rvnvmm, "boot", "--append", BOOT_APPEND, "--max-insns", "20000000000",
+               "--set", f"machine.model={model}", "--stats", str(stats_file)]
+        p = subprocess.run(cmd, cwd=workdir, stdin=subprocess.DEVNULL, capture_output=True)
+        if p.returncode != 0:
+            raise SystemExit(f"boot ({model}): exit status {p.returncode}:\n{p.stderr.decode(errors='replace')[-2000:]}")
+        out[model] = {
+            "stats": strip_host(json.loads(stats_file.read_text())),
+            "console": p.stdout.decode(errors="replace"),
+        }
+        print(f"  boot ({model}): {out[model]['stats']['instructions']} instructions", file=sys.stderr)
+    return out
+
+
+def record(rvnvmm, size, quick, boot):
     with tempfile.TemporaryDirectory(prefix="rvnvmm-identity-") as d:
         result = {"size": size, "runs": run_workloads(rvnvmm, size, Path(d))}
+        if boot:
+            result["boot"] = run_boots(rvnvmm, Path(d))
     if not quick:
         result["seed"] = run_seed_tables(rvnvmm)
     return result
@@ -106,25 +140,31 @@ def main():
                     or str(REPO / "target" / "release" / "rvnvmm"))
     ap.add_argument("--size", default="test", choices=("test", "ref"))
     ap.add_argument("--quick", action="store_true", help="leave out the seed tables")
+    ap.add_argument("--boot", action="store_true", help="add the 4-hart Linux boot in both models")
     a = ap.parse_args()
     rvnvmm = str(Path(a.rvnvmm).resolve())
     if not Path(rvnvmm).is_file():
         sys.exit(f"{rvnvmm} not found: run cargo build --release -p rvnvmm")
     if a.action == "record":
-        Path(a.file).write_text(json.dumps(record(rvnvmm, a.size, a.quick), indent=1, sort_keys=True) + "\n")
+        Path(a.file).write_text(json.dumps(record(rvnvmm, a.size, a.quick, a.boot), indent=1, sort_keys=True) + "\n")
         return
     base = json.loads(Path(a.file).read_text())
     if base["size"] != a.size:
         sys.exit(f"{a.file} was recorded at size {base['size']}, not {a.size}")
-    new = record(rvnvmm, a.size, a.quick or "seed" not in base)
+    new = record(rvnvmm, a.size, a.quick or "seed" not in base, a.boot and "boot" in base)
     if a.quick:
         base.pop("seed", None)
+    if not a.boot:
+        base.pop("boot", None)
+    elif "boot" not in base:
+        sys.exit(f"{a.file} has no boot: record it with --boot")
     diffs = differences(base, new)
     for path, old, now in diffs[:40]:
         print(f"{path}: {json.dumps(old)[:200]} -> {json.dumps(now)[:200]}")
     if diffs:
         sys.exit(f"{len(diffs)} results differ")
-    print(f"identical: {len(new['runs'])} runs" + (", both seed tables" if "seed" in new else ""))
+    print(f"identical: {len(new['runs'])} runs" + (", both seed tables" if "seed" in new else "")
+          + (", the boot in both models" if "boot" in new else ""))
 
 
 if __name__ == "__main__":
