@@ -25,6 +25,7 @@
 //! shares the interpreter's bookkeeping, the TLB, the code-invalidation
 //! protocol and the `Exit` contract, so both give the same results.
 
+mod block_decode;
 mod code;
 mod core;
 mod cost;
