@@ -1,0 +1,299 @@
+//! The instruction table: every instruction declared once, one file per
+//! extension. Each line gives the operation ([`Op`] variant), its mnemonic,
+//! its encoding (`mask => match`, several alternatives separated by `|`),
+//! its disassembly [`Format`], its [`CostClass`] and the extension it needs.
+//! From the table come the [`Op`] enum itself, [`Op::mnemonic`] (and so the
+//! disassembler), [`Op::extension`] (`op_extension`, `fp_extension` and
+//! `decode_for`'s checks), [`Op::cost_class`] (the hart's cost model) and
+//! [`Op::encodings`]. The decoder (`decode.rs`) stays a hand-ordered match
+//! for speed; a test decodes every table pattern with random don't-care bits
+//! and checks it agrees with the table.
+//!
+//! The extension column is an [`Ext`] name, `Base` (no extension), or for
+//! the optional floating-point extensions `Zfhmin`, `Zfh`, `Zfa`, `ZfaZfh`
+//! (Zfa's half-precision forms, which need Zfh too); `+D` marks an
+//! operation that also needs D.
+//!
+//! Adding an extension: a new file here whose macro (named as the file)
+//! lists its instructions, and its name in the `isa_chain!` list below.
+//! Each file's macro appends its lines to the list it is handed and passes
+//! everything on to the next file's (`isa_chain!`); the last hands the whole
+//! table to `define_isa!`.
+
+use crate::decode_fp_ext::FpExtension;
+use crate::ext::Ext;
+
+/// How the disassembler prints an operation's operands (see `disasm.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Format {
+    /// The mnemonic alone.
+    Bare,
+    U,
+    J,
+    Jalr,
+    B,
+    LoadX,
+    LoadF,
+    StoreX,
+    StoreF,
+    Imm,
+    Shamt,
+    Rrr,
+    Rr,
+    Prefetch,
+    MopR,
+    MopRr,
+    CMop,
+    Fence,
+    Csr,
+    CsrI,
+    Lr,
+    Amo,
+    F4,
+    F3Rm,
+    F2Rm,
+    F2Exact,
+    F3,
+    XFRm,
+    FXRm,
+    FXExact,
+    XF,
+    XFF,
+    FX,
+    Fli,
+    Sfence,
+    Cflush,
+    Cbo,
+}
+
+/// The in-order core's cost class of an operation (`rvnvmm-hart`'s
+/// `cost.rs` turns it into cycles and a shared unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostClass {
+    /// Single-cycle integer work (and everything not listed below).
+    Alu,
+    /// A load (integer, FP or `lr`): the load-use stall applies after it.
+    Load,
+    /// Other users of the load/store port: stores, `sc`, AMOs, cache-block
+    /// operations, `prefetch.r/w`.
+    Store,
+    /// Integer multiply.
+    Mul,
+    /// Carry-less multiply.
+    Clmul,
+    /// Integer divide and remainder.
+    Div,
+    /// FP divide and square root.
+    Fdiv,
+    /// Other FP computation.
+    Fpu,
+    /// `jal`: an ALU operation plus the taken-branch penalty, always.
+    Jal,
+}
+
+/// What the table says about one operation.
+#[derive(Debug)]
+pub struct OpInfo {
+    /// The assembler mnemonic (without `.aq`/`.rl` or `.N` suffixes).
+    pub mnemonic: &'static str,
+    /// How its operands print.
+    pub format: Format,
+    /// Its cost class.
+    pub cost: CostClass,
+    /// The extension it belongs to (`None`: the base ISA, or governed by
+    /// something else, as `cflush.d.l1`).
+    pub ext: Option<Ext>,
+    /// The optional FP extension(s) it needs, for those.
+    pub fp: Option<FpExtension>,
+    /// Whether it also needs D.
+    pub needs_d: bool,
+    /// Its encodings: `(mask, match)` pairs (a 16-bit pattern for a
+    /// compressed-only operation).
+    pub encodings: &'static [(u32, u32)],
+}
+
+macro_rules! ext_of {
+    (Base) => {
+        None
+    };
+    (Zfhmin) => {
+        Some(Ext::Zfhmin)
+    };
+    (ZfaZfh) => {
+        Some(Ext::Zfa)
+    };
+    ($e:ident) => {
+        Some(Ext::$e)
+    };
+}
+
+macro_rules! fp_of {
+    (Zfhmin) => {
+        Some(FpExtension::Zfhmin)
+    };
+    (Zfh) => {
+        Some(FpExtension::Zfh)
+    };
+    (Zfa) => {
+        Some(FpExtension::Zfa)
+    };
+    (ZfaZfh) => {
+        Some(FpExtension::ZfaAndZfh)
+    };
+    ($e:ident) => {
+        None
+    };
+}
+
+macro_rules! d_of {
+    () => {
+        false
+    };
+    (D) => {
+        true
+    };
+}
+
+/// Passes the table collected so far to the next extension's macro, or
+/// once there is none, to `define_isa!`.
+macro_rules! isa_chain {
+    ([$next:ident $($rest:ident)*] [$($acc:tt)*] ; $($new:tt)*) => {
+        $next! { [$($rest)*] [$($acc)* $($new)*] }
+    };
+    ([] [$($acc:tt)*] ; $($new:tt)*) => {
+        define_isa! { $($acc)* $($new)* }
+    };
+}
+
+macro_rules! define_isa {
+    ($(
+        $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
+        $fmt:ident , $cls:ident , $ext:ident $(+ $d:ident)? ;
+    )*) => {
+        /// Every operation the emulator executes, in table order.
+        /// Compressed instructions decode to the same operations as their
+        /// 32-bit expansions. (More than 256 of them: `u16`, which still
+        /// leaves [`Insn`](crate::Insn) at 16 bytes.)
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u16)]
+        #[allow(missing_docs)]
+        pub enum Op {
+            /// Not a valid or implemented encoding: raises
+            /// illegal-instruction.
+            Illegal,
+            $($op,)*
+        }
+
+        impl Op {
+            /// Every operation, `Illegal` first, in table order.
+            pub const ALL: &'static [Op] = &[Op::Illegal, $(Op::$op,)*];
+        }
+
+        static OP_INFO: &[OpInfo] = &[
+            OpInfo {
+                mnemonic: "illegal",
+                format: Format::Bare,
+                cost: CostClass::Alu,
+                ext: None,
+                fp: None,
+                needs_d: false,
+                encodings: &[],
+            },
+            $(OpInfo {
+                mnemonic: $mn,
+                format: Format::$fmt,
+                cost: CostClass::$cls,
+                ext: ext_of!($ext),
+                fp: fp_of!($ext),
+                needs_d: d_of!($($d)?),
+                encodings: &[$(($mask, $match)),+],
+            },)*
+        ];
+    };
+}
+
+#[macro_use]
+mod rv64i;
+#[macro_use]
+mod zicsr;
+#[macro_use]
+mod m;
+#[macro_use]
+mod a;
+#[macro_use]
+mod f;
+#[macro_use]
+mod d;
+#[macro_use]
+mod zfh;
+#[macro_use]
+mod zfa;
+#[macro_use]
+mod privileged;
+#[macro_use]
+mod cache;
+#[macro_use]
+mod zba;
+#[macro_use]
+mod zbb;
+#[macro_use]
+mod zbc;
+#[macro_use]
+mod zbs;
+#[macro_use]
+mod zicond;
+#[macro_use]
+mod hints;
+#[macro_use]
+mod mop;
+#[macro_use]
+mod zawrs;
+#[macro_use]
+mod marker;
+
+isa_chain! {
+    [rv64i zicsr m a f d zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs marker]
+    [] ;
+}
+
+impl Op {
+    /// What the table says about this operation.
+    #[inline]
+    pub fn info(self) -> &'static OpInfo {
+        &OP_INFO[self as usize]
+    }
+
+    /// The assembler mnemonic (without `.aq`/`.rl` suffixes).
+    #[inline]
+    pub fn mnemonic(self) -> &'static str {
+        self.info().mnemonic
+    }
+
+    /// How the disassembler prints the operands.
+    #[inline]
+    pub fn format(self) -> Format {
+        self.info().format
+    }
+
+    /// The cost class.
+    #[inline]
+    pub fn cost_class(self) -> CostClass {
+        self.info().cost
+    }
+
+    /// The extension the operation belongs to (see `op_extension`).
+    #[inline]
+    pub fn extension(self) -> Option<Ext> {
+        self.info().ext
+    }
+
+    /// The `(mask, match)` encodings the table declares.
+    #[inline]
+    pub fn encodings(self) -> &'static [(u32, u32)] {
+        self.info().encodings
+    }
+}
+
+#[cfg(test)]
+mod tests;
