@@ -815,6 +815,13 @@ impl Hart {
                 return Ok(Flow::Exit(Exit::Marker { op, arg: a }));
             }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
+            // A register-register operation the instruction table gives
+            // its own `exec` (an extension declared only there).
+            op if op.info().exec.is_some() => {
+                if let Some(f) = op.info().exec {
+                    set!(f(a, b))
+                }
+            }
             _ => {
                 self.fp_dirty()?;
                 let v = self.exec_fp(ins, a)?;

@@ -69,7 +69,10 @@ pub fn decode(raw: u32) -> Insn {
             None => decode_c_mop(raw as u16),
         }
     } else {
-        decode32(raw)
+        match decode32(raw) {
+            i if i.op == Op::Illegal => crate::insns::decode_table(raw),
+            i => i,
+        }
     }
 }
 
