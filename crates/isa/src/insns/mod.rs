@@ -15,7 +15,8 @@
 //! operation that also needs D.
 //!
 //! Adding an extension: a new file here whose macro (named as the file)
-//! lists its instructions, and its name in the `isa_chain!` list below.
+//! lists its instructions, and its name in the `extension_files!` list
+//! below (plus its [`Ext`] line in `ext.rs` if it is a new extension).
 //! Each file's macro appends its lines to the list it is handed and passes
 //! everything on to the next file's (`isa_chain!`); the last hands the whole
 //! table to `define_isa!`.
@@ -244,50 +245,21 @@ macro_rules! define_isa {
     };
 }
 
-#[macro_use]
-mod rv64i;
-#[macro_use]
-mod zicsr;
-#[macro_use]
-mod m;
-#[macro_use]
-mod a;
-#[macro_use]
-mod f;
-#[macro_use]
-mod d;
-#[macro_use]
-mod zfh;
-#[macro_use]
-mod zfa;
-#[macro_use]
-mod privileged;
-#[macro_use]
-mod cache;
-#[macro_use]
-mod zba;
-#[macro_use]
-mod zbb;
-#[macro_use]
-mod zbc;
-#[macro_use]
-mod zbs;
-#[macro_use]
-mod zicond;
-#[macro_use]
-mod hints;
-#[macro_use]
-mod mop;
-#[macro_use]
-mod zawrs;
-#[macro_use]
-mod marker;
-#[macro_use]
-mod xdemo;
+/// Declares the extension files (each a module whose macro is named as
+/// it) and chains their macros in this order, which is `Op`'s.
+macro_rules! extension_files {
+    ($($name:ident)*) => {
+        $(
+            #[macro_use]
+            mod $name;
+        )*
+        isa_chain! { [$($name)*] [] ; }
+    };
+}
 
-isa_chain! {
-    [rv64i zicsr m a f d zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs marker xdemo]
-    [] ;
+extension_files! {
+    rv64i zicsr m a f d zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs marker
+    xdemo
 }
 
 /// The operations decoded from the table, with their encodings.

@@ -1,7 +1,7 @@
-//! Xdemo: a made-up extension showing what adding one takes — this file,
-//! its name in `insns/mod.rs`'s list, and its `Ext` line. It exists only
-//! with the `demo-ext` feature (which `rvnvmm-hart`'s tests turn on): one
-//! instruction in the custom-0 major opcode, `xdemo.mulxor rd, rs1, rs2`
+//! Xdemo: a made-up extension showing what adding one takes: this file,
+//! its name in `insns/mod.rs`'s `extension_files!` list, and its `Ext`
+//! line in `ext.rs`. It exists only with the `demo-ext` feature (which
+//! `rvnvmm-hart`'s tests turn on): one instruction in the custom-0 major opcode, `xdemo.mulxor rd, rs1, rs2`
 //! (`rd = (rs1 * rs2) ^ rs1`), decoded from the table (`@table`: the
 //! hand-ordered decoder knows nothing of it), printed in the `Rrr` format,
 //! costed as a multiply and run by the interpreter from its `exec`.
