@@ -816,8 +816,9 @@ impl Hart {
             }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
             // A register-register operation the instruction table gives
-            // its own `exec` (an extension declared only there).
-            op if op.info().exec.is_some() => {
+            // its own `exec` (an extension declared only there); compiled
+            // away when no entry has one.
+            op if rvnvmm_isa::HAS_TABLE_EXEC && op.info().exec.is_some() => {
                 if let Some(f) = op.info().exec {
                     set!(f(a, b))
                 }

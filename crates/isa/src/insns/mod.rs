@@ -218,6 +218,10 @@ macro_rules! define_isa {
             pub const ALL: &'static [Op] = &[Op::Illegal, $(Op::$op,)*];
         }
 
+        /// Whether any table entry has an `exec` (lets the interpreter
+        /// compile its table-exec arm away when none has).
+        pub const HAS_TABLE_EXEC: bool = false $($(|| { let _ = stringify!($f); true })?)*;
+
         static OP_INFO: &[OpInfo] = &[
             OpInfo {
                 mnemonic: "illegal",
