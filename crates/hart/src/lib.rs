@@ -33,6 +33,7 @@ mod csr;
 pub mod debug;
 mod exec;
 mod fp;
+mod fp_ext;
 mod interrupt;
 pub mod jit;
 mod memory;
