@@ -7,7 +7,9 @@ A file imports another when it names an item of that file's module by path
 (`use crate::a::b`, `crate::a::f(...)`, `super::x`, `self::sub::y`, and the
 entries of grouped `use crate::{a, b::c}`); a module's own `mod` lines and
 `pub use` re-exports (a crate's facade, not a use) do not count, nor do test
-modules (`tests.rs`, `*_tests.rs`, `#[cfg(test)] mod tests` blocks). Prints
+modules (`tests.rs`, `*_tests.rs`, `#[cfg(test)] mod tests` blocks), nor
+the crate root (`lib.rs`, `main.rs`: the crate's facade and the types every
+module shares). Prints
 every circle (a strongly connected set of two or more files) per crate;
 `--check` exits with status 1 if there is any.
 """
@@ -111,7 +113,8 @@ def resolve(mods, here, root, path):
 
 def graph(src):
     mods = modules(src)
-    edges = {f: set() for f in mods.values() if not is_test_file(f)}
+    root = mods.get(())
+    edges = {f: set() for f in mods.values() if not is_test_file(f) and f != root}
     for here, f in mods.items():
         if f not in edges:
             continue

@@ -378,19 +378,15 @@ impl CodeCache {
     /// Each block keeps the figures it leaves as `parked`: switching back
     /// to the timing before (a sampled run switches back and forth every
     /// window) swaps them in instead of computing them again.
-    pub fn retime(&mut self, costs: &crate::CoreCosts, fetch_line_shift: Option<u32>) {
-        let to = (costs.clone(), fetch_line_shift);
+    ///
+    /// `figures` computes a block's costs and fetch lines afresh (the
+    /// public `retime`, in `block_decode`, passes the block decoder's).
+    pub(crate) fn retime_with(&mut self, to: Timing, figures: impl Fn(&Block) -> BlockTiming) {
         let back = self.parked_timing.as_ref() == Some(&to);
         for b in &mut self.blocks {
             let (cost, fetch_lines) = match b.parked.take() {
                 Some(parked) if back => parked,
-                _ => (
-                    crate::cost::prefix(costs, &b.insns),
-                    match fetch_line_shift {
-                        Some(shift) => crate::memory::fetch_lines(b.pc, &b.insns, shift),
-                        None => FetchLines::default(),
-                    },
-                ),
+                _ => figures(b),
             };
             let left = (
                 std::mem::replace(&mut b.cost, cost),
@@ -500,7 +496,7 @@ mod tests {
             (
                 crate::cost::prefix(costs, &insns),
                 shift.map_or_else(FetchLines::default, |s| {
-                    crate::memory::fetch_lines(pc, &insns, s)
+                    crate::block_decode::fetch_lines(pc, &insns, s)
                 }),
             )
         };

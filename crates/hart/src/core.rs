@@ -1,7 +1,8 @@
 //! A processor core: what a hart runs on.
 
 use crate::smt::{IssueCalendar, SharedCalendar, MAX_THREADS};
-use crate::{CoreCosts, CoreId, CoreMap, HartConfig};
+use crate::{CoreId, CoreMap, HartConfig};
+use rvnvmm_config::Core as CoreCosts;
 
 /// A processor core: the clock, the in-order cost model and the port to
 /// the timing model's private caches (its [`CoreId`], the L1 slot). A

@@ -3,7 +3,7 @@
 //! penalty for each taken branch or jump. Costs within a block are summed
 //! once, when the block is decoded; only taken branches add at run time.
 
-use rvnvmm_isa::{Insn, Op};
+use rvnvmm_isa::{CostClass, Insn, Op};
 
 /// Cycles per instruction class: the machine config's `[core]` itself.
 pub use rvnvmm_config::Core as CoreCosts;
@@ -12,15 +12,14 @@ pub use rvnvmm_config::Core as CoreCosts;
 /// block (for the load-use stall). Conditional branches and indirect
 /// jumps pay `branch_taken` at run time, when taken.
 pub fn cost(costs: &CoreCosts, ins: &Insn, prev: Option<&Insn>) -> u32 {
-    use Op::*;
-    let class = match ins.op {
-        Mul | Mulh | Mulhsu | Mulhu | Mulw => costs.mul,
-        Clmul | Clmulh | Clmulr => costs.clmul,
-        Div | Divu | Rem | Remu | Divw | Divuw | Remw | Remuw => costs.div,
-        FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => costs.fdiv,
-        Jal => costs.alu.saturating_add(costs.branch_taken),
-        op if is_fp_compute(op) => costs.fpu,
-        _ => costs.alu,
+    let class = match ins.op.cost_class() {
+        CostClass::Mul => costs.mul,
+        CostClass::Clmul => costs.clmul,
+        CostClass::Div => costs.div,
+        CostClass::Fdiv => costs.fdiv,
+        CostClass::Jal => costs.alu.saturating_add(costs.branch_taken),
+        CostClass::Fpu => costs.fpu,
+        CostClass::Alu | CostClass::Load | CostClass::Store => costs.alu,
     };
     let stall = match prev {
         Some(p) if is_load(p.op) && p.rd != 0 && reads(ins, p.rd) => costs.load_use,
@@ -35,65 +34,19 @@ pub fn cost(costs: &CoreCosts, ins: &Insn, prev: Option<&Insn>) -> u32 {
 /// (its class cost: the iterative units are busy for the whole operation).
 pub(crate) fn smt_unit(costs: &CoreCosts, ins: &Insn) -> (crate::smt::Unit, u64) {
     use crate::smt::Unit;
-    use Op::*;
     let class = u64::from(cost(costs, ins, None));
-    let unit = match ins.op {
-        Mul | Mulh | Mulhsu | Mulhu | Mulw | Clmul | Clmulh | Clmulr | Div | Divu | Rem | Remu
-        | Divw | Divuw | Remw | Remuw => Unit::MulDiv,
-        FdivS | FdivD | FsqrtS | FsqrtD | FdivH | FsqrtH => Unit::FpDiv,
-        op if is_load(op) || is_memory_other(op) => Unit::Memory,
-        _ => Unit::None,
+    let unit = match ins.op.cost_class() {
+        CostClass::Mul | CostClass::Clmul | CostClass::Div => Unit::MulDiv,
+        CostClass::Fdiv => Unit::FpDiv,
+        CostClass::Load | CostClass::Store => Unit::Memory,
+        CostClass::Alu | CostClass::Fpu | CostClass::Jal => Unit::None,
     };
     (unit, class)
 }
 
-/// Instructions other than loads that use the load/store port.
-fn is_memory_other(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        Sb | Sh
-            | Sw
-            | Sd
-            | Fsh
-            | Fsw
-            | Fsd
-            | ScW
-            | ScD
-            | AmoswapW
-            | AmoaddW
-            | AmoxorW
-            | AmoandW
-            | AmoorW
-            | AmominW
-            | AmomaxW
-            | AmominuW
-            | AmomaxuW
-            | AmoswapD
-            | AmoaddD
-            | AmoxorD
-            | AmoandD
-            | AmoorD
-            | AmominD
-            | AmomaxD
-            | AmominuD
-            | AmomaxuD
-            | CflushDL1
-            | CboClean
-            | CboFlush
-            | CboInval
-            | CboZero
-            | PrefetchR
-            | PrefetchW
-    )
-}
-
+/// Loads (integer, FP and `lr`): the load-use stall follows them.
 fn is_load(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu | Flh | Flw | Fld | LrW | LrD
-    )
+    op.cost_class() == CostClass::Load
 }
 
 /// Whether `ins` may read register number `r` (either register file: a
@@ -104,98 +57,6 @@ fn reads(ins: &Insn, r: u8) -> bool {
         Lui | Auipc | Jal => false,
         _ => ins.rs1 == r || ins.rs2 == r || ins.rs3 == r,
     }
-}
-
-fn is_fp_compute(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        FmaddS
-            | FmsubS
-            | FnmsubS
-            | FnmaddS
-            | FaddS
-            | FsubS
-            | FmulS
-            | FminS
-            | FmaxS
-            | FcvtWS
-            | FcvtWuS
-            | FcvtLS
-            | FcvtLuS
-            | FeqS
-            | FltS
-            | FleS
-            | FcvtSW
-            | FcvtSWu
-            | FcvtSL
-            | FcvtSLu
-            | FmaddD
-            | FmsubD
-            | FnmsubD
-            | FnmaddD
-            | FaddD
-            | FsubD
-            | FmulD
-            | FminD
-            | FmaxD
-            | FcvtSD
-            | FcvtDS
-            | FcvtWD
-            | FcvtWuD
-            | FcvtLD
-            | FcvtLuD
-            | FeqD
-            | FltD
-            | FleD
-            | FcvtDW
-            | FcvtDWu
-            | FcvtDL
-            | FcvtDLu
-            | FmaddH
-            | FmsubH
-            | FnmsubH
-            | FnmaddH
-            | FaddH
-            | FsubH
-            | FmulH
-            | FminH
-            | FmaxH
-            | FcvtSH
-            | FcvtHS
-            | FcvtDH
-            | FcvtHD
-            | FcvtWH
-            | FcvtWuH
-            | FcvtLH
-            | FcvtLuH
-            | FeqH
-            | FltH
-            | FleH
-            | FcvtHW
-            | FcvtHWu
-            | FcvtHL
-            | FcvtHLu
-            | FminmH
-            | FmaxmH
-            | FminmS
-            | FmaxmS
-            | FminmD
-            | FmaxmD
-            | FroundH
-            | FroundnxH
-            | FroundS
-            | FroundnxS
-            | FroundD
-            | FroundnxD
-            | FcvtmodWD
-            | FleqH
-            | FltqH
-            | FleqS
-            | FltqS
-            | FleqD
-            | FltqD
-    )
 }
 
 /// Cumulative costs of a block: entry `i` is the cost of its first `i`
@@ -216,6 +77,7 @@ pub(crate) fn prefix(costs: &CoreCosts, insns: &[Insn]) -> Box<[u32]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use rvnvmm_isa::decode;
 
     #[test]

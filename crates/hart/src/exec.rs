@@ -2,6 +2,7 @@
 
 use crate::memory::{read_host, write_le};
 use crate::privileged::{envcfg, mstatus};
+use crate::trap::Flow;
 use crate::{Env, Exit, Hart, Priv, Trap};
 use crate::{FlushKind, TimingModel, TlbFlush};
 use rvnvmm_isa::{Insn, Op};
@@ -814,6 +815,14 @@ impl Hart {
                 return Ok(Flow::Exit(Exit::Marker { op, arg: a }));
             }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
+            // A register-register operation the instruction table gives
+            // its own `exec` (an extension declared only there); compiled
+            // away when no entry has one.
+            op if rvnvmm_isa::HAS_TABLE_EXEC && op.info().exec.is_some() => {
+                if let Some(f) = op.info().exec {
+                    set!(f(a, b))
+                }
+            }
             _ => {
                 self.fp_dirty()?;
                 let v = self.exec_fp(ins, a)?;
@@ -972,20 +981,6 @@ enum After {
     Jumped(u64),
     /// Leave `exec_blocks` with this value (the hart is settled).
     Leave(Option<Exit>),
-}
-
-/// What the next instruction is.
-pub(crate) enum Flow {
-    /// Fall through.
-    Next,
-    /// Continue at this address (a direct jump the block follows).
-    Goto(u64),
-    /// Fall through, but end the run of blocks (decoded code changed).
-    Stop,
-    /// Control transfer: the block ends here.
-    Jump(u64),
-    /// Leave the run loop.
-    Exit(Exit),
 }
 
 #[inline(always)]

@@ -278,3 +278,23 @@ fn disabled_extensions_trap() {
     let (h, exit) = run_with(gc, &[0x0100_000f], 0, 0);
     assert_eq!((exit, h.instret), (Exit::Ecall, 2));
 }
+
+/// The made-up extension declared only in `rvnvmm-isa`'s table
+/// (`insns/xdemo.rs`): the interpreter runs it from its declaration, the
+/// cost model prices it by its class, and a hart without it traps.
+#[test]
+fn table_only_extension_runs() {
+    use rvnvmm_isa::{decode, Ext, Op};
+    let word = r(0x0b, 0x05, 1); // xdemo.mulxor a0, a1, a2
+    assert_eq!(decode(word).op, Op::XdemoMulxor);
+    assert_eq!(exec(word, 7, 6), (7 * 6) ^ 7);
+    assert_eq!(exec(word, u64::MAX, 3), u64::MAX.wrapping_mul(3) ^ u64::MAX);
+    let costs = crate::CoreCosts {
+        mul: 9,
+        ..Default::default()
+    };
+    assert_eq!(crate::cost::cost(&costs, &decode(word), None), 9);
+    let (h, exit) = run_with(ExtSet::ALL.without(Ext::Xdemo), &[word], 7, 6);
+    assert_eq!(exit, Exit::Trap(Trap::new(Trap::ILLEGAL, 0)), "{exit:?}");
+    assert_eq!(h.x[10], 0xdead);
+}

@@ -25,6 +25,7 @@
 //! shares the interpreter's bookkeeping, the TLB, the code-invalidation
 //! protocol and the `Exit` contract, so both give the same results.
 
+mod block_decode;
 mod code;
 mod core;
 mod cost;
@@ -32,6 +33,7 @@ mod csr;
 pub mod debug;
 mod exec;
 mod fp;
+mod fp_ext;
 mod interrupt;
 pub mod jit;
 mod memory;

@@ -1,9 +1,7 @@
 //! Data and instruction access through the software TLB.
 
-use crate::code::{Block, MAX_BLOCK_INSNS};
 use crate::privileged::mstatus;
 use crate::{DataAccess, DataKind, Env, Hart, Priv, TimingModel, Trap};
-use rvnvmm_isa::{decode_for, Op};
 use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_timing::{PageRange, TlbFill, TlbLookup, TlbPort};
@@ -195,7 +193,7 @@ impl Hart {
     /// `vaddr` itself; an access fault if the page is not RAM or PMP denies
     /// the `size` bytes there. A page PMP does not treat as a whole is not
     /// cached, so each access to it comes back here.
-    fn refill<T: TimingModel>(
+    pub(crate) fn refill<T: TimingModel>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -571,20 +569,6 @@ impl Hart {
         Ok(())
     }
 
-    /// Fetches the halfword at `vaddr`: its value and physical address.
-    fn fetch_u16<T: TimingModel>(
-        &mut self,
-        env: &mut Env<'_, T>,
-        vaddr: u64,
-    ) -> Result<(u16, u64), Trap> {
-        let (p, paddr) = match self.tlb.exec.lookup_paddr(vaddr, 2) {
-            Some(hit) => hit,
-            None => self.refill(env, vaddr, 2, Access::Exec, 0)?,
-        };
-        // SAFETY: an aligned 2-byte read inside a RAM page.
-        Ok((unsafe { read_le(p, 2) } as u16, paddr))
-    }
-
     /// The physical address of the instruction at `vaddr` (the code-cache
     /// key in full-system mode), refilling the fetch TLB if needed.
     pub(crate) fn fetch_paddr<T: TimingModel>(
@@ -601,176 +585,13 @@ impl Hart {
         }
     }
 
-    /// Decodes the block at `pc` into the code cache under `key` (the PC in
-    /// user-mode emulation, its physical address in full-system mode).
-    pub(crate) fn decode_block<T: TimingModel>(
-        &mut self,
-        env: &mut Env<'_, T>,
-        key: u64,
-    ) -> Result<u32, Trap> {
-        let start = self.pc;
-        if start & 1 != 0 {
-            return Err(Trap::new(Trap::INSN_MISALIGNED, start));
-        }
-        // Not the hardware's walk: the fetches below go through the TLB.
-        let ppage = self.translate(env.mem, start, Access::Exec)? & !0xfff;
-        if !env.mem.is_ram(ppage, 4096) {
-            return Err(Trap::new(Trap::INSN_ACCESS, start));
-        }
-        let mut insns = Vec::with_capacity(16);
-        let mut raws = Vec::with_capacity(16);
-        let mut next_ppage = None;
-        let mut pc = start;
-        loop {
-            let lo = match self.fetch_u16(env, pc) {
-                Ok((v, _)) => v,
-                Err(t) if insns.is_empty() => return Err(t),
-                Err(_) => break,
-            };
-            let raw = if lo & 3 == 3 {
-                // Physically keyed blocks depend on one page only, except
-                // one that starts with an instruction straddling two.
-                if self.full_system && pc & 0xfff == 0xffe && !insns.is_empty() {
-                    break;
-                }
-                match self.fetch_u16(env, pc + 2) {
-                    Ok((hi, pa)) => {
-                        if pa & !0xfff != ppage {
-                            next_ppage = Some(pa & !0xfff);
-                        }
-                        lo as u32 | (hi as u32) << 16
-                    }
-                    Err(t) if insns.is_empty() => return Err(Trap::new(t.cause, pc + 2)),
-                    Err(_) => break,
-                }
-            } else {
-                lo as u32
-            };
-            let insn = decode_for(raw, self.config.isa);
-            let ends = ends_block(insn.op);
-            insns.push(insn);
-            raws.push(raw);
-            let at = pc;
-            pc += insn.len as u64;
-            if insn.op == Op::Jal
-                && insns.len() < MAX_BLOCK_INSNS
-                && (pc & 0xfff) >= insn.len as u64
-            {
-                // A direct jump within the page: keep decoding at its target
-                // (the interpreter follows it without leaving the block).
-                let target = at.wrapping_add(insn.imm as u64);
-                if target & !0xfff == start & !0xfff {
-                    pc = target;
-                    continue;
-                }
-            }
-            // Stop at the page end (a 4-byte instruction straddling it is the
-            // last one) so one exec check covers the block.
-            if ends
-                || insns.len() >= MAX_BLOCK_INSNS
-                || (pc & 0xfff) < insn.len as u64
-                || pc & 0xfff == 0
-            {
-                break;
-            }
-        }
-        let (idx, new_page) = env.code.insert(
-            key,
-            Block {
-                pc: start,
-                cost: crate::cost::prefix(&self.core.costs, &insns),
-                // Without a model nothing is fetched through a cache.
-                fetch_lines: match env.timing.as_deref() {
-                    Some(t) => fetch_lines(start, &insns, t.fetch_line_shift()),
-                    None => crate::code::FetchLines::default(),
-                },
-                insns: insns.into_boxed_slice(),
-                raw: raws.into_boxed_slice(),
-                next_ppage: next_ppage.unwrap_or(crate::code::NO_NEXT_PAGE),
-                runs: 0,
-                translation: None,
-                parked: None,
-            },
-            ppage,
-        );
-        let mut marked = new_page;
-        if new_page {
-            self.flush_write_ppage(ppage);
-        }
-        // The second half of a straddling instruction is code too: stores
-        // to it must invalidate the block.
-        if let Some(np) = next_ppage {
-            if env.code.pages.mark(np) {
-                self.flush_write_ppage(np);
-                marked = true;
-            }
-        }
-        if marked {
-            self.code_generation = env.code.pages.generation;
-        }
-        Ok(idx)
-    }
-
     /// Drops page `ppage` from the store TLB of every context.
-    fn flush_write_ppage(&mut self, ppage: u64) {
+    pub(crate) fn flush_write_ppage(&mut self, ppage: u64) {
         self.tlb.write.flush_ppage(ppage);
         for t in self.tlb_contexts.saved_mut() {
             t.write.flush_ppage(ppage);
         }
     }
-}
-
-/// The distinct fetch lines of `1 << line_shift` bytes (as page offsets) a
-/// block's instructions come from, in first-use order: what the
-/// instruction cache sees per execution.
-pub(crate) fn fetch_lines(
-    start: u64,
-    insns: &[rvnvmm_isa::Insn],
-    line_shift: u32,
-) -> crate::code::FetchLines {
-    let mut lines: Vec<u16> = Vec::new();
-    let mut pc = start;
-    let line_mask = (1u64 << line_shift.min(12)) - 1;
-    for ins in insns {
-        for a in [pc, pc + ins.len as u64 - 1] {
-            let off = ((a & 0xfff) & !line_mask) as u16;
-            if (a & !0xfff) == (start & !0xfff) && !lines.contains(&off) {
-                lines.push(off);
-            }
-        }
-        pc = if ins.op == Op::Jal {
-            pc.wrapping_add(ins.imm as u64)
-        } else {
-            pc + ins.len as u64
-        };
-    }
-    lines[..].into()
-}
-
-/// Whether an operation must be the last of its block. Conditional
-/// branches are not: a block continues on their fall-through path (a
-/// superblock), and a taken branch leaves it.
-fn ends_block(op: Op) -> bool {
-    use Op::*;
-    matches!(
-        op,
-        Jal | Jalr
-            | Ecall
-            | Ebreak
-            | FenceI
-            | Mret
-            | Sret
-            | Wfi
-            | Marker
-            | SfenceVma
-            | Illegal
-            | Csrrw
-            | Csrrs
-            | Csrrc
-            | Csrrwi
-            | Csrrsi
-            | Csrrci
-    )
 }
 
 /// Reads `size` bytes little-endian.

@@ -80,3 +80,17 @@ pub enum Exit {
         arg: u64,
     },
 }
+
+/// What the next instruction is.
+pub(crate) enum Flow {
+    /// Fall through.
+    Next,
+    /// Continue at this address (a direct jump the block follows).
+    Goto(u64),
+    /// Fall through, but end the run of blocks (decoded code changed).
+    Stop,
+    /// Control transfer: the block ends here.
+    Jump(u64),
+    /// Leave the run loop.
+    Exit(Exit),
+}

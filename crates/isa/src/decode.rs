@@ -69,7 +69,10 @@ pub fn decode(raw: u32) -> Insn {
             None => decode_c_mop(raw as u16),
         }
     } else {
-        decode32(raw)
+        match decode32(raw) {
+            i if i.op == Op::Illegal => crate::insns::decode_table(raw),
+            i => i,
+        }
     }
 }
 
@@ -120,36 +123,11 @@ pub fn decode_for(raw: u32, isa: ExtSet) -> Insn {
 /// The extension a (32-bit or expanded) operation belongs to; `None` for
 /// the base ISA and for what another setting governs (`cflush.d.l1`). Some
 /// floating-point operations need more than this one (Zfa's half forms
-/// need Zfh too, the double forms D): `decode_for` checks all of it.
+/// need Zfh too, the double forms D): `decode_for` checks all of it. From
+/// the instruction table (`insns`).
+#[inline]
 pub fn op_extension(op: Op) -> Option<Ext> {
-    use Op::*;
-    let within = |first: Op, last: Op| (first as u16..=last as u16).contains(&(op as u16));
-    Some(match op {
-        _ if within(Mul, Remuw) => Ext::M,
-        _ if within(LrW, AmomaxuD) => Ext::A,
-        _ if within(Flw, FmvWX) => Ext::F,
-        _ if within(Fld, FmvDX) => Ext::D,
-        _ if within(Csrrw, Csrrci) => Ext::Zicsr,
-        _ if within(AddUw, SlliUw) => Ext::Zba,
-        _ if within(Andn, Rev8) => Ext::Zbb,
-        _ if within(Clmul, Clmulr) => Ext::Zbc,
-        _ if within(Bclr, Bseti) => Ext::Zbs,
-        FenceI => Ext::Zifencei,
-        CboClean | CboFlush | CboInval => Ext::Zicbom,
-        CboZero => Ext::Zicboz,
-        CzeroEqz | CzeroNez => Ext::Zicond,
-        Pause => Ext::Zihintpause,
-        NtlP1 | NtlPall | NtlS1 | NtlAll => Ext::Zihintntl,
-        PrefetchI | PrefetchR | PrefetchW => Ext::Zicbop,
-        MopR | MopRr => Ext::Zimop,
-        CMop => Ext::Zcmop,
-        WrsNto | WrsSto => Ext::Zawrs,
-        _ => match decode_fp_ext::fp_extension(op)? {
-            decode_fp_ext::FpExtension::Zfhmin => Ext::Zfhmin,
-            decode_fp_ext::FpExtension::Zfh => Ext::Zfh,
-            decode_fp_ext::FpExtension::Zfa | decode_fp_ext::FpExtension::ZfaAndZfh => Ext::Zfa,
-        },
-    })
+    op.extension()
 }
 
 /// `c.mop.N` (Zcmop): the reserved `c.lui xN, 0` encodings for odd N below

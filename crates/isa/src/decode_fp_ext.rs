@@ -26,19 +26,10 @@ pub enum FpExtension {
 }
 
 /// The optional floating-point extension `op` belongs to, or `None` for
-/// base-ISA and other operations.
+/// base-ISA and other operations (from the instruction table).
+#[inline]
 pub fn fp_extension(op: Op) -> Option<FpExtension> {
-    use Op::*;
-    Some(match op {
-        Flh | Fsh | FmvXH | FmvHX | FcvtSH | FcvtHS | FcvtDH | FcvtHD => FpExtension::Zfhmin,
-        FmaddH | FmsubH | FnmsubH | FnmaddH | FaddH | FsubH | FmulH | FdivH | FsqrtH | FsgnjH
-        | FsgnjnH | FsgnjxH | FminH | FmaxH | FcvtWH | FcvtWuH | FcvtLH | FcvtLuH | FclassH
-        | FeqH | FltH | FleH | FcvtHW | FcvtHWu | FcvtHL | FcvtHLu => FpExtension::Zfh,
-        FliS | FliD | FminmS | FmaxmS | FminmD | FmaxmD | FroundS | FroundnxS | FroundD
-        | FroundnxD | FcvtmodWD | FleqS | FltqS | FleqD | FltqD => FpExtension::Zfa,
-        FliH | FminmH | FmaxmH | FroundH | FroundnxH | FleqH | FltqH => FpExtension::ZfaAndZfh,
-        _ => return None,
-    })
+    op.info().fp
 }
 
 /// Whether a hart implementing `isa` has every extension `op` (one of this
@@ -46,11 +37,7 @@ pub fn fp_extension(op: Op) -> Option<FpExtension> {
 /// Zfh, Zfa's half forms need Zfh as well, and the forms that read or write
 /// a double need D.
 pub(crate) fn enabled(op: Op, isa: ExtSet) -> bool {
-    use Op::*;
-    let needs_d = matches!(
-        op,
-        FcvtDH | FcvtHD | FliD | FminmD | FmaxmD | FroundD | FroundnxD | FcvtmodWD | FleqD | FltqD
-    );
+    let needs_d = op.info().needs_d;
     let base = match fp_extension(op) {
         None => return true,
         Some(FpExtension::Zfhmin) => isa.has(Ext::Zfhmin) || isa.has(Ext::Zfh),

@@ -16,6 +16,7 @@
 use core::fmt::{self, Write};
 
 use crate::csr::csr_name;
+use crate::insns::Format;
 use crate::op::{Insn, Op};
 
 /// ABI names of the integer registers.
@@ -42,294 +43,10 @@ fn f(r: u8) -> &'static str {
     FREG_NAMES[(r & 31) as usize]
 }
 
-/// The assembler mnemonic of `op` (without `.aq`/`.rl` suffixes).
+/// The assembler mnemonic of `op` (without `.aq`/`.rl` suffixes), from
+/// the instruction table.
 pub fn mnemonic(op: Op) -> &'static str {
-    use Op::*;
-    match op {
-        Illegal => "illegal",
-        Lui => "lui",
-        Auipc => "auipc",
-        Jal => "jal",
-        Jalr => "jalr",
-        Beq => "beq",
-        Bne => "bne",
-        Blt => "blt",
-        Bge => "bge",
-        Bltu => "bltu",
-        Bgeu => "bgeu",
-        Lb => "lb",
-        Lh => "lh",
-        Lw => "lw",
-        Ld => "ld",
-        Lbu => "lbu",
-        Lhu => "lhu",
-        Lwu => "lwu",
-        Sb => "sb",
-        Sh => "sh",
-        Sw => "sw",
-        Sd => "sd",
-        Addi => "addi",
-        Slti => "slti",
-        Sltiu => "sltiu",
-        Xori => "xori",
-        Ori => "ori",
-        Andi => "andi",
-        Slli => "slli",
-        Srli => "srli",
-        Srai => "srai",
-        Add => "add",
-        Sub => "sub",
-        Sll => "sll",
-        Slt => "slt",
-        Sltu => "sltu",
-        Xor => "xor",
-        Srl => "srl",
-        Sra => "sra",
-        Or => "or",
-        And => "and",
-        Addiw => "addiw",
-        Slliw => "slliw",
-        Srliw => "srliw",
-        Sraiw => "sraiw",
-        Addw => "addw",
-        Subw => "subw",
-        Sllw => "sllw",
-        Srlw => "srlw",
-        Sraw => "sraw",
-        Fence => "fence",
-        FenceI => "fence.i",
-        Ecall => "ecall",
-        Ebreak => "ebreak",
-        Csrrw => "csrrw",
-        Csrrs => "csrrs",
-        Csrrc => "csrrc",
-        Csrrwi => "csrrwi",
-        Csrrsi => "csrrsi",
-        Csrrci => "csrrci",
-        Mul => "mul",
-        Mulh => "mulh",
-        Mulhsu => "mulhsu",
-        Mulhu => "mulhu",
-        Div => "div",
-        Divu => "divu",
-        Rem => "rem",
-        Remu => "remu",
-        Mulw => "mulw",
-        Divw => "divw",
-        Divuw => "divuw",
-        Remw => "remw",
-        Remuw => "remuw",
-        LrW => "lr.w",
-        ScW => "sc.w",
-        AmoswapW => "amoswap.w",
-        AmoaddW => "amoadd.w",
-        AmoxorW => "amoxor.w",
-        AmoandW => "amoand.w",
-        AmoorW => "amoor.w",
-        AmominW => "amomin.w",
-        AmomaxW => "amomax.w",
-        AmominuW => "amominu.w",
-        AmomaxuW => "amomaxu.w",
-        LrD => "lr.d",
-        ScD => "sc.d",
-        AmoswapD => "amoswap.d",
-        AmoaddD => "amoadd.d",
-        AmoxorD => "amoxor.d",
-        AmoandD => "amoand.d",
-        AmoorD => "amoor.d",
-        AmominD => "amomin.d",
-        AmomaxD => "amomax.d",
-        AmominuD => "amominu.d",
-        AmomaxuD => "amomaxu.d",
-        Flw => "flw",
-        Fsw => "fsw",
-        FmaddS => "fmadd.s",
-        FmsubS => "fmsub.s",
-        FnmsubS => "fnmsub.s",
-        FnmaddS => "fnmadd.s",
-        FaddS => "fadd.s",
-        FsubS => "fsub.s",
-        FmulS => "fmul.s",
-        FdivS => "fdiv.s",
-        FsqrtS => "fsqrt.s",
-        FsgnjS => "fsgnj.s",
-        FsgnjnS => "fsgnjn.s",
-        FsgnjxS => "fsgnjx.s",
-        FminS => "fmin.s",
-        FmaxS => "fmax.s",
-        FcvtWS => "fcvt.w.s",
-        FcvtWuS => "fcvt.wu.s",
-        FcvtLS => "fcvt.l.s",
-        FcvtLuS => "fcvt.lu.s",
-        FmvXW => "fmv.x.w",
-        FclassS => "fclass.s",
-        FeqS => "feq.s",
-        FltS => "flt.s",
-        FleS => "fle.s",
-        FcvtSW => "fcvt.s.w",
-        FcvtSWu => "fcvt.s.wu",
-        FcvtSL => "fcvt.s.l",
-        FcvtSLu => "fcvt.s.lu",
-        FmvWX => "fmv.w.x",
-        Fld => "fld",
-        Fsd => "fsd",
-        FmaddD => "fmadd.d",
-        FmsubD => "fmsub.d",
-        FnmsubD => "fnmsub.d",
-        FnmaddD => "fnmadd.d",
-        FaddD => "fadd.d",
-        FsubD => "fsub.d",
-        FmulD => "fmul.d",
-        FdivD => "fdiv.d",
-        FsqrtD => "fsqrt.d",
-        FsgnjD => "fsgnj.d",
-        FsgnjnD => "fsgnjn.d",
-        FsgnjxD => "fsgnjx.d",
-        FminD => "fmin.d",
-        FmaxD => "fmax.d",
-        FcvtSD => "fcvt.s.d",
-        FcvtDS => "fcvt.d.s",
-        FcvtWD => "fcvt.w.d",
-        FcvtWuD => "fcvt.wu.d",
-        FcvtLD => "fcvt.l.d",
-        FcvtLuD => "fcvt.lu.d",
-        FmvXD => "fmv.x.d",
-        FclassD => "fclass.d",
-        FeqD => "feq.d",
-        FltD => "flt.d",
-        FleD => "fle.d",
-        FcvtDW => "fcvt.d.w",
-        FcvtDWu => "fcvt.d.wu",
-        FcvtDL => "fcvt.d.l",
-        FcvtDLu => "fcvt.d.lu",
-        FmvDX => "fmv.d.x",
-        Flh => "flh",
-        Fsh => "fsh",
-        FmaddH => "fmadd.h",
-        FmsubH => "fmsub.h",
-        FnmsubH => "fnmsub.h",
-        FnmaddH => "fnmadd.h",
-        FaddH => "fadd.h",
-        FsubH => "fsub.h",
-        FmulH => "fmul.h",
-        FdivH => "fdiv.h",
-        FsqrtH => "fsqrt.h",
-        FsgnjH => "fsgnj.h",
-        FsgnjnH => "fsgnjn.h",
-        FsgnjxH => "fsgnjx.h",
-        FminH => "fmin.h",
-        FmaxH => "fmax.h",
-        FcvtSH => "fcvt.s.h",
-        FcvtHS => "fcvt.h.s",
-        FcvtDH => "fcvt.d.h",
-        FcvtHD => "fcvt.h.d",
-        FcvtWH => "fcvt.w.h",
-        FcvtWuH => "fcvt.wu.h",
-        FcvtLH => "fcvt.l.h",
-        FcvtLuH => "fcvt.lu.h",
-        FmvXH => "fmv.x.h",
-        FclassH => "fclass.h",
-        FeqH => "feq.h",
-        FltH => "flt.h",
-        FleH => "fle.h",
-        FcvtHW => "fcvt.h.w",
-        FcvtHWu => "fcvt.h.wu",
-        FcvtHL => "fcvt.h.l",
-        FcvtHLu => "fcvt.h.lu",
-        FmvHX => "fmv.h.x",
-        FliH => "fli.h",
-        FliS => "fli.s",
-        FliD => "fli.d",
-        FminmH => "fminm.h",
-        FmaxmH => "fmaxm.h",
-        FminmS => "fminm.s",
-        FmaxmS => "fmaxm.s",
-        FminmD => "fminm.d",
-        FmaxmD => "fmaxm.d",
-        FroundH => "fround.h",
-        FroundnxH => "froundnx.h",
-        FroundS => "fround.s",
-        FroundnxS => "froundnx.s",
-        FroundD => "fround.d",
-        FroundnxD => "froundnx.d",
-        FcvtmodWD => "fcvtmod.w.d",
-        FleqH => "fleq.h",
-        FltqH => "fltq.h",
-        FleqS => "fleq.s",
-        FltqS => "fltq.s",
-        FleqD => "fleq.d",
-        FltqD => "fltq.d",
-        Mret => "mret",
-        Sret => "sret",
-        Wfi => "wfi",
-        SfenceVma => "sfence.vma",
-        CflushDL1 => "cflush.d.l1",
-        CboClean => "cbo.clean",
-        CboFlush => "cbo.flush",
-        CboInval => "cbo.inval",
-        CboZero => "cbo.zero",
-        AddUw => "add.uw",
-        Sh1add => "sh1add",
-        Sh2add => "sh2add",
-        Sh3add => "sh3add",
-        Sh1addUw => "sh1add.uw",
-        Sh2addUw => "sh2add.uw",
-        Sh3addUw => "sh3add.uw",
-        SlliUw => "slli.uw",
-        Andn => "andn",
-        Orn => "orn",
-        Xnor => "xnor",
-        Clz => "clz",
-        Clzw => "clzw",
-        Ctz => "ctz",
-        Ctzw => "ctzw",
-        Cpop => "cpop",
-        Cpopw => "cpopw",
-        Max => "max",
-        Maxu => "maxu",
-        Min => "min",
-        Minu => "minu",
-        SextB => "sext.b",
-        SextH => "sext.h",
-        ZextH => "zext.h",
-        Rol => "rol",
-        Rolw => "rolw",
-        Ror => "ror",
-        Rori => "rori",
-        Roriw => "roriw",
-        Rorw => "rorw",
-        OrcB => "orc.b",
-        Rev8 => "rev8",
-        Clmul => "clmul",
-        Clmulh => "clmulh",
-        Clmulr => "clmulr",
-        Bclr => "bclr",
-        Bclri => "bclri",
-        Bext => "bext",
-        Bexti => "bexti",
-        Binv => "binv",
-        Binvi => "binvi",
-        Bset => "bset",
-        Bseti => "bseti",
-        CzeroEqz => "czero.eqz",
-        CzeroNez => "czero.nez",
-        Pause => "pause",
-        NtlP1 => "ntl.p1",
-        NtlPall => "ntl.pall",
-        NtlS1 => "ntl.s1",
-        NtlAll => "ntl.all",
-        PrefetchI => "prefetch.i",
-        PrefetchR => "prefetch.r",
-        PrefetchW => "prefetch.w",
-        // Printed with their N: `mop.r.5`, `mop.rr.7`, `c.mop.1`.
-        MopR => "mop.r",
-        MopRr => "mop.rr",
-        CMop => "c.mop",
-        WrsNto => "wrs.nto",
-        WrsSto => "wrs.sto",
-        // As any other machine sees it.
-        Marker => "slti",
-    }
+    op.mnemonic()
 }
 
 /// How to print branch and jump targets.
@@ -385,9 +102,9 @@ const FLI_OPERANDS: [&str; 32] = [
 ];
 
 /// A CSR operand: its name if known, else `0x...`.
-struct Csr(i64);
+struct CsrName(i64);
 
-impl fmt::Display for Csr {
+impl fmt::Display for CsrName {
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         match csr_name(self.0 as u16) {
             Some(name) if (0..4096).contains(&self.0) => out.write_str(name),
@@ -423,51 +140,37 @@ impl fmt::Display for FenceSet {
     }
 }
 
-/// Writes the disassembly of `insn` to `out`.
+/// Writes the disassembly of `insn` to `out`, in the operand format the
+/// instruction table gives its operation.
 fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result {
-    use Op::*;
-    let m = mnemonic(insn.op);
+    use Format::*;
+    let m = insn.op.mnemonic();
     let (rd, rs1, rs2, rs3, rm, imm) = (insn.rd, insn.rs1, insn.rs2, insn.rs3, insn.rm, insn.imm);
     let tgt = |out: &mut W| match target {
         Target::Relative if imm < 0 => write!(out, ".-{}", imm.unsigned_abs()),
         Target::Relative => write!(out, ".+{imm}"),
         Target::Absolute(pc) => write!(out, "{:x}", pc.wrapping_add(imm as u64)),
     };
-    match insn.op {
-        Illegal | FenceI | Ecall | Ebreak | Mret | Sret | Wfi | Pause | NtlP1 | NtlPall | NtlS1
-        | NtlAll | WrsNto | WrsSto => out.write_str(m),
-        Lui | Auipc => write!(out, "{m} {},{:#x}", x(rd), (imm >> 12) & 0xf_ffff),
-        Jal => {
+    match insn.op.format() {
+        Bare => out.write_str(m),
+        U => write!(out, "{m} {},{:#x}", x(rd), (imm >> 12) & 0xf_ffff),
+        J => {
             write!(out, "{m} {},", x(rd))?;
             tgt(out)
         }
-        Jalr => write!(out, "{m} {},{imm}({})", x(rd), x(rs1)),
-        Beq | Bne | Blt | Bge | Bltu | Bgeu => {
+        Jalr | LoadX => write!(out, "{m} {},{imm}({})", x(rd), x(rs1)),
+        B => {
             write!(out, "{m} {},{},", x(rs1), x(rs2))?;
             tgt(out)
         }
-        Lb | Lh | Lw | Ld | Lbu | Lhu | Lwu => write!(out, "{m} {},{imm}({})", x(rd), x(rs1)),
-        Flh | Flw | Fld => write!(out, "{m} {},{imm}({})", f(rd), x(rs1)),
-        Sb | Sh | Sw | Sd => write!(out, "{m} {},{imm}({})", x(rs2), x(rs1)),
-        Fsh | Fsw | Fsd => write!(out, "{m} {},{imm}({})", f(rs2), x(rs1)),
-        Addi | Slti | Sltiu | Xori | Ori | Andi | Addiw | Marker => {
-            write!(out, "{m} {},{},{imm}", x(rd), x(rs1))
-        }
-        Slli | Srli | Srai | Slliw | Srliw | Sraiw | SlliUw | Rori | Roriw | Bclri | Bexti
-        | Binvi | Bseti => {
-            write!(out, "{m} {},{},{imm:#x}", x(rd), x(rs1))
-        }
-        Add | Sub | Sll | Slt | Sltu | Xor | Srl | Sra | Or | And | Addw | Subw | Sllw | Srlw
-        | Sraw | Mul | Mulh | Mulhsu | Mulhu | Div | Divu | Rem | Remu | Mulw | Divw | Divuw
-        | Remw | Remuw | AddUw | Sh1add | Sh2add | Sh3add | Sh1addUw | Sh2addUw | Sh3addUw
-        | Andn | Orn | Xnor | Max | Maxu | Min | Minu | Rol | Rolw | Ror | Rorw | Clmul
-        | Clmulh | Clmulr | Bclr | Bext | Binv | Bset | CzeroEqz | CzeroNez => {
-            write!(out, "{m} {},{},{}", x(rd), x(rs1), x(rs2))
-        }
-        Clz | Clzw | Ctz | Ctzw | Cpop | Cpopw | SextB | SextH | ZextH | OrcB | Rev8 => {
-            write!(out, "{m} {},{}", x(rd), x(rs1))
-        }
-        PrefetchI | PrefetchR | PrefetchW => write!(out, "{m} {imm}({})", x(rs1)),
+        LoadF => write!(out, "{m} {},{imm}({})", f(rd), x(rs1)),
+        StoreX => write!(out, "{m} {},{imm}({})", x(rs2), x(rs1)),
+        StoreF => write!(out, "{m} {},{imm}({})", f(rs2), x(rs1)),
+        Imm => write!(out, "{m} {},{},{imm}", x(rd), x(rs1)),
+        Shamt => write!(out, "{m} {},{},{imm:#x}", x(rd), x(rs1)),
+        Rrr => write!(out, "{m} {},{},{}", x(rd), x(rs1), x(rs2)),
+        Rr => write!(out, "{m} {},{}", x(rd), x(rs1)),
+        Prefetch => write!(out, "{m} {imm}({})", x(rs1)),
         MopR => write!(out, "{m}.{imm} {},{}", x(rd), x(rs1)),
         MopRr => write!(out, "{m}.{imm} {},{},{}", x(rd), x(rs1), x(rs2)),
         CMop => write!(out, "{m}.{imm}"),
@@ -478,17 +181,14 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
                 write!(out, "{m} {},{}", FenceSet(rm >> 4), FenceSet(rm & 15))
             }
         }
-        Csrrw if rd == 0 && rs1 == 0 && imm == 0xc00 => out.write_str("unimp"),
-        Csrrw | Csrrs | Csrrc => write!(out, "{m} {},{},{}", x(rd), Csr(imm), x(rs1)),
-        Csrrwi | Csrrsi | Csrrci => write!(out, "{m} {},{},{rs1}", x(rd), Csr(imm)),
-        LrW | LrD => write!(out, "{m}{} {},({})", aqrl(rm), x(rd), x(rs1)),
-        ScW | AmoswapW | AmoaddW | AmoxorW | AmoandW | AmoorW | AmominW | AmomaxW | AmominuW
-        | AmomaxuW | ScD | AmoswapD | AmoaddD | AmoxorD | AmoandD | AmoorD | AmominD | AmomaxD
-        | AmominuD | AmomaxuD => {
-            write!(out, "{m}{} {},{},({})", aqrl(rm), x(rd), x(rs2), x(rs1))
+        Csr if insn.op == Op::Csrrw && rd == 0 && rs1 == 0 && imm == 0xc00 => {
+            out.write_str("unimp")
         }
-        FmaddS | FmsubS | FnmsubS | FnmaddS | FmaddD | FmsubD | FnmsubD | FnmaddD | FmaddH
-        | FmsubH | FnmsubH | FnmaddH => write!(
+        Csr => write!(out, "{m} {},{},{}", x(rd), CsrName(imm), x(rs1)),
+        CsrI => write!(out, "{m} {},{},{rs1}", x(rd), CsrName(imm)),
+        Lr => write!(out, "{m}{} {},({})", aqrl(rm), x(rd), x(rs1)),
+        Amo => write!(out, "{m}{} {},{},({})", aqrl(rm), x(rd), x(rs2), x(rs1)),
+        F4 => write!(
             out,
             "{m} {},{},{},{}{}",
             f(rd),
@@ -497,33 +197,20 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
             f(rs3),
             Rm(rm)
         ),
-        FaddS | FsubS | FmulS | FdivS | FaddD | FsubD | FmulD | FdivD | FaddH | FsubH | FmulH
-        | FdivH => {
-            write!(out, "{m} {},{},{}{}", f(rd), f(rs1), f(rs2), Rm(rm))
-        }
-        FsqrtS | FsqrtD | FcvtSD | FsqrtH | FcvtHS | FcvtHD | FroundH | FroundnxH | FroundS
-        | FroundnxS | FroundD | FroundnxD => write!(out, "{m} {},{}{}", f(rd), f(rs1), Rm(rm)),
-        FcvtDS | FcvtSH | FcvtDH => write!(out, "{m} {},{}{}", f(rd), f(rs1), ExactRm(rm)),
-        FsgnjS | FsgnjnS | FsgnjxS | FminS | FmaxS | FsgnjD | FsgnjnD | FsgnjxD | FminD | FmaxD
-        | FsgnjH | FsgnjnH | FsgnjxH | FminH | FmaxH | FminmH | FmaxmH | FminmS | FmaxmS
-        | FminmD | FmaxmD => write!(out, "{m} {},{},{}", f(rd), f(rs1), f(rs2)),
-        FcvtWS | FcvtWuS | FcvtLS | FcvtLuS | FcvtWD | FcvtWuD | FcvtLD | FcvtLuD | FcvtWH
-        | FcvtWuH | FcvtLH | FcvtLuH | FcvtmodWD => {
-            write!(out, "{m} {},{}{}", x(rd), f(rs1), Rm(rm))
-        }
-        FcvtSW | FcvtSWu | FcvtSL | FcvtSLu | FcvtDL | FcvtDLu | FcvtHW | FcvtHWu | FcvtHL
-        | FcvtHLu => write!(out, "{m} {},{}{}", f(rd), x(rs1), Rm(rm)),
-        FcvtDW | FcvtDWu => write!(out, "{m} {},{}{}", f(rd), x(rs1), ExactRm(rm)),
-        FmvXW | FclassS | FmvXD | FclassD | FmvXH | FclassH => {
-            write!(out, "{m} {},{}", x(rd), f(rs1))
-        }
-        FeqS | FltS | FleS | FeqD | FltD | FleD | FeqH | FltH | FleH | FleqH | FltqH | FleqS
-        | FltqS | FleqD | FltqD => write!(out, "{m} {},{},{}", x(rd), f(rs1), f(rs2)),
-        FmvWX | FmvDX | FmvHX => write!(out, "{m} {},{}", f(rd), x(rs1)),
-        FliH | FliS | FliD => write!(out, "{m} {},{}", f(rd), FLI_OPERANDS[rs1 as usize & 31]),
-        SfenceVma => write!(out, "{m} {},{}", x(rs1), x(rs2)),
-        CflushDL1 => write!(out, "{m} {}", x(rs1)),
-        CboClean | CboFlush | CboInval | CboZero => write!(out, "{m} ({})", x(rs1)),
+        F3Rm => write!(out, "{m} {},{},{}{}", f(rd), f(rs1), f(rs2), Rm(rm)),
+        F2Rm => write!(out, "{m} {},{}{}", f(rd), f(rs1), Rm(rm)),
+        F2Exact => write!(out, "{m} {},{}{}", f(rd), f(rs1), ExactRm(rm)),
+        F3 => write!(out, "{m} {},{},{}", f(rd), f(rs1), f(rs2)),
+        XFRm => write!(out, "{m} {},{}{}", x(rd), f(rs1), Rm(rm)),
+        FXRm => write!(out, "{m} {},{}{}", f(rd), x(rs1), Rm(rm)),
+        FXExact => write!(out, "{m} {},{}{}", f(rd), x(rs1), ExactRm(rm)),
+        XF => write!(out, "{m} {},{}", x(rd), f(rs1)),
+        XFF => write!(out, "{m} {},{},{}", x(rd), f(rs1), f(rs2)),
+        FX => write!(out, "{m} {},{}", f(rd), x(rs1)),
+        Fli => write!(out, "{m} {},{}", f(rd), FLI_OPERANDS[rs1 as usize & 31]),
+        Sfence => write!(out, "{m} {},{}", x(rs1), x(rs2)),
+        Cflush => write!(out, "{m} {}", x(rs1)),
+        Cbo => write!(out, "{m} ({})", x(rs1)),
     }
 }
 

@@ -40,27 +40,27 @@ pub const CBOZ_BLOCK_BYTES: u32 = 64;
 /// `riscv,isa` spells it and the bit of `RISCV_HWPROBE_KEY_IMA_EXT_0`
 /// Linux assigns it (`None`: not reported there).
 macro_rules! extensions {
-    ($( $(#[$m:meta])* $variant:ident = $name:literal, hwprobe $hw:expr; )+) => {
+    ($( $(#[$m:meta])* $variant:ident = $name:literal, hwprobe $hw:expr $(, cfg $c:meta)?; )+) => {
         /// One ISA extension the emulator implements.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[repr(u8)]
         pub enum Ext {
-            $( $(#[$m])* $variant, )+
+            $( $(#[$m])* $(#[cfg($c)])? $variant, )+
         }
 
         impl Ext {
             /// Every extension, in canonical order.
-            pub const ALL: &'static [Ext] = &[$(Ext::$variant),+];
+            pub const ALL: &'static [Ext] = &[$($(#[cfg($c)])? Ext::$variant),+];
 
             /// The lower-case name (`m`, `zba`, ...).
             pub const fn name(self) -> &'static str {
-                match self { $( Ext::$variant => $name, )+ }
+                match self { $( $(#[cfg($c)])? Ext::$variant => $name, )+ }
             }
 
             /// Its bit in `riscv_hwprobe`'s `IMA_EXT_0` value, if Linux
             /// reports it there.
             pub const fn hwprobe_bit(self) -> Option<u32> {
-                match self { $( Ext::$variant => $hw, )+ }
+                match self { $( $(#[cfg($c)])? Ext::$variant => $hw, )+ }
             }
         }
     };
@@ -140,6 +140,9 @@ extensions! {
     Sstc = "sstc", hwprobe None;
     /// NAPOT translation contiguity.
     Svnapot = "svnapot", hwprobe None;
+    /// A made-up custom extension (`insns/xdemo.rs`), only with the
+    /// `demo-ext` feature.
+    Xdemo = "xdemo", hwprobe None, cfg feature = "demo-ext";
 }
 
 /// The extensions that cannot be turned off: the base ISA, the counters

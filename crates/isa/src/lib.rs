@@ -33,6 +33,7 @@ mod decode_fp_ext;
 mod disasm;
 pub mod encode;
 mod ext;
+mod insns;
 pub mod marker;
 mod op;
 
@@ -50,5 +51,6 @@ pub use decode::{decode, decode_for, op_extension};
 pub use decode_fp_ext::{fp_extension, FpExtension};
 pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
 pub use ext::{Ext, ExtSet, IsaError, CBOZ_BLOCK_BYTES};
+pub use insns::{CostClass, Format, OpInfo, HAS_TABLE_EXEC};
 pub use marker::{encode_marker, MarkerOp};
 pub use op::{Insn, Op};

@@ -32,9 +32,9 @@ mod x86;
 
 pub use arena::{ArenaError, ExecArena};
 
-use crate::exec::Flow;
 use crate::privileged::mstatus::{FS, FS_DIRTY};
 use crate::tlb::TlbEntry;
+use crate::trap::Flow;
 use crate::{Env, Exit, Hart, TimingModel, Trap};
 use rvnvmm_isa::{Insn, Op};
 use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};

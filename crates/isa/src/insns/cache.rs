@@ -1,0 +1,15 @@
+//! Cache control: SiFive CFLUSH.D.L1 (both encodings), Zicbom and Zicboz.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! cache {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        CflushDL1  "cflush.d.l1"  0xfff07fff => 0xfc000073 | 0xfff07fff => 0xcc000073, Cflush, Store, Base;
+        CboClean   "cbo.clean"    0xfff07fff => 0x0010200f, Cbo, Store, Zicbom;
+        CboFlush   "cbo.flush"    0xfff07fff => 0x0020200f, Cbo, Store, Zicbom;
+        CboInval   "cbo.inval"    0xfff07fff => 0x0000200f, Cbo, Store, Zicbom;
+        CboZero    "cbo.zero"     0xfff07fff => 0x0040200f, Cbo, Store, Zicboz;
+    } };
+}

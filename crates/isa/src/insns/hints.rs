@@ -1,0 +1,18 @@
+//! Hints: Zihintpause, Zihintntl, Zicbop (the offset in `imm`).
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! hints {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        Pause      "pause"        0xffffffff => 0x0100000f, Bare, Alu, Zihintpause;
+        NtlP1      "ntl.p1"       0xffffffff => 0x00200033, Bare, Alu, Zihintntl;
+        NtlPall    "ntl.pall"     0xffffffff => 0x00300033, Bare, Alu, Zihintntl;
+        NtlS1      "ntl.s1"       0xffffffff => 0x00400033, Bare, Alu, Zihintntl;
+        NtlAll     "ntl.all"      0xffffffff => 0x00500033, Bare, Alu, Zihintntl;
+        PrefetchI  "prefetch.i"   0x01f07fff => 0x00006013, Prefetch, Alu, Zicbop;
+        PrefetchR  "prefetch.r"   0x01f07fff => 0x00106013, Prefetch, Store, Zicbop;
+        PrefetchW  "prefetch.w"   0x01f07fff => 0x00306013, Prefetch, Store, Zicbop;
+    } };
+}

@@ -1,0 +1,353 @@
+//! The instruction table: every instruction declared once, one file per
+//! extension. Each line gives the operation ([`Op`] variant), its mnemonic,
+//! its encoding (`mask => match`, several alternatives separated by `|`),
+//! its disassembly [`Format`], its [`CostClass`] and the extension it needs.
+//! From the table come the [`Op`] enum itself, [`Op::mnemonic`] (and so the
+//! disassembler), [`Op::extension`] (`op_extension`, `fp_extension` and
+//! `decode_for`'s checks), [`Op::cost_class`] (the hart's cost model) and
+//! [`Op::encodings`]. The decoder (`decode.rs`) stays a hand-ordered match
+//! for speed; a test decodes every table pattern with random don't-care bits
+//! and checks it agrees with the table.
+//!
+//! The extension column is an [`Ext`] name, `Base` (no extension), or for
+//! the optional floating-point extensions `Zfhmin`, `Zfh`, `Zfa`, `ZfaZfh`
+//! (Zfa's half-precision forms, which need Zfh too); `+D` marks an
+//! operation that also needs D.
+//!
+//! Adding an extension: a new file here whose macro (named as the file)
+//! lists its instructions, and its name in the `extension_files!` list
+//! below (plus its [`Ext`] line in `ext.rs` if it is a new extension).
+//! Each file's macro appends its lines to the list it is handed and passes
+//! everything on to the next file's (`isa_chain!`); the last hands the whole
+//! table to `define_isa!`.
+
+use crate::decode_fp_ext::FpExtension;
+use crate::ext::Ext;
+use crate::op::Insn;
+
+/// How the disassembler prints an operation's operands (see `disasm.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Format {
+    /// The mnemonic alone.
+    Bare,
+    U,
+    J,
+    Jalr,
+    B,
+    LoadX,
+    LoadF,
+    StoreX,
+    StoreF,
+    Imm,
+    Shamt,
+    Rrr,
+    Rr,
+    Prefetch,
+    MopR,
+    MopRr,
+    CMop,
+    Fence,
+    Csr,
+    CsrI,
+    Lr,
+    Amo,
+    F4,
+    F3Rm,
+    F2Rm,
+    F2Exact,
+    F3,
+    XFRm,
+    FXRm,
+    FXExact,
+    XF,
+    XFF,
+    FX,
+    Fli,
+    Sfence,
+    Cflush,
+    Cbo,
+}
+
+/// The in-order core's cost class of an operation (`rvnvmm-hart`'s
+/// `cost.rs` turns it into cycles and a shared unit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CostClass {
+    /// Single-cycle integer work (and everything not listed below).
+    Alu,
+    /// A load (integer, FP or `lr`): the load-use stall applies after it.
+    Load,
+    /// Other users of the load/store port: stores, `sc`, AMOs, cache-block
+    /// operations, `prefetch.r/w`.
+    Store,
+    /// Integer multiply.
+    Mul,
+    /// Carry-less multiply.
+    Clmul,
+    /// Integer divide and remainder.
+    Div,
+    /// FP divide and square root.
+    Fdiv,
+    /// Other FP computation.
+    Fpu,
+    /// `jal`: an ALU operation plus the taken-branch penalty, always.
+    Jal,
+}
+
+/// What the table says about one operation.
+#[derive(Debug)]
+pub struct OpInfo {
+    /// The assembler mnemonic (without `.aq`/`.rl` or `.N` suffixes).
+    pub mnemonic: &'static str,
+    /// How its operands print.
+    pub format: Format,
+    /// Its cost class.
+    pub cost: CostClass,
+    /// The extension it belongs to (`None`: the base ISA, or governed by
+    /// something else, as `cflush.d.l1`).
+    pub ext: Option<Ext>,
+    /// The optional FP extension(s) it needs, for those.
+    pub fp: Option<FpExtension>,
+    /// Whether it also needs D.
+    pub needs_d: bool,
+    /// Its encodings: `(mask, match)` pairs (a 16-bit pattern for a
+    /// compressed-only operation).
+    pub encodings: &'static [(u32, u32)],
+    /// Decoded from this table (an entry marked `@table`) rather than by
+    /// the hand-ordered decoder: what that decoder finds illegal is looked
+    /// up among these.
+    pub table_decoded: bool,
+    /// For a register-register operation (`Rrr` format) declared with
+    /// `exec`: its result from the values of `rs1` and `rs2`; the
+    /// interpreter runs any such operation it has no code of its own for.
+    pub exec: Option<fn(u64, u64) -> u64>,
+}
+
+macro_rules! ext_of {
+    (Base) => {
+        None
+    };
+    (Zfhmin) => {
+        Some(Ext::Zfhmin)
+    };
+    (ZfaZfh) => {
+        Some(Ext::Zfa)
+    };
+    ($e:ident) => {
+        Some(Ext::$e)
+    };
+}
+
+macro_rules! fp_of {
+    (Zfhmin) => {
+        Some(FpExtension::Zfhmin)
+    };
+    (Zfh) => {
+        Some(FpExtension::Zfh)
+    };
+    (Zfa) => {
+        Some(FpExtension::Zfa)
+    };
+    (ZfaZfh) => {
+        Some(FpExtension::ZfaAndZfh)
+    };
+    ($e:ident) => {
+        None
+    };
+}
+
+macro_rules! d_of {
+    () => {
+        false
+    };
+    (D) => {
+        true
+    };
+}
+
+/// Passes the table collected so far to the next extension's macro, or
+/// once there is none, to `define_isa!`.
+macro_rules! isa_chain {
+    ([$next:ident $($rest:ident)*] [$($acc:tt)*] ; $($new:tt)*) => {
+        $next! { [$($rest)*] [$($acc)* $($new)*] }
+    };
+    ([] [$($acc:tt)*] ; $($new:tt)*) => {
+        define_isa! { $($acc)* $($new)* }
+    };
+}
+
+macro_rules! exec_of {
+    () => {
+        None
+    };
+    ($f:expr) => {
+        Some($f)
+    };
+}
+
+macro_rules! table_decoded {
+    () => {
+        false
+    };
+    (table) => {
+        true
+    };
+}
+
+macro_rules! define_isa {
+    ($(
+        $(@$how:ident)? $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
+        $fmt:ident , $cls:ident , $ext:ident $(+ $d:ident)? $(, exec $f:expr)? ;
+    )*) => {
+        /// Every operation the emulator executes, in table order.
+        /// Compressed instructions decode to the same operations as their
+        /// 32-bit expansions. (More than 256 of them: `u16`, which still
+        /// leaves [`Insn`](crate::Insn) at 16 bytes.)
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u16)]
+        #[allow(missing_docs)]
+        pub enum Op {
+            /// Not a valid or implemented encoding: raises
+            /// illegal-instruction.
+            Illegal,
+            $($op,)*
+        }
+
+        impl Op {
+            /// Every operation, `Illegal` first, in table order.
+            pub const ALL: &'static [Op] = &[Op::Illegal, $(Op::$op,)*];
+        }
+
+        /// Whether any table entry has an `exec` (lets the interpreter
+        /// compile its table-exec arm away when none has).
+        pub const HAS_TABLE_EXEC: bool = false $($(|| { let _ = stringify!($f); true })?)*;
+
+        static OP_INFO: &[OpInfo] = &[
+            OpInfo {
+                mnemonic: "illegal",
+                format: Format::Bare,
+                cost: CostClass::Alu,
+                ext: None,
+                fp: None,
+                needs_d: false,
+                encodings: &[],
+                table_decoded: false,
+                exec: None,
+            },
+            $(OpInfo {
+                mnemonic: $mn,
+                format: Format::$fmt,
+                cost: CostClass::$cls,
+                ext: ext_of!($ext),
+                fp: fp_of!($ext),
+                needs_d: d_of!($($d)?),
+                encodings: &[$(($mask, $match)),+],
+                table_decoded: table_decoded!($($how)?),
+                exec: exec_of!($($f)?),
+            },)*
+        ];
+    };
+}
+
+/// Declares the extension files (each a module whose macro is named as
+/// it) and chains their macros in this order, which is `Op`'s.
+macro_rules! extension_files {
+    ($($name:ident)*) => {
+        $(
+            #[macro_use]
+            mod $name;
+        )*
+        isa_chain! { [$($name)*] [] ; }
+    };
+}
+
+extension_files! {
+    rv64i zicsr m a f d zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs marker
+    xdemo
+}
+
+/// The operations decoded from the table, with their encodings.
+static TABLE_DECODED: std::sync::LazyLock<Box<[(u32, u32, Op)]>> = std::sync::LazyLock::new(|| {
+    Op::ALL
+        .iter()
+        .filter(|op| op.info().table_decoded)
+        .flat_map(|&op| op.encodings().iter().map(move |&(mask, m)| (mask, m, op)))
+        .collect()
+});
+
+/// Decodes a 32-bit word the hand-ordered decoder found illegal from the
+/// table's `@table` entries (their operands as their format says); still
+/// illegal if none matches.
+#[cold]
+pub(crate) fn decode_table(raw: u32) -> Insn {
+    let Some(&(_, _, op)) = TABLE_DECODED.iter().find(|&&(mask, m, _)| raw & mask == m) else {
+        return Insn::illegal(4);
+    };
+    let (rd, rs1, rs2) = (
+        (raw >> 7) as u8 & 31,
+        (raw >> 15) as u8 & 31,
+        (raw >> 20) as u8 & 31,
+    );
+    let insn = Insn {
+        op,
+        ..Insn::illegal(4)
+    };
+    match op.format() {
+        Format::Rrr => Insn {
+            rd,
+            rs1,
+            rs2,
+            ..insn
+        },
+        Format::Rr => Insn { rd, rs1, ..insn },
+        Format::Imm => Insn {
+            rd,
+            rs1,
+            imm: ((raw as i32) >> 20) as i64,
+            ..insn
+        },
+        // Other operand formats are not decoded from the table yet.
+        _ => Insn::illegal(4),
+    }
+}
+
+impl Op {
+    /// What the table says about this operation.
+    #[inline]
+    pub fn info(self) -> &'static OpInfo {
+        &OP_INFO[self as usize]
+    }
+
+    /// The assembler mnemonic (without `.aq`/`.rl` suffixes).
+    #[inline]
+    pub fn mnemonic(self) -> &'static str {
+        self.info().mnemonic
+    }
+
+    /// How the disassembler prints the operands.
+    #[inline]
+    pub fn format(self) -> Format {
+        self.info().format
+    }
+
+    /// The cost class.
+    #[inline]
+    pub fn cost_class(self) -> CostClass {
+        self.info().cost
+    }
+
+    /// The extension the operation belongs to (see `op_extension`).
+    #[inline]
+    pub fn extension(self) -> Option<Ext> {
+        self.info().ext
+    }
+
+    /// The `(mask, match)` encodings the table declares.
+    #[inline]
+    pub fn encodings(self) -> &'static [(u32, u32)] {
+        self.info().encodings
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,13 @@
+//! Zimop and Zcmop (`imm` holds N).
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! mop {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        MopR       "mop.r"        0xb3c0707f => 0x81c04073, MopR, Alu, Zimop;
+        MopRr      "mop.rr"       0xb200707f => 0x82004073, MopRr, Alu, Zimop;
+        CMop       "c.mop"        0x0000f0ff => 0x00006081, CMop, Alu, Zcmop;
+    } };
+}

@@ -1,0 +1,14 @@
+//! Privileged.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! privileged {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        Mret       "mret"         0xffffffff => 0x30200073, Bare, Alu, Base;
+        Sret       "sret"         0xffffffff => 0x10200073, Bare, Alu, Base;
+        Wfi        "wfi"          0xffffffff => 0x10500073, Bare, Alu, Base;
+        SfenceVma  "sfence.vma"   0xfe007fff => 0x12000073, Sfence, Alu, Base;
+    } };
+}

@@ -1,0 +1,118 @@
+//! The table is the source of truth: the hand-ordered decoder must agree
+//! with it in both directions.
+
+use crate::{decode, expand_compressed, Op};
+
+fn xorshift(s: &mut u64) -> u64 {
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    *s
+}
+
+/// Whether `w` matches one of `op`'s table encodings.
+fn matches(op: Op, w: u32) -> bool {
+    op.encodings().iter().any(|&(mask, m)| w & mask == m)
+}
+
+/// The most specific table entry matching `w` other than `op`, if it is
+/// more specific than every encoding of `op` that `w` matches.
+fn more_specific(op: Op, w: u32) -> Option<Op> {
+    let own = op
+        .encodings()
+        .iter()
+        .filter(|&&(mask, m)| w & mask == m)
+        .map(|&(mask, _)| mask)
+        .collect::<Vec<_>>();
+    Op::ALL.iter().copied().find(|&o| {
+        o != op
+            && o.encodings().iter().any(|&(mask, m)| {
+                w & mask == m && own.iter().all(|&om| mask & om == om && mask != om)
+            })
+    })
+}
+
+/// Every table entry's pattern, with random don't-care bits, decodes to
+/// the entry's operation, unless a more specific entry (a hint carved out
+/// of a base instruction, `pause` out of `fence` ...) also matches.
+#[test]
+fn every_table_pattern_decodes_to_its_op() {
+    let mut s = 0x1234_5678_9abc_def1u64;
+    for &op in &Op::ALL[1..] {
+        assert!(!op.encodings().is_empty(), "{op:?} has no encoding");
+        for &(mask, m) in op.encodings() {
+            assert_eq!(m & !mask, 0, "{op:?}: match bits outside the mask");
+            for _ in 0..2000 {
+                let w = m | (xorshift(&mut s) as u32 & !mask);
+                let got = decode(w).op;
+                if got != op {
+                    assert_eq!(
+                        more_specific(op, w),
+                        Some(got),
+                        "{op:?} pattern {w:#010x} decodes to {got:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// What the decoder accepts, the table declares: every legal random word
+/// (or the 32-bit expansion of a compressed one) matches an encoding of
+/// the operation it decodes to, and no more specific entry.
+#[test]
+fn every_decoded_word_matches_the_table() {
+    let mut s = 0x0bad_cafe_f00d_1234u64;
+    let mut bad = std::collections::BTreeMap::<String, (u32, u32, u32)>::new();
+    // Random words, and near misses: a table pattern with one fixed bit
+    // flipped and random don't-care bits.
+    let patterns: Vec<(u32, u32)> = Op::ALL
+        .iter()
+        .flat_map(|o| o.encodings())
+        .copied()
+        .collect();
+    for i in 0..4_000_000u32 {
+        let r = xorshift(&mut s) as u32;
+        let w = match i % 4 {
+            0 => r | 3,
+            1 => r,
+            _ => {
+                let (mask, m) = patterns[(r as usize >> 8) % patterns.len()];
+                let fixed: Vec<u32> = (0..32).filter(|b| mask >> b & 1 == 1).collect();
+                let bit = fixed[(xorshift(&mut s) as usize) % fixed.len()];
+                (m ^ (1 << bit)) | (xorshift(&mut s) as u32 & !mask)
+            }
+        };
+        let op = decode(w).op;
+        if op == Op::Illegal {
+            continue;
+        }
+        let full = if w & 3 == 3 {
+            w
+        } else {
+            match expand_compressed(w as u16) {
+                Some(e) => e,
+                None => w & 0xffff,
+            }
+        };
+        if !matches(op, full) || more_specific(op, full).is_some() {
+            bad.entry(format!("{op:?}")).or_insert((w, full, 0)).2 += 1;
+        }
+    }
+    assert!(bad.is_empty(), "{bad:#x?}");
+}
+
+/// No two entries share an encoding, and the mnemonics are unique.
+#[test]
+fn table_entries_are_distinct() {
+    let mut seen = std::collections::HashMap::new();
+    for &op in &Op::ALL[1..] {
+        for &e in op.encodings() {
+            assert_eq!(seen.insert(e, op), None, "{op:?} {e:#x?}");
+        }
+    }
+    let mut names = std::collections::HashSet::new();
+    for &op in Op::ALL {
+        assert!(names.insert(op.mnemonic()) || op == Op::Marker, "{op:?}");
+    }
+}

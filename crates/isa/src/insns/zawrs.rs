@@ -1,0 +1,12 @@
+//! Zawrs.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! zawrs {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        WrsNto     "wrs.nto"      0xffffffff => 0x00d00073, Bare, Alu, Zawrs;
+        WrsSto     "wrs.sto"      0xffffffff => 0x01d00073, Bare, Alu, Zawrs;
+    } };
+}

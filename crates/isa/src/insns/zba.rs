@@ -1,0 +1,18 @@
+//! Zba.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! zba {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        AddUw      "add.uw"       0xfe00707f => 0x0800003b, Rrr, Alu, Zba;
+        Sh1add     "sh1add"       0xfe00707f => 0x20002033, Rrr, Alu, Zba;
+        Sh2add     "sh2add"       0xfe00707f => 0x20004033, Rrr, Alu, Zba;
+        Sh3add     "sh3add"       0xfe00707f => 0x20006033, Rrr, Alu, Zba;
+        Sh1addUw   "sh1add.uw"    0xfe00707f => 0x2000203b, Rrr, Alu, Zba;
+        Sh2addUw   "sh2add.uw"    0xfe00707f => 0x2000403b, Rrr, Alu, Zba;
+        Sh3addUw   "sh3add.uw"    0xfe00707f => 0x2000603b, Rrr, Alu, Zba;
+        SlliUw     "slli.uw"      0xfc00707f => 0x0800101b, Shamt, Alu, Zba;
+    } };
+}

@@ -1,0 +1,13 @@
+//! Zbc.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! zbc {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        Clmul      "clmul"        0xfe00707f => 0x0a001033, Rrr, Clmul, Zbc;
+        Clmulh     "clmulh"       0xfe00707f => 0x0a003033, Rrr, Clmul, Zbc;
+        Clmulr     "clmulr"       0xfe00707f => 0x0a002033, Rrr, Clmul, Zbc;
+    } };
+}

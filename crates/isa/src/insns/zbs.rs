@@ -1,0 +1,18 @@
+//! Zbs.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! zbs {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        Bclr       "bclr"         0xfe00707f => 0x48001033, Rrr, Alu, Zbs;
+        Bclri      "bclri"        0xfc00707f => 0x48001013, Shamt, Alu, Zbs;
+        Bext       "bext"         0xfe00707f => 0x48005033, Rrr, Alu, Zbs;
+        Bexti      "bexti"        0xfc00707f => 0x48005013, Shamt, Alu, Zbs;
+        Binv       "binv"         0xfe00707f => 0x68001033, Rrr, Alu, Zbs;
+        Binvi      "binvi"        0xfc00707f => 0x68001013, Shamt, Alu, Zbs;
+        Bset       "bset"         0xfe00707f => 0x28001033, Rrr, Alu, Zbs;
+        Bseti      "bseti"        0xfc00707f => 0x28001013, Shamt, Alu, Zbs;
+    } };
+}

@@ -1,0 +1,12 @@
+//! Zicond.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! zicond {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        CzeroEqz   "czero.eqz"    0xfe00707f => 0x0e005033, Rrr, Alu, Zicond;
+        CzeroNez   "czero.nez"    0xfe00707f => 0x0e007033, Rrr, Alu, Zicond;
+    } };
+}

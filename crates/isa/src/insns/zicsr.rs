@@ -1,0 +1,16 @@
+//! Zicsr.
+//!
+//! One line per instruction: operation, mnemonic, `mask => match`
+//! encoding(s), disassembly format, cost class, extension (see
+//! `insns/mod.rs`).
+
+macro_rules! zicsr {
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        Csrrw      "csrrw"        0x0000707f => 0x00001073, Csr, Alu, Zicsr;
+        Csrrs      "csrrs"        0x0000707f => 0x00002073, Csr, Alu, Zicsr;
+        Csrrc      "csrrc"        0x0000707f => 0x00003073, Csr, Alu, Zicsr;
+        Csrrwi     "csrrwi"       0x0000707f => 0x00005073, CsrI, Alu, Zicsr;
+        Csrrsi     "csrrsi"       0x0000707f => 0x00006073, CsrI, Alu, Zicsr;
+        Csrrci     "csrrci"       0x0000707f => 0x00007073, CsrI, Alu, Zicsr;
+    } };
+}
