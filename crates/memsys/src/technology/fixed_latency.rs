@@ -41,7 +41,12 @@ fn build(setup: &Setup<'_>) -> Result<Box<dyn Backend + Send>, MemsysError> {
         }
         *out = ns_to_ps(ns);
     }
-    Ok(Box::new(FixedLatency::new(ps[0], ps[1])))
+    // A machine's controller counts per node only: a log of every request
+    // would grow for as long as the run.
+    Ok(Box::new(FixedLatency {
+        logging: false,
+        ..FixedLatency::new(ps[0], ps[1])
+    }))
 }
 
 /// A controller with constant latencies: a read's data leaves `read_ps`
