@@ -35,6 +35,8 @@ mod input;
 pub mod machine;
 pub mod plic;
 pub mod profile;
+mod run_control;
+pub mod stats;
 pub mod syscon;
 #[cfg(test)]
 mod test_device;

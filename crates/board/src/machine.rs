@@ -771,6 +771,11 @@ impl Machine {
         self.insns
     }
 
+    /// The harts' clock in Hz (`machine.clock_hz`: every core runs at it).
+    pub fn clock_hz(&self) -> u64 {
+        self.cores[0].clock_hz
+    }
+
     /// Blocks decoded.
     pub fn blocks_decoded(&self) -> u64 {
         self.code.blocks_decoded

@@ -4,7 +4,7 @@
 //! machine until the guest powers off and writes the statistics.
 
 use crate::artefacts;
-use crate::roi::BootRoi;
+use crate::roi::BootControl;
 use crate::{load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::machine::{
@@ -17,6 +17,7 @@ use rvnvmm_checkpoint::{BootFiles, FileIdentity};
 use rvnvmm_hart::{Core, CoreMap, Hart, HartConfig};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
+use rvnvmm_runctl::MarkerAction;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -133,9 +134,9 @@ pub struct BootArgs {
     /// in the functional model; the statistics JSON's `sampling` estimates
     /// the whole run's simulated time from the windows, with a 95 %
     /// confidence interval (docs/regions-of-interest.md, "Sampling").
-    #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = crate::roi::parse_sample,
+    #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = rvnvmm_runctl::parse_sample,
           conflicts_with_all = ["fast_forward", "checkpoint_at", "restore"])]
-    sample: Option<rvnvmm_user::Sampling>,
+    sample: Option<rvnvmm_runctl::Sampling>,
     /// Build the machine from the checkpoint in DIR instead of booting the
     /// firmware, kernel and initramfs, and run on. The machine (--config,
     /// --set) must have the checkpoint's memory map, harts and ISA; its
@@ -472,7 +473,7 @@ impl Rig {
 fn restore_point(
     rig: &Rig,
     m: &mut Machine,
-    roi: &mut BootRoi,
+    roi: &mut BootControl,
     trigger: String,
     dir: Option<&Path>,
     ends_fast_forward: bool,
@@ -488,7 +489,7 @@ fn restore_point(
         };
         sections = crate::checkpoint::write(origin, &rig.cfg, sections, &point, dir, started)?;
     }
-    let ff_ends = ends_fast_forward || roi.fast_forwarding();
+    let ff_ends = ends_fast_forward || roi.fast_forwarding_to_marker();
     let timed = m.is_timed() || ff_ends;
     let mut fresh = rig.blank(Some(m.take_mem()))?;
     if !timed {
@@ -797,11 +798,15 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     }
     let started = Instant::now();
     let mut roi = match (a.fast_forward, restored) {
-        (Some(RunPoint::Marker), Some((_, roi))) => roi.with_fast_forward(&mut m)?,
-        (Some(RunPoint::Marker), None) => BootRoi::fast_forward(&mut m)?,
-        (Some(RunPoint::Point(_)), Some((_, roi))) => roi.with_fast_forward_to_point(&mut m)?,
-        (Some(RunPoint::Point(_)), None) => {
-            BootRoi::default().with_fast_forward_to_point(&mut m)?
+        (Some(RunPoint::Marker), restored) => {
+            let mut roi = restored.map_or_else(BootControl::new, |(_, roi)| roi);
+            crate::roi::fast_forward_to_marker(&mut roi, &mut m)?;
+            roi
+        }
+        // Markers do not end it: the machine is rebuilt timed at the point.
+        (Some(RunPoint::Point(_)), restored) => {
+            crate::roi::functional_until_timing(&mut m)?;
+            restored.map_or_else(BootControl::new, |(_, roi)| roi)
         }
         (None, Some((point, mut roi))) => {
             // A functional checkpoint restored under the timing model: the
@@ -812,8 +817,8 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             roi
         }
         (None, None) => match a.sample {
-            Some(plan) => BootRoi::sample(&mut m, plan, cfg.machine.clock_hz)?,
-            None => BootRoi::default(),
+            Some(plan) => crate::roi::sample(&mut m, plan)?,
+            None => BootControl::new(),
         },
     };
     // The points still ahead: `--fast-forward`'s end, `--checkpoint-at`'s
@@ -842,12 +847,18 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }) => true,
             Ok(End::Checkpoint) => false,
             Ok(End::Pause) => {
-                roi.sample_point(&mut m, cfg.machine.clock_hz);
+                crate::roi::sample_point(&mut roi, &mut m);
                 continue;
             }
             Ok(End::Marker { hart, op, arg }) => {
-                if let Some(end) = roi.marker(&cfg, &mut m, hart, op, arg) {
-                    break Ok(end);
+                debug_assert_eq!(
+                    hart,
+                    m.last_pc().0,
+                    "the run control asks the hart that ran last"
+                );
+                // `checkpoint` markers are taken above.
+                if let Some(MarkerAction::Exit(code)) = roi.marker(&mut m, op, arg) {
+                    break Ok(End::PowerOff(code.into()));
                 }
                 continue;
             }
@@ -983,7 +994,7 @@ fn stats_json(
     result: &Result<End, MachineError>,
     host_seconds: f64,
     crash: Option<&serde_json::Value>,
-    roi: crate::roi::BootRoi,
+    roi: BootControl,
 ) -> String {
     use serde_json::json;
     let exit = match result {
@@ -996,7 +1007,7 @@ fn stats_json(
         }
         Err(e) => json!({ "error": e.to_string() }),
     };
-    let mut v = stats_value(cfg, m, true);
+    let mut v = rvnvmm_board::stats::stats_json(m, true);
     // The whole run's speed, not the region's.
     let instructions = m.instructions();
     let extra = json!({
@@ -1016,75 +1027,8 @@ fn stats_json(
         v["crash"] = c.clone();
     }
     if let Some(s) = roi.sampling_outcome(instructions, cfg.machine.clock_hz) {
-        v["sampling"] = crate::roi::sampling_json(&s);
+        v["sampling"] = rvnvmm_runctl::sampling_json(&s);
     }
     roi.add_to(&mut v);
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
-}
-
-/// The machine's statistics now, counting from the last reset: the
-/// instructions, time, harts and memory system. `end`: the run is over and
-/// the controllers are drained first (a snapshot leaves them alone).
-pub(crate) fn stats_value(
-    cfg: &rvnvmm_config::Config,
-    m: &mut Machine,
-    end: bool,
-) -> serde_json::Value {
-    use serde_json::json;
-    let base = m.stats_base().cloned().unwrap_or_default();
-    let max_cycles = m.cores().iter().map(|c| c.cycles).max().unwrap_or(0);
-    let sim_time_ns = m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0) - base.sim_time_ns;
-    let at = |v: &[u64], i: usize| v.get(i).copied().unwrap_or(0);
-    let harts: Vec<_> = m
-        .harts()
-        .iter()
-        .zip(m.cores())
-        .enumerate()
-        .map(|(i, (h, core))| {
-            let (ipis_received, ipis_sent) = base.ipis.get(i).copied().unwrap_or((0, 0));
-            json!({
-                "id": i,
-                "cycles": core.cycles - at(&base.cycles, i),
-                "instructions": h.instret - at(&base.hart_instructions, i),
-                "exceptions": h.stats.exceptions,
-                "interrupts": h.stats.interrupts,
-                "tlb_refills": h.stats.tlb_refills,
-                "flush_insns": h.stats.flush_insns,
-                "atomics": crate::stats::atomics_json(&h.stats.atomics),
-                "memory_stall_cycles": h.stats.memory_stall_cycles,
-                "issue_wait_cycles": h.stats.issue_wait_cycles,
-                "unit_wait_cycles": h.stats.unit_wait_cycles,
-                "ipis_received": m.board().ipis_received(i) - ipis_received,
-                "ipis_sent": m.board().ipis_sent(i) - ipis_sent,
-                "sbi_calls": {
-                    "ipi": h.stats.sbi_calls.ipi,
-                    "rfence": h.stats.sbi_calls.rfence,
-                    "timer": h.stats.sbi_calls.timer,
-                    "hsm": h.stats.sbi_calls.hsm,
-                    "other": h.stats.sbi_calls.other,
-                },
-            })
-        })
-        .collect();
-    let mut v = json!({
-        "instructions": m.instructions() - base.instructions,
-        "sim_time_ns": sim_time_ns,
-        "clock_hz": cfg.machine.clock_hz,
-        "harts": harts,
-        // A reboot starts a new code cache, and its count.
-        "blocks_decoded": m.blocks_decoded().saturating_sub(base.blocks_decoded),
-    });
-    if let Some(ms) = m.any_memsys_mut() {
-        if end {
-            ms.finish(max_cycles);
-        }
-        if let (serde_json::Value::Object(mem), serde_json::Value::Object(top)) =
-            (ms.stats_json(sim_time_ns), &mut v)
-        {
-            for (k, val) in mem {
-                top.insert(k, val);
-            }
-        }
-    }
-    v
 }

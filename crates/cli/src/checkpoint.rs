@@ -4,7 +4,7 @@
 //! on. The format is `rvnvmm_checkpoint`'s; the machine's state is written
 //! by its parts (`Machine::save`).
 
-use crate::roi::BootRoi;
+use crate::roi::BootControl;
 use rvnvmm_board::machine::Machine;
 use rvnvmm_checkpoint::{
     Checkpoint, FileIdentity, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION,
@@ -92,7 +92,7 @@ pub fn point_now(m: &Machine, trigger: String) -> Point {
 /// with `memory`).
 pub fn save(
     m: &mut Machine,
-    roi: &BootRoi,
+    roi: &BootControl,
     memory: bool,
 ) -> Result<Sections, rvnvmm_checkpoint::CheckpointError> {
     let mut sections = Sections::new();
@@ -183,7 +183,7 @@ pub fn read_for(
 }
 
 /// The region's bookkeeping saved in `sections`.
-pub fn roi_of(sections: &Sections) -> Result<BootRoi, rvnvmm_checkpoint::CheckpointError> {
+pub fn roi_of(sections: &Sections) -> Result<BootControl, rvnvmm_checkpoint::CheckpointError> {
     let bytes = sections.get(ROI_SECTION)?;
     let malformed = |why: String| rvnvmm_checkpoint::CheckpointError::Malformed {
         section: ROI_SECTION.into(),
@@ -191,5 +191,5 @@ pub fn roi_of(sections: &Sections) -> Result<BootRoi, rvnvmm_checkpoint::Checkpo
     };
     let v: serde_json::Value =
         serde_json::from_slice(bytes).map_err(|e| malformed(e.to_string()))?;
-    BootRoi::from_json(&v).map_err(malformed)
+    BootControl::from_json(&v).map_err(malformed)
 }

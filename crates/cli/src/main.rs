@@ -118,19 +118,19 @@ pub(crate) struct RunArgs {
     /// Run in the functional model until N instructions or the program's
     /// `switch timing` marker, then in the machine's timing model, with the
     /// statistics counting from that switch (docs/regions-of-interest.md).
-    #[arg(long, value_name = "insns=N|marker", value_parser = roi::parse_fast_forward)]
-    fast_forward: Option<rvnvmm_user::FastForward>,
+    #[arg(long, value_name = "insns=N|marker", value_parser = rvnvmm_runctl::parse_fast_forward)]
+    fast_forward: Option<rvnvmm_runctl::FastForward>,
     /// Reset the statistics after exactly N instructions (all threads), as
     /// `--fast-forward insns=N` does at its switch.
-    #[arg(long, value_name = "insns=N", value_parser = roi::parse_insns)]
+    #[arg(long, value_name = "insns=N", value_parser = rvnvmm_runctl::parse_insns)]
     reset_stats_at: Option<u64>,
     /// Sample the run: in every period of N instructions, W instructions of
     /// warm-up then a window of M measured in the timing model, the rest
     /// functional; the statistics JSON's `sampling` estimates the whole
     /// run's simulated time with a 95 % bound (docs/regions-of-interest.md).
-    #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = roi::parse_sample,
+    #[arg(long, value_name = "period=N,detail=M[,warmup=W]", value_parser = rvnvmm_runctl::parse_sample,
           conflicts_with_all = ["fast_forward", "reset_stats_at"])]
-    sample: Option<rvnvmm_user::Sampling>,
+    sample: Option<rvnvmm_runctl::Sampling>,
     /// Take a checkpoint of the process after exactly N instructions (all
     /// threads), when the next thread to run has reached NS of simulated
     /// time, or at the program's first `checkpoint` marker, into

@@ -10,7 +10,8 @@ use crate::error::CliError;
 use crate::RunArgs;
 use rvnvmm_checkpoint::{Point, Sections};
 use rvnvmm_config::Config;
-use rvnvmm_user::{Carried, FastForward, Options, Outcome, Process};
+use rvnvmm_runctl::FastForward;
+use rvnvmm_user::{Carried, Options, Outcome, Process};
 use std::path::{Path, PathBuf};
 
 /// A checkpoint read for `rvnvmm run --restore`.

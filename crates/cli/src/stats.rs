@@ -39,7 +39,7 @@ pub fn to_json(
                 "instructions": t.instructions,
                 "flush_insns": t.flush_insns,
                 "tlb_refills": t.tlb_refills,
-                "atomics": crate::stats::atomics_json(&t.atomics),
+                "atomics": rvnvmm_board::stats::atomics_json(&t.atomics),
                 "memory_stall_cycles": t.memory_stall_cycles,
                 "issue_wait_cycles": t.issue_wait_cycles,
                 "unit_wait_cycles": t.unit_wait_cycles,
@@ -87,10 +87,10 @@ pub fn to_json(
     if let Some(tree) = &o.processes {
         v["processes"] = processes_json(tree);
     }
-    v["stats_reset"] = crate::roi::reset_json(o.reset);
-    v["model_switches"] = crate::roi::switches_json(&o.model_switches);
+    v["stats_reset"] = rvnvmm_runctl::reset_json(o.reset);
+    v["model_switches"] = rvnvmm_runctl::switches_json(&o.model_switches);
     if let Some(sampling) = &o.sampling {
-        v["sampling"] = crate::roi::sampling_json(sampling);
+        v["sampling"] = rvnvmm_runctl::sampling_json(sampling);
     }
     v["snapshots"] = o
         .snapshots
@@ -99,7 +99,7 @@ pub fn to_json(
             let stats: serde_json::Value =
                 serde_json::from_str(&to_json(cfg, program, None, &s.stats, 0.0, None))
                     .expect("the JSON just rendered");
-            crate::roi::snapshot_json(&s.name, s.instructions, s.sim_time_ns, stats)
+            rvnvmm_runctl::snapshot_json(&s.name, s.instructions, s.sim_time_ns, stats)
         })
         .collect();
     serde_json::to_string_pretty(&v).expect("JSON of plain values") + "\n"
@@ -148,17 +148,6 @@ fn processes_json(tree: &rvnvmm_user::TreeStats) -> serde_json::Value {
         "cpu_ns": tree.cpu_ns,
         "end_ns": tree.members.iter().map(|m| m.end_ns).max().unwrap_or(0),
         "list": list,
-    })
-}
-
-/// A hart's or thread's `atomics` object.
-pub(crate) fn atomics_json(a: &rvnvmm_hart::AtomicStats) -> serde_json::Value {
-    json!({
-        "amos": a.amos,
-        "lr": a.lr,
-        "sc": a.sc,
-        "sc_failures": a.sc_failures,
-        "stall_cycles": a.stall_cycles,
     })
 }
 

@@ -758,6 +758,15 @@ impl MemorySystem {
         out
     }
 
+    /// Misses of all caches named `*.l1d` (what a sampling window counts).
+    pub fn l1d_misses(&self) -> u64 {
+        self.cache_stats()
+            .iter()
+            .filter(|(name, _)| name.ends_with(".l1d"))
+            .map(|(_, s)| s.read_misses + s.write_misses)
+            .sum()
+    }
+
     /// Flush counters per core.
     pub fn flush_stats(&self) -> &[FlushStats] {
         &self.flush

@@ -133,7 +133,7 @@ impl Process {
     /// RAM and the address space.
     fn check_saveable(&self, carry: bool) -> Result<(), CheckpointError> {
         let no = |what: String| Err(CheckpointError::Unsupported(what));
-        if self.roi.sampling.is_some() {
+        if self.roi.ctl.is_sampled() {
             return no("a sampled run (--sample)".into());
         }
         if self.gdb.is_some() {
@@ -173,10 +173,10 @@ impl Process {
                 "the NVMM-backed directory (user.pmem_dir): its table is not saved yet".into(),
             );
         }
-        if !self.roi.snapshots.is_empty() {
+        if !self.roi.ctl.snapshots().is_empty() {
             return no(format!(
                 "the statistics snapshots of `dump` markers taken before the point ({}): they are not saved yet",
-                self.roi.snapshots.len()
+                self.roi.ctl.snapshots().len()
             ));
         }
         for (start, v) in &self.aspace.vmas {
@@ -228,7 +228,7 @@ impl Process {
             tree: self.fs.tree.take(),
             pmem: self.pmem.take(),
             pmem_names: self.fs.pmem.take(),
-            snapshots: std::mem::take(&mut self.roi.snapshots),
+            snapshots: self.roi.ctl.take_snapshots(),
         }
     }
 
@@ -295,13 +295,13 @@ impl Process {
             save_thread_stats(w, s);
         }
         save_stats_base(w, &self.roi.base);
-        w.count(self.roi.switches.len());
-        for s in &self.roi.switches {
+        w.count(self.roi.ctl.switches().len());
+        for s in self.roi.ctl.switches() {
             w.bool(s.to == crate::roi::Model::Timing);
             w.u64(s.instructions);
             w.u64(s.sim_time_ns);
         }
-        w.opt_u64(self.roi.reset_at);
+        w.opt_u64(self.roi.ctl.pending_reset());
     }
 
     /// The process saved in `sections`, on the machine `opts` describes
@@ -350,7 +350,7 @@ impl Process {
                 p.aspace = c.aspace;
                 p.pmem = c.pmem;
                 p.fs.pmem = c.pmem_names;
-                p.roi.snapshots = c.snapshots;
+                p.roi.ctl.set_snapshots(c.snapshots);
                 if let Some(tree) = c.tree {
                     if let Some(mut fresh) = p.fs.tree.replace(tree) {
                         fresh.release();
@@ -456,7 +456,7 @@ impl Process {
             .collect::<Result<_, _>>()?;
         self.roi.base = restore_stats_base(r, n_cpus)?;
         let switches = r.count(MAX_ITEMS)?;
-        self.roi.switches = (0..switches)
+        let switches = (0..switches)
             .map(|_| {
                 Ok(ModelSwitch {
                     to: if r.bool()? {
@@ -469,7 +469,9 @@ impl Process {
                 })
             })
             .collect::<Result<_, CheckpointError>>()?;
-        self.roi.reset_at = r.opt_u64()?;
+        let reset_at = r.opt_u64()?;
+        let reset = self.roi.base.point;
+        self.roi.ctl.restore(reset, switches, reset_at);
         self.exit = None;
         Ok(())
     }

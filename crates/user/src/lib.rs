@@ -21,7 +21,6 @@ mod pmem;
 mod process;
 pub mod procfs;
 mod roi;
-mod sampling;
 mod signal;
 mod syscall;
 mod timers;
@@ -32,8 +31,4 @@ pub use family::{MemberStats, TreeStats};
 pub use process::{
     CrashAt, ExitKind, GuestStart, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
 };
-pub use roi::{FastForward, Model, ModelSwitch, ResetPoint, Snapshot};
-pub use sampling::{
-    estimate, t_quantile_95, Estimate, SampleCounters, SampleWindow, Sampled, Sampler, Sampling,
-    SamplingOutcome, CONFIDENCE,
-};
+pub use roi::Snapshot;

@@ -174,7 +174,7 @@ pub struct Outcome {
     /// The changes of model during the run, in order.
     pub model_switches: Vec<crate::roi::ModelSwitch>,
     /// The windows and estimate of a sampled run (`--sample`).
-    pub sampling: Option<crate::sampling::SamplingOutcome>,
+    pub sampling: Option<crate::roi::SamplingOutcome>,
     /// The process tree's figures, when the initial process forked (`None`
     /// otherwise, and in a forked child).
     pub processes: Option<crate::family::TreeStats>,
@@ -1671,8 +1671,8 @@ impl Process {
 
     fn outcome(&mut self) -> Outcome {
         let mut o = self.outcome_now(true);
-        o.snapshots = std::mem::take(&mut self.roi.snapshots);
-        o.model_switches = self.roi.switches.clone();
+        o.snapshots = self.roi.ctl.take_snapshots();
+        o.model_switches = self.roi.ctl.switches().to_vec();
         o.sampling = self.sampling_outcome();
         o.processes = std::mem::take(&mut self.members);
         o

@@ -1,80 +1,20 @@
-//! Regions of interest (`docs/regions-of-interest.md`): what the guest's
-//! marker instructions (`rvnvmm_isa::marker`) do in user mode — reset the
-//! statistics, append a named snapshot of them, switch between the
-//! functional and the timing model, end the run — and the fast-forward of
-//! `rvnvmm run --fast-forward`.
+//! Regions of interest (`docs/regions-of-interest.md`) in user mode: the
+//! process as the run control (`rvnvmm_runctl`) drives it — its statistics
+//! reset, its models switched, its snapshots taken — and the run control's
+//! state a process keeps, with what is user mode's own: the counters at
+//! the last reset, the memory system set aside while the functional model
+//! runs, the checkpoint points (`checkpoint.rs`).
 
-use crate::process::{ExitKind, Outcome, Process, ThreadState};
+use crate::process::{CrashAt, ExitKind, Outcome, Process, ThreadState};
 use rvnvmm_hart::CoreCosts;
-use rvnvmm_isa::marker::{MarkerOp, SWITCH_TO_FUNCTIONAL, SWITCH_TO_TIMING};
 use rvnvmm_memsys::MemorySystem;
+use rvnvmm_runctl::{Controlled, MarkerAction, RunControl, SampleCounters, Sampling};
 use std::collections::HashMap;
 
-/// Longest snapshot name read from the guest; longer ones are cut.
-const MAX_NAME_BYTES: usize = 256;
-
-/// Where a fast-forward in the functional model ends and the timing model
-/// takes over.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FastForward {
-    /// After this many instructions (all threads).
-    Insns(u64),
-    /// At the guest's first `switch timing` marker.
-    Marker,
-}
-
-/// Which model times the run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Model {
-    /// One cycle per instruction, no memory system: fastest.
-    Functional,
-    /// The in-order core's costs and the memory system.
-    Timing,
-}
-
-impl Model {
-    /// Its name in the statistics.
-    pub fn name(self) -> &'static str {
-        match self {
-            Model::Functional => "functional",
-            Model::Timing => "timing",
-        }
-    }
-}
-
-/// A change of model during the run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModelSwitch {
-    /// The model from here on.
-    pub to: Model,
-    /// Instructions retired before it (all threads, since the start).
-    pub instructions: u64,
-    /// Simulated time of the hart that switched, in ns since the start.
-    pub sim_time_ns: u64,
-}
+pub use rvnvmm_runctl::{FastForward, Model, ModelSwitch, ResetPoint, SamplingOutcome};
 
 /// A named snapshot of the statistics (a `dump` marker).
-#[derive(Clone, Debug)]
-pub struct Snapshot {
-    /// The name the guest gave (`snapshotN` if none).
-    pub name: String,
-    /// Instructions retired before it (all threads, since the start).
-    pub instructions: u64,
-    /// Simulated time of the hart that took it, in ns since the start.
-    pub sim_time_ns: u64,
-    /// The statistics at that point, counting from the last reset.
-    pub stats: Box<Outcome>,
-}
-
-/// Where the statistics were last reset (a `reset` marker, or the switch of
-/// a fast-forward).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ResetPoint {
-    /// Instructions retired before it (all threads, since the start).
-    pub instructions: u64,
-    /// The latest hart clock then, in ns since the start.
-    pub sim_time_ns: u64,
-}
+pub type Snapshot = rvnvmm_runctl::Snapshot<Box<Outcome>>;
 
 /// The counters as they stood at the last reset: the run's statistics are
 /// the differences (architectural counters, `instret` and the clocks, are
@@ -92,35 +32,27 @@ pub(crate) struct StatsBase {
     pub(crate) blocks_decoded: u64,
 }
 
-/// The model state of a run that can switch models.
+/// The timing model while the functional model runs.
 pub(crate) struct Models {
     /// The timing model's core costs (`[core]`).
     timing_costs: CoreCosts,
     /// The memory system while the functional model runs.
     parked: Option<MemorySystem>,
-    /// A pending fast-forward.
-    fast_forward: Option<FastForward>,
 }
 
 /// The region-of-interest state of a process.
 #[derive(Default)]
 pub(crate) struct Roi {
     pub(crate) base: StatsBase,
-    pub(crate) snapshots: Vec<Snapshot>,
-    pub(crate) switches: Vec<ModelSwitch>,
     pub(crate) models: Option<Models>,
-    /// A pending statistics reset at this instruction count.
-    pub(crate) reset_at: Option<u64>,
+    /// The run control: pending points, snapshots, switches, sampling.
+    pub(crate) ctl: RunControl<Box<Outcome>>,
     /// `checkpoint` markers are restore points (`checkpoint.rs`).
     pub(crate) restore_points: bool,
     /// The point `--checkpoint-at insns=N|time=NS` stops the run at.
-    pub(crate) checkpoint_at: Option<crate::process::CrashAt>,
+    pub(crate) checkpoint_at: Option<CrashAt>,
     /// The last checkpoint stop was a marker's.
     pub(crate) stopped_at_marker: bool,
-    /// The periodic sampling of `rvnvmm run --sample`.
-    pub(crate) sampling: Option<crate::sampling::Sampler>,
-    /// Marker operations already reported as ignored (once each).
-    noted: Vec<&'static str>,
 }
 
 impl Process {
@@ -129,17 +61,27 @@ impl Process {
     /// The statistics count from that switch. Fails on a machine without a
     /// timing model.
     pub fn fast_forward(&mut self, until: FastForward) -> Result<(), String> {
-        let Some(memsys) = self.memsys.take() else {
+        if self.memsys.is_none() {
             return Err("--fast-forward needs a timing model to switch to \
                  (machine.model = \"timing\")"
                 .into());
-        };
-        self.roi.models = Some(Models {
-            timing_costs: self.cpus[0].core.costs.clone(),
-            parked: Some(memsys),
-            fast_forward: Some(until),
-        });
-        self.set_costs(CoreCosts::FUNCTIONAL);
+        }
+        self.with_ctl(|ctl, p| ctl.fast_forward(p, until));
+        Ok(())
+    }
+
+    /// Samples the run by `plan`: it starts in the functional model. With
+    /// several harts a window measures the machine: all threads'
+    /// instructions against the advance of the latest hart clock (the
+    /// run's simulated time is that clock). Fails on a machine without a
+    /// timing model.
+    pub fn sample(&mut self, plan: Sampling) -> Result<(), String> {
+        if self.memsys.is_none() {
+            return Err("--sample needs a timing model to sample with \
+                 (machine.model = \"timing\")"
+                .into());
+        }
+        self.with_ctl(|ctl, p| ctl.sample(p, plan));
         Ok(())
     }
 
@@ -156,14 +98,25 @@ impl Process {
     /// threads): what a fast-forward by instruction count does without the
     /// switch, so a run timed throughout can be compared with one.
     pub fn reset_stats_at(&mut self, insns: u64) {
-        self.roi.reset_at = Some(insns);
+        self.roi.ctl.reset_stats_at(insns);
+    }
+
+    /// Runs `f` on the run control and this process (which it drives).
+    fn with_ctl<T>(
+        &mut self,
+        f: impl FnOnce(&mut RunControl<Box<Outcome>>, &mut Process) -> T,
+    ) -> T {
+        let mut ctl = std::mem::take(&mut self.roi.ctl);
+        let out = f(&mut ctl, self);
+        self.roi.ctl = ctl;
+        out
     }
 
     /// Instructions left before the next point at an instruction count (a
     /// fast-forward's end, a statistics reset or a sampling window's edge);
     /// `None`: none pending.
     pub(crate) fn insns_to_next_point(&self) -> Option<u64> {
-        let next = [self.next_exact_point(), self.next_sample_point()]
+        let next = [self.next_exact_point(), self.roi.ctl.next_sample_point()]
             .into_iter()
             .flatten()
             .min()?;
@@ -183,11 +136,7 @@ impl Process {
     }
 
     fn next_exact_point(&self) -> Option<u64> {
-        let switch = match self.roi.models.as_ref().and_then(|m| m.fast_forward) {
-            Some(FastForward::Insns(n)) => Some(n),
-            _ => None,
-        };
-        [switch, self.roi.reset_at, self.checkpoint_insns()]
+        [self.roi.ctl.next_exact_point(), self.checkpoint_insns()]
             .into_iter()
             .flatten()
             .min()
@@ -195,190 +144,46 @@ impl Process {
 
     /// Acts on the points at an instruction count that have been reached.
     pub(crate) fn check_points(&mut self) {
-        let at = self.total_insns;
-        if self.roi.reset_at.is_some_and(|n| at >= n) {
-            self.roi.reset_at = None;
-            self.reset_stats();
-        }
-        let switch = self.roi.models.as_ref().and_then(|m| m.fast_forward);
-        if matches!(switch, Some(FastForward::Insns(n)) if at >= n) {
-            self.end_fast_forward();
-        }
-        self.check_sample_points();
-    }
-
-    /// The switch at the end of a fast-forward: to the timing model, with
-    /// the statistics reset.
-    fn end_fast_forward(&mut self) {
-        if let Some(m) = self.roi.models.as_mut() {
-            m.fast_forward = None;
-        }
-        self.switch_model(Model::Timing);
-        self.reset_stats();
+        self.with_ctl(|ctl, p| ctl.check_points(p));
     }
 
     /// Acts on marker `op` with argument `arg` that the current thread ran.
-    pub(crate) fn marker(&mut self, op: MarkerOp, arg: u64) {
-        match op {
-            MarkerOp::ResetStats => self.reset_stats(),
-            MarkerOp::DumpStats => {
-                let name = self.marker_name(arg);
-                self.dump_stats(name);
-            }
-            MarkerOp::SwitchModel if self.is_sampled() => self.note_once(
-                "switch-sampled",
-                "a `switch` marker was ignored: --sample decides the model",
+    pub(crate) fn marker(&mut self, op: rvnvmm_isa::MarkerOp, arg: u64) {
+        match self.with_ctl(|ctl, p| ctl.marker(p, op, arg)) {
+            Some(MarkerAction::Exit(code)) => self.exit = Some(ExitKind::Code(i32::from(code))),
+            Some(MarkerAction::Checkpoint) if !self.checkpoint_marker() => self.roi.ctl.note_once(
+                "checkpoint",
+                "a `checkpoint` marker was ignored: this run cannot be checkpointed \
+                     (a forked child, --gdb, --sample, --crash-at)",
             ),
-            MarkerOp::SwitchModel => match arg {
-                SWITCH_TO_TIMING
-                    if self
-                        .roi
-                        .models
-                        .as_ref()
-                        .is_some_and(|m| m.fast_forward == Some(FastForward::Marker)) =>
-                {
-                    self.end_fast_forward()
-                }
-                SWITCH_TO_TIMING if self.roi.models.is_none() && self.memsys.is_none() => self
-                    .note_once(
-                        "switch",
-                        "a `switch timing` marker was ignored: the machine has no timing model \
-                         (machine.model = \"functional\")",
-                    ),
-                SWITCH_TO_TIMING => self.switch_model(Model::Timing),
-                SWITCH_TO_FUNCTIONAL => self.switch_model(Model::Functional),
-                _ => self.note_once(
-                    "switch-arg",
-                    "a `switch` marker with an argument other than 0 (functional) or 1 (timing) was ignored",
-                ),
-            },
-            MarkerOp::Exit => self.exit = Some(ExitKind::Code((arg & 0xff) as i32)),
-            MarkerOp::Checkpoint => {
-                if !self.checkpoint_marker() {
-                    self.note_once(
-                        "checkpoint",
-                        "a `checkpoint` marker was ignored: this run cannot be checkpointed \
-                         (a forked child, --gdb, --sample, --crash-at)",
-                    )
-                }
-            }
-            MarkerOp::Unknown(_) => self.note_once(
-                "unknown",
-                "a marker with an unassigned code (slti x0 with 0x7a0, 0x7a6..0x7af) was ignored",
-            ),
+            Some(MarkerAction::Checkpoint) | None => {}
         }
     }
 
-    /// Says `text` on stderr, the first time only for `what`.
-    fn note_once(&mut self, what: &'static str, text: &str) {
-        if !self.roi.noted.contains(&what) {
-            self.roi.noted.push(what);
-            eprintln!("rvnvmm: {text}");
-        }
+    /// What the sampled run reports at its end.
+    pub(crate) fn sampling_outcome(&self) -> Option<SamplingOutcome> {
+        self.roi
+            .ctl
+            .sampling_outcome(self.total_insns, self.opts.hart.clock_hz)
     }
 
-    /// The snapshot name at guest address `addr` (0: numbered).
-    fn marker_name(&mut self, addr: u64) -> String {
-        let numbered = format!("snapshot{}", self.roi.snapshots.len() + 1);
-        if addr == 0 {
-            return numbered;
-        }
-        match self.read_cstr(addr) {
-            Ok(mut bytes) => {
-                bytes.truncate(MAX_NAME_BYTES);
-                String::from_utf8_lossy(&bytes).into_owned()
-            }
-            Err(_) => {
-                self.note_once(
-                    "dump-name",
-                    "a `dump` marker's name pointer was unreadable: the snapshot is numbered",
-                );
-                numbered
-            }
-        }
-    }
-
-    /// Appends a snapshot named `name` of the statistics as they are now.
-    pub(crate) fn dump_stats(&mut self, name: String) {
-        let stats = Box::new(self.outcome_now(false));
-        let (instructions, sim_time_ns) = self.here();
-        self.roi.snapshots.push(Snapshot {
-            name,
-            instructions,
-            sim_time_ns,
-            stats,
-        });
-    }
-
-    /// Instructions since the start, and the current hart's time in ns.
-    fn here(&self) -> (u64, u64) {
-        let cycles = self
-            .threads
-            .get(self.current)
-            .map_or(0, |t| self.cpus[t.cpu].core.cycles);
-        (self.total_insns, self.cycles_to_ns(cycles))
-    }
-
-    /// Zeroes the statistics: from here on they count the region.
-    pub(crate) fn reset_stats(&mut self) {
-        let cycles: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
-        let latest = cycles.iter().copied().max().unwrap_or(0);
-        self.roi.base = StatsBase {
-            point: Some(ResetPoint {
-                instructions: self.total_insns,
-                sim_time_ns: self.cycles_to_ns(latest),
-            }),
-            insns: self.total_insns,
-            cycles,
-            latest_cycles: latest,
-            thread_insns: self
-                .threads
-                .iter()
-                .map(|t| (t.tid, t.hart.instret))
-                .collect(),
-            blocks_decoded: self.code.blocks_decoded,
-        };
-        for t in &mut self.threads {
-            t.hart.stats = Default::default();
-        }
-        for c in &mut self.cpus {
-            c.instret = 0;
-        }
-        // Threads that ended before the region have nothing in it.
-        self.exited.clear();
-        self.aspace.page_stats = Default::default();
-        let parked = self.roi.models.as_mut().and_then(|m| m.parked.as_mut());
-        if let Some(m) = self.memsys.as_mut().or(parked) {
-            m.reset_stats();
-        }
-    }
-
-    /// Switches to `to` (nothing if it runs already). The timing model
+    /// Switches to `to`: whether the model changed. The timing model
     /// comes back with its caches and controllers as it left them (a new
     /// one, cold, the first time); the decoded blocks are re-timed.
-    pub(crate) fn switch_model(&mut self, to: Model) {
+    fn switch_to(&mut self, to: Model) -> Result<bool, String> {
         if self.model() == to {
-            return;
+            return Ok(false);
         }
-        self.switch_model_quietly(to);
-        let (instructions, sim_time_ns) = self.here();
-        self.roi.switches.push(ModelSwitch {
-            to,
-            instructions,
-            sim_time_ns,
-        });
-    }
-
-    /// Switches to `to` as `switch_model` does, without recording it in
-    /// `model_switches` (sampling's switches are its windows).
-    pub(crate) fn switch_model_quietly(&mut self, to: Model) {
-        if self.model() == to {
-            return;
+        if to == Model::Timing && self.roi.models.as_ref().is_none_or(|m| m.parked.is_none()) {
+            return Err(
+                "a `switch timing` marker was ignored: the machine has no timing model \
+                 (machine.model = \"functional\")"
+                    .into(),
+            );
         }
         let models = self.roi.models.get_or_insert_with(|| Models {
             timing_costs: self.cpus[0].core.costs.clone(),
             parked: None,
-            fast_forward: None,
         });
         let costs = match to {
             Model::Timing => {
@@ -391,6 +196,7 @@ impl Process {
             }
         };
         self.set_costs(costs);
+        Ok(true)
     }
 
     /// Gives every core `costs` and re-times the decoded blocks (which
@@ -425,5 +231,90 @@ impl Process {
     pub(crate) fn any_memsys(&mut self) -> Option<&mut MemorySystem> {
         let parked = self.roi.models.as_mut().and_then(|m| m.parked.as_mut());
         self.memsys.as_mut().or(parked)
+    }
+}
+
+/// The process as its run control drives it: all threads' instructions,
+/// the latest hart clock for a window, the clock of the current thread's
+/// hart for a marker.
+impl Controlled for Process {
+    type Stats = Box<Outcome>;
+
+    fn instructions(&self) -> u64 {
+        self.total_insns
+    }
+
+    fn hart_time_ns(&self) -> u64 {
+        let cycles = self
+            .threads
+            .get(self.current)
+            .map_or(0, |t| self.cpus[t.cpu].core.cycles);
+        self.cycles_to_ns(cycles)
+    }
+
+    fn switch_model(&mut self, to: Model) -> Result<bool, String> {
+        self.switch_to(to)
+    }
+
+    /// Zeroes the statistics: from here on they count the region.
+    fn reset_stats(&mut self) -> ResetPoint {
+        let cycles: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
+        let latest = cycles.iter().copied().max().unwrap_or(0);
+        let point = ResetPoint {
+            instructions: self.total_insns,
+            sim_time_ns: self.cycles_to_ns(latest),
+        };
+        self.roi.base = StatsBase {
+            point: Some(point),
+            insns: self.total_insns,
+            cycles,
+            latest_cycles: latest,
+            thread_insns: self
+                .threads
+                .iter()
+                .map(|t| (t.tid, t.hart.instret))
+                .collect(),
+            blocks_decoded: self.code.blocks_decoded,
+        };
+        for t in &mut self.threads {
+            t.hart.stats = Default::default();
+        }
+        for c in &mut self.cpus {
+            c.instret = 0;
+        }
+        // Threads that ended before the region have nothing in it.
+        self.exited.clear();
+        self.aspace.page_stats = Default::default();
+        if let Some(m) = self.any_memsys() {
+            m.reset_stats();
+        }
+        point
+    }
+
+    fn stats(&mut self) -> Box<Outcome> {
+        Box::new(self.outcome_now(false))
+    }
+
+    fn read_guest_string(&mut self, addr: u64, max: usize) -> Option<Vec<u8>> {
+        let mut bytes = self.read_cstr(addr).ok()?;
+        bytes.truncate(max);
+        Some(bytes)
+    }
+
+    fn sample_counters(&mut self) -> SampleCounters {
+        let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
+        let (l1d_misses, bus_transfers) = self
+            .any_memsys()
+            .map_or((0, 0), |m| (m.l1d_misses(), m.bus_stats().transfers));
+        SampleCounters {
+            instructions: self.total_insns,
+            cycles,
+            l1d_misses,
+            bus_transfers,
+        }
+    }
+
+    fn cycles_to_ns(&self, cycles: u64) -> u64 {
+        Process::cycles_to_ns(self, cycles)
     }
 }

@@ -9,9 +9,7 @@
 //! that reaches them, not mid-block, so a run sampled with windows as long
 //! as their period is the run timed throughout, to the cycle.
 
-use crate::process::Process;
-use crate::roi::Model;
-use rvnvmm_memsys::MemorySystem;
+use crate::{Controlled, Model};
 
 /// The sampling plan: where the windows are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -159,42 +157,10 @@ pub struct SampleCounters {
     pub instructions: u64,
     /// The latest hart clock, in cycles.
     pub cycles: u64,
-    /// L1D misses (all caches named `*.l1d`).
+    /// L1D misses (all caches named `*.l1d`; 0 without a memory system).
     pub l1d_misses: u64,
-    /// Bus transfers.
+    /// Bus transfers (0 without a memory system).
     pub bus_transfers: u64,
-}
-
-impl SampleCounters {
-    /// The memory system's share of the counters: L1D misses and bus
-    /// transfers (zero without a memory system).
-    pub fn with_memsys(mut self, memsys: Option<&MemorySystem>) -> SampleCounters {
-        if let Some(m) = memsys {
-            self.l1d_misses = m
-                .cache_stats()
-                .iter()
-                .filter(|(name, _)| name.ends_with(".l1d"))
-                .map(|(_, s)| s.read_misses + s.write_misses)
-                .sum();
-            self.bus_transfers = m.bus_stats().transfers;
-        }
-        self
-    }
-}
-
-/// A machine a [`Sampler`] samples: user mode's process, the full
-/// system's board machine.
-pub trait Sampled {
-    /// Instructions of all threads since the start (cheap: asked at every
-    /// check).
-    fn instructions(&self) -> u64;
-    /// Its counters now.
-    fn sample_counters(&mut self) -> SampleCounters;
-    /// `cycles` of its clock in ns.
-    fn cycles_to_ns(&self, cycles: u64) -> u64;
-    /// Switches it to `to` (nothing if it is there), without listing the
-    /// switch in `model_switches`.
-    fn switch_model_quietly(&mut self, to: Model);
 }
 
 /// A sampled run's state: which phase it is in, the windows measured. The
@@ -268,11 +234,12 @@ impl Sampler {
 
     /// Acts on the points `m` has reached: switches its model, starts and
     /// ends windows.
-    pub fn check_points(&mut self, m: &mut impl Sampled) {
+    pub fn check_points(&mut self, m: &mut impl Controlled) {
         while m.instructions() >= self.next_point() {
             match self.phase {
                 Phase::Functional => {
-                    m.switch_model_quietly(Model::Timing);
+                    // The run control checked that there is a timing model.
+                    let _ = m.switch_model(Model::Timing);
                     self.warmup_start = m.instructions();
                     self.phase = Phase::Warmup;
                 }
@@ -298,7 +265,7 @@ impl Sampler {
                     // period): then the model stays.
                     self.phase = Phase::Functional;
                     if self.next_point() > now.instructions {
-                        m.switch_model_quietly(Model::Functional);
+                        let _ = m.switch_model(Model::Functional);
                     } else {
                         self.warmup_start = now.instructions;
                         self.phase = Phase::Warmup;
@@ -324,72 +291,6 @@ impl Sampler {
             warmup_instructions: self.warmup_instructions + cut_short,
             estimate: estimate(&self.windows, self.plan.detail, total, clock_hz),
         }
-    }
-}
-
-impl Sampled for Process {
-    fn instructions(&self) -> u64 {
-        self.total_insns
-    }
-
-    fn sample_counters(&mut self) -> SampleCounters {
-        let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
-        SampleCounters {
-            instructions: self.total_insns,
-            cycles,
-            ..SampleCounters::default()
-        }
-        .with_memsys(self.any_memsys().map(|m| &*m))
-    }
-
-    fn cycles_to_ns(&self, cycles: u64) -> u64 {
-        Process::cycles_to_ns(self, cycles)
-    }
-
-    fn switch_model_quietly(&mut self, to: Model) {
-        Process::switch_model_quietly(self, to);
-    }
-}
-
-impl Process {
-    /// Samples the run by `plan`: it starts in the functional model. With
-    /// several harts a window measures the machine: all threads'
-    /// instructions against the advance of the latest hart clock (the
-    /// run's simulated time is that clock). Fails on a machine without a
-    /// timing model.
-    pub fn sample(&mut self, plan: Sampling) -> Result<(), String> {
-        if self.memsys.is_none() {
-            return Err("--sample needs a timing model to sample with \
-                 (machine.model = \"timing\")"
-                .into());
-        }
-        Process::switch_model_quietly(self, Model::Functional);
-        self.roi.sampling = Some(Sampler::new(plan));
-        Ok(())
-    }
-
-    /// The instruction count of the sampler's next change of phase.
-    pub(crate) fn next_sample_point(&self) -> Option<u64> {
-        self.roi.sampling.as_ref().map(Sampler::next_point)
-    }
-
-    /// Acts on the sampler's points that have been reached.
-    pub(crate) fn check_sample_points(&mut self) {
-        if let Some(mut s) = self.roi.sampling.take() {
-            s.check_points(self);
-            self.roi.sampling = Some(s);
-        }
-    }
-
-    /// Whether the run is sampled.
-    pub(crate) fn is_sampled(&self) -> bool {
-        self.roi.sampling.is_some()
-    }
-
-    /// What the sampled run reports at its end.
-    pub(crate) fn sampling_outcome(&self) -> Option<SamplingOutcome> {
-        let s = self.roi.sampling.as_ref()?;
-        Some(s.outcome(self.total_insns, self.opts.hart.clock_hz))
     }
 }
 
