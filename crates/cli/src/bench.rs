@@ -14,7 +14,8 @@
 //! child's reaping, as qemu's is from its spawn to its reaping.
 
 use crate::artefacts;
-use crate::error::{CliError, MachineLacks};
+use crate::bench_common::{mips, nvmm_region, qemu_version};
+use crate::error::{CliError, MachineLacks, SpeedError};
 use crate::MachineArgs;
 use clap::{Args, Subcommand};
 use rvnvmm_config::Config;
@@ -23,65 +24,6 @@ use std::os::fd::{FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
-
-/// Why `rvnvmm bench speed` could not measure a workload.
-#[derive(Debug, thiserror::Error)]
-pub enum SpeedError {
-    /// A host operation failed.
-    #[error("{what}: {source}")]
-    Host {
-        /// What was being done.
-        what: String,
-        /// Why it failed.
-        source: std::io::Error,
-    },
-    /// qemu could not be started.
-    #[error("cannot start {}: {source}", qemu.display())]
-    QemuStart {
-        /// The qemu binary.
-        qemu: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The workload failed under qemu.
-    #[error("{workload}: {} failed under qemu-riscv64 ({status})", program.display())]
-    QemuFailed {
-        /// The workload's name.
-        workload: String,
-        /// The guest program.
-        program: PathBuf,
-        /// qemu's exit status.
-        status: std::process::ExitStatus,
-    },
-    /// The workload exited with a non-zero status under rvnvmm.
-    #[error("{workload}: {} exited with status {status} under rvnvmm", program.display())]
-    GuestFailed {
-        /// The workload's name.
-        workload: String,
-        /// The guest program.
-        program: PathBuf,
-        /// Its exit status.
-        status: i32,
-    },
-    /// The benchmark child failed; its message came through the pipe.
-    #[error("{workload}: {message}")]
-    Child {
-        /// The workload's name.
-        workload: String,
-        /// The child's error message.
-        message: String,
-    },
-    /// The benchmark child ended without a report.
-    #[error(
-        "{workload}: the benchmark child ended without a report (wait status {wait_status:#x})"
-    )]
-    NoReport {
-        /// The workload's name.
-        workload: String,
-        /// `waitpid`'s status.
-        wait_status: i32,
-    },
-}
 
 impl SpeedError {
     /// A failed host operation, with the OS error of the last call.
@@ -404,23 +346,6 @@ fn parse_ops(op: Option<&str>) -> Result<Vec<crate::microbench::Op>, CliError> {
     }
 }
 
-/// The machine's first NVMM region, with its name and controller.
-pub(crate) fn nvmm_region(
-    cfg: &rvnvmm_config::Config,
-) -> Result<(&str, &rvnvmm_config::Region, &rvnvmm_config::Controller), MachineLacks> {
-    let (name, region) = cfg
-        .memory
-        .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
-        .next()
-        .ok_or(MachineLacks::Nvmm)?;
-    let ctl = cfg
-        .memory
-        .controllers
-        .get(&region.controller)
-        .ok_or(MachineLacks::NvmmController)?;
-    Ok((name, region, ctl))
-}
-
 /// The name of the machine's first NVMM region.
 fn nvmm_name(cfg: &rvnvmm_config::Config) -> &str {
     cfg.memory
@@ -539,14 +464,6 @@ impl Row {
             self.qemu_mips(),
             self.ratio()
         )
-    }
-}
-
-pub(crate) fn mips(insns: u64, secs: f64) -> f64 {
-    if secs > 0.0 {
-        insns as f64 / secs / 1e6
-    } else {
-        0.0
     }
 }
 
@@ -905,23 +822,6 @@ fn redirect_stdio(cwd: &Path) -> Result<(), SpeedError> {
         "cannot chdir to {}",
         cwd.display()
     )))
-}
-
-/// The first line of `qemu --version`, or a placeholder.
-pub(crate) fn qemu_version(qemu: &Path) -> String {
-    Command::new(qemu)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()
-        .and_then(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .next()
-                .map(str::to_string)
-        })
-        .unwrap_or_else(|| qemu.display().to_string())
 }
 
 fn size_text(bytes: usize) -> String {

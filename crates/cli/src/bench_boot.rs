@@ -7,7 +7,7 @@
 //! rvnvmm's instruction count and simulated time come from its `--stats`.
 
 use crate::artefacts::{self, find_in_path};
-use crate::error::CliError;
+use crate::error::{BootBenchError, CliError};
 use crate::MachineArgs;
 use clap::Args;
 use std::io::Write;
@@ -20,48 +20,6 @@ use std::time::Instant;
 const APPEND: &str = "console=ttyS0 rvnvmm.rc=1 quiet";
 /// What the console shows once the guest has powered off.
 const POWER_DOWN: &str = "reboot: Power down";
-
-/// Why `rvnvmm bench boot` could not measure a boot.
-#[derive(Debug, thiserror::Error)]
-pub enum BootBenchError {
-    /// `--qemu` or `$RVNVMM_QEMU_SYSTEM` names no file.
-    #[error("qemu-system-riscv64 {} does not exist", .0.display())]
-    QemuMissing(PathBuf),
-    /// No qemu-system-riscv64 on `PATH`.
-    #[error(
-        "qemu-system-riscv64 is not on PATH: install qemu-system-misc (scripts/setup.sh does)"
-    )]
-    QemuNotOnPath,
-    /// `scripts/build-initramfs.sh` failed.
-    #[error("scripts/build-initramfs.sh failed (give --initrd, or run scripts/setup.sh): {0}")]
-    Initramfs(String),
-    /// A child process could not be started or its output not read.
-    #[error("cannot run {}: {source}", program.display())]
-    Start {
-        /// The program.
-        program: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// A boot did not reach power-off.
-    #[error("{who}: the boot did not power off ({status}); console ends:\n{console_tail}")]
-    NoPowerOff {
-        /// `rvnvmm (MODEL)` or `qemu-system-riscv64`.
-        who: String,
-        /// The exit status.
-        status: std::process::ExitStatus,
-        /// The console's last lines.
-        console_tail: String,
-    },
-    /// rvnvmm's statistics are missing or malformed.
-    #[error("the statistics of rvnvmm boot ({model} model) are unreadable: {message}")]
-    Stats {
-        /// The model.
-        model: String,
-        /// What is wrong.
-        message: String,
-    },
-}
 
 /// Options of `bench boot`.
 #[derive(Args)]
@@ -128,7 +86,7 @@ impl Row {
             "instructions": self.instructions,
             "sim_time_ns": self.sim_time_ns,
             "rvnvmm_seconds": self.rvnvmm_seconds,
-            "rvnvmm_mips": crate::bench::mips(self.instructions, self.rvnvmm_seconds),
+            "rvnvmm_mips": crate::bench_common::mips(self.instructions, self.rvnvmm_seconds),
             "qemu_seconds": self.qemu_seconds,
             "ratio": self.ratio(),
         })
@@ -142,7 +100,7 @@ impl Row {
             self.instructions as f64 / 1e6,
             self.sim_time_ns as f64 / 1e9,
             self.rvnvmm_seconds,
-            crate::bench::mips(self.instructions, self.rvnvmm_seconds),
+            crate::bench_common::mips(self.instructions, self.rvnvmm_seconds),
             self.qemu_seconds,
             self.ratio()
         )
@@ -192,7 +150,7 @@ impl BootImages {
 
     /// `qemu-system-riscv64 --version`'s first line.
     pub(crate) fn qemu_version(&self) -> String {
-        crate::bench::qemu_version(&self.qemu)
+        crate::bench_common::qemu_version(&self.qemu)
     }
 }
 

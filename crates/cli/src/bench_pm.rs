@@ -117,7 +117,7 @@ pub fn pm(a: PmArgs) -> Result<i32, CliError> {
         ));
     }
     let base = crate::load_config(&a.machine)?;
-    let (nvmm_name, _, _) = crate::bench::nvmm_region(&base)?;
+    let (nvmm_name, _, _) = crate::bench_common::nvmm_region(&base)?;
     let mut sets = a.machine.sets.clone();
     sets.push(format!("memory.{nvmm_name}.method={}", a.method));
     let cfg = crate::load_config(&MachineArgs {

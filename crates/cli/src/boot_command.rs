@@ -4,12 +4,13 @@
 //! machine until the guest powers off and writes the statistics.
 
 use crate::artefacts;
+use crate::error::BootError;
 use crate::roi::BootControl;
 use crate::{load_config, MachineArgs};
 use clap::{Args, ValueEnum};
 use rvnvmm_board::machine::{
-    fw_dynamic_info, layout, parse_image, BootImages, Console, ConsoleOut, End, ImageError,
-    Machine, MachineError,
+    fw_dynamic_info, layout, parse_image, BootImages, Console, ConsoleOut, End, Machine,
+    MachineError,
 };
 use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
@@ -144,141 +145,6 @@ pub struct BootArgs {
     #[arg(long, value_name = "DIR",
           conflicts_with_all = ["kernel", "firmware", "initrd", "dump_dtb", "crash_at", "gdb", "profile", "smp"])]
     restore: Option<PathBuf>,
-}
-
-/// Why `rvnvmm boot` could not start or finish. The command prints it after
-/// `rvnvmm: `.
-#[derive(Debug, thiserror::Error)]
-pub enum BootError {
-    /// The machine description (config file, `--set`, validation).
-    #[error(transparent)]
-    Config(#[from] rvnvmm_config::ConfigError),
-    /// A set-up artefact (firmware, kernel) is missing.
-    #[error(transparent)]
-    Artefact(#[from] crate::artefacts::ArtefactError),
-    /// An output file cannot be written.
-    #[error(transparent)]
-    Output(#[from] crate::output::OutputError),
-    /// gdb could not attach.
-    #[error(transparent)]
-    Gdb(#[from] rvnvmm_gdb::GdbError),
-    /// An input file could not be read.
-    #[error("cannot read the {what} {}: {source}", path.display())]
-    Read {
-        /// Which input.
-        what: &'static str,
-        /// Its path.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The kernel is not a RISC-V Linux `Image`.
-    #[error("the kernel {} {source}", path.display())]
-    Kernel {
-        /// Its path.
-        path: PathBuf,
-        /// What is wrong with it.
-        source: ImageError,
-    },
-    /// The images do not fit in DRAM.
-    #[error(transparent)]
-    Layout(ImageError),
-    /// The initramfs script could not run.
-    #[error("cannot run {}: {source}", script.display())]
-    InitrdScript {
-        /// `scripts/build-initramfs.sh`.
-        script: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// The initramfs script failed.
-    #[error("{} failed (give --initrd FILE, or run scripts/setup.sh and make -C guest)", script.display())]
-    InitrdScriptFailed {
-        /// `scripts/build-initramfs.sh`.
-        script: PathBuf,
-    },
-    /// The machine has no DRAM.
-    #[error("the machine has no DRAM region to boot from")]
-    NoDram,
-    /// The disk image a checkpoint's overlay was written over has changed.
-    #[error(
-        "the disk image {} is not the one the checkpoint was taken with: {}\n  (the checkpoint \
-         holds the blocks written since the boot over that image, which must not change; give \
-         the original with --disk)",
-        path.display(),
-        differences.join("; ")
-    )]
-    DiskChanged {
-        /// The image.
-        path: PathBuf,
-        /// What differs.
-        differences: Vec<String>,
-    },
-    /// `--disk` restoring a checkpoint of a machine without a disk.
-    #[error("--disk: the checkpoint is of a machine without a disk")]
-    DiskNotInCheckpoint,
-    /// The disk image could not be opened.
-    #[error("cannot open the disk image {}: {source}", path.display())]
-    Disk {
-        /// Its path.
-        path: PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
-    /// `machine.isa` does not parse.
-    #[error("machine.isa: {0}")]
-    Isa(#[from] rvnvmm_isa::IsaError),
-    /// The board could not be built.
-    #[error(transparent)]
-    Board(#[from] rvnvmm_board::BoardError),
-    /// The device tree could not be written.
-    #[error(transparent)]
-    Dtb(#[from] rvnvmm_board::DtbError),
-    /// Guest RAM could not be set up.
-    #[error(transparent)]
-    Mem(#[from] rvnvmm_mem::MemError),
-    /// The memory-system model could not be built.
-    #[error(transparent)]
-    Memsys(#[from] rvnvmm_memsys::MemsysError),
-    /// The machine stopped with an error.
-    #[error(transparent)]
-    Machine(#[from] MachineError),
-    /// The NVMM image could not be opened, read or written.
-    #[error(transparent)]
-    NvmmImage(#[from] rvnvmm_mem::persist::ImageError),
-    /// A checkpoint could not be written, read or restored.
-    #[error(transparent)]
-    Checkpoint(#[from] rvnvmm_checkpoint::CheckpointError),
-    /// A restored machine was asked to reboot, and its checkpoint does not
-    /// name the boot files.
-    #[error(
-        "the guest asked for a reboot, which this machine restored from a checkpoint cannot do \
-         (the checkpoint does not name its boot files: it was written by an older rvnvmm): boot \
-         it instead"
-    )]
-    RebootAfterRestore,
-    /// A boot file a restored machine reboots from has changed since the
-    /// checkpoint.
-    #[error(
-        "the guest asked for a reboot, but the {what} {} is not the one the machine was booted \
-         from: {}",
-        path.display(),
-        differences.join("; ")
-    )]
-    BootFileChanged {
-        /// Which file.
-        what: &'static str,
-        /// Its path.
-        path: PathBuf,
-        /// What differs.
-        differences: Vec<String>,
-    },
-    /// Options that cannot be combined.
-    #[error("{0}")]
-    Options(&'static str),
-    /// `--crash-at` on a machine without NVMM.
-    #[error("--crash-at needs a machine with an NVMM region (a power failure loses what is not in its persistence domain)")]
-    CrashWithoutNvmm,
 }
 
 /// The largest input file `boot` reads (firmware, kernel, initramfs,

@@ -124,7 +124,7 @@ pub fn write(
     point: &Point,
     dir: &Path,
     started: Instant,
-) -> Result<Sections, crate::boot_command::BootError> {
+) -> Result<Sections, crate::error::BootError> {
     let manifest = Manifest {
         format_version: FORMAT_VERSION,
         rvnvmm_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -137,7 +137,7 @@ pub fn write(
         disk: origin
             .disk
             .map(|p| {
-                FileIdentity::of(p).map_err(|source| crate::boot_command::BootError::Disk {
+                FileIdentity::of(p).map_err(|source| crate::error::BootError::Disk {
                     path: p.to_path_buf(),
                     source,
                 })
@@ -166,7 +166,7 @@ pub fn read_for(
     kind: &str,
     cfg: &rvnvmm_config::Config,
     dir: &Path,
-) -> Result<Checkpoint, crate::boot_command::BootError> {
+) -> Result<Checkpoint, crate::error::BootError> {
     let c = Checkpoint::read(dir)?;
     if c.manifest.kind != kind {
         return Err(rvnvmm_checkpoint::CheckpointError::Mismatch(vec![format!(

@@ -35,7 +35,7 @@ pub fn read(cfg: &Config, dir: &Path) -> Result<Restored, CliError> {
 }
 
 fn boot_error(e: rvnvmm_checkpoint::CheckpointError) -> CliError {
-    crate::boot_command::BootError::from(e).into()
+    crate::error::BootError::from(e).into()
 }
 
 /// The process a `--restore` builds from `r` on machine `cfg`.
