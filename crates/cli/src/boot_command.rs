@@ -4,6 +4,7 @@
 //! machine until the guest powers off and writes the statistics.
 
 use crate::artefacts;
+use crate::checkpoint::RunPoint;
 use crate::error::BootError;
 use crate::roi::BootControl;
 use crate::{load_config, MachineArgs};
@@ -16,6 +17,7 @@ use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
 use rvnvmm_checkpoint::{BootFiles, FileIdentity};
 use rvnvmm_hart::{Core, CoreMap, Hart, HartConfig};
+use rvnvmm_mem::persist::CrashAt;
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 use rvnvmm_runctl::MarkerAction;
@@ -533,12 +535,12 @@ fn boot_machine(
     Ok((m, boot))
 }
 
+/// `rvnvmm boot`: builds the machine (booted, or restored from a
+/// checkpoint), runs it under its run control until the guest powers off
+/// or the run stops at a point, and writes what the options ask for. The
+/// exit status: the guest's, or the crash's or the instruction limit's.
 pub fn main(a: BootArgs) -> Result<i32, BootError> {
-    let mut machine_args = a.machine.clone();
-    if let Some(n) = a.smp {
-        machine_args.sets.push(format!("machine.harts={n}"));
-    }
-    let cfg = load_config(&machine_args)?;
+    let cfg = boot_config(&a)?;
     // Output paths are checked before the run, not after it.
     let check = |what, p: &Option<PathBuf>| {
         p.as_deref()
@@ -548,52 +550,10 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let dtb_out = check("device tree", &a.dump_dtb)?;
     let stats_out = check("stats", &a.stats)?;
     let profile_out = check("profile", &a.profile)?;
-    let isa = cfg.extensions()?;
-    let mut rig = Rig {
-        cfg: cfg.clone(),
-        hart_cfg: HartConfig {
-            clock_hz: cfg.machine.clock_hz,
-            timebase_hz: map::TIMEBASE_HZ,
-            cflush_user: cfg.cflush.allow_user,
-            costs: cfg.core_costs(),
-            isa,
-            misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
-            engine: a.engine,
-        },
-        console: Console::default(),
-        disk: a.disk.clone(),
-        disk_overlay: a.checkpoint_at.is_some(),
-        boot_files: None,
-    };
+    let mut rig = Rig::new(&a, &cfg)?;
     let nvmm_region = crate::persistence::NvmmRegion::of(&cfg)?;
-    let (mut m, mut boot, restored) = match &a.restore {
-        Some(dir) => {
-            let c = crate::checkpoint::read_for("boot", &cfg, dir)?;
-            // The disk: the checkpoint's image (or --disk's), unchanged,
-            // with the checkpoint's overlay over it.
-            match (&c.manifest.disk, &a.disk) {
-                (Some(image), given) => {
-                    let path = given.clone().unwrap_or_else(|| image.path.clone());
-                    let now = FileIdentity::of(&path).map_err(|source| BootError::Disk {
-                        path: path.clone(),
-                        source,
-                    })?;
-                    let differences = image.differences(&now);
-                    if !differences.is_empty() {
-                        return Err(BootError::DiskChanged { path, differences });
-                    }
-                    rig.disk = Some(path);
-                    rig.disk_overlay = true;
-                }
-                (None, Some(_)) => return Err(BootError::DiskNotInCheckpoint),
-                (None, None) => {}
-            }
-            let mut m = rig.blank(None)?;
-            m.restore(&c.sections, true, true)?;
-            let roi = crate::checkpoint::roi_of(&c.sections)?;
-            rig.boot_files = c.manifest.boot;
-            (m, None, Some((c.manifest.point, roi)))
-        }
+    let (m, mut boot, restored) = match &a.restore {
+        Some(dir) => restore_machine(&a, &mut rig, dir)?,
         None => {
             let files = boot_files(&a)?;
             let (m, boot) = boot_machine(&a, &rig, &files, nvmm_region.as_ref(), dtb_out.as_ref())?;
@@ -601,44 +561,153 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             (m, Some(boot), None)
         }
     };
-    use crate::checkpoint::RunPoint;
-    // The machine stops at one point of its own at a time: a fast-forward's
-    // end or a checkpoint's point, not both, nor a crash besides.
-    let ff_point = match a.fast_forward {
-        Some(RunPoint::Point(at)) => Some(at),
-        _ => None,
-    };
-    let checkpoint_point = match a.checkpoint_at {
-        Some(RunPoint::Point(at)) => Some(at),
-        _ => None,
-    };
-    if ff_point.is_some() && (checkpoint_point.is_some() || a.crash_at.is_some()) {
-        return Err(BootError::Options(
-            "--fast-forward insns=N|time=NS cannot be combined with --checkpoint-at \
-             insns=N|time=NS or --crash-at (one point at a time: take the checkpoint in the \
-             functional model and restore it under the timing model instead)",
-        ));
+    let points = Points::of(&a, &rig)?;
+    let mut m = arm(&a, m, &points)?;
+
+    let _raw = RawTerminal::new();
+    take_host_input(&a, &mut m);
+    let started = Instant::now();
+    let mut roi = run_control(&a, &mut m, restored)?;
+    let result = run(&a, &rig, &mut m, &mut roi, &mut boot, points)?;
+    let host_seconds = started.elapsed().as_secs_f64();
+    m.flush();
+    let crash = power_down(&a, &mut m, &result, nvmm_region.as_ref())?;
+    if let Some(out) = &stats_out {
+        let json = stats_json(&cfg, &mut m, &result, host_seconds, crash.as_ref(), roi);
+        out.write(json.as_bytes())?;
     }
-    if ff_point.is_some() && rig.disk.is_some() && !rig.disk_overlay {
-        return Err(BootError::Options(
-            "--fast-forward insns=N|time=NS cannot be combined with --disk (yet): the disk is \
-             written through to its image, which a restore point cannot carry over; take a \
-             checkpoint (--checkpoint-at, the disk an overlay) and restore it under the timing \
-             model instead",
-        ));
+    if let (Some(out), Some(profile)) = (&profile_out, m.profile()) {
+        write_profile(&a, &rig, out, profile)?;
     }
-    if let (Some(disk), true) = (&rig.disk, rig.disk_overlay) {
-        eprintln!(
-            "rvnvmm: the disk {} is not written in this run: the guest's writes are kept over it \
-             (and in checkpoints)",
-            disk.display()
-        );
+    exit_status(result)
+}
+
+/// The machine description, with `--smp`.
+fn boot_config(a: &BootArgs) -> Result<rvnvmm_config::Config, BootError> {
+    let mut machine_args = a.machine.clone();
+    if let Some(n) = a.smp {
+        machine_args.sets.push(format!("machine.harts={n}"));
     }
+    Ok(load_config(&machine_args)?)
+}
+
+impl Rig {
+    /// What building a machine of `cfg` takes with the options `a`.
+    fn new(a: &BootArgs, cfg: &rvnvmm_config::Config) -> Result<Rig, BootError> {
+        let isa = cfg.extensions()?;
+        Ok(Rig {
+            cfg: cfg.clone(),
+            hart_cfg: HartConfig {
+                clock_hz: cfg.machine.clock_hz,
+                timebase_hz: map::TIMEBASE_HZ,
+                cflush_user: cfg.cflush.allow_user,
+                costs: cfg.core_costs(),
+                isa,
+                misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
+                engine: a.engine,
+            },
+            console: Console::default(),
+            disk: a.disk.clone(),
+            disk_overlay: a.checkpoint_at.is_some(),
+            boot_files: None,
+        })
+    }
+}
+
+/// A machine, the images that reboot it (`None`: load them from the boot
+/// files first), and a restored checkpoint's point and run-control
+/// bookkeeping.
+type Built = (
+    Machine,
+    Option<BootImages>,
+    Option<(rvnvmm_checkpoint::Point, BootControl)>,
+);
+
+/// The machine of the checkpoint in `dir` (`--restore`), with its disk.
+fn restore_machine(a: &BootArgs, rig: &mut Rig, dir: &Path) -> Result<Built, BootError> {
+    let c = crate::checkpoint::read_for("boot", &rig.cfg, dir)?;
+    // The disk: the checkpoint's image (or --disk's), unchanged, with the
+    // checkpoint's overlay over it.
+    match (&c.manifest.disk, &a.disk) {
+        (Some(image), given) => {
+            let path = given.clone().unwrap_or_else(|| image.path.clone());
+            let now = FileIdentity::of(&path).map_err(|source| BootError::Disk {
+                path: path.clone(),
+                source,
+            })?;
+            let differences = image.differences(&now);
+            if !differences.is_empty() {
+                return Err(BootError::DiskChanged { path, differences });
+            }
+            rig.disk = Some(path);
+            rig.disk_overlay = true;
+        }
+        (None, Some(_)) => return Err(BootError::DiskNotInCheckpoint),
+        (None, None) => {}
+    }
+    let mut m = rig.blank(None)?;
+    m.restore(&c.sections, true, true)?;
+    let roi = crate::checkpoint::roi_of(&c.sections)?;
+    rig.boot_files = c.manifest.boot;
+    Ok((m, None, Some((c.manifest.point, roi))))
+}
+
+/// The points the machine stops at on its own: a fast-forward's end or a
+/// checkpoint's point, not both, nor a crash besides.
+#[derive(Clone, Copy)]
+struct Points {
+    /// `--fast-forward insns=N|time=NS`.
+    fast_forward: Option<CrashAt>,
+    /// `--checkpoint-at insns=N|time=NS`.
+    checkpoint: Option<CrashAt>,
+}
+
+impl Points {
+    /// The points of the options `a`, checked against each other and the
+    /// disk of `rig`.
+    fn of(a: &BootArgs, rig: &Rig) -> Result<Points, BootError> {
+        let point = |p: Option<RunPoint>| match p {
+            Some(RunPoint::Point(at)) => Some(at),
+            _ => None,
+        };
+        let (ff_point, checkpoint_point) = (point(a.fast_forward), point(a.checkpoint_at));
+        if ff_point.is_some() && (checkpoint_point.is_some() || a.crash_at.is_some()) {
+            return Err(BootError::Options(
+                "--fast-forward insns=N|time=NS cannot be combined with --checkpoint-at \
+                 insns=N|time=NS or --crash-at (one point at a time: take the checkpoint in the \
+                 functional model and restore it under the timing model instead)",
+            ));
+        }
+        if ff_point.is_some() && rig.disk.is_some() && !rig.disk_overlay {
+            return Err(BootError::Options(
+                "--fast-forward insns=N|time=NS cannot be combined with --disk (yet): the disk is \
+                 written through to its image, which a restore point cannot carry over; take a \
+                 checkpoint (--checkpoint-at, the disk an overlay) and restore it under the timing \
+                 model instead",
+            ));
+        }
+        if let (Some(disk), true) = (&rig.disk, rig.disk_overlay) {
+            eprintln!(
+                "rvnvmm: the disk {} is not written in this run: the guest's writes are kept over \
+                 it (and in checkpoints)",
+                disk.display()
+            );
+        }
+        Ok(Points {
+            fast_forward: ff_point,
+            checkpoint: checkpoint_point,
+        })
+    }
+}
+
+/// `m` with what the options `a` add to a run: the crash point, the point
+/// it stops at, the profile, the debugger.
+fn arm(a: &BootArgs, mut m: Machine, points: &Points) -> Result<Machine, BootError> {
     if let Some(at) = a.crash_at {
         m = m.with_crash_at(at);
     }
     // Not `None`: that would clear `--crash-at`'s point.
-    if let Some(at) = ff_point.or(checkpoint_point) {
+    if let Some(at) = points.fast_forward.or(points.checkpoint) {
         m.set_checkpoint_at(Some(at));
     }
     if a.profile.is_some() {
@@ -647,14 +716,17 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     if let Some(port) = a.gdb {
         m = m.with_gdb(crate::gdb::wait_for_gdb(port)?);
     }
+    Ok(m)
+}
 
-    let _raw = RawTerminal::new();
+/// Starts reading the host's stdin into `m`'s input. After a restore the
+/// guest takes input at once: input piped in is read to its end first and
+/// held until every hart first idles, so it arrives at the same point
+/// whatever the host's timing (a boot holds it back until Linux opens the
+/// console, which gives the same). Typing at a terminal arrives as it
+/// comes.
+fn take_host_input(a: &BootArgs, m: &mut Machine) {
     let reader = m.host_input().spawn_reader(std::io::stdin());
-    // After a restore the guest takes input at once: input piped in is
-    // read to its end first and held until every hart first idles, so it
-    // arrives at the same point whatever the host's timing (a boot holds
-    // it back until Linux opens the console, which gives the same).
-    // Typing at a terminal arrives as it comes.
     if a.restore.is_some() && !std::io::IsTerminal::is_terminal(&std::io::stdin()) {
         let saved = m.host_input().queued_bytes().len();
         let _ = reader.join();
@@ -662,37 +734,62 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             m.hold_input_until_idle();
         }
     }
-    let started = Instant::now();
-    let mut roi = match (a.fast_forward, restored) {
+}
+
+/// The run control of the boot of `m`: a fast-forward's, a restored
+/// checkpoint's bookkeeping, a sampled boot's, or new.
+fn run_control(
+    a: &BootArgs,
+    m: &mut Machine,
+    restored: Option<(rvnvmm_checkpoint::Point, BootControl)>,
+) -> Result<BootControl, BootError> {
+    Ok(match (a.fast_forward, restored) {
         (Some(RunPoint::Marker), restored) => {
             let mut roi = restored.map_or_else(BootControl::new, |(_, roi)| roi);
-            crate::roi::fast_forward_to_marker(&mut roi, &mut m)?;
+            crate::roi::fast_forward_to_marker(&mut roi, m)?;
             roi
         }
         // Markers do not end it: the machine is rebuilt timed at the point.
         (Some(RunPoint::Point(_)), restored) => {
-            crate::roi::functional_until_timing(&mut m)?;
+            crate::roi::functional_until_timing(m)?;
             restored.map_or_else(BootControl::new, |(_, roi)| roi)
         }
         (None, Some((point, mut roi))) => {
             // A functional checkpoint restored under the timing model: the
             // fast-forward's switch, at the restore point.
             if point.model == "functional" && m.is_timed() {
-                roi.timing_from_restore_point(&mut m, point.instructions, point.sim_time_ns);
+                roi.timing_from_restore_point(m, point.instructions, point.sim_time_ns);
             }
             roi
         }
         (None, None) => match a.sample {
-            Some(plan) => crate::roi::sample(&mut m, plan)?,
+            Some(plan) => crate::roi::sample(m, plan)?,
             None => BootControl::new(),
         },
-    };
+    })
+}
+
+/// Runs `m` until the guest powers off or the run ends otherwise: reboots
+/// it, hands markers and pauses to the run control `roi`, takes restore
+/// points (a fast-forward's end, checkpoints) at `points` and `checkpoint`
+/// markers.
+fn run(
+    a: &BootArgs,
+    rig: &Rig,
+    m: &mut Machine,
+    roi: &mut BootControl,
+    boot: &mut Option<BootImages>,
+    points: Points,
+) -> Result<Result<End, MachineError>, BootError> {
     // The points still ahead: `--fast-forward`'s end, `--checkpoint-at`'s
     // (each reached once).
-    let mut ff_point = ff_point;
+    let Points {
+        fast_forward: mut ff_point,
+        checkpoint: checkpoint_point,
+    } = points;
     let mut checkpoint_taken = false;
     let mut noted_marker = false;
-    let result = loop {
+    Ok(loop {
         let at_marker = match m.run(a.max_insns) {
             Ok(End::Reboot) => {
                 // A restored machine loads the boot files its checkpoint
@@ -702,7 +799,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
                         .boot_files
                         .as_ref()
                         .ok_or(BootError::RebootAfterRestore)?;
-                    boot = Some(boot_images(&rig, m.board(), files, true, None)?);
+                    *boot = Some(boot_images(rig, m.board(), files, true, None)?);
                 }
                 m.reboot(boot.as_ref().expect("the boot images, loaded above"))?;
                 continue;
@@ -713,7 +810,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             }) => true,
             Ok(End::Checkpoint) => false,
             Ok(End::Pause) => {
-                crate::roi::sample_point(&mut roi, &mut m);
+                crate::roi::sample_point(roi, m);
                 continue;
             }
             Ok(End::Marker { hart, op, arg }) => {
@@ -723,7 +820,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
                     "the run control asks the hart that ran last"
                 );
                 // `checkpoint` markers are taken above.
-                if let Some(MarkerAction::Exit(code)) = roi.marker(&mut m, op, arg) {
+                if let Some(MarkerAction::Exit(code)) = roi.marker(m, op, arg) {
                     break Ok(End::PowerOff(code.into()));
                 }
                 continue;
@@ -754,14 +851,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         // there, nothing written, the rebuilt machine timed.
         if let (false, Some(at)) = (at_marker, ff_point) {
             ff_point = None;
-            restore_point(
-                &rig,
-                &mut m,
-                &mut roi,
-                RunPoint::Point(at).trigger(),
-                None,
-                true,
-            )?;
+            restore_point(rig, m, roi, RunPoint::Point(at).trigger(), None, true)?;
             continue;
         }
         let due = !checkpoint_taken
@@ -776,7 +866,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
             _ => "marker".to_string(),
         };
         let dir = a.checkpoint_to.as_deref().filter(|_| due);
-        restore_point(&rig, &mut m, &mut roi, trigger, dir, false)?;
+        restore_point(rig, m, roi, trigger, dir, false)?;
         if due && a.exit_after_checkpoint {
             break Ok(End::Checkpoint);
         }
@@ -785,50 +875,67 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         if let Some(at) = ff_point.or(checkpoint_point.filter(|_| !checkpoint_taken)) {
             m.set_checkpoint_at(Some(at));
         }
-    };
-    let host_seconds = started.elapsed().as_secs_f64();
-    m.flush();
-    let crash = if matches!(result, Ok(End::Crash)) {
-        let image = nvmm_region.as_ref().and_then(|n| n.image.as_ref());
-        let report = m.power_fail(image, a.crash_seed)?;
-        let at = crate::persistence::CrashPoint {
-            instructions: m.instructions(),
-            sim_time_ns: m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0),
-            last_pc: m.last_pc(),
-        };
-        eprintln!("rvnvmm: {}", crate::persistence::crash_line(&at, &report));
-        Some(crate::persistence::crash_json(
-            &at,
-            &report,
-            m.mem().domain(),
-            a.crash_seed,
-        ))
-    } else {
+    })
+}
+
+/// After the run ended with `result`: the power fails at a crash (the
+/// crash's JSON, said on stderr too), or else the NVMM region keeps all
+/// the guest stored.
+fn power_down(
+    a: &BootArgs,
+    m: &mut Machine,
+    result: &Result<End, MachineError>,
+    nvmm_region: Option<&crate::persistence::NvmmRegion>,
+) -> Result<Option<serde_json::Value>, BootError> {
+    if !matches!(result, Ok(End::Crash)) {
         // Powered off, or stopped some other way with the power on: all the
         // guest stored is in NVMM, as after a clean shutdown.
-        if let Some(n) = &nvmm_region {
+        if let Some(n) = nvmm_region {
             n.save_mem(m.mem())?;
         }
-        None
+        return Ok(None);
+    }
+    let image = nvmm_region.and_then(|n| n.image.as_ref());
+    let report = m.power_fail(image, a.crash_seed)?;
+    let at = crate::persistence::CrashPoint {
+        instructions: m.instructions(),
+        sim_time_ns: m.cores().iter().map(|c| c.time_ns()).max().unwrap_or(0),
+        last_pc: m.last_pc(),
     };
-    if let Some(out) = &stats_out {
-        let json = stats_json(&cfg, &mut m, &result, host_seconds, crash.as_ref(), roi);
-        out.write(json.as_bytes())?;
-    }
-    if let (Some(out), Some(profile)) = (&profile_out, m.profile()) {
-        let map = a
-            .symbols
-            .clone()
-            .or_else(|| Symbols::beside(&rig.boot_files.as_ref()?.kernel.path));
-        let symbols = match &map {
-            Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
-                "symbol map",
-                p,
-            )?))),
-            None => None,
-        };
-        out.write(profile.report(symbols.as_ref(), 60).as_bytes())?;
-    }
+    eprintln!("rvnvmm: {}", crate::persistence::crash_line(&at, &report));
+    Ok(Some(crate::persistence::crash_json(
+        &at,
+        &report,
+        m.mem().domain(),
+        a.crash_seed,
+    )))
+}
+
+/// Writes `profile` to `out`, kernel functions named from `--symbols` or
+/// the System.map beside the kernel.
+fn write_profile(
+    a: &BootArgs,
+    rig: &Rig,
+    out: &crate::output::OutputFile,
+    profile: &rvnvmm_board::profile::Profile,
+) -> Result<(), BootError> {
+    let map = a
+        .symbols
+        .clone()
+        .or_else(|| Symbols::beside(&rig.boot_files.as_ref()?.kernel.path));
+    let symbols = match &map {
+        Some(p) => Some(Symbols::parse(&String::from_utf8_lossy(&read_file(
+            "symbol map",
+            p,
+        )?))),
+        None => None,
+    };
+    out.write(profile.report(symbols.as_ref(), 60).as_bytes())?;
+    Ok(())
+}
+
+/// The exit status of a run that ended with `result`.
+fn exit_status(result: Result<End, MachineError>) -> Result<i32, BootError> {
     // As `rvnvmm run`: the limit is not an error of the run but its own
     // outcome, with its own status.
     if let Err(MachineError::InsnLimit {
