@@ -100,6 +100,30 @@ pub fn snapshot_json(name: &str, instructions: u64, sim_time_ns: u64, mut stats:
     })
 }
 
+/// The `instructions` and `sim_time_ns` of a point in the JSON `v`.
+fn point(v: &Value) -> Result<(u64, u64), String> {
+    let num = |key: &str| {
+        v.get(key)
+            .and_then(Value::as_u64)
+            .ok_or_else(|| format!("'{key}' is not a count"))
+    };
+    Ok((num("instructions")?, num("sim_time_ns")?))
+}
+
+/// The list `key` of the JSON `v`, each element read by `read`.
+fn list<T>(
+    v: &Value,
+    key: &str,
+    read: impl Fn(&Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
+    v.get(key)
+        .and_then(Value::as_array)
+        .ok_or_else(|| format!("no '{key}' list"))?
+        .iter()
+        .map(read)
+        .collect()
+}
+
 /// The `snapshots` array of snapshots whose statistics are JSON trees.
 fn snapshots_json(snapshots: &[Snapshot<Value>]) -> Value {
     snapshots
@@ -122,54 +146,40 @@ impl RunControl<Value> {
 
     /// Reads back what [`RunControl::to_json`] wrote.
     pub fn from_json(v: &Value) -> Result<RunControl<Value>, String> {
-        let num = |v: &Value, key: &str| {
-            v.get(key)
-                .and_then(Value::as_u64)
-                .ok_or_else(|| format!("'{key}' is not a count"))
-        };
-        let snapshots = v
-            .get("snapshots")
-            .and_then(Value::as_array)
-            .ok_or("no 'snapshots' list")?
-            .iter()
-            .map(|s| {
-                Ok(Snapshot {
-                    name: s
-                        .get("name")
-                        .and_then(Value::as_str)
-                        .ok_or("a snapshot without a name")?
-                        .to_string(),
-                    instructions: num(s, "instructions")?,
-                    sim_time_ns: num(s, "sim_time_ns")?,
-                    stats: s.get("stats").cloned().unwrap_or(Value::Null),
-                })
+        let snapshots = list(v, "snapshots", |s| {
+            let (instructions, sim_time_ns) = point(s)?;
+            let name = s.get("name").and_then(Value::as_str);
+            Ok(Snapshot {
+                name: name.ok_or("a snapshot without a name")?.to_string(),
+                instructions,
+                sim_time_ns,
+                stats: s.get("stats").cloned().unwrap_or(Value::Null),
             })
-            .collect::<Result<Vec<_>, String>>()?;
+        })?;
         let reset = match v.get("stats_reset") {
             Some(Value::Null) => None,
-            Some(r) => Some(ResetPoint {
-                instructions: num(r, "instructions")?,
-                sim_time_ns: num(r, "sim_time_ns")?,
-            }),
+            Some(r) => {
+                let (instructions, sim_time_ns) = point(r)?;
+                Some(ResetPoint {
+                    instructions,
+                    sim_time_ns,
+                })
+            }
             None => return Err("no 'stats_reset'".into()),
         };
-        let switches = v
-            .get("model_switches")
-            .and_then(Value::as_array)
-            .ok_or("no 'model_switches' list")?
-            .iter()
-            .map(|s| {
-                Ok(ModelSwitch {
-                    to: match s.get("to").and_then(Value::as_str) {
-                        Some("timing") => Model::Timing,
-                        Some("functional") => Model::Functional,
-                        _ => return Err("a switch to an unknown model".to_string()),
-                    },
-                    instructions: num(s, "instructions")?,
-                    sim_time_ns: num(s, "sim_time_ns")?,
-                })
+        let switches = list(v, "model_switches", |s| {
+            let to = match s.get("to").and_then(Value::as_str) {
+                Some("timing") => Model::Timing,
+                Some("functional") => Model::Functional,
+                _ => return Err("a switch to an unknown model".to_string()),
+            };
+            let (instructions, sim_time_ns) = point(s)?;
+            Ok(ModelSwitch {
+                to,
+                instructions,
+                sim_time_ns,
             })
-            .collect::<Result<Vec<_>, String>>()?;
+        })?;
         let mut ctl = RunControl::new();
         ctl.set_snapshots(snapshots);
         ctl.restore(reset, switches, None);
