@@ -440,3 +440,6 @@ impl<S> RunControl<S> {
         self.reset_at = reset_at;
     }
 }
+
+#[cfg(test)]
+mod tests;
