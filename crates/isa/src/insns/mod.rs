@@ -14,15 +14,15 @@
 //! (Zfa's half-precision forms, which need Zfh too); `+D` marks an
 //! operation that also needs D.
 //!
-//! Adding an extension: a new file here whose macro (named as the file)
-//! lists its instructions, and its name in the `extension_files!` list
-//! below (plus its [`Ext`] line in `ext.rs` if it is a new extension).
-//! Each file's macro appends its lines to the list it is handed and passes
-//! everything on to the next file's (`isa_chain!`); the last hands the whole
-//! table to `define_isa!`.
+//! Each file also declares the extensions it brings (an `extensions` block:
+//! [`Ext`]'s variants, their names and hwprobe bits), so adding an extension
+//! is a new file here whose macro (named as the file) lists them and its
+//! instructions, and its name in the `extension_files!` list below. Each
+//! file's macro appends its lines to the lists it is handed and passes
+//! everything on to the next file's (`isa_chain!`); the last hands the
+//! whole lists to `define_extensions!` and `define_isa!`.
 
 use crate::decode_fp_ext::FpExtension;
-use crate::ext::Ext;
 use crate::op::Insn;
 
 /// How the disassembler prints an operation's operands (see `disasm.rs`).
@@ -165,15 +165,120 @@ macro_rules! d_of {
     };
 }
 
-/// Passes the table collected so far to the next extension's macro, or
-/// once there is none, to `define_isa!`.
+/// Passes the extensions and the table collected so far to the next
+/// extension file's macro, or once there is none, to `define_extensions!`
+/// and `define_isa!`.
 macro_rules! isa_chain {
-    ([$next:ident $($rest:ident)*] [$($acc:tt)*] ; $($new:tt)*) => {
-        $next! { [$($rest)*] [$($acc)* $($new)*] }
+    ([$next:ident $($rest:ident)*] [$($exts:tt)*] [$($acc:tt)*] ;
+        extensions { $($ext:tt)* } $($new:tt)*) => {
+        $next! { [$($rest)*] [$($exts)* $($ext)*] [$($acc)* $($new)*] }
     };
-    ([] [$($acc:tt)*] ; $($new:tt)*) => {
+    ([] [$($exts:tt)*] [$($acc:tt)*] ; extensions { $($ext:tt)* } $($new:tt)*) => {
+        define_extensions! { $($exts)* $($ext)* }
         define_isa! { $($acc)* $($new)* }
     };
+}
+
+/// Defines [`Ext`] from the extension files' `extensions` blocks: one line
+/// each, with the name as `riscv,isa` spells it and the bit of
+/// `RISCV_HWPROBE_KEY_IMA_EXT_0` Linux assigns it (`None`: not reported
+/// there). [`Ext::ALL`] lists them in the canonical order of an ISA string
+/// whatever the files' order (see [`canonical_before`]).
+macro_rules! define_extensions {
+    ($( $(#[$m:meta])* $variant:ident = $name:literal, hwprobe $hw:expr; )+) => {
+        /// One ISA extension the emulator implements.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Ext {
+            $( $(#[$m])* $variant, )+
+        }
+
+        const DECLARED: &[Ext] = &[$(Ext::$variant),+];
+
+        impl Ext {
+            /// Every extension, in canonical order.
+            pub const ALL: &'static [Ext] = &canonical_order::<{ DECLARED.len() }>();
+
+            /// The lower-case name (`m`, `zba`, ...).
+            pub const fn name(self) -> &'static str {
+                match self { $( Ext::$variant => $name, )+ }
+            }
+
+            /// Its bit in `riscv_hwprobe`'s `IMA_EXT_0` value, if Linux
+            /// reports it there.
+            pub const fn hwprobe_bit(self) -> Option<u32> {
+                match self { $( Ext::$variant => $hw, )+ }
+            }
+        }
+    };
+}
+
+/// The declared extensions sorted into an ISA string's canonical order.
+const fn canonical_order<const N: usize>() -> [Ext; N] {
+    let mut out = [Ext::I; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = DECLARED[k];
+        k += 1;
+    }
+    // Insertion sort: `const` has no `sort`, and there are a few dozen.
+    let mut i = 1;
+    while i < N {
+        let mut j = i;
+        while j > 0 && canonical_before(out[j].name(), out[j - 1].name()) {
+            let t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether extension `a` comes before `b` in an ISA string: single letters
+/// in `IMAFDQLCBKJTPVH` order, then `Z` extensions by the category letter
+/// after the `Z` in that order and alphabetically within it, then `S`
+/// extensions, then custom `X` ones, each alphabetically.
+const fn canonical_before(a: &str, b: &str) -> bool {
+    let (ka, kb) = (canonical_key(a.as_bytes()), canonical_key(b.as_bytes()));
+    if ka.0 != kb.0 {
+        return ka.0 < kb.0;
+    }
+    if ka.1 != kb.1 {
+        return ka.1 < kb.1;
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// (kind, letter rank) of a name: kind 0 single letter, 1 `z`, 2 `s`,
+/// 3 `x` (and anything else).
+const fn canonical_key(name: &[u8]) -> (u8, u8) {
+    const LETTERS: &[u8] = b"imafdqlcbkjtpvh";
+    const fn rank(c: u8) -> u8 {
+        let mut i = 0;
+        while i < LETTERS.len() {
+            if LETTERS[i] == c {
+                return i as u8;
+            }
+            i += 1;
+        }
+        LETTERS.len() as u8
+    }
+    match name {
+        [c] => (0, rank(*c)),
+        [b'z', c, ..] => (1, rank(*c)),
+        [b's', ..] => (2, 0),
+        _ => (3, 0),
+    }
 }
 
 macro_rules! exec_of {
@@ -257,13 +362,13 @@ macro_rules! extension_files {
             #[macro_use]
             mod $name;
         )*
-        isa_chain! { [$($name)*] [] ; }
+        isa_chain! { [$($name)*] [] [] ; extensions {} }
     };
 }
 
 extension_files! {
-    rv64i zicsr m a f d zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs marker
-    xdemo
+    rv64i zicsr m a f d c zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs zkt
+    marker xdemo
 }
 
 /// The operations decoded from the table, with their encodings.

@@ -6,6 +6,10 @@
 
 macro_rules! zba {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Address generation (`sh*add`, `*.uw`).
+            Zba = "zba", hwprobe Some(3);
+        }
         AddUw      "add.uw"       0xfe00707f => 0x0800003b, Rrr, Alu, Zba;
         Sh1add     "sh1add"       0xfe00707f => 0x20002033, Rrr, Alu, Zba;
         Sh2add     "sh2add"       0xfe00707f => 0x20004033, Rrr, Alu, Zba;

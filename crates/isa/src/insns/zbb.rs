@@ -10,6 +10,10 @@
 // change would be a behaviour change: not made with the table.)
 macro_rules! zbb {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Basic bit manipulation.
+            Zbb = "zbb", hwprobe Some(4);
+        }
         Andn       "andn"         0xfe00707f => 0x40007033, Rrr, Alu, Zbb;
         Orn        "orn"          0xfe00707f => 0x40006033, Rrr, Alu, Zbb;
         Xnor       "xnor"         0xfe00707f => 0x40004033, Rrr, Alu, Zbb;

@@ -6,6 +6,10 @@
 
 macro_rules! zbc {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Carry-less multiplication.
+            Zbc = "zbc", hwprobe Some(7);
+        }
         Clmul      "clmul"        0xfe00707f => 0x0a001033, Rrr, Clmul, Zbc;
         Clmulh     "clmulh"       0xfe00707f => 0x0a003033, Rrr, Clmul, Zbc;
         Clmulr     "clmulr"       0xfe00707f => 0x0a002033, Rrr, Clmul, Zbc;

@@ -6,6 +6,10 @@
 
 macro_rules! zbs {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Single-bit instructions.
+            Zbs = "zbs", hwprobe Some(5);
+        }
         Bclr       "bclr"         0xfe00707f => 0x48001033, Rrr, Alu, Zbs;
         Bclri      "bclri"        0xfc00707f => 0x48001013, Shamt, Alu, Zbs;
         Bext       "bext"         0xfe00707f => 0x48005033, Rrr, Alu, Zbs;
