@@ -5,9 +5,9 @@
 //! From the table come the [`Op`] enum itself, [`Op::mnemonic`] (and so the
 //! disassembler), [`Op::extension`] (`op_extension`, `fp_extension` and
 //! `decode_for`'s checks), [`Op::cost_class`] (the hart's cost model) and
-//! [`Op::encodings`]. The decoder (`decode.rs`) stays a hand-ordered match
-//! for speed; a test decodes every table pattern with random don't-care bits
-//! and checks it agrees with the table.
+//! [`Op::encodings`], from which the decoder (`decode.rs`) is built; tests
+//! decode every table pattern with random don't-care bits and random words,
+//! and check they agree with the table.
 //!
 //! The extension column is an [`Ext`] name, `Base` (no extension), or for
 //! the optional floating-point extensions `Zfhmin`, `Zfh`, `Zfa`, `ZfaZfh`
@@ -23,7 +23,6 @@
 //! whole lists to `define_extensions!` and `define_isa!`.
 
 use crate::decode_fp_ext::FpExtension;
-use crate::op::Insn;
 
 /// How the disassembler prints an operation's operands (see `disasm.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,10 +112,6 @@ pub struct OpInfo {
     /// Its encodings: `(mask, match)` pairs (a 16-bit pattern for a
     /// compressed-only operation).
     pub encodings: &'static [(u32, u32)],
-    /// Decoded from this table (an entry marked `@table`) rather than by
-    /// the hand-ordered decoder: what that decoder finds illegal is looked
-    /// up among these.
-    pub table_decoded: bool,
     /// For a register-register operation (`Rrr` format) declared with
     /// `exec`: its result from the values of `rs1` and `rs2`; the
     /// interpreter runs any such operation it has no code of its own for.
@@ -290,18 +285,9 @@ macro_rules! exec_of {
     };
 }
 
-macro_rules! table_decoded {
-    () => {
-        false
-    };
-    (table) => {
-        true
-    };
-}
-
 macro_rules! define_isa {
     ($(
-        $(@$how:ident)? $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
+        $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
         $fmt:ident , $cls:ident , $ext:ident $(+ $d:ident)? $(, exec $f:expr)? ;
     )*) => {
         /// Every operation the emulator executes, in table order.
@@ -336,7 +322,6 @@ macro_rules! define_isa {
                 fp: None,
                 needs_d: false,
                 encodings: &[],
-                table_decoded: false,
                 exec: None,
             },
             $(OpInfo {
@@ -347,7 +332,6 @@ macro_rules! define_isa {
                 fp: fp_of!($ext),
                 needs_d: d_of!($($d)?),
                 encodings: &[$(($mask, $match)),+],
-                table_decoded: table_decoded!($($how)?),
                 exec: exec_of!($($f)?),
             },)*
         ];
@@ -369,51 +353,6 @@ macro_rules! extension_files {
 extension_files! {
     rv64i zicsr m a f d c zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs zkt
     marker xdemo
-}
-
-/// The operations decoded from the table, with their encodings.
-static TABLE_DECODED: std::sync::LazyLock<Box<[(u32, u32, Op)]>> = std::sync::LazyLock::new(|| {
-    Op::ALL
-        .iter()
-        .filter(|op| op.info().table_decoded)
-        .flat_map(|&op| op.encodings().iter().map(move |&(mask, m)| (mask, m, op)))
-        .collect()
-});
-
-/// Decodes a 32-bit word the hand-ordered decoder found illegal from the
-/// table's `@table` entries (their operands as their format says); still
-/// illegal if none matches.
-#[cold]
-pub(crate) fn decode_table(raw: u32) -> Insn {
-    let Some(&(_, _, op)) = TABLE_DECODED.iter().find(|&&(mask, m, _)| raw & mask == m) else {
-        return Insn::illegal(4);
-    };
-    let (rd, rs1, rs2) = (
-        (raw >> 7) as u8 & 31,
-        (raw >> 15) as u8 & 31,
-        (raw >> 20) as u8 & 31,
-    );
-    let insn = Insn {
-        op,
-        ..Insn::illegal(4)
-    };
-    match op.format() {
-        Format::Rrr => Insn {
-            rd,
-            rs1,
-            rs2,
-            ..insn
-        },
-        Format::Rr => Insn { rd, rs1, ..insn },
-        Format::Imm => Insn {
-            rd,
-            rs1,
-            imm: ((raw as i32) >> 20) as i64,
-            ..insn
-        },
-        // Other operand formats are not decoded from the table yet.
-        _ => Insn::illegal(4),
-    }
 }
 
 impl Op {

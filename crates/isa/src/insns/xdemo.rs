@@ -4,8 +4,8 @@
 //! `demo-ext` feature (which `rvnvmm-hart`'s tests turn on), and as a custom
 //! extension a hart has it only when `machine.isa` names it (`_xdemo`):
 //! one instruction in the custom-0 major opcode, `xdemo.mulxor rd, rs1,
-//! rs2` (`rd = (rs1 * rs2) ^ rs1`), decoded from the table (`@table`: the
-//! hand-ordered decoder knows nothing of it), printed in the `Rrr` format,
+//! rs2` (`rd = (rs1 * rs2) ^ rs1`), decoded from the table as every
+//! instruction is, its operands as the `Rrr` format has them, printed so,
 //! costed as a multiply and run by the interpreter from its `exec`.
 
 #[cfg(feature = "demo-ext")]
@@ -16,7 +16,7 @@ macro_rules! xdemo {
             /// `demo-ext` feature and only when `machine.isa` names it.
             Xdemo = "xdemo", hwprobe None;
         }
-        @table XdemoMulxor "xdemo.mulxor" 0xfe00707f => 0x0a00100b, Rrr, Mul, Xdemo,
+        XdemoMulxor "xdemo.mulxor" 0xfe00707f => 0x0a00100b, Rrr, Mul, Xdemo,
             exec |a: u64, b: u64| a.wrapping_mul(b) ^ a;
     } };
 }
