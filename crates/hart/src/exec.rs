@@ -5,7 +5,7 @@ use crate::privileged::{envcfg, mstatus};
 use crate::trap::Flow;
 use crate::{Env, Exit, Hart, Priv, Trap};
 use crate::{FlushKind, TimingModel, TlbFlush};
-use rvnvmm_isa::{Insn, Op};
+use rvnvmm_isa::{FenceSets, Insn, Op};
 use rvnvmm_mem::sv39::Access;
 
 /// Where an instruction of an SMT thread issues, between finding the slot
@@ -564,7 +564,7 @@ impl Hart {
             // A fence whose predecessor set has W orders the hart's earlier
             // flushes (Zicbom orders cbo.clean/flush as stores): they reach
             // the persistence domain.
-            Fence if ins.rm & 0x10 != 0 && env.mem.tracks_persistence() => {
+            Fence if ins.fence().pred & FenceSets::W != 0 && env.mem.tracks_persistence() => {
                 env.mem
                     .persist_fence(self.core.hart_id, self.instret + done);
             }
@@ -587,7 +587,7 @@ impl Hart {
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
             Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
                 let v = self.csr_op(ins, done, done_cycles)?;
-                if ins.imm as u16 & 0xfff == rvnvmm_isa::csr::SATP
+                if ins.csr() == rvnvmm_isa::csr::SATP
                     && (matches!(ins.op, Csrrw | Csrrwi) || ins.rs1 != 0)
                 {
                     if let Some(t) = env.timing.as_deref_mut() {

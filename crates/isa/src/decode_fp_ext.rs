@@ -52,8 +52,8 @@ pub(crate) fn enabled(op: Op, isa: ExtSet) -> bool {
 mod tests {
     use super::*;
     use crate::decode::decode;
-    use crate::op::Insn;
     use crate::disasm::{disasm, mnemonic};
+    use crate::op::Insn;
     use crate::testdata_zfh::RV32_ZFH;
 
     #[test]

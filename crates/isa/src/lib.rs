@@ -53,4 +53,4 @@ pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
 pub use ext::{Ext, ExtSet, IsaError, CBOZ_BLOCK_BYTES};
 pub use insns::{CostClass, Format, OpInfo, HAS_TABLE_EXEC};
 pub use marker::{encode_marker, MarkerOp};
-pub use op::{Insn, Op};
+pub use op::{FenceSets, Insn, Op, Ordering, VectorFields};
