@@ -22,6 +22,7 @@
 //! everything on to the next file's (`isa_chain!`); the last hands the
 //! whole lists to `define_extensions!` and `define_isa!`.
 
+use crate::bits::{clmul, orc_b, sext32, zext32};
 use crate::decode_fp_ext::FpExtension;
 
 /// How the disassembler prints an operation's operands (see `disasm.rs`).
@@ -112,9 +113,9 @@ pub struct OpInfo {
     /// Its encodings: `(mask, match)` pairs (a 16-bit pattern for a
     /// compressed-only operation).
     pub encodings: &'static [(u32, u32)],
-    /// For a register-register operation (`Rrr` format) declared with
-    /// `exec`: its result from the values of `rs1` and `rs2`; the
-    /// interpreter runs any such operation it has no code of its own for.
+    /// For a register operation declared with `exec`: its result from the
+    /// value of `rs1` and the second operand (see [`execute`], which the
+    /// interpreter runs).
     pub exec: Option<fn(u64, u64) -> u64>,
 }
 
@@ -276,6 +277,20 @@ const fn canonical_key(name: &[u8]) -> (u8, u8) {
     }
 }
 
+/// The second operand an `exec` sees: the immediate of an I-type format,
+/// else `rs2`'s value.
+macro_rules! second_operand {
+    (Shamt, $rs2:expr, $imm:expr) => {
+        $imm as u64
+    };
+    (Imm, $rs2:expr, $imm:expr) => {
+        $imm as u64
+    };
+    ($fmt:ident, $rs2:expr, $imm:expr) => {
+        $rs2
+    };
+}
+
 macro_rules! exec_of {
     () => {
         None
@@ -309,9 +324,21 @@ macro_rules! define_isa {
             pub const ALL: &'static [Op] = &[Op::Illegal, $(Op::$op,)*];
         }
 
-        /// Whether any table entry has an `exec` (lets the interpreter
-        /// compile its table-exec arm away when none has).
-        pub const HAS_TABLE_EXEC: bool = false $($(|| { let _ = stringify!($f); true })?)*;
+        /// Runs a register operation whose table entry declares its
+        /// `exec`: its result from `rs1`'s value and the second operand
+        /// (`rs2`'s value, or the immediate for the `Shamt` and `Imm`
+        /// formats); `None` for any other operation. Inlined into the
+        /// interpreter's dispatch.
+        #[inline(always)]
+        pub fn execute(op: Op, rs1: u64, rs2: u64, imm: i64) -> Option<u64> {
+            match op {
+                $($(Op::$op => {
+                    let f: fn(u64, u64) -> u64 = $f;
+                    Some(f(rs1, second_operand!($fmt, rs2, imm)))
+                })?)*
+                _ => None,
+            }
+        }
 
         static OP_INFO: &[OpInfo] = &[
             OpInfo {
