@@ -8,6 +8,7 @@ use crate::{FlushKind, TimingModel, TlbFlush};
 use rvnvmm_isa::bits::sext32;
 use rvnvmm_isa::{FenceSets, Insn, Op};
 use rvnvmm_mem::sv39::Access;
+use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 
 /// Where an instruction of an SMT thread issues, between finding the slot
 /// and taking it.
@@ -216,8 +217,8 @@ impl Hart {
                 // A fetch-TLB hit gives the physical PC; anything else (and a
                 // block that may straddle pages) goes back to `run`.
                 match self.tlb.exec.lookup_paddr(self.pc, 2) {
-                    Some((_, pa)) if pa & 0xfff != 0xffe => {
-                        ppage = pa & !0xfff;
+                    Some((_, pa)) if page_offset(pa) != PAGE_SIZE - 2 => {
+                        ppage = page_base(pa);
                         pa
                     }
                     _ => return None,
@@ -266,7 +267,7 @@ impl Hart {
             // Instruction fetch: the block's lines through the L1I.
             let core = self.core.id;
             if let Some(pa) = fetch_pa {
-                let page = pa & !0xfff;
+                let page = page_base(pa);
                 for &off in env.code.block(idx).fetch_lines.iter() {
                     let line = page | off as u64;
                     if !t.fetch_filter_hit(core, line) {
