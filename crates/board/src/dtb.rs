@@ -45,7 +45,7 @@ impl Default for DtbOptions {
             bootargs: String::new(),
             initrd: None,
             nvmm: NvmmMode::default(),
-            isa: ExtSet::ALL,
+            isa: ExtSet::DEFAULT,
         }
     }
 }
@@ -466,7 +466,7 @@ mod tests {
             let cpu = format!("/cpus/cpu@{h}");
             assert_eq!(cells(prop(&fdt, &cpu, "reg")), [h]);
             assert_eq!(string(&fdt, &cpu, "device_type"), "cpu");
-            assert_eq!(string(&fdt, &cpu, "riscv,isa"), ExtSet::ALL.to_string());
+            assert_eq!(string(&fdt, &cpu, "riscv,isa"), ExtSet::DEFAULT.to_string());
             assert_eq!(string(&fdt, &cpu, "riscv,isa-base"), "rv64i");
             let ext = strings(prop(&fdt, &cpu, "riscv,isa-extensions"));
             assert!(ext.contains(&"zicbom") && ext.contains(&"svnapot") && ext.contains(&"c"));

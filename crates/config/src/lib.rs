@@ -902,7 +902,7 @@ impl Default for Machine {
             cores: 4,
             threads_per_core: 1,
             clock_hz: 50_000_000,
-            isa: rvnvmm_isa::ExtSet::ALL.to_string(),
+            isa: rvnvmm_isa::ExtSet::DEFAULT.to_string(),
             misaligned: Misaligned::Emulated,
             model: Model::Timing,
         }

@@ -712,7 +712,7 @@ fn zic64b_follows_the_cache_block_sizes() {
 #[test]
 fn isa_is_checked() {
     let c = load_with(&[]).unwrap();
-    assert_eq!(c.machine.extensions(), Ok(rvnvmm_isa::ExtSet::ALL));
+    assert_eq!(c.machine.extensions(), Ok(rvnvmm_isa::ExtSet::DEFAULT));
     let bad = load_with(&["machine.isa=rv64gc_zbaa"]).unwrap();
     let err = bad.validate().unwrap_err().to_string();
     assert!(

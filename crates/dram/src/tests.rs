@@ -11,6 +11,7 @@
 use super::*;
 use crate::method::{coarse::Coarse, fine::Fine, proposed::Proposed};
 use crate::microbench::{banks, stride, BlockingCpu, Op};
+use crate::schedule::write_watermarks;
 use rvnvmm_config::{AddressMapping, Controller as CtrlCfg, KeepOpen, Method, Refresh, TrpOn};
 use CommandKind::*;
 

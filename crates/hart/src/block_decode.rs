@@ -9,6 +9,7 @@ use crate::memory::read_le;
 use crate::{CoreCosts, Env, Hart, TimingModel, Trap};
 use rvnvmm_isa::{decode_for, Insn, Op};
 use rvnvmm_mem::sv39::Access;
+use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 
 impl Hart {
     /// Fetches the halfword at `vaddr`: its value and physical address.
@@ -38,7 +39,7 @@ impl Hart {
         }
         // Not the hardware's walk: the fetches below go through the TLB.
         let ppage = self.translate(env.mem, start, Access::Exec)? & !0xfff;
-        if !env.mem.is_ram(ppage, 4096) {
+        if !env.mem.is_ram(ppage, PAGE_SIZE) {
             return Err(Trap::new(Trap::INSN_ACCESS, start));
         }
         let mut insns = Vec::with_capacity(16);
@@ -54,13 +55,13 @@ impl Hart {
             let raw = if lo & 3 == 3 {
                 // Physically keyed blocks depend on one page only, except
                 // one that starts with an instruction straddling two.
-                if self.full_system && pc & 0xfff == 0xffe && !insns.is_empty() {
+                if self.full_system && page_offset(pc) == PAGE_SIZE - 2 && !insns.is_empty() {
                     break;
                 }
                 match self.fetch_u16(env, pc + 2) {
                     Ok((hi, pa)) => {
-                        if pa & !0xfff != ppage {
-                            next_ppage = Some(pa & !0xfff);
+                        if page_base(pa) != ppage {
+                            next_ppage = Some(page_base(pa));
                         }
                         lo as u32 | (hi as u32) << 16
                     }
@@ -78,12 +79,12 @@ impl Hart {
             pc += insn.len as u64;
             if insn.op == Op::Jal
                 && insns.len() < MAX_BLOCK_INSNS
-                && (pc & 0xfff) >= insn.len as u64
+                && page_offset(pc) >= insn.len as u64
             {
                 // A direct jump within the page: keep decoding at its target
                 // (the interpreter follows it without leaving the block).
                 let target = at.wrapping_add(insn.imm as u64);
-                if target & !0xfff == start & !0xfff {
+                if page_base(target) == page_base(start) {
                     pc = target;
                     continue;
                 }
@@ -92,8 +93,8 @@ impl Hart {
             // last one) so one exec check covers the block.
             if ends
                 || insns.len() >= MAX_BLOCK_INSNS
-                || (pc & 0xfff) < insn.len as u64
-                || pc & 0xfff == 0
+                || page_offset(pc) < insn.len as u64
+                || page_offset(pc) == 0
             {
                 break;
             }
@@ -163,8 +164,8 @@ pub(crate) fn fetch_lines(start: u64, insns: &[Insn], line_shift: u32) -> FetchL
     let line_mask = (1u64 << line_shift.min(12)) - 1;
     for ins in insns {
         for a in [pc, pc + ins.len as u64 - 1] {
-            let off = ((a & 0xfff) & !line_mask) as u16;
-            if (a & !0xfff) == (start & !0xfff) && !lines.contains(&off) {
+            let off = (page_offset(a) & !line_mask) as u16;
+            if page_base(a) == page_base(start) && !lines.contains(&off) {
                 lines.push(off);
             }
         }

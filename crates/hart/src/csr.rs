@@ -33,7 +33,7 @@ impl Hart {
     /// instructions and cycles of the current block before it.
     #[inline(never)]
     pub(crate) fn csr_op(&mut self, ins: &Insn, done: u64, done_cycles: u64) -> Result<u64, Trap> {
-        let csr = ins.imm as u16 & 0xfff;
+        let csr = ins.csr();
         let illegal = Trap::new(Trap::ILLEGAL, 0);
         let src = match ins.op {
             Op::Csrrw | Op::Csrrs | Op::Csrrc => self.x[ins.rs1 as usize & 31],

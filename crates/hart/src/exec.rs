@@ -5,8 +5,10 @@ use crate::privileged::{envcfg, mstatus};
 use crate::trap::Flow;
 use crate::{Env, Exit, Hart, Priv, Trap};
 use crate::{FlushKind, TimingModel, TlbFlush};
-use rvnvmm_isa::{Insn, Op};
+use rvnvmm_isa::bits::sext32;
+use rvnvmm_isa::{FenceSets, Insn, Op};
 use rvnvmm_mem::sv39::Access;
+use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 
 /// Where an instruction of an SMT thread issues, between finding the slot
 /// and taking it.
@@ -215,8 +217,8 @@ impl Hart {
                 // A fetch-TLB hit gives the physical PC; anything else (and a
                 // block that may straddle pages) goes back to `run`.
                 match self.tlb.exec.lookup_paddr(self.pc, 2) {
-                    Some((_, pa)) if pa & 0xfff != 0xffe => {
-                        ppage = pa & !0xfff;
+                    Some((_, pa)) if page_offset(pa) != PAGE_SIZE - 2 => {
+                        ppage = page_base(pa);
                         pa
                     }
                     _ => return None,
@@ -265,7 +267,7 @@ impl Hart {
             // Instruction fetch: the block's lines through the L1I.
             let core = self.core.id;
             if let Some(pa) = fetch_pa {
-                let page = pa & !0xfff;
+                let page = page_base(pa);
                 for &off in env.code.block(idx).fetch_lines.iter() {
                     let line = page | off as u64;
                     if !t.fetch_filter_hit(core, line) {
@@ -564,7 +566,7 @@ impl Hart {
             // A fence whose predecessor set has W orders the hart's earlier
             // flushes (Zicbom orders cbo.clean/flush as stores): they reach
             // the persistence domain.
-            Fence if ins.rm & 0x10 != 0 && env.mem.tracks_persistence() => {
+            Fence if ins.fence().pred & FenceSets::W != 0 && env.mem.tracks_persistence() => {
                 env.mem
                     .persist_fence(self.core.hart_id, self.instret + done);
             }
@@ -587,7 +589,7 @@ impl Hart {
             Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
             Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
                 let v = self.csr_op(ins, done, done_cycles)?;
-                if ins.imm as u16 & 0xfff == rvnvmm_isa::csr::SATP
+                if ins.csr() == rvnvmm_isa::csr::SATP
                     && (matches!(ins.op, Csrrw | Csrrwi) || ins.rs1 != 0)
                 {
                     if let Some(t) = env.timing.as_deref_mut() {
@@ -748,56 +750,6 @@ impl Hart {
                     return Ok(Flow::Stop);
                 }
             }
-            // Zba
-            AddUw => set!(b.wrapping_add(zext32(a))),
-            Sh1add => set!(b.wrapping_add(a << 1)),
-            Sh2add => set!(b.wrapping_add(a << 2)),
-            Sh3add => set!(b.wrapping_add(a << 3)),
-            Sh1addUw => set!(b.wrapping_add(zext32(a) << 1)),
-            Sh2addUw => set!(b.wrapping_add(zext32(a) << 2)),
-            Sh3addUw => set!(b.wrapping_add(zext32(a) << 3)),
-            SlliUw => set!(zext32(a) << (imm & 63)),
-            // Zbb
-            Andn => set!(a & !b),
-            Orn => set!(a | !b),
-            Xnor => set!(!(a ^ b)),
-            Clz => set!(a.leading_zeros() as u64),
-            Clzw => set!((a as u32).leading_zeros() as u64),
-            Ctz => set!(a.trailing_zeros() as u64),
-            Ctzw => set!((a as u32).trailing_zeros() as u64),
-            Cpop => set!(a.count_ones() as u64),
-            Cpopw => set!((a as u32).count_ones() as u64),
-            Max => set!((a as i64).max(b as i64) as u64),
-            Maxu => set!(a.max(b)),
-            Min => set!((a as i64).min(b as i64) as u64),
-            Minu => set!(a.min(b)),
-            SextB => set!(a as i8 as i64 as u64),
-            SextH => set!(a as i16 as i64 as u64),
-            ZextH => set!(a as u16 as u64),
-            Rol => set!(a.rotate_left((b & 63) as u32)),
-            Rolw => set!(sext32((a as u32).rotate_left((b & 31) as u32) as u64)),
-            Ror => set!(a.rotate_right((b & 63) as u32)),
-            Rori => set!(a.rotate_right((imm & 63) as u32)),
-            Roriw => set!(sext32((a as u32).rotate_right((imm & 31) as u32) as u64)),
-            Rorw => set!(sext32((a as u32).rotate_right((b & 31) as u32) as u64)),
-            OrcB => set!(orc_b(a)),
-            Rev8 => set!(a.swap_bytes()),
-            // Zbc
-            Clmul => set!(clmul(a, b) as u64),
-            Clmulh => set!((clmul(a, b) >> 64) as u64),
-            Clmulr => set!((clmul(a, b) >> 63) as u64),
-            // Zbs
-            Bclr => set!(a & !(1 << (b & 63))),
-            Bclri => set!(a & !(1 << (imm & 63))),
-            Bext => set!((a >> (b & 63)) & 1),
-            Bexti => set!((a >> (imm & 63)) & 1),
-            Binv => set!(a ^ (1 << (b & 63))),
-            Binvi => set!(a ^ (1 << (imm & 63))),
-            Bset => set!(a | (1 << (b & 63))),
-            Bseti => set!(a | (1 << (imm & 63))),
-            // Zicond
-            CzeroEqz => set!(if b == 0 { 0 } else { a }),
-            CzeroNez => set!(if b != 0 { 0 } else { a }),
             // Hints: no architectural effect. (A prefetch does not reach the
             // memory-system model: it would need a non-blocking fill.)
             Pause | NtlP1 | NtlPall | NtlS1 | NtlAll | PrefetchI | PrefetchR | PrefetchW | CMop => {
@@ -815,21 +767,19 @@ impl Hart {
                 return Ok(Flow::Exit(Exit::Marker { op, arg: a }));
             }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
-            // A register-register operation the instruction table gives
-            // its own `exec` (an extension declared only there); compiled
-            // away when no entry has one.
-            op if rvnvmm_isa::HAS_TABLE_EXEC && op.info().exec.is_some() => {
-                if let Some(f) = op.info().exec {
-                    set!(f(a, b))
+            // A register operation whose semantics the instruction table
+            // declares (`exec`: the bit-manipulation extensions, Zicond,
+            // ...); otherwise floating point.
+            op => match rvnvmm_isa::execute(op, a, b, ins.imm) {
+                Some(v) => set!(v),
+                None => {
+                    self.fp_dirty()?;
+                    let v = self.exec_fp(ins, a)?;
+                    if let Some(v) = v {
+                        set!(v)
+                    }
                 }
-            }
-            _ => {
-                self.fp_dirty()?;
-                let v = self.exec_fp(ins, a)?;
-                if let Some(v) = v {
-                    set!(v)
-                }
-            }
+            },
         }
         Ok(Flow::Next)
     }
@@ -981,37 +931,4 @@ enum After {
     Jumped(u64),
     /// Leave `exec_blocks` with this value (the hart is settled).
     Leave(Option<Exit>),
-}
-
-#[inline(always)]
-fn sext32(v: u64) -> u64 {
-    v as i32 as i64 as u64
-}
-
-#[inline(always)]
-fn zext32(v: u64) -> u64 {
-    v as u32 as u64
-}
-
-/// `orc.b`: each byte becomes 0xff if it is non-zero, else stays 0.
-#[inline(always)]
-fn orc_b(v: u64) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    // Per byte: bit 7 set iff the byte is non-zero (no carries cross bytes).
-    let nonzero = (((v & LOW7) + LOW7) | v) & !LOW7;
-    (nonzero >> 7) * 0xff
-}
-
-/// The 128-bit carry-less product of `a` and `b` (`clmul` is its low half,
-/// `clmulh` its high half, `clmulr` bits 126..63).
-#[inline(never)]
-fn clmul(a: u64, b: u64) -> u128 {
-    let mut acc = 0u128;
-    let mut b = b;
-    while b != 0 {
-        let i = b.trailing_zeros();
-        acc ^= (a as u128) << i;
-        b &= b - 1;
-    }
-    acc
 }

@@ -18,7 +18,10 @@ impl Hart {
     /// when it returns an error (the rounding mode is checked first).
     #[inline(always)]
     pub(crate) fn fp_compute(&mut self, ins: &Insn, xa: u64) -> Result<Option<u64>, Trap> {
-        let rm = if ins.rm == 7 { self.frm } else { ins.rm };
+        let rm = match ins.rounding_mode() {
+            7 => self.frm,
+            rm => rm,
+        };
         let needs_rm = uses_rm(ins.op);
         if needs_rm && rm > 4 {
             return Err(Trap::new(Trap::ILLEGAL, 0));

@@ -198,7 +198,7 @@ impl Default for HartConfig {
             timebase_hz: 10_000_000,
             cflush_user: true,
             costs: CoreCosts::FUNCTIONAL,
-            isa: ExtSet::ALL,
+            isa: ExtSet::DEFAULT,
             misaligned_fast: true,
             engine: Engine::Interp,
         }

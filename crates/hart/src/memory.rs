@@ -3,6 +3,7 @@
 use crate::privileged::mstatus;
 use crate::{DataAccess, DataKind, Env, Hart, Priv, TimingModel, Trap};
 use rvnvmm_mem::sv39::{self, Access, Fault, Requester};
+use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_timing::{PageRange, TlbFill, TlbLookup, TlbPort};
 
@@ -202,12 +203,12 @@ impl Hart {
         now: u64,
     ) -> Result<(*mut u8, u64), Trap> {
         let (paddr, shift) = self.walk_timed(env, vaddr, access, now)?;
-        let ppage = paddr & !0xfff;
+        let ppage = page_base(paddr);
         let host = env
             .mem
-            .host_ptr(ppage, 4096)
+            .host_ptr(ppage, PAGE_SIZE)
             .ok_or_else(|| Self::access_fault(access, vaddr))?;
-        let cache = self.pmp_allows(ppage, 4096, access);
+        let cache = self.pmp_allows(ppage, PAGE_SIZE, access);
         if !cache && !self.pmp_allows(paddr, size, access) {
             return Err(Self::access_fault(access, vaddr));
         }
@@ -226,7 +227,7 @@ impl Hart {
             }
             _ => {}
         }
-        Ok((host.wrapping_add((vaddr & 0xfff) as usize), paddr))
+        Ok((host.wrapping_add(page_offset(vaddr) as usize), paddr))
     }
 
     /// Before a device access: devices see the current time, and the hart
@@ -366,13 +367,13 @@ impl Hart {
         size: u64,
         now: u64,
     ) -> Result<u64, Trap> {
-        if (vaddr & 0xfff) + size <= 4096 {
+        if page_offset(vaddr) + size <= PAGE_SIZE {
             // A page that is RAM is walked again by the refill below, which
             // is the walk the hardware makes; only a device page's walk is
             // this one.
             let mut ptes = PteReads::default();
             let walked = self.walk(env.mem, vaddr, Access::Read, &mut ptes);
-            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
+            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(page_base(pa), PAGE_SIZE));
             if !ram {
                 self.time_translation(env, vaddr, Access::Read, &ptes, &walked, now);
             }
@@ -458,13 +459,13 @@ impl Hart {
         value: u64,
         now: u64,
     ) -> Result<(), Trap> {
-        if (vaddr & 0xfff) + size <= 4096 {
+        if page_offset(vaddr) + size <= PAGE_SIZE {
             // A page that is RAM is walked again by the refill below, which
             // is the walk the hardware makes; only a device page's walk is
             // this one.
             let mut ptes = PteReads::default();
             let walked = self.walk(env.mem, vaddr, Access::Write, &mut ptes);
-            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(pa & !0xfff, 4096));
+            let ram = walked.is_ok_and(|(pa, _)| env.mem.is_ram(page_base(pa), PAGE_SIZE));
             if !ram {
                 self.time_translation(env, vaddr, Access::Write, &ptes, &walked, now);
             }
@@ -537,7 +538,7 @@ impl Hart {
         let mut done = 0usize;
         while done < buf.len() {
             let va = vaddr.wrapping_add(done as u64);
-            let chunk = ((4096 - (va & 0xfff)) as usize).min(buf.len() - done);
+            let chunk = ((PAGE_SIZE - page_offset(va)) as usize).min(buf.len() - done);
             let pa = self.translate(mem, va, Access::Read)?;
             if !mem.read(pa, &mut buf[done..done + chunk]) {
                 return Err(Trap::new(Trap::LOAD_ACCESS, va));
@@ -558,12 +559,12 @@ impl Hart {
         let mut done = 0usize;
         while done < data.len() {
             let va = vaddr.wrapping_add(done as u64);
-            let chunk = ((4096 - (va & 0xfff)) as usize).min(data.len() - done);
+            let chunk = ((PAGE_SIZE - page_offset(va)) as usize).min(data.len() - done);
             let pa = self.translate(env.mem, va, Access::Write)?;
             if !env.mem.write(pa, &data[done..done + chunk]) {
                 return Err(Trap::new(Trap::STORE_ACCESS, va));
             }
-            env.code.pages.code_written(pa & !0xfff);
+            env.code.pages.code_written(page_base(pa));
             done += chunk;
         }
         Ok(())

@@ -6,6 +6,8 @@
 //! hit. A miss, a misaligned access or an access to anything but RAM takes the
 //! slow path, which walks the page table and refills the entry.
 
+use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_OFFSET_MASK};
+
 /// Entries per table (direct-mapped by virtual page number).
 pub const TLB_ENTRIES: usize = 256;
 
@@ -67,7 +69,7 @@ impl TlbTable {
     #[inline(always)]
     pub fn lookup(&self, vaddr: u64, size: u64) -> Option<*mut u8> {
         let e = &self.entries[Self::index(vaddr)];
-        if vaddr & (!0xfff | (size - 1)) == e.tag {
+        if vaddr & (!PAGE_OFFSET_MASK | (size - 1)) == e.tag {
             Some((vaddr as usize).wrapping_add(e.addend) as *mut u8)
         } else {
             None
@@ -79,10 +81,10 @@ impl TlbTable {
     #[inline(always)]
     pub fn lookup_paddr(&self, vaddr: u64, size: u64) -> Option<(*mut u8, u64)> {
         let e = &self.entries[Self::index(vaddr)];
-        if vaddr & (!0xfff | (size - 1)) == e.tag {
+        if vaddr & (!PAGE_OFFSET_MASK | (size - 1)) == e.tag {
             Some((
                 (vaddr as usize).wrapping_add(e.addend) as *mut u8,
-                e.ppage | (vaddr & 0xfff),
+                e.ppage | page_offset(vaddr),
             ))
         } else {
             None
@@ -91,7 +93,7 @@ impl TlbTable {
 
     /// Caches the mapping of the page holding `vaddr` to host page `host`.
     pub fn fill(&mut self, vaddr: u64, host: *mut u8, ppage: u64) {
-        let page = vaddr & !0xfff;
+        let page = page_base(vaddr);
         self.entries[Self::index(vaddr)] = TlbEntry {
             tag: page,
             addend: (host as usize).wrapping_sub(page as usize),
@@ -119,7 +121,7 @@ impl TlbTable {
             return;
         }
         let e = &mut self.entries[Self::index(vaddr)];
-        if e.tag == vaddr & !0xfff {
+        if e.tag == page_base(vaddr) {
             *e = TlbEntry::EMPTY;
         }
     }
@@ -129,7 +131,7 @@ impl TlbTable {
     pub fn flush_range(&mut self, vbase: u64, page_shift: u32) {
         if page_shift <= 12 {
             let e = &mut self.entries[Self::index(vbase)];
-            if e.tag == vbase & !0xfff {
+            if e.tag == page_base(vbase) {
                 *e = TlbEntry::EMPTY;
             }
             return;

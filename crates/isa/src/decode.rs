@@ -1,7 +1,12 @@
 //! Decoding of 32-bit and compressed RV64GC instructions into [`Insn`].
 //!
-//! The decoder is a plain `match` over the opcode and function fields: no
-//! tables, no allocation. Every encoding that is reserved or belongs to an
+//! The decoder is driven by the instruction table (`insns/`): built once,
+//! it files every 32-bit encoding under each value of the opcode, `funct3`
+//! and `funct7` bits it allows, so a lookup reads one bucket of a few
+//! candidates, most specific first (a hint before the instruction whose
+//! encoding it borrows), and takes the operands the candidate's format has.
+//! Compressed instructions are expanded to their 32-bit forms
+//! (`compressed.rs`). Every encoding that is reserved or belongs to an
 //! extension the emulator does not implement decodes to [`Op::Illegal`].
 
 use crate::compressed::{compressed_extension, expand_compressed};
@@ -11,7 +16,7 @@ use crate::op::{Insn, Op};
 
 /// Builds an [`Insn`] of length 4 with `rs3 = 0` and `rm = 0`.
 #[inline(always)]
-const fn mk(op: Op, rd: u32, rs1: u32, rs2: u32, imm: i64) -> Insn {
+pub(crate) const fn mk(op: Op, rd: u32, rs1: u32, rs2: u32, imm: i64) -> Insn {
     Insn {
         op,
         rd: rd as u8,
@@ -21,21 +26,6 @@ const fn mk(op: Op, rd: u32, rs1: u32, rs2: u32, imm: i64) -> Insn {
         rm: 0,
         len: 4,
         imm,
-    }
-}
-
-/// Builds an [`Insn`] of length 4 with a rounding-mode (or `aq`/`rl`) field.
-#[inline(always)]
-const fn mk_rm(op: Op, rd: u32, rs1: u32, rs2: u32, rm: u32) -> Insn {
-    Insn {
-        op,
-        rd: rd as u8,
-        rs1: rs1 as u8,
-        rs2: rs2 as u8,
-        rs3: 0,
-        rm: rm as u8,
-        len: 4,
-        imm: 0,
     }
 }
 
@@ -69,10 +59,7 @@ pub fn decode(raw: u32) -> Insn {
             None => decode_c_mop(raw as u16),
         }
     } else {
-        match decode32(raw) {
-            i if i.op == Op::Illegal => crate::insns::decode_table(raw),
-            i => i,
-        }
+        decode32(raw)
     }
 }
 
@@ -104,10 +91,19 @@ pub fn decode_for(raw: u32, isa: ExtSet) -> Insn {
             rm: 0x10,
             ..mk(Op::Fence, 0, 0, 0, 0)
         },
-        Op::NtlP1 | Op::NtlPall | Op::NtlS1 | Op::NtlAll => Insn {
-            len: insn.len,
-            ..mk(Op::Add, 0, 0, insn.rs2 as u32, 0)
-        },
+        // `add x0, x0, x2..x5`.
+        Op::NtlP1 | Op::NtlPall | Op::NtlS1 | Op::NtlAll => {
+            let rs2 = match insn.op {
+                Op::NtlP1 => 2,
+                Op::NtlPall => 3,
+                Op::NtlS1 => 4,
+                _ => 5,
+            };
+            Insn {
+                len: insn.len,
+                ..mk(Op::Add, 0, 0, rs2, 0)
+            }
+        }
         Op::PrefetchI | Op::PrefetchR | Op::PrefetchW => {
             let low = match insn.op {
                 Op::PrefetchI => 0,
@@ -145,417 +141,158 @@ fn decode_c_mop(h: u16) -> Insn {
     }
 }
 
-/// Decodes a 32-bit encoding (the low two bits must be `0b11`).
+/// Decodes a 32-bit encoding (the low two bits must be `0b11`) from the
+/// instruction table: the candidates of its opcode, `funct3` and `funct7`
+/// bits, most specific first, then the operands its format has.
+#[inline]
 fn decode32(raw: u32) -> Insn {
-    let opcode = raw & 0x7f;
+    let table = &*TABLE;
+    let bucket = table.buckets[bucket_key(raw)];
+    let (start, len) = ((bucket >> 8) as usize, (bucket & 0xff) as usize);
+    for &(mask, bits, op) in &table.entries[start..start + len] {
+        if raw & mask == bits {
+            return operands(op, raw);
+        }
+    }
+    ILLEGAL
+}
+
+/// The bits every lookup reads: opcode[6:2], funct3 and funct7 (15 bits).
+#[inline(always)]
+const fn bucket_key(raw: u32) -> usize {
+    ((raw >> 2) & 0x1f | ((raw >> 12) & 7) << 5 | (raw >> 25) << 8) as usize
+}
+
+const BUCKETS: usize = 1 << 15;
+
+/// The 32-bit encodings of the table, bucketed by [`bucket_key`].
+struct DecodeTable {
+    /// Per key: `start << 8 | count` into `entries`.
+    buckets: Box<[u32]>,
+    /// `(mask, match, op)`, each bucket's run most specific mask first.
+    entries: Box<[(u32, u32, Op)]>,
+}
+
+static TABLE: std::sync::LazyLock<DecodeTable> = std::sync::LazyLock::new(build_table);
+
+/// The table's 32-bit encodings: `(mask, match, op)`.
+fn encodings32() -> impl Iterator<Item = (u32, u32, Op)> {
+    Op::ALL.iter().flat_map(|&op| {
+        op.encodings()
+            .iter()
+            .filter(|&&(_, bits)| bits & 3 == 3)
+            .map(move |&(mask, bits)| (mask, bits, op))
+    })
+}
+
+fn build_table() -> DecodeTable {
+    let mut lists: Vec<Vec<(u32, u32, Op)>> = vec![Vec::new(); BUCKETS];
+    for (mask, bits, op) in encodings32() {
+        // Every key whose fixed bits agree with the pattern: the key bits
+        // the mask leaves free take every value.
+        let (fixed, value) = (bucket_key(mask), bucket_key(bits) & bucket_key(mask));
+        let free = !fixed & (BUCKETS - 1);
+        let mut sub = free;
+        loop {
+            lists[value | sub].push((mask, bits, op));
+            if sub == 0 {
+                break;
+            }
+            sub = (sub - 1) & free;
+        }
+    }
+    let mut buckets = vec![0u32; BUCKETS];
+    let mut entries = Vec::new();
+    for (key, mut list) in lists.into_iter().enumerate() {
+        // A hint or special form (its mask a superset) before the
+        // instruction whose encoding it borrows.
+        list.sort_by_key(|&(mask, _, _)| core::cmp::Reverse(mask.count_ones()));
+        assert!(list.len() < 256 && entries.len() < 1 << 24);
+        buckets[key] = (entries.len() as u32) << 8 | list.len() as u32;
+        entries.extend(list);
+    }
+    DecodeTable {
+        buckets: buckets.into(),
+        entries: entries.into(),
+    }
+}
+
+/// The operands of `op` from `raw`, as its format lays them out (see
+/// [`Insn`] for the conventions); fields the format has not are zero.
+#[inline]
+fn operands(op: Op, raw: u32) -> Insn {
+    use crate::insns::Format::*;
     let rd = (raw >> 7) & 31;
-    let funct3 = (raw >> 12) & 7;
     let rs1 = (raw >> 15) & 31;
     let rs2 = (raw >> 20) & 31;
-    let funct7 = raw >> 25;
+    let rm = (raw >> 12) & 7;
     let imm_i = ((raw as i32) >> 20) as i64;
-    match opcode {
-        0x37 => mk(Op::Lui, rd, 0, 0, (raw & 0xffff_f000) as i32 as i64),
-        0x17 => mk(Op::Auipc, rd, 0, 0, (raw & 0xffff_f000) as i32 as i64),
-        0x6f => {
+    match op.format() {
+        Bare | CMop => mk(op, 0, 0, 0, 0),
+        U => mk(op, rd, 0, 0, (raw & 0xffff_f000) as i32 as i64),
+        J => {
             let imm = (((raw as i32) >> 11) as u32 & !0xf_ffff) // imm[20] and sign
                 | (raw & 0x000f_f000) // imm[19:12]
                 | ((raw >> 9) & 0x800) // imm[11]
                 | ((raw >> 20) & 0x7fe); // imm[10:1]
-            mk(Op::Jal, rd, 0, 0, imm as i32 as i64)
+            mk(op, rd, 0, 0, imm as i32 as i64)
         }
-        0x67 if funct3 == 0 => mk(Op::Jalr, rd, rs1, 0, imm_i),
-        0x63 => {
-            let op = match funct3 {
-                0 => Op::Beq,
-                1 => Op::Bne,
-                4 => Op::Blt,
-                5 => Op::Bge,
-                6 => Op::Bltu,
-                7 => Op::Bgeu,
-                _ => return ILLEGAL,
-            };
+        Jalr | LoadX | LoadF | Imm => mk(op, rd, rs1, 0, imm_i),
+        B => {
             let imm = (((raw as i32) >> 19) as u32 & !0xfff) // imm[12] and sign
                 | ((raw << 4) & 0x800) // imm[11]
                 | ((raw >> 20) & 0x7e0) // imm[10:5]
                 | ((raw >> 7) & 0x1e); // imm[4:1]
             mk(op, 0, rs1, rs2, imm as i32 as i64)
         }
-        0x03 => {
-            let op = match funct3 {
-                0 => Op::Lb,
-                1 => Op::Lh,
-                2 => Op::Lw,
-                3 => Op::Ld,
-                4 => Op::Lbu,
-                5 => Op::Lhu,
-                6 => Op::Lwu,
-                _ => return ILLEGAL,
-            };
-            mk(op, rd, rs1, 0, imm_i)
-        }
-        0x23 | 0x27 => {
-            let op = match (opcode, funct3) {
-                (0x23, 0) => Op::Sb,
-                (0x23, 1) => Op::Sh,
-                (0x23, 2) => Op::Sw,
-                (0x23, 3) => Op::Sd,
-                (0x27, 1) => Op::Fsh,
-                (0x27, 2) => Op::Fsw,
-                (0x27, 3) => Op::Fsd,
-                _ => return ILLEGAL,
-            };
-            let imm = (((raw as i32) >> 20) & !31) | (rd as i32);
+        StoreX | StoreF => {
+            let imm = (((raw as i32) >> 20) & !31) | rd as i32;
             mk(op, 0, rs1, rs2, imm as i64)
         }
-        0x07 => {
-            let op = match funct3 {
-                1 => Op::Flh,
-                2 => Op::Flw,
-                3 => Op::Fld,
-                _ => return ILLEGAL,
-            };
-            mk(op, rd, rs1, 0, imm_i)
+        // The W forms' encodings fix shamt[5] at zero.
+        Shamt => mk(op, rd, rs1, 0, ((raw >> 20) & 63) as i64),
+        Rrr => mk(op, rd, rs1, rs2, 0),
+        Rr => mk(op, rd, rs1, 0, 0),
+        // The offset's low five bits select the prefetch.
+        Prefetch => mk(op, 0, rs1, 0, imm_i & !31),
+        // mop.r.N: 1 n4 00 n3 n2 0111 n1 n0 rs1 100 rd; mop.rr.N:
+        // 1 n2 00 n1 n0 1 rs2 rs1 100 rd.
+        MopR => {
+            let n = ((raw >> 30) & 1) << 4 | ((raw >> 26) & 3) << 2 | (raw >> 20) & 3;
+            mk(op, rd, rs1, 0, n as i64)
         }
-        0x13 => {
-            let shamt = ((raw >> 20) & 63) as i64;
-            match funct3 {
-                0 => mk(Op::Addi, rd, rs1, 0, imm_i),
-                // `slti x0`: a HINT for custom use; rvnvmm's markers.
-                2 if rd == 0 && imm_i & !15 == crate::marker::MARKER_BASE => {
-                    mk(Op::Marker, 0, rs1, 0, imm_i)
-                }
-                2 => mk(Op::Slti, rd, rs1, 0, imm_i),
-                3 => mk(Op::Sltiu, rd, rs1, 0, imm_i),
-                4 => mk(Op::Xori, rd, rs1, 0, imm_i),
-                // Zicbop: `ori x0` with imm[4:0] = 0, 1, 3.
-                6 if rd == 0 && matches!(rs2, 0 | 1 | 3) => {
-                    let op = match rs2 {
-                        0 => Op::PrefetchI,
-                        1 => Op::PrefetchR,
-                        _ => Op::PrefetchW,
-                    };
-                    mk(op, 0, rs1, 0, imm_i & !31)
-                }
-                6 => mk(Op::Ori, rd, rs1, 0, imm_i),
-                7 => mk(Op::Andi, rd, rs1, 0, imm_i),
-                1 => match raw >> 26 {
-                    0x00 => mk(Op::Slli, rd, rs1, 0, shamt),
-                    0x0a => mk(Op::Bseti, rd, rs1, 0, shamt),
-                    0x12 => mk(Op::Bclri, rd, rs1, 0, shamt),
-                    0x1a => mk(Op::Binvi, rd, rs1, 0, shamt),
-                    0x18 => {
-                        let op = match rs2 {
-                            0 => Op::Clz,
-                            1 => Op::Ctz,
-                            2 => Op::Cpop,
-                            4 => Op::SextB,
-                            5 => Op::SextH,
-                            _ => return ILLEGAL,
-                        };
-                        mk(op, rd, rs1, 0, 0)
-                    }
-                    _ => ILLEGAL,
-                },
-                5 => match raw >> 26 {
-                    0x00 => mk(Op::Srli, rd, rs1, 0, shamt),
-                    0x10 => mk(Op::Srai, rd, rs1, 0, shamt),
-                    0x12 => mk(Op::Bexti, rd, rs1, 0, shamt),
-                    0x18 => mk(Op::Rori, rd, rs1, 0, shamt),
-                    _ if raw >> 20 == 0x287 => mk(Op::OrcB, rd, rs1, 0, 0),
-                    _ if raw >> 20 == 0x6b8 => mk(Op::Rev8, rd, rs1, 0, 0),
-                    _ => ILLEGAL,
-                },
-                _ => ILLEGAL,
-            }
+        MopRr => {
+            let n = ((raw >> 30) & 1) << 2 | ((raw >> 26) & 3);
+            mk(op, rd, rs1, rs2, n as i64)
         }
-        0x1b => {
-            // funct7 includes shamt[5], which must be zero for the W shifts.
-            let shamt = rs2 as i64;
-            match (funct3, funct7) {
-                (0, _) => mk(Op::Addiw, rd, rs1, 0, imm_i),
-                (1, 0) => mk(Op::Slliw, rd, rs1, 0, shamt),
-                (5, 0) => mk(Op::Srliw, rd, rs1, 0, shamt),
-                (5, 0x20) => mk(Op::Sraiw, rd, rs1, 0, shamt),
-                (5, 0x30) => mk(Op::Roriw, rd, rs1, 0, shamt),
-                // slli.uw has a 6-bit shift amount: funct6 = 000010.
-                (1, 0x04 | 0x05) => mk(Op::SlliUw, rd, rs1, 0, ((raw >> 20) & 63) as i64),
-                (1, 0x30) => {
-                    let op = match rs2 {
-                        0 => Op::Clzw,
-                        1 => Op::Ctzw,
-                        2 => Op::Cpopw,
-                        _ => return ILLEGAL,
-                    };
-                    mk(op, rd, rs1, 0, 0)
-                }
-                _ => ILLEGAL,
-            }
-        }
-        0x33 => {
-            let op = match (funct7, funct3) {
-                // Zihintntl: `add x0, x0, x2..x5`.
-                (0, 0) if rd == 0 && rs1 == 0 && (2..=5).contains(&rs2) => {
-                    [Op::NtlP1, Op::NtlPall, Op::NtlS1, Op::NtlAll][rs2 as usize - 2]
-                }
-                (0, 0) => Op::Add,
-                (0x20, 0) => Op::Sub,
-                (0, 1) => Op::Sll,
-                (0, 2) => Op::Slt,
-                (0, 3) => Op::Sltu,
-                (0, 4) => Op::Xor,
-                (0, 5) => Op::Srl,
-                (0x20, 5) => Op::Sra,
-                (0, 6) => Op::Or,
-                (0, 7) => Op::And,
-                (1, 0) => Op::Mul,
-                (1, 1) => Op::Mulh,
-                (1, 2) => Op::Mulhsu,
-                (1, 3) => Op::Mulhu,
-                (1, 4) => Op::Div,
-                (1, 5) => Op::Divu,
-                (1, 6) => Op::Rem,
-                (1, 7) => Op::Remu,
-                (0x05, 1) => Op::Clmul,
-                (0x05, 2) => Op::Clmulr,
-                (0x05, 3) => Op::Clmulh,
-                (0x05, 4) => Op::Min,
-                (0x05, 5) => Op::Minu,
-                (0x05, 6) => Op::Max,
-                (0x05, 7) => Op::Maxu,
-                (0x07, 5) => Op::CzeroEqz,
-                (0x07, 7) => Op::CzeroNez,
-                (0x10, 2) => Op::Sh1add,
-                (0x10, 4) => Op::Sh2add,
-                (0x10, 6) => Op::Sh3add,
-                (0x14, 1) => Op::Bset,
-                (0x20, 4) => Op::Xnor,
-                (0x20, 6) => Op::Orn,
-                (0x20, 7) => Op::Andn,
-                (0x24, 1) => Op::Bclr,
-                (0x24, 5) => Op::Bext,
-                (0x30, 1) => Op::Rol,
-                (0x30, 5) => Op::Ror,
-                (0x34, 1) => Op::Binv,
-                _ => return ILLEGAL,
-            };
-            mk(op, rd, rs1, rs2, 0)
-        }
-        0x3b => {
-            let op = match (funct7, funct3) {
-                (0, 0) => Op::Addw,
-                (0x20, 0) => Op::Subw,
-                (0, 1) => Op::Sllw,
-                (0, 5) => Op::Srlw,
-                (0x20, 5) => Op::Sraw,
-                (1, 0) => Op::Mulw,
-                (1, 4) => Op::Divw,
-                (1, 5) => Op::Divuw,
-                (1, 6) => Op::Remw,
-                (1, 7) => Op::Remuw,
-                (0x04, 0) => Op::AddUw,
-                (0x04, 4) if rs2 == 0 => return mk(Op::ZextH, rd, rs1, 0, 0),
-                (0x10, 2) => Op::Sh1addUw,
-                (0x10, 4) => Op::Sh2addUw,
-                (0x10, 6) => Op::Sh3addUw,
-                (0x30, 1) => Op::Rolw,
-                (0x30, 5) => Op::Rorw,
-                _ => return ILLEGAL,
-            };
-            mk(op, rd, rs1, rs2, 0)
-        }
-        // Zihintpause: `fence w,0` with fm, rd and rs1 zero.
-        0x0f if raw == 0x0100_000f => mk(Op::Pause, 0, 0, 0, 0),
-        0x0f => match funct3 {
-            // Any FENCE: rd, rs1 and unknown fm values are reserved for
-            // future (stronger-or-equal) fences and are ignored.
-            0 => Insn {
-                rm: ((raw >> 20) & 0xff) as u8,
-                ..mk(Op::Fence, 0, 0, 0, (raw >> 28) as i64)
-            },
-            // FENCE.I: imm, rs1 and rd are reserved and ignored.
-            1 => mk(Op::FenceI, 0, 0, 0, 0),
-            // Zicbom / Zicboz.
-            2 if rd == 0 => {
-                let op = match raw >> 20 {
-                    0 => Op::CboInval,
-                    1 => Op::CboClean,
-                    2 => Op::CboFlush,
-                    4 => Op::CboZero,
-                    _ => return ILLEGAL,
-                };
-                mk(op, 0, rs1, 0, 0)
-            }
-            _ => ILLEGAL,
+        // rd, rs1 and unknown fm values are reserved for future
+        // (stronger-or-equal) fences and ignored.
+        Fence => Insn {
+            rm: ((raw >> 20) & 0xff) as u8,
+            ..mk(op, 0, 0, 0, (raw >> 28) as i64)
         },
-        0x73 => decode_system(raw, rd, funct3, rs1, rs2, funct7),
-        0x2f => decode_amo(raw, rd, funct3, rs1, rs2),
-        0x43 | 0x47 | 0x4b | 0x4f => {
-            let op = match (opcode, funct7 & 3) {
-                (0x43, 0) => Op::FmaddS,
-                (0x47, 0) => Op::FmsubS,
-                (0x4b, 0) => Op::FnmsubS,
-                (0x4f, 0) => Op::FnmaddS,
-                (0x43, 1) => Op::FmaddD,
-                (0x47, 1) => Op::FmsubD,
-                (0x4b, 1) => Op::FnmsubD,
-                (0x4f, 1) => Op::FnmaddD,
-                (0x43, 2) => Op::FmaddH,
-                (0x47, 2) => Op::FmsubH,
-                (0x4b, 2) => Op::FnmsubH,
-                (0x4f, 2) => Op::FnmaddH,
-                _ => return ILLEGAL,
-            };
-            Insn {
-                rs3: (raw >> 27) as u8,
-                ..mk_rm(op, rd, rs1, rs2, funct3)
-            }
-        }
-        0x53 => decode_op_fp(rd, funct3, rs1, rs2, funct7),
-        _ => ILLEGAL,
+        Csr | CsrI => mk(op, rd, rs1, 0, (raw >> 20) as i64),
+        Lr => with_rm(mk(op, rd, rs1, 0, 0), (raw >> 25) & 3),
+        Amo => with_rm(mk(op, rd, rs1, rs2, 0), (raw >> 25) & 3),
+        F4 => Insn {
+            rs3: (raw >> 27) as u8,
+            ..with_rm(mk(op, rd, rs1, rs2, 0), rm)
+        },
+        F3Rm => with_rm(mk(op, rd, rs1, rs2, 0), rm),
+        F2Rm | F2Exact | XFRm | FXRm | FXExact => with_rm(mk(op, rd, rs1, 0, 0), rm),
+        F3 | XFF => mk(op, rd, rs1, rs2, 0),
+        XF | FX | Fli => mk(op, rd, rs1, 0, 0),
+        Sfence => mk(op, 0, rs1, rs2, 0),
+        Cflush | Cbo => mk(op, 0, rs1, 0, 0),
     }
 }
 
-/// SYSTEM opcode (0x73): environment calls, trap returns, `wfi`,
-/// `sfence.vma`, CFLUSH.D.L1 and Zicsr.
-#[inline]
-fn decode_system(raw: u32, rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32) -> Insn {
-    let csr = (raw >> 20) as i64;
-    match funct3 {
-        0 => match raw {
-            0x0000_0073 => mk(Op::Ecall, 0, 0, 0, 0),
-            0x0010_0073 => mk(Op::Ebreak, 0, 0, 0, 0),
-            0x1020_0073 => mk(Op::Sret, 0, 0, 0, 0),
-            0x3020_0073 => mk(Op::Mret, 0, 0, 0, 0),
-            0x1050_0073 => mk(Op::Wfi, 0, 0, 0, 0),
-            0x00d0_0073 => mk(Op::WrsNto, 0, 0, 0, 0),
-            0x01d0_0073 => mk(Op::WrsSto, 0, 0, 0, 0),
-            _ if rd != 0 => ILLEGAL,
-            _ if funct7 == 0x09 => mk(Op::SfenceVma, 0, rs1, rs2, 0),
-            // CFLUSH.D.L1: SiFive encoding (imm12 = 0xFC0) and the
-            // `.insn i 0x73, 0, x0, rs1, -0x340` form (imm12 = 0xCC0).
-            _ if csr == 0xfc0 || csr == 0xcc0 => mk(Op::CflushDL1, 0, rs1, 0, 0),
-            _ => ILLEGAL,
-        },
-        1 => mk(Op::Csrrw, rd, rs1, 0, csr),
-        2 => mk(Op::Csrrs, rd, rs1, 0, csr),
-        3 => mk(Op::Csrrc, rd, rs1, 0, csr),
-        5 => mk(Op::Csrrwi, rd, rs1, 0, csr),
-        6 => mk(Op::Csrrsi, rd, rs1, 0, csr),
-        7 => mk(Op::Csrrci, rd, rs1, 0, csr),
-        // Zimop: 1 n4 00 n3 n2 0111 n1 n0 rs1 100 rd (mop.r.N) and
-        // 1 n2 00 n1 n0 1 rs2 rs1 100 rd (mop.rr.N).
-        4 if raw >> 31 == 1 && (raw >> 28) & 3 == 0 => {
-            let n_hi = ((raw >> 30) & 1) << 2 | ((raw >> 26) & 3);
-            if (raw >> 25) & 1 == 1 {
-                mk(Op::MopRr, rd, rs1, rs2, n_hi as i64)
-            } else if (raw >> 22) & 7 == 7 {
-                mk(Op::MopR, rd, rs1, 0, (n_hi << 2 | (raw >> 20) & 3) as i64)
-            } else {
-                ILLEGAL
-            }
-        }
-        _ => ILLEGAL,
-    }
-}
-
-/// AMO opcode (0x2F): the A extension, word and doubleword forms.
-#[inline]
-fn decode_amo(raw: u32, rd: u32, funct3: u32, rs1: u32, rs2: u32) -> Insn {
-    let funct5 = raw >> 27;
-    let aqrl = (raw >> 25) & 3;
-    let op = match (funct3, funct5) {
-        (2, 0x02) if rs2 == 0 => Op::LrW,
-        (2, 0x03) => Op::ScW,
-        (2, 0x01) => Op::AmoswapW,
-        (2, 0x00) => Op::AmoaddW,
-        (2, 0x04) => Op::AmoxorW,
-        (2, 0x0c) => Op::AmoandW,
-        (2, 0x08) => Op::AmoorW,
-        (2, 0x10) => Op::AmominW,
-        (2, 0x14) => Op::AmomaxW,
-        (2, 0x18) => Op::AmominuW,
-        (2, 0x1c) => Op::AmomaxuW,
-        (3, 0x02) if rs2 == 0 => Op::LrD,
-        (3, 0x03) => Op::ScD,
-        (3, 0x01) => Op::AmoswapD,
-        (3, 0x00) => Op::AmoaddD,
-        (3, 0x04) => Op::AmoxorD,
-        (3, 0x0c) => Op::AmoandD,
-        (3, 0x08) => Op::AmoorD,
-        (3, 0x10) => Op::AmominD,
-        (3, 0x14) => Op::AmomaxD,
-        (3, 0x18) => Op::AmominuD,
-        (3, 0x1c) => Op::AmomaxuD,
-        _ => return ILLEGAL,
-    };
-    mk_rm(op, rd, rs1, rs2, aqrl)
-}
-
-/// OP-FP opcode (0x53): F and D arithmetic, conversions, moves, compares;
-/// the optional extensions' encodings are left to `decode_fp_ext`.
-#[inline]
-fn decode_op_fp(rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32) -> Insn {
-    // Operations with a rounding mode and two source registers.
-    let arith = |op| mk_rm(op, rd, rs1, rs2, funct3);
-    // Operations with a rounding mode and one source (rs2 selects the op).
-    let unary_rm = |op| mk_rm(op, rd, rs1, 0, funct3);
-    // Operations without a rounding mode (funct3 selects the op).
-    let binary = |op| mk_rm(op, rd, rs1, rs2, 0);
-    let unary = |op| mk_rm(op, rd, rs1, 0, 0);
-    match (funct7, funct3, rs2) {
-        (0x00, _, _) => arith(Op::FaddS),
-        (0x01, _, _) => arith(Op::FaddD),
-        (0x04, _, _) => arith(Op::FsubS),
-        (0x05, _, _) => arith(Op::FsubD),
-        (0x08, _, _) => arith(Op::FmulS),
-        (0x09, _, _) => arith(Op::FmulD),
-        (0x0c, _, _) => arith(Op::FdivS),
-        (0x0d, _, _) => arith(Op::FdivD),
-        (0x2c, _, 0) => unary_rm(Op::FsqrtS),
-        (0x2d, _, 0) => unary_rm(Op::FsqrtD),
-        (0x10, 0, _) => binary(Op::FsgnjS),
-        (0x10, 1, _) => binary(Op::FsgnjnS),
-        (0x10, 2, _) => binary(Op::FsgnjxS),
-        (0x11, 0, _) => binary(Op::FsgnjD),
-        (0x11, 1, _) => binary(Op::FsgnjnD),
-        (0x11, 2, _) => binary(Op::FsgnjxD),
-        (0x14, 0, _) => binary(Op::FminS),
-        (0x14, 1, _) => binary(Op::FmaxS),
-        (0x15, 0, _) => binary(Op::FminD),
-        (0x15, 1, _) => binary(Op::FmaxD),
-        (0x20, _, 1) => unary_rm(Op::FcvtSD),
-        (0x21, _, 0) => unary_rm(Op::FcvtDS),
-        (0x50, 0, _) => binary(Op::FleS),
-        (0x50, 1, _) => binary(Op::FltS),
-        (0x50, 2, _) => binary(Op::FeqS),
-        (0x51, 0, _) => binary(Op::FleD),
-        (0x51, 1, _) => binary(Op::FltD),
-        (0x51, 2, _) => binary(Op::FeqD),
-        (0x60, _, 0) => unary_rm(Op::FcvtWS),
-        (0x60, _, 1) => unary_rm(Op::FcvtWuS),
-        (0x60, _, 2) => unary_rm(Op::FcvtLS),
-        (0x60, _, 3) => unary_rm(Op::FcvtLuS),
-        (0x61, _, 0) => unary_rm(Op::FcvtWD),
-        (0x61, _, 1) => unary_rm(Op::FcvtWuD),
-        (0x61, _, 2) => unary_rm(Op::FcvtLD),
-        (0x61, _, 3) => unary_rm(Op::FcvtLuD),
-        (0x68, _, 0) => unary_rm(Op::FcvtSW),
-        (0x68, _, 1) => unary_rm(Op::FcvtSWu),
-        (0x68, _, 2) => unary_rm(Op::FcvtSL),
-        (0x68, _, 3) => unary_rm(Op::FcvtSLu),
-        (0x69, _, 0) => unary_rm(Op::FcvtDW),
-        (0x69, _, 1) => unary_rm(Op::FcvtDWu),
-        (0x69, _, 2) => unary_rm(Op::FcvtDL),
-        (0x69, _, 3) => unary_rm(Op::FcvtDLu),
-        (0x70, 0, 0) => unary(Op::FmvXW),
-        (0x70, 1, 0) => unary(Op::FclassS),
-        (0x71, 0, 0) => unary(Op::FmvXD),
-        (0x71, 1, 0) => unary(Op::FclassD),
-        (0x78, 0, 0) => unary(Op::FmvWX),
-        (0x79, 0, 0) => unary(Op::FmvDX),
-        // Zfh/Zfhmin and Zfa.
-        _ => decode_fp_ext::decode_op_fp(rd, funct3, rs1, rs2, funct7),
+/// `insn` with its rounding-mode (or `aq`/`rl`) field.
+#[inline(always)]
+const fn with_rm(insn: Insn, rm: u32) -> Insn {
+    Insn {
+        rm: rm as u8,
+        ..insn
     }
 }
 

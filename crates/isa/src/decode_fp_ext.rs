@@ -1,13 +1,13 @@
-//! Decoding of the optional scalar floating-point extensions in the OP-FP
-//! major opcode: Zfh/Zfhmin (half precision, `fmt` = 2) and Zfa. The base F
-//! and D encodings are decoded first (`decode::decode_op_fp`); whatever they
-//! leave comes here, so these extensions cost nothing on the common path.
+//! The optional scalar floating-point extensions in the OP-FP major opcode,
+//! Zfh/Zfhmin (half precision, `fmt` = 2) and Zfa: which of them an
+//! operation needs, and whether a hart has it. (Their encodings are in the
+//! instruction table, `insns/zfh.rs` and `insns/zfa.rs`.)
 //!
 //! Zfa's `fmvh.x.d` and `fmvp.d.x` exist on RV32 only; on RV64 their
 //! encodings are reserved and decode to [`Op::Illegal`].
 
 use crate::ext::{Ext, ExtSet};
-use crate::op::{Insn, Op};
+use crate::op::Op;
 
 /// Which optional extensions an operation decoded here requires. The
 /// executor turns an operation whose extensions are disabled into an
@@ -48,96 +48,12 @@ pub(crate) fn enabled(op: Op, isa: ExtSet) -> bool {
     base && (!needs_d || isa.has(Ext::D))
 }
 
-const ILLEGAL: Insn = Insn::illegal(4);
-
-#[inline(always)]
-const fn mk(op: Op, rd: u32, rs1: u32, rs2: u32, rm: u32) -> Insn {
-    Insn {
-        op,
-        rd: rd as u8,
-        rs1: rs1 as u8,
-        rs2: rs2 as u8,
-        rs3: 0,
-        rm: rm as u8,
-        len: 4,
-        imm: 0,
-    }
-}
-
-/// OP-FP encodings of Zfh/Zfhmin and Zfa (fields as in `decode_op_fp`).
-#[inline(never)]
-pub(crate) fn decode_op_fp(rd: u32, funct3: u32, rs1: u32, rs2: u32, funct7: u32) -> Insn {
-    let arith = |op| mk(op, rd, rs1, rs2, funct3);
-    let unary_rm = |op| mk(op, rd, rs1, 0, funct3);
-    let binary = |op| mk(op, rd, rs1, rs2, 0);
-    let unary = |op| mk(op, rd, rs1, 0, 0);
-    match (funct7, funct3, rs2) {
-        // Zfh arithmetic.
-        (0x02, _, _) => arith(Op::FaddH),
-        (0x06, _, _) => arith(Op::FsubH),
-        (0x0a, _, _) => arith(Op::FmulH),
-        (0x0e, _, _) => arith(Op::FdivH),
-        (0x2e, _, 0) => unary_rm(Op::FsqrtH),
-        (0x12, 0, _) => binary(Op::FsgnjH),
-        (0x12, 1, _) => binary(Op::FsgnjnH),
-        (0x12, 2, _) => binary(Op::FsgnjxH),
-        (0x16, 0, _) => binary(Op::FminH),
-        (0x16, 1, _) => binary(Op::FmaxH),
-        // Zfa minimum/maximum: fmin/fmax with instruction bit 13 set.
-        (0x14, 2, _) => binary(Op::FminmS),
-        (0x14, 3, _) => binary(Op::FmaxmS),
-        (0x15, 2, _) => binary(Op::FminmD),
-        (0x15, 3, _) => binary(Op::FmaxmD),
-        (0x16, 2, _) => binary(Op::FminmH),
-        (0x16, 3, _) => binary(Op::FmaxmH),
-        // Conversions between formats (rs2 = source format) and Zfa's
-        // round-to-integral (rs2 = 4, 5).
-        (0x20, _, 2) => unary_rm(Op::FcvtSH),
-        (0x20, _, 4) => unary_rm(Op::FroundS),
-        (0x20, _, 5) => unary_rm(Op::FroundnxS),
-        (0x21, _, 2) => unary_rm(Op::FcvtDH),
-        (0x21, _, 4) => unary_rm(Op::FroundD),
-        (0x21, _, 5) => unary_rm(Op::FroundnxD),
-        (0x22, _, 0) => unary_rm(Op::FcvtHS),
-        (0x22, _, 1) => unary_rm(Op::FcvtHD),
-        (0x22, _, 4) => unary_rm(Op::FroundH),
-        (0x22, _, 5) => unary_rm(Op::FroundnxH),
-        // Comparisons; Zfa's quiet ones have instruction bit 14 set.
-        (0x52, 0, _) => binary(Op::FleH),
-        (0x52, 1, _) => binary(Op::FltH),
-        (0x52, 2, _) => binary(Op::FeqH),
-        (0x50, 4, _) => binary(Op::FleqS),
-        (0x50, 5, _) => binary(Op::FltqS),
-        (0x51, 4, _) => binary(Op::FleqD),
-        (0x51, 5, _) => binary(Op::FltqD),
-        (0x52, 4, _) => binary(Op::FleqH),
-        (0x52, 5, _) => binary(Op::FltqH),
-        // fcvtmod.w.d: rm must be RTZ; other modes are reserved.
-        (0x61, 1, 8) => unary_rm(Op::FcvtmodWD),
-        (0x62, _, 0) => unary_rm(Op::FcvtWH),
-        (0x62, _, 1) => unary_rm(Op::FcvtWuH),
-        (0x62, _, 2) => unary_rm(Op::FcvtLH),
-        (0x62, _, 3) => unary_rm(Op::FcvtLuH),
-        (0x6a, _, 0) => unary_rm(Op::FcvtHW),
-        (0x6a, _, 1) => unary_rm(Op::FcvtHWu),
-        (0x6a, _, 2) => unary_rm(Op::FcvtHL),
-        (0x6a, _, 3) => unary_rm(Op::FcvtHLu),
-        (0x72, 0, 0) => unary(Op::FmvXH),
-        (0x72, 1, 0) => unary(Op::FclassH),
-        (0x7a, 0, 0) => unary(Op::FmvHX),
-        // fli: encoded like fmv.fmt.x with rs2 = 1; rs1 is the index.
-        (0x78, 0, 1) => unary(Op::FliS),
-        (0x79, 0, 1) => unary(Op::FliD),
-        (0x7a, 0, 1) => unary(Op::FliH),
-        _ => ILLEGAL,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::decode::decode;
     use crate::disasm::{disasm, mnemonic};
+    use crate::op::Insn;
     use crate::testdata_zfh::RV32_ZFH;
 
     #[test]

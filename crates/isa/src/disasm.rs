@@ -17,7 +17,7 @@ use core::fmt::{self, Write};
 
 use crate::csr::csr_name;
 use crate::insns::Format;
-use crate::op::{Insn, Op};
+use crate::op::{FenceSets, Insn, Op, Ordering};
 
 /// ABI names of the integer registers.
 pub const XREG_NAMES: [&str; 32] = [
@@ -114,12 +114,21 @@ impl fmt::Display for CsrName {
 }
 
 /// The `.aq`/`.rl` suffix of an atomic.
-fn aqrl(rm: u8) -> &'static str {
-    match rm & 3 {
-        0 => "",
-        1 => ".rl",
-        2 => ".aq",
-        _ => ".aqrl",
+fn aqrl(insn: &Insn) -> &'static str {
+    match insn.ordering() {
+        Ordering {
+            aq: false,
+            rl: false,
+        } => "",
+        Ordering {
+            aq: false,
+            rl: true,
+        } => ".rl",
+        Ordering {
+            aq: true,
+            rl: false,
+        } => ".aq",
+        Ordering { aq: true, rl: true } => ".aqrl",
     }
 }
 
@@ -174,20 +183,21 @@ fn write_insn<W: Write>(out: &mut W, insn: &Insn, target: Target) -> fmt::Result
         MopR => write!(out, "{m}.{imm} {},{}", x(rd), x(rs1)),
         MopRr => write!(out, "{m}.{imm} {},{},{}", x(rd), x(rs1), x(rs2)),
         CMop => write!(out, "{m}.{imm}"),
-        Fence => {
-            if imm == 8 && rm == 0x33 {
-                out.write_str("fence.tso")
-            } else {
-                write!(out, "{m} {},{}", FenceSet(rm >> 4), FenceSet(rm & 15))
-            }
-        }
+        Fence => match insn.fence() {
+            FenceSets {
+                pred: 3,
+                succ: 3,
+                fm: 8,
+            } => out.write_str("fence.tso"),
+            f => write!(out, "{m} {},{}", FenceSet(f.pred), FenceSet(f.succ)),
+        },
         Csr if insn.op == Op::Csrrw && rd == 0 && rs1 == 0 && imm == 0xc00 => {
             out.write_str("unimp")
         }
         Csr => write!(out, "{m} {},{},{}", x(rd), CsrName(imm), x(rs1)),
         CsrI => write!(out, "{m} {},{},{rs1}", x(rd), CsrName(imm)),
-        Lr => write!(out, "{m}{} {},({})", aqrl(rm), x(rd), x(rs1)),
-        Amo => write!(out, "{m}{} {},{},({})", aqrl(rm), x(rd), x(rs2), x(rs1)),
+        Lr => write!(out, "{m}{} {},({})", aqrl(insn), x(rd), x(rs1)),
+        Amo => write!(out, "{m}{} {},{},({})", aqrl(insn), x(rd), x(rs2), x(rs1)),
         F4 => write!(
             out,
             "{m} {},{},{},{}{}",

@@ -29,121 +29,11 @@
 use core::fmt;
 use core::str::FromStr;
 
+pub use crate::insns::Ext;
+
 /// The block `cbo.zero` zeroes, in bytes (a hart property: the device
 /// tree's `riscv,cboz-block-size`, hwprobe's `ZICBOZ_BLOCK_SIZE`).
 pub const CBOZ_BLOCK_BYTES: u32 = 64;
-
-/// Declares the extensions: one line each, in the canonical order of an ISA
-/// string (single letters in `IMAFDQLCBKJTPVH` order, then `Z`
-/// extensions by the category letter after the `Z` in that order and
-/// alphabetically within it, then `S` extensions), with the name as
-/// `riscv,isa` spells it and the bit of `RISCV_HWPROBE_KEY_IMA_EXT_0`
-/// Linux assigns it (`None`: not reported there).
-macro_rules! extensions {
-    ($( $(#[$m:meta])* $variant:ident = $name:literal, hwprobe $hw:expr $(, cfg $c:meta)?; )+) => {
-        /// One ISA extension the emulator implements.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        #[repr(u8)]
-        pub enum Ext {
-            $( $(#[$m])* $(#[cfg($c)])? $variant, )+
-        }
-
-        impl Ext {
-            /// Every extension, in canonical order.
-            pub const ALL: &'static [Ext] = &[$($(#[cfg($c)])? Ext::$variant),+];
-
-            /// The lower-case name (`m`, `zba`, ...).
-            pub const fn name(self) -> &'static str {
-                match self { $( $(#[cfg($c)])? Ext::$variant => $name, )+ }
-            }
-
-            /// Its bit in `riscv_hwprobe`'s `IMA_EXT_0` value, if Linux
-            /// reports it there.
-            pub const fn hwprobe_bit(self) -> Option<u32> {
-                match self { $( $(#[cfg($c)])? Ext::$variant => $hw, )+ }
-            }
-        }
-    };
-}
-
-extensions! {
-    /// The base integer ISA (always present).
-    I = "i", hwprobe None;
-    /// Integer multiply and divide.
-    M = "m", hwprobe None;
-    /// Atomics.
-    A = "a", hwprobe None;
-    /// Single-precision FP.
-    F = "f", hwprobe None;
-    /// Double-precision FP.
-    D = "d", hwprobe None;
-    /// Compressed instructions (Zca, and Zcd with D).
-    C = "c", hwprobe Some(1);
-    /// Cache blocks of 64 bytes, naturally aligned, for every `cbo.*` and
-    /// prefetch (no instructions). `cbo.zero`'s block is always
-    /// [`CBOZ_BLOCK_BYTES`]; the others' are the L1D line, so a machine
-    /// config keeps this only when that line is 64 bytes too.
-    Zic64b = "zic64b", hwprobe None;
-    /// Cache-block management (`cbo.clean/flush/inval`).
-    Zicbom = "zicbom", hwprobe None;
-    /// Cache-block prefetch hints (`prefetch.i/r/w`).
-    Zicbop = "zicbop", hwprobe None;
-    /// Cache-block zero (`cbo.zero`).
-    Zicboz = "zicboz", hwprobe Some(6);
-    /// The `cycle`, `time` and `instret` counters.
-    Zicntr = "zicntr", hwprobe None;
-    /// Integer conditional zero (`czero.eqz/nez`).
-    Zicond = "zicond", hwprobe Some(35);
-    /// CSR instructions.
-    Zicsr = "zicsr", hwprobe None;
-    /// `fence.i`.
-    Zifencei = "zifencei", hwprobe None;
-    /// Non-temporal locality hints (`ntl.*`).
-    Zihintntl = "zihintntl", hwprobe Some(29);
-    /// The `pause` hint.
-    Zihintpause = "zihintpause", hwprobe Some(36);
-    /// The `hpmcounter3`..`hpmcounter31` counters (no events are
-    /// implemented, so they read 0, as the specification allows).
-    Zihpm = "zihpm", hwprobe None;
-    /// May-be-operations (`mop.r.N`, `mop.rr.N`).
-    Zimop = "zimop", hwprobe Some(42);
-    /// Wait-on-reservation-set (`wrs.nto`, `wrs.sto`).
-    Zawrs = "zawrs", hwprobe Some(48);
-    /// Additional floating-point instructions (`fli`, `fminm`/`fmaxm`,
-    /// `fround`/`froundnx`, `fcvtmod.w.d`, `fleq`/`fltq`).
-    Zfa = "zfa", hwprobe Some(32);
-    /// Half-precision floating point (includes Zfhmin).
-    Zfh = "zfh", hwprobe Some(27);
-    /// Minimal half precision: `flh`, `fsh`, moves and conversions to and
-    /// from single and double.
-    Zfhmin = "zfhmin", hwprobe Some(28);
-    /// The compressed subset of C without FP loads and stores.
-    Zca = "zca", hwprobe Some(43);
-    /// Additional simple compressed instructions.
-    Zcb = "zcb", hwprobe Some(44);
-    /// Compressed double-precision loads and stores.
-    Zcd = "zcd", hwprobe Some(45);
-    /// Compressed may-be-operations (`c.mop.N`).
-    Zcmop = "zcmop", hwprobe Some(47);
-    /// Address generation (`sh*add`, `*.uw`).
-    Zba = "zba", hwprobe Some(3);
-    /// Basic bit manipulation.
-    Zbb = "zbb", hwprobe Some(4);
-    /// Carry-less multiplication.
-    Zbc = "zbc", hwprobe Some(7);
-    /// Single-bit instructions.
-    Zbs = "zbs", hwprobe Some(5);
-    /// Data-independent execution latency: every class cost in `[core]`
-    /// is a constant, so the timing model satisfies it by construction.
-    Zkt = "zkt", hwprobe Some(16);
-    /// Supervisor timer compare (`stimecmp`).
-    Sstc = "sstc", hwprobe None;
-    /// NAPOT translation contiguity.
-    Svnapot = "svnapot", hwprobe None;
-    /// A made-up custom extension (`insns/xdemo.rs`), only with the
-    /// `demo-ext` feature.
-    Xdemo = "xdemo", hwprobe None, cfg feature = "demo-ext";
-}
 
 /// The extensions that cannot be turned off: the base ISA, the counters
 /// (the hart always has every counter CSR) and CSR instructions every Linux
@@ -167,12 +57,27 @@ impl ExtSet {
     /// No extension at all (not a valid hart; a starting point).
     pub const EMPTY: ExtSet = ExtSet(0);
 
-    /// Everything the emulator implements: the default.
+    /// Everything the emulator implements.
     pub const ALL: ExtSet = {
         let mut s = ExtSet::EMPTY;
         let mut k = 0;
         while k < Ext::ALL.len() {
             s = s.with(Ext::ALL[k]);
+            k += 1;
+        }
+        s
+    };
+
+    /// What a hart has unless `machine.isa` says otherwise: everything
+    /// but custom (`x`) extensions, which a machine only has when its ISA
+    /// string names them.
+    pub const DEFAULT: ExtSet = {
+        let mut s = ExtSet::EMPTY;
+        let mut k = 0;
+        while k < Ext::ALL.len() {
+            if Ext::ALL[k].name().as_bytes()[0] != b'x' {
+                s = s.with(Ext::ALL[k]);
+            }
             k += 1;
         }
         s
@@ -272,7 +177,7 @@ impl ExtSet {
 
 impl Default for ExtSet {
     fn default() -> Self {
-        ExtSet::ALL
+        ExtSet::DEFAULT
     }
 }
 
@@ -443,7 +348,7 @@ mod tests {
         let s = ExtSet::ALL.to_string();
         assert!(s.starts_with("rv64imafdc_zic64b_zicbom_zicbop_zicboz_zicntr_zicond_zicsr"));
         assert_eq!(s.parse::<ExtSet>().unwrap(), ExtSet::ALL);
-        assert_eq!(ExtSet::default(), ExtSet::ALL);
+        assert_eq!(ExtSet::default(), ExtSet::DEFAULT);
     }
 
     #[test]

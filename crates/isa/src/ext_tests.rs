@@ -45,14 +45,14 @@ fn specification_encodings() {
     assert_eq!(decode(0x0ec5f533), ins(Op::CzeroNez, 10, 11, 12, 0));
     assert_eq!(decode(0x0ec5f533).to_string(), "czero.nez a0,a1,a2");
     // Zihintntl: add x0,x0,x2..x5, and c.add x0,x2..x5.
-    assert_eq!(decode(0x00200033), ins(Op::NtlP1, 0, 0, 2, 0));
-    assert_eq!(decode(0x00300033), ins(Op::NtlPall, 0, 0, 3, 0));
-    assert_eq!(decode(0x00400033), ins(Op::NtlS1, 0, 0, 4, 0));
-    assert_eq!(decode(0x00500033), ins(Op::NtlAll, 0, 0, 5, 0));
+    assert_eq!(decode(0x00200033), ins(Op::NtlP1, 0, 0, 0, 0));
+    assert_eq!(decode(0x00300033), ins(Op::NtlPall, 0, 0, 0, 0));
+    assert_eq!(decode(0x00400033), ins(Op::NtlS1, 0, 0, 0, 0));
+    assert_eq!(decode(0x00500033), ins(Op::NtlAll, 0, 0, 0, 0));
     assert_eq!(decode(0x00600033).op, Op::Add);
     assert_eq!(decode(0x00200533).op, Op::Add); // rd != 0
-    assert_eq!(decode(0x900a), c(ins(Op::NtlP1, 0, 0, 2, 0)));
-    assert_eq!(decode(0x9016), c(ins(Op::NtlAll, 0, 0, 5, 0)));
+    assert_eq!(decode(0x900a), c(ins(Op::NtlP1, 0, 0, 0, 0)));
+    assert_eq!(decode(0x9016), c(ins(Op::NtlAll, 0, 0, 0, 0)));
     assert_eq!(decode(0x900a).to_string(), "ntl.p1");
     // Zimop.
     assert_eq!(decode(0x81c5c573), ins(Op::MopR, 10, 11, 0, 0));

@@ -26,6 +26,7 @@
 
 #![warn(missing_docs)]
 
+pub mod bits;
 mod compressed;
 pub mod csr;
 mod decode;
@@ -51,6 +52,6 @@ pub use decode::{decode, decode_for, op_extension};
 pub use decode_fp_ext::{fp_extension, FpExtension};
 pub use disasm::{disasm, mnemonic, FREG_NAMES, XREG_NAMES};
 pub use ext::{Ext, ExtSet, IsaError, CBOZ_BLOCK_BYTES};
-pub use insns::{CostClass, Format, OpInfo, HAS_TABLE_EXEC};
+pub use insns::{execute, CostClass, Format, OpInfo};
 pub use marker::{encode_marker, MarkerOp};
-pub use op::{Insn, Op};
+pub use op::{FenceSets, Insn, Op, Ordering, VectorFields};

@@ -1,5 +1,6 @@
 //! Host-backed guest physical RAM.
 
+use crate::sv39::{page_base, PAGE_SIZE};
 use rvnvmm_checkpoint::{read_pages, write_pages, CheckpointError, Sections};
 use std::ptr::NonNull;
 
@@ -83,7 +84,7 @@ impl PhysMem {
     /// Adds a zero-filled RAM region.
     pub fn add_region(&mut self, base: u64, size: u64) -> Result<(), MemError> {
         let bad = |why| MemError::BadRegion { base, size, why };
-        if size == 0 || !size.is_multiple_of(4096) || !base.is_multiple_of(4096) {
+        if size == 0 || !size.is_multiple_of(PAGE_SIZE) || !base.is_multiple_of(PAGE_SIZE) {
             return Err(bad("size and base must be non-zero multiples of 4 KiB"));
         }
         let end = base.checked_add(size).ok_or_else(|| bad("wraps around"))?;
@@ -195,13 +196,13 @@ impl PhysMem {
     /// Gives a 4 KiB page back to the host: it reads as zero afterwards and
     /// is private anonymous memory again, even if it was backed by a file.
     pub fn discard_page(&mut self, paddr: u64) {
-        if let Some(p) = self.host_ptr(paddr & !0xfff, 4096) {
+        if let Some(p) = self.host_ptr(page_base(paddr), PAGE_SIZE) {
             // SAFETY: the page lies inside one of our mappings; replacing it
             // with a fresh private anonymous page touches nothing else.
             unsafe {
                 libc::mmap(
                     p.cast(),
-                    4096,
+                    PAGE_SIZE as usize,
                     libc::PROT_READ | libc::PROT_WRITE,
                     libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED | libc::MAP_NORESERVE,
                     -1,
@@ -223,7 +224,7 @@ impl PhysMem {
         writable: bool,
     ) -> std::io::Result<()> {
         let p = self
-            .host_ptr(paddr & !0xfff, 4096)
+            .host_ptr(page_base(paddr), PAGE_SIZE)
             .ok_or_else(|| std::io::Error::from_raw_os_error(libc::EFAULT))?;
         let prot = if writable {
             libc::PROT_READ | libc::PROT_WRITE
@@ -235,7 +236,7 @@ impl PhysMem {
         let r = unsafe {
             libc::mmap(
                 p.cast(),
-                4096,
+                PAGE_SIZE as usize,
                 prot,
                 libc::MAP_SHARED | libc::MAP_FIXED,
                 fd,

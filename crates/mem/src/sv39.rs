@@ -4,7 +4,25 @@
 use crate::PhysMem;
 
 /// Bytes in a base page.
-pub const PAGE_SIZE: u64 = 4096;
+pub const PAGE_SIZE: u64 = 1 << PAGE_SHIFT;
+
+/// log2 of [`PAGE_SIZE`].
+pub const PAGE_SHIFT: u32 = 12;
+
+/// The offset bits of an address within its base page.
+pub const PAGE_OFFSET_MASK: u64 = PAGE_SIZE - 1;
+
+/// The address of the base page `addr` lies in.
+#[inline(always)]
+pub const fn page_base(addr: u64) -> u64 {
+    addr & !PAGE_OFFSET_MASK
+}
+
+/// `addr`'s offset within its base page.
+#[inline(always)]
+pub const fn page_offset(addr: u64) -> u64 {
+    addr & PAGE_OFFSET_MASK
+}
 
 /// Kinds of memory access, for permission checks and fault causes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -191,7 +209,7 @@ pub fn translate_with(
         }
         // A NAPOT base already holds the 4 KiB page within the range.
         let offset_mask = if shift == 16 {
-            0xfff
+            PAGE_OFFSET_MASK
         } else {
             (1u64 << shift) - 1
         };

@@ -7,6 +7,8 @@ use proptest::prelude::*;
 use rvnvmm_config::{CacheLevel, Config, Replacement};
 
 use super::*;
+use rvnvmm_timing::{PageRange, TimingModel, TlbFill, TlbFlush, TlbLookup, TlbPort};
+use serde_json::json;
 
 type Ctrl = Arc<Mutex<FixedLatency>>;
 

@@ -26,7 +26,8 @@ use std::fmt;
 use rvnvmm_config::NvmmParams;
 
 use crate::error::check_ns;
-use crate::{quantise, Access, DramError, Ps};
+use crate::grid::quantise;
+use crate::{Access, DramError, Ps};
 
 /// Declares the method modules and [`REGISTRY`]: one line per method.
 macro_rules! methods {

@@ -25,7 +25,7 @@ pub(crate) fn operands(ins: &Insn) -> u32 {
         | u32::from(ins.rs1 & 31) << 5
         | u32::from(ins.rs2 & 31) << 10
         | u32::from(ins.rs3 & 31) << 15
-        | u32::from(ins.rm & 7) << 20
+        | u32::from(ins.rounding_mode()) << 20
 }
 
 /// Runs operation `O::OP` with the packed `operands` on `hart`, as the

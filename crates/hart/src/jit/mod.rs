@@ -36,7 +36,7 @@ use crate::privileged::mstatus::{FS, FS_DIRTY};
 use crate::tlb::TlbEntry;
 use crate::trap::Flow;
 use crate::{Env, Exit, Hart, TimingModel, Trap};
-use rvnvmm_isa::{Insn, Op};
+use rvnvmm_isa::{FenceSets, Insn, Op};
 use rvnvmm_timing::{FilterTables, FILTER_ENTRIES};
 use std::cell::Cell;
 use x86::{Alu, Asm, BitOp, Cond, MulHigh, Reg, Shift, SignFrom, Unary};
@@ -858,7 +858,7 @@ fn emit(asm: &mut Asm, ins: &Insn, i: u32, pcs: &[u64], cost: &[u32], links: &[L
         // helper).
         Pause | NtlP1 | NtlPall | NtlS1 | NtlAll | PrefetchI | PrefetchR | PrefetchW | CMop => {}
         WrsNto | WrsSto if full => {}
-        Fence if ins.rm & 0x10 == 0 => {}
+        Fence if ins.fence().pred & FenceSets::W == 0 => {}
         Fence => {
             let tracked = asm.ctx_flag_set(PERSISTENCE);
             let done = asm.jump();

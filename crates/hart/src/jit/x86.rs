@@ -7,6 +7,8 @@
 //! (first operand) and `rcx` (second operand), combined in `rax` and stored
 //! back.
 
+use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_OFFSET_MASK};
+
 /// An x86 condition code (the low nibble of `jcc`/`setcc`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cond {
@@ -522,7 +524,7 @@ impl Asm {
         self.bytes(&[0x48, 0x8d, 0x14, 0xca]); // lea rdx, [rdx + rcx*8]
         self.bytes(&[0x48, 0x89, 0xc1]); // mov rcx, rax
         self.bytes(&[0x48, 0x81, 0xe1]); // and rcx, simm32
-        self.u32(!0xfff | (size as u32 - 1));
+        self.u32(!(PAGE_OFFSET_MASK as u32) | (size as u32 - 1));
         self.bytes(&[0x48, 0x3b, 0x4a, tag]); // cmp rcx, [rdx + tag]
         let miss = self.jump_if(Cond::Ne);
         self.bytes(&[0x48, 0x03, 0x42, addend]); // add rax, [rdx + addend]
@@ -549,8 +551,8 @@ impl Asm {
         let ppage = std::mem::offset_of!(TlbEntry, ppage) as u8;
         self.bytes(&[0x48, 0x89, 0xc6]); // mov rsi, rax
         self.bytes(&[0x48, 0x2b, 0x72, addend]); // sub rsi, [rdx + addend] (the vaddr)
-        self.bytes(&[0x81, 0xe6]); // and esi, 0xfff
-        self.u32(0xfff);
+        self.bytes(&[0x81, 0xe6]); // and esi, imm32 (the page offset)
+        self.u32(PAGE_OFFSET_MASK as u32);
         self.bytes(&[0x48, 0x0b, 0x72, ppage]); // or rsi, [rdx + ppage]
         self.load_ctx_far(1, shift); // mov rcx, [r12 + shift]
         self.bytes(&[0x48, 0xd3, 0xee]); // shr rsi, cl (the line)
@@ -596,14 +598,14 @@ impl Asm {
         self.bytes(&[0x49, 0x8b, 0x44, 0x24, exec_tlb]); // mov rax, [r12 + exec_tlb]
         self.bytes(&[0x48, 0x05]); // add rax, imm32 (the entry)
         self.u32(entry as u32);
-        self.mov_imm(Reg::Rcx, pc & (!0xfff | 1));
+        self.mov_imm(Reg::Rcx, page_base(pc) | (pc & 1));
         self.bytes(&[0x48, 0x3b, 0x48, tag]); // cmp rcx, [rax + tag]
         misses.push(self.jump_if(Cond::Ne));
         self.bytes(&[0x4c, 0x8b, 0x40, ppage]); // mov r8, [rax + ppage]
         self.bytes(&[0x49, 0x81, 0xc8]); // or r8, imm32 (the PC's offset)
-        self.u32((pc & 0xfff) as u32);
+        self.u32(page_offset(pc) as u32);
         self.bytes(&[0x49, 0x81, 0xe0]); // and r8, simm32 (the page)
-        self.u32(!0xfff);
+        self.u32(!(PAGE_OFFSET_MASK as u32));
         self.load_ctx_far(1, shift); // mov rcx, [r12 + shift]
         self.load_ctx_far(7, table); // mov rdi, [r12 + table]
         for &off in lines {
@@ -763,7 +765,7 @@ impl Asm {
         self.bytes(&[0x48, 0x8d, 0x14, 0xd6]); // lea rdx, [rsi + rdx*8]
         self.bytes(&[0x48, 0x89, 0xc6]); // mov rsi, rax
         self.bytes(&[0x48, 0x81, 0xe6]); // and rsi, simm32 (the page)
-        self.u32(!0xfff);
+        self.u32(!(PAGE_OFFSET_MASK as u32));
         self.bytes(&[0x48, 0x3b, 0x72, tag]); // cmp rsi, [rdx + tag]
         let unmapped = self.jump_if(Cond::Ne);
         self.bytes(&[0x48, 0x8b, 0x72, ppage]); // mov rsi, [rdx + ppage]

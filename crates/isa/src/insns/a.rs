@@ -6,6 +6,10 @@
 
 macro_rules! a {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Atomics.
+            A = "a", hwprobe None;
+        }
         LrW        "lr.w"         0xf9f0707f => 0x1000202f, Lr, Load, A;
         ScW        "sc.w"         0xf800707f => 0x1800202f, Amo, Store, A;
         AmoswapW   "amoswap.w"    0xf800707f => 0x0800202f, Amo, Store, A;

@@ -6,6 +6,10 @@
 
 macro_rules! d {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Double-precision FP.
+            D = "d", hwprobe None;
+        }
         Fld        "fld"          0x0000707f => 0x00003007, LoadF, Load, D;
         Fsd        "fsd"          0x0000707f => 0x00003027, StoreF, Store, D;
         FmaddD     "fmadd.d"      0x0600007f => 0x02000043, F4, Fpu, D;

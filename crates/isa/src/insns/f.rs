@@ -6,6 +6,10 @@
 
 macro_rules! f {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Single-precision FP.
+            F = "f", hwprobe None;
+        }
         Flw        "flw"          0x0000707f => 0x00002007, LoadF, Load, F;
         Fsw        "fsw"          0x0000707f => 0x00002027, StoreF, Store, F;
         FmaddS     "fmadd.s"      0x0600007f => 0x00000043, F4, Fpu, F;

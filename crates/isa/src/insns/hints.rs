@@ -6,6 +6,14 @@
 
 macro_rules! hints {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Cache-block prefetch hints (`prefetch.i/r/w`).
+            Zicbop = "zicbop", hwprobe None;
+            /// Non-temporal locality hints (`ntl.*`).
+            Zihintntl = "zihintntl", hwprobe Some(29);
+            /// The `pause` hint.
+            Zihintpause = "zihintpause", hwprobe Some(36);
+        }
         Pause      "pause"        0xffffffff => 0x0100000f, Bare, Alu, Zihintpause;
         NtlP1      "ntl.p1"       0xffffffff => 0x00200033, Bare, Alu, Zihintntl;
         NtlPall    "ntl.pall"     0xffffffff => 0x00300033, Bare, Alu, Zihintntl;

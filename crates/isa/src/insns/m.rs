@@ -6,6 +6,10 @@
 
 macro_rules! m {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Integer multiply and divide.
+            M = "m", hwprobe None;
+        }
         Mul        "mul"          0xfe00707f => 0x02000033, Rrr, Mul, M;
         Mulh       "mulh"         0xfe00707f => 0x02001033, Rrr, Mul, M;
         Mulhsu     "mulhsu"       0xfe00707f => 0x02002033, Rrr, Mul, M;

@@ -6,6 +6,7 @@
 
 macro_rules! marker {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {}
         Marker     "slti"         0xff007fff => 0x7a002013, Imm, Alu, Base;
     } };
 }

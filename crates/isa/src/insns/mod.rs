@@ -5,25 +5,25 @@
 //! From the table come the [`Op`] enum itself, [`Op::mnemonic`] (and so the
 //! disassembler), [`Op::extension`] (`op_extension`, `fp_extension` and
 //! `decode_for`'s checks), [`Op::cost_class`] (the hart's cost model) and
-//! [`Op::encodings`]. The decoder (`decode.rs`) stays a hand-ordered match
-//! for speed; a test decodes every table pattern with random don't-care bits
-//! and checks it agrees with the table.
+//! [`Op::encodings`], from which the decoder (`decode.rs`) is built; tests
+//! decode every table pattern with random don't-care bits and random words,
+//! and check they agree with the table.
 //!
 //! The extension column is an [`Ext`] name, `Base` (no extension), or for
 //! the optional floating-point extensions `Zfhmin`, `Zfh`, `Zfa`, `ZfaZfh`
 //! (Zfa's half-precision forms, which need Zfh too); `+D` marks an
 //! operation that also needs D.
 //!
-//! Adding an extension: a new file here whose macro (named as the file)
-//! lists its instructions, and its name in the `extension_files!` list
-//! below (plus its [`Ext`] line in `ext.rs` if it is a new extension).
-//! Each file's macro appends its lines to the list it is handed and passes
-//! everything on to the next file's (`isa_chain!`); the last hands the whole
-//! table to `define_isa!`.
+//! Each file also declares the extensions it brings (an `extensions` block:
+//! [`Ext`]'s variants, their names and hwprobe bits), so adding an extension
+//! is a new file here whose macro (named as the file) lists them and its
+//! instructions, and its name in the `extension_files!` list below. Each
+//! file's macro appends its lines to the lists it is handed and passes
+//! everything on to the next file's (`isa_chain!`); the last hands the
+//! whole lists to `define_extensions!` and `define_isa!`.
 
+use crate::bits::{clmul, orc_b, sext32, zext32};
 use crate::decode_fp_ext::FpExtension;
-use crate::ext::Ext;
-use crate::op::Insn;
 
 /// How the disassembler prints an operation's operands (see `disasm.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -113,13 +113,9 @@ pub struct OpInfo {
     /// Its encodings: `(mask, match)` pairs (a 16-bit pattern for a
     /// compressed-only operation).
     pub encodings: &'static [(u32, u32)],
-    /// Decoded from this table (an entry marked `@table`) rather than by
-    /// the hand-ordered decoder: what that decoder finds illegal is looked
-    /// up among these.
-    pub table_decoded: bool,
-    /// For a register-register operation (`Rrr` format) declared with
-    /// `exec`: its result from the values of `rs1` and `rs2`; the
-    /// interpreter runs any such operation it has no code of its own for.
+    /// For a register operation declared with `exec`: its result from the
+    /// value of `rs1` and the second operand (see [`execute`], which the
+    /// interpreter runs).
     pub exec: Option<fn(u64, u64) -> u64>,
 }
 
@@ -165,14 +161,133 @@ macro_rules! d_of {
     };
 }
 
-/// Passes the table collected so far to the next extension's macro, or
-/// once there is none, to `define_isa!`.
+/// Passes the extensions and the table collected so far to the next
+/// extension file's macro, or once there is none, to `define_extensions!`
+/// and `define_isa!`.
 macro_rules! isa_chain {
-    ([$next:ident $($rest:ident)*] [$($acc:tt)*] ; $($new:tt)*) => {
-        $next! { [$($rest)*] [$($acc)* $($new)*] }
+    ([$next:ident $($rest:ident)*] [$($exts:tt)*] [$($acc:tt)*] ;
+        extensions { $($ext:tt)* } $($new:tt)*) => {
+        $next! { [$($rest)*] [$($exts)* $($ext)*] [$($acc)* $($new)*] }
     };
-    ([] [$($acc:tt)*] ; $($new:tt)*) => {
+    ([] [$($exts:tt)*] [$($acc:tt)*] ; extensions { $($ext:tt)* } $($new:tt)*) => {
+        define_extensions! { $($exts)* $($ext)* }
         define_isa! { $($acc)* $($new)* }
+    };
+}
+
+/// Defines [`Ext`] from the extension files' `extensions` blocks: one line
+/// each, with the name as `riscv,isa` spells it and the bit of
+/// `RISCV_HWPROBE_KEY_IMA_EXT_0` Linux assigns it (`None`: not reported
+/// there). [`Ext::ALL`] lists them in the canonical order of an ISA string
+/// whatever the files' order (see [`canonical_before`]).
+macro_rules! define_extensions {
+    ($( $(#[$m:meta])* $variant:ident = $name:literal, hwprobe $hw:expr; )+) => {
+        /// One ISA extension the emulator implements.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum Ext {
+            $( $(#[$m])* $variant, )+
+        }
+
+        const DECLARED: &[Ext] = &[$(Ext::$variant),+];
+
+        impl Ext {
+            /// Every extension, in canonical order.
+            pub const ALL: &'static [Ext] = &canonical_order::<{ DECLARED.len() }>();
+
+            /// The lower-case name (`m`, `zba`, ...).
+            pub const fn name(self) -> &'static str {
+                match self { $( Ext::$variant => $name, )+ }
+            }
+
+            /// Its bit in `riscv_hwprobe`'s `IMA_EXT_0` value, if Linux
+            /// reports it there.
+            pub const fn hwprobe_bit(self) -> Option<u32> {
+                match self { $( Ext::$variant => $hw, )+ }
+            }
+        }
+    };
+}
+
+/// The declared extensions sorted into an ISA string's canonical order.
+const fn canonical_order<const N: usize>() -> [Ext; N] {
+    let mut out = [Ext::I; N];
+    let mut k = 0;
+    while k < N {
+        out[k] = DECLARED[k];
+        k += 1;
+    }
+    // Insertion sort: `const` has no `sort`, and there are a few dozen.
+    let mut i = 1;
+    while i < N {
+        let mut j = i;
+        while j > 0 && canonical_before(out[j].name(), out[j - 1].name()) {
+            let t = out[j];
+            out[j] = out[j - 1];
+            out[j - 1] = t;
+            j -= 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Whether extension `a` comes before `b` in an ISA string: single letters
+/// in `IMAFDQLCBKJTPVH` order, then `Z` extensions by the category letter
+/// after the `Z` in that order and alphabetically within it, then `S`
+/// extensions, then custom `X` ones, each alphabetically.
+const fn canonical_before(a: &str, b: &str) -> bool {
+    let (ka, kb) = (canonical_key(a.as_bytes()), canonical_key(b.as_bytes()));
+    if ka.0 != kb.0 {
+        return ka.0 < kb.0;
+    }
+    if ka.1 != kb.1 {
+        return ka.1 < kb.1;
+    }
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+/// (kind, letter rank) of a name: kind 0 single letter, 1 `z`, 2 `s`,
+/// 3 `x` (and anything else).
+const fn canonical_key(name: &[u8]) -> (u8, u8) {
+    const LETTERS: &[u8] = b"imafdqlcbkjtpvh";
+    const fn rank(c: u8) -> u8 {
+        let mut i = 0;
+        while i < LETTERS.len() {
+            if LETTERS[i] == c {
+                return i as u8;
+            }
+            i += 1;
+        }
+        LETTERS.len() as u8
+    }
+    match name {
+        [c] => (0, rank(*c)),
+        [b'z', c, ..] => (1, rank(*c)),
+        [b's', ..] => (2, 0),
+        _ => (3, 0),
+    }
+}
+
+/// The second operand an `exec` sees: the immediate of an I-type format,
+/// else `rs2`'s value.
+macro_rules! second_operand {
+    (Shamt, $rs2:expr, $imm:expr) => {
+        $imm as u64
+    };
+    (Imm, $rs2:expr, $imm:expr) => {
+        $imm as u64
+    };
+    ($fmt:ident, $rs2:expr, $imm:expr) => {
+        $rs2
     };
 }
 
@@ -185,18 +300,9 @@ macro_rules! exec_of {
     };
 }
 
-macro_rules! table_decoded {
-    () => {
-        false
-    };
-    (table) => {
-        true
-    };
-}
-
 macro_rules! define_isa {
     ($(
-        $(@$how:ident)? $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
+        $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
         $fmt:ident , $cls:ident , $ext:ident $(+ $d:ident)? $(, exec $f:expr)? ;
     )*) => {
         /// Every operation the emulator executes, in table order.
@@ -218,9 +324,21 @@ macro_rules! define_isa {
             pub const ALL: &'static [Op] = &[Op::Illegal, $(Op::$op,)*];
         }
 
-        /// Whether any table entry has an `exec` (lets the interpreter
-        /// compile its table-exec arm away when none has).
-        pub const HAS_TABLE_EXEC: bool = false $($(|| { let _ = stringify!($f); true })?)*;
+        /// Runs a register operation whose table entry declares its
+        /// `exec`: its result from `rs1`'s value and the second operand
+        /// (`rs2`'s value, or the immediate for the `Shamt` and `Imm`
+        /// formats); `None` for any other operation. Inlined into the
+        /// interpreter's dispatch.
+        #[inline(always)]
+        pub fn execute(op: Op, rs1: u64, rs2: u64, imm: i64) -> Option<u64> {
+            match op {
+                $($(Op::$op => {
+                    let f: fn(u64, u64) -> u64 = $f;
+                    Some(f(rs1, second_operand!($fmt, rs2, imm)))
+                })?)*
+                _ => None,
+            }
+        }
 
         static OP_INFO: &[OpInfo] = &[
             OpInfo {
@@ -231,7 +349,6 @@ macro_rules! define_isa {
                 fp: None,
                 needs_d: false,
                 encodings: &[],
-                table_decoded: false,
                 exec: None,
             },
             $(OpInfo {
@@ -242,7 +359,6 @@ macro_rules! define_isa {
                 fp: fp_of!($ext),
                 needs_d: d_of!($($d)?),
                 encodings: &[$(($mask, $match)),+],
-                table_decoded: table_decoded!($($how)?),
                 exec: exec_of!($($f)?),
             },)*
         ];
@@ -257,58 +373,13 @@ macro_rules! extension_files {
             #[macro_use]
             mod $name;
         )*
-        isa_chain! { [$($name)*] [] ; }
+        isa_chain! { [$($name)*] [] [] ; extensions {} }
     };
 }
 
 extension_files! {
-    rv64i zicsr m a f d zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs marker
-    xdemo
-}
-
-/// The operations decoded from the table, with their encodings.
-static TABLE_DECODED: std::sync::LazyLock<Box<[(u32, u32, Op)]>> = std::sync::LazyLock::new(|| {
-    Op::ALL
-        .iter()
-        .filter(|op| op.info().table_decoded)
-        .flat_map(|&op| op.encodings().iter().map(move |&(mask, m)| (mask, m, op)))
-        .collect()
-});
-
-/// Decodes a 32-bit word the hand-ordered decoder found illegal from the
-/// table's `@table` entries (their operands as their format says); still
-/// illegal if none matches.
-#[cold]
-pub(crate) fn decode_table(raw: u32) -> Insn {
-    let Some(&(_, _, op)) = TABLE_DECODED.iter().find(|&&(mask, m, _)| raw & mask == m) else {
-        return Insn::illegal(4);
-    };
-    let (rd, rs1, rs2) = (
-        (raw >> 7) as u8 & 31,
-        (raw >> 15) as u8 & 31,
-        (raw >> 20) as u8 & 31,
-    );
-    let insn = Insn {
-        op,
-        ..Insn::illegal(4)
-    };
-    match op.format() {
-        Format::Rrr => Insn {
-            rd,
-            rs1,
-            rs2,
-            ..insn
-        },
-        Format::Rr => Insn { rd, rs1, ..insn },
-        Format::Imm => Insn {
-            rd,
-            rs1,
-            imm: ((raw as i32) >> 20) as i64,
-            ..insn
-        },
-        // Other operand formats are not decoded from the table yet.
-        _ => Insn::illegal(4),
-    }
+    rv64i zicsr m a f d c zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs zkt
+    marker xdemo
 }
 
 impl Op {

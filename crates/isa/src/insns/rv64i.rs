@@ -6,6 +6,12 @@
 
 macro_rules! rv64i {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// The base integer ISA (always present).
+            I = "i", hwprobe None;
+            /// `fence.i`.
+            Zifencei = "zifencei", hwprobe None;
+        }
         Lui        "lui"          0x0000007f => 0x00000037, U, Alu, Base;
         Auipc      "auipc"        0x0000007f => 0x00000017, U, Alu, Base;
         Jal        "jal"          0x0000007f => 0x0000006f, J, Jal, Base;

@@ -1,5 +1,6 @@
-//! The table is the source of truth: the hand-ordered decoder must agree
-//! with it in both directions.
+//! The table is the source of truth: the decoder built from it must agree
+//! with it in both directions, and where two entries overlap one must be
+//! the more specific (it is tried first).
 
 use crate::{decode, expand_compressed, Op};
 
@@ -114,5 +115,28 @@ fn table_entries_are_distinct() {
     let mut names = std::collections::HashSet::new();
     for &op in Op::ALL {
         assert!(names.insert(op.mnemonic()) || op == Op::Marker, "{op:?}");
+    }
+}
+
+/// Where two operations' encodings overlap, one's mask strictly contains
+/// the other's: the decoder tries the more specific first, so which
+/// operation a word is never depends on the order of the table.
+#[test]
+fn overlapping_entries_are_nested() {
+    let all: Vec<(u32, u32, Op)> = Op::ALL
+        .iter()
+        .flat_map(|&op| op.encodings().iter().map(move |&(mask, m)| (mask, m, op)))
+        .collect();
+    for (i, &(ma, va, a)) in all.iter().enumerate() {
+        for &(mb, vb, b) in &all[i + 1..] {
+            let overlap = (va ^ vb) & ma & mb == 0 && (va & 3 == 3) == (vb & 3 == 3);
+            if overlap && a != b {
+                let nested = ma != mb && (ma & mb == mb || ma & mb == ma);
+                assert!(
+                    nested,
+                    "{a:?} {ma:#010x}/{va:#010x} and {b:?} {mb:#010x}/{vb:#010x}"
+                );
+            }
+        }
     }
 }

@@ -1,22 +1,29 @@
-//! Xdemo: a made-up extension showing what adding one takes: this file,
-//! its name in `insns/mod.rs`'s `extension_files!` list, and its `Ext`
-//! line in `ext.rs`. It exists only with the `demo-ext` feature (which
-//! `rvnvmm-hart`'s tests turn on): one instruction in the custom-0 major opcode, `xdemo.mulxor rd, rs1, rs2`
-//! (`rd = (rs1 * rs2) ^ rs1`), decoded from the table (`@table`: the
-//! hand-ordered decoder knows nothing of it), printed in the `Rrr` format,
+//! Xdemo: a made-up extension showing what adding one takes: this file
+//! (its [`Ext`](crate::Ext) variant and its instructions) and its name in
+//! `insns/mod.rs`'s `extension_files!` list. It exists only with the
+//! `demo-ext` feature (which `rvnvmm-hart`'s tests turn on), and as a custom
+//! extension a hart has it only when `machine.isa` names it (`_xdemo`):
+//! one instruction in the custom-0 major opcode, `xdemo.mulxor rd, rs1,
+//! rs2` (`rd = (rs1 * rs2) ^ rs1`), decoded from the table as every
+//! instruction is, its operands as the `Rrr` format has them, printed so,
 //! costed as a multiply and run by the interpreter from its `exec`.
 
 #[cfg(feature = "demo-ext")]
 macro_rules! xdemo {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
-        @table XdemoMulxor "xdemo.mulxor" 0xfe00707f => 0x0a00100b, Rrr, Mul, Xdemo,
+        extensions {
+            /// A made-up custom extension (`insns/xdemo.rs`), only with the
+            /// `demo-ext` feature and only when `machine.isa` names it.
+            Xdemo = "xdemo", hwprobe None;
+        }
+        XdemoMulxor "xdemo.mulxor" 0xfe00707f => 0x0a00100b, Rrr, Mul, Xdemo,
             exec |a: u64, b: u64| a.wrapping_mul(b) ^ a;
     } };
 }
 
 #[cfg(not(feature = "demo-ext"))]
 macro_rules! xdemo {
-    ($($chain:tt)*) => { isa_chain! { $($chain)* ; } };
+    ($($chain:tt)*) => { isa_chain! { $($chain)* ; extensions {} } };
 }
 
 #[cfg(all(test, feature = "demo-ext"))]
@@ -37,6 +44,11 @@ mod tests {
         assert_eq!(op_extension(i.op), Some(Ext::Xdemo));
         assert_eq!(i.op.cost_class(), CostClass::Mul);
         assert_eq!(Ext::Xdemo.name(), "xdemo");
+        // Custom: after the standard extensions, and not in the default set.
+        assert_eq!(Ext::ALL.last(), Some(&Ext::Xdemo));
+        assert!(!ExtSet::DEFAULT.has(Ext::Xdemo));
+        let named: ExtSet = "rv64gc_xdemo".parse().unwrap();
+        assert!(named.has(Ext::Xdemo) && named.to_string().ends_with("_xdemo"));
         // Without the extension it is illegal; the rest of custom-0 is.
         assert_eq!(
             decode_for(WORD, ExtSet::ALL.without(Ext::Xdemo)).op,

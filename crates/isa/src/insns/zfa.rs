@@ -6,6 +6,11 @@
 
 macro_rules! zfa {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Additional floating-point instructions (`fli`, `fminm`/`fmaxm`,
+            /// `fround`/`froundnx`, `fcvtmod.w.d`, `fleq`/`fltq`).
+            Zfa = "zfa", hwprobe Some(32);
+        }
         FliH       "fli.h"        0xfff0707f => 0xf4100053, Fli, Alu, ZfaZfh;
         FliS       "fli.s"        0xfff0707f => 0xf0100053, Fli, Alu, Zfa;
         FliD       "fli.d"        0xfff0707f => 0xf2100053, Fli, Alu, Zfa +D;

@@ -6,6 +6,13 @@
 
 macro_rules! zfh {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
+        extensions {
+            /// Half-precision floating point (includes Zfhmin).
+            Zfh = "zfh", hwprobe Some(27);
+            /// Minimal half precision: `flh`, `fsh`, moves and conversions to and
+            /// from single and double.
+            Zfhmin = "zfhmin", hwprobe Some(28);
+        }
         Flh        "flh"          0x0000707f => 0x00001007, LoadF, Load, Zfhmin;
         Fsh        "fsh"          0x0000707f => 0x00001027, StoreF, Store, Zfhmin;
         FmaddH     "fmadd.h"      0x0600007f => 0x04000043, F4, Fpu, Zfh;
