@@ -1,8 +1,4 @@
 //! Cache control: SiFive CFLUSH.D.L1 (both encodings), Zicbom and Zicboz.
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 macro_rules! cache {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;

@@ -1,8 +1,4 @@
 //! Hints: Zihintpause, Zihintntl, Zicbop (the offset in `imm`).
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 macro_rules! hints {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;

@@ -1,8 +1,4 @@
 //! rvnvmm's region-of-interest marker (`slti x0, rs1, 0x7aN`, a custom HINT; `crate::marker`): `imm` holds the immediate, `rs1` the argument.
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 macro_rules! marker {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;

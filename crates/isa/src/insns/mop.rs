@@ -1,8 +1,4 @@
 //! Zimop and Zcmop (`imm` holds N).
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 macro_rules! mop {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;

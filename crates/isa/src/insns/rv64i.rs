@@ -1,8 +1,4 @@
 //! RV64I (and Zifencei's `fence.i`).
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 macro_rules! rv64i {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;

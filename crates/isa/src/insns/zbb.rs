@@ -1,8 +1,4 @@
 //! Zbb.
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 // `clz`, `ctz`, `cpop`, `sext.b`, `sext.h`: the specification fixes bit 25
 // (funct7 = 0x30); the decoder has always matched only funct6 (bits

@@ -1,8 +1,4 @@
 //! Zbs.
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 macro_rules! zbs {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;

@@ -1,8 +1,4 @@
 //! Zfa.
-//!
-//! One line per instruction: operation, mnemonic, `mask => match`
-//! encoding(s), disassembly format, cost class, extension (see
-//! `insns/mod.rs`).
 
 macro_rules! zfa {
     ($($chain:tt)*) => { isa_chain! { $($chain)* ;
