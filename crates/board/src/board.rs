@@ -10,7 +10,7 @@ use crate::plic::{plic_size, Plic, PLIC_SOURCES};
 use crate::syscon::Syscon;
 use crate::uart::Uart;
 use crate::virtio::{QueueError, VirtioDevice, VirtioMmio, VIRTIO_MMIO_SIZE};
-use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWriter};
 use rvnvmm_config::{Config, RegionKind};
 use rvnvmm_hart::ControlPort;
 use rvnvmm_memsys::control::{ControlPage, CONTROL_PAGE_SIZE};
@@ -1050,7 +1050,7 @@ mod tests {
         expect.u64(0);
         b.clint.save(&mut expect);
         b.plic.save(&mut expect);
-        Snapshot::save(b.device::<Uart>().unwrap(), &mut expect);
+        Checkpointable::save(b.device::<Uart>().unwrap(), &mut expect);
         expect.count(0);
         assert_eq!(w.into_bytes(), expect.into_bytes());
     }

@@ -20,7 +20,7 @@ const MTIME: u64 = 0xbff8;
 pub const MAX_HARTS: usize = ((MTIME - MTIMECMP) / 8) as usize;
 
 /// The CLINT of `harts` harts.
-use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWriter};
 
 /// The CLINT of `harts` harts.
 #[derive(Clone, Debug)]
@@ -237,7 +237,7 @@ fn insert(old: u64, value: u64, shift: u64, size: u64) -> u64 {
 
 /// `mtime`'s offset, `msip`, `mtimecmp` and the IPI counters; the hart
 /// count and time base are the machine's.
-impl Snapshot for Clint {
+impl Checkpointable for Clint {
     fn save(&self, w: &mut StateWriter) {
         w.u64(self.offset);
         w.bytes(&self.msip.iter().map(|&b| u8::from(b)).collect::<Vec<_>>());

@@ -341,7 +341,7 @@ impl GuestMemory for Dma<'_> {
 
 /// The board as a hart's `Mmio`: device accesses see the hart's time, and
 /// afterwards every hart's interrupt lines and `mtimecmp` follow the board.
-struct Bus<'a> {
+struct SystemBus<'a> {
     board: &'a mut Board,
     lines: &'a [Arc<InterruptLines>],
     hart: usize,
@@ -368,7 +368,7 @@ fn sync_lines(board: &Board, lines: &[Arc<InterruptLines>]) {
     }
 }
 
-impl Bus<'_> {
+impl SystemBus<'_> {
     fn set_time(&mut self) {
         let ticks = self.lines[self.hart].time();
         let ns = (u128::from(ticks) * 1_000_000_000 / u128::from(map::TIMEBASE_HZ)) as u64;
@@ -376,7 +376,7 @@ impl Bus<'_> {
     }
 }
 
-impl Mmio for Bus<'_> {
+impl Mmio for SystemBus<'_> {
     fn load(&mut self, paddr: u64, size: u64, port: Option<&mut dyn ControlPort>) -> Option<u64> {
         self.set_time();
         let before = self.board.irq_changes();
@@ -913,7 +913,7 @@ impl Machine {
     }
 
     /// Polls the debugger between turns (see [`GdbStub::poll`]).
-    fn poll_gdb(&mut self) -> ControlFlow<<Self as rvnvmm_sched::Machine>::Stop> {
+    fn poll_gdb(&mut self) -> ControlFlow<<Self as rvnvmm_sched::Scheduled>::Stop> {
         let Some(mut gdb) = self.gdb.take() else {
             return ControlFlow::Continue(());
         };
@@ -1332,7 +1332,7 @@ fn each_page(
     true
 }
 
-impl rvnvmm_sched::Machine for Machine {
+impl rvnvmm_sched::Scheduled for Machine {
     type Stop = Result<End, MachineError>;
     type Turn = ();
 
@@ -1432,7 +1432,7 @@ impl rvnvmm_sched::Machine for Machine {
         self.board.set_time(core.time_ns());
         let before = hart.instret;
         let exit = {
-            let mut bus = Bus {
+            let mut bus = SystemBus {
                 board: &mut self.board,
                 lines: &self.lines,
                 hart: h,

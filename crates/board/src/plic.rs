@@ -27,7 +27,7 @@ pub fn plic_size(contexts: usize) -> u64 {
     CONTEXT + 0x1000 * contexts as u64
 }
 
-use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWriter};
 
 /// A PLIC with sources 1..=`sources` and `contexts` targets.
 #[derive(Clone, Debug)]
@@ -251,7 +251,7 @@ impl Plic {
 
 /// Priorities, line levels, claims, enables and thresholds; the pending
 /// bits follow from levels and claims.
-impl Snapshot for Plic {
+impl Checkpointable for Plic {
     fn save(&self, w: &mut StateWriter) {
         let bools = |v: &[bool]| v.iter().map(|&b| u8::from(b)).collect::<Vec<_>>();
         w.u64s(

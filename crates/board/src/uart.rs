@@ -24,7 +24,7 @@
 use crate::device::{Device, FdtNode, Wires};
 use crate::guest_mem::GuestMemory;
 use crate::input::InputQueue;
-use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWriter};
 use std::collections::VecDeque;
 use std::io::Write;
 use vm_fdt::{FdtWriter, FdtWriterResult};
@@ -325,7 +325,7 @@ impl Drop for Uart {
 /// The registers and the receive FIFO. Output is passed on before a
 /// checkpoint (`Board::flush`), so none is held; the input queue is the
 /// machine's.
-impl Snapshot for Uart {
+impl Checkpointable for Uart {
     fn save(&self, w: &mut StateWriter) {
         w.bytes(&self.rx.iter().copied().collect::<Vec<_>>());
         for b in [
@@ -412,7 +412,7 @@ impl Device for Uart {
     }
 
     fn save(&self, w: &mut StateWriter) -> Result<(), CheckpointError> {
-        Snapshot::save(self, w);
+        Checkpointable::save(self, w);
         Ok(())
     }
 
@@ -421,7 +421,7 @@ impl Device for Uart {
         r: &mut StateReader<'_>,
         wires: &mut Wires<'_>,
     ) -> Result<(), CheckpointError> {
-        Snapshot::restore(self, r)?;
+        Checkpointable::restore(self, r)?;
         wires.set_irq(0, self.irq());
         Ok(())
     }

@@ -11,7 +11,7 @@
 //!   sections, each `name`, length, Adler-32 checksum and payload. A
 //!   component writes its own fields into its section with a
 //!   [`StateWriter`] and reads them back with a [`StateReader`] (the
-//!   [`Snapshot`] trait), next to its code. Guest memory goes in sections
+//!   [`Checkpointable`] trait), next to its code. Guest memory goes in sections
 //!   of its own, sparse and compressed ([`write_pages`], [`read_pages`]).
 //!
 //! Sections are found by name, so a kind of machine adds its own (the full
@@ -330,7 +330,7 @@ impl<'a> StateReader<'a> {
 /// A component that saves its own state into a section and restores it.
 /// What a component derives from other state (decoded code, translation
 /// caches, timing state) it leaves out and rebuilds.
-pub trait Snapshot {
+pub trait Checkpointable {
     /// Writes the state.
     fn save(&self, w: &mut StateWriter);
     /// Reads it back into a component built the same way (same sizes).
@@ -623,7 +623,7 @@ impl Sections {
     }
 
     /// Adds `item`'s state as section `name`.
-    pub fn save(&mut self, name: impl Into<String>, item: &dyn Snapshot) {
+    pub fn save(&mut self, name: impl Into<String>, item: &dyn Checkpointable) {
         self.write(name, |w| item.save(w));
     }
 
@@ -653,7 +653,11 @@ impl Sections {
     }
 
     /// Restores `item` from section `name`.
-    pub fn restore(&self, name: &str, item: &mut dyn Snapshot) -> Result<(), CheckpointError> {
+    pub fn restore(
+        &self,
+        name: &str,
+        item: &mut dyn Checkpointable,
+    ) -> Result<(), CheckpointError> {
         self.read(name, |r| item.restore(r))
     }
 

@@ -357,7 +357,7 @@ fn nvmm_name(cfg: &rvnvmm_config::Config) -> &str {
 
 /// From a controller's address mapping: the distance between consecutive
 /// banks and between consecutive rows of one bank.
-fn bank_and_row_strides(ctl: &rvnvmm_config::Controller) -> Result<(u64, u64), CliError> {
+fn bank_and_row_strides(ctl: &rvnvmm_config::ControllerConfig) -> Result<(u64, u64), CliError> {
     use rvnvmm_config::AddressField;
     let layout = ctl.address_layout().map_err(CliError::AddressMapping)?;
     // Fields are listed from the most to the least significant bit.

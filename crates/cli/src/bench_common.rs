@@ -8,7 +8,14 @@ use std::process::{Command, Stdio};
 /// The machine's first NVMM region, with its name and controller.
 pub fn nvmm_region(
     cfg: &rvnvmm_config::Config,
-) -> Result<(&str, &rvnvmm_config::Region, &rvnvmm_config::Controller), MachineLacks> {
+) -> Result<
+    (
+        &str,
+        &rvnvmm_config::Region,
+        &rvnvmm_config::ControllerConfig,
+    ),
+    MachineLacks,
+> {
     let (name, region) = cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)

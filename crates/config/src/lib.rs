@@ -258,15 +258,15 @@ string_enum! {
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// `[machine]`: harts, clock, name.
-    pub machine: Machine,
+    pub machine: MachineConfig,
     /// `[core]`: per-instruction-class cycle costs for the in-order timing model.
-    pub core: Core,
+    pub core: CoreCosts,
     /// `[cache]`: L1I, L1D and the optional shared L2.
     pub cache: Caches,
     /// `[tlb]`: the timing model's TLBs and page-table walker.
     pub tlb: Tlbs,
     /// `[bus]`: the fixed latencies between the caches and the controllers.
-    pub bus: Bus,
+    pub bus: BusConfig,
     /// `[memory]`: regions (`[memory.NAME]`) and controllers (`[memory.controllers.NAME]`).
     pub memory: Memory,
     /// `[user]`: user-mode (syscall emulation) process layout.
@@ -278,7 +278,7 @@ pub struct Config {
 /// `[machine]`: the machine as a whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Machine {
+pub struct MachineConfig {
     /// Name shown in reports and stats.
     pub name: String,
     /// Number of harts (hardware threads, Linux's logical CPUs): always
@@ -307,7 +307,7 @@ pub struct Machine {
     pub model: Model,
 }
 
-impl Machine {
+impl MachineConfig {
     /// The extension set `isa` names ([`Config::validate`] reports a bad
     /// string; this gives the parser's reason).
     pub fn extensions(&self) -> Result<rvnvmm_isa::ExtSet, rvnvmm_isa::IsaError> {
@@ -320,7 +320,7 @@ impl Machine {
 /// pipelined (one per cycle).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Core {
+pub struct CoreCosts {
     /// Integer ALU, shifts, compares, LUI/AUIPC, CSR reads.
     pub alu: u32,
     /// Integer multiply (`mul*`).
@@ -489,7 +489,7 @@ impl Default for TlbLevel {
 /// request on top of the controller's own timing.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Bus {
+pub struct BusConfig {
     /// From the last-level cache to the controller input, in ns.
     pub request_latency_ns: f64,
     /// From the controller's data out to the last-level cache, in ns.
@@ -503,9 +503,9 @@ pub struct Bus {
     pub clock_hz: u64,
 }
 
-impl Bus {
+impl BusConfig {
     /// The bus clock in Hz on machine `machine`.
-    pub fn clock_hz(&self, machine: &Machine) -> u64 {
+    pub fn clock_hz(&self, machine: &MachineConfig) -> u64 {
         if self.clock_hz == 0 {
             machine.clock_hz
         } else {
@@ -526,7 +526,7 @@ pub struct Memory {
     /// Regions by name (the `NAME` of `[memory.NAME]`).
     pub regions: BTreeMap<String, Region>,
     /// Controllers by name (the `NAME` of `[memory.controllers.NAME]`).
-    pub controllers: BTreeMap<String, Controller>,
+    pub controllers: BTreeMap<String, ControllerConfig>,
 }
 
 impl Memory {
@@ -718,7 +718,7 @@ pub struct OptaneParams {
 /// (`1000 / clock_mhz` ns: 5 ns precision at 200 MHz, as on the FPGAs).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Controller {
+pub struct ControllerConfig {
     /// The memory technology behind the bus, by the name it is registered
     /// under in the memory system (`rvnvmm_memsys::technology`): `ddr3`
     /// (the DDR3 controller below, running the NVMM methods of its `nvmm`
@@ -788,7 +788,7 @@ pub struct Controller {
     pub refresh: Option<Refresh>,
 }
 
-impl Controller {
+impl ControllerConfig {
     /// Bytes the controller can address: ranks × banks × rows × row buffer.
     pub fn capacity_bytes(&self) -> u128 {
         u128::from(self.ranks)
@@ -882,11 +882,11 @@ pub struct Cflush {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            machine: Machine::default(),
-            core: Core::default(),
+            machine: MachineConfig::default(),
+            core: CoreCosts::default(),
             cache: Caches::default(),
             tlb: Tlbs::default(),
-            bus: Bus::default(),
+            bus: BusConfig::default(),
             memory: Memory::default_machine(),
             user: User::default(),
             cflush: Cflush::default(),
@@ -894,9 +894,9 @@ impl Default for Config {
     }
 }
 
-impl Default for Machine {
+impl Default for MachineConfig {
     fn default() -> Self {
-        Machine {
+        MachineConfig {
             name: "freedom-u500".into(),
             harts: 4,
             cores: 4,
@@ -909,10 +909,10 @@ impl Default for Machine {
     }
 }
 
-impl Core {
+impl CoreCosts {
     /// One cycle per instruction, nothing else: the costs of
     /// `machine.model = "functional"`.
-    pub const FUNCTIONAL: Core = Core {
+    pub const FUNCTIONAL: CoreCosts = CoreCosts {
         alu: 1,
         mul: 1,
         clmul: 1,
@@ -928,10 +928,10 @@ impl Core {
 
 impl Config {
     /// The costs the cores run with: `[core]` under `machine.model =
-    /// "timing"`, [`Core::FUNCTIONAL`] under `"functional"`.
-    pub fn core_costs(&self) -> Core {
+    /// "timing"`, [`CoreCosts::FUNCTIONAL`] under `"functional"`.
+    pub fn core_costs(&self) -> CoreCosts {
         match self.machine.model {
-            Model::Functional => Core::FUNCTIONAL,
+            Model::Functional => CoreCosts::FUNCTIONAL,
             Model::Timing => self.core.clone(),
         }
     }
@@ -963,9 +963,9 @@ impl Config {
     }
 }
 
-impl Default for Core {
+impl Default for CoreCosts {
     fn default() -> Self {
-        Core {
+        CoreCosts {
             alu: 1,
             mul: 10,
             clmul: 10,
@@ -1017,9 +1017,9 @@ impl Default for CacheLevel {
     }
 }
 
-impl Default for Bus {
+impl Default for BusConfig {
     fn default() -> Self {
-        Bus {
+        BusConfig {
             request_latency_ns: 600.0,
             response_latency_ns: 600.0,
             beat_bytes: 8,
@@ -1056,7 +1056,7 @@ impl Memory {
         let mut controllers = BTreeMap::new();
         controllers.insert(
             "ddr3".to_string(),
-            Controller {
+            ControllerConfig {
                 tfaw_ns: Some(30.0),
                 // Arrival order and postponed refreshes: see
                 // configs/freedom-u500.toml.
@@ -1065,7 +1065,7 @@ impl Memory {
                     postpone_max: 2,
                     ..Refresh::default()
                 }),
-                ..Controller::default()
+                ..ControllerConfig::default()
             },
         );
         Memory {
@@ -1254,11 +1254,11 @@ impl Default for OptaneParams {
     }
 }
 
-impl Default for Controller {
+impl Default for ControllerConfig {
     /// DDR3-1600 (11-11-11), 4 GiB single-rank x64 of 4 Gb x8 chips, behind
     /// a 200 MHz controller; no tFAW, no refresh.
     fn default() -> Self {
-        Controller {
+        ControllerConfig {
             technology: DDR3_TECHNOLOGY.to_string(),
             params: BTreeMap::new(),
             clock_mhz: 200.0,

@@ -4,7 +4,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::Controller;
+use crate::ControllerConfig;
 
 /// One field of a DRAM address.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -105,7 +105,7 @@ impl AddressMapping {
 
     /// Resolves the mapping against a controller's geometry into bit fields,
     /// most significant first, ending with the byte offset.
-    pub fn layout(&self, c: &Controller) -> Result<Vec<BitField>, String> {
+    pub fn layout(&self, c: &ControllerConfig) -> Result<Vec<BitField>, String> {
         let pieces = parse_pieces(self.as_str())?;
         let width = |what: &str, n: u64| -> Result<u32, String> {
             if n == 0 || !n.is_power_of_two() {
@@ -241,9 +241,9 @@ mod tests {
     use AddressField::*;
 
     fn layout(m: &str) -> Result<Vec<(AddressField, u32)>, String> {
-        let c = Controller {
+        let c = ControllerConfig {
             mapping: AddressMapping::parse(m)?,
-            ..Controller::default()
+            ..ControllerConfig::default()
         };
         Ok(c.address_layout()?
             .into_iter()

@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::{Table, Value};
 
 use crate::{
-    Config, Controller, KeepOpen, Memory, Method, NvmmParams, PagePolicy, Refresh, Region,
+    Config, ControllerConfig, KeepOpen, Memory, Method, NvmmParams, PagePolicy, Refresh, Region,
     RegionKind, Replacement, Scheduler, SmtPolicy, TlbRefill, TrpOn,
 };
 
@@ -133,10 +133,10 @@ fn to_table<T: Serialize>(v: &T) -> Table {
 fn build_schema() -> Schema {
     // An exemplar with every optional key present.
     let mut ex = Config::default();
-    let ctrl = Controller {
+    let ctrl = ControllerConfig {
         tfaw_ns: Some(30.0),
         refresh: Some(Refresh::default()),
-        ..Controller::default()
+        ..ControllerConfig::default()
     };
     ex.memory.controllers = BTreeMap::from([("c".to_string(), ctrl.clone())]);
     let nvmm = Region {
@@ -471,7 +471,7 @@ impl<'de> Deserialize<'de> for Memory {
                 let mut controllers = None;
                 while let Some(key) = map.next_key::<String>()? {
                     if key == CONTROLLERS {
-                        controllers = Some(map.next_value::<BTreeMap<String, Controller>>()?);
+                        controllers = Some(map.next_value::<BTreeMap<String, ControllerConfig>>()?);
                     } else {
                         let r = map.next_value::<Region>()?;
                         regions.insert(key, r);

@@ -259,7 +259,7 @@ fn file_controller_takes_controller_defaults() {
     let c = Config::from_toml_str(text, &[]).unwrap();
     let mc = &c.memory.controllers["mc"];
     assert_eq!(mc.trcd_ns, 15.0);
-    assert_eq!(mc.tcl_ns, Controller::default().tcl_ns);
+    assert_eq!(mc.tcl_ns, ControllerConfig::default().tcl_ns);
     assert!(mc.refresh.is_none());
     assert_eq!(c.memory.controllers.len(), 1);
 }
@@ -794,8 +794,12 @@ fn core_costs_follow_the_model() {
     let timed = Config::load(None, &[]).unwrap();
     assert_eq!(timed.core_costs(), timed.core);
     let functional = Config::load(None, &["machine.model=functional".to_string()]).unwrap();
-    assert_eq!(functional.core_costs(), Core::FUNCTIONAL);
-    assert_ne!(functional.core, Core::FUNCTIONAL, "[core] itself stays");
+    assert_eq!(functional.core_costs(), CoreCosts::FUNCTIONAL);
+    assert_ne!(
+        functional.core,
+        CoreCosts::FUNCTIONAL,
+        "[core] itself stays"
+    );
 }
 
 #[test]

@@ -4,7 +4,9 @@ use toml::Value;
 
 use crate::range::{range_of, PHYS_ADDR_LIMIT};
 use crate::schema::{flatten, hex, order_key};
-use crate::{CacheLevel, Config, ConfigError, Controller, Machine, Problem, RegionKind, Warning};
+use crate::{
+    CacheLevel, Config, ConfigError, ControllerConfig, MachineConfig, Problem, RegionKind, Warning,
+};
 
 /// DDR3's maximum tRAS (9 × tREFI), seed 000 Table 1.
 pub const DDR3_TRAS_MAX_NS: f64 = 70_200.0;
@@ -128,7 +130,7 @@ impl Config {
             Ok(isa)
                 if isa.has(rvnvmm_isa::Ext::Zic64b)
                     && !self.cbo_blocks_fit_zic64b(isa)
-                    && self.machine.isa != Machine::default().isa =>
+                    && self.machine.isa != MachineConfig::default().isa =>
             {
                 c.error(
                     "machine.isa",
@@ -289,7 +291,7 @@ impl Config {
         }
     }
 
-    fn check_controller(&self, c: &mut Checker, name: &str, ctrl: &Controller) {
+    fn check_controller(&self, c: &mut Checker, name: &str, ctrl: &ControllerConfig) {
         let key = format!("memory.controllers.{name}");
         let k = |s: &str| format!("{key}.{s}");
         c.tras(&k("tras_ns"), ctrl.tras_ns);

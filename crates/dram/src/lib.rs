@@ -319,7 +319,7 @@ impl Controller {
     /// rank/bank/row/column, wrapping at the DIMM's capacity.
     pub fn new(
         name: &str,
-        cfg: &rvnvmm_config::Controller,
+        cfg: &rvnvmm_config::ControllerConfig,
         regions: &[(String, u64, u64, Option<NvmmParams>)],
     ) -> Result<Controller, DramError> {
         let ctx = |e: DramError| DramError::setup(name, e);

@@ -249,9 +249,9 @@ mod tests {
         };
         // A server iMC's read queues (six channels): deep enough that the
         // media, not the queue, bounds read bandwidth.
-        let cfg = rvnvmm_config::Controller {
+        let cfg = rvnvmm_config::ControllerConfig {
             read_queue: 384,
-            ..rvnvmm_config::Controller::default()
+            ..rvnvmm_config::ControllerConfig::default()
         };
         Controller::new(
             "ddr3",

@@ -1,7 +1,7 @@
 //! Hand-worked command timelines, the paper's cases, and property tests.
 //!
 //! Unless a test says otherwise the controller is freedom-u500's DDR3-1600
-//! behind a 200 MHz controller (`rvnvmm_config::Controller::default()`:
+//! behind a 200 MHz controller (`rvnvmm_config::ControllerConfig::default()`:
 //! no tFAW, no refresh), in DRAM clocks of 1.25 ns:
 //! tCL 13.75, tCWL 10, tBURST 5, tRCD 13.75, tRP 13.75, tRAS 35, tRTP 7.5,
 //! tWR 15, tCCD 5, tRRD 6.25 (6 ns rounded up to 5 tCK); requests and read
@@ -12,7 +12,9 @@ use super::*;
 use crate::method::{coarse::Coarse, fine::Fine, proposed::Proposed};
 use crate::microbench::{banks, stride, BlockingCpu, Op};
 use crate::schedule::write_watermarks;
-use rvnvmm_config::{AddressMapping, Controller as CtrlCfg, KeepOpen, Method, Refresh, TrpOn};
+use rvnvmm_config::{
+    AddressMapping, ControllerConfig as CtrlCfg, KeepOpen, Method, Refresh, TrpOn,
+};
 use CommandKind::*;
 
 const NS: Ps = 1000;

@@ -44,7 +44,7 @@ pub(crate) struct Timing {
 }
 
 impl Timing {
-    pub(crate) fn new(c: &rvnvmm_config::Controller) -> Result<Timing, DramError> {
+    pub(crate) fn new(c: &rvnvmm_config::ControllerConfig) -> Result<Timing, DramError> {
         check_ns("clock period (1000 / clock_mhz)", c.period_ns(), false)?;
         for (k, v) in [
             ("tck_ns", c.tck_ns),

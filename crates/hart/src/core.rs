@@ -2,7 +2,7 @@
 
 use crate::smt::{IssueCalendar, SharedCalendar, MAX_THREADS};
 use crate::{CoreId, CoreMap, HartConfig};
-use rvnvmm_config::Core as CoreCosts;
+use rvnvmm_config::CoreCosts;
 
 /// A processor core: the clock, the in-order cost model and the port to
 /// the timing model's private caches (its [`CoreId`], the L1 slot). A

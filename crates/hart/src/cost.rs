@@ -6,7 +6,7 @@
 use rvnvmm_isa::{CostClass, Insn, Op};
 
 /// Cycles per instruction class: the machine config's `[core]` itself.
-pub use rvnvmm_config::Core as CoreCosts;
+pub use rvnvmm_config::CoreCosts;
 
 /// The static cost of `ins`, given the instruction before it in the
 /// block (for the load-use stall). Conditional branches and indirect

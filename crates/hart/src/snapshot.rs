@@ -7,10 +7,10 @@
 use crate::pmp::{Pmp, PMP_ENTRIES};
 use crate::privileged::PrivState;
 use crate::{Hart, HartStats, Priv, Trap};
-use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWriter};
 use std::sync::atomic::Ordering::Relaxed;
 
-impl Snapshot for PrivState {
+impl Checkpointable for PrivState {
     fn save(&self, w: &mut StateWriter) {
         for v in self.fields() {
             w.u64(*v);
@@ -84,7 +84,7 @@ impl PrivState {
     }
 }
 
-impl Snapshot for Pmp {
+impl Checkpointable for Pmp {
     fn save(&self, w: &mut StateWriter) {
         w.bytes(&self.raw_cfg());
         w.u64s(&self.raw_addr());
@@ -102,7 +102,7 @@ impl Snapshot for Pmp {
     }
 }
 
-impl Snapshot for HartStats {
+impl Checkpointable for HartStats {
     fn save(&self, w: &mut StateWriter) {
         let a = &self.atomics;
         let s = &self.sbi_calls;
@@ -175,7 +175,7 @@ fn priv_of(code: u8, r: &StateReader<'_>) -> Result<Priv, CheckpointError> {
 /// The hart's architectural state. The core it runs on (its clock) is the
 /// machine's to save; the configuration (ISA, costs) is the restoring
 /// machine's.
-impl Snapshot for Hart {
+impl Checkpointable for Hart {
     fn save(&self, w: &mut StateWriter) {
         w.bool(self.full_system);
         w.u64s(&self.x);

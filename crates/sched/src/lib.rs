@@ -23,10 +23,10 @@
 //!   request goes to the memory system ([`Cores::note_time`]), so it can
 //!   forget history no request can reach any more.
 //! * **Idle.** When nothing is ready, no timer is armed and no wake-up is
-//!   due, the machine decides ([`Machine::idle`]): the board waits for
+//!   due, the machine decides ([`Scheduled::idle`]): the board waits for
 //!   device input, user mode for a host signal or reports a deadlock.
 //!
-//! What differs between the two machines is behind [`Machine`]: how a turn
+//! What differs between the two machines is behind [`Scheduled`]: how a turn
 //! runs and what its end means (an `ecall`, a trap, `wfi`), the checks
 //! before each choice, and device polling after a turn. The scheduler knows
 //! nothing of harts or memory systems, only of cores, clocks and
@@ -116,10 +116,10 @@ pub trait Cores {
 
 /// A machine the scheduler runs: its cores plus what happens around each
 /// turn. Every hook may end the run with `Break`.
-pub trait Machine: Cores {
+pub trait Scheduled: Cores {
     /// Why a run ended.
     type Stop;
-    /// How a turn ended, from [`Machine::run_turn`] to [`Machine::end_turn`].
+    /// How a turn ended, from [`Scheduled::run_turn`] to [`Scheduled::end_turn`].
     type Turn;
     /// Before each choice (board: a power-off request, a kernel panic, the
     /// instruction limit; user mode: host signals, the exit).
@@ -131,7 +131,7 @@ pub trait Machine: Cores {
     /// Core `core` was chosen: prepares its turn and returns its budget in
     /// instructions (user mode: which thread runs, its pending signals).
     fn begin_turn(&mut self, core: usize) -> ControlFlow<Self::Stop, u64>;
-    /// Whether [`Machine::begin_turn`] leaves every other core's clock and
+    /// Whether [`Scheduled::begin_turn`] leaves every other core's clock and
     /// status as they were. The sync limit then comes from the look at the
     /// cores that chose the core ([`Scheduler::pick_with_limit`]) rather
     /// than from asking each other core again after `begin_turn`.
@@ -140,7 +140,7 @@ pub trait Machine: Cores {
     /// the private caches after `sync_limit` cycles. Whatever the
     /// memory-time notes that follow depend on is applied here (a hart in
     /// `wfi` is asleep); the rest of how the turn ended is returned for
-    /// [`Machine::end_turn`].
+    /// [`Scheduled::end_turn`].
     fn run_turn(
         &mut self,
         core: usize,
@@ -351,7 +351,7 @@ impl Scheduler {
     /// Runs `m` until a hook ends the run: check, pick (or idle), begin
     /// the turn, run it under the sync limit, note memory times, end the
     /// turn.
-    pub fn run<M: Machine + ?Sized>(&self, m: &mut M) -> M::Stop {
+    pub fn run<M: Scheduled + ?Sized>(&self, m: &mut M) -> M::Stop {
         loop {
             if let ControlFlow::Break(stop) = m.check() {
                 return stop;

@@ -299,7 +299,7 @@ impl Cores for Toy {
     }
 }
 
-impl Machine for Toy {
+impl Scheduled for Toy {
     type Stop = &'static str;
     type Turn = ();
     // The runs below check each turn's limit against the clocks: they

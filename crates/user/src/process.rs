@@ -14,7 +14,7 @@ use rvnvmm_hart::{
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
-use rvnvmm_sched::{Cores, Machine, Status};
+use rvnvmm_sched::{Cores, Scheduled, Status};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
@@ -1252,7 +1252,7 @@ impl Target for Process {
     }
 }
 
-impl Machine for Process {
+impl Scheduled for Process {
     type Stop = Result<(), RunError>;
     type Turn = Exit;
 

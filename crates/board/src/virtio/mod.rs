@@ -19,7 +19,7 @@ pub use queue::{Chain, Cursor, Desc, Queue, QueueError, QUEUE_MAX};
 
 use crate::device::{Device, FdtNode, Wires};
 use crate::guest_mem::GuestMemory;
-use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWriter};
 use vm_fdt::{FdtWriter, FdtWriterResult};
 
 /// Bytes of one virtio-mmio window.

@@ -17,7 +17,7 @@ const INDIRECT_MAX: u64 = 32768;
 const DESC_F_NEXT: u16 = 1;
 const DESC_F_WRITE: u16 = 2;
 const DESC_F_INDIRECT: u16 = 4;
-use rvnvmm_checkpoint::{CheckpointError, Snapshot, StateReader, StateWriter};
+use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWriter};
 
 const AVAIL_F_NO_INTERRUPT: u16 = 1;
 
@@ -320,7 +320,7 @@ impl Queue {
 
 /// The driver's set-up (size, ready, ring addresses) and the device's
 /// indices.
-impl Snapshot for Queue {
+impl Checkpointable for Queue {
     fn save(&self, w: &mut StateWriter) {
         w.u16(self.size);
         w.bool(self.ready);

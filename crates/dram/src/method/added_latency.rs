@@ -57,7 +57,7 @@ mod tests {
             1 << 30,
             Some(NvmmParams::default()),
         )];
-        let cfg = rvnvmm_config::Controller::default();
+        let cfg = rvnvmm_config::ControllerConfig::default();
         let mut c = Controller::new("ddr3", &cfg, &nvmm).unwrap();
         c.set_method("nvmm", method).unwrap();
         c
@@ -69,7 +69,7 @@ mod tests {
         // each stage on the 5 ns controller clock.
         let mut plain = Controller::new(
             "ddr3",
-            &rvnvmm_config::Controller::default(),
+            &rvnvmm_config::ControllerConfig::default(),
             &[("dram".to_string(), 0xC000_0000, 1 << 30, None)],
         )
         .unwrap();

@@ -560,10 +560,10 @@ mod tests {
     const BASE: u64 = 0xC000_0000;
 
     fn controller(optane: OptaneParams) -> Controller {
-        controller_with(optane, rvnvmm_config::Controller::default())
+        controller_with(optane, rvnvmm_config::ControllerConfig::default())
     }
 
-    fn controller_with(optane: OptaneParams, cfg: rvnvmm_config::Controller) -> Controller {
+    fn controller_with(optane: OptaneParams, cfg: rvnvmm_config::ControllerConfig) -> Controller {
         let p = NvmmParams {
             method: Method::Optane,
             optane,
@@ -771,9 +771,9 @@ mod tests {
             ..OptaneParams::default()
         };
         // An iMC read queue deep enough to keep the media busy.
-        let deep = rvnvmm_config::Controller {
+        let deep = rvnvmm_config::ControllerConfig {
             read_queue: 256,
-            ..rvnvmm_config::Controller::default()
+            ..rvnvmm_config::ControllerConfig::default()
         };
         let mut c = controller_with(p.clone(), deep);
         let lines = 4000u64;
@@ -824,7 +824,7 @@ mod tests {
             };
             let e = Controller::new(
                 "ddr3",
-                &rvnvmm_config::Controller::default(),
+                &rvnvmm_config::ControllerConfig::default(),
                 &[("nvmm".to_string(), BASE, 1 << 30, Some(p))],
             )
             .unwrap_err();
