@@ -1,7 +1,22 @@
 //! The command-line arguments of run control: `--fast-forward insns=N|marker`,
-//! `--sample period=N,detail=M[,warmup=W]`, `insns=N`.
+//! `--sample period=N,detail=M[,warmup=W]`, `insns=N`, and the points
+//! `insns=N|time=NS` of `--crash-at` and `--checkpoint-at`.
 
-use crate::{FastForward, Sampling};
+use crate::{FastForward, Point, Sampling};
+
+/// Parses a [`Point`]: `insns=N` (N >= 1) or `time=NS` (simulated
+/// nanoseconds); `_` may group digits.
+pub fn parse_point(s: &str) -> Result<Point, String> {
+    let bad = || format!("'{s}' is not insns=N or time=NS (simulated nanoseconds)");
+    let (key, value) = s.split_once('=').ok_or_else(bad)?;
+    let n: u64 = value.trim().replace('_', "").parse().map_err(|_| bad())?;
+    match key.trim() {
+        "insns" if n > 0 => Ok(Point::Insns(n)),
+        "insns" => Err("insns=N needs N >= 1".into()),
+        "time" => Ok(Point::TimeNs(n)),
+        _ => Err(bad()),
+    }
+}
 
 /// Parses `--fast-forward insns=N|marker`.
 pub fn parse_fast_forward(s: &str) -> Result<FastForward, String> {

@@ -52,9 +52,11 @@
 
 pub mod args;
 pub mod json;
+mod point;
 pub mod sampling;
 
-pub use args::{parse_fast_forward, parse_insns, parse_sample};
+pub use args::{parse_fast_forward, parse_insns, parse_point, parse_sample};
+pub use point::Point;
 pub use json::{reset_json, sampling_json, snapshot_json, switches_json};
 pub use sampling::{
     estimate, t_quantile_95, Estimate, SampleCounters, SampleWindow, Sampler, Sampling,
