@@ -1,6 +1,7 @@
 //! Guest signals: dispositions, masks, the riscv64 signal frame, delivery
 //! and `rt_sigreturn`.
 
+use crate::abi::{SigFrame, SigInfo, StackT, Timespec};
 use crate::errno::Errno;
 use crate::process::{ExitKind, Process, ThreadState};
 
@@ -53,13 +54,7 @@ pub(crate) mod consts {
 pub(crate) use consts::*;
 
 /// One signal's disposition (the kernel's `struct sigaction` on riscv64).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SigAction {
-    /// SIG_DFL (0), SIG_IGN (1) or a handler address.
-    pub handler: u64,
-    pub flags: u64,
-    pub mask: u64,
-}
+pub(crate) use crate::abi::SigAction;
 
 /// A signal waiting for delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,15 +76,16 @@ impl SignalInfo {
         }
     }
 
-    /// The first 48 bytes of the guest's siginfo (the rest is zero).
-    pub fn to_bytes(self) -> [u8; 128] {
-        let mut b = [0u8; 128];
-        b[0..4].copy_from_slice(&self.signo.to_le_bytes());
-        b[8..12].copy_from_slice(&self.code.to_le_bytes());
-        for (k, w) in self.data.iter().enumerate() {
-            b[16 + 8 * k..24 + 8 * k].copy_from_slice(&w.to_le_bytes());
+    /// The guest's siginfo: the first 48 bytes, the rest zero.
+    pub fn to_abi(self) -> SigInfo {
+        let mut fields = [0u64; 14];
+        fields[..4].copy_from_slice(&self.data);
+        SigInfo {
+            si_signo: self.signo,
+            si_code: self.code,
+            fields,
+            ..SigInfo::default()
         }
-        b
     }
 
     /// A signal sent by process `pid` (kill, tgkill, or the host).
@@ -170,16 +166,8 @@ fn default_ignored(sig: i32) -> bool {
     matches!(sig, SIGCHLD | SIGURG | SIGWINCH | SIGCONT)
 }
 
-// Layout of the riscv64 rt_sigframe: siginfo (128 bytes), then ucontext:
-// uc_flags 8, uc_link 8, uc_stack 24, uc_sigmask 8 + 120 reserved, then
-// mcontext aligned to 16: 32 x-regs (pc first), 32 f-regs, fcsr, padding
-// to the size of the Q-extension state (528 bytes).
-const SIGINFO_SIZE: u64 = 128;
-const UC_STACK: u64 = 16;
-const UC_SIGMASK: u64 = 40;
-const UC_MCONTEXT: u64 = 176;
-const MC_FPREGS: u64 = 256;
-const FRAME_SIZE: u64 = SIGINFO_SIZE + UC_MCONTEXT + 256 + 528;
+/// Bytes of the frame a handler runs on (`struct rt_sigframe`).
+const FRAME_SIZE: u64 = std::mem::size_of::<SigFrame>() as u64;
 
 impl Process {
     /// Queues a signal for the current thread and delivers it now: used for
@@ -239,11 +227,8 @@ impl Process {
                     _ => 0,
                 };
                 if rem != 0 {
-                    let left = until.saturating_sub(now);
-                    let mut b = [0u8; 16];
-                    b[..8].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
-                    b[8..].copy_from_slice(&(left % 1_000_000_000).to_le_bytes());
-                    if self.write_mem(rem, &b).is_err() {
+                    let left = Timespec::from_ns(until.saturating_sub(now));
+                    if self.write_obj(rem, &left).is_err() {
                         self.threads[i].hart.x[10] = (-crate::errno::EFAULT) as u64;
                     }
                 }
@@ -394,38 +379,23 @@ impl Process {
         };
         sp = (sp - FRAME_SIZE) & !15;
         let frame = sp;
-        let mut f = vec![0u8; FRAME_SIZE as usize];
-        let put = |f: &mut Vec<u8>, off: u64, v: &[u8]| {
-            f[off as usize..off as usize + v.len()].copy_from_slice(v)
+        let mut f = SigFrame::zeroed();
+        f.info = info.to_abi();
+        f.uc.uc_stack = StackT {
+            ss_sp,
+            ss_flags: if on_alt { SS_ONSTACK } else { ss_flags },
+            ss_size,
+            ..StackT::default()
         };
-        // siginfo
-        put(&mut f, 0, &info.to_bytes());
-        let uc = SIGINFO_SIZE;
-        put(&mut f, uc + UC_STACK, &ss_sp.to_le_bytes());
-        put(
-            &mut f,
-            uc + UC_STACK + 8,
-            &(if on_alt { SS_ONSTACK } else { ss_flags }).to_le_bytes(),
-        );
-        put(&mut f, uc + UC_STACK + 16, &ss_size.to_le_bytes());
         // sigsuspend: the handler's return restores the mask from before it.
-        let saved_mask = t.saved_mask.unwrap_or(t.sigmask);
-        put(&mut f, uc + UC_SIGMASK, &saved_mask.to_le_bytes());
-        let mc = uc + UC_MCONTEXT;
-        put(&mut f, mc, &t.hart.pc.to_le_bytes());
-        for r in 1..32 {
-            put(&mut f, mc + r * 8, &t.hart.x[r as usize].to_le_bytes());
-        }
-        for r in 0..32 {
-            put(
-                &mut f,
-                mc + MC_FPREGS + r * 8,
-                &t.hart.f[r as usize].to_le_bytes(),
-            );
-        }
-        let fcsr = (t.hart.frm as u32) << 5 | t.hart.fflags as u32;
-        put(&mut f, mc + MC_FPREGS + 256, &fcsr.to_le_bytes());
-        self.write_mem(frame, &f)?;
+        f.uc.uc_sigmask = t.saved_mask.unwrap_or(t.sigmask);
+        let mc = &mut f.uc.uc_mcontext;
+        mc.sc_regs = t.hart.x;
+        mc.sc_regs[0] = t.hart.pc;
+        mc.sc_fpregs.f = t.hart.f;
+        mc.sc_fpregs.fcsr = (t.hart.frm as u32) << 5 | t.hart.fflags as u32;
+        self.write_obj(frame, &f)?;
+        let uc = std::mem::offset_of!(SigFrame, uc) as u64;
         let restorer = self.sigreturn_page;
         let t = &mut self.threads[i];
         t.hart.x[2] = frame;
@@ -452,24 +422,16 @@ impl Process {
     pub(crate) fn sigreturn(&mut self) -> Result<(), Errno> {
         let i = self.current;
         let frame = self.threads[i].hart.x[2];
-        let mut f = vec![0u8; FRAME_SIZE as usize];
-        self.read_mem(frame, &mut f)?;
-        let get =
-            |off: u64| u64::from_le_bytes(f[off as usize..off as usize + 8].try_into().unwrap());
-        let uc = SIGINFO_SIZE;
-        let mc = uc + UC_MCONTEXT;
+        let f: SigFrame = self.read_obj(frame)?;
+        let mc = &f.uc.uc_mcontext;
         let t = &mut self.threads[i];
-        t.hart.pc = get(mc);
-        for r in 1..32 {
-            t.hart.x[r as usize] = get(mc + r * 8);
-        }
-        for r in 0..32 {
-            t.hart.f[r as usize] = get(mc + MC_FPREGS + r * 8);
-        }
-        let fcsr = get(mc + MC_FPREGS + 256) as u32;
+        t.hart.pc = mc.sc_regs[0];
+        t.hart.x[1..].copy_from_slice(&mc.sc_regs[1..]);
+        t.hart.f = mc.sc_fpregs.f;
+        let fcsr = mc.sc_fpregs.fcsr;
         t.hart.fflags = (fcsr & 0x1f) as u8;
         t.hart.frm = ((fcsr >> 5) & 7) as u8;
-        t.sigmask = get(uc + UC_SIGMASK) & !(bit(SIGKILL) | bit(SIGSTOP));
+        t.sigmask = f.uc.uc_sigmask & !(bit(SIGKILL) | bit(SIGSTOP));
         Ok(())
     }
 }

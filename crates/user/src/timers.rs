@@ -21,6 +21,7 @@
 //!   blocking on the host (`Process::wait_or_restart`). No host timer is
 //!   ever used: runs stay deterministic.
 
+use crate::abi::{Itimerspec, Itimerval};
 use crate::errno::*;
 use crate::process::{Process, ThreadState};
 use crate::signal::{SignalInfo, SI_KERNEL};
@@ -199,30 +200,6 @@ impl TimerFds {
     }
 }
 
-/// The riscv64 `struct itimerval` or `struct itimerspec` at `b`: interval,
-/// then value, each (seconds, fraction); `unit` the fraction's in ns (1000
-/// for a timeval's microseconds). `None` if a field is out of range.
-fn interval_and_value(b: &[u8; 32], unit: u64) -> Option<(u64, u64)> {
-    let w = |k: usize| u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes"));
-    let limit = 1_000_000_000 / unit;
-    let ns = |s: u64, f: u64| {
-        ((s as i64) >= 0 && f < limit)
-            .then(|| s.saturating_mul(1_000_000_000).saturating_add(f * unit))
-    };
-    Some((ns(w(0), w(1))?, ns(w(2), w(3))?))
-}
-
-/// Interval and value in ns as a riscv64 `struct itimerval` or `struct
-/// itimerspec` (`unit` as for [`interval_and_value`]; fractions truncated).
-fn to_pair(interval: u64, value: u64, unit: u64) -> [u8; 32] {
-    let mut b = [0u8; 32];
-    for (k, ns) in [interval, value].into_iter().enumerate() {
-        b[16 * k..16 * k + 8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
-        b[16 * k + 8..16 * k + 16].copy_from_slice(&((ns % 1_000_000_000) / unit).to_le_bytes());
-    }
-    b
-}
-
 /// `timerfd_create`'s and `timerfd_settime`'s flags.
 const TFD_NONBLOCK: u64 = 0o4000;
 const TFD_CLOEXEC: u64 = 0o2_000_000;
@@ -249,9 +226,7 @@ impl Process {
     /// setitimer(2).
     pub(crate) fn sys_setitimer(&mut self, which: u64, new: u64, old: u64) -> SysResult {
         let (interval, value) = if new != 0 {
-            let mut b = [0u8; 32];
-            self.read_mem(new, &mut b)?;
-            interval_and_value(&b, 1000).ok_or(EINVAL)?
+            self.read_obj::<Itimerval>(new)?.to_ns().ok_or(EINVAL)?
         } else {
             // A null value disarms (a misfeature Linux keeps).
             (0, 0)
@@ -268,7 +243,7 @@ impl Process {
             Schedule::armed(now.saturating_add(value), interval)
         };
         if old != 0 {
-            self.write_mem(old, &before)?;
+            self.write_obj(old, &before)?;
         }
         Ok(0)
     }
@@ -280,19 +255,19 @@ impl Process {
             .filter(|&w| w <= ITIMER_PROF)
             .ok_or(EINVAL)?;
         let v = self.itimer_value(which);
-        self.write_mem(cur, &v)?;
+        self.write_obj(cur, &v)?;
         Ok(0)
     }
 
     /// Timer `which` as getitimer gives it: an armed timer has at least a
     /// microsecond left, as on Linux.
-    fn itimer_value(&self, which: usize) -> [u8; 32] {
+    fn itimer_value(&self, which: usize) -> Itimerval {
         let s = self.itimers[which];
         let left = match s.next {
             None => 0,
             Some(_) => s.remaining(self.itimer_now(which)).max(1000),
         };
-        to_pair(s.interval, left, 1000)
+        Itimerval::from_ns(s.interval, left)
     }
 
     /// Whether signal `sig` of a timer could wake or reach a thread now:
@@ -439,15 +414,14 @@ impl Process {
         new: u64,
         old: u64,
     ) -> SysResult {
-        let mut b = [0u8; 32];
-        self.read_mem(new, &mut b)?;
-        let (interval, value) = interval_and_value(&b, 1).ok_or(EINVAL)?;
+        let new: Itimerspec = self.read_obj(new)?;
+        let (interval, value) = new.to_ns().ok_or(EINVAL)?;
         if flags & !(TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET) != 0 {
             return Err(EINVAL);
         }
         let now = self.now_ns();
         let t = self.timerfd(fd)?;
-        let before = to_pair(t.schedule.interval, t.schedule.remaining(now), 1);
+        let before = Itimerspec::from_ns(t.schedule.interval, t.schedule.remaining(now));
         let at = if flags & TFD_TIMER_ABSTIME == 0 {
             now.saturating_add(value)
         } else if t.clock == 0 {
@@ -464,7 +438,7 @@ impl Process {
         };
         self.sync_timerfds();
         if old != 0 {
-            self.write_mem(old, &before)?;
+            self.write_obj(old, &before)?;
         }
         Ok(0)
     }
@@ -473,8 +447,8 @@ impl Process {
     pub(crate) fn sys_timerfd_gettime(&mut self, fd: i32, cur: u64) -> SysResult {
         let now = self.now_ns();
         let t = self.timerfd(fd)?;
-        let v = to_pair(t.schedule.interval, t.schedule.remaining(now), 1);
-        self.write_mem(cur, &v)?;
+        let v = Itimerspec::from_ns(t.schedule.interval, t.schedule.remaining(now));
+        self.write_obj(cur, &v)?;
         Ok(0)
     }
 
@@ -607,23 +581,6 @@ mod tests {
         assert_eq!(once.take(60), 1);
         assert_eq!(once, Schedule::default(), "a one-shot timer disarms");
         assert_eq!(Schedule::default().due(u64::MAX), 0);
-    }
-
-    #[test]
-    fn timeval_and_timespec_pairs_round_trip_and_reject_bad_fields() {
-        let b = to_pair(1_500_000_000, 2_000_001_000, 1000);
-        assert_eq!(
-            interval_and_value(&b, 1000),
-            Some((1_500_000_000, 2_000_001_000))
-        );
-        let mut bad = b;
-        bad[8..16].copy_from_slice(&1_000_000u64.to_le_bytes());
-        assert_eq!(interval_and_value(&bad, 1000), None, "usec 1000000");
-        let mut neg = b;
-        neg[16..24].copy_from_slice(&(-1i64).to_le_bytes());
-        assert_eq!(interval_and_value(&neg, 1000), None, "negative seconds");
-        let ns = to_pair(7, 999_999_999, 1);
-        assert_eq!(interval_and_value(&ns, 1), Some((7, 999_999_999)));
     }
 
     #[test]
