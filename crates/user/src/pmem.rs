@@ -140,6 +140,26 @@ fn decode(b: &[u8]) -> Option<Entry> {
     })
 }
 
+/// A file system call as the directory, a layer over the host's file
+/// system, sees it: the dispatcher classifies each call once and hands it
+/// to [`Process::pmem_before`] and [`Process::pmem_after`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum FileOp {
+    /// mkdirat of the guest path at `path`.
+    MakeDir { dirfd: i32, path: u64 },
+    /// mknodat of the guest path at `path`, file type and mode `mode`.
+    MakeNode { dirfd: i32, path: u64, mode: u32 },
+    /// A call that may create, remove, rename or resize files by name
+    /// (unlinkat, renameat2, truncate).
+    Names,
+    /// openat: the descriptor returned may name a new file.
+    Opened,
+    /// A call that may have created or resized the file `fd` has open.
+    Wrote(i32),
+    /// fsync or fdatasync of the file `fd` has open.
+    Synced(i32),
+}
+
 /// Why the table in the image cannot be used.
 fn corrupt(what: String) -> crate::process::RunError {
     crate::process::RunError::Setup(format!(
@@ -275,6 +295,55 @@ impl Process {
             self.mem.persist_write_back(a);
             a += line;
         }
+    }
+
+    /// Before the host runs `op`: the directory keeps regular files only,
+    /// as a flat table, so a directory or another kind of node made inside
+    /// it is refused (EPERM).
+    pub(crate) fn pmem_before(&mut self, op: &FileOp) -> Result<(), Errno> {
+        let (dirfd, path, regular) = match *op {
+            FileOp::MakeDir { dirfd, path } => (dirfd, path, false),
+            FileOp::MakeNode { dirfd, path, mode } => (
+                dirfd,
+                path,
+                matches!(mode & libc::S_IFMT, 0 | libc::S_IFREG),
+            ),
+            _ => return Ok(()),
+        };
+        let p = self.read_cstr(path)?;
+        if !regular && self.fs.inside_pmem_dir(dirfd, &p) {
+            return Err(EPERM);
+        }
+        Ok(())
+    }
+
+    /// After `op` succeeded with `r`: the table and the extents follow
+    /// what changed (ENOSPC when a file outgrows the partition, and a file
+    /// just opened that the directory cannot take is closed again); an
+    /// `fsync` writes the file's lines back.
+    pub(crate) fn pmem_after(&mut self, op: &FileOp, r: i64) -> SysResult {
+        match *op {
+            FileOp::MakeDir { .. } => {}
+            FileOp::MakeNode { .. } | FileOp::Names => self.pmem_sync()?,
+            FileOp::Opened => {
+                self.pmem_file_changed(r as i32).inspect_err(|_| {
+                    // SAFETY: close takes an integer; `r` was opened by this call.
+                    unsafe { libc::close(r as i32) };
+                })?
+            }
+            FileOp::Wrote(fd) => self.pmem_file_changed(fd)?,
+            FileOp::Synced(fd) => self.pmem_fsync(fd),
+        }
+        Ok(r)
+    }
+
+    /// The file `fd` has open may have been created or resized: the table
+    /// follows if it is one of the directory's.
+    fn pmem_file_changed(&mut self, fd: i32) -> Result<(), Errno> {
+        if self.pmem_name_of_fd(fd).is_some() {
+            self.pmem_sync()?;
+        }
+        Ok(())
     }
 
     /// The table's name of the file `fd` has open, if it is one of the
@@ -450,7 +519,7 @@ impl Process {
     }
 
     /// `fsync` of a directory's file: its lines are written back.
-    pub(crate) fn pmem_fsync(&mut self, fd: i32) {
+    fn pmem_fsync(&mut self, fd: i32) {
         let Some(name) = self.pmem_name_of_fd(fd) else {
             return;
         };

@@ -761,13 +761,6 @@ impl Process {
     }
 
     pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> SysResult {
-        // The NVMM-backed directory keeps files only, as a flat table.
-        if self.fs.pmem.is_some() {
-            let p = self.read_cstr(path)?;
-            if self.fs.inside_pmem_dir(dirfd as i32, &p) {
-                return Err(EPERM);
-            }
-        }
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -781,14 +774,6 @@ impl Process {
     /// node, where the host lets the user make one), named inside the root
     /// as every path.
     pub(super) fn sys_mknodat(&mut self, dirfd: u64, path: u64, mode: u32, dev: u64) -> SysResult {
-        if self.fs.pmem.is_some() {
-            let p = self.read_cstr(path)?;
-            if self.fs.inside_pmem_dir(dirfd as i32, &p)
-                && !matches!(mode & libc::S_IFMT, 0 | libc::S_IFREG)
-            {
-                return Err(EPERM);
-            }
-        }
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -1036,16 +1021,12 @@ impl Process {
 
     pub(super) fn sys_fsync(&mut self, fd: i32) -> SysResult {
         // SAFETY: fsync takes an integer only.
-        let r = host(unsafe { libc::fsync(fd) } as i64)?;
-        self.pmem_fsync(fd);
-        Ok(r)
+        host(unsafe { libc::fsync(fd) } as i64)
     }
 
     pub(super) fn sys_fdatasync(&mut self, fd: i32) -> SysResult {
         // SAFETY: fdatasync takes an integer only.
-        let r = host(unsafe { libc::fdatasync(fd) } as i64)?;
-        self.pmem_fsync(fd);
-        Ok(r)
+        host(unsafe { libc::fdatasync(fd) } as i64)
     }
 
     /// flock(2): the host's lock on the open file description (a blocking
@@ -1057,31 +1038,6 @@ impl Process {
         }
         // SAFETY: flock takes integers only.
         host(unsafe { libc::flock(fd, op) } as i64)
-    }
-
-    /// After a call that may have changed the NVMM-backed directory's
-    /// names: the table follows (a no-op without `user.pmem_dir`).
-    pub(super) fn pmem_changed(&mut self, r: i64) -> SysResult {
-        self.pmem_sync()?;
-        Ok(r)
-    }
-
-    /// After an open that may have created a file of the NVMM-backed
-    /// directory: one the directory cannot take is closed again.
-    pub(super) fn pmem_opened(&mut self, fd: i64) -> SysResult {
-        self.pmem_written(fd as i32, fd).inspect_err(|_| {
-            // SAFETY: close takes an integer; `fd` was opened for this call.
-            unsafe { libc::close(fd as i32) };
-        })
-    }
-
-    /// After a call that may have created or resized the file `fd` has
-    /// open: the table follows if it is one of the NVMM-backed directory's.
-    pub(super) fn pmem_written(&mut self, fd: i32, r: i64) -> SysResult {
-        if self.pmem.is_some() && self.pmem_name_of_fd(fd).is_some() {
-            self.pmem_sync()?;
-        }
-        Ok(r)
     }
 
     pub(super) fn sys_memfd_create(&mut self, name: u64, flags: u32) -> SysResult {
