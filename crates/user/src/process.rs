@@ -1150,7 +1150,7 @@ impl Process {
             _ => false,
         });
         if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
-            crate::syscall::wait_for_host_signal();
+            crate::signal::host::wait_for_host_signal();
             return ControlFlow::Continue(());
         }
         ControlFlow::Break(Err(RunError::Deadlock))

@@ -25,7 +25,6 @@ pub(crate) use blocking::interrupt_io;
 #[cfg(test)]
 pub(crate) use blocking::CONNECTING;
 pub(crate) use files::Wait;
-pub(crate) use signals::wait_for_host_signal;
 
 fn ret(r: SysResult) -> i64 {
     match r {
