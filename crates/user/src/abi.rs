@@ -33,22 +33,6 @@ pub(crate) struct Timespec {
     pub tv_nsec: i64,
 }
 
-impl Timespec {
-    /// `ns` nanoseconds.
-    pub fn from_ns(ns: u64) -> Timespec {
-        Timespec {
-            tv_sec: (ns / NS_PER_S) as i64,
-            tv_nsec: (ns % NS_PER_S) as i64,
-        }
-    }
-
-    /// The time in nanoseconds (saturating); `None` for negative seconds
-    /// or nanoseconds outside 0..10^9, which Linux rejects with EINVAL.
-    pub fn to_ns(self) -> Option<u64> {
-        to_ns(self.tv_sec, self.tv_nsec, 1)
-    }
-}
-
 /// Seconds and a fraction in units of `unit` ns as nanoseconds, if both
 /// are in range (the fraction below one second).
 fn to_ns(sec: i64, frac: i64, unit: u64) -> Option<u64> {
@@ -70,62 +54,66 @@ pub(crate) struct Timeval {
     pub tv_usec: i64,
 }
 
-impl Timeval {
-    /// `ns` nanoseconds, truncated to microseconds.
-    pub fn from_ns(ns: u64) -> Timeval {
+/// A time the ABI gives as seconds and a fraction: [`Timespec`] or
+/// [`Timeval`].
+pub(crate) trait GuestTime: Copy {
+    /// `ns` nanoseconds (the fraction truncated).
+    fn from_ns(ns: u64) -> Self;
+    /// The time in nanoseconds (saturating); `None` out of range.
+    fn to_ns(self) -> Option<u64>;
+}
+
+impl GuestTime for Timespec {
+    fn from_ns(ns: u64) -> Timespec {
+        Timespec {
+            tv_sec: (ns / NS_PER_S) as i64,
+            tv_nsec: (ns % NS_PER_S) as i64,
+        }
+    }
+
+    /// `None` for negative seconds or nanoseconds outside 0..10^9, which
+    /// Linux rejects with EINVAL.
+    fn to_ns(self) -> Option<u64> {
+        to_ns(self.tv_sec, self.tv_nsec, 1)
+    }
+}
+
+impl GuestTime for Timeval {
+    fn from_ns(ns: u64) -> Timeval {
         Timeval {
             tv_sec: (ns / NS_PER_S) as i64,
             tv_usec: ((ns % NS_PER_S) / 1000) as i64,
         }
     }
 
-    /// The time in nanoseconds (saturating); `None` out of range.
-    pub fn to_ns(self) -> Option<u64> {
+    fn to_ns(self) -> Option<u64> {
         to_ns(self.tv_sec, self.tv_usec, 1000)
     }
 }
 
-/// `struct itimerspec` (timer_settime, timerfd_settime).
+/// An interval timer's setting: `struct itimerspec` (timer_settime,
+/// timerfd_settime) over [`Timespec`], `struct itimerval` (setitimer,
+/// getitimer) over [`Timeval`].
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout,
 )]
 #[repr(C)]
-pub(crate) struct Itimerspec {
-    pub it_interval: Timespec,
-    pub it_value: Timespec,
+pub(crate) struct Itimer<T> {
+    pub it_interval: T,
+    pub it_value: T,
 }
 
-impl Itimerspec {
+/// `struct itimerspec`.
+pub(crate) type Itimerspec = Itimer<Timespec>;
+/// `struct itimerval`.
+pub(crate) type Itimerval = Itimer<Timeval>;
+
+impl<T: GuestTime> Itimer<T> {
     /// An interval and a value in nanoseconds.
-    pub fn from_ns(interval: u64, value: u64) -> Itimerspec {
-        Itimerspec {
-            it_interval: Timespec::from_ns(interval),
-            it_value: Timespec::from_ns(value),
-        }
-    }
-
-    /// (interval, value) in nanoseconds; `None` if a field is out of range.
-    pub fn to_ns(self) -> Option<(u64, u64)> {
-        Some((self.it_interval.to_ns()?, self.it_value.to_ns()?))
-    }
-}
-
-/// `struct itimerval` (setitimer, getitimer).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, FromBytes, IntoBytes, Immutable, KnownLayout,
-)]
-#[repr(C)]
-pub(crate) struct Itimerval {
-    pub it_interval: Timeval,
-    pub it_value: Timeval,
-}
-
-impl Itimerval {
-    /// An interval and a value in nanoseconds (truncated to microseconds).
-    pub fn from_ns(interval: u64, value: u64) -> Itimerval {
-        Itimerval {
-            it_interval: Timeval::from_ns(interval),
-            it_value: Timeval::from_ns(value),
+    pub fn from_ns(interval: u64, value: u64) -> Itimer<T> {
+        Itimer {
+            it_interval: T::from_ns(interval),
+            it_value: T::from_ns(value),
         }
     }
 

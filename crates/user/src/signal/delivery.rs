@@ -2,7 +2,7 @@
 //! default actions, the frame a handler runs on and rt_sigreturn.
 
 use super::*;
-use crate::abi::{SigFrame, StackT, Timespec};
+use crate::abi::{GuestTime, SigFrame, StackT, Timespec};
 use crate::errno::Errno;
 use crate::process::{ExitKind, Process, ThreadState};
 

@@ -3,7 +3,7 @@
 
 use super::blocking::write_ready;
 use super::host;
-use crate::abi::{Iovec, Pollfd, Stat, Timespec};
+use crate::abi::{GuestTime, Iovec, Pollfd, Stat, Timespec};
 use crate::errno::*;
 use crate::fs::{unsafe_zeroed_stat, AT_FDCWD};
 use crate::process::{Process, ThreadState};

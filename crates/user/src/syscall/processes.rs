@@ -2,7 +2,7 @@
 //! resource limits, CPU affinity.
 
 use super::{host, nr};
-use crate::abi::{CloneArgs, Rlimit, Rusage, SigInfo, Timeval};
+use crate::abi::{CloneArgs, GuestTime, Rlimit, Rusage, SigInfo, Timeval};
 use crate::errno::*;
 use crate::fs::AT_FDCWD;
 use crate::process::{ExitKind, Process, Thread, ThreadState};

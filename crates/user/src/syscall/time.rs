@@ -1,6 +1,6 @@
 //! Time system calls: clocks, sleeps, process times.
 
-use crate::abi::{Rusage, Timespec, Timeval, Tms};
+use crate::abi::{GuestTime, Rusage, Timespec, Timeval, Tms};
 use crate::errno::*;
 use crate::process::{Process, ThreadState};
 
