@@ -27,6 +27,7 @@
 use crate::errno::*;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 mod layer;
 
@@ -116,28 +117,37 @@ impl PmemDir {
     }
 }
 
-fn encode(e: Option<&Entry>) -> [u8; ENTRY as usize] {
-    let mut b = [0u8; ENTRY as usize];
-    if let Some(e) = e {
-        b[..e.name.len()].copy_from_slice(&e.name);
-        b[40..48].copy_from_slice(&e.size.to_le_bytes());
-        b[48..56].copy_from_slice(&e.start.to_le_bytes());
-        b[56..64].copy_from_slice(&e.pages.to_le_bytes());
-    }
-    b
+/// An entry as the table holds it in NVMM: one 64-byte line, the name
+/// NUL-padded, then the sizes as little-endian words.
+#[derive(Clone, Copy, Debug, FromBytes, IntoBytes, Immutable, KnownLayout)]
+#[repr(C)]
+struct Line {
+    name: [u8; NAME_MAX],
+    size: u64,
+    start: u64,
+    pages: u64,
 }
 
-fn decode(b: &[u8]) -> Option<Entry> {
-    let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
-    let len = b[..NAME_MAX]
-        .iter()
-        .position(|&c| c == 0)
-        .unwrap_or(NAME_MAX);
+const _: () = assert!(std::mem::size_of::<Line>() == ENTRY as usize);
+
+/// The line of slot `e` (all zeros for a free slot).
+fn encode(e: Option<&Entry>) -> Line {
+    let mut l = Line::new_zeroed();
+    if let Some(e) = e {
+        l.name[..e.name.len()].copy_from_slice(&e.name);
+        (l.size, l.start, l.pages) = (e.size, e.start, e.pages);
+    }
+    l
+}
+
+/// The entry a line holds; `None` for a free slot (an empty name).
+fn decode(l: &Line) -> Option<Entry> {
+    let len = l.name.iter().position(|&c| c == 0).unwrap_or(NAME_MAX);
     (len > 0).then(|| Entry {
-        name: b[..len].to_vec(),
-        size: word(40),
-        start: word(48),
-        pages: word(56),
+        name: l.name[..len].to_vec(),
+        size: l.size,
+        start: l.start,
+        pages: l.pages,
     })
 }
 

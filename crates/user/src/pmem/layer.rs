@@ -53,9 +53,10 @@ impl Process {
         } else {
             let mut used: Vec<(u64, u64, usize)> = Vec::new();
             for i in 0..(SLOTS - 1) as usize {
-                let mut b = [0u8; ENTRY as usize];
-                self.mem.read(dir.table() + (i as u64 + 1) * ENTRY, &mut b);
-                let Some(e) = decode(&b) else { continue };
+                let mut line = Line::new_zeroed();
+                let at = dir.table() + (i as u64 + 1) * ENTRY;
+                self.mem.read(at, line.as_mut_bytes());
+                let Some(e) = decode(&line) else { continue };
                 let name_ok = !e.name.contains(&b'/') && e.name != b"." && e.name != b"..";
                 if !name_ok
                     || e.pages != e.size.div_ceil(PAGE)
@@ -118,8 +119,8 @@ impl Process {
             return;
         };
         let at = dir.table() + (slot as u64 + 1) * ENTRY;
-        let b = encode(dir.slots[slot].as_ref());
-        self.mem.write(at, &b);
+        let line = encode(dir.slots[slot].as_ref());
+        self.mem.write(at, line.as_bytes());
         self.mem.persist_write_back(at);
     }
 
