@@ -938,29 +938,6 @@ pub fn unsafe_zeroed_stat() -> libc::stat {
     unsafe { std::mem::zeroed() }
 }
 
-/// Converts a host `stat` to the riscv64 (asm-generic) layout, 128 bytes.
-pub fn guest_stat(st: &libc::stat) -> [u8; 128] {
-    let mut b = [0u8; 128];
-    let mut put = |off: usize, v: &[u8]| b[off..off + v.len()].copy_from_slice(v);
-    put(0, &(st.st_dev).to_le_bytes());
-    put(8, &(st.st_ino).to_le_bytes());
-    put(16, &(st.st_mode).to_le_bytes());
-    put(20, &(st.st_nlink as u32).to_le_bytes());
-    put(24, &(st.st_uid).to_le_bytes());
-    put(28, &(st.st_gid).to_le_bytes());
-    put(32, &(st.st_rdev).to_le_bytes());
-    put(48, &(st.st_size).to_le_bytes());
-    put(56, &(st.st_blksize as i32).to_le_bytes());
-    put(64, &(st.st_blocks).to_le_bytes());
-    put(72, &(st.st_atime).to_le_bytes());
-    put(80, &(st.st_atime_nsec as u64).to_le_bytes());
-    put(88, &(st.st_mtime).to_le_bytes());
-    put(96, &(st.st_mtime_nsec as u64).to_le_bytes());
-    put(104, &(st.st_ctime).to_le_bytes());
-    put(112, &(st.st_ctime_nsec as u64).to_le_bytes());
-    b
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,10 +3,14 @@
 //! extension set and configuration, and the arguments are checked as the
 //! kernel checks them.
 
+use crate::abi::HwProbe;
 use crate::errno::*;
 use crate::process::Process;
 use rvnvmm_hart::HartConfig;
 use rvnvmm_isa::{Ext, CBOZ_BLOCK_BYTES};
+
+/// Bytes of one `struct riscv_hwprobe` in the guest's array.
+const PAIR: u64 = std::mem::size_of::<HwProbe>() as u64;
 
 /// Keys (`RISCV_HWPROBE_KEY_*`).
 pub const KEY_MVENDORID: i64 = 0;
@@ -92,14 +96,13 @@ impl Process {
             }
         }
         for k in 0..count {
-            let at = pairs.wrapping_add(k.wrapping_mul(16));
-            let key = self.read_u64(at)? as i64;
-            let (key, v) = match value(key, &self.opts.hart) {
-                Some(v) => (key, v),
-                None => (-1, 0),
+            let at = pairs.wrapping_add(k.wrapping_mul(PAIR));
+            let key = self.read_obj::<HwProbe>(at)?.key;
+            let pair = match value(key, &self.opts.hart) {
+                Some(value) => HwProbe { key, value },
+                None => HwProbe { key: -1, value: 0 },
             };
-            self.write_u64(at, key as u64)?;
-            self.write_u64(at + 8, v)?;
+            self.write_obj(at, &pair)?;
         }
         Ok(0)
     }
@@ -124,13 +127,11 @@ impl Process {
         }
         let mut clear_all = false;
         for k in 0..count {
-            let at = pairs.wrapping_add(k.wrapping_mul(16));
-            let key = self.read_u64(at)? as i64;
-            let want = self.read_u64(at + 8)?;
+            let at = pairs.wrapping_add(k.wrapping_mul(PAIR));
+            let HwProbe { key, value: want } = self.read_obj(at)?;
             if !(0..=MAX_KEY).contains(&key) {
                 clear_all = true;
-                self.write_u64(at, u64::MAX)?;
-                self.write_u64(at + 8, 0)?;
+                self.write_obj(at, &HwProbe { key: -1, value: 0 })?;
             }
             if clear_all {
                 continue;

@@ -10,6 +10,7 @@
 //! deterministically in simulated time.
 #![deny(clippy::undocumented_unsafe_blocks)]
 
+mod abi;
 mod checkpoint;
 pub mod devices;
 pub mod elf;

@@ -17,6 +17,7 @@ use rvnvmm_memsys::MemorySystem;
 use rvnvmm_sched::{Cores, Scheduled, Status};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
+use zerocopy::{FromBytes, Immutable, IntoBytes};
 
 /// Everything `rvnvmm run` decides about a run.
 #[derive(Clone, Debug)]
@@ -899,6 +900,34 @@ impl Process {
         Ok(())
     }
 
+    /// Reads a guest ABI value (a [`crate::abi`] struct, or an array of
+    /// plain integers) whole.
+    pub(crate) fn read_obj<T: FromBytes + IntoBytes>(&mut self, vaddr: u64) -> Result<T, Errno> {
+        let mut v = T::new_zeroed();
+        self.read_mem(vaddr, v.as_mut_bytes())?;
+        Ok(v)
+    }
+
+    /// Reads `n` guest ABI values in a row (an array of structs) whole.
+    pub(crate) fn read_objs<T: FromBytes + IntoBytes + Clone>(
+        &mut self,
+        vaddr: u64,
+        n: usize,
+    ) -> Result<Vec<T>, Errno> {
+        let mut v = vec![T::new_zeroed(); n];
+        self.read_mem(vaddr, v.as_mut_slice().as_mut_bytes())?;
+        Ok(v)
+    }
+
+    /// Writes a guest ABI value whole.
+    pub(crate) fn write_obj<T: IntoBytes + Immutable + ?Sized>(
+        &mut self,
+        vaddr: u64,
+        v: &T,
+    ) -> Result<(), Errno> {
+        self.write_mem(vaddr, v.as_bytes())
+    }
+
     pub(crate) fn read_u64(&mut self, vaddr: u64) -> Result<u64, Errno> {
         let mut b = [0u8; 8];
         self.read_mem(vaddr, &mut b)?;
@@ -1121,7 +1150,7 @@ impl Process {
             _ => false,
         });
         if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
-            crate::syscall::wait_for_host_signal();
+            crate::signal::host::wait_for_host_signal();
             return ControlFlow::Continue(());
         }
         ControlFlow::Break(Err(RunError::Deadlock))

@@ -1,8 +1,10 @@
 //! Guest signals: dispositions, masks, the riscv64 signal frame, delivery
 //! and `rt_sigreturn`.
 
-use crate::errno::Errno;
-use crate::process::{ExitKind, Process, ThreadState};
+use crate::abi::SigInfo;
+
+mod delivery;
+pub(crate) mod host;
 
 #[allow(missing_docs, dead_code)]
 pub(crate) mod consts {
@@ -53,13 +55,7 @@ pub(crate) mod consts {
 pub(crate) use consts::*;
 
 /// One signal's disposition (the kernel's `struct sigaction` on riscv64).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SigAction {
-    /// SIG_DFL (0), SIG_IGN (1) or a handler address.
-    pub handler: u64,
-    pub flags: u64,
-    pub mask: u64,
-}
+pub(crate) use crate::abi::SigAction;
 
 /// A signal waiting for delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,15 +77,16 @@ impl SignalInfo {
         }
     }
 
-    /// The first 48 bytes of the guest's siginfo (the rest is zero).
-    pub fn to_bytes(self) -> [u8; 128] {
-        let mut b = [0u8; 128];
-        b[0..4].copy_from_slice(&self.signo.to_le_bytes());
-        b[8..12].copy_from_slice(&self.code.to_le_bytes());
-        for (k, w) in self.data.iter().enumerate() {
-            b[16 + 8 * k..24 + 8 * k].copy_from_slice(&w.to_le_bytes());
+    /// The guest's siginfo: the first 48 bytes, the rest zero.
+    pub fn to_abi(self) -> SigInfo {
+        let mut fields = [0u64; 14];
+        fields[..4].copy_from_slice(&self.data);
+        SigInfo {
+            si_signo: self.signo,
+            si_code: self.code,
+            fields,
+            ..SigInfo::default()
         }
-        b
     }
 
     /// A signal sent by process `pid` (kill, tgkill, or the host).
@@ -168,308 +165,4 @@ fn si_code_name(sig: i32, code: i32) -> String {
 /// Whether the default action of `sig` is to ignore it.
 fn default_ignored(sig: i32) -> bool {
     matches!(sig, SIGCHLD | SIGURG | SIGWINCH | SIGCONT)
-}
-
-// Layout of the riscv64 rt_sigframe: siginfo (128 bytes), then ucontext:
-// uc_flags 8, uc_link 8, uc_stack 24, uc_sigmask 8 + 120 reserved, then
-// mcontext aligned to 16: 32 x-regs (pc first), 32 f-regs, fcsr, padding
-// to the size of the Q-extension state (528 bytes).
-const SIGINFO_SIZE: u64 = 128;
-const UC_STACK: u64 = 16;
-const UC_SIGMASK: u64 = 40;
-const UC_MCONTEXT: u64 = 176;
-const MC_FPREGS: u64 = 256;
-const FRAME_SIZE: u64 = SIGINFO_SIZE + UC_MCONTEXT + 256 + 528;
-
-impl Process {
-    /// Queues a signal for the current thread and delivers it now: used for
-    /// synchronous faults, which cannot be blocked or ignored usefully.
-    pub(crate) fn force_signal(&mut self, signo: i32, code: i32, addr: u64) {
-        let i = self.current;
-        let blocked = self.threads[i].sigmask & bit(signo) != 0;
-        let ignored = self.actions[signo as usize].handler == 1;
-        if blocked || ignored {
-            // Linux: a blocked or ignored synchronous fault kills the process.
-            self.actions[signo as usize].handler = 0;
-            self.threads[i].sigmask &= !bit(signo);
-        }
-        self.threads[i]
-            .pending
-            .insert(0, SignalInfo::fault(signo, code, addr));
-        self.deliver_pending();
-    }
-
-    /// Queues a signal to thread index `i`, sent at the current thread's
-    /// simulated time.
-    pub(crate) fn queue_signal(&mut self, i: usize, info: SignalInfo) {
-        let now = self.now_ns();
-        self.queue_signal_at(i, info, now);
-    }
-
-    /// Queues a signal to thread index `i`, sent at simulated time `now`
-    /// (ns): a relative `nanosleep` or `clock_nanosleep` it interrupts is
-    /// told the time left.
-    pub(crate) fn queue_signal_at(&mut self, i: usize, info: SignalInfo, now: u64) {
-        let t = &mut self.threads[i];
-        if info.signo >= SIGRTMIN || !t.pending.iter().any(|p| p.signo == info.signo) {
-            t.pending.push(info);
-        }
-        if t.sigmask & bit(info.signo) != 0 {
-            // Blocked: it only wakes a sigtimedwait that waits for it.
-            if let ThreadState::SigTimedWait { set, .. } = t.state {
-                if set & bit(info.signo) != 0 {
-                    t.state = ThreadState::Runnable; // the call restarts and finds it
-                }
-            }
-            return;
-        }
-        // A deliverable signal interrupts a blocking wait.
-        match t.state {
-            ThreadState::Sleep {
-                restart: false,
-                until,
-            } => {
-                t.state = ThreadState::Runnable;
-                t.hart.x[10] = (-crate::errno::EINTR) as u64;
-                // The time left goes to `rem` (a relative sleep's).
-                use crate::syscall::nr;
-                let rem = match t.hart.x[17] {
-                    nr::NANOSLEEP => t.hart.x[11],
-                    nr::CLOCK_NANOSLEEP if t.hart.x[11] & 1 == 0 => t.hart.x[13],
-                    _ => 0,
-                };
-                if rem != 0 {
-                    let left = until.saturating_sub(now);
-                    let mut b = [0u8; 16];
-                    b[..8].copy_from_slice(&(left / 1_000_000_000).to_le_bytes());
-                    b[8..].copy_from_slice(&(left % 1_000_000_000).to_le_bytes());
-                    if self.write_mem(rem, &b).is_err() {
-                        self.threads[i].hart.x[10] = (-crate::errno::EFAULT) as u64;
-                    }
-                }
-            }
-            ThreadState::Futex { .. } | ThreadState::SigWait => {
-                t.state = ThreadState::Runnable;
-                t.hart.x[10] = (-crate::errno::EINTR) as u64;
-            }
-            ThreadState::Sleep { restart: true, .. } | ThreadState::SigTimedWait { .. } => {
-                // Interrupted before the call could complete: EINTR too,
-                // after the ecall.
-                t.state = ThreadState::Runnable;
-                t.wait_deadline = None;
-                t.hart.x[10] = (-crate::errno::EINTR) as u64;
-                t.hart.pc += 4;
-            }
-            ThreadState::Io { restart, .. } => {
-                let act = self.actions[info.signo as usize];
-                let restart = match act.handler {
-                    0 => default_ignored(info.signo),
-                    1 => true,
-                    _ => restart && act.flags & SA_RESTART != 0,
-                };
-                crate::syscall::interrupt_io(t, restart);
-            }
-            _ => {}
-        }
-    }
-
-    /// Delivers the current thread's first deliverable pending signal.
-    pub(crate) fn deliver_pending(&mut self) {
-        if self.exit.is_some() {
-            return;
-        }
-        let i = self.current;
-        if self.threads[i].state == ThreadState::Exited {
-            return;
-        }
-        loop {
-            let mask = self.threads[i].sigmask;
-            // Lowest-numbered deliverable signal first, FIFO within one.
-            let Some(pos) = self.threads[i]
-                .pending
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| {
-                    mask & bit(p.signo) == 0 || p.signo == SIGKILL || p.signo == SIGSTOP
-                })
-                .min_by_key(|&(k, p)| (p.signo, k))
-                .map(|(k, _)| k)
-            else {
-                return;
-            };
-            let info = self.threads[i].pending.remove(pos);
-            let act = self.actions[info.signo as usize];
-            match act.handler {
-                0 if default_ignored(info.signo) => continue,
-                0 => {
-                    if dumps_core(info.signo) {
-                        let line = self.fatal_signal_line(i, &info);
-                        eprintln!("{line}");
-                    }
-                    self.exit = Some(ExitKind::Signal(info.signo));
-                    return;
-                }
-                1 => continue,
-                _ => {
-                    self.threads[i].fault_note = None;
-                    if self.setup_frame(i, info, act).is_err() {
-                        self.exit = Some(ExitKind::Signal(SIGSEGV));
-                    }
-                    return;
-                }
-            }
-        }
-    }
-
-    /// The line printed when signal `info` kills the process: the signal,
-    /// where the thread was (PC, instruction word, disassembly) and why:
-    /// for a fault the address and what was wrong with it, for a signal
-    /// sent by a process who sent it.
-    pub(crate) fn fatal_signal_line(&mut self, i: usize, info: &SignalInfo) -> String {
-        let (name, text) = signal_name(info.signo);
-        let mut pc = self.threads[i].hart.pc;
-        // A signal a process sent arrives after a system call returned:
-        // show the ecall, not the instruction after it.
-        const ECALL: u32 = 0x73;
-        if info.code <= 0 && self.read_u32(pc.wrapping_sub(4)).ok() == Some(ECALL) {
-            pc -= 4;
-        }
-        let tid = self.threads[i].tid;
-        let code = si_code_name(info.signo, info.code);
-        let insn = self.instruction_at(pc);
-        let why = match self.threads[i].fault_note.take() {
-            Some(note) if info.code > 0 => note,
-            _ if info.code <= 0 => {
-                let sender = info.data[0] as u32;
-                let how = match info.code {
-                    SI_TKILL => "tgkill/tkill",
-                    SI_QUEUE => "sigqueue",
-                    _ => "kill",
-                };
-                if sender as i32 == self.pid {
-                    format!("sent by the process itself ({how})")
-                } else {
-                    format!("sent by pid {sender} ({how})")
-                }
-            }
-            _ => format!("address {:#x}", info.data[0]),
-        };
-        format!(
-            "rvnvmm: guest (pid {}, thread {tid}) killed by {name} ({text}, {code}) at pc {pc:#x} {insn}: {why}",
-            self.pid
-        )
-    }
-
-    /// `[word] disassembly` of the instruction at `pc`, or why it cannot
-    /// be read.
-    fn instruction_at(&mut self, pc: u64) -> String {
-        let mut half = [0u8; 2];
-        if self.read_mem(pc, &mut half).is_err() {
-            return "[instruction not readable]".into();
-        }
-        let lo = u16::from_le_bytes(half) as u32;
-        let (word, shown) = if lo & 3 != 3 {
-            (lo, format!("{lo:04x}"))
-        } else {
-            let mut hi = [0u8; 2];
-            if self.read_mem(pc + 2, &mut hi).is_err() {
-                return format!("[{lo:04x}...] (instruction not readable)");
-            }
-            let w = lo | (u16::from_le_bytes(hi) as u32) << 16;
-            (w, format!("{w:08x}"))
-        };
-        let text = rvnvmm_isa::disasm(&rvnvmm_isa::decode(word), pc);
-        format!("[{shown}] {text}")
-    }
-
-    fn setup_frame(&mut self, i: usize, info: SignalInfo, act: SigAction) -> Result<(), Errno> {
-        let t = &self.threads[i];
-        let (ss_sp, ss_size, ss_flags) = t.altstack;
-        let sp_now = t.hart.x[2];
-        let on_alt = ss_flags & SS_DISABLE == 0 && sp_now.wrapping_sub(ss_sp) < ss_size;
-        let mut sp = if act.flags & SA_ONSTACK != 0 && ss_flags & SS_DISABLE == 0 && !on_alt {
-            ss_sp + ss_size
-        } else {
-            sp_now
-        };
-        sp = (sp - FRAME_SIZE) & !15;
-        let frame = sp;
-        let mut f = vec![0u8; FRAME_SIZE as usize];
-        let put = |f: &mut Vec<u8>, off: u64, v: &[u8]| {
-            f[off as usize..off as usize + v.len()].copy_from_slice(v)
-        };
-        // siginfo
-        put(&mut f, 0, &info.to_bytes());
-        let uc = SIGINFO_SIZE;
-        put(&mut f, uc + UC_STACK, &ss_sp.to_le_bytes());
-        put(
-            &mut f,
-            uc + UC_STACK + 8,
-            &(if on_alt { SS_ONSTACK } else { ss_flags }).to_le_bytes(),
-        );
-        put(&mut f, uc + UC_STACK + 16, &ss_size.to_le_bytes());
-        // sigsuspend: the handler's return restores the mask from before it.
-        let saved_mask = t.saved_mask.unwrap_or(t.sigmask);
-        put(&mut f, uc + UC_SIGMASK, &saved_mask.to_le_bytes());
-        let mc = uc + UC_MCONTEXT;
-        put(&mut f, mc, &t.hart.pc.to_le_bytes());
-        for r in 1..32 {
-            put(&mut f, mc + r * 8, &t.hart.x[r as usize].to_le_bytes());
-        }
-        for r in 0..32 {
-            put(
-                &mut f,
-                mc + MC_FPREGS + r * 8,
-                &t.hart.f[r as usize].to_le_bytes(),
-            );
-        }
-        let fcsr = (t.hart.frm as u32) << 5 | t.hart.fflags as u32;
-        put(&mut f, mc + MC_FPREGS + 256, &fcsr.to_le_bytes());
-        self.write_mem(frame, &f)?;
-        let restorer = self.sigreturn_page;
-        let t = &mut self.threads[i];
-        t.hart.x[2] = frame;
-        t.hart.x[1] = restorer;
-        t.hart.x[10] = info.signo as u64;
-        t.hart.x[11] = frame;
-        t.hart.x[12] = frame + uc;
-        t.hart.pc = act.handler;
-        if let Some(m) = t.saved_mask.take() {
-            t.sigmask = m;
-        }
-        t.sigmask |= act.mask;
-        if act.flags & SA_NODEFER == 0 {
-            t.sigmask |= bit(info.signo);
-        }
-        t.sigmask &= !(bit(SIGKILL) | bit(SIGSTOP));
-        if act.flags & SA_RESETHAND != 0 {
-            self.actions[info.signo as usize] = SigAction::default();
-        }
-        Ok(())
-    }
-
-    /// rt_sigreturn: restores the registers and mask saved in the frame at sp.
-    pub(crate) fn sigreturn(&mut self) -> Result<(), Errno> {
-        let i = self.current;
-        let frame = self.threads[i].hart.x[2];
-        let mut f = vec![0u8; FRAME_SIZE as usize];
-        self.read_mem(frame, &mut f)?;
-        let get =
-            |off: u64| u64::from_le_bytes(f[off as usize..off as usize + 8].try_into().unwrap());
-        let uc = SIGINFO_SIZE;
-        let mc = uc + UC_MCONTEXT;
-        let t = &mut self.threads[i];
-        t.hart.pc = get(mc);
-        for r in 1..32 {
-            t.hart.x[r as usize] = get(mc + r * 8);
-        }
-        for r in 0..32 {
-            t.hart.f[r as usize] = get(mc + MC_FPREGS + r * 8);
-        }
-        let fcsr = get(mc + MC_FPREGS + 256) as u32;
-        t.hart.fflags = (fcsr & 0x1f) as u8;
-        t.hart.frm = ((fcsr >> 5) & 7) as u8;
-        t.sigmask = get(uc + UC_SIGMASK) & !(bit(SIGKILL) | bit(SIGSTOP));
-        Ok(())
-    }
 }

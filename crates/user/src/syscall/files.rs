@@ -3,8 +3,9 @@
 
 use super::blocking::write_ready;
 use super::host;
+use crate::abi::{GuestTime, Iovec, Pollfd, Stat, Timespec};
 use crate::errno::*;
-use crate::fs::{guest_stat, unsafe_zeroed_stat, AT_FDCWD};
+use crate::fs::{unsafe_zeroed_stat, AT_FDCWD};
 use crate::process::{Process, ThreadState};
 
 /// What a polling call that found nothing ready does next.
@@ -115,14 +116,8 @@ impl Process {
         if cnt > 1024 {
             return Err(EINVAL);
         }
-        (0..cnt)
-            .map(|k| {
-                Ok((
-                    self.read_u64(iov + k * 16)?,
-                    self.read_u64(iov + k * 16 + 8)?,
-                ))
-            })
-            .collect()
+        let v: Vec<Iovec> = self.read_objs(iov, cnt as usize)?;
+        Ok(v.iter().map(|v| (v.iov_base, v.iov_len)).collect())
     }
 
     pub(super) fn sys_readv(&mut self, fd: i32, iov: u64, cnt: u64, off: Option<i64>) -> SysResult {
@@ -208,10 +203,7 @@ impl Process {
         let mut fds = [0i32; 2];
         // SAFETY: `fds` has room for the two descriptors pipe2 writes.
         host(unsafe { libc::pipe2(fds.as_mut_ptr(), flags as i32) } as i64)?;
-        let mut b = [0u8; 8];
-        b[..4].copy_from_slice(&fds[0].to_le_bytes());
-        b[4..].copy_from_slice(&fds[1].to_le_bytes());
-        if let Err(e) = self.write_mem(out, &b) {
+        if let Err(e) = self.write_obj(out, &fds) {
             // SAFETY: the descriptors were just created here and nothing else holds them.
             unsafe { libc::close(fds[0]) };
             // SAFETY: the descriptors were just created here and nothing else holds them.
@@ -423,7 +415,7 @@ impl Process {
             // SAFETY: the name is NUL-terminated; `st` is a struct stat the call fills.
             host(unsafe { libc::fstatat(n.dirfd, n.name.as_ptr(), &mut st, fl) } as i64)?;
         }
-        self.write_mem(out, &guest_stat(&st))?;
+        self.write_obj(out, &Stat::from_host(&st))?;
         Ok(0)
     }
 
@@ -431,7 +423,7 @@ impl Process {
         let mut st = unsafe_zeroed_stat();
         // SAFETY: `st` is a struct stat the call fills.
         host(unsafe { libc::fstat(fd, &mut st) } as i64)?;
-        self.write_mem(out, &guest_stat(&st))?;
+        self.write_obj(out, &Stat::from_host(&st))?;
         Ok(0)
     }
 
@@ -474,13 +466,13 @@ impl Process {
     }
 
     pub(super) fn sys_utimensat(&mut self, a: [u64; 6]) -> SysResult {
-        let mut ts = [0u8; 32];
-        let tp = if a[2] != 0 {
-            self.read_mem(a[2], &mut ts)?;
-            ts.as_ptr()
-        } else {
-            std::ptr::null()
+        let ts: Option<[Timespec; 2]> = match a[2] {
+            0 => None,
+            at => Some(self.read_obj(at)?),
         };
+        let tp = ts
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t.as_ptr().cast::<u8>());
         if a[1] == 0 {
             // SAFETY: `tp` is null or two struct timespec (32 bytes, as on riscv64) alive
             // for the call; a null name means the descriptor itself.
@@ -568,12 +560,8 @@ impl Process {
         if addr == 0 {
             return Ok(None);
         }
-        let s = self.read_u64(addr)?;
-        let ns = self.read_u64(addr + 8)?;
-        if s as i64 <= -1 || ns >= 1_000_000_000 {
-            return Err(EINVAL);
-        }
-        Ok(Some(s.saturating_mul(1_000_000_000).saturating_add(ns)))
+        let t: Timespec = self.read_obj(addr)?;
+        t.to_ns().map(Some).ok_or(EINVAL)
     }
 
     /// A polling call found none of `fds` (descriptor, poll events) ready.
@@ -645,22 +633,15 @@ impl Process {
                 };
                 return Ok(None);
             }
-            let mut fds = vec![0u8; n * 8];
-            self.read_mem(a[0], &mut fds)?;
+            let mut fds: Vec<Pollfd> = self.read_objs(a[0], n)?;
             self.sync_timerfds();
-            let poll = |fds: &mut Vec<u8>, ms: i32| {
-                // SAFETY: `fds` holds `n` struct pollfd (8 bytes each, as on riscv64).
+            let poll = |fds: &mut Vec<Pollfd>, ms: i32| {
+                // SAFETY: `fds` holds `n` struct pollfd (the host's layout too).
                 host(unsafe { libc::poll(fds.as_mut_ptr().cast(), n as libc::nfds_t, ms) } as i64)
             };
             let mut r = poll(&mut fds, 0)?;
             if r == 0 && timeout != Some(0) {
-                let wanted = fds
-                    .chunks(8)
-                    .map(|p| {
-                        let fd = i32::from_le_bytes(p[..4].try_into().unwrap());
-                        (fd, i16::from_le_bytes([p[4], p[5]]))
-                    })
-                    .collect();
+                let wanted = fds.iter().map(|p| (p.fd, p.events)).collect();
                 match self.wait_or_restart(timeout, wanted) {
                     Wait::Restarted => return Ok(None),
                     Wait::TimedOut => {}
@@ -668,7 +649,7 @@ impl Process {
                 }
             }
             self.threads[self.current].wait_deadline = None;
-            self.write_mem(a[0], &fds)?;
+            self.write_obj(a[0], fds.as_slice())?;
             Ok(Some(r))
         })();
         match r {
@@ -780,13 +761,6 @@ impl Process {
     }
 
     pub(super) fn sys_mkdirat(&mut self, dirfd: u64, path: u64, mode: u32) -> SysResult {
-        // The NVMM-backed directory keeps files only, as a flat table.
-        if self.fs.pmem.is_some() {
-            let p = self.read_cstr(path)?;
-            if self.fs.inside_pmem_dir(dirfd as i32, &p) {
-                return Err(EPERM);
-            }
-        }
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -800,14 +774,6 @@ impl Process {
     /// node, where the host lets the user make one), named inside the root
     /// as every path.
     pub(super) fn sys_mknodat(&mut self, dirfd: u64, path: u64, mode: u32, dev: u64) -> SysResult {
-        if self.fs.pmem.is_some() {
-            let p = self.read_cstr(path)?;
-            if self.fs.inside_pmem_dir(dirfd as i32, &p)
-                && !matches!(mode & libc::S_IFMT, 0 | libc::S_IFREG)
-            {
-                return Err(EPERM);
-            }
-        }
         // SAFETY: `n` is a NUL-terminated name that outlives the call.
         self.path_op(
             dirfd,
@@ -1055,16 +1021,12 @@ impl Process {
 
     pub(super) fn sys_fsync(&mut self, fd: i32) -> SysResult {
         // SAFETY: fsync takes an integer only.
-        let r = host(unsafe { libc::fsync(fd) } as i64)?;
-        self.pmem_fsync(fd);
-        Ok(r)
+        host(unsafe { libc::fsync(fd) } as i64)
     }
 
     pub(super) fn sys_fdatasync(&mut self, fd: i32) -> SysResult {
         // SAFETY: fdatasync takes an integer only.
-        let r = host(unsafe { libc::fdatasync(fd) } as i64)?;
-        self.pmem_fsync(fd);
-        Ok(r)
+        host(unsafe { libc::fdatasync(fd) } as i64)
     }
 
     /// flock(2): the host's lock on the open file description (a blocking
@@ -1076,31 +1038,6 @@ impl Process {
         }
         // SAFETY: flock takes integers only.
         host(unsafe { libc::flock(fd, op) } as i64)
-    }
-
-    /// After a call that may have changed the NVMM-backed directory's
-    /// names: the table follows (a no-op without `user.pmem_dir`).
-    pub(super) fn pmem_changed(&mut self, r: i64) -> SysResult {
-        self.pmem_sync()?;
-        Ok(r)
-    }
-
-    /// After an open that may have created a file of the NVMM-backed
-    /// directory: one the directory cannot take is closed again.
-    pub(super) fn pmem_opened(&mut self, fd: i64) -> SysResult {
-        self.pmem_written(fd as i32, fd).inspect_err(|_| {
-            // SAFETY: close takes an integer; `fd` was opened for this call.
-            unsafe { libc::close(fd as i32) };
-        })
-    }
-
-    /// After a call that may have created or resized the file `fd` has
-    /// open: the table follows if it is one of the NVMM-backed directory's.
-    pub(super) fn pmem_written(&mut self, fd: i32, r: i64) -> SysResult {
-        if self.pmem.is_some() && self.pmem_name_of_fd(fd).is_some() {
-            self.pmem_sync()?;
-        }
-        Ok(r)
     }
 
     pub(super) fn sys_memfd_create(&mut self, name: u64, flags: u32) -> SysResult {

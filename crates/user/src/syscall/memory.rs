@@ -654,7 +654,8 @@ mod tests {
         assert_eq!(read(&mut q, data + 8, 8), b"\x5a\x5atree\x5a\x5a");
         // Flat: no subdirectories.
         let sub = guest_str(&mut q, "/mnt/pmem/sub");
-        assert_eq!(err(q.sys_mkdirat(AT_FDCWD as u64, sub, 0o700)), EPERM);
+        let mkdir = [AT_FDCWD as u64, sub, 0o700, 0, 0, 0];
+        assert_eq!(q.dispatch(crate::syscall::nr::MKDIRAT, mkdir), Some(-EPERM));
         // Unlinked: its extent is free again.
         let path = guest_str(&mut q, "/mnt/pmem/pool");
         q.sys_unlinkat(AT_FDCWD as u64, path, 0).unwrap();

@@ -4,6 +4,7 @@
 //! host's call of the same name, copying guest memory in and out.
 
 use crate::errno::*;
+use crate::pmem::FileOp;
 use crate::process::{ExitKind, Process};
 use crate::signal::*;
 
@@ -24,7 +25,6 @@ pub(crate) use blocking::interrupt_io;
 #[cfg(test)]
 pub(crate) use blocking::CONNECTING;
 pub(crate) use files::Wait;
-pub(crate) use signals::wait_for_host_signal;
 
 fn ret(r: SysResult) -> i64 {
     match r {
@@ -90,6 +90,15 @@ impl Process {
     /// registers (exec, exit, blocking waits).
     fn dispatch(&mut self, nr: u64, a: [u64; 6]) -> Option<i64> {
         let fd = a[0] as i32;
+        // The NVMM-backed directory is a layer over the host's file system:
+        // it sees each file call before the host runs it (and may refuse it)
+        // and after it succeeded.
+        let layered = self.pmem.as_ref().and_then(|_| file_op(nr, a));
+        if let Some(op) = &layered {
+            if let Err(e) = self.pmem_before(op) {
+                return Some(ret(Err(e)));
+            }
+        }
         let r = match nr {
             // Files and descriptors.
             nr::GETCWD => self.sys_getcwd(a[0], a[1]),
@@ -98,28 +107,16 @@ impl Process {
             nr::FCNTL => self.sys_fcntl(fd, a[1] as i32, a[2]),
             nr::IOCTL => self.sys_ioctl(fd, a[1], a[2]),
             nr::MKDIRAT => self.sys_mkdirat(a[0], a[1], a[2] as u32),
-            nr::MKNODAT => self
-                .sys_mknodat(a[0], a[1], a[2] as u32, a[3])
-                .and_then(|r| self.pmem_changed(r)),
-            nr::UNLINKAT => self
-                .sys_unlinkat(a[0], a[1], a[2] as i32)
-                .and_then(|r| self.pmem_changed(r)),
+            nr::MKNODAT => self.sys_mknodat(a[0], a[1], a[2] as u32, a[3]),
+            nr::UNLINKAT => self.sys_unlinkat(a[0], a[1], a[2] as i32),
             nr::SYMLINKAT => self.sys_symlinkat(a[0], a[1], a[2]),
             nr::LINKAT => self.sys_linkat(a),
-            nr::RENAMEAT2 => self
-                .sys_renameat2(a[0], a[1], a[2], a[3], a[4])
-                .and_then(|r| self.pmem_changed(r)),
+            nr::RENAMEAT2 => self.sys_renameat2(a[0], a[1], a[2], a[3], a[4]),
             nr::STATFS => self.sys_statfs(a[0], a[1]),
             nr::FSTATFS => self.sys_fstatfs(fd, a[1]),
-            nr::TRUNCATE => self
-                .sys_truncate(a[0], a[1] as i64)
-                .and_then(|r| self.pmem_changed(r)),
-            nr::FTRUNCATE => self
-                .sys_ftruncate(fd, a[1] as i64)
-                .and_then(|r| self.pmem_written(fd, r)),
-            nr::FALLOCATE => self
-                .sys_fallocate(fd, a[1] as i32, a[2] as i64, a[3] as i64)
-                .and_then(|r| self.pmem_written(fd, r)),
+            nr::TRUNCATE => self.sys_truncate(a[0], a[1] as i64),
+            nr::FTRUNCATE => self.sys_ftruncate(fd, a[1] as i64),
+            nr::FALLOCATE => self.sys_fallocate(fd, a[1] as i32, a[2] as i64, a[3] as i64),
             nr::FACCESSAT => self.sys_faccessat(a[0], a[1], a[2], 0),
             nr::FACCESSAT2 => self.sys_faccessat(a[0], a[1], a[2], a[3]),
             nr::CHDIR => self.sys_chdir(a[0]),
@@ -128,9 +125,7 @@ impl Process {
             nr::FCHMODAT => self.sys_fchmodat(a[0], a[1], a[2] as u32),
             nr::FCHOWNAT => self.sys_fchownat(a),
             nr::FCHOWN => self.sys_fchown(fd, a[1] as u32, a[2] as u32),
-            nr::OPENAT => self
-                .sys_openat(a[0], a[1], a[2], a[3])
-                .and_then(|r| self.pmem_opened(r)),
+            nr::OPENAT => self.sys_openat(a[0], a[1], a[2], a[3]),
             nr::CLOSE => self.sys_close(fd),
             nr::CLOSE_RANGE => self.sys_close_range(a[0] as u32, a[1] as u32),
             nr::PIPE2 => self.sys_pipe2(a[0], a[1]),
@@ -142,25 +137,15 @@ impl Process {
             nr::READ => self.sys_read(fd, a[1], a[2]),
             // A timerfd cannot be written.
             nr::WRITE | nr::WRITEV if self.timerfds.get(fd).is_some() => Err(EINVAL),
-            nr::WRITE => self
-                .sys_write(fd, a[1], a[2])
-                .and_then(|r| self.pmem_written(fd, r)),
+            nr::WRITE => self.sys_write(fd, a[1], a[2]),
             nr::READV => self.sys_readv(fd, a[1], a[2], None),
-            nr::WRITEV => self
-                .sys_writev(fd, a[1], a[2], None)
-                .and_then(|r| self.pmem_written(fd, r)),
+            nr::WRITEV => self.sys_writev(fd, a[1], a[2], None),
             nr::PREAD64 => self.sys_pread64(fd, a[1], a[2], a[3] as i64),
-            nr::PWRITE64 => self
-                .sys_pwrite64(fd, a[1], a[2], a[3] as i64)
-                .and_then(|r| self.pmem_written(fd, r)),
+            nr::PWRITE64 => self.sys_pwrite64(fd, a[1], a[2], a[3] as i64),
             nr::PREADV => self.sys_readv(fd, a[1], a[2], Some(a[3] as i64)),
-            nr::PWRITEV => self
-                .sys_writev(fd, a[1], a[2], Some(a[3] as i64))
-                .and_then(|r| self.pmem_written(fd, r)),
+            nr::PWRITEV => self.sys_writev(fd, a[1], a[2], Some(a[3] as i64)),
             nr::SENDFILE => self.sys_sendfile(a),
-            nr::COPY_FILE_RANGE => self
-                .sys_copy_file_range(a)
-                .and_then(|r| self.pmem_written(a[2] as i32, r)),
+            nr::COPY_FILE_RANGE => self.sys_copy_file_range(a),
             nr::PSELECT6 => return self.sys_pselect6(a),
             nr::PPOLL => return self.sys_ppoll(a),
             nr::READLINKAT => self.sys_readlinkat(a[0], a[1], a[2], a[3]),
@@ -281,11 +266,41 @@ impl Process {
                 Err(ENOSYS)
             }
         };
+        let r = match &layered {
+            Some(op) => r.and_then(|r| self.pmem_after(op, r)),
+            None => r,
+        };
         match r {
             Err(BLOCKED) => None,
             r => Some(ret(r)),
         }
     }
+}
+
+/// What call `nr` with arguments `a` does to the file system, for the
+/// layers over the host's (the NVMM-backed directory); `None` for a call
+/// that does not touch it.
+fn file_op(nr: u64, a: [u64; 6]) -> Option<FileOp> {
+    let fd = a[0] as i32;
+    Some(match nr {
+        nr::MKDIRAT => FileOp::MakeDir {
+            dirfd: fd,
+            path: a[1],
+        },
+        nr::MKNODAT => FileOp::MakeNode {
+            dirfd: fd,
+            path: a[1],
+            mode: a[2] as u32,
+        },
+        nr::UNLINKAT | nr::RENAMEAT2 | nr::TRUNCATE => FileOp::Names,
+        nr::OPENAT => FileOp::Opened,
+        nr::FTRUNCATE | nr::FALLOCATE | nr::WRITE | nr::WRITEV | nr::PWRITE64 | nr::PWRITEV => {
+            FileOp::Wrote(fd)
+        }
+        nr::COPY_FILE_RANGE => FileOp::Wrote(a[2] as i32),
+        nr::FSYNC | nr::FDATASYNC => FileOp::Synced(fd),
+        _ => return None,
+    })
 }
 
 /// Whether call `nr` with arguments `a`, failing with `EPIPE`, raises

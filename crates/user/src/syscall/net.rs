@@ -1,9 +1,11 @@
 //! Sockets, epoll and eventfd: host descriptors, with the structures whose
 //! layout differs between riscv64 and the host converted.
 
+use crate::abi::{EpollEvent, Mmsghdr, Msghdr};
 use crate::errno::*;
 use crate::process::Process;
 use crate::syscall::{host, nr};
+use std::mem::{offset_of, size_of};
 
 /// Largest socket address we copy (sockaddr_storage).
 const SOCKADDR_MAX: usize = 128;
@@ -115,10 +117,7 @@ impl Process {
             unsafe { libc::socketpair(a[0] as i32, a[1] as i32, a[2] as i32, sv.as_mut_ptr()) }
                 as i64,
         )?;
-        let mut b = [0u8; 8];
-        b[..4].copy_from_slice(&sv[0].to_le_bytes());
-        b[4..].copy_from_slice(&sv[1].to_le_bytes());
-        if let Err(e) = self.write_mem(a[3], &b) {
+        if let Err(e) = self.write_obj(a[3], &sv) {
             // SAFETY: the descriptors were just created here and nothing else holds them.
             unsafe {
                 libc::close(sv[0]);
@@ -289,25 +288,22 @@ impl Process {
     /// other threads run; the name and control data are those of the last
     /// part.
     fn msg(&mut self, fd: i32, mh: u64, flags: i32, send: bool) -> SysResult {
-        let mut h = [0u8; 56];
-        self.read_mem(mh, &mut h)?;
-        let w = |k: usize| u64::from_le_bytes(h[k..k + 8].try_into().unwrap());
-        let (name, namelen, iov, iovlen, control, controllen) = (
-            w(0),
-            u32::from_le_bytes(h[8..12].try_into().unwrap()),
-            w(16),
-            w(24),
-            w(32),
-            w(40),
-        );
+        let Msghdr {
+            msg_name: name,
+            msg_namelen: namelen,
+            msg_iov: iov,
+            msg_iovlen: iovlen,
+            msg_control: control,
+            msg_controllen: controllen,
+            ..
+        } = self.read_obj(mh)?;
         if iovlen > 1024 || namelen as usize > SOCKADDR_MAX || controllen > 65536 {
             return Err(EINVAL);
         }
         let mut parts: Vec<(u64, usize)> = Vec::new();
         let mut total = 0usize;
-        for k in 0..iovlen {
-            let base = self.read_u64(iov + 16 * k)?;
-            let len = (self.read_u64(iov + 16 * k + 8)? as usize).min((64 << 20) - total);
+        for (base, len) in self.read_iovecs(iov, iovlen)? {
+            let len = (len as usize).min((64 << 20) - total);
             parts.push((base, len));
             total += len;
         }
@@ -416,13 +412,20 @@ impl Process {
                 .fs
                 .guest_sockaddr(&namebuf[..(got_namelen as usize).min(SOCKADDR_MAX)]);
             self.write_mem(name, &g[..g.len().min(namelen as usize)])?;
-            self.write_u32(mh + 8, g.len() as u32)?;
+            self.write_obj(
+                mh + offset_of!(Msghdr, msg_namelen) as u64,
+                &(g.len() as u32),
+            )?;
         }
         if controllen > 0 {
             self.write_mem(control, &ctl[..got_controllen.min(ctl.len())])?;
         }
-        self.write_u64(mh + 40, got_controllen as u64)?;
-        self.write_u32(mh + 48, got_flags as u32)?;
+        let controllen_at = mh + offset_of!(Msghdr, msg_controllen) as u64;
+        self.write_obj(controllen_at, &(got_controllen as u64))?;
+        self.write_obj(
+            mh + offset_of!(Msghdr, msg_flags) as u64,
+            &(got_flags as u32),
+        )?;
         Ok(r)
     }
 
@@ -435,7 +438,7 @@ impl Process {
     /// looks at it only between messages).
     fn mmsg(&mut self, fd: i32, vec: u64, vlen: u32, flags: i32, send: bool) -> SysResult {
         const UIO_MAXIOV: u32 = 1024;
-        const MMSGHDR: u64 = 64;
+        const MMSGHDR: u64 = size_of::<Mmsghdr>() as u64;
         let mut done = 0;
         for k in 0..vlen.min(UIO_MAXIOV) {
             let mh = vec + MMSGHDR * k as u64;
@@ -447,7 +450,7 @@ impl Process {
             };
             match self.msg(fd, mh, fl, send) {
                 Ok(n) => {
-                    self.write_u32(mh + 56, n as u32)?;
+                    self.write_obj(mh + offset_of!(Mmsghdr, msg_len) as u64, &(n as u32))?;
                     done += 1;
                 }
                 Err(e) if e == BLOCKED || done == 0 => return Err(e),
@@ -462,8 +465,8 @@ impl Process {
     fn epoll_ctl(&mut self, epfd: i32, op: i32, fd: i32, ev: u64) -> SysResult {
         let mut e = libc::epoll_event { events: 0, u64: 0 };
         if ev != 0 {
-            e.events = self.read_u32(ev)?;
-            e.u64 = self.read_u64(ev + 8)?;
+            let g: EpollEvent = self.read_obj(ev)?;
+            (e.events, e.u64) = (g.events, g.data);
         }
         // SAFETY: the event pointer is null or `e`, alive for the call.
         host(unsafe {
@@ -506,14 +509,17 @@ impl Process {
             }
         }
         self.threads[self.current].wait_deadline = None;
-        for (k, e) in evs.iter().take(r as usize).enumerate() {
-            let mut b = [0u8; 16];
-            let (events, data) = (e.events, e.u64);
-            b[..4].copy_from_slice(&events.to_le_bytes());
-            b[8..].copy_from_slice(&data.to_le_bytes());
-            if let Err(err) = self.write_mem(out + 16 * k as u64, &b) {
-                return Some(-err);
-            }
+        let ready: Vec<EpollEvent> = evs
+            .iter()
+            .take(r as usize)
+            .map(|e| EpollEvent {
+                events: e.events,
+                data: e.u64,
+                ..EpollEvent::default()
+            })
+            .collect();
+        if let Err(err) = self.write_obj(out, ready.as_slice()) {
+            return Some(-err);
         }
         Some(r)
     }

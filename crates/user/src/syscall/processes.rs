@@ -2,9 +2,11 @@
 //! resource limits, CPU affinity.
 
 use super::{host, nr};
+use crate::abi::{CloneArgs, GuestTime, Rlimit, Rusage, SigInfo, Timeval};
 use crate::errno::*;
 use crate::fs::AT_FDCWD;
 use crate::process::{ExitKind, Process, Thread, ThreadState};
+use zerocopy::IntoBytes;
 
 impl Process {
     pub(super) fn sys_exit(&mut self, status: i32) {
@@ -19,11 +21,16 @@ impl Process {
         if size < 64 {
             return Err(EINVAL);
         }
-        let mut b = [0u8; 64];
-        self.read_mem(args, &mut b)?;
-        let w = |k: usize| u64::from_le_bytes(b[k * 8..k * 8 + 8].try_into().unwrap());
-        let (flags, child_tid, parent_tid, exit_signal, stack, stack_size, tls) =
-            (w(0), w(2), w(3), w(4), w(5), w(6), w(7));
+        let CloneArgs {
+            flags,
+            child_tid,
+            parent_tid,
+            exit_signal,
+            stack,
+            stack_size,
+            tls,
+            ..
+        } = self.read_obj(args)?;
         let sp = if stack != 0 { stack + stack_size } else { 0 };
         match self.sys_clone(flags | (exit_signal & 0xff), sp, parent_tid, tls, child_tid) {
             Some(r) => match Errno::from_raw(-r as i32) {
@@ -310,15 +317,13 @@ impl Process {
             return self.tree_wait4(a);
         }
         let mut status = 0i32;
-        let mut ru = [0u8; 144];
+        let mut ru = Rusage::default();
         let polls = self.child_wait_polls(a[2] as i32);
         let options = a[2] as i32 | if polls { libc::WNOHANG } else { 0 };
-        // SAFETY: `status` and `ru` (144 bytes, a struct rusage) outlive the call.
-        let r =
-            host(
-                unsafe { libc::wait4(a[0] as i32, &mut status, options, ru.as_mut_ptr().cast()) }
-                    as i64,
-            )?;
+        let rp = ru.as_mut_bytes().as_mut_ptr().cast();
+        // SAFETY: `status` and `ru` (a struct rusage, the host's layout too)
+        // outlive the call.
+        let r = host(unsafe { libc::wait4(a[0] as i32, &mut status, options, rp) } as i64)?;
         if polls && r == 0 {
             return Err(self.retry_later());
         }
@@ -326,7 +331,7 @@ impl Process {
             self.write_u32(a[1], status as u32)?;
         }
         if a[3] != 0 {
-            self.write_mem(a[3], &ru)?;
+            self.write_obj(a[3], &ru)?;
         }
         Ok(r)
     }
@@ -335,26 +340,29 @@ impl Process {
         if self.family.is_some() {
             return self.tree_waitid(a);
         }
-        let mut info = [0u8; 128];
+        let mut info = SigInfo::default();
         let polls = self.child_wait_polls(a[3] as i32);
         let options = a[3] as i32 | if polls { libc::WNOHANG } else { 0 };
-        // SAFETY: `info` has the 128 bytes of a siginfo_t; the rusage pointer is null.
+        let ip = info.as_mut_bytes().as_mut_ptr();
+        // SAFETY: `info` is a siginfo_t (128 bytes, the host's size too); the
+        // rusage pointer is null.
         let r = host(unsafe {
             libc::syscall(
                 libc::SYS_waitid,
                 a[0] as i32,
                 a[1] as i32,
-                info.as_mut_ptr(),
+                ip,
                 options,
                 std::ptr::null_mut::<u8>(),
             )
         })?;
-        // With WNOHANG and no child ready, si_pid (at 16) stays 0.
-        if polls && info[16..20] == [0; 4] {
+        // With WNOHANG and no child ready, si_pid (the low half of the
+        // union's first word) stays 0.
+        if polls && info.fields[0] as u32 == 0 {
             return Err(self.retry_later());
         }
         if a[2] != 0 {
-            self.write_mem(a[2], &info)?;
+            self.write_obj(a[2], &info)?;
         }
         Ok(r)
     }
@@ -376,10 +384,11 @@ impl Process {
             self.write_u32(a[1], child.status as u32)?;
         }
         if a[3] != 0 {
-            let mut ru = [0u8; 144];
-            ru[0..8].copy_from_slice(&(child.cpu_ns / 1_000_000_000).to_le_bytes());
-            ru[8..16].copy_from_slice(&(child.cpu_ns % 1_000_000_000 / 1000).to_le_bytes());
-            self.write_mem(a[3], &ru)?;
+            let ru = Rusage {
+                ru_utime: Timeval::from_ns(child.cpu_ns),
+                ..Rusage::default()
+            };
+            self.write_obj(a[3], &ru)?;
         }
         Ok(child.pid as i64)
     }
@@ -404,22 +413,23 @@ impl Process {
             // Only stops or continues, which the tree does not tell.
             return Err(ECHILD);
         };
-        let mut info = [0u8; 128];
+        let mut info = SigInfo::default();
         if let Some(c) = found {
             let (code, status) = if c.status & 0x7f == 0 {
                 (1i32, (c.status >> 8) & 0xff) // CLD_EXITED
             } else {
                 (2, c.status & 0x7f) // CLD_KILLED
             };
-            info[0..4].copy_from_slice(&libc::SIGCHLD.to_le_bytes());
-            info[8..12].copy_from_slice(&code.to_le_bytes());
-            info[16..20].copy_from_slice(&c.pid.to_le_bytes());
             // SAFETY: getuid has no preconditions.
-            info[20..24].copy_from_slice(&unsafe { libc::getuid() }.to_le_bytes());
-            info[24..28].copy_from_slice(&status.to_le_bytes());
+            let uid = unsafe { libc::getuid() } as u64;
+            info.si_signo = libc::SIGCHLD;
+            info.si_code = code;
+            // si_pid, si_uid; si_status.
+            info.fields[0] = c.pid as u32 as u64 | uid << 32;
+            info.fields[1] = status as u32 as u64;
         }
         if a[2] != 0 {
-            self.write_mem(a[2], &info)?;
+            self.write_obj(a[2], &info)?;
         }
         Ok(0)
     }
@@ -466,7 +476,10 @@ impl Process {
         }
         let r = self.rlimits.get(res as usize).copied().ok_or(EINVAL)?;
         if new != 0 {
-            let (cur, max) = (self.read_u64(new)?, self.read_u64(new + 8)?);
+            let Rlimit {
+                rlim_cur: cur,
+                rlim_max: max,
+            } = self.read_obj(new)?;
             if cur > max {
                 return Err(EINVAL);
             }
@@ -501,8 +514,8 @@ impl Process {
             }
         }
         if old != 0 {
-            self.write_u64(old, r.0)?;
-            self.write_u64(old + 8, r.1)?;
+            let (rlim_cur, rlim_max) = r;
+            self.write_obj(old, &Rlimit { rlim_cur, rlim_max })?;
         }
         Ok(0)
     }

@@ -1,68 +1,17 @@
 //! Signal system calls, and host signals forwarded to the guest.
 
 use super::host;
+use crate::abi::{SigInfo, StackT};
 use crate::errno::*;
 use crate::process::{Process, ThreadState};
+use crate::signal::host::take_host_pending;
 use crate::signal::*;
-use std::sync::atomic::{AtomicU64, Ordering};
-
-/// Host signals received for the guest, as a bit mask (bit n-1 = signal n).
-static HOST_PENDING: AtomicU64 = AtomicU64::new(0);
-
-extern "C" fn host_signal(sig: libc::c_int) {
-    HOST_PENDING.fetch_or(1 << (sig - 1), Ordering::SeqCst);
-}
-
-/// Blocks the emulator until the host delivers a signal (every guest thread
-/// is waiting for one).
-pub(crate) fn wait_for_host_signal() {
-    // SAFETY: sigsuspend with an empty mask returns after any handler ran.
-    unsafe {
-        let mut empty: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut empty);
-        if HOST_PENDING.load(Ordering::SeqCst) == 0 {
-            libc::sigsuspend(&empty);
-        }
-    }
-}
-
-/// Makes the host's disposition of an asynchronous signal follow the
-/// guest's: ignored stays ignored (so a write to a closed pipe returns EPIPE),
-/// a guest handler gets the signal forwarded, default stays default.
-pub(super) fn mirror_to_host(sig: i32, handler: u64) {
-    if matches!(
-        sig,
-        SIGSEGV | SIGBUS | SIGILL | SIGFPE | SIGTRAP | SIGKILL | SIGSTOP | SIGCHLD | SIGPIPE
-    ) {
-        // SIGCHLD: the tree tells a child's exit at its simulated time
-        // (`family.rs`), not the host at its own. SIGPIPE: the emulator
-        // ignores its own and raises the guest's (`syscall/mod.rs`).
-        return;
-    }
-    let h = match handler {
-        0 => libc::SIG_DFL,
-        1 => libc::SIG_IGN,
-        _ => host_signal as extern "C" fn(libc::c_int) as libc::sighandler_t,
-    };
-    // SAFETY: installing a handler that only touches an atomic.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = h;
-        sa.sa_flags = libc::SA_RESTART;
-        libc::sigemptyset(&mut sa.sa_mask);
-        libc::sigaction(sig, &sa, std::ptr::null_mut());
-    }
-}
+use zerocopy::{FromZeros, IntoBytes};
 
 impl Process {
     /// Queues signals the host delivered to the emulator.
     pub(crate) fn take_host_signals(&mut self) {
-        // A load first: it is checked before every turn, and on most of
-        // them nothing is pending (a swap is a locked operation).
-        if HOST_PENDING.load(Ordering::SeqCst) == 0 {
-            return;
-        }
-        let bits = HOST_PENDING.swap(0, Ordering::SeqCst);
+        let bits = take_host_pending();
         if bits == 0 {
             return;
         }
@@ -83,20 +32,12 @@ impl Process {
         }
         let old = self.actions[sig as usize];
         if act != 0 {
-            let h = self.read_u64(act)?;
-            let f = self.read_u64(act + 8)?;
-            let m = self.read_u64(act + 16)?;
-            self.actions[sig as usize] = SigAction {
-                handler: h,
-                flags: f,
-                mask: m,
-            };
-            mirror_to_host(sig, h);
+            let new: SigAction = self.read_obj(act)?;
+            self.actions[sig as usize] = new;
+            crate::signal::host::mirror_to_host(sig, new.handler);
         }
         if oact != 0 {
-            self.write_u64(oact, old.handler)?;
-            self.write_u64(oact + 8, old.flags)?;
-            self.write_u64(oact + 16, old.mask)?;
+            self.write_obj(oact, &old)?;
         }
         Ok(0)
     }
@@ -158,7 +99,7 @@ impl Process {
                 let info = self.threads[i].pending.remove(k);
                 self.threads[i].wait_deadline = None;
                 if a[1] != 0 {
-                    self.write_mem(a[1], &info.to_bytes())?;
+                    self.write_obj(a[1], &info.to_abi())?;
                 }
                 return Ok(Some(info.signo as i64));
             }
@@ -195,8 +136,9 @@ impl Process {
         sig: i32,
         uinfo: u64,
     ) -> SysResult {
-        let mut b = [0u8; 48];
-        self.read_mem(uinfo, &mut b)?;
+        // The kernel reads `struct kernel_siginfo`, the first 48 bytes.
+        let mut head = SigInfo::new_zeroed();
+        self.read_mem(uinfo, &mut head.as_mut_bytes()[..48])?;
         if !(1..=64).contains(&sig) {
             return Err(EINVAL);
         }
@@ -205,11 +147,9 @@ impl Process {
             // SAFETY: kill takes integers only.
             return host(unsafe { libc::kill(tgid, sig) } as i64);
         }
-        let code = i32::from_le_bytes(b[8..12].try_into().unwrap());
+        let code = head.si_code;
         let mut data = [0u64; 4];
-        for (k, w) in data.iter_mut().enumerate() {
-            *w = u64::from_le_bytes(b[16 + 8 * k..24 + 8 * k].try_into().unwrap());
-        }
+        data.copy_from_slice(&head.fields[..4]);
         let i = match tid {
             Some(t) => self.thread_index(t).ok_or(ESRCH)?,
             None => self.signal_target(sig),
@@ -363,19 +303,24 @@ impl Process {
         let on_stack = cur.2 & SS_DISABLE == 0 && sp.wrapping_sub(cur.0) < cur.1;
         if old != 0 {
             let flags = if on_stack { SS_ONSTACK } else { cur.2 };
-            let mut b = [0u8; 24];
-            b[0..8].copy_from_slice(&cur.0.to_le_bytes());
-            b[8..12].copy_from_slice(&flags.to_le_bytes());
-            b[16..24].copy_from_slice(&cur.1.to_le_bytes());
-            self.write_mem(old, &b)?;
+            let st = StackT {
+                ss_sp: cur.0,
+                ss_flags: flags,
+                ss_size: cur.1,
+                ..StackT::default()
+            };
+            self.write_obj(old, &st)?;
         }
         if ss != 0 {
             if on_stack {
                 return Err(EPERM);
             }
-            let sp = self.read_u64(ss)?;
-            let flags = self.read_u32(ss + 8)? as i32;
-            let size = self.read_u64(ss + 16)?;
+            let StackT {
+                ss_sp: sp,
+                ss_flags: flags,
+                ss_size: size,
+                ..
+            } = self.read_obj(ss)?;
             if flags & SS_DISABLE != 0 {
                 self.threads[i].altstack = (0, 0, SS_DISABLE);
             } else {

@@ -1,38 +1,40 @@
 //! System information calls: sysinfo, uname, getrandom, prctl.
 
+use crate::abi::{Sysinfo, Utsname};
 use crate::errno::*;
 use crate::process::Process;
 
 impl Process {
     pub(super) fn sys_sysinfo(&mut self, buf: u64) -> SysResult {
-        let mut b = [0u8; 112];
         let ram = self.opts.ram.1;
         let used = self.aspace.frames.used * 4096;
-        b[0..8].copy_from_slice(&(self.now_ns() / 1_000_000_000).to_le_bytes());
-        b[32..40].copy_from_slice(&ram.to_le_bytes());
-        b[40..48].copy_from_slice(&(ram.saturating_sub(used)).to_le_bytes());
-        b[80..82].copy_from_slice(&(1u16).to_le_bytes());
-        b[104..108].copy_from_slice(&1u32.to_le_bytes());
-        self.write_mem(buf, &b)?;
+        let info = Sysinfo {
+            uptime: (self.now_ns() / 1_000_000_000) as i64,
+            totalram: ram,
+            freeram: ram.saturating_sub(used),
+            procs: 1,
+            mem_unit: 1,
+            ..Sysinfo::default()
+        };
+        self.write_obj(buf, &info)?;
         Ok(0)
     }
 
     pub(super) fn sys_uname(&mut self, buf: u64) -> SysResult {
-        let mut b = [0u8; 390];
-        for (k, s) in [
-            "Linux",
-            "rvnvmm",
-            "6.12.0-rvnvmm",
-            "#1 SMP",
-            "riscv64",
-            "(none)",
-        ]
-        .iter()
-        .enumerate()
-        {
-            b[k * 65..k * 65 + s.len()].copy_from_slice(s.as_bytes());
-        }
-        self.write_mem(buf, &b)?;
+        let field = |s: &str| {
+            let mut f = [0u8; 65];
+            f[..s.len()].copy_from_slice(s.as_bytes());
+            f
+        };
+        let uts = Utsname {
+            sysname: field("Linux"),
+            nodename: field("rvnvmm"),
+            release: field("6.12.0-rvnvmm"),
+            version: field("#1 SMP"),
+            machine: field("riscv64"),
+            domainname: field("(none)"),
+        };
+        self.write_obj(buf, &uts)?;
         Ok(0)
     }
 

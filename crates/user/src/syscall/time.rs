@@ -1,5 +1,6 @@
 //! Time system calls: clocks, sleeps, process times.
 
+use crate::abi::{GuestTime, Rusage, Timespec, Timeval, Tms};
 use crate::errno::*;
 use crate::process::{Process, ThreadState};
 
@@ -92,8 +93,7 @@ impl Process {
     }
 
     pub(super) fn write_timespec(&mut self, addr: u64, ns: u64) -> SysResult {
-        self.write_u64(addr, ns / 1_000_000_000)?;
-        self.write_u64(addr + 8, ns % 1_000_000_000)?;
+        self.write_obj(addr, &Timespec::from_ns(ns))?;
         Ok(0)
     }
 
@@ -107,9 +107,8 @@ impl Process {
 
     pub(super) fn sys_gettimeofday(&mut self, tv: u64) -> SysResult {
         if tv != 0 {
-            let ns = self.realtime_ns();
-            self.write_u64(tv, ns / 1_000_000_000)?;
-            self.write_u64(tv + 8, (ns % 1_000_000_000) / 1000)?;
+            let now = Timeval::from_ns(self.realtime_ns());
+            self.write_obj(tv, &now)?;
         }
         Ok(0)
     }
@@ -117,20 +116,22 @@ impl Process {
     pub(super) fn sys_times(&mut self, buf: u64) -> SysResult {
         let ticks = self.now_ns() / 10_000_000;
         if buf != 0 {
-            self.write_u64(buf, ticks)?;
-            self.write_u64(buf + 8, 0)?;
-            self.write_u64(buf + 16, 0)?;
-            self.write_u64(buf + 24, 0)?;
+            let tms = Tms {
+                tms_utime: ticks as i64,
+                ..Tms::default()
+            };
+            self.write_obj(buf, &tms)?;
         }
         Ok(ticks as i64)
     }
 
     pub(super) fn sys_getrusage(&mut self, buf: u64) -> SysResult {
         let ns = self.now_ns();
-        let mut b = [0u8; 144];
-        b[0..8].copy_from_slice(&(ns / 1_000_000_000).to_le_bytes());
-        b[8..16].copy_from_slice(&((ns % 1_000_000_000) / 1000).to_le_bytes());
-        self.write_mem(buf, &b)?;
+        let ru = Rusage {
+            ru_utime: Timeval::from_ns(ns),
+            ..Rusage::default()
+        };
+        self.write_obj(buf, &ru)?;
         Ok(0)
     }
 

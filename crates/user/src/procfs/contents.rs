@@ -1,0 +1,273 @@
+//! The process's side of the emulated /proc and /sys: the contents of its
+//! files, made from the running process.
+
+use super::*;
+use crate::process::Process;
+
+impl Process {
+    /// The emulated file `path` (relative to `dirfd`) names, if any.
+    pub(crate) fn emulated_file(&self, dirfd: i32, path: &[u8]) -> Option<ProcFile> {
+        // A relative name is resolved (a look at the directory
+        // descriptor) only when its last component can be ours.
+        if path.first() != Some(&b'/') {
+            let last = path.rsplit(|&c| c == b'/').next().unwrap_or_default();
+            let ours = matches!(
+                last,
+                b"maps"
+                    | b"smaps"
+                    | b"stat"
+                    | b"status"
+                    | b"auxv"
+                    | b"cmdline"
+                    | b"environ"
+                    | b"comm"
+                    | b"cpuinfo"
+                    | b"meminfo"
+                    | b"online"
+                    | b"possible"
+                    | b"present"
+                    | b"uuid"
+            ) || TopologyFile::by_name(last).is_some();
+            if !ours {
+                return None;
+            }
+        }
+        let abs = self.fs.guest_absolute(dirfd, path)?;
+        ProcFile::by_path(&abs, self.pid, self.opts.harts)
+    }
+
+    /// Opens an emulated file: a read-only memfd holding its content now.
+    pub(crate) fn open_emulated(&mut self, file: ProcFile, flags: i32) -> SysResult {
+        if flags & libc::O_ACCMODE != libc::O_RDONLY {
+            return Err(EACCES);
+        }
+        if flags & libc::O_DIRECTORY != 0 {
+            return Err(ENOTDIR);
+        }
+        let content = self.emulated_content(file);
+        // SAFETY: memfd_create with a NUL-terminated name; the buffer is
+        // valid for its length; the descriptor is closed on every path.
+        unsafe {
+            let fd = libc::memfd_create(c"rvnvmm-proc".as_ptr(), libc::MFD_CLOEXEC);
+            if fd < 0 {
+                return Err(Errno::last_host());
+            }
+            let mut done = 0;
+            while done < content.len() {
+                let n = libc::write(fd, content[done..].as_ptr().cast(), content.len() - done);
+                if n <= 0 {
+                    let e = Errno::last_host();
+                    libc::close(fd);
+                    return Err(e);
+                }
+                done += n as usize;
+            }
+            // Reopen read-only, so writes fail with EBADF as on /proc.
+            let path = format!("/proc/self/fd/{fd}\0");
+            let ro = libc::open(
+                path.as_ptr().cast(),
+                libc::O_RDONLY | (flags & (libc::O_CLOEXEC | libc::O_NONBLOCK)),
+            );
+            let e = Errno::last_host();
+            libc::close(fd);
+            if ro < 0 {
+                return Err(e);
+            }
+            Ok(ro as i64)
+        }
+    }
+
+    /// The machine's cores and threads, as every file describing them
+    /// tells (the tree's listing and the files' contents alike).
+    pub(crate) fn topology(&self) -> Topology {
+        Topology::new(self.opts.harts, self.opts.threads_per_core)
+    }
+
+    fn emulated_content(&mut self, file: ProcFile) -> Vec<u8> {
+        let topology = self.topology();
+        match file {
+            ProcFile::Cpuinfo => {
+                // The harts' mvendorid, marchid and mimpid CSRs read zero.
+                cpuinfo(self.opts.harts, &self.opts.hart.isa.to_string(), (0, 0, 0)).into_bytes()
+            }
+            ProcFile::Meminfo => {
+                let entries = self.maps_entries(true);
+                let anon: u64 = entries.iter().filter(|e| e.inode == 0).map(|e| e.rss).sum();
+                let file: u64 = entries.iter().filter(|e| e.inode != 0).map(|e| e.rss).sum();
+                meminfo(
+                    self.aspace.frames.pool_bytes(0),
+                    self.aspace.frames.free_bytes(0),
+                    anon,
+                    file,
+                )
+                .into_bytes()
+            }
+            ProcFile::Maps => self
+                .maps_entries(false)
+                .iter()
+                .map(MapsEntry::line)
+                .collect::<String>()
+                .into_bytes(),
+            ProcFile::Smaps => self
+                .maps_entries(true)
+                .iter()
+                .map(MapsEntry::smaps)
+                .collect::<String>()
+                .into_bytes(),
+            ProcFile::Stat => self.process_info().stat().into_bytes(),
+            ProcFile::Status => self.process_info().status().into_bytes(),
+            ProcFile::Auxv => auxv_bytes(&self.auxv),
+            // As Linux, what the stack holds now (a program may rewrite its
+            // arguments); an area the program unmapped reads as empty.
+            ProcFile::Cmdline | ProcFile::Environ => {
+                let (start, end) = if file == ProcFile::Cmdline {
+                    self.arg_area
+                } else {
+                    self.env_area
+                };
+                let mut buf = vec![0u8; end.saturating_sub(start) as usize];
+                match self.read_mem(start, &mut buf) {
+                    Ok(()) => buf,
+                    Err(_) => Vec::new(),
+                }
+            }
+            ProcFile::Comm => {
+                let comm = &self.threads[self.current].comm;
+                let len = comm.iter().position(|&c| c == 0).unwrap_or(16);
+                let mut v = comm[..len].to_vec();
+                v.push(b'\n');
+                v
+            }
+            ProcFile::CpuRange => {
+                let all: Vec<usize> = (0..self.opts.harts).collect();
+                (cpu_list(&all) + "\n").into_bytes()
+            }
+            ProcFile::Topology { cpu, file } => topology.file(cpu, file).into_bytes(),
+            ProcFile::RandomUuid => {
+                let mut b = [0u8; 16];
+                self.random_bytes(&mut b);
+                random_uuid(b).into_bytes()
+            }
+        }
+    }
+
+    /// The areas of the address space as `/proc/self/maps` lists them,
+    /// with resident sizes when `rss`.
+    fn maps_entries(&self, rss: bool) -> Vec<MapsEntry> {
+        let a = &self.aspace;
+        let mut out = Vec::new();
+        for (&start, v) in &a.vmas {
+            let mut e = MapsEntry {
+                start,
+                end: v.end,
+                prot: v.prot,
+                shared: v.file.as_ref().is_some_and(|f| f.shared),
+                offset: 0,
+                dev: (0, 0),
+                inode: 0,
+                name: String::new(),
+                rss: if rss {
+                    a.resident_pages(&self.mem, start, v.end) * PAGE_SIZE
+                } else {
+                    0
+                },
+            };
+            let dev_of = |d: u64| (libc::major(d), libc::minor(d));
+            match (&v.file, &v.image) {
+                (Some(f), _) if v.name != "[anon]" => {
+                    let mut st = crate::fs::unsafe_zeroed_stat();
+                    // SAFETY: fstat on a descriptor the area owns.
+                    if unsafe { libc::fstat(f.fd.as_raw_fd(), &mut st) } == 0 {
+                        e.dev = dev_of(st.st_dev);
+                        e.inode = st.st_ino;
+                    }
+                    e.offset = f.offset;
+                    e.name = v.name.clone();
+                }
+                (_, Some(i)) => {
+                    e.dev = dev_of(i.dev);
+                    e.inode = i.ino;
+                    e.offset = i.offset;
+                    e.name = v.name.clone();
+                }
+                (None, None) if matches!(v.backing, Backing::Physical { .. }) => {
+                    // A device window: the offset is into the device.
+                    if let (Backing::Physical { base }, Some(dev)) = (
+                        &v.backing,
+                        crate::devices::Device::by_path(v.name.as_bytes()),
+                    ) {
+                        let dev_base = self.device_window(dev, 0, 0).unwrap_or(*base);
+                        e.offset = base - dev_base;
+                    }
+                    e.shared = true;
+                    e.name = v.name.clone();
+                }
+                _ => {
+                    let heap = v.backing == Backing::Heap
+                        && start <= a.brk
+                        && v.end >= a.brk_start
+                        && a.brk > a.brk_start;
+                    e.name = if heap {
+                        "[heap]".into()
+                    } else if v.name.starts_with('[') && v.name != "[anon]" && v.name != "[heap]" {
+                        v.name.clone()
+                    } else {
+                        String::new()
+                    };
+                }
+            }
+            out.push(e);
+        }
+        out
+    }
+
+    fn process_info(&self) -> ProcessInfo {
+        let entries = self.maps_entries(true);
+        let exe = &self.fs.exe_guest;
+        let code = entries
+            .iter()
+            .filter(|e| &e.name == exe && e.prot & PROT_EXEC != 0)
+            .fold(None, |acc: Option<(u64, u64)>, e| {
+                Some(acc.map_or((e.start, e.end), |(s, t)| (s.min(e.start), t.max(e.end))))
+            })
+            .unwrap_or((0, 0));
+        let stack = entries.iter().find(|e| e.name == "[stack]");
+        let t = &self.threads[self.current];
+        let comm_len = t.comm.iter().position(|&c| c == 0).unwrap_or(16);
+        // SAFETY: these calls have no preconditions.
+        let (pgrp, session, uid, gid) = unsafe {
+            (
+                libc::getpgrp(),
+                libc::getsid(0),
+                libc::getuid(),
+                libc::getgid(),
+            )
+        };
+        let (ppid, pgrp, session) = (
+            self.guest_ppid(),
+            self.guest_group_id(pgrp),
+            self.guest_group_id(session),
+        );
+        ProcessInfo {
+            pid: self.pid,
+            ppid,
+            pgrp,
+            session,
+            comm: String::from_utf8_lossy(&t.comm[..comm_len]).into_owned(),
+            threads: self.threads.len(),
+            vsize: entries.iter().map(|e| e.end - e.start).sum(),
+            rss: entries.iter().map(|e| e.rss).sum(),
+            stack_rss: stack.map_or(0, |s| s.rss),
+            stack_size: stack.map_or(0, |s| s.end - s.start),
+            code,
+            start_stack: self.start_stack,
+            brk: (self.aspace.brk_start, self.aspace.brk),
+            data: self.aspace.data_bytes(0, crate::vm::USER_TOP),
+            processor: t.cpu,
+            harts: self.opts.harts,
+            umask: self.umask,
+            uid,
+            gid,
+        }
+    }
+}
