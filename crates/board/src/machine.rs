@@ -34,9 +34,10 @@ use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
     SmtSeat, SMT_WINDOW, SYNC_TOLERANCE,
 };
-use rvnvmm_mem::persist::{self, CrashAt, CrashReport, NvmmImage};
+use rvnvmm_mem::persist::{self, CrashReport, NvmmImage};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
+use rvnvmm_runctl::StopAt;
 use rvnvmm_sched::{Cores, Status};
 use std::collections::VecDeque;
 use std::io::Write;
@@ -516,7 +517,7 @@ pub struct Machine {
     /// Where the run stops on its own, and how it ends there: the power
     /// fails (`--crash-at`, [`End::Crash`]) or a checkpoint is due
     /// (`--checkpoint-at`, [`End::Checkpoint`]).
-    crash_at: Option<(CrashAt, End)>,
+    crash_at: Option<(StopAt, End)>,
     /// The run pauses ([`End::Pause`]) at the end of the turn that brings
     /// the instructions of all harts to this count.
     pause_at: Option<u64>,
@@ -678,7 +679,7 @@ impl Machine {
     /// instructions of all harts (the harts stop mid-block to land there),
     /// or when the next hart to run has reached that simulated time (turns
     /// shorten as it nears, so it lands within a few instructions).
-    pub fn with_crash_at(mut self, at: CrashAt) -> Machine {
+    pub fn with_crash_at(mut self, at: StopAt) -> Machine {
         self.crash_at = Some((at, End::Crash));
         self
     }
@@ -687,7 +688,7 @@ impl Machine {
     /// [`Machine::with_crash_at`] stops for a crash: after exactly that many
     /// instructions of all harts, or when the next hart to run has reached
     /// that simulated time. `None` clears it.
-    pub fn set_checkpoint_at(&mut self, at: Option<CrashAt>) {
+    pub fn set_checkpoint_at(&mut self, at: Option<StopAt>) {
         self.crash_at = at.map(|a| (a, End::Checkpoint));
     }
 
@@ -1355,8 +1356,8 @@ impl rvnvmm_sched::Scheduled for Machine {
                 }));
             }
         }
-        if let Some((CrashAt::Insns(n), end)) = self.crash_at {
-            if self.insns >= n {
+        if let Some((at @ StopAt::Insns(_), end)) = self.crash_at {
+            if at.reached(self.insns, 0) {
                 self.board.flush();
                 if end == End::Checkpoint {
                     self.crash_at = None;
@@ -1394,20 +1395,18 @@ impl rvnvmm_sched::Scheduled for Machine {
 
     fn begin_turn(&mut self, h: usize) -> ControlFlow<Self::Stop, u64> {
         let slice = match self.crash_at {
-            Some((CrashAt::Insns(n), _)) => SLICE.min(n.saturating_sub(self.insns).max(1)),
-            Some((CrashAt::TimeNs(ns), end)) => {
+            Some((at, end)) => {
                 let core = &self.cores[h];
-                if core.time_ns() >= ns {
+                if at.reached(self.insns, core.time_ns()) {
                     self.board.flush();
                     if end == End::Checkpoint {
                         self.crash_at = None;
                     }
                     return ControlFlow::Break(Ok(end));
                 }
-                // Shorter turns as the time nears (a hart retires at most
-                // one instruction a cycle).
-                let left = core.ns_to_cycles(ns).saturating_sub(core.cycles);
-                SLICE.min((left / 8).max(1))
+                at.turn(SLICE, self.insns, |ns| {
+                    core.ns_to_cycles(ns).saturating_sub(core.cycles)
+                })
             }
             None => SLICE,
         };
@@ -1417,10 +1416,9 @@ impl rvnvmm_sched::Scheduled for Machine {
         // it ends where it would without `--crash-at`, so the run is the
         // same run up to the crash (a point learnt from a run without one
         // lands where it did there).
-        self.harts[h].exact_budget = matches!(
-            self.crash_at,
-            Some((CrashAt::Insns(n), _)) if self.insns + budget >= n
-        );
+        self.harts[h].exact_budget = self
+            .crash_at
+            .is_some_and(|(at, _)| at.ends_turn(self.insns, budget));
         ControlFlow::Continue(budget)
     }
 

@@ -336,7 +336,7 @@ fn counting_loop(_: u64) -> Vec<u32> {
 #[test]
 fn a_crash_at_an_instruction_count_lands_on_it_and_follows_the_run_without_it() {
     for n in [1, 50_003] {
-        let mut r = rig(2, counting_loop, false).with_crash(CrashAt::Insns(n));
+        let mut r = rig(2, counting_loop, false).with_crash(StopAt::Insns(n));
         assert_eq!(r.m.run(None).unwrap(), End::Crash);
         assert_eq!(r.m.instructions(), n);
     }
@@ -348,7 +348,7 @@ fn a_crash_at_an_instruction_count_lands_on_it_and_follows_the_run_without_it() 
     assert_ne!(total, 1_000_000);
     // A crash where it stopped finds each hart where it was: every turn
     // before the crash's ended where the plain run's did.
-    let mut r = rig(2, counting_loop, false).with_crash(CrashAt::Insns(total));
+    let mut r = rig(2, counting_loop, false).with_crash(StopAt::Insns(total));
     assert_eq!(r.m.run(None).unwrap(), End::Crash);
     let instret = |m: &Machine| m.harts().iter().map(|h| h.instret).collect::<Vec<_>>();
     assert_eq!(instret(&r.m), instret(&plain.m));
@@ -356,7 +356,7 @@ fn a_crash_at_an_instruction_count_lands_on_it_and_follows_the_run_without_it() 
 
 #[test]
 fn a_crash_at_a_time_lands_within_a_few_instructions_of_it() {
-    let mut r = rig(2, counting_loop, true).with_crash(CrashAt::TimeNs(200_000));
+    let mut r = rig(2, counting_loop, true).with_crash(StopAt::TimeNs(200_000));
     assert_eq!(r.m.run(None).unwrap(), End::Crash);
     let cores = r.m.cores();
     let at = cores.iter().map(|c| c.time_ns()).min().unwrap();
@@ -365,7 +365,7 @@ fn a_crash_at_a_time_lands_within_a_few_instructions_of_it() {
 }
 
 impl Rig {
-    fn with_crash(mut self, at: CrashAt) -> Rig {
+    fn with_crash(mut self, at: StopAt) -> Rig {
         self.m = self.m.with_crash_at(at);
         self
     }
@@ -457,12 +457,12 @@ fn a_checkpoint_restored_into_a_fresh_machine_runs_to_the_same_end() {
     // The run through stops at the same point (a restore starts a new
     // round of turns there) and goes on.
     let mut through = rig(2, program, false);
-    through.m.set_checkpoint_at(Some(CrashAt::Insns(4_000)));
+    through.m.set_checkpoint_at(Some(StopAt::Insns(4_000)));
     assert_eq!(through.m.run(Some(10_000_000)).unwrap(), End::Checkpoint);
     assert_eq!(through.m.run(Some(10_000_000)).unwrap(), End::PowerOff(9));
 
     let mut saved = rig(2, program, false);
-    saved.m.set_checkpoint_at(Some(CrashAt::Insns(4_000)));
+    saved.m.set_checkpoint_at(Some(StopAt::Insns(4_000)));
     assert_eq!(saved.m.run(Some(10_000_000)).unwrap(), End::Checkpoint);
     assert_eq!(saved.m.instructions(), 4_000);
     let mut sections = Sections::new();

@@ -17,10 +17,10 @@ use rvnvmm_board::profile::Symbols;
 use rvnvmm_board::{map, Block, Board, DtbOptions, Entropy, InputQueue, NvmmMode};
 use rvnvmm_checkpoint::{BootFiles, FileIdentity};
 use rvnvmm_hart::{Core, CoreMap, Hart, HartConfig};
-use rvnvmm_mem::persist::CrashAt;
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 use rvnvmm_runctl::MarkerAction;
+use rvnvmm_runctl::StopAt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -98,8 +98,8 @@ pub struct BootArgs {
     /// to run has reached NS of simulated time: the NVMM image
     /// (memory.NAME.image) keeps what reached the persistence domain, and
     /// rvnvmm exits with status 125.
-    #[arg(long, value_name = "insns=N|time=NS", value_parser = crate::persistence::parse_crash_at)]
-    crash_at: Option<rvnvmm_mem::persist::CrashAt>,
+    #[arg(long, value_name = "insns=N|time=NS", value_parser = rvnvmm_runctl::parse_stop_at)]
+    crash_at: Option<rvnvmm_runctl::StopAt>,
     /// Seed of the choices a crash makes (which flushes in flight survive).
     #[arg(long, value_name = "S", default_value_t = 0)]
     crash_seed: u64,
@@ -657,9 +657,9 @@ fn restore_machine(a: &BootArgs, rig: &mut Rig, dir: &Path) -> Result<Built, Boo
 #[derive(Clone, Copy)]
 struct Points {
     /// `--fast-forward insns=N|time=NS`.
-    fast_forward: Option<CrashAt>,
+    fast_forward: Option<StopAt>,
     /// `--checkpoint-at insns=N|time=NS`.
-    checkpoint: Option<CrashAt>,
+    checkpoint: Option<StopAt>,
 }
 
 impl Points {

@@ -9,7 +9,7 @@ use rvnvmm_board::machine::Machine;
 use rvnvmm_checkpoint::{
     Checkpoint, FileIdentity, Manifest, MemoryMap, Point, Region, Sections, FORMAT_VERSION,
 };
-use rvnvmm_mem::persist::CrashAt;
+use rvnvmm_runctl::StopAt;
 use std::path::Path;
 use std::time::Instant;
 
@@ -24,7 +24,7 @@ pub enum RunPoint {
     Marker,
     /// After exactly N instructions (all harts), or when the next hart to
     /// run reaches NS of simulated time.
-    Point(CrashAt),
+    Point(StopAt),
 }
 
 impl RunPoint {
@@ -32,8 +32,8 @@ impl RunPoint {
     pub fn trigger(self) -> String {
         match self {
             RunPoint::Marker => "marker".into(),
-            RunPoint::Point(CrashAt::Insns(n)) => format!("insns={n}"),
-            RunPoint::Point(CrashAt::TimeNs(ns)) => format!("time={ns}"),
+            RunPoint::Point(StopAt::Insns(n)) => format!("insns={n}"),
+            RunPoint::Point(StopAt::TimeNs(ns)) => format!("time={ns}"),
         }
     }
 }
@@ -44,7 +44,7 @@ pub fn parse_run_point(s: &str) -> Result<RunPoint, String> {
     if s == "marker" {
         return Ok(RunPoint::Marker);
     }
-    crate::persistence::parse_crash_at(s)
+    rvnvmm_runctl::parse_stop_at(s)
         .map(RunPoint::Point)
         .map_err(|_| format!("wants insns=N, time=NS or marker, got '{s}'"))
 }

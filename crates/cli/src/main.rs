@@ -107,8 +107,8 @@ pub(crate) struct RunArgs {
     /// Cut the power after N instructions (all harts) or when the next hart
     /// to run has reached NS of simulated time: the NVMM image keeps what
     /// reached the persistence domain, and rvnvmm exits with status 125.
-    #[arg(long, value_name = "insns=N|time=NS", value_parser = persistence::parse_crash_at)]
-    crash_at: Option<rvnvmm_user::CrashAt>,
+    #[arg(long, value_name = "insns=N|time=NS", value_parser = rvnvmm_runctl::parse_stop_at)]
+    crash_at: Option<rvnvmm_runctl::StopAt>,
     /// Seed of the choices a crash makes (which flushes in flight survive).
     #[arg(long, value_name = "S", default_value_t = 0)]
     crash_seed: u64,

@@ -7,7 +7,7 @@ use crate::error::CliError;
 use rvnvmm_config::{Config, Persistence, RegionKind};
 use rvnvmm_mem::persist::{CrashReport, Domain, DomainKind, ImageError, NvmmImage};
 use rvnvmm_mem::PhysMem;
-use rvnvmm_user::{CrashAt, Outcome, Process};
+use rvnvmm_user::{Outcome, Process};
 use serde_json::json;
 use std::path::Path;
 
@@ -17,19 +17,6 @@ pub const CRASH_STATUS: i32 = 125;
 
 /// Lost lines listed in the stderr line of a crash (all are in `--stats`).
 const LOST_SHOWN: usize = 4;
-
-/// Parses `insns=N` or `time=NS`.
-pub fn parse_crash_at(s: &str) -> Result<CrashAt, String> {
-    let bad = || format!("'{s}' is not insns=N or time=NS (simulated nanoseconds)");
-    let (key, value) = s.split_once('=').ok_or_else(bad)?;
-    let n: u64 = value.trim().replace('_', "").parse().map_err(|_| bad())?;
-    match key.trim() {
-        "insns" if n > 0 => Ok(CrashAt::Insns(n)),
-        "insns" => Err("--crash-at insns=N needs N >= 1".into()),
-        "time" => Ok(CrashAt::TimeNs(n)),
-        _ => Err(bad()),
-    }
-}
 
 /// The machine's NVMM region as far as persistence goes.
 pub struct NvmmRegion {
@@ -183,19 +170,4 @@ pub fn crash_line(o: &CrashPoint, report: &CrashReport) -> String {
         report.in_flight_kept,
         report.in_flight_lost,
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn crash_points_parse() {
-        assert_eq!(parse_crash_at("insns=1_000"), Ok(CrashAt::Insns(1000)));
-        assert_eq!(parse_crash_at("time=5000"), Ok(CrashAt::TimeNs(5000)));
-        assert!(parse_crash_at("insns=0").is_err());
-        assert!(parse_crash_at("cycles=3").unwrap_err().contains("insns=N"));
-        assert!(parse_crash_at("insns").is_err());
-        assert!(parse_crash_at("time=-1").is_err());
-    }
 }

@@ -22,16 +22,6 @@ use std::path::{Path, PathBuf};
 
 const PAGE: u64 = 4096;
 
-/// Where a power failure is injected (`--crash-at`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CrashAt {
-    /// After exactly this many instructions of all harts (user mode: all
-    /// threads) together.
-    Insns(u64),
-    /// When the next hart to run has reached this simulated time, in ns.
-    TimeNs(u64),
-}
-
 /// Errors of an NVMM image.
 #[derive(Debug, thiserror::Error)]
 pub enum ImageError {

@@ -2,18 +2,18 @@
 //! `--sample period=N,detail=M[,warmup=W]`, `insns=N`, and the points
 //! `insns=N|time=NS` of `--crash-at` and `--checkpoint-at`.
 
-use crate::{FastForward, Point, Sampling};
+use crate::{FastForward, Sampling, StopAt};
 
-/// Parses a [`Point`]: `insns=N` (N >= 1) or `time=NS` (simulated
+/// Parses a [`StopAt`]: `insns=N` (N >= 1) or `time=NS` (simulated
 /// nanoseconds); `_` may group digits.
-pub fn parse_point(s: &str) -> Result<Point, String> {
+pub fn parse_stop_at(s: &str) -> Result<StopAt, String> {
     let bad = || format!("'{s}' is not insns=N or time=NS (simulated nanoseconds)");
     let (key, value) = s.split_once('=').ok_or_else(bad)?;
     let n: u64 = value.trim().replace('_', "").parse().map_err(|_| bad())?;
     match key.trim() {
-        "insns" if n > 0 => Ok(Point::Insns(n)),
+        "insns" if n > 0 => Ok(StopAt::Insns(n)),
         "insns" => Err("insns=N needs N >= 1".into()),
-        "time" => Ok(Point::TimeNs(n)),
+        "time" => Ok(StopAt::TimeNs(n)),
         _ => Err(bad()),
     }
 }
@@ -74,6 +74,16 @@ pub fn parse_insns(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stop_at_arguments() {
+        assert_eq!(parse_stop_at("insns=1_000"), Ok(StopAt::Insns(1000)));
+        assert_eq!(parse_stop_at("time=5000"), Ok(StopAt::TimeNs(5000)));
+        assert!(parse_stop_at("insns=0").is_err());
+        assert!(parse_stop_at("cycles=3").unwrap_err().contains("insns=N"));
+        assert!(parse_stop_at("insns").is_err());
+        assert!(parse_stop_at("time=-1").is_err());
+    }
 
     #[test]
     fn fast_forward_arguments() {

@@ -52,16 +52,16 @@
 
 pub mod args;
 pub mod json;
-mod point;
 pub mod sampling;
+mod stop_at;
 
-pub use args::{parse_fast_forward, parse_insns, parse_point, parse_sample};
-pub use point::Point;
+pub use args::{parse_fast_forward, parse_insns, parse_sample, parse_stop_at};
 pub use json::{reset_json, sampling_json, snapshot_json, switches_json};
 pub use sampling::{
     estimate, t_quantile_95, Estimate, SampleCounters, SampleWindow, Sampler, Sampling,
     SamplingOutcome, CONFIDENCE,
 };
+pub use stop_at::StopAt;
 
 use rvnvmm_isa::marker::{MarkerOp, SWITCH_TO_FUNCTIONAL, SWITCH_TO_TIMING};
 

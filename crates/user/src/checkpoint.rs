@@ -10,9 +10,9 @@
 
 mod descriptors;
 
-pub(crate) use descriptors::note_inherited;
+pub(crate) mod inherited;
 
-use crate::process::{Cpu, CrashAt, ExitKind, Options, Process, Thread, ThreadState, ThreadStats};
+use crate::process::{Cpu, ExitKind, Options, Process, StopAt, Thread, ThreadState, ThreadStats};
 use crate::roi::{ModelSwitch, ResetPoint, StatsBase};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, FileIdent, FileMap, HugeAdvice, Vma};
@@ -67,7 +67,7 @@ impl Process {
     /// Stops the run ([`ExitKind::Checkpoint`]) after exactly N
     /// instructions (all threads), or when the next thread to run has
     /// reached NS of simulated time, once.
-    pub fn checkpoint_at(&mut self, at: CrashAt) {
+    pub fn checkpoint_at(&mut self, at: StopAt) {
         self.roi.checkpoint_at = Some(at);
     }
 
@@ -87,7 +87,7 @@ impl Process {
     /// The instruction count of a pending `checkpoint_at(Insns(n))`.
     pub(crate) fn checkpoint_insns(&self) -> Option<u64> {
         match self.roi.checkpoint_at {
-            Some(CrashAt::Insns(n)) if !self.is_child => Some(n),
+            Some(StopAt::Insns(n)) if !self.is_child => Some(n),
             _ => None,
         }
     }
@@ -99,16 +99,19 @@ impl Process {
         if self.is_child {
             return Some(slice);
         }
-        match self.roi.checkpoint_at {
-            Some(CrashAt::Insns(n)) if self.total_insns >= n => {}
-            Some(CrashAt::TimeNs(ns)) => {
-                let now = self.cpus[cpu].core.cycles;
-                if self.cycles_to_ns(now) < ns {
-                    let left = self.ns_to_cycles(ns).saturating_sub(now);
-                    return Some(slice.min((left / 8).max(1)));
-                }
-            }
-            _ => return Some(slice),
+        let Some(at) = self.roi.checkpoint_at else {
+            return Some(slice);
+        };
+        let now = self.cpus[cpu].core.cycles;
+        if !at.reached(self.total_insns, self.cycles_to_ns(now)) {
+            // An instruction count shortens the turn with the ROI points
+            // (`insns_to_next_exact_point`); a time here.
+            return Some(match at {
+                StopAt::Insns(_) => slice,
+                StopAt::TimeNs(_) => at.turn(slice, self.total_insns, |ns| {
+                    self.ns_to_cycles(ns).saturating_sub(now)
+                }),
+            });
         }
         self.roi.checkpoint_at = None;
         self.roi.stopped_at_marker = false;

@@ -18,6 +18,7 @@ pub mod errno;
 mod family;
 pub mod fs;
 pub mod hwprobe;
+mod outcome;
 mod pmem;
 mod process;
 pub mod procfs;
@@ -30,6 +31,6 @@ pub mod vm;
 pub use checkpoint::{checkpoint_program, Carried};
 pub use family::{MemberStats, TreeStats};
 pub use process::{
-    CrashAt, ExitKind, GuestStart, Options, Outcome, PagesOutcome, Process, RunError, ThreadStats,
+    ExitKind, GuestStart, Options, Outcome, PagesOutcome, Process, RunError, StopAt, ThreadStats,
 };
 pub use roi::Snapshot;

@@ -4,6 +4,7 @@
 use crate::elf::{auxv::*, ElfFile, LoadError};
 use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
+pub use crate::outcome::{ExitKind, Outcome, PagesOutcome, ThreadStats};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
 use rvnvmm_gdb::{Target, Verdict};
@@ -66,7 +67,7 @@ pub struct Options {
     pub max_insns: Option<u64>,
     /// Cut the power at this point (`--crash-at`): the run ends with
     /// [`ExitKind::Crash`]. Forked children never crash.
-    pub crash_at: Option<CrashAt>,
+    pub crash_at: Option<StopAt>,
     /// Print every retired instruction to stderr.
     pub trace: bool,
     /// Seconds since 1970 that simulated time zero corresponds to.
@@ -81,7 +82,7 @@ pub struct Options {
     pub time_slice_ns: u64,
 }
 
-pub use rvnvmm_mem::persist::CrashAt;
+pub use rvnvmm_runctl::StopAt;
 
 /// Why a run could not start or had to stop.
 #[derive(Debug, thiserror::Error)]
@@ -95,103 +96,6 @@ pub enum RunError {
     /// Every guest thread is blocked forever.
     #[error("deadlock: every guest thread is blocked (futex or sleep) with nothing to wake it")]
     Deadlock,
-}
-
-/// How the guest ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ExitKind {
-    /// exit/exit_group with this status.
-    Code(i32),
-    /// Killed by this signal.
-    Signal(i32),
-    /// `--max-insns` reached.
-    InsnLimit,
-    /// The power failed at [`Options::crash_at`].
-    Crash,
-    /// Stopped at a checkpoint's point (`Process::checkpoint_at`, or a
-    /// `checkpoint` marker with restore points enabled): the process is
-    /// whole, to be saved and rebuilt (`docs/checkpoints.md`).
-    Checkpoint,
-}
-
-/// Per-thread figures.
-#[derive(Clone, Debug, Default)]
-pub struct ThreadStats {
-    /// Guest thread id.
-    pub tid: i32,
-    /// Hart it ran on last.
-    pub hart: usize,
-    /// Instructions retired.
-    pub instructions: u64,
-    /// Cache-flush instructions.
-    pub flush_insns: u64,
-    /// Software-TLB refills.
-    pub tlb_refills: u64,
-    /// `lr`, `sc` and AMOs.
-    pub atomics: rvnvmm_hart::AtomicStats,
-    /// Cycles the memory system stalled it (timed runs).
-    pub memory_stall_cycles: u64,
-    /// On an SMT core: cycles it waited for issue slots its siblings took.
-    pub issue_wait_cycles: u64,
-    /// On an SMT core: cycles it waited for a shared unit a sibling held.
-    pub unit_wait_cycles: u64,
-}
-
-/// The result of a run.
-#[derive(Clone, Debug)]
-pub struct Outcome {
-    /// How it ended.
-    pub exit: ExitKind,
-    /// Instructions retired by all threads.
-    pub instructions: u64,
-    /// Simulated time at the end: the latest hart clock, in nanoseconds.
-    pub sim_time_ns: u64,
-    /// Simulated cycles of each hart.
-    pub hart_cycles: Vec<u64>,
-    /// Instructions per hart.
-    pub hart_instructions: Vec<u64>,
-    /// Figures per thread, including exited ones.
-    pub threads: Vec<ThreadStats>,
-    /// Blocks decoded.
-    pub blocks_decoded: u64,
-    /// Whether this is the process started by the command line (false in a
-    /// forked child).
-    pub is_initial_process: bool,
-    /// The guest (= host) process id.
-    pub pid: i32,
-    /// The memory system's statistics (caches, flushes, regions), when
-    /// the machine is timed.
-    pub memory: Option<serde_json::Value>,
-    /// The page policy's figures.
-    pub pages: PagesOutcome,
-    /// Where the last hart to run stood at the end: its number and the PC
-    /// of the next instruction it would have run.
-    pub last_pc: (usize, u64),
-    /// Where the statistics were last reset (a `reset` marker or the end
-    /// of `--fast-forward`); `None`: they count from the start.
-    pub reset: Option<crate::roi::ResetPoint>,
-    /// The snapshots `dump` markers took, in order.
-    pub snapshots: Vec<crate::roi::Snapshot>,
-    /// The changes of model during the run, in order.
-    pub model_switches: Vec<crate::roi::ModelSwitch>,
-    /// The windows and estimate of a sampled run (`--sample`).
-    pub sampling: Option<crate::roi::SamplingOutcome>,
-    /// The process tree's figures, when the initial process forked (`None`
-    /// otherwise, and in a forked child).
-    pub processes: Option<crate::family::TreeStats>,
-}
-
-/// What the page policy did (`--stats` `pages`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PagesOutcome {
-    /// `user.pages`.
-    pub policy: crate::vm::PagePolicy,
-    /// Mappings in the page table at the end, per size: 4 KiB, 64 KiB,
-    /// 2 MiB, 1 GiB (a Svnapot range counts once).
-    pub mappings: [u64; 4],
-    /// Blocks mapped at faults, blocks demoted and faults that fell back
-    /// to a 4 KiB page.
-    pub stats: crate::vm::PageStats,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -352,7 +256,7 @@ pub struct Process {
     /// The gdb connection, if a debugger is attached.
     pub(crate) gdb: Option<rvnvmm_gdb::GdbStub>,
     /// Statistics resets, snapshots and model switches (`roi.rs`).
-    pub(crate) roi: crate::roi::Roi,
+    pub(crate) roi: crate::roi::state::Roi,
     /// `setitimer`'s timers (`timers.rs`): `ITIMER_REAL` in simulated ns,
     /// the CPU-time ones in ns of [`Process::cpu_ns`].
     pub(crate) itimers: [crate::timers::Schedule; 3],
@@ -389,7 +293,7 @@ impl Process {
     /// The process with its first thread and an empty address space,
     /// before a program is loaded (unit tests use it so).
     pub(crate) fn without_program(opts: Options) -> Result<Process, RunError> {
-        crate::checkpoint::note_inherited();
+        crate::checkpoint::inherited::note_inherited();
         let mut ranges = vec![opts.ram];
         ranges.extend(opts.nvmm);
         let mut mem = PhysMem::new(&ranges).map_err(|e| RunError::Setup(e.to_string()))?;
@@ -1341,34 +1245,17 @@ impl Scheduled for Process {
             }
         }
         let slice = self.turn_slice();
-        let crash = self.opts.crash_at.filter(|_| !self.is_child);
-        let crash_insns = match crash {
-            Some(CrashAt::Insns(n)) => Some(n),
-            _ => None,
-        };
-        if let Some(CrashAt::TimeNs(ns)) = crash {
-            if self.cycles_to_ns(self.cpus[cpu].core.cycles) >= ns {
-                self.exit = Some(ExitKind::Crash);
-                return ControlFlow::Break(Ok(()));
+        let slice = match self.opts.crash_at.filter(|_| !self.is_child) {
+            Some(at) => {
+                let cycles = self.cpus[cpu].core.cycles;
+                if at.reached(self.total_insns, self.cycles_to_ns(cycles)) {
+                    self.exit = Some(ExitKind::Crash);
+                    return ControlFlow::Break(Ok(()));
+                }
+                at.turn(slice, self.total_insns, |ns| {
+                    self.ns_to_cycles(ns).saturating_sub(cycles)
+                })
             }
-        }
-        if crash_insns.is_some_and(|n| self.total_insns >= n) {
-            self.exit = Some(ExitKind::Crash);
-            return ControlFlow::Break(Ok(()));
-        }
-        let slice = match crash {
-            // Shorter turns as the time nears, so the crash lands within a
-            // few instructions of it.
-            Some(CrashAt::TimeNs(ns)) => {
-                let left = self
-                    .ns_to_cycles(ns)
-                    .saturating_sub(self.cpus[cpu].core.cycles);
-                slice.min((left / 8).max(1))
-            }
-            _ => slice,
-        };
-        let slice = match crash_insns {
-            Some(n) => slice.min(n - self.total_insns),
             None => slice,
         };
         // A checkpoint's point comes before a switch or reset there: the
@@ -1440,7 +1327,10 @@ impl Scheduled for Process {
         let t = &mut self.threads[self.current];
         t.hart.exact_budget = switch_ends_turn
             || !self.is_child
-                && matches!(self.opts.crash_at, Some(CrashAt::Insns(n)) if self.total_insns + budget >= n);
+                && self
+                    .opts
+                    .crash_at
+                    .is_some_and(|at| at.ends_turn(self.total_insns, budget));
         let exit = if t.hart.exact_budget {
             None
         } else {

@@ -5,55 +5,17 @@
 //! the last reset, the memory system set aside while the functional model
 //! runs, the checkpoint points (`checkpoint.rs`).
 
-use crate::process::{CrashAt, ExitKind, Outcome, Process, ThreadState};
+use crate::process::{ExitKind, Outcome, Process, ThreadState};
 use rvnvmm_hart::CoreCosts;
 use rvnvmm_memsys::MemorySystem;
 use rvnvmm_runctl::{Controlled, MarkerAction, RunControl, SampleCounters, Sampling};
-use std::collections::HashMap;
 
 pub use rvnvmm_runctl::{FastForward, Model, ModelSwitch, ResetPoint, SamplingOutcome};
 
-/// A named snapshot of the statistics (a `dump` marker).
-pub type Snapshot = rvnvmm_runctl::Snapshot<Box<Outcome>>;
+pub use crate::outcome::Snapshot;
+pub(crate) use state::{Models, StatsBase};
 
-/// The counters as they stood at the last reset: the run's statistics are
-/// the differences (architectural counters, `instret` and the clocks, are
-/// never touched).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct StatsBase {
-    pub(crate) point: Option<ResetPoint>,
-    pub(crate) insns: u64,
-    /// Per hart: its clock then.
-    pub(crate) cycles: Vec<u64>,
-    /// The latest hart clock then.
-    pub(crate) latest_cycles: u64,
-    /// Per thread id: its `instret` then.
-    pub(crate) thread_insns: HashMap<i32, u64>,
-    pub(crate) blocks_decoded: u64,
-}
-
-/// The timing model while the functional model runs.
-pub(crate) struct Models {
-    /// The timing model's core costs (`[core]`).
-    timing_costs: CoreCosts,
-    /// The memory system while the functional model runs.
-    parked: Option<MemorySystem>,
-}
-
-/// The region-of-interest state of a process.
-#[derive(Default)]
-pub(crate) struct Roi {
-    pub(crate) base: StatsBase,
-    pub(crate) models: Option<Models>,
-    /// The run control: pending points, snapshots, switches, sampling.
-    pub(crate) ctl: RunControl<Box<Outcome>>,
-    /// `checkpoint` markers are restore points (`checkpoint.rs`).
-    pub(crate) restore_points: bool,
-    /// The point `--checkpoint-at insns=N|time=NS` stops the run at.
-    pub(crate) checkpoint_at: Option<CrashAt>,
-    /// The last checkpoint stop was a marker's.
-    pub(crate) stopped_at_marker: bool,
-}
+pub(crate) mod state;
 
 impl Process {
     /// Starts the run in the functional model: the timing model (this

@@ -1,14 +1,14 @@
 //! Points where a run stops exactly: a power failure (`--crash-at`), a
 //! checkpoint (`--checkpoint-at`), given as an instruction count of all
 //! harts together or as a simulated time. Both machines shorten their turns
-//! as a point nears with [`Point::turn`] and stop there with
-//! [`Point::reached`]; only the turn a point ends stops mid-block
-//! ([`Point::ends_turn`]), so a run with a point is the run without it up to
+//! as a point nears with [`StopAt::turn`] and stop there with
+//! [`StopAt::reached`]; only the turn a point ends stops mid-block
+//! ([`StopAt::ends_turn`]), so a run with a point is the run without it up to
 //! the point.
 
 /// Where the run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Point {
+pub enum StopAt {
     /// After exactly this many instructions of all harts (user mode: all
     /// threads) together.
     Insns(u64),
@@ -21,13 +21,13 @@ pub enum Point {
 /// within a few instructions of the time).
 const TIME_APPROACH_DIVISOR: u64 = 8;
 
-impl Point {
+impl StopAt {
     /// Whether the run is at or past the point: `insns` retired by all
     /// harts, `time_ns` the clock of the hart about to run.
     pub fn reached(self, insns: u64, time_ns: u64) -> bool {
         match self {
-            Point::Insns(n) => insns >= n,
-            Point::TimeNs(ns) => time_ns >= ns,
+            StopAt::Insns(n) => insns >= n,
+            StopAt::TimeNs(ns) => time_ns >= ns,
         }
     }
 
@@ -37,8 +37,8 @@ impl Point {
     /// hart's cycles from its clock to `ns`). At least 1.
     pub fn turn(self, slice: u64, insns: u64, cycles_until: impl FnOnce(u64) -> u64) -> u64 {
         let left = match self {
-            Point::Insns(n) => n.saturating_sub(insns),
-            Point::TimeNs(ns) => cycles_until(ns) / TIME_APPROACH_DIVISOR,
+            StopAt::Insns(n) => n.saturating_sub(insns),
+            StopAt::TimeNs(ns) => cycles_until(ns) / TIME_APPROACH_DIVISOR,
         };
         slice.min(left.max(1))
     }
@@ -46,7 +46,7 @@ impl Point {
     /// Whether a turn of `budget` instructions from `insns` reaches the
     /// point, so that it must stop exactly there (mid-block).
     pub fn ends_turn(self, insns: u64, budget: u64) -> bool {
-        matches!(self, Point::Insns(n) if insns + budget >= n)
+        matches!(self, StopAt::Insns(n) if insns + budget >= n)
     }
 }
 
@@ -56,7 +56,7 @@ mod tests {
 
     #[test]
     fn an_instruction_count_is_reached_exactly() {
-        let p = Point::Insns(1_000);
+        let p = StopAt::Insns(1_000);
         assert!(!p.reached(999, u64::MAX));
         assert!(p.reached(1_000, 0));
         assert_eq!(p.turn(10_000, 400, |_| unreachable!()), 600);
@@ -66,7 +66,7 @@ mod tests {
 
     #[test]
     fn a_time_is_neared_in_shrinking_turns() {
-        let p = Point::TimeNs(5_000);
+        let p = StopAt::TimeNs(5_000);
         assert!(!p.reached(u64::MAX, 4_999) && p.reached(0, 5_000));
         // 800 cycles left: a turn of at most 100.
         assert_eq!(p.turn(10_000, 0, |ns| ns - 4_200), 100);
