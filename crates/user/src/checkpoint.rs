@@ -18,6 +18,7 @@ use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, FileIdent, FileMap, HugeAdvice, Vma};
 use rvnvmm_checkpoint::{CheckpointError, Sections, StateReader, StateWriter};
 use rvnvmm_hart::{CodeCache, Hart};
+use rvnvmm_mem::sv39::page_offset;
 use rvnvmm_mem::PhysMem;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -990,7 +991,7 @@ fn restore_address_space(
             c => return Err(r.malformed(format!("huge-page advice {c}"))),
         };
         let hint = r.u32()?;
-        if start >= end || start & 0xfff != 0 {
+        if start >= end || page_offset(start) != 0 {
             return Err(r.malformed(format!("an area {start:#x}-{end:#x}")));
         }
         a.vmas.insert(

@@ -9,6 +9,7 @@
 use crate::errno::*;
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, USER_TOP};
 use goblin::elf::header;
+use rvnvmm_mem::sv39::PAGE_SIZE;
 use rvnvmm_mem::PhysMem;
 
 /// Why a program could not be loaded. Messages are for the user of `rvnvmm`.
@@ -145,7 +146,6 @@ const PHDR_SIZE: usize = 56;
 const MAX_PHDR_BYTES: u64 = 4096;
 /// Linux's PATH_MAX, the longest PT_INTERP it accepts.
 const PATH_MAX: u64 = 4096;
-const PAGE: u64 = 4096;
 
 /// One program header.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -346,7 +346,7 @@ impl ElfFile {
                     p.p_offset, p.p_filesz
                 )));
             }
-            if p.p_filesz > 0 && p.p_offset % PAGE != p.p_vaddr % PAGE {
+            if p.p_filesz > 0 && p.p_offset % PAGE_SIZE != p.p_vaddr % PAGE_SIZE {
                 return Err(bad(format!(
                     "loadable segment {i} has file offset {:#x} and address {:#x}, which differ within a 4 KiB page, so it cannot be mapped",
                     p.p_offset, p.p_vaddr
@@ -434,7 +434,7 @@ impl ElfFile {
             .unwrap_or(0);
         let bias = if self.header.e_type == header::ET_DYN {
             let span = (hi - lo)
-                .checked_next_multiple_of(PAGE)
+                .checked_next_multiple_of(PAGE_SIZE)
                 .filter(|&span| span <= USER_TOP)
                 .ok_or_else(|| {
                     bad(format!(
@@ -462,7 +462,7 @@ impl ElfFile {
         for ph in &loads {
             let vaddr = ph.p_vaddr.wrapping_add(bias);
             let start = vaddr & !0xfff;
-            let end = (vaddr + ph.p_memsz).next_multiple_of(PAGE);
+            let end = (vaddr + ph.p_memsz).next_multiple_of(PAGE_SIZE);
             let prot = ph.prot();
             // Linux maps each segment in turn over what is there, so a page
             // an earlier segment shares takes this segment's protections
@@ -485,7 +485,7 @@ impl ElfFile {
                     aspace.add(s, next, prot, Backing::Populated, &self.path);
                     // Past the file's data the segment is anonymous memory
                     // (the bss), as Linux maps it.
-                    aspace.set_anon_from(s, (vaddr + ph.p_filesz).next_multiple_of(PAGE));
+                    aspace.set_anon_from(s, (vaddr + ph.p_filesz).next_multiple_of(PAGE_SIZE));
                     if let (Some((dev, ino)), Some(v)) = (self.ident, aspace.vmas.get_mut(&s)) {
                         v.image = Some(crate::vm::FileIdent {
                             dev,

@@ -25,16 +25,16 @@
 //! riscv64).
 
 use crate::errno::*;
+use rvnvmm_mem::sv39::PAGE_SIZE;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use zerocopy::{FromBytes, FromZeros, Immutable, IntoBytes, KnownLayout};
 
 mod layer;
 
-const PAGE: u64 = 4096;
 /// The table's entries are lines of this size; entry 0 is the header.
 const ENTRY: u64 = 64;
-const SLOTS: u64 = PAGE / ENTRY;
+const SLOTS: u64 = PAGE_SIZE / ENTRY;
 const MAGIC: &[u8; 8] = b"RVPMDIR1";
 /// The longest file name an entry holds (NUL-padded).
 const NAME_MAX: usize = 40;
@@ -70,7 +70,7 @@ impl PmemDir {
     /// its second quarter, so `/dev/nvmm` windows from offset 0 and the heap
     /// (the upper half, `user.heap = nvmm`) never share its frames.
     pub fn partition(nvmm: (u64, u64)) -> (u64, u64) {
-        let quarter = (nvmm.1 / 4) & !(PAGE - 1);
+        let quarter = (nvmm.1 / 4) & !(PAGE_SIZE - 1);
         (nvmm.0 + quarter, quarter)
     }
 
@@ -79,11 +79,11 @@ impl PmemDir {
     }
 
     fn data_pages(&self) -> u64 {
-        self.size / PAGE - 1
+        self.size / PAGE_SIZE - 1
     }
 
     fn page_addr(&self, page: u64) -> u64 {
-        self.base + (1 + page) * PAGE
+        self.base + (1 + page) * PAGE_SIZE
     }
 
     fn slot(&self, name: &[u8]) -> Option<usize> {
@@ -183,13 +183,13 @@ mod tests {
             guest: b"/mnt/pmem".to_vec(),
             host: PathBuf::from("/tmp/x"),
             base: 0x1000_0000,
-            size: 64 * PAGE,
+            size: 64 * PAGE_SIZE,
             slots: vec![None; (SLOTS - 1) as usize],
         };
         for (i, &(start, pages)) in slots.iter().enumerate() {
             d.slots[i] = Some(Entry {
                 name: format!("f{i}").into_bytes(),
-                size: pages * PAGE,
+                size: pages * PAGE_SIZE,
                 start,
                 pages,
             });

@@ -13,6 +13,7 @@ use rvnvmm_hart::{
     CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SMT_WINDOW, SYNC_TOLERANCE,
 };
 use rvnvmm_mem::sv39::{self, Access, Requester};
+use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 use rvnvmm_mem::PhysMem;
 use rvnvmm_memsys::MemorySystem;
 use rvnvmm_sched::{Cores, Scheduled, Status};
@@ -316,7 +317,7 @@ impl Process {
             .enumerate()
             .map(|(i, &(base, size))| {
                 if i == 1 {
-                    let half = (size / 2) & !0xfff;
+                    let half = page_base(size / 2);
                     (base + half, size - half)
                 } else {
                     (base, size)
@@ -561,7 +562,7 @@ impl Process {
             }
             None => (0, entry),
         };
-        let brk = (end + 0xfff) & !0xfff;
+        let brk = end.next_multiple_of(PAGE_SIZE);
         self.aspace.data_segment = file.data_segment_bytes();
         self.aspace.brk_start = brk;
         self.aspace.brk = brk;
@@ -676,7 +677,7 @@ impl Process {
             (AT_PHDR, phdr),
             (AT_PHENT, 56),
             (AT_PHNUM, phnum),
-            (AT_PAGESZ, 4096),
+            (AT_PAGESZ, PAGE_SIZE),
             (AT_BASE, interp_base),
             (AT_FLAGS, 0),
             (AT_ENTRY, entry),
@@ -750,7 +751,7 @@ impl Process {
         let mut done = 0usize;
         while done < buf.len() {
             let va = vaddr.wrapping_add(done as u64);
-            let n = ((4096 - (va & 0xfff)) as usize).min(buf.len() - done);
+            let n = ((PAGE_SIZE - page_offset(va)) as usize).min(buf.len() - done);
             let pa = self.user_paddr(va, Access::Read)?;
             if !self.mem.read(pa, &mut buf[done..done + n]) {
                 return Err(EFAULT);
@@ -768,7 +769,7 @@ impl Process {
         let mut done = 0usize;
         while done < buf.len() {
             let va = vaddr.wrapping_add(done as u64);
-            let n = ((4096 - (va & 0xfff)) as usize).min(buf.len() - done);
+            let n = ((PAGE_SIZE - page_offset(va)) as usize).min(buf.len() - done);
             let chunk = &mut buf[done..done + n];
             match hart.debug_translate(&self.mem, va) {
                 Some(pa) => {
@@ -793,12 +794,12 @@ impl Process {
         let mut done = 0usize;
         while done < data.len() {
             let va = vaddr.wrapping_add(done as u64);
-            let n = ((4096 - (va & 0xfff)) as usize).min(data.len() - done);
+            let n = ((PAGE_SIZE - page_offset(va)) as usize).min(data.len() - done);
             let pa = self.user_paddr(va, Access::Write)?;
             if !self.mem.write(pa, &data[done..done + n]) {
                 return Err(EFAULT);
             }
-            self.code.pages.code_written(pa & !0xfff);
+            self.code.pages.code_written(page_base(pa));
             done += n;
         }
         Ok(())
@@ -857,7 +858,7 @@ impl Process {
         let mut out = Vec::new();
         let mut va = vaddr;
         loop {
-            let n = (4096 - (va & 0xfff)) as usize;
+            let n = (PAGE_SIZE - page_offset(va)) as usize;
             let mut chunk = vec![0u8; n];
             self.read_mem(va, &mut chunk)?;
             if let Some(z) = chunk.iter().position(|&c| c == 0) {

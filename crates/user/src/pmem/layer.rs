@@ -22,7 +22,7 @@ impl Process {
             return Ok(());
         };
         let (base, size) = PmemDir::partition(nvmm);
-        if size < 2 * PAGE {
+        if size < 2 * PAGE_SIZE {
             return Err(RunError::Setup(format!(
                 "user.pmem_dir needs an NVMM region of at least 32 KiB (its second quarter holds the files), got {size:#x} bytes"
             )));
@@ -44,7 +44,7 @@ impl Process {
         self.mem.read(dir.table(), &mut header);
         if &header[..8] != MAGIC {
             // A new directory: an empty table, persisted.
-            let mut page = vec![0u8; PAGE as usize];
+            let mut page = vec![0u8; PAGE_SIZE as usize];
             page[..8].copy_from_slice(MAGIC);
             self.mem.write(dir.table(), &page);
             for line in 0..SLOTS {
@@ -59,7 +59,7 @@ impl Process {
                 let Some(e) = decode(&line) else { continue };
                 let name_ok = !e.name.contains(&b'/') && e.name != b"." && e.name != b"..";
                 if !name_ok
-                    || e.pages != e.size.div_ceil(PAGE)
+                    || e.pages != e.size.div_ceil(PAGE_SIZE)
                     || e.start
                         .checked_add(e.pages)
                         .is_none_or(|end| end > dir.data_pages())
@@ -101,8 +101,12 @@ impl Process {
             .write(true)
             .open(path)?;
         for p in 0..e.pages {
-            self.mem
-                .share_file_page(dir.page_addr(e.start + p), f.as_raw_fd(), p * PAGE, true)?;
+            self.mem.share_file_page(
+                dir.page_addr(e.start + p),
+                f.as_raw_fd(),
+                p * PAGE_SIZE,
+                true,
+            )?;
             // Fault it in for writing, so that saving the image (which
             // reads the pages the host has mapped) finds it.
             let at = dir.page_addr(e.start + p);
@@ -212,7 +216,7 @@ impl Process {
         let name = self.pmem_name_of_fd(fd)?;
         let dir = self.pmem.as_ref()?;
         let e = dir.slots[dir.slot(&name)?].as_ref()?;
-        Some(Ok((dir.page_addr(e.start), e.pages * PAGE)))
+        Some(Ok((dir.page_addr(e.start), e.pages * PAGE_SIZE)))
     }
 
     /// After a call that may have changed the directory (a file created,
@@ -301,7 +305,7 @@ impl Process {
     fn pmem_resize_slot(&mut self, i: usize, size: u64, path: Option<&Path>) -> Result<(), Errno> {
         let dir = self.pmem.as_ref().expect("pmem dir");
         let e = dir.slots[i].clone().expect("slot in use");
-        let pages = size.div_ceil(PAGE);
+        let pages = size.div_ceil(PAGE_SIZE);
         let keep = pages.min(e.pages);
         // Pages the file no longer has go back to private memory first:
         // past the host file's end they would fault on access.
@@ -387,10 +391,10 @@ impl Process {
         if paddr < dir.base || paddr >= dir.base + dir.size {
             return;
         }
-        let first = (paddr - dir.base) / PAGE;
+        let first = (paddr - dir.base) / PAGE_SIZE;
         if first == 0 {
             return;
         }
-        self.write_back_pages(first - 1, len.div_ceil(PAGE));
+        self.write_back_pages(first - 1, len.div_ceil(PAGE_SIZE));
     }
 }

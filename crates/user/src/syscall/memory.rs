@@ -5,13 +5,14 @@ use crate::errno::*;
 use crate::fs::unsafe_zeroed_stat;
 use crate::process::Process;
 use crate::vm::{Backing, PROT_EXEC, PROT_WRITE};
+use rvnvmm_mem::sv39::{page_offset, PAGE_SIZE};
 use std::os::fd::FromRawFd;
 
 /// The page-aligned end of `[addr, addr + len)`, if it lies in the user
 /// address space.
 pub(super) fn page_end(addr: u64, len: u64) -> Option<u64> {
     addr.checked_add(len)?
-        .checked_next_multiple_of(4096)
+        .checked_next_multiple_of(PAGE_SIZE)
         .filter(|&e| e <= crate::vm::USER_TOP)
 }
 
@@ -36,12 +37,12 @@ impl Process {
         }
         let sync = kind == MAP_SHARED_VALIDATE && flags & MAP_SYNC != 0;
         if len == 0
-            || off & 0xfff != 0
-            || (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 && addr & 0xfff != 0)
+            || page_offset(off) != 0
+            || (flags & (MAP_FIXED | MAP_FIXED_NOREPLACE) != 0 && page_offset(addr) != 0)
         {
             return Err(EINVAL);
         }
-        let len = len.checked_add(0xfff).ok_or(ENOMEM)? & !0xfff;
+        let len = len.checked_next_multiple_of(PAGE_SIZE).ok_or(ENOMEM)?;
         if len >= crate::vm::USER_TOP {
             return Err(ENOMEM);
         }
@@ -242,7 +243,7 @@ impl Process {
 
     pub(super) fn sys_munmap(&mut self, addr: u64, len: u64) -> SysResult {
         let end = page_end(addr, len).ok_or(EINVAL)?;
-        if addr & 0xfff != 0 || len == 0 {
+        if page_offset(addr) != 0 || len == 0 {
             return Err(EINVAL);
         }
         let exec = self.aspace.unmap(&mut self.mem, addr, end);
@@ -253,7 +254,7 @@ impl Process {
     pub(super) fn sys_mprotect(&mut self, addr: u64, len: u64, prot: u32) -> SysResult {
         const PROT_GROWSDOWN: u32 = 0x0100_0000;
         const PROT_GROWSUP: u32 = 0x0200_0000;
-        if addr & 0xfff != 0 || prot & !(7 | PROT_GROWSDOWN | PROT_GROWSUP) != 0 {
+        if page_offset(addr) != 0 || prot & !(7 | PROT_GROWSDOWN | PROT_GROWSUP) != 0 {
             return Err(EINVAL);
         }
         let end = page_end(addr, len).ok_or(ENOMEM)?;
@@ -277,7 +278,7 @@ impl Process {
         let dont_unmap = flags & MREMAP_DONTUNMAP != 0;
         if flags & !(MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP) != 0
             || ((fixed || dont_unmap) && !may_move)
-            || old & 0xfff != 0
+            || page_offset(old) != 0
         {
             return Err(EINVAL);
         }
@@ -308,7 +309,7 @@ impl Process {
 
     pub(super) fn sys_msync(&mut self, addr: u64, len: u64) -> SysResult {
         // Shared mappings are the host file's own pages: nothing to copy.
-        if addr & 0xfff != 0 {
+        if page_offset(addr) != 0 {
             return Err(EINVAL);
         }
         let mut a = addr;
@@ -336,13 +337,13 @@ impl Process {
         const MADV_NOHUGEPAGE: u64 = 15;
         match advice {
             MADV_DONTNEED => {
-                let end = (addr + len + 0xfff) & !0xfff;
+                let end = (addr + len).next_multiple_of(PAGE_SIZE);
                 self.aspace.discard(&mut self.mem, addr, end);
                 self.flush_all_tlbs();
             }
             MADV_HUGEPAGE | MADV_NOHUGEPAGE => {
                 let end = page_end(addr, len).ok_or(ENOMEM)?;
-                if addr & 0xfff != 0 {
+                if page_offset(addr) != 0 {
                     return Err(EINVAL);
                 }
                 let how = if advice == MADV_HUGEPAGE {
@@ -361,13 +362,15 @@ impl Process {
     /// has a frame; `ENOMEM` if a page is not mapped (which libsigsegv's
     /// stack probing relies on).
     pub(super) fn sys_mincore(&mut self, addr: u64, len: u64, vec: u64) -> SysResult {
-        const PAGE: u64 = 4096;
-        if !addr.is_multiple_of(PAGE) {
+        if !addr.is_multiple_of(PAGE_SIZE) {
             return Err(EINVAL);
         }
-        let end = addr.checked_add(len).ok_or(ENOMEM)?.next_multiple_of(PAGE);
-        let mut flags = Vec::with_capacity(((end - addr) / PAGE) as usize);
-        for page in (addr..end).step_by(PAGE as usize) {
+        let end = addr
+            .checked_add(len)
+            .ok_or(ENOMEM)?
+            .next_multiple_of(PAGE_SIZE);
+        let mut flags = Vec::with_capacity(((end - addr) / PAGE_SIZE) as usize);
+        for page in (addr..end).step_by(PAGE_SIZE as usize) {
             if self.aspace.find(page).is_none() {
                 return Err(ENOMEM);
             }

@@ -3,11 +3,12 @@
 use crate::abi::{Sysinfo, Utsname};
 use crate::errno::*;
 use crate::process::Process;
+use rvnvmm_mem::sv39::PAGE_SIZE;
 
 impl Process {
     pub(super) fn sys_sysinfo(&mut self, buf: u64) -> SysResult {
         let ram = self.opts.ram.1;
-        let used = self.aspace.frames.used * 4096;
+        let used = self.aspace.frames.used * PAGE_SIZE;
         let info = Sysinfo {
             uptime: (self.now_ns() / 1_000_000_000) as i64,
             totalram: ram,
