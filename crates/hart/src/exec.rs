@@ -767,19 +767,21 @@ impl Hart {
                 return Ok(Flow::Exit(Exit::Marker { op, arg: a }));
             }
             Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
-            // A register operation whose semantics the instruction table
+            // The register operations whose semantics the instruction table
             // declares (`exec`: the bit-manipulation extensions, Zicond,
-            // ...); otherwise floating point.
-            op => match rvnvmm_isa::execute(op, a, b, ins.imm) {
-                Some(v) => set!(v),
-                None => {
-                    self.fp_dirty()?;
-                    let v = self.exec_fp(ins, a)?;
-                    if let Some(v) = v {
-                        set!(v)
-                    }
+            // ...), each an arm of this `match`.
+            rvnvmm_isa::executed_ops!() => {
+                if let Some(v) = rvnvmm_isa::execute(ins.op, a, b, ins.imm) {
+                    set!(v)
                 }
-            },
+            }
+            _ => {
+                self.fp_dirty()?;
+                let v = self.exec_fp(ins, a)?;
+                if let Some(v) = v {
+                    set!(v)
+                }
+            }
         }
         Ok(Flow::Next)
     }

@@ -300,6 +300,15 @@ macro_rules! exec_of {
     };
 }
 
+/// One operation of `executed_ops!` (its `exec` named only to be left out).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! executed_op {
+    ($op:ident, $f:expr) => {
+        $crate::Op::$op
+    };
+}
+
 macro_rules! define_isa {
     ($(
         $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
@@ -338,6 +347,15 @@ macro_rules! define_isa {
                 })?)*
                 _ => None,
             }
+        }
+
+        /// The pattern of every operation [`execute`] runs, for the
+        /// interpreter's own `match`: `rvnvmm_isa::executed_ops!() =>
+        /// ...` makes them arms of its jump table, so neither they nor the
+        /// operations after them pay a second dispatch.
+        #[macro_export]
+        macro_rules! executed_ops {
+            () => { $($( | $crate::executed_op!($op, $f) )?)* };
         }
 
         static OP_INFO: &[OpInfo] = &[
