@@ -30,13 +30,13 @@ use crate::profile::Profile;
 use crate::{map, Board, ExitRequest, GuestMemory, InputQueue, MemoryFault};
 use rvnvmm_checkpoint::{CheckpointError, Sections, StateReader, StateWriter};
 use rvnvmm_gdb::{GdbStub, Target, Verdict};
+use rvnvmm_hart::MemoryModel;
 use rvnvmm_hart::{
     irq, CodeCache, CodePages, ControlPort, Core, Env, Exit, Hart, InterruptLines, Mmio, Priv,
     SmtSeat, SMT_WINDOW, SYNC_TOLERANCE,
 };
 use rvnvmm_mem::persist::{self, CrashReport, NvmmImage};
 use rvnvmm_mem::PhysMem;
-use rvnvmm_memsys::MemorySystem;
 use rvnvmm_runctl::StopAt;
 use rvnvmm_sched::{Cores, Status};
 use std::collections::VecDeque;
@@ -159,7 +159,7 @@ pub struct Machine {
     state: Vec<State>,
     mem: PhysMem,
     code: CodeCache,
-    memsys: Option<MemorySystem>,
+    memsys: Option<Box<dyn MemoryModel>>,
     board: Board,
     /// What the host's stdin reader fills.
     host_input: InputQueue,
@@ -189,7 +189,7 @@ pub struct Machine {
     stats_base: Option<StatsBase>,
     /// The memory system while the functional model runs
     /// ([`Machine::set_timing`]), and the cores' timing costs.
-    parked: Option<(MemorySystem, rvnvmm_hart::CoreCosts)>,
+    parked: Option<(Box<dyn MemoryModel>, rvnvmm_hart::CoreCosts)>,
     /// Per hart: its seat in its SMT core's issue calendar while the
     /// functional model runs (one cycle an instruction, no pipeline to
     /// share); given back to the core when the timing model resumes.
@@ -223,7 +223,7 @@ pub struct StatsBase {
 fn run_sampled(
     hart: &mut Hart,
     core: &mut Core,
-    env: &mut Env<MemorySystem>,
+    env: &mut Env<dyn MemoryModel>,
     budget: u64,
     profile: &mut Profile,
 ) -> Exit {
@@ -287,7 +287,7 @@ impl Machine {
         harts: Vec<Hart>,
         cores: Vec<Core>,
         mem: PhysMem,
-        memsys: Option<MemorySystem>,
+        memsys: Option<Box<dyn MemoryModel>>,
         input: InputQueue,
         console: Console,
     ) -> Machine {
@@ -374,7 +374,7 @@ impl Machine {
         image: Option<&NvmmImage>,
         seed: u64,
     ) -> Result<CrashReport, persist::ImageError> {
-        if let Some(m) = self.memsys.as_mut() {
+        if let Some(m) = self.memsys.as_deref_mut() {
             let mem = &mut self.mem;
             rvnvmm_hart::TimingModel::take_write_backs(m, &mut |a| mem.persist_write_back(a));
         }
@@ -418,8 +418,8 @@ impl Machine {
     }
 
     /// The memory-system model, when the machine is timed.
-    pub fn memsys_mut(&mut self) -> Option<&mut MemorySystem> {
-        self.memsys.as_mut()
+    pub fn memsys_mut(&mut self) -> Option<&mut (dyn MemoryModel + 'static)> {
+        self.memsys.as_deref_mut()
     }
 
     /// The profile, with [`Machine::with_profile`].
@@ -493,12 +493,12 @@ impl Machine {
         }
         let shift = self
             .memsys
-            .as_ref()
+            .as_deref()
             .map(rvnvmm_hart::TimingModel::fetch_line_shift);
         self.code.retime(&costs, shift);
         if self
             .memsys
-            .as_ref()
+            .as_deref()
             .is_some_and(rvnvmm_hart::TimingModel::has_tlb)
         {
             for h in &mut self.harts {
@@ -509,10 +509,10 @@ impl Machine {
     }
 
     /// The memory system, in use or set aside by [`Machine::set_timing`].
-    pub fn any_memsys_mut(&mut self) -> Option<&mut MemorySystem> {
-        match self.memsys.as_mut() {
+    pub fn any_memsys_mut(&mut self) -> Option<&mut (dyn MemoryModel + 'static)> {
+        match self.memsys.as_deref_mut() {
             Some(m) => Some(m),
-            None => self.parked.as_mut().map(|(m, _)| m),
+            None => self.parked.as_mut().map(|(m, _)| &mut **m),
         }
     }
 

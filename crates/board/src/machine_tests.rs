@@ -130,7 +130,8 @@ fn rig(harts: u32, program: impl Fn(u64) -> Vec<u32>, timed: bool) -> Rig {
             hart
         })
         .collect();
-    let memsys = timed.then(|| MemorySystem::with_cores(&cfg, core_map).unwrap());
+    let memsys = timed
+        .then(|| Box::new(rvnvmm_memsys::MemorySystem::with_cores(&cfg, core_map).unwrap()) as _);
     let m = Machine::new(board, harts, cores, mem, memsys, InputQueue::new(), console);
     m.host_input().close();
     Rig { m, out, base }

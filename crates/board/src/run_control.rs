@@ -42,7 +42,7 @@ impl Controlled for Machine {
         let cycles = self.cores().iter().map(|c| c.cycles).max().unwrap_or(0);
         let (l1d_misses, bus_transfers) = self
             .any_memsys_mut()
-            .map_or((0, 0), |m| (m.l1d_misses(), m.bus_stats().transfers));
+            .map_or((0, 0), |m| (m.l1d_misses(), m.bus_transfers()));
         SampleCounters {
             instructions: Machine::instructions(self),
             cycles,

@@ -298,7 +298,9 @@ impl Rig {
         // The threads of a core share its issue calendar, as in user mode.
         let cores = Core::for_harts(&core_map, &self.hart_cfg);
         let memsys = match self.cfg.machine.model {
-            rvnvmm_config::Model::Timing => Some(MemorySystem::with_cores(&self.cfg, core_map)?),
+            rvnvmm_config::Model::Timing => {
+                Some(Box::new(MemorySystem::with_cores(&self.cfg, core_map)?) as _)
+            }
             rvnvmm_config::Model::Functional => None,
         };
         Ok(Machine::new(

@@ -278,7 +278,7 @@ pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, CliErr
     Ok(match cfg.machine.model {
         rvnvmm_config::Model::Timing => {
             let memsys = rvnvmm_memsys::MemorySystem::for_machine(cfg)?;
-            process.with_memory_system(memsys)
+            process.with_memory_model(Box::new(memsys))
         }
         rvnvmm_config::Model::Functional => process,
     })

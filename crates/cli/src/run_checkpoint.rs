@@ -79,7 +79,7 @@ fn rebuild(
     }
     let timed = cfg.machine.model == rvnvmm_config::Model::Timing;
     if timed {
-        p = p.with_memory_system(rvnvmm_memsys::MemorySystem::for_machine(cfg)?);
+        p = p.with_memory_model(Box::new(rvnvmm_memsys::MemorySystem::for_machine(cfg)?));
     }
     let pending = fast_forward.filter(|f| match f {
         FastForward::Insns(n) => point.instructions < *n,

@@ -13,7 +13,7 @@ use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 
 impl Hart {
     /// Fetches the halfword at `vaddr`: its value and physical address.
-    fn fetch_u16<T: TimingModel>(
+    fn fetch_u16<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -28,7 +28,7 @@ impl Hart {
 
     /// Decodes the block at `pc` into the code cache under `key` (the PC in
     /// user-mode emulation, its physical address in full-system mode).
-    pub(crate) fn decode_block<T: TimingModel>(
+    pub(crate) fn decode_block<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         key: u64,

@@ -41,7 +41,7 @@ impl Hart {
     /// found by physical PC.
     #[inline(never)]
     pub(crate) fn exec_blocks<
-        T: TimingModel,
+        T: TimingModel + ?Sized,
         const TRACE: bool,
         const FULL: bool,
         const SMT: bool,
@@ -236,7 +236,7 @@ impl Hart {
     /// running the block. Shared by `exec_blocks` and translations that
     /// chain under a timing model.
     #[inline]
-    pub(crate) fn fetch_block<T: TimingModel, const FULL: bool>(
+    pub(crate) fn fetch_block<T: TimingModel + ?Sized, const FULL: bool>(
         &mut self,
         env: &mut Env<'_, T>,
         idx: u32,
@@ -298,7 +298,7 @@ impl Hart {
     /// whereas one that ends in its page is what a lookup of its address
     /// gives until the cache drops every block.
     #[inline]
-    fn stop_before<T: TimingModel>(&mut self, env: &Env<'_, T>, pa: u64, idx: u32) {
+    fn stop_before<T: TimingModel + ?Sized>(&mut self, env: &Env<'_, T>, pa: u64, idx: u32) {
         if env.code.block(idx).next_ppage == crate::code::NO_NEXT_PAGE {
             self.stopped_before = Some((pa, idx, env.code.epoch()));
         }
@@ -431,7 +431,7 @@ impl Hart {
     }
 
     #[inline(always)]
-    pub(crate) fn step<T: TimingModel, const FULL: bool>(
+    pub(crate) fn step<T: TimingModel + ?Sized, const FULL: bool>(
         &mut self,
         env: &mut Env<'_, T>,
         ins: &Insn,
@@ -803,7 +803,7 @@ impl Hart {
 
     /// Cache-control instructions. Without a cache model they only check
     /// permissions and count; `cbo.zero` zeroes its 64-byte block.
-    fn cache_op<T: TimingModel>(
+    fn cache_op<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         ins: &Insn,

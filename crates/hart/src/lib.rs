@@ -58,7 +58,8 @@ use std::sync::Arc;
 use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
 pub use rvnvmm_timing::{
-    ControlPort, CoreId, CoreMap, DataAccess, DataKind, FlushKind, NoModel, TimingModel, TlbFlush,
+    ControlPort, CoreId, CoreMap, DataAccess, DataKind, FlushKind, MemoryModel, NoModel,
+    TimingModel, TlbFlush,
 };
 
 /// How many cycles a hart may run ahead of the other harts before an
@@ -100,7 +101,7 @@ pub enum Priv {
 ///
 /// The timing model is a type parameter, so the calls the hart makes on
 /// every access are static (and inlined), not dynamic dispatch.
-pub struct Env<'a, T: TimingModel = NoModel> {
+pub struct Env<'a, T: TimingModel + ?Sized = NoModel> {
     /// Guest physical memory.
     pub mem: &'a mut PhysMem,
     /// Decoded code of the address space being run. One code cache is used
@@ -471,7 +472,7 @@ impl Hart {
     /// the hart is about to run on: flushes the model for a pending change
     /// of page tables, and drops the software TLB if the core is another
     /// or its TLBs lost entries since the hart last looked.
-    fn sync_model_tlb<T: TimingModel>(&mut self, env: &mut Env<'_, T>) {
+    fn sync_model_tlb<T: TimingModel + ?Sized>(&mut self, env: &mut Env<'_, T>) {
         let Some(t) = env.timing.as_deref_mut() else {
             return;
         };
@@ -505,7 +506,7 @@ impl Hart {
     /// The core's clock advances by the time taken; its L1 slot is where
     /// the timing model keeps this hart's accesses, and its `mhartid` is
     /// the hart's.
-    pub fn run<T: TimingModel>(
+    pub fn run<T: TimingModel + ?Sized>(
         &mut self,
         core: &mut Core,
         env: &mut Env<'_, T>,
@@ -542,7 +543,7 @@ impl Hart {
         exit
     }
 
-    fn run_on_core<T: TimingModel>(&mut self, env: &mut Env<'_, T>, budget: u64) -> Exit {
+    fn run_on_core<T: TimingModel + ?Sized>(&mut self, env: &mut Env<'_, T>, budget: u64) -> Exit {
         if self.code_generation != env.code.pages.generation {
             self.tlb.write.flush();
             for t in self.tlb_contexts.saved_mut() {
@@ -621,7 +622,11 @@ impl Hart {
     /// budget, at a `wfi` with nothing pending, or with [`Exit::Trap`] (the
     /// last trap taken) when traps repeat without an instruction retiring
     /// (e.g. a trap vector that itself faults).
-    fn run_full_system<T: TimingModel>(&mut self, env: &mut Env<'_, T>, stop_at: u64) -> Exit {
+    fn run_full_system<T: TimingModel + ?Sized>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        stop_at: u64,
+    ) -> Exit {
         /// Traps in a row without progress before giving up.
         const STUCK: u32 = 64;
         // Lines and comparators may have changed since the last run.
@@ -678,7 +683,10 @@ impl Hart {
 
     /// The code-cache index of the block at the PC, found by physical
     /// address, decoding it if needed.
-    fn lookup_physical<T: TimingModel>(&mut self, env: &mut Env<'_, T>) -> Result<u32, Trap> {
+    fn lookup_physical<T: TimingModel + ?Sized>(
+        &mut self,
+        env: &mut Env<'_, T>,
+    ) -> Result<u32, Trap> {
         let pc = self.pc;
         let key = self.fetch_paddr(env, pc)?;
         if let Some((at, idx, epoch)) = self.stopped_before.take() {

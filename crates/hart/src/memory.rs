@@ -25,7 +25,7 @@ impl Hart {
     /// (a TLB refill, or a translation the TLB does not keep): the walk's PTE
     /// reads are presented to the timing model (which may stall the hart
     /// for them), at `now` cycles into the current block.
-    pub(crate) fn walk_timed<T: TimingModel>(
+    pub(crate) fn walk_timed<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -43,7 +43,7 @@ impl Hart {
     /// sees the walk's PTE reads and what it found; pages its L1 TLBs
     /// gave up for it leave the software TLB. A model without TLBs sees
     /// the PTE reads. Untranslated accesses (no PTE read) use no TLB.
-    fn time_translation<T: TimingModel>(
+    fn time_translation<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -194,7 +194,7 @@ impl Hart {
     /// `vaddr` itself; an access fault if the page is not RAM or PMP denies
     /// the `size` bytes there. A page PMP does not treat as a whole is not
     /// cached, so each access to it comes back here.
-    pub(crate) fn refill<T: TimingModel>(
+    pub(crate) fn refill<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -243,7 +243,7 @@ impl Hart {
     /// Stops (`Trap::SYNC_STOP`) instead when the access would leave the
     /// private L1 after the sync limit.
     #[inline(always)]
-    fn time_data<T: TimingModel>(
+    fn time_data<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         paddr: u64,
@@ -293,7 +293,7 @@ impl Hart {
 
     /// As [`time_data`](Self::time_data) for an access that may cross data
     /// lines (a misaligned one within a page): once per line it touches.
-    fn time_data_lines<T: TimingModel>(
+    fn time_data_lines<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         paddr: u64,
@@ -320,7 +320,7 @@ impl Hart {
     /// from it on. A byte that starts the access or a data line presents the
     /// bytes up to the line's end (or the access's) to the model; a line
     /// never crosses a page, so those bytes are physically contiguous.
-    fn time_data_piece<T: TimingModel>(
+    fn time_data_piece<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         paddr: u64,
@@ -343,7 +343,7 @@ impl Hart {
     /// Loads `size` (1, 2, 4 or 8) bytes, zero-extended; `now` is the
     /// cycle offset into the current block.
     #[inline(always)]
-    pub(crate) fn load<T: TimingModel>(
+    pub(crate) fn load<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -360,7 +360,7 @@ impl Hart {
     }
 
     #[inline(never)]
-    fn load_slow<T: TimingModel>(
+    fn load_slow<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -414,7 +414,7 @@ impl Hart {
     /// `lr`: loads `size` (4 or 8) aligned bytes and times the access as
     /// the start of a reservation. Only RAM can be reserved: a device page
     /// gives a load access fault.
-    pub(crate) fn load_reserved<T: TimingModel>(
+    pub(crate) fn load_reserved<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -433,7 +433,7 @@ impl Hart {
 
     /// Stores the low `size` bytes of `value`.
     #[inline(always)]
-    pub(crate) fn store<T: TimingModel>(
+    pub(crate) fn store<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -451,7 +451,7 @@ impl Hart {
     }
 
     #[inline(never)]
-    fn store_slow<T: TimingModel>(
+    fn store_slow<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -514,7 +514,7 @@ impl Hart {
     /// `sc`): misaligned raises a store-address-misaligned exception. The
     /// access is timed as a store (the line is fetched exclusive).
     #[inline]
-    pub(crate) fn rmw_ptr<T: TimingModel>(
+    pub(crate) fn rmw_ptr<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -550,7 +550,7 @@ impl Hart {
 
     /// Writes guest virtual memory for the kernel, keeping decoded code
     /// coherent.
-    pub fn write_virt<T: TimingModel>(
+    pub fn write_virt<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,
@@ -572,7 +572,7 @@ impl Hart {
 
     /// The physical address of the instruction at `vaddr` (the code-cache
     /// key in full-system mode), refilling the fetch TLB if needed.
-    pub(crate) fn fetch_paddr<T: TimingModel>(
+    pub(crate) fn fetch_paddr<T: TimingModel + ?Sized>(
         &mut self,
         env: &mut Env<'_, T>,
         vaddr: u64,

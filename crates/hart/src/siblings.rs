@@ -65,7 +65,7 @@ impl Hart {
     /// `plan` says nothing else could happen first. Returns which sibling
     /// ran last and how its turn ended; [`Sibling::retired`] says what each
     /// ran. The statistics are those of running the turns one at a time.
-    pub fn run_siblings<T: TimingModel>(
+    pub fn run_siblings<T: TimingModel + ?Sized>(
         siblings: &mut [Sibling<'_>],
         first: usize,
         env: &mut Env<'_, T>,

@@ -3,8 +3,8 @@
 
 use crate::{tlb, MemorySystem};
 use rvnvmm_timing::{
-    ControlError, ControlPort, CoreId, DataAccess, FlushKind, PageRange, TimingModel, TlbFill,
-    TlbFlush, TlbLookup, TlbPort,
+    ControlError, ControlPort, CoreId, DataAccess, FlushKind, MemoryModel, PageRange, TimingModel,
+    TlbFill, TlbFlush, TlbLookup, TlbPort,
 };
 use serde_json::Value;
 
@@ -206,6 +206,36 @@ impl TimingModel for MemorySystem {
 
     fn control_port(&mut self) -> Option<&mut dyn ControlPort> {
         Some(self)
+    }
+}
+
+impl MemoryModel for MemorySystem {
+    fn note_hart_time(&mut self, hart: usize, now_cycles: u64) {
+        MemorySystem::note_hart_time(self, hart, now_cycles);
+    }
+
+    fn record_write_backs(&mut self) {
+        MemorySystem::record_write_backs(self);
+    }
+
+    fn finish(&mut self, now_cycles: u64) {
+        MemorySystem::finish(self, now_cycles);
+    }
+
+    fn stats_json(&self, sim_time_ns: u64) -> Value {
+        MemorySystem::stats_json(self, sim_time_ns)
+    }
+
+    fn reset_stats(&mut self) {
+        MemorySystem::reset_stats(self);
+    }
+
+    fn l1d_misses(&self) -> u64 {
+        MemorySystem::l1d_misses(self)
+    }
+
+    fn bus_transfers(&self) -> u64 {
+        self.bus_stats().transfers
     }
 }
 

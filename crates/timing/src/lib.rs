@@ -325,6 +325,42 @@ pub trait TimingModel {
     fn take_write_backs(&mut self, _each: &mut dyn FnMut(u64)) {}
 }
 
+/// The memory model as the machine that owns it sees it: the timing
+/// interface its harts use, plus the run's bookkeeping (the statistics,
+/// their reset, the end of the run, the persistence domain's write-back
+/// log). User mode's process and the board hold a `Box<dyn MemoryModel>`
+/// and never name the concrete model; `rvnvmm_memsys::MemorySystem` is the
+/// one the command line builds.
+pub trait MemoryModel: TimingModel + Send {
+    /// Tells the model that hart `hart` will present no request before
+    /// `now_cycles` (its clock, or for a hart with nothing to run, the
+    /// earliest time work could reach it). Lets the model forget history
+    /// sooner; never changes a result.
+    fn note_hart_time(&mut self, hart: usize, now_cycles: u64);
+
+    /// Keeps the address of every line written to memory from now on, for
+    /// [`TimingModel::take_write_backs`].
+    fn record_write_backs(&mut self);
+
+    /// The end of the run at hart time `now_cycles` (the latest hart
+    /// clock): completes what is in flight, so the statistics are whole.
+    fn finish(&mut self, now_cycles: u64);
+
+    /// The model's statistics, as an object the caller merges at the top
+    /// level of `--stats` (`docs/stats.md`), for a run of `sim_time_ns`.
+    fn stats_json(&self, sim_time_ns: u64) -> serde_json::Value;
+
+    /// Zeroes every counter; the state that decides timing stays.
+    fn reset_stats(&mut self);
+
+    /// Misses of the private L1 data caches so far (what a sampling window
+    /// counts).
+    fn l1d_misses(&self) -> u64;
+
+    /// Transfers on the memory bus so far (what a sampling window counts).
+    fn bus_transfers(&self) -> u64;
+}
+
 /// No timing model: the type of `Env::timing` in a functional run. It has
 /// no values, so an `Option<&mut NoModel>` is always `None`.
 #[derive(Debug)]

@@ -8,14 +8,13 @@ pub use crate::outcome::{ExitKind, Outcome, PagesOutcome, ThreadStats};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
 use rvnvmm_gdb::{Target, Verdict};
-use rvnvmm_hart::TimingModel;
+use rvnvmm_hart::MemoryModel;
 use rvnvmm_hart::{
     CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SMT_WINDOW, SYNC_TOLERANCE,
 };
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 use rvnvmm_mem::PhysMem;
-use rvnvmm_memsys::MemorySystem;
 use rvnvmm_sched::{Cores, Scheduled, Status};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -236,7 +235,7 @@ pub struct Process {
     /// Resource limits (soft, hard) by RLIMIT_* number.
     pub(crate) rlimits: [(u64, u64); 16],
     /// The memory-system timing model, if the machine is timed.
-    pub(crate) memsys: Option<MemorySystem>,
+    pub(crate) memsys: Option<Box<dyn MemoryModel>>,
     /// Devices outside RAM (the memory system's control page).
     pub(crate) devices: crate::devices::Devices,
     /// The NVMM-backed directory (`user.pmem_dir`), once mounted.
@@ -405,10 +404,10 @@ impl Process {
         self
     }
 
-    /// Times memory accesses with `memsys` (caches, bus, controllers)
+    /// Times memory accesses with `model` (caches, bus, controllers)
     /// from now on.
-    pub fn with_memory_system(mut self, memsys: MemorySystem) -> Process {
-        self.memsys = Some(memsys);
+    pub fn with_memory_model(mut self, model: Box<dyn MemoryModel>) -> Process {
+        self.memsys = Some(model);
         self
     }
 
@@ -444,7 +443,7 @@ impl Process {
     /// (and has the timing model report its write-backs).
     pub fn track_persistence(&mut self, domain: rvnvmm_mem::persist::Domain) {
         self.mem.set_domain(domain);
-        if let Some(m) = self.memsys.as_mut() {
+        if let Some(m) = self.memsys.as_deref_mut() {
             m.record_write_backs();
         }
     }
@@ -462,7 +461,7 @@ impl Process {
         image: Option<&rvnvmm_mem::persist::NvmmImage>,
         seed: u64,
     ) -> Result<rvnvmm_mem::persist::CrashReport, rvnvmm_mem::persist::ImageError> {
-        if let Some(m) = self.memsys.as_mut() {
+        if let Some(m) = self.memsys.as_deref_mut() {
             let mem = &mut self.mem;
             m.take_write_backs(&mut |a| mem.persist_write_back(a));
         }
@@ -1142,7 +1141,7 @@ impl Cores for Process {
     }
 
     fn note_time(&mut self, core: usize, cycles: u64) {
-        if let Some(m) = self.memsys.as_mut() {
+        if let Some(m) = self.memsys.as_deref_mut() {
             m.note_hart_time(core, cycles);
         }
     }
@@ -1344,7 +1343,7 @@ impl Scheduled for Process {
                 let mut env = Env {
                     mem: &mut self.mem,
                     code: &mut self.code,
-                    timing: self.memsys.as_mut(),
+                    timing: self.memsys.as_deref_mut(),
                     mmio: Some(&mut self.devices),
                 };
                 let exit = t.hart.run(&mut self.cpus[cpu].core, &mut env, budget);
@@ -1498,7 +1497,7 @@ impl Process {
         let mut env = Env {
             mem: &mut self.mem,
             code: &mut self.code,
-            timing: self.memsys.as_mut(),
+            timing: self.memsys.as_deref_mut(),
             mmio: Some(&mut self.devices),
         };
         let (last, exit) = Hart::run_siblings(&mut siblings, first, &mut env, budget, &plan);

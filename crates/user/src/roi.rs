@@ -7,7 +7,7 @@
 
 use crate::process::{ExitKind, Outcome, Process, ThreadState};
 use rvnvmm_hart::CoreCosts;
-use rvnvmm_memsys::MemorySystem;
+use rvnvmm_hart::MemoryModel;
 use rvnvmm_runctl::{Controlled, MarkerAction, RunControl, SampleCounters, Sampling};
 
 pub use rvnvmm_runctl::{FastForward, Model, ModelSwitch, ResetPoint, SamplingOutcome};
@@ -171,7 +171,7 @@ impl Process {
         }
         let shift = self
             .memsys
-            .as_ref()
+            .as_deref()
             .map(rvnvmm_hart::TimingModel::fetch_line_shift);
         self.code.retime(&costs, shift);
         // A TLB model starts empty: the harts' software TLBs, which must
@@ -180,7 +180,7 @@ impl Process {
         // an already decoded block only while its fetch TLB has the page).
         let tlb_model = self
             .memsys
-            .as_ref()
+            .as_deref()
             .is_some_and(rvnvmm_hart::TimingModel::has_tlb);
         for t in &mut self.threads {
             if tlb_model && t.state != ThreadState::Exited {
@@ -190,9 +190,13 @@ impl Process {
     }
 
     /// The memory system, attached or parked.
-    pub(crate) fn any_memsys(&mut self) -> Option<&mut MemorySystem> {
-        let parked = self.roi.models.as_mut().and_then(|m| m.parked.as_mut());
-        self.memsys.as_mut().or(parked)
+    pub(crate) fn any_memsys(&mut self) -> Option<&mut (dyn MemoryModel + 'static)> {
+        let parked = self
+            .roi
+            .models
+            .as_mut()
+            .and_then(|m| m.parked.as_deref_mut());
+        self.memsys.as_deref_mut().or(parked)
     }
 }
 
@@ -267,7 +271,7 @@ impl Controlled for Process {
         let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
         let (l1d_misses, bus_transfers) = self
             .any_memsys()
-            .map_or((0, 0), |m| (m.l1d_misses(), m.bus_stats().transfers));
+            .map_or((0, 0), |m| (m.l1d_misses(), m.bus_transfers()));
         SampleCounters {
             instructions: self.total_insns,
             cycles,

@@ -43,7 +43,7 @@ impl Cores for Machine {
     }
 
     fn note_time(&mut self, core: usize, cycles: u64) {
-        if let Some(m) = self.memsys.as_mut() {
+        if let Some(m) = self.memsys.as_deref_mut() {
             m.note_hart_time(core, cycles);
         }
     }
@@ -154,7 +154,7 @@ impl rvnvmm_sched::Scheduled for Machine {
             let mut env = Env {
                 mem: &mut self.mem,
                 code: &mut self.code,
-                timing: self.memsys.as_mut(),
+                timing: self.memsys.as_deref_mut(),
                 mmio: Some(&mut bus),
             };
             match self.profile.as_mut() {

@@ -261,7 +261,7 @@ impl JitCtx {
     /// A context for running the translation of block `block` on `hart`
     /// in `env`, chaining while `instret < stop_at`; `FULL`: in
     /// full-system mode.
-    pub(crate) fn new<T: TimingModel, const FULL: bool>(
+    pub(crate) fn new<T: TimingModel + ?Sized, const FULL: bool>(
         hart: *mut Hart,
         env: *mut Env<'_, T>,
         block: u32,
@@ -321,7 +321,7 @@ fn chain_end<const FULL: bool>(hart: &Hart) -> u64 {
 /// whose pointers are valid and not otherwise borrowed, and `i`, `pc`,
 /// `cycles` and the words are those of an instruction of its
 /// (translated) block.
-unsafe extern "C" fn step_helper<T: TimingModel, const FULL: bool>(
+unsafe extern "C" fn step_helper<T: TimingModel + ?Sized, const FULL: bool>(
     ctx: *mut JitCtx,
     i: u32,
     pc: u64,
@@ -387,7 +387,7 @@ const NEVER_HITS: FilterTables = FilterTables {
 ///
 /// # Safety
 /// As [`step_helper`].
-unsafe extern "C" fn fetch_helper<T: TimingModel, const FULL: bool>(
+unsafe extern "C" fn fetch_helper<T: TimingModel + ?Sized, const FULL: bool>(
     ctx: *mut JitCtx,
     idx: u32,
 ) -> u64 {

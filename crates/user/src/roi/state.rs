@@ -5,7 +5,7 @@
 
 use crate::outcome::Outcome;
 use rvnvmm_hart::CoreCosts;
-use rvnvmm_memsys::MemorySystem;
+use rvnvmm_hart::MemoryModel;
 use rvnvmm_runctl::StopAt;
 use rvnvmm_runctl::{ResetPoint, RunControl};
 use std::collections::HashMap;
@@ -31,7 +31,7 @@ pub(crate) struct Models {
     /// The timing model's core costs (`[core]`).
     pub(crate) timing_costs: CoreCosts,
     /// The memory system while the functional model runs.
-    pub(crate) parked: Option<MemorySystem>,
+    pub(crate) parked: Option<Box<dyn MemoryModel>>,
 }
 
 /// The region-of-interest state of a process.
