@@ -103,7 +103,7 @@ pub struct BoardBuilder {
     cbom_block_bytes: u32,
     /// The memory nodes, by base address.
     memory: Vec<MemRegion>,
-    control: Option<ControlPage>,
+    control: Vec<ControlPage>,
     uart: Option<Uart>,
     virtio: Vec<Box<dyn VirtioDevice>>,
     extra: Vec<(u64, Box<dyn Device>)>,
@@ -169,9 +169,14 @@ impl BoardBuilder {
         // through the accessing hart's port. The board holds them itself.
         board.map_window(CLINT_BASE, CLINT_SIZE, Target::Clint, "CLINT")?;
         board.map_window(PLIC_BASE, plic_size(contexts), Target::Plic, "PLIC")?;
-        if board.control.is_some() {
+        for k in 0..board.control.len() {
             let name = "NVMM control page";
-            board.map_window(CONTROL_PAGE_BASE, CONTROL_PAGE_SIZE, Target::Control, name)?;
+            board.map_window(
+                control_page_base(k),
+                CONTROL_PAGE_SIZE,
+                Target::Control(k),
+                name,
+            )?;
         }
         let uart = self
             .uart
@@ -220,7 +225,8 @@ const VIRTIO_GROUP: &str = "virtio devices";
 pub(crate) enum Target {
     Clint,
     Plic,
-    Control,
+    /// Control page k.
+    Control(usize),
     /// `Board::devices[i]`.
     Dev(usize),
 }
@@ -270,7 +276,9 @@ pub struct Board {
     memory: Vec<MemRegion>,
     clint: Clint,
     plic: Plic,
-    control: Option<ControlPage>,
+    /// The memory nodes' control pages, page k at
+    /// `CONTROL_PAGE_BASE + k * CONTROL_PAGE_SIZE`.
+    control: Vec<ControlPage>,
     /// The address map, by base: every window on the bus.
     map: Vec<Window>,
     /// The registered devices, in registration order (which is address
@@ -295,9 +303,9 @@ impl std::fmt::Debug for Board {
 }
 
 impl Board {
-    /// A builder for the machine `cfg`: its harts, its `dram` and `nvmm`
-    /// regions, the L1D line size as the `cbo` block size, and the NVMM
-    /// control page if it has NVMM.
+    /// A builder for the machine `cfg`: its harts, its memory nodes, the
+    /// L1D line size as the `cbo` block size, and a control page for each
+    /// NVMM node.
     pub fn builder(cfg: &Config) -> BoardBuilder {
         let memory = cfg
             .memory
@@ -317,7 +325,7 @@ impl Board {
             timebase_hz: TIMEBASE_HZ,
             cbom_block_bytes: cfg.cache.l1d.line_bytes,
             memory,
-            control: ControlPage::new(cfg),
+            control: ControlPage::pages(cfg),
             uart: None,
             virtio: Vec::new(),
             extra: Vec::new(),
@@ -467,9 +475,9 @@ impl Board {
             .filter_map(|s| (&*s.dev as &dyn Any).downcast_ref::<VirtioMmio>())
     }
 
-    /// Whether the machine has the NVMM control page.
-    pub fn has_control_page(&self) -> bool {
-        self.control.is_some()
+    /// The memory nodes' control pages, in address order.
+    pub fn control_pages(&self) -> &[ControlPage] {
+        &self.control
     }
 
     /// The `mtime` frequency.
@@ -655,6 +663,11 @@ impl Board {
     }
 }
 
+/// The base address of control page `k`.
+pub fn control_page_base(k: usize) -> u64 {
+    CONTROL_PAGE_BASE + CONTROL_PAGE_SIZE * k as u64
+}
+
 /// The base address of virtio slot `k`.
 pub fn virtio_base(k: usize) -> u64 {
     VIRTIO_BASE + VIRTIO_MMIO_SIZE * k as u64
@@ -674,7 +687,7 @@ impl rvnvmm_hart::Mmio for Board {
                 self.irq_changes += 1;
                 self.plic.load(off, size)
             }
-            Target::Control => self.control.as_mut()?.load(port, off, size),
+            Target::Control(k) => self.control[k].load(port, off, size),
         }
     }
 
@@ -716,10 +729,7 @@ impl Board {
                 self.irq_changes += 1;
                 self.plic.store(off, size, value)
             }
-            Target::Control => match self.control.as_mut() {
-                Some(c) => c.store(port, off, size, value),
-                None => false,
-            },
+            Target::Control(k) => self.control[k].store(port, off, size, value),
         }
     }
 }
@@ -925,8 +935,23 @@ mod tests {
         let mut cfg = Config::default();
         cfg.memory.regions.remove("nvmm");
         let mut b = Board::builder(&cfg).build().unwrap();
-        assert!(!b.has_control_page());
+        assert!(b.control_pages().is_empty());
         assert_eq!(b.load(CONTROL_PAGE_BASE, 8, None), None);
+    }
+
+    #[test]
+    fn each_nvmm_node_has_its_control_page() {
+        let mut text = Config::builtin_toml("freedom-u500").unwrap().to_string();
+        text.push_str(
+            "[memory.pm2]\nbase = 0x1_0000_0000\nsize = 0x4000_0000\nkind = \"nvmm\"\ncontroller = \"ddr3\"\nnode = 5\n",
+        );
+        let sets = ["memory.nvmm.size=0x4000_0000".to_string()];
+        let cfg = Config::from_toml_str(&text, &sets).unwrap();
+        let mut b = Board::builder(&cfg).build().unwrap();
+        let node = rvnvmm_memsys::control::reg::NODE;
+        assert_eq!(ld(&mut b, CONTROL_PAGE_BASE + node, 8), 1);
+        assert_eq!(ld(&mut b, control_page_base(1) + node, 8), 5);
+        assert_eq!(b.load(control_page_base(2), 8, None), None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The flattened device tree of the board, as OpenSBI and Linux read it
 //! (layout after QEMU `virt`; node by node in `docs/board.md`).
 
-use crate::board::{Board, Target};
+use crate::board::{control_page_base, Board, Target};
 use crate::clint::CLINT_SIZE;
 use crate::device::{Device, FdtNode, PHANDLE_CPU, PHANDLE_DEVICES};
 use crate::map::*;
@@ -215,7 +215,7 @@ impl Board {
             match target {
                 Target::Clint => self.clint_node(w)?,
                 Target::Plic => self.plic_node(w)?,
-                Target::Control => self.control_node(w)?,
+                Target::Control(k) => self.control_node(w, k)?,
                 Target::Dev(i) => {
                     let (name, node, dev) = self.device_node(i);
                     let n = w.begin_node(&name)?;
@@ -261,17 +261,21 @@ impl Board {
         w.end_node(plic)
     }
 
-    fn control_node(&self, w: &mut FdtWriter) -> FdtWriterResult<()> {
-        if self.has_control_page() {
-            let n = w.begin_node(&format!("nvmm-control@{CONTROL_PAGE_BASE:x}"))?;
-            w.property_string("compatible", "rvnvmm,nvmm-control")?;
-            w.property_array_u64("reg", &reg(CONTROL_PAGE_BASE, CONTROL_PAGE_SIZE))?;
-            // Where the NVMM is, for user space in either mode.
-            let regions: Vec<u64> = self.nvmm().flat_map(|r| reg(r.base, r.size)).collect();
-            w.property_array_u64("rvnvmm,nvmm-regions", &regions)?;
-            w.end_node(n)?;
-        }
-        Ok(())
+    /// Control page `k`'s node: where it is and the NVMM region of the
+    /// memory node it controls, for user space in either mode.
+    fn control_node(&self, w: &mut FdtWriter, k: usize) -> FdtWriterResult<()> {
+        let base = control_page_base(k);
+        let n = w.begin_node(&format!("nvmm-control@{base:x}"))?;
+        w.property_string("compatible", "rvnvmm,nvmm-control")?;
+        w.property_array_u64("reg", &reg(base, CONTROL_PAGE_SIZE))?;
+        let node = self.control_pages()[k].node_name();
+        let regions: Vec<u64> = self
+            .nvmm()
+            .filter(|r| r.name == node)
+            .flat_map(|r| reg(r.base, r.size))
+            .collect();
+        w.property_array_u64("rvnvmm,nvmm-regions", &regions)?;
+        w.end_node(n)
     }
 
     /// Registered device `i`: its node's name, where it is, and it.

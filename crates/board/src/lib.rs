@@ -69,7 +69,9 @@ pub mod map {
     pub const VIRTIO_SLOTS: usize = 8;
     /// Slot k's PLIC source is `VIRTIO_IRQ_BASE + k`.
     pub const VIRTIO_IRQ_BASE: u32 = 1;
-    /// The memory system's NVMM control page (as in user mode).
+    /// The first memory node's control page; page k follows at
+    /// `CONTROL_PAGE_BASE + 0x1000·k` (as at offset `0x1000·k` of user mode's
+    /// `/dev/nvmm-ctl`).
     pub const CONTROL_PAGE_BASE: u64 = 0x1010_0000;
     /// The `mtime` frequency (QEMU's 10 MHz, the harts' `time` CSR rate).
     pub const TIMEBASE_HZ: u64 = 10_000_000;

@@ -272,9 +272,7 @@ pub(crate) fn user_options(
 /// model attached when the machine is timed.
 pub(crate) fn new_process(cfg: &Config, opts: Options) -> Result<Process, CliError> {
     let mut process = Process::new(opts)?;
-    if let Some(page) = rvnvmm_memsys::control::ControlPage::new(cfg) {
-        process = process.with_control_page(page);
-    }
+    process = process.with_control_pages(rvnvmm_memsys::control::ControlPage::pages(cfg));
     Ok(match cfg.machine.model {
         rvnvmm_config::Model::Timing => {
             let memsys = rvnvmm_memsys::MemorySystem::for_machine(cfg)?;

@@ -74,9 +74,7 @@ fn rebuild(
     at_marker: bool,
 ) -> Result<Process, CliError> {
     let mut p = Process::restore_checkpoint(opts, sections, carried).map_err(boot_error)?;
-    if let Some(page) = rvnvmm_memsys::control::ControlPage::new(cfg) {
-        p = p.with_control_page(page);
-    }
+    p = p.with_control_pages(rvnvmm_memsys::control::ControlPage::pages(cfg));
     let timed = cfg.machine.model == rvnvmm_config::Model::Timing;
     if timed {
         p = p.with_memory_model(Box::new(rvnvmm_memsys::MemorySystem::for_machine(cfg)?));

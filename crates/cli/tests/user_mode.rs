@@ -714,6 +714,42 @@ fn emulator_specific_programs_pass() {
     }
 }
 
+/// A machine with two NVMM nodes has a control page for each under
+/// /dev/nvmm-ctl, in address order, each naming its node.
+#[test]
+fn each_nvmm_node_has_a_control_page() {
+    let prog = repo().join("guest/build/emu/control_pages");
+    assert!(
+        prog.is_file(),
+        "{} missing: run make -C guest",
+        prog.display()
+    );
+    let mut toml = std::fs::read_to_string(repo().join("configs/freedom-u500.toml")).unwrap();
+    toml.push_str(
+        "\n[memory.pm2]\nbase = 0x1_0000_0000\nsize = 0x4000_0000\nkind = \"nvmm\"\ncontroller = \"ddr3\"\nnode = 4\n",
+    );
+    let cfg = std::env::temp_dir().join(format!("rvnvmm-two-nvmm-{}.toml", std::process::id()));
+    std::fs::write(&cfg, toml).unwrap();
+    let o = rvnvmm()
+        .arg("run")
+        .arg("--config")
+        .arg(&cfg)
+        .args(["--set", "memory.nvmm.size=0x4000_0000"])
+        .arg(&prog)
+        .arg("2")
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&cfg);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(out.contains("node 1 at 0xc0000000\n"), "{out}");
+    assert!(out.contains("node 4 at 0x100000000\n"), "{out}");
+}
+
 /// Runs guest/build/emu/isa_ext with `args` under `--set machine.isa=ISA`
 /// (or the default ISA).
 fn isa_ext(isa: Option<&str>, args: &[&str]) -> std::process::Output {

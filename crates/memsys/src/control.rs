@@ -1,6 +1,11 @@
-//! The memory-mapped control page of the memory system (seed 000 Fig. 6:
-//! "NVMM configuration registers"): read and set the NVMM method and
-//! latencies at run time, snapshot and reset the bus-monitor counters.
+//! The memory-mapped control pages of the memory system (seed 000 Fig. 6:
+//! "NVMM configuration registers"): read and set a memory node's NVMM
+//! method and latencies at run time, snapshot and reset the bus-monitor
+//! counters. Each memory node whose technology has settings a guest may
+//! change (today an NVMM node of the DDR3 controller) has a page of its
+//! own ([`ControlPage::pages`]); the machine maps them one after the other,
+//! in address order of their nodes, and `NODE` says which node a page
+//! controls.
 //!
 //! The registers are [`REGISTERS`] (64-bit little-endian; narrower accesses
 //! read or write the low bytes of the register they fall in), followed by
@@ -17,7 +22,7 @@
 //! values the memory system refuses, and stores to read-only registers, are
 //! ignored (read the register back to see what holds).
 
-use rvnvmm_config::{Config, Method, NvmmParams, RegionKind};
+use rvnvmm_config::{Config, MemoryNode, Method, NvmmParams, RegionKind};
 use rvnvmm_timing::ControlPort;
 
 /// Bytes of the page.
@@ -47,10 +52,12 @@ pub mod reg {
     pub const COMMAND: u64 = 0x040;
     /// `LINE_BYTES`.
     pub const LINE_BYTES: u64 = 0x048;
+    /// `NODE`.
+    pub const NODE: u64 = 0x050;
 }
 
 /// Start of the counter blocks: region `r`'s block is at
-/// `COUNTERS + COUNTER_STRIDE * r` (0 = the NVMM region, then the DRAM
+/// `COUNTERS + COUNTER_STRIDE * r` (0 = the page's own node, then the DRAM
 /// regions by name).
 pub const COUNTERS: u64 = 0x100;
 /// Bytes from one region's counter block to the next.
@@ -158,7 +165,7 @@ pub struct Register {
 }
 
 /// Every register, in offset order.
-pub const REGISTERS: [Register; 10] = [
+pub const REGISTERS: [Register; 11] = [
     Register {
         offset: reg::MAGIC,
         name: "MAGIC",
@@ -229,6 +236,13 @@ pub const REGISTERS: [Register; 10] = [
         access: Access::ReadOnly,
         meaning: "the L1 data cache's line size: the step of a range flush",
     },
+    Register {
+        offset: reg::NODE,
+        name: "NODE",
+        c_name: "CTL_NODE",
+        access: Access::ReadOnly,
+        meaning: "the NUMA node id of the memory node the page controls (`memory.NAME.node`)",
+    },
 ];
 
 /// The register table as Markdown, as `docs/memory-system.md` shows it.
@@ -244,11 +258,11 @@ pub fn register_table_markdown() -> String {
         ));
     }
     out.push_str(&format!(
-        "| {COUNTERS:#05x} + {COUNTER_STRIDE:#x}·r | counters of region r (0 = the NVMM region, then the DRAM regions; at most {MAX_REGION_BLOCKS}) | RO | {} |\n",
+        "| {COUNTERS:#05x} + {COUNTER_STRIDE:#x}·r | counters of region r (0 = the page's own node, then the DRAM regions; at most {MAX_REGION_BLOCKS}) | RO | {} |\n",
         COUNTER_NAMES.join(", ")
     ));
     out.push_str(&format!(
-        "| {DEVICE_COUNTERS:#05x} | the NVMM region's device counters (`regions.<nvmm>.method`; 0 under coarse, fine, proposed) | RO | {} |\n",
+        "| {DEVICE_COUNTERS:#05x} | the page's node's device counters (`regions.<node>.method`; 0 under coarse, fine, proposed) | RO | {} |\n",
         DEVICE_COUNTER_NAMES.join(", ")
     ));
     out.push_str(&format!(
@@ -265,11 +279,12 @@ fn pointer(keys: &[&str]) -> String {
         .collect()
 }
 
-/// The control page's own state: the NVMM setting it last applied and the
-/// counter snapshot.
+/// One memory node's control page: the node, the setting it last applied
+/// and the counter snapshot.
 #[derive(Clone, Debug)]
 pub struct ControlPage {
     region: String,
+    node_id: u32,
     params: NvmmParams,
     boundary: u64,
     line_bytes: u64,
@@ -281,10 +296,21 @@ pub struct ControlPage {
 }
 
 impl ControlPage {
-    /// The control page of machine `cfg` (its first NVMM region), or `None`
-    /// if the machine has no NVMM.
-    pub fn new(cfg: &Config) -> Option<ControlPage> {
-        let (name, r) = cfg.memory.regions_of_kind(RegionKind::Nvmm).next()?;
+    /// The control pages of machine `cfg`: one for each memory node whose
+    /// settings a guest may change (an NVMM node), in address order.
+    pub fn pages(cfg: &Config) -> Vec<ControlPage> {
+        cfg.memory
+            .nodes()
+            .into_iter()
+            .filter_map(|n| ControlPage::for_node(cfg, n))
+            .collect()
+    }
+
+    /// The control page of memory node `node` of machine `cfg`, or `None`
+    /// if its technology has no settings a guest may change.
+    fn for_node(cfg: &Config, node: MemoryNode<'_>) -> Option<ControlPage> {
+        let (name, r) = (node.name, node.region);
+        let params = r.nvmm.clone()?;
         let regions = std::iter::once(name)
             .chain(cfg.memory.regions_of_kind(RegionKind::Dram).map(|(n, _)| n));
         let mut counters: Vec<(u64, String)> = Vec::new();
@@ -313,13 +339,19 @@ impl ControlPage {
             counters.into_iter().unzip();
         Some(ControlPage {
             region: name.to_string(),
-            params: r.nvmm.clone()?,
+            node_id: node.id,
+            params,
             boundary: r.base,
             line_bytes: u64::from(cfg.cache.l1d.line_bytes),
             snapshot: vec![0; counter_offsets.len()],
             counter_offsets,
             counter_pointers,
         })
+    }
+
+    /// The name of the memory node the page controls (`memory.NAME`).
+    pub fn node_name(&self) -> &str {
+        &self.region
     }
 
     /// The 64-bit register at byte offset `offset` (a multiple of 8).
@@ -338,6 +370,7 @@ impl ControlPage {
             reg::COARSE_WRITE_NS => p.coarse_write_ns.round() as u64,
             reg::BOUNDARY => self.boundary,
             reg::LINE_BYTES => self.line_bytes,
+            reg::NODE => u64::from(self.node_id),
             o => self
                 .counter_offsets
                 .binary_search(&o)
@@ -442,6 +475,10 @@ mod tests {
 
     fn port(ms: &mut MemorySystem) -> Option<&mut dyn ControlPort> {
         Some(ms)
+    }
+
+    fn first_page(cfg: &Config) -> ControlPage {
+        ControlPage::pages(cfg).remove(0)
     }
     use std::collections::BTreeMap;
 
@@ -573,10 +610,51 @@ mod tests {
     }
 
     #[test]
+    fn every_nvmm_node_has_a_page_of_its_own() {
+        let mut text = Config::builtin_toml("freedom-u500").unwrap().to_string();
+        text.push_str(
+            r#"
+[memory.pm2]
+base = 0x1_0000_0000
+size = 0x4000_0000
+kind = "nvmm"
+controller = "ddr3"
+node = 7
+"#,
+        );
+        let sets = ["memory.nvmm.size=0x4000_0000".to_string()];
+        let cfg = Config::from_toml_str(&text, &sets).unwrap();
+        let mut ms = MemorySystem::new(&cfg, 1).unwrap();
+        let mut pages = ControlPage::pages(&cfg);
+        assert_eq!(pages.len(), 2, "DRAM nodes have none");
+        assert_eq!(pages[0].load(port(&mut ms), reg::NODE, 8), Some(1));
+        assert_eq!(pages[1].load(port(&mut ms), reg::NODE, 8), Some(7));
+        assert_eq!(
+            pages[1].load(port(&mut ms), reg::BOUNDARY, 8),
+            Some(0x1_0000_0000)
+        );
+        // A setting made through pm2's page is pm2's alone: a 20 us coarse
+        // read delay there leaves the other NVMM node's reads fast.
+        assert!(pages[1].store(port(&mut ms), reg::METHOD, 8, 0));
+        assert!(pages[1].store(port(&mut ms), reg::COARSE_READ_NS, 8, 20_000));
+        assert_eq!(pages[1].load(port(&mut ms), reg::METHOD, 8), Some(0));
+        assert_eq!(pages[0].load(port(&mut ms), reg::METHOD, 8), Some(2));
+        let far = ms.data_access(0, 0x1_0000_0000, false, 0);
+        let near = ms.data_access(0, 0xC000_0000, false, 10_000_000);
+        assert!(far > 5 * near, "pm2 {far} cycles, nvmm {near}");
+        // Each page's counter block 0 is its own node.
+        ms.data_access(0, 0x1_0000_1000, false, 20_000_000);
+        assert!(pages[1].store(port(&mut ms), reg::COMMAND, 8, COMMAND_SNAPSHOT));
+        assert!(pages[0].store(port(&mut ms), reg::COMMAND, 8, COMMAND_SNAPSHOT));
+        assert_eq!(pages[1].load(port(&mut ms), COUNTERS, 8), Some(2));
+        assert_eq!(pages[0].load(port(&mut ms), COUNTERS, 8), Some(1));
+    }
+
+    #[test]
     fn registers_read_and_set_the_nvmm_method() {
         let cfg = Config::default();
         let mut ms = MemorySystem::new(&cfg, 1).unwrap();
-        let mut cp = ControlPage::new(&cfg).unwrap();
+        let mut cp = first_page(&cfg);
         assert_eq!(cp.load(port(&mut ms), 0, 8), Some(MAGIC));
         assert_eq!(cp.load(port(&mut ms), 0, 4), Some(MAGIC & 0xffff_ffff));
         assert_eq!(cp.load(port(&mut ms), 0x38, 8), Some(0xC000_0000));
@@ -604,7 +682,7 @@ mod tests {
         );
         assert_eq!(cp.load(port(&mut ms), 0x48, 8), Some(64));
         let zc706 = Config::load(Some("zc706"), &[]).unwrap();
-        let mut zcp = ControlPage::new(&zc706).unwrap();
+        let mut zcp = first_page(&zc706);
         assert_eq!(zcp.load(None, 0x48, 8), Some(32));
         assert_eq!(cp.load(port(&mut ms), 0x1000, 8), None);
         assert!(!cp.store(port(&mut ms), 0x1000, 8, 0));
@@ -614,7 +692,7 @@ mod tests {
     fn the_boundary_moves_nvmm_timing_and_statistics() {
         let cfg = Config::default(); // DRAM 0x8000_0000.., NVMM 0xC000_0000..
         let mut ms = MemorySystem::new(&cfg, 1).unwrap();
-        let mut cp = ControlPage::new(&cfg).unwrap();
+        let mut cp = first_page(&cfg);
         let pa = 0xB000_0000u64; // DRAM until the boundary moves below it
         let dram_read = ms.data_access(0, pa, false, 0);
         assert!(cp.store(port(&mut ms), 0x38, 8, 0xA000_0000));
@@ -635,7 +713,7 @@ mod tests {
     fn snapshot_and_reset_the_counters() {
         let cfg = Config::default();
         let mut ms = MemorySystem::new(&cfg, 1).unwrap();
-        let mut cp = ControlPage::new(&cfg).unwrap();
+        let mut cp = first_page(&cfg);
         let nvmm = 0xC000_0000u64;
         let mut now = 0;
         for k in 0..16 {
@@ -665,7 +743,7 @@ mod tests {
     fn the_device_block_counts_optane_media_traffic() {
         let cfg = Config::load(None, &["memory.nvmm.method=optane".to_string()]).unwrap();
         let mut ms = MemorySystem::new(&cfg, 1).unwrap();
-        let mut cp = ControlPage::new(&cfg).unwrap();
+        let mut cp = first_page(&cfg);
         let nvmm = 0xC000_0000u64;
         let mut now = 0;
         for k in 0..64 {

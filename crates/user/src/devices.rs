@@ -1,23 +1,40 @@
 //! Device files of the user-mode kernel: `/dev/nvmm`, a window on the NVMM
 //! region's physical memory (as seed 001 mapped `/dev/mem`), and
-//! `/dev/nvmm-ctl`, the memory system's control page.
+//! `/dev/nvmm-ctl`, the memory system's control pages (one per NVMM node).
 //!
 //! An open device is a host memfd with a recognisable name, so it survives
 //! `dup`, `fork` and `execve` like any descriptor and needs no table of our
 //! own; `mmap` of it maps physical pages instead of file contents.
 
 use crate::errno::*;
+use rvnvmm_memsys::control::{ControlPage, CONTROL_PAGE_SIZE};
 use std::ffi::CString;
 
 mod open;
 
-/// Physical address of the memory system's control page.
+/// Physical address of the memory system's first control page; page k
+/// follows at `CONTROL_PAGE_BASE + k * CONTROL_PAGE_SIZE`.
 pub const CONTROL_PAGE_BASE: u64 = 0x1010_0000;
 
-/// The devices behind physical addresses that are not RAM: the control page.
+/// The devices behind physical addresses that are not RAM: the control
+/// pages.
 #[derive(Debug, Default)]
 pub(crate) struct Devices {
-    pub control: Option<rvnvmm_memsys::control::ControlPage>,
+    pub control: Vec<ControlPage>,
+}
+
+impl Devices {
+    /// The control page at `paddr` and the offset into it.
+    fn control_page(&mut self, paddr: u64) -> Option<(&mut ControlPage, u64)> {
+        let off = paddr.checked_sub(CONTROL_PAGE_BASE)?;
+        let page = self.control.get_mut((off / CONTROL_PAGE_SIZE) as usize)?;
+        Some((page, off % CONTROL_PAGE_SIZE))
+    }
+
+    /// Bytes of the control pages' window (`/dev/nvmm-ctl`'s size).
+    pub fn control_window_size(&self) -> u64 {
+        CONTROL_PAGE_SIZE * self.control.len() as u64
+    }
 }
 
 impl rvnvmm_hart::Mmio for Devices {
@@ -27,8 +44,8 @@ impl rvnvmm_hart::Mmio for Devices {
         size: u64,
         port: Option<&mut dyn rvnvmm_hart::ControlPort>,
     ) -> Option<u64> {
-        let off = paddr.checked_sub(CONTROL_PAGE_BASE)?;
-        self.control.as_mut()?.load(port, off, size)
+        let (page, off) = self.control_page(paddr)?;
+        page.load(port, off, size)
     }
 
     fn store(
@@ -38,9 +55,9 @@ impl rvnvmm_hart::Mmio for Devices {
         value: u64,
         port: Option<&mut dyn rvnvmm_hart::ControlPort>,
     ) -> bool {
-        match (paddr.checked_sub(CONTROL_PAGE_BASE), self.control.as_mut()) {
-            (Some(off), Some(cp)) => cp.store(port, off, size, value),
-            _ => false,
+        match self.control_page(paddr) {
+            Some((page, off)) => page.store(port, off, size, value),
+            None => false,
         }
     }
 }

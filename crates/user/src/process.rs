@@ -15,6 +15,7 @@ use rvnvmm_hart::{
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 use rvnvmm_mem::PhysMem;
+use rvnvmm_memsys::control::ControlPage;
 use rvnvmm_sched::{Cores, Scheduled, Status};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -468,9 +469,10 @@ impl Process {
         rvnvmm_mem::persist::crash(&mut self.mem, image, seed)
     }
 
-    /// Maps the memory system's control page (`/dev/nvmm-ctl`).
-    pub fn with_control_page(mut self, page: rvnvmm_memsys::control::ControlPage) -> Process {
-        self.devices.control = Some(page);
+    /// Maps the memory nodes' control pages (`/dev/nvmm-ctl`, page k at
+    /// offset `k * 4096`).
+    pub fn with_control_pages(mut self, pages: Vec<ControlPage>) -> Process {
+        self.devices.control = pages;
         self
     }
 

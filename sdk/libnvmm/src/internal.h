@@ -21,6 +21,7 @@
 #define CTL_BOUNDARY 0x038
 #define CTL_COMMAND 0x040
 #define CTL_LINE_BYTES 0x048
+#define CTL_NODE 0x050
 /* Counter block of region r (0 NVMM, 1 DRAM): 8 registers at
  * CTL_COUNTERS + CTL_COUNTER_STRIDE * r. */
 #define CTL_COUNTERS 0x100
