@@ -22,7 +22,7 @@ use clap::{Args, Parser, Subcommand};
 use error::{CliError, MachineLacks};
 use rvnvmm_config::{Config, ConfigError};
 use rvnvmm_hart::HartConfig;
-use rvnvmm_user::{ExitKind, Options, Process};
+use rvnvmm_user::{ExitKind, MemoryNode, Options, Process};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -221,15 +221,21 @@ pub(crate) fn user_options(
     program: String,
     args: Vec<String>,
 ) -> Result<Options, CliError> {
-    let (dram_name, dram) = cfg
+    let nodes: Vec<MemoryNode> = cfg
         .memory
-        .regions_of_kind(rvnvmm_config::RegionKind::Dram)
-        .next()
-        .ok_or(MachineLacks::Dram)?;
-    let nvmm = cfg
-        .memory
-        .regions_of_kind(rvnvmm_config::RegionKind::Nvmm)
-        .next();
+        .nodes()
+        .into_iter()
+        .map(|n| MemoryNode {
+            name: n.name.to_string(),
+            id: n.id,
+            base: n.region.base,
+            size: n.region.size,
+            nvmm: n.region.kind() == rvnvmm_config::RegionKind::Nvmm,
+        })
+        .collect();
+    if !nodes.iter().any(|n| !n.nvmm) {
+        return Err(MachineLacks::Dram.into());
+    }
     Ok(Options {
         program,
         args,
@@ -249,16 +255,11 @@ pub(crate) fn user_options(
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
             engine: rvnvmm_hart::Engine::Interp,
         },
-        ram: (dram.base, dram.size),
-        nvmm: nvmm.map(|(_, r)| (r.base, r.size)),
+        nodes,
         heap_on_nvmm: cfg.user.heap == rvnvmm_config::RegionKind::Nvmm,
         pmem_dir: (!cfg.user.pmem_dir.is_empty()).then(|| cfg.user.pmem_dir.clone()),
         stack_size: cfg.user.stack_size,
         pages: cfg.user.pages,
-        region_names: [
-            dram_name.to_string(),
-            nvmm.map_or_else(|| "nvmm".to_string(), |(n, _)| n.to_string()),
-        ],
         max_insns: None,
         crash_at: None,
         trace: false,

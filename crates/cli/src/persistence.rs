@@ -33,10 +33,16 @@ pub struct NvmmRegion {
 }
 
 impl NvmmRegion {
-    /// The first NVMM region of `cfg`, with its image opened (created if
+    /// The first NVMM region of `cfg` by address (the one `/dev/nvmm` and
+    /// the NVMM-backed directory use), with its image opened (created if
     /// missing); `None` if the machine has none.
     pub fn of(cfg: &Config) -> Result<Option<NvmmRegion>, ImageError> {
-        let Some((name, r)) = cfg.memory.regions_of_kind(RegionKind::Nvmm).next() else {
+        let nodes = cfg.memory.nodes();
+        let Some((name, r)) = nodes
+            .iter()
+            .find(|n| n.region.kind() == RegionKind::Nvmm)
+            .map(|n| (n.name, n.region))
+        else {
             return Ok(None);
         };
         let params = r.nvmm.as_ref().expect("an NVMM region has NVMM params");

@@ -18,6 +18,7 @@ pub mod errno;
 mod family;
 pub mod fs;
 pub mod hwprobe;
+mod nodes;
 mod outcome;
 mod pmem;
 mod process;
@@ -30,6 +31,7 @@ pub mod vm;
 
 pub use checkpoint::{checkpoint_program, Carried};
 pub use family::{MemberStats, TreeStats};
+pub use nodes::MemoryNode;
 pub use process::{
     ExitKind, GuestStart, Options, Outcome, PagesOutcome, Process, RunError, StopAt, ThreadStats,
 };

@@ -4,6 +4,7 @@
 use crate::elf::{auxv::*, ElfFile, LoadError};
 use crate::errno::*;
 use crate::fs::{Fs, AT_FDCWD};
+use crate::nodes::MemoryNode;
 pub use crate::outcome::{ExitKind, Outcome, PagesOutcome, ThreadStats};
 use crate::signal::{SigAction, SignalInfo};
 use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_TOP};
@@ -44,12 +45,11 @@ pub struct Options {
     pub harts: usize,
     /// Per-hart settings.
     pub hart: HartConfig,
-    /// Guest RAM the process's frames come from (DRAM): base and size.
-    pub ram: (u64, u64),
-    /// The NVMM region, if the machine has one: base and size. It is guest
-    /// RAM too; `/dev/nvmm` maps it, and with `heap_on_nvmm` the heap's
-    /// frames come from it.
-    pub nvmm: Option<(u64, u64)>,
+    /// The machine's memory nodes, in address order: all of them guest
+    /// RAM. The process's frames come from the first DRAM node; `/dev/nvmm`
+    /// maps the first NVMM node, and with `heap_on_nvmm` the heap's frames
+    /// come from it (`nodes::frame_pools`).
+    pub nodes: Vec<MemoryNode>,
     /// Put brk and anonymous mmap memory on NVMM (`user.heap = nvmm`).
     pub heap_on_nvmm: bool,
     /// The guest path of the NVMM-backed directory (`user.pmem_dir`),
@@ -61,9 +61,6 @@ pub struct Options {
     pub stack_size: u64,
     /// The page sizes anonymous memory is mapped with (`user.pages`).
     pub pages: crate::vm::PagePolicy,
-    /// The config names of the DRAM and NVMM regions (`memory.NAME`), for
-    /// messages that say which key sizes what ran out.
-    pub region_names: [String; 2],
     /// Stop after about this many instructions (all threads together).
     pub max_insns: Option<u64>,
     /// Cut the power at this point (`--crash-at`): the run ends with
@@ -295,35 +292,10 @@ impl Process {
     /// before a program is loaded (unit tests use it so).
     pub(crate) fn without_program(opts: Options) -> Result<Process, RunError> {
         crate::checkpoint::inherited::note_inherited();
-        let mut ranges = vec![opts.ram];
-        ranges.extend(opts.nvmm);
+        let (pools, heap_pool) =
+            crate::nodes::frame_pools(&opts.nodes, opts.heap_on_nvmm).map_err(RunError::Setup)?;
+        let ranges: Vec<(u64, u64)> = opts.nodes.iter().map(MemoryNode::range).collect();
         let mut mem = PhysMem::new(&ranges).map_err(|e| RunError::Setup(e.to_string()))?;
-        let heap_pool = if opts.heap_on_nvmm {
-            if opts.nvmm.is_none() {
-                return Err(RunError::Setup(
-                    "user.heap = nvmm, but the machine has no NVMM region".into(),
-                ));
-            }
-            1
-        } else {
-            0
-        };
-        // Heap frames come from the upper half of the NVMM region: the
-        // lower half is left to /dev/nvmm windows, which programs map from
-        // offset 0, so the two never share frames by default (and a window
-        // over heap frames in use is refused: `Frames::claim`).
-        let pools: Vec<(u64, u64)> = ranges
-            .iter()
-            .enumerate()
-            .map(|(i, &(base, size))| {
-                if i == 1 {
-                    let half = page_base(size / 2);
-                    (base + half, size - half)
-                } else {
-                    (base, size)
-                }
-            })
-            .collect();
         let mut aspace = AddressSpace::with_pools(&mut mem, &pools, heap_pool)
             .map_err(|_| RunError::Setup("guest RAM too small".into()))?;
         aspace.pages = opts.pages;
@@ -1677,12 +1649,12 @@ impl Process {
         let what = if pool == 0 {
             format!(
                 "all {mib} MiB of DRAM are in use (memory.{}.size sizes it)",
-                self.opts.region_names[0]
+                self.opts.dram_node().map_or("dram", |n| &n.name)
             )
         } else {
             format!(
                 "all {mib} MiB of the heap on NVMM are in use (user.heap = \"nvmm\" takes the upper half of memory.{}.size)",
-                self.opts.region_names[1]
+                self.opts.nvmm_node().map_or("nvmm", |n| &n.name)
             )
         };
         eprintln!(

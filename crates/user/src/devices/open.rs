@@ -8,7 +8,7 @@ impl Process {
     /// Opens a device file: a memfd of the device's size standing for it.
     pub(crate) fn open_device(&mut self, dev: Device, flags: i32) -> SysResult {
         let size = match dev {
-            Device::Nvmm => self.opts.nvmm.ok_or(ENODEV)?.1,
+            Device::Nvmm => self.opts.nvmm_node().ok_or(ENODEV)?.size,
             // A machine without NVMM has no control page.
             Device::NvmmControl if self.devices.control.is_empty() => return Err(ENODEV),
             Device::NvmmControl => self.devices.control_window_size(),
@@ -38,7 +38,7 @@ impl Process {
     /// The physical base of an `mmap` of `len` bytes at `off` of a device.
     pub(crate) fn device_window(&self, dev: Device, off: u64, len: u64) -> Result<u64, Errno> {
         let (base, size) = match dev {
-            Device::Nvmm => self.opts.nvmm.ok_or(ENODEV)?,
+            Device::Nvmm => self.opts.nvmm_node().ok_or(ENODEV)?.range(),
             Device::NvmmControl => (CONTROL_PAGE_BASE, self.devices.control_window_size()),
         };
         if off.checked_add(len).is_none_or(|end| end > size) {

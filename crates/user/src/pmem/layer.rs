@@ -18,7 +18,10 @@ impl Process {
     /// any) is in the region, before the guest runs.
     pub fn mount_pmem_dir(&mut self) -> Result<(), crate::process::RunError> {
         use crate::process::RunError;
-        let (Some(guest), Some(nvmm)) = (self.opts.pmem_dir.clone(), self.opts.nvmm) else {
+        let (Some(guest), Some(nvmm)) = (
+            self.opts.pmem_dir.clone(),
+            self.opts.nvmm_node().map(|n| n.range()),
+        ) else {
             return Ok(());
         };
         let (base, size) = PmemDir::partition(nvmm);

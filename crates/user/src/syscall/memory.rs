@@ -596,7 +596,13 @@ mod tests {
     /// A process with a 1 MiB NVMM region and `/mnt/pmem` on it.
     fn with_pmem_dir() -> Process {
         let mut opts = process().opts.clone();
-        opts.nvmm = Some((0x1_0000_0000, 1 << 20));
+        opts.nodes.push(crate::MemoryNode {
+            name: "nvmm".into(),
+            id: 1,
+            base: 0x1_0000_0000,
+            size: 1 << 20,
+            nvmm: true,
+        });
         opts.pmem_dir = Some("/mnt/pmem".into());
         let mut p = Process::without_program(opts).expect("a bare process");
         p.aspace.brk_start = BRK_START;

@@ -7,7 +7,7 @@ use rvnvmm_mem::sv39::PAGE_SIZE;
 
 impl Process {
     pub(super) fn sys_sysinfo(&mut self, buf: u64) -> SysResult {
-        let ram = self.opts.ram.1;
+        let ram = self.opts.dram_node().map_or(0, |n| n.size);
         let used = self.aspace.frames.used * PAGE_SIZE;
         let info = Sysinfo {
             uptime: (self.now_ns() / 1_000_000_000) as i64,
