@@ -491,11 +491,7 @@ impl Machine {
                 *seat = c.take_smt();
             }
         }
-        let shift = self
-            .memsys
-            .as_deref()
-            .map(rvnvmm_hart::TimingModel::fetch_line_shift);
-        self.code.retime(&costs, shift);
+        self.code.retime_for(&costs, self.memsys.as_deref());
         if self
             .memsys
             .as_deref()

@@ -40,15 +40,8 @@ impl Controlled for Machine {
 
     fn sample_counters(&mut self) -> SampleCounters {
         let cycles = self.cores().iter().map(|c| c.cycles).max().unwrap_or(0);
-        let (l1d_misses, bus_transfers) = self
-            .any_memsys_mut()
-            .map_or((0, 0), |m| (m.l1d_misses(), m.bus_transfers()));
-        SampleCounters {
-            instructions: Machine::instructions(self),
-            cycles,
-            l1d_misses,
-            bus_transfers,
-        }
+        let instructions = Machine::instructions(self);
+        SampleCounters::of(instructions, cycles, self.any_memsys_mut().map(|m| &*m))
     }
 
     fn cycles_to_ns(&self, cycles: u64) -> u64 {

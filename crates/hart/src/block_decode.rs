@@ -153,6 +153,12 @@ impl CodeCache {
             )
         });
     }
+
+    /// [`retime`](Self::retime) for running under `model` (`None`:
+    /// functional).
+    pub fn retime_for<M: TimingModel + ?Sized>(&mut self, costs: &CoreCosts, model: Option<&M>) {
+        self.retime(costs, model.map(|m| m.fetch_line_shift()));
+    }
 }
 
 /// The distinct fetch lines of `1 << line_shift` bytes (as page offsets) a

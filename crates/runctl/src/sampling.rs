@@ -163,6 +163,23 @@ pub struct SampleCounters {
     pub bus_transfers: u64,
 }
 
+impl SampleCounters {
+    /// The counters of a machine that has run `instructions` to hart clock
+    /// `cycles`, timed by `model` (or functional: `None`).
+    pub fn of(
+        instructions: u64,
+        cycles: u64,
+        model: Option<&dyn rvnvmm_timing::MemoryModel>,
+    ) -> SampleCounters {
+        SampleCounters {
+            instructions,
+            cycles,
+            l1d_misses: model.map_or(0, |m| m.l1d_misses()),
+            bus_transfers: model.map_or(0, |m| m.bus_transfers()),
+        }
+    }
+}
+
 /// A sampled run's state: which phase it is in, the windows measured. The
 /// machine runs to [`Sampler::next_point`] (the end of the block or turn
 /// that reaches it) and calls [`Sampler::check_points`] there.

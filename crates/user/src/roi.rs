@@ -169,11 +169,7 @@ impl Process {
         for c in &mut self.cpus {
             c.core.costs = costs.clone();
         }
-        let shift = self
-            .memsys
-            .as_deref()
-            .map(rvnvmm_hart::TimingModel::fetch_line_shift);
-        self.code.retime(&costs, shift);
+        self.code.retime_for(&costs, self.memsys.as_deref());
         // A TLB model starts empty: the harts' software TLBs, which must
         // hold no more than it, start so too. Without one they stay, as
         // they would in a run timed throughout (a hart charges the fetch of
@@ -269,15 +265,8 @@ impl Controlled for Process {
 
     fn sample_counters(&mut self) -> SampleCounters {
         let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
-        let (l1d_misses, bus_transfers) = self
-            .any_memsys()
-            .map_or((0, 0), |m| (m.l1d_misses(), m.bus_transfers()));
-        SampleCounters {
-            instructions: self.total_insns,
-            cycles,
-            l1d_misses,
-            bus_transfers,
-        }
+        let instructions = self.total_insns;
+        SampleCounters::of(instructions, cycles, self.any_memsys().map(|m| &*m))
     }
 
     fn cycles_to_ns(&self, cycles: u64) -> u64 {
