@@ -10,7 +10,7 @@ use crate::vm::{AddressSpace, Backing, PROT_EXEC, PROT_READ, PROT_WRITE, STACK_T
 use rvnvmm_gdb::{Target, Verdict};
 use rvnvmm_hart::MemoryModel;
 use rvnvmm_hart::{
-    CodeCache, Core, CoreMap, Env, Exit, Hart, HartConfig, Trap, SMT_WINDOW, SYNC_TOLERANCE,
+    CodeCache, Core, CoreMap, Exit, Hart, HartConfig, Trap, SMT_WINDOW, SYNC_TOLERANCE,
 };
 use rvnvmm_mem::sv39::{self, Access, Requester};
 use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
@@ -185,6 +185,25 @@ impl Thread {
             fault_note: None,
         }
     }
+
+    /// When the thread's timed wait ends, in ns.
+    pub(crate) fn wait_ends_ns(&self) -> Option<u64> {
+        match self.state {
+            ThreadState::Sleep { until, .. }
+            | ThreadState::SigTimedWait {
+                deadline: Some(until),
+                ..
+            }
+            | ThreadState::Futex {
+                deadline: Some(until),
+                ..
+            }
+            | ThreadState::Io {
+                until: Some(until), ..
+            } => Some(until),
+            _ => None,
+        }
+    }
 }
 
 pub(crate) struct Cpu {
@@ -198,21 +217,114 @@ pub(crate) struct Cpu {
     pub slice_end: u64,
 }
 
+/// The threads of a process on the harts they are scheduled on.
+pub(crate) struct Threads {
+    /// Every thread the process has had since its last exec, the exited
+    /// ones too (in [`ThreadState::Exited`]): a thread's index here is its
+    /// handle.
+    pub(crate) all: Vec<Thread>,
+    /// The harts (CPUs) threads run on, by `mhartid`.
+    pub(crate) cpus: Vec<Cpu>,
+    /// The index in `all` of the thread running (or last run).
+    pub(crate) current: usize,
+    /// The thread id the next new thread is given.
+    pub(crate) next_tid: i32,
+    /// Statistics of threads that have exited.
+    pub(crate) exited: Vec<ThreadStats>,
+    /// Instructions retired by all threads together, the exited ones too.
+    pub(crate) total_insns: u64,
+    /// The process's CPU time: the hart cycles its threads ran.
+    pub(crate) cpu_cycles: u64,
+}
+
+impl Threads {
+    /// The thread running (or last run).
+    pub(crate) fn current(&self) -> &Thread {
+        &self.all[self.current]
+    }
+
+    /// The thread running (or last run), to change.
+    pub(crate) fn current_mut(&mut self) -> &mut Thread {
+        &mut self.all[self.current]
+    }
+
+    /// The timed wait that ends first: (ns, thread), the lower thread on a
+    /// tie.
+    pub(crate) fn next_timed_wait(&self) -> Option<(u64, usize)> {
+        self.all
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| Some((t.wait_ends_ns()?, i)))
+            .min()
+    }
+
+    /// Whether a thread other than `i` is runnable on `cpu`.
+    pub(crate) fn others_runnable_on(&self, cpu: usize, i: usize) -> bool {
+        self.all
+            .iter()
+            .enumerate()
+            .any(|(k, t)| k != i && t.cpu == cpu && t.state == ThreadState::Runnable)
+    }
+
+    /// The next runnable thread on `cpu`, round-robin.
+    pub(crate) fn rotate_on(&mut self, cpu: usize) -> Option<usize> {
+        let n = self.all.len();
+        let start = self.cpus[cpu].cursor;
+        for k in 0..n {
+            let i = (start + k) % n;
+            if self.all[i].cpu == cpu && self.all[i].state == ThreadState::Runnable {
+                self.cpus[cpu].cursor = i + 1;
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// The latest hart clock, in cycles (the machine's time).
+    pub(crate) fn latest_cycles(&self) -> u64 {
+        self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0)
+    }
+
+    /// After the page tables changed: drop every hart's cached translations.
+    pub(crate) fn flush_tlbs(&mut self) {
+        for t in &mut self.all {
+            t.hart.translations_changed();
+        }
+    }
+}
+
+/// Where exec laid out the program's start on its stack, and the
+/// trampoline page (what `/proc/self/{auxv,cmdline,environ,stat}` show).
+pub(crate) struct Image {
+    /// The auxiliary vector the program was started with (`/proc/self/auxv`).
+    pub(crate) auxv: Vec<(u64, u64)>,
+    /// The initial stack pointer (argc's address).
+    pub(crate) start_stack: u64,
+    /// Where the argument strings lie on the stack (`/proc/self/cmdline`).
+    pub(crate) arg_area: (u64, u64),
+    /// Where the environment strings lie (`/proc/self/environ`).
+    pub(crate) env_area: (u64, u64),
+    /// The page holding the signal-return trampoline.
+    pub(crate) sigreturn_page: u64,
+}
+
 /// A running guest process.
 pub struct Process {
     pub(crate) opts: Options,
-    pub(crate) mem: PhysMem,
-    pub(crate) aspace: AddressSpace,
-    pub(crate) code: CodeCache,
-    pub(crate) threads: Vec<Thread>,
-    pub(crate) cpus: Vec<Cpu>,
-    pub(crate) fs: Fs,
-    pub(crate) actions: Vec<SigAction>,
+    /// Guest RAM, the address space, decoded code and the devices mapped
+    /// outside RAM.
+    pub(crate) memory: crate::vm::Memory,
+    /// Where the running program's start lies in its memory.
+    pub(crate) image: Image,
+    /// The threads and the harts they run on.
+    pub(crate) threads: Threads,
+    /// The descriptor table and paths, the NVMM-backed directory, the
+    /// timerfds.
+    pub(crate) files: crate::fs::Files,
+    /// Signal dispositions and the `setitimer` timers that send signals.
+    pub(crate) signals: crate::signal::Signals,
     pub(crate) pid: i32,
-    pub(crate) next_tid: i32,
     pub(crate) exit: Option<ExitKind>,
-    pub(crate) current: usize,
-    pub(crate) umask: u32,
     pub(crate) is_child: bool,
     /// The process tree this process belongs to, once it or an ancestor
     /// forked (`family.rs`).
@@ -222,48 +334,22 @@ pub struct Process {
     /// `total_insns` when this process was forked (its own count starts
     /// there).
     pub(crate) insns_at_fork: u64,
-    /// Host descriptors of the emulator's own that the guest must not
-    /// touch or close ([`Process::keep_fd`]).
-    pub(crate) kept_fds: Vec<i32>,
     pub(crate) warned: std::collections::HashSet<u64>,
-    pub(crate) total_insns: u64,
-    pub(crate) sigreturn_page: u64,
-    /// Instructions of threads that have exited (kept for statistics).
-    pub(crate) exited: Vec<ThreadStats>,
     /// State of the deterministic getrandom generator.
     pub(crate) rng_state: u64,
     /// Resource limits (soft, hard) by RLIMIT_* number.
     pub(crate) rlimits: [(u64, u64); 16],
     /// The memory-system timing model, if the machine is timed.
     pub(crate) memsys: Option<Box<dyn MemoryModel>>,
-    /// Devices outside RAM (the memory system's control page).
-    pub(crate) devices: crate::devices::Devices,
-    /// The NVMM-backed directory (`user.pmem_dir`), once mounted.
-    pub(crate) pmem: Option<crate::pmem::PmemDir>,
     /// Told (instructions so far, simulated ns) after every time slice of
     /// the initial process: a progress display.
     pub(crate) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
     /// `prctl(PR_SET_NO_NEW_PRIVS)` was called.
     pub(crate) no_new_privs: bool,
-    /// The auxiliary vector the program was started with (`/proc/self/auxv`).
-    pub(crate) auxv: Vec<(u64, u64)>,
-    /// The initial stack pointer (argc's address).
-    pub(crate) start_stack: u64,
-    /// Where the argument strings lie on the stack (`/proc/self/cmdline`).
-    pub(crate) arg_area: (u64, u64),
-    /// Where the environment strings lie (`/proc/self/environ`).
-    pub(crate) env_area: (u64, u64),
     /// The gdb connection, if a debugger is attached.
     pub(crate) gdb: Option<rvnvmm_gdb::GdbStub>,
     /// Statistics resets, snapshots and model switches (`roi.rs`).
     pub(crate) roi: crate::roi::state::Roi,
-    /// `setitimer`'s timers (`timers.rs`): `ITIMER_REAL` in simulated ns,
-    /// the CPU-time ones in ns of [`Process::cpu_ns`].
-    pub(crate) itimers: [crate::timers::Schedule; 3],
-    /// The process's CPU time: the hart cycles its threads ran.
-    pub(crate) cpu_cycles: u64,
-    /// The timerfds (`timers.rs`).
-    pub(crate) timerfds: crate::timers::TimerFds,
 }
 
 /// Address of the page holding the signal-return trampoline: the last user
@@ -280,7 +366,7 @@ impl Process {
         // After the program is found: a relative program path is the
         // command line's, relative to the host's working directory.
         if let Some(cwd) = p.opts.cwd.clone() {
-            p.fs.chdir(cwd.as_bytes()).map_err(|e| {
+            p.files.fs.chdir(cwd.as_bytes()).map_err(|e| {
                 RunError::Setup(format!(
                     "cannot make {cwd} the guest's working directory (--cwd): {}",
                     std::io::Error::from_raw_os_error(e.raw())
@@ -342,58 +428,68 @@ impl Process {
         let core_map = CoreMap::with_threads_per_core(harts, threads_per_core)
             .ok_or_else(|| RunError::Setup("a machine needs at least one hart".into()))?;
         let mut p = Process {
-            mem,
-            aspace,
-            code: CodeCache::default(),
-            threads: Vec::new(),
-            cpus: Core::for_harts(&core_map, &opts.hart)
-                .into_iter()
-                .map(|core| Cpu {
-                    core,
-                    instret: 0,
-                    cursor: 0,
-                    holder: None,
-                    slice_end: 0,
-                })
-                .collect(),
-            fs,
-            actions: vec![SigAction::default(); 65],
+            memory: crate::vm::Memory {
+                phys: mem,
+                aspace,
+                code: CodeCache::default(),
+                devices: Default::default(),
+            },
+            image: Image {
+                auxv: Vec::new(),
+                start_stack: 0,
+                arg_area: (0, 0),
+                env_area: (0, 0),
+                sigreturn_page: SIGRETURN_PAGE,
+            },
+            threads: Threads {
+                all: Vec::new(),
+                cpus: Core::for_harts(&core_map, &opts.hart)
+                    .into_iter()
+                    .map(|core| Cpu {
+                        core,
+                        instret: 0,
+                        cursor: 0,
+                        holder: None,
+                        slice_end: 0,
+                    })
+                    .collect(),
+                current: 0,
+                next_tid: 1,
+                exited: Vec::new(),
+                total_insns: 0,
+                cpu_cycles: 0,
+            },
+            files: crate::fs::Files {
+                fs,
+                umask: 0o022,
+                kept_fds: Vec::new(),
+                pmem: None,
+                timerfds: Default::default(),
+            },
+            signals: crate::signal::Signals {
+                actions: vec![SigAction::default(); 65],
+                itimers: Default::default(),
+            },
             pid: crate::family::FIRST_PID,
-            next_tid: 1,
             exit: None,
-            current: 0,
-            umask: 0o022,
             is_child: false,
             family: None,
             members: None,
             insns_at_fork: 0,
-            kept_fds: Vec::new(),
             warned: Default::default(),
-            total_insns: 0,
-            sigreturn_page: SIGRETURN_PAGE,
-            exited: Vec::new(),
             rng_state: 0x9e37_79b9_7f4a_7c15,
             rlimits: default_rlimits(opts.stack_size),
             memsys: None,
-            devices: Default::default(),
-            pmem: None,
             progress: None,
-            no_new_privs: false,
-            auxv: Vec::new(),
-            start_stack: 0,
-            arg_area: (0, 0),
-            env_area: (0, 0),
             gdb: None,
+            no_new_privs: false,
             roi: Default::default(),
-            itimers: Default::default(),
-            cpu_cycles: 0,
-            timerfds: Default::default(),
             opts,
         };
-        p.next_tid = p.pid + 1;
+        p.threads.next_tid = p.pid + 1;
         let mut hart = Hart::new(p.opts.hart.clone());
         hart.trace = p.opts.trace;
-        p.threads.push(Thread::new(p.pid, hart, 0));
+        p.threads.all.push(Thread::new(p.pid, hart, 0));
         Ok(p)
     }
 
@@ -426,8 +522,8 @@ impl Process {
         &mut self,
         image: &rvnvmm_mem::persist::NvmmImage,
     ) -> Result<(), rvnvmm_mem::persist::ImageError> {
-        image.load(&mut self.mem)?;
-        self.aspace.frames_not_zero(1);
+        image.load(&mut self.memory.phys)?;
+        self.memory.aspace.frames_not_zero(1);
         Ok(())
     }
 
@@ -436,13 +532,13 @@ impl Process {
         &self,
         image: &rvnvmm_mem::persist::NvmmImage,
     ) -> Result<(), rvnvmm_mem::persist::ImageError> {
-        image.save(&self.mem)
+        image.save(&self.memory.phys)
     }
 
     /// Tracks what reaches the NVMM region's persistence domain from now on
     /// (and has the timing model report its write-backs).
     pub fn track_persistence(&mut self, domain: rvnvmm_mem::persist::Domain) {
-        self.mem.set_domain(domain);
+        self.memory.phys.set_domain(domain);
         if let Some(m) = self.memsys.as_deref_mut() {
             m.record_write_backs();
         }
@@ -450,7 +546,7 @@ impl Process {
 
     /// The persistence domain, if tracked.
     pub fn persistence_domain(&self) -> Option<&rvnvmm_mem::persist::Domain> {
-        self.mem.domain()
+        self.memory.phys.domain()
     }
 
     /// Cuts the power: the NVMM region keeps what reached the persistence
@@ -462,15 +558,15 @@ impl Process {
         seed: u64,
     ) -> Result<rvnvmm_mem::persist::CrashReport, rvnvmm_mem::persist::ImageError> {
         if let Some(m) = self.memsys.as_deref_mut() {
-            let mem = &mut self.mem;
+            let mem = &mut self.memory.phys;
             m.take_write_backs(&mut |a| mem.persist_write_back(a));
         }
-        rvnvmm_mem::persist::crash(&mut self.mem, image, seed)
+        rvnvmm_mem::persist::crash(&mut self.memory.phys, image, seed)
     }
 
     /// Maps the memory system's control page (`/dev/nvmm-ctl`).
     pub fn with_control_page(mut self, page: rvnvmm_memsys::control::ControlPage) -> Process {
-        self.devices.control = Some(page);
+        self.memory.devices.control = Some(page);
         self
     }
 
@@ -488,7 +584,7 @@ impl Process {
         // then it is the guest's name. Every path the guest names goes
         // through its own view.
         let mapped = from_host
-            .then(|| self.fs.guest_named_host(path.as_bytes()))
+            .then(|| self.files.fs.guest_named_host(path.as_bytes()))
             .flatten();
         let from_host = from_host && mapped.is_none();
         let host = if let Some(h) = mapped {
@@ -496,7 +592,8 @@ impl Process {
         } else if from_host {
             PathBuf::from(path)
         } else {
-            self.fs
+            self.files
+                .fs
                 .host_path(AT_FDCWD, path.as_bytes())
                 .map_err(|e| LoadError::Io {
                     path: path.to_string(),
@@ -518,6 +615,7 @@ impl Process {
                     hint: hint.clone(),
                 };
                 let ihost = self
+                    .files
                     .fs
                     .host_path(AT_FDCWD, i.as_bytes())
                     .map_err(|_| missing())?;
@@ -529,14 +627,14 @@ impl Process {
             None => None,
         };
         // Point of no return: tear down the old image.
-        self.aspace.clear(&mut self.mem);
-        self.code.flush();
-        let cur = self.current;
-        let keep = self.threads.swap_remove(cur);
-        self.threads.clear();
-        self.threads.push(keep);
-        self.current = 0;
-        for a in self.actions.iter_mut() {
+        self.memory.aspace.clear(&mut self.memory.phys);
+        self.memory.code.flush();
+        let cur = self.threads.current;
+        let keep = self.threads.all.swap_remove(cur);
+        self.threads.all.clear();
+        self.threads.all.push(keep);
+        self.threads.current = 0;
+        for a in self.signals.actions.iter_mut() {
             if a.handler > 1 {
                 *a = SigAction::default();
             }
@@ -548,25 +646,28 @@ impl Process {
             .min(rvnvmm_config::MAX_STACK_SIZE)
             .next_multiple_of(0x1000)
             .max(0x1000);
-        self.aspace.mmap_top = crate::vm::mmap_top_for_stack(stack_size);
+        self.memory.aspace.mmap_top = crate::vm::mmap_top_for_stack(stack_size);
         let nomem = || LoadError::NoMemory {
             path: path.to_string(),
         };
-        let (_bias, entry, phdr, end) =
-            file.load(&mut self.mem, &mut self.aspace, Some(crate::vm::PIE_BASE))?;
+        let (_bias, entry, phdr, end) = file.load(
+            &mut self.memory.phys,
+            &mut self.memory.aspace,
+            Some(crate::vm::PIE_BASE),
+        )?;
         let (interp_base, start) = match &interp {
             Some(i) => {
-                let (b, e, _, _) = i.load(&mut self.mem, &mut self.aspace, None)?;
+                let (b, e, _, _) = i.load(&mut self.memory.phys, &mut self.memory.aspace, None)?;
                 (b, e)
             }
             None => (0, entry),
         };
         let brk = end.next_multiple_of(PAGE_SIZE);
-        self.aspace.data_segment = file.data_segment_bytes();
-        self.aspace.brk_start = brk;
-        self.aspace.brk = brk;
+        self.memory.aspace.data_segment = file.data_segment_bytes();
+        self.memory.aspace.brk_start = brk;
+        self.memory.aspace.brk = brk;
         // Signal-return trampoline: li a7, 139; ecall.
-        self.aspace.add(
+        self.memory.aspace.add(
             SIGRETURN_PAGE,
             SIGRETURN_PAGE + 0x1000,
             PROT_READ | PROT_EXEC,
@@ -574,32 +675,34 @@ impl Process {
             "[vdso]",
         );
         let f = self
+            .memory
             .aspace
-            .populate_page(&mut self.mem, SIGRETURN_PAGE, PROT_READ | PROT_EXEC)
+            .populate_page(&mut self.memory.phys, SIGRETURN_PAGE, PROT_READ | PROT_EXEC)
             .map_err(|_| nomem())?;
-        self.mem
+        self.memory
+            .phys
             .write(f, &[0x93, 0x08, 0xb0, 0x08, 0x73, 0x00, 0x00, 0x00]);
-        self.aspace.add(
+        self.memory.aspace.add(
             STACK_TOP - stack_size,
             STACK_TOP,
             PROT_READ | PROT_WRITE,
             Backing::Anon,
             "[stack]",
         );
-        self.fs.exe_host = host.clone();
+        self.files.fs.exe_host = host.clone();
         let base = path.rsplit('/').next().unwrap_or(path).as_bytes();
         let mut comm = [0u8; 16];
         comm[..base.len().min(15)].copy_from_slice(&base[..base.len().min(15)]);
-        self.threads[self.current].comm = comm;
-        self.fs.exe_guest = if self.fs.confined() && from_host {
+        self.threads.current_mut().comm = comm;
+        self.files.fs.exe_guest = if self.files.fs.confined() && from_host {
             // A program named on the command line is seen inside the
             // root; one from outside it by its file name only, so no host
             // path reaches the guest.
             std::fs::canonicalize(&host)
                 .ok()
-                .and_then(|h| self.fs.guest_path_of_host(&h))
+                .and_then(|h| self.files.fs.guest_path_of_host(&h))
                 .unwrap_or_else(|| format!("/{}", path.rsplit('/').next().unwrap_or(path)))
-        } else if self.fs.confined() || path.starts_with('/') {
+        } else if self.files.fs.confined() || path.starts_with('/') {
             path.to_string()
         } else {
             std::env::current_dir()
@@ -607,23 +710,23 @@ impl Process {
                 .unwrap_or_else(|_| path.to_string())
         };
         // The program's areas carry the name the guest knows it by.
-        for v in self.aspace.vmas.values_mut() {
+        for v in self.memory.aspace.vmas.values_mut() {
             if v.image.is_some() && v.name == path {
-                v.name.clone_from(&self.fs.exe_guest);
+                v.name.clone_from(&self.files.fs.exe_guest);
             }
         }
         let phnum = file.phdrs.len() as u64;
         let sp = self
             .build_stack(args, env, path, entry, phdr, phnum, interp_base)
             .map_err(|_| nomem())?;
-        let t = &mut self.threads[0];
+        let t = &mut self.threads.all[0];
         t.hart.x = [0; 32];
         t.hart.f = [0; 32];
         t.hart.fflags = 0;
         t.hart.frm = 0;
         t.hart.x[2] = sp;
         t.hart.pc = start;
-        t.hart.page_table = Some(self.aspace.root);
+        t.hart.page_table = Some(self.memory.aspace.root);
         t.hart.translations_changed();
         t.hart.clear_reservation();
         t.clear_child_tid = 0;
@@ -662,13 +765,13 @@ impl Process {
         }
         env_ptrs.reverse();
         let arg_end = sp;
-        self.env_area = (sp, env_end);
+        self.image.env_area = (sp, env_end);
         let mut arg_ptrs = Vec::new();
         for a in args.iter().rev() {
             arg_ptrs.push(push_bytes(self, &mut sp, &cstr(a))?);
         }
         arg_ptrs.reverse();
-        self.arg_area = (sp, arg_end);
+        self.image.arg_area = (sp, arg_end);
         // AT_RANDOM: 16 bytes, fixed so runs are deterministic.
         let random = push_bytes(self, &mut sp, b"rvnvmm-at-random")?;
         sp &= !15;
@@ -700,10 +803,10 @@ impl Process {
             words.push(k);
             words.push(v);
         }
-        self.auxv = auxv;
+        self.image.auxv = auxv;
         sp -= words.len() as u64 * 8;
         sp &= !15;
-        self.start_stack = sp;
+        self.image.start_stack = sp;
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         self.write_mem(sp, &bytes)?;
         Ok(sp)
@@ -720,11 +823,17 @@ impl Process {
             mxr: false,
         };
         for _ in 0..2 {
-            match sv39::translate(&mut self.mem, self.aspace.root, vaddr, access, who) {
+            match sv39::translate(
+                &mut self.memory.phys,
+                self.memory.aspace.root,
+                vaddr,
+                access,
+                who,
+            ) {
                 Ok(t) => return Ok(t.paddr),
                 Err(_) => {
-                    let ok = match self.aspace.handle_fault(
-                        &mut self.mem,
+                    let ok = match self.memory.aspace.handle_fault(
+                        &mut self.memory.phys,
                         vaddr,
                         access == Access::Write,
                         false,
@@ -752,40 +861,12 @@ impl Process {
             let va = vaddr.wrapping_add(done as u64);
             let n = ((PAGE_SIZE - page_offset(va)) as usize).min(buf.len() - done);
             let pa = self.user_paddr(va, Access::Read)?;
-            if !self.mem.read(pa, &mut buf[done..done + n]) {
+            if !self.memory.phys.read(pa, &mut buf[done..done + n]) {
                 return Err(EFAULT);
             }
             done += n;
         }
         Ok(())
-    }
-
-    /// Reads guest memory for a debugger, changing nothing: a page not yet
-    /// touched reads as the zeros it would be given if it is anonymous, and
-    /// fails otherwise (faulting it in would change what the guest does
-    /// later). `false` at the first unreadable byte.
-    pub(crate) fn peek_mem(&self, hart: &Hart, vaddr: u64, buf: &mut [u8]) -> bool {
-        let mut done = 0usize;
-        while done < buf.len() {
-            let va = vaddr.wrapping_add(done as u64);
-            let n = ((PAGE_SIZE - page_offset(va)) as usize).min(buf.len() - done);
-            let chunk = &mut buf[done..done + n];
-            match hart.debug_translate(&self.mem, va) {
-                Some(pa) => {
-                    if !self.mem.read(pa, chunk) {
-                        return false;
-                    }
-                }
-                None => match self.aspace.find(va) {
-                    Some((_, vma)) if va < vma.end && va >= vma.anon_from && vma.file.is_none() => {
-                        chunk.fill(0)
-                    }
-                    _ => return false,
-                },
-            }
-            done += n;
-        }
-        true
     }
 
     /// Writes guest memory (keeping decoded code coherent).
@@ -795,10 +876,10 @@ impl Process {
             let va = vaddr.wrapping_add(done as u64);
             let n = ((PAGE_SIZE - page_offset(va)) as usize).min(data.len() - done);
             let pa = self.user_paddr(va, Access::Write)?;
-            if !self.mem.write(pa, &data[done..done + n]) {
+            if !self.memory.phys.write(pa, &data[done..done + n]) {
                 return Err(EFAULT);
             }
-            self.code.pages.code_written(page_base(pa));
+            self.memory.code.pages.code_written(page_base(pa));
             done += n;
         }
         Ok(())
@@ -891,19 +972,12 @@ impl Process {
         Ok(v)
     }
 
-    /// After the page tables changed: drop every hart's cached translations.
-    pub(crate) fn flush_all_tlbs(&mut self) {
-        for t in &mut self.threads {
-            t.hart.translations_changed();
-        }
-    }
-
     // ---- time and scheduling ------------------------------------------------
 
     /// Simulated time of the running hart, in ns.
     pub(crate) fn now_ns(&self) -> u64 {
-        let t = &self.threads[self.current];
-        self.cpus[t.cpu].core.time_ns()
+        let t = self.threads.current();
+        self.threads.cpus[t.cpu].core.time_ns()
     }
 
     /// The simulated ns of `c` cycles (saturating: past the end of time,
@@ -919,76 +993,25 @@ impl Process {
             .unwrap_or(u64::MAX)
     }
 
-    /// When thread `t`'s timed wait ends, in ns.
-    fn wait_ends_ns(t: &Thread) -> Option<u64> {
-        match t.state {
-            ThreadState::Sleep { until, .. }
-            | ThreadState::SigTimedWait {
-                deadline: Some(until),
-                ..
-            }
-            | ThreadState::Futex {
-                deadline: Some(until),
-                ..
-            }
-            | ThreadState::Io {
-                until: Some(until), ..
-            } => Some(until),
-            _ => None,
-        }
-    }
-
-    /// The timed wait that ends first: (ns, thread), the lower thread on a
-    /// tie.
-    fn next_timed_wait(&self) -> Option<(u64, usize)> {
-        self.threads
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| Some((Self::wait_ends_ns(t)?, i)))
-            .min()
-    }
-
     /// The thread to run on `cpu`: the one whose time slice is running, if
     /// it still can; else the next runnable one, round-robin, with a new
     /// slice.
     fn next_thread_on(&mut self, cpu: usize) -> Option<usize> {
-        let c = &self.cpus[cpu];
+        let c = &self.threads.cpus[cpu];
         if let Some(i) = c.holder {
-            let t = self.threads.get(i);
+            let t = self.threads.all.get(i);
             if c.core.cycles < c.slice_end
                 && t.is_some_and(|t| t.cpu == cpu && t.state == ThreadState::Runnable)
             {
                 return Some(i);
             }
         }
-        let i = self.rotate_on(cpu)?;
+        let i = self.threads.rotate_on(cpu)?;
         let slice = self.ns_to_cycles(self.opts.time_slice_ns.max(1)).max(1);
-        let c = &mut self.cpus[cpu];
+        let c = &mut self.threads.cpus[cpu];
         c.holder = Some(i);
         c.slice_end = c.core.cycles.saturating_add(slice);
         Some(i)
-    }
-
-    /// Whether a thread other than `i` is runnable on `cpu`.
-    fn others_runnable_on(&self, cpu: usize, i: usize) -> bool {
-        self.threads
-            .iter()
-            .enumerate()
-            .any(|(k, t)| k != i && t.cpu == cpu && t.state == ThreadState::Runnable)
-    }
-
-    /// The next runnable thread on `cpu`, round-robin.
-    fn rotate_on(&mut self, cpu: usize) -> Option<usize> {
-        let n = self.threads.len();
-        let start = self.cpus[cpu].cursor;
-        for k in 0..n {
-            let i = (start + k) % n;
-            if self.threads[i].cpu == cpu && self.threads[i].state == ThreadState::Runnable {
-                self.cpus[cpu].cursor = i + 1;
-                return Some(i);
-            }
-        }
-        None
     }
 
     /// Runs the guest to completion: threads on harts, in simulated-time
@@ -997,7 +1020,7 @@ impl Process {
     /// the run) out of the guest's reach: not closed on exec or at the
     /// process's end.
     pub fn keep_fd(&mut self, fd: i32) {
-        self.kept_fds.push(fd);
+        self.files.kept_fds.push(fd);
     }
 
     pub fn run(&mut self) -> Result<Outcome, RunError> {
@@ -1015,7 +1038,7 @@ impl Process {
         // No guest code runs after this: let go of the emulated tree now,
         // not when the process is dropped (a run that ends by the guest's
         // signal ends the emulator without dropping it).
-        if let Some(tree) = self.fs.tree.as_mut() {
+        if let Some(tree) = self.files.fs.tree.as_mut() {
             tree.release();
         }
         if let Some(gdb) = self.gdb.as_mut() {
@@ -1034,7 +1057,12 @@ impl Process {
 
     /// Nothing can run: every thread waits or has exited.
     fn nothing_runs(&mut self) -> ControlFlow<Result<(), RunError>> {
-        if self.threads.iter().all(|t| t.state == ThreadState::Exited) {
+        if self
+            .threads
+            .all
+            .iter()
+            .all(|t| t.state == ThreadState::Exited)
+        {
             self.exit = Some(ExitKind::Code(0));
             return ControlFlow::Break(Ok(()));
         }
@@ -1047,13 +1075,13 @@ impl Process {
         // one: a thread in pause/sigsuspend/sigwait waits for it as
         // long as it takes (a fatal one ends the emulator on the
         // host), and a handled one wakes futex waiters with EINTR.
-        let waits_for_signal = self.threads.iter().any(|t| match &t.state {
+        let waits_for_signal = self.threads.all.iter().any(|t| match &t.state {
             ThreadState::SigWait | ThreadState::SigTimedWait { deadline: None, .. } => true,
             // select with no descriptors and no timeout.
             ThreadState::Io { fds, until, .. } => fds.is_empty() && until.is_none(),
             _ => false,
         });
-        if waits_for_signal || self.actions.iter().any(|a| a.handler > 1) {
+        if waits_for_signal || self.signals.actions.iter().any(|a| a.handler > 1) {
             crate::signal::host::wait_for_host_signal();
             return ControlFlow::Continue(());
         }
@@ -1065,23 +1093,23 @@ impl Process {
 /// is runnable; threads' timed waits are its wake-ups.
 impl Cores for Process {
     fn cores(&self) -> usize {
-        self.cpus.len()
+        self.threads.cpus.len()
     }
 
     fn clock(&self, core: usize) -> u64 {
-        self.cpus[core].core.cycles
+        self.threads.cpus[core].core.cycles
     }
 
     fn status(&self, core: usize) -> Status {
         let mut lives = false;
         let mut timer: Option<u64> = None;
-        for t in self.threads.iter().filter(|t| t.cpu == core) {
+        for t in self.threads.all.iter().filter(|t| t.cpu == core) {
             match t.state {
                 ThreadState::Runnable => return Status::Ready,
                 ThreadState::Exited => {}
                 _ => {
                     lives = true;
-                    if let Some(ns) = Self::wait_ends_ns(t) {
+                    if let Some(ns) = t.wait_ends_ns() {
                         timer = Some(timer.map_or(ns, |d| d.min(ns)));
                     }
                 }
@@ -1097,7 +1125,7 @@ impl Cores for Process {
     }
 
     fn next_wakeup(&self) -> Option<u64> {
-        let wait = self.next_timed_wait().map(|(ns, _)| ns);
+        let wait = self.threads.next_timed_wait().map(|(ns, _)| ns);
         let timer = self.real_timer_wakeup();
         wait.into_iter()
             .chain(timer)
@@ -1109,7 +1137,7 @@ impl Cores for Process {
     /// its hart's clock no earlier than the end. `ITIMER_REAL` expiring
     /// first (or with it) sends its signal first.
     fn deliver_wakeup(&mut self) {
-        let wait = self.next_timed_wait();
+        let wait = self.threads.next_timed_wait();
         if let Some(at) = self.real_timer_wakeup() {
             if wait.is_none_or(|(ns, _)| at <= ns) {
                 self.fire_real_timer(at);
@@ -1119,12 +1147,12 @@ impl Cores for Process {
         let Some((when, i)) = wait else {
             return;
         };
-        let cpu = self.threads[i].cpu;
+        let cpu = self.threads.all[i].cpu;
         let wake_cycles = self.ns_to_cycles(when);
-        if self.cpus[cpu].core.cycles < wake_cycles {
-            self.cpus[cpu].core.cycles = wake_cycles;
+        if self.threads.cpus[cpu].core.cycles < wake_cycles {
+            self.threads.cpus[cpu].core.cycles = wake_cycles;
         }
-        let t = &mut self.threads[i];
+        let t = &mut self.threads.all[i];
         t.hart.x[10] = match t.state {
             // A restarting call re-executes and sees its deadline.
             ThreadState::Sleep { restart: true, .. }
@@ -1152,6 +1180,7 @@ impl Cores for Process {
 impl Target for Process {
     fn threads(&self) -> Vec<u64> {
         self.threads
+            .all
             .iter()
             .filter(|t| t.state != ThreadState::Exited)
             .map(|t| t.tid as u64)
@@ -1160,6 +1189,7 @@ impl Target for Process {
 
     fn hart(&self, thread: u64) -> Option<&Hart> {
         self.threads
+            .all
             .iter()
             .find(|t| t.tid as u64 == thread && t.state != ThreadState::Exited)
             .map(|t| &t.hart)
@@ -1167,13 +1197,14 @@ impl Target for Process {
 
     fn hart_mut(&mut self, thread: u64) -> Option<&mut Hart> {
         self.threads
+            .all
             .iter_mut()
             .find(|t| t.tid as u64 == thread && t.state != ThreadState::Exited)
             .map(|t| &mut t.hart)
     }
 
     fn read_memory(&mut self, thread: u64, addr: u64, buf: &mut [u8]) -> bool {
-        Target::hart(self, thread).is_some_and(|hart| self.peek_mem(hart, addr, buf))
+        Target::hart(self, thread).is_some_and(|hart| self.memory.peek(hart, addr, buf))
     }
 
     fn write_memory(&mut self, _thread: u64, addr: u64, data: &[u8]) -> bool {
@@ -1197,20 +1228,25 @@ impl Scheduled for Process {
         self.tree_check();
         if self
             .threads
+            .all
             .iter()
             .any(|t| matches!(t.state, ThreadState::Io { .. }))
         {
             // Readiness from outside the process (a child, a terminal, a
             // peer elsewhere) wakes its waiter at the earliest ready hart's
             // time.
-            let present = (0..self.cpus.len())
+            let present = (0..self.threads.cpus.len())
                 .filter(|&c| self.status(c) == Status::Ready)
-                .map(|c| self.cpus[c].core.cycles)
+                .map(|c| self.threads.cpus[c].core.cycles)
                 .min();
             self.wake_ready_io(present);
         }
         if let Some(mut gdb) = self.gdb.take() {
-            let last = self.threads.get(self.current).map_or(1, |t| t.tid as u64);
+            let last = self
+                .threads
+                .all
+                .get(self.threads.current)
+                .map_or(1, |t| t.tid as u64);
             match gdb.poll(self, last) {
                 Verdict::Run => self.gdb = Some(gdb),
                 Verdict::Detach => {}
@@ -1237,8 +1273,8 @@ impl Scheduled for Process {
         let i = self
             .next_thread_on(cpu)
             .expect("a ready hart has a runnable thread");
-        self.current = i;
-        if !self.threads[i].pending.is_empty() {
+        self.threads.current = i;
+        if !self.threads.all[i].pending.is_empty() {
             self.deliver_pending();
             if self.exit.is_some() {
                 return ControlFlow::Break(Ok(()));
@@ -1247,12 +1283,12 @@ impl Scheduled for Process {
         let slice = self.turn_slice();
         let slice = match self.opts.crash_at.filter(|_| !self.is_child) {
             Some(at) => {
-                let cycles = self.cpus[cpu].core.cycles;
-                if at.reached(self.total_insns, self.cycles_to_ns(cycles)) {
+                let cycles = self.threads.cpus[cpu].core.cycles;
+                if at.reached(self.threads.total_insns, self.cycles_to_ns(cycles)) {
                     self.exit = Some(ExitKind::Crash);
                     return ControlFlow::Break(Ok(()));
                 }
-                at.turn(slice, self.total_insns, |ns| {
+                at.turn(slice, self.threads.total_insns, |ns| {
                     self.ns_to_cycles(ns).saturating_sub(cycles)
                 })
             }
@@ -1269,7 +1305,7 @@ impl Scheduled for Process {
             Some(n) => slice.min(n),
             None => slice,
         };
-        match rvnvmm_sched::clamp_budget(slice, self.total_insns, self.opts.max_insns) {
+        match rvnvmm_sched::clamp_budget(slice, self.threads.total_insns, self.opts.max_insns) {
             Some(budget) => ControlFlow::Continue(budget),
             None => {
                 self.exit = Some(ExitKind::InsnLimit);
@@ -1282,18 +1318,20 @@ impl Scheduled for Process {
         // The thread's slice ends the turn if another waits for the CPU; a
         // sibling hardware thread ready on the core ends it a window past
         // the sibling's clock (their slot contention needs them close).
-        let mut turn_end = if self.others_runnable_on(cpu, self.current) {
-            self.cpus[cpu].slice_end
+        let mut turn_end = if self.threads.others_runnable_on(cpu, self.threads.current) {
+            self.threads.cpus[cpu].slice_end
         } else {
             u64::MAX
         };
-        if self.cpus[cpu].core.calendar().is_some() {
+        if self.threads.cpus[cpu].core.calendar().is_some() {
             let per_core = self.opts.threads_per_core.max(1);
             let first = cpu - cpu % per_core;
-            for sib in first..(first + per_core).min(self.cpus.len()) {
+            for sib in first..(first + per_core).min(self.threads.cpus.len()) {
                 let ready = (sib != cpu && self.status(sib) == Status::Ready)
-                    .then(|| self.cpus[sib].core.cycles);
-                self.cpus[cpu].core.set_sibling_ready(sib - first, ready);
+                    .then(|| self.threads.cpus[sib].core.cycles);
+                self.threads.cpus[cpu]
+                    .core
+                    .set_sibling_ready(sib - first, ready);
                 if let Some(c) = ready {
                     turn_end = turn_end.min(c.saturating_add(SMT_WINDOW));
                 }
@@ -1305,18 +1343,24 @@ impl Scheduled for Process {
         if let Some(end) = self.tree_turn_end() {
             turn_end = turn_end.min(end);
         }
-        self.cpus[cpu].core.set_turn_end(turn_end);
+        self.threads.cpus[cpu].core.set_turn_end(turn_end);
         // The process's CPU time: what the turn adds to the clocks of the
         // core's harts (only those that run a thread move).
         let per_core = self.opts.threads_per_core.max(1);
-        let group = cpu - cpu % per_core..(cpu - cpu % per_core + per_core).min(self.cpus.len());
-        let clocks_before: u64 = self.cpus[group.clone()].iter().map(|c| c.core.cycles).sum();
-        let t = &mut self.threads[self.current];
-        self.cpus[cpu].core.set_sync_limit(limit);
+        let group =
+            cpu - cpu % per_core..(cpu - cpu % per_core + per_core).min(self.threads.cpus.len());
+        let clocks_before: u64 = self.threads.cpus[group.clone()]
+            .iter()
+            .map(|c| c.core.cycles)
+            .sum();
+        let t = &mut self.threads.all[self.threads.current];
+        self.threads.cpus[cpu].core.set_sync_limit(limit);
         let before = t.hart.instret;
-        if self.mem.tracks_persistence() {
+        if self.memory.phys.tracks_persistence() {
             // Events carry the machine's instruction count.
-            self.mem.set_insn_base(self.total_insns - before);
+            self.memory
+                .phys
+                .set_insn_base(self.threads.total_insns - before);
         }
         // Only the turn the crash ends stops mid-block, so a crash run is
         // the run without one up to its crash (crash points learnt from a
@@ -1324,13 +1368,13 @@ impl Scheduled for Process {
         let switch_ends_turn = self
             .insns_to_next_exact_point()
             .is_some_and(|n| budget >= n);
-        let t = &mut self.threads[self.current];
+        let t = &mut self.threads.all[self.threads.current];
         t.hart.exact_budget = switch_ends_turn
             || !self.is_child
                 && self
                     .opts
                     .crash_at
-                    .is_some_and(|at| at.ends_turn(self.total_insns, budget));
+                    .is_some_and(|at| at.ends_turn(self.threads.total_insns, budget));
         let exit = if t.hart.exact_budget {
             None
         } else {
@@ -1339,27 +1383,24 @@ impl Scheduled for Process {
         let exit = match exit {
             Some(exit) => exit,
             None => {
-                let t = &mut self.threads[self.current];
-                let mut env = Env {
-                    mem: &mut self.mem,
-                    code: &mut self.code,
-                    timing: self.memsys.as_deref_mut(),
-                    mmio: Some(&mut self.devices),
-                };
-                let exit = t.hart.run(&mut self.cpus[cpu].core, &mut env, budget);
+                let t = &mut self.threads.all[self.threads.current];
+                let mut env = self.memory.env(self.memsys.as_deref_mut());
+                let exit = t
+                    .hart
+                    .run(&mut self.threads.cpus[cpu].core, &mut env, budget);
                 let ran = t.hart.instret - before;
-                self.total_insns += ran;
-                self.cpus[cpu].instret += ran;
+                self.threads.total_insns += ran;
+                self.threads.cpus[cpu].instret += ran;
                 exit
             }
         };
-        let clocks_after: u64 = self.cpus[group].iter().map(|c| c.core.cycles).sum();
-        self.cpu_cycles += clocks_after - clocks_before;
+        let clocks_after: u64 = self.threads.cpus[group].iter().map(|c| c.core.cycles).sum();
+        self.threads.cpu_cycles += clocks_after - clocks_before;
         if !self.is_child && self.progress.is_some() {
-            let latest = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
+            let latest = self.threads.latest_cycles();
             let ns = self.cycles_to_ns(latest);
             if let Some(f) = self.progress.as_mut() {
-                f(self.total_insns, ns);
+                f(self.threads.total_insns, ns);
             }
         }
         ControlFlow::Continue(exit)
@@ -1395,6 +1436,7 @@ impl Process {
     fn turn_slice(&self) -> u64 {
         let runnable = self
             .threads
+            .all
             .iter()
             .filter(|t| t.state == ThreadState::Runnable)
             .count();
@@ -1420,24 +1462,24 @@ impl Process {
             || self.gdb.is_some()
             || self.cpu_timer_armed()
             || self.opts.crash_at.is_some()
-            || self.mem.tracks_persistence()
-            || self.cpus[cpu].core.calendar().is_none()
+            || self.memory.phys.tracks_persistence()
+            || self.threads.cpus[cpu].core.calendar().is_none()
         {
             return None;
         }
         let first_cpu = cpu - cpu % per_core;
-        let end_cpu = (first_cpu + per_core).min(self.cpus.len());
+        let end_cpu = (first_cpu + per_core).min(self.threads.cpus.len());
         // The runnable thread of each CPU of the core; `usize::MAX`: none.
         let mut runs = [usize::MAX; rvnvmm_hart::smt::MAX_THREADS];
         if end_cpu - first_cpu > runs.len() {
             return None;
         }
-        for (i, t) in self.threads.iter().enumerate() {
+        for (i, t) in self.threads.all.iter().enumerate() {
             if t.state != ThreadState::Runnable || !(first_cpu..end_cpu).contains(&t.cpu) {
                 continue;
             }
             let slot = &mut runs[t.cpu - first_cpu];
-            let holds = self.cpus[t.cpu].holder == Some(i);
+            let holds = self.threads.cpus[t.cpu].holder == Some(i);
             if *slot != usize::MAX || !holds || (t.cpu != cpu && !t.pending.is_empty()) {
                 return None;
             }
@@ -1454,7 +1496,7 @@ impl Process {
             self.insns_to_next_point(),
             self.opts
                 .max_insns
-                .map(|n| n.saturating_sub(self.total_insns)),
+                .map(|n| n.saturating_sub(self.threads.total_insns)),
         ]
         .into_iter()
         .flatten()
@@ -1469,6 +1511,7 @@ impl Process {
         // The siblings in CPU order (the scheduler's order on a tie).
         let mut harts: Vec<(usize, &mut Hart)> = self
             .threads
+            .all
             .iter_mut()
             .enumerate()
             .filter(|(i, t)| (first_cpu..end_cpu).contains(&t.cpu) && runs[t.cpu - first_cpu] == *i)
@@ -1478,7 +1521,7 @@ impl Process {
         let mut siblings: Vec<rvnvmm_hart::Sibling<'_>> = harts
             .into_iter()
             .zip(
-                self.cpus[first_cpu..end_cpu]
+                self.threads.cpus[first_cpu..end_cpu]
                     .iter_mut()
                     .enumerate()
                     .filter_map(|(k, c)| (runs[k] != usize::MAX).then_some(c)),
@@ -1494,12 +1537,7 @@ impl Process {
             .iter()
             .filter(|&&i| i != usize::MAX)
             .count();
-        let mut env = Env {
-            mem: &mut self.mem,
-            code: &mut self.code,
-            timing: self.memsys.as_deref_mut(),
-            mmio: Some(&mut self.devices),
-        };
+        let mut env = self.memory.env(self.memsys.as_deref_mut());
         let (last, exit) = Hart::run_siblings(&mut siblings, first, &mut env, budget, &plan);
         let retired: Vec<u64> = siblings.iter().map(|s| s.retired).collect();
         drop(siblings);
@@ -1508,10 +1546,10 @@ impl Process {
             if thread == usize::MAX {
                 continue;
             }
-            self.total_insns += retired[k];
-            self.cpus[first_cpu + slot].instret += retired[k];
+            self.threads.total_insns += retired[k];
+            self.threads.cpus[first_cpu + slot].instret += retired[k];
             if k == last {
-                self.current = thread;
+                self.threads.current = thread;
             }
             k += 1;
         }
@@ -1519,8 +1557,8 @@ impl Process {
     }
 
     fn handle_trap(&mut self, trap: Trap) {
-        let i = self.current;
-        let pc = self.threads[i].hart.pc;
+        let i = self.threads.current;
+        let pc = self.threads.all[i].hart.pc;
         use crate::signal::*;
         let access = match trap.cause {
             Trap::STORE_PAGE_FAULT | Trap::STORE_MISALIGNED | Trap::STORE_ACCESS => "store to",
@@ -1534,9 +1572,13 @@ impl Process {
             Trap::LOAD_PAGE_FAULT | Trap::STORE_PAGE_FAULT | Trap::INSN_PAGE_FAULT => {
                 let write = trap.cause == Trap::STORE_PAGE_FAULT;
                 let exec = trap.cause == Trap::INSN_PAGE_FAULT;
-                match self.aspace.handle_fault(&mut self.mem, addr, write, exec) {
+                match self
+                    .memory
+                    .aspace
+                    .handle_fault(&mut self.memory.phys, addr, write, exec)
+                {
                     Ok(true) => return,
-                    Ok(false) => match self.aspace.find(addr) {
+                    Ok(false) => match self.memory.aspace.find(addr) {
                         None => (
                             SIGSEGV,
                             SEGV_MAPERR,
@@ -1584,7 +1626,7 @@ impl Process {
                 format!("{access} {addr:#x}: access fault"),
             ),
         };
-        self.threads[i].fault_note = Some(note);
+        self.threads.all[i].fault_note = Some(note);
         self.force_signal(signo, code, at);
     }
 
@@ -1602,8 +1644,8 @@ impl Process {
     /// during the run leaves them alone, so it changes nothing).
     pub(crate) fn outcome_now(&mut self, end: bool) -> Outcome {
         let base = self.roi.base.clone();
-        let mut threads = self.exited.clone();
-        for t in &self.threads {
+        let mut threads = self.threads.exited.clone();
+        for t in &self.threads.all {
             if t.state != ThreadState::Exited {
                 threads.push(thread_stats(t));
             }
@@ -1612,7 +1654,7 @@ impl Process {
         for t in &mut threads {
             t.instructions -= base.thread_insns.get(&t.tid).copied().unwrap_or(0);
         }
-        let clocks: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
+        let clocks: Vec<u64> = self.threads.cpus.iter().map(|c| c.core.cycles).collect();
         let max_cycles = clocks.iter().copied().max().unwrap_or(0);
         let hart_cycles: Vec<u64> = clocks
             .iter()
@@ -1628,23 +1670,24 @@ impl Process {
         });
         Outcome {
             exit: self.exit.unwrap_or(ExitKind::Code(0)),
-            instructions: self.total_insns - base.insns,
+            instructions: self.threads.total_insns - base.insns,
             sim_time_ns,
-            hart_instructions: self.cpus.iter().map(|c| c.instret).collect(),
+            hart_instructions: self.threads.cpus.iter().map(|c| c.instret).collect(),
             hart_cycles,
             threads,
-            blocks_decoded: self.code.blocks_decoded - base.blocks_decoded,
+            blocks_decoded: self.memory.code.blocks_decoded - base.blocks_decoded,
             is_initial_process: !self.is_child,
             pid: self.pid,
             last_pc: self
                 .threads
-                .get(self.current)
+                .all
+                .get(self.threads.current)
                 .map_or((0, 0), |t| (t.cpu, t.hart.pc)),
             memory,
             pages: PagesOutcome {
-                policy: self.aspace.pages,
-                mappings: self.aspace.mappings_by_size(&self.mem),
-                stats: self.aspace.page_stats.clone(),
+                policy: self.memory.aspace.pages,
+                mappings: self.memory.aspace.mappings_by_size(&self.memory.phys),
+                stats: self.memory.aspace.page_stats.clone(),
             },
             reset: base.point,
             snapshots: Vec::new(),
@@ -1658,20 +1701,20 @@ impl Process {
     /// Linux's OOM killer, end the process with SIGKILL, saying on stderr
     /// what ran out and which config key sizes it.
     pub(crate) fn out_of_memory(&mut self, addr: u64) {
-        let heap = self.aspace.heap_pool;
+        let heap = self.memory.aspace.heap_pool;
         // A heap frame on NVMM, unless NVMM still has room: then it was a
         // page-table frame, and those live in DRAM.
-        let pool = match self.aspace.find(addr) {
+        let pool = match self.memory.aspace.find(addr) {
             Some((_, v))
                 if v.backing == Backing::Heap
                     && heap != 0
-                    && self.aspace.frames.free_bytes(heap) < 4096 =>
+                    && self.memory.aspace.frames.free_bytes(heap) < 4096 =>
             {
                 heap
             }
             _ => 0,
         };
-        let mib = self.aspace.frames.pool_bytes(pool) >> 20;
+        let mib = self.memory.aspace.frames.pool_bytes(pool) >> 20;
         let what = if pool == 0 {
             format!(
                 "all {mib} MiB of DRAM are in use (memory.{}.size sizes it)",
@@ -1692,19 +1735,19 @@ impl Process {
 
     /// Marks thread `i` exited, handling CLONE_CHILD_CLEARTID.
     pub(crate) fn exit_thread(&mut self, i: usize) {
-        let ctid = self.threads[i].clear_child_tid;
+        let ctid = self.threads.all[i].clear_child_tid;
         if ctid != 0 && self.write_u32(ctid, 0).is_ok() {
             self.futex_wake(ctid, 1, u32::MAX);
         }
-        self.exited.push(thread_stats(&self.threads[i]));
-        self.threads[i].state = ThreadState::Exited;
+        self.threads.exited.push(thread_stats(&self.threads.all[i]));
+        self.threads.all[i].state = ThreadState::Exited;
     }
 
     /// Wakes up to `n` threads waiting on `addr` whose bitset intersects.
     pub(crate) fn futex_wake(&mut self, addr: u64, n: u64, bitset: u32) -> u64 {
-        let now = self.cpus[self.threads[self.current].cpu].core.cycles;
+        let now = self.threads.cpus[self.threads.current().cpu].core.cycles;
         let mut woken = 0;
-        for t in self.threads.iter_mut() {
+        for t in self.threads.all.iter_mut() {
             if woken >= n {
                 break;
             }
@@ -1715,7 +1758,7 @@ impl Process {
                 if a == addr && b & bitset != 0 {
                     t.state = ThreadState::Runnable;
                     t.hart.x[10] = 0;
-                    let c = &mut self.cpus[t.cpu];
+                    let c = &mut self.threads.cpus[t.cpu];
                     if c.core.cycles < now {
                         c.core.cycles = now;
                     }
@@ -1816,11 +1859,18 @@ impl Process {
             argv: self.opts.args.clone(),
             env: self.opts.env.clone(),
             cwd: self
+                .files
                 .fs
                 .getcwd()
                 .map(|c| String::from_utf8_lossy(&c).into_owned())
                 .unwrap_or_default(),
-            maps: self.fs.maps().iter().map(|m| m.guest.clone()).collect(),
+            maps: self
+                .files
+                .fs
+                .maps()
+                .iter()
+                .map(|m| m.guest.clone())
+                .collect(),
         }
     }
 

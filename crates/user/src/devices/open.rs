@@ -10,7 +10,7 @@ impl Process {
         let size = match dev {
             Device::Nvmm => self.opts.nvmm.ok_or(ENODEV)?.1,
             // A machine without NVMM has no control page.
-            Device::NvmmControl if self.devices.control.is_none() => return Err(ENODEV),
+            Device::NvmmControl if self.memory.devices.control.is_none() => return Err(ENODEV),
             Device::NvmmControl => 4096,
         };
         let name = CString::new(dev.memfd_name()).expect("no NUL");
