@@ -122,6 +122,8 @@ pub(crate) struct Image {
 
 /// A running guest process.
 pub struct Process {
+    /// What the run was started with (a restored process: its checkpoint's
+    /// program, argv and environment).
     pub(crate) opts: Options,
     /// Guest RAM, the address space, decoded code and the devices mapped
     /// outside RAM.
@@ -135,8 +137,11 @@ pub struct Process {
     pub(crate) files: crate::fs::Files,
     /// Signal dispositions and the `setitimer` timers that send signals.
     pub(crate) signals: crate::signal::Signals,
+    /// The process id.
     pub(crate) pid: i32,
+    /// How the process ended, once it has.
     pub(crate) exit: Option<ExitKind>,
+    /// Forked from another process (not the run's initial one).
     pub(crate) is_child: bool,
     /// The process tree this process belongs to, once it or an ancestor
     /// forked (`family.rs`).
@@ -146,6 +151,7 @@ pub struct Process {
     /// `total_insns` when this process was forked (its own count starts
     /// there).
     pub(crate) insns_at_fork: u64,
+    /// The notices [`Process::warn_once`] has printed, by key.
     pub(crate) warned: std::collections::HashSet<u64>,
     /// State of the deterministic getrandom generator.
     pub(crate) rng_state: u64,

@@ -6,8 +6,10 @@ use crate::outcome::ThreadStats;
 use crate::signal::SignalInfo;
 use rvnvmm_hart::{Core, Hart};
 
+/// What a thread is doing: running, waiting for something, or done.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) enum ThreadState {
+    /// Ready to run (or running) on its hart.
     Runnable,
     /// futex wait on an address with a bitset, optional deadline (ns).
     Futex {
@@ -17,18 +19,12 @@ pub(crate) enum ThreadState {
     },
     /// Sleeping until a simulated time (ns). With `restart`, the pc still
     /// points at the ecall, which runs again on wake-up (polling calls).
-    Sleep {
-        until: u64,
-        restart: bool,
-    },
+    Sleep { until: u64, restart: bool },
     /// Waiting for any deliverable signal (pause, sigsuspend).
     SigWait,
     /// sigtimedwait: waiting for a signal of `set` (blocked ones); the pc
     /// points at the ecall, which runs again when one arrives.
-    SigTimedWait {
-        set: u64,
-        deadline: Option<u64>,
-    },
+    SigTimedWait { set: u64, deadline: Option<u64> },
     /// Blocked in a call until a descriptor of `fds` shows its poll events
     /// (a read, write, accept, connect, poll, select, ...;
     /// `syscall/blocking.rs`): the pc points at the ecall, which runs again
@@ -42,16 +38,26 @@ pub(crate) enum ThreadState {
         until: Option<u64>,
         restart: bool,
     },
+    /// Exited; kept so that thread indices stay valid.
     Exited,
 }
 
+/// A guest thread: its hart state, what it waits for, its signal state.
 pub(crate) struct Thread {
+    /// The thread id (the process's pid for its first thread).
     pub tid: i32,
+    /// The registers and translation state the thread runs with.
     pub hart: Hart,
+    /// Running, waiting or exited.
     pub state: ThreadState,
+    /// `CLONE_CHILD_CLEARTID`'s address (`set_tid_address`): zeroed and
+    /// futex-woken when the thread exits; 0: none.
     pub clear_child_tid: u64,
+    /// The blocked signals, bit `signo - 1`.
     pub sigmask: u64,
+    /// Signals sent to the thread and not yet delivered.
     pub pending: Vec<SignalInfo>,
+    /// The alternate signal stack (`sigaltstack`): base, size, flags.
     pub altstack: (u64, u64, i32),
     /// The thread's name (prctl PR_SET_NAME), NUL-padded.
     pub comm: [u8; 16],
@@ -64,7 +70,9 @@ pub(crate) struct Thread {
     /// the bytes a write (or a `MSG_WAITALL` receive) has moved, or
     /// `blocking::CONNECTING` for a connection under way; 0 otherwise.
     pub io_done: u64,
+    /// The CPU (hart) the thread is placed on.
     pub cpu: usize,
+    /// The CPUs the thread may run on (`sched_setaffinity`), bit per CPU.
     pub affinity: u64,
     /// Why the last synchronous fault was raised (for the line printed
     /// if it kills the process).
@@ -114,14 +122,17 @@ impl Thread {
     }
 }
 
+/// A CPU (hart) threads are scheduled on.
 pub(crate) struct Cpu {
     /// The core: local clock, costs, L1 slot and `mhartid`.
     pub core: Core,
+    /// Instructions retired on this CPU, by any thread.
     pub instret: u64,
     /// Round-robin cursor over threads.
     pub cursor: usize,
     /// The thread whose time slice is running, and when it ends (cycles).
     pub holder: Option<usize>,
+    /// The cycle the holder's time slice ends at.
     pub slice_end: u64,
 }
 
