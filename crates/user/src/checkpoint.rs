@@ -75,8 +75,8 @@ impl Process {
     /// Where the run stands: instructions of all threads since the start,
     /// and the latest hart clock in ns.
     pub fn point_now(&self) -> (u64, u64) {
-        let latest = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
-        (self.total_insns, self.cycles_to_ns(latest))
+        let latest = self.threads.latest_cycles();
+        (self.threads.total_insns, self.cycles_to_ns(latest))
     }
 
     /// Whether the last stop at a checkpoint was a guest's marker (not
@@ -103,13 +103,13 @@ impl Process {
         let Some(at) = self.roi.checkpoint_at else {
             return Some(slice);
         };
-        let now = self.cpus[cpu].core.cycles;
-        if !at.reached(self.total_insns, self.cycles_to_ns(now)) {
+        let now = self.threads.cpus[cpu].core.cycles;
+        if !at.reached(self.threads.total_insns, self.cycles_to_ns(now)) {
             // An instruction count shortens the turn with the ROI points
             // (`insns_to_next_exact_point`); a time here.
             return Some(match at {
                 StopAt::Insns(_) => slice,
-                StopAt::TimeNs(_) => at.turn(slice, self.total_insns, |ns| {
+                StopAt::TimeNs(_) => at.turn(slice, self.threads.total_insns, |ns| {
                     self.ns_to_cycles(ns).saturating_sub(now)
                 }),
             });
@@ -143,7 +143,7 @@ impl Process {
         if self.gdb.is_some() {
             return no("a process a debugger is attached to (--gdb)".into());
         }
-        if self.mem.tracks_persistence() {
+        if self.memory.phys.tracks_persistence() {
             return no(
                 "the persistence domain (--crash-at, persistence events): it is not saved yet"
                     .into(),
@@ -152,13 +152,13 @@ impl Process {
         // The kernel's own state of these is not saved: a rebuilt process,
         // even one keeping the descriptors, would lose it.
         const ITIMERS: [&str; 3] = ["ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"];
-        if let Some(w) = self.itimers.iter().position(|t| t.next.is_some()) {
+        if let Some(w) = self.signals.itimers.iter().position(|t| t.next.is_some()) {
             return no(format!(
                 "an armed interval timer ({}, set by setitimer or alarm): interval timers are not saved yet",
                 ITIMERS[w]
             ));
         }
-        if let Some(fd) = self.timerfds.fds.keys().next() {
+        if let Some(fd) = self.files.timerfds.fds.keys().next() {
             return no(format!(
                 "descriptor {fd}: a timerfd (timerfd_create): timerfds are not saved yet"
             ));
@@ -172,7 +172,7 @@ impl Process {
         if has_host_children() {
             return no("a process with child processes: guest processes are host processes, which a checkpoint cannot hold".into());
         }
-        if self.pmem.is_some() {
+        if self.files.pmem.is_some() {
             return no(
                 "the NVMM-backed directory (user.pmem_dir): its table is not saved yet".into(),
             );
@@ -183,7 +183,7 @@ impl Process {
                 self.roi.ctl.snapshots().len()
             ));
         }
-        for (start, v) in &self.aspace.vmas {
+        for (start, v) in &self.memory.aspace.vmas {
             if v.file.as_ref().is_some_and(|f| f.shared) {
                 let what = if v.name.is_empty() || v.name == "[anon]" {
                     "shared memory (MAP_SHARED)".to_string()
@@ -212,11 +212,11 @@ impl Process {
             self.save_descriptors(&mut w)?;
             sections.insert(DESCRIPTORS_SECTION, w.into_bytes());
             let mut w = StateWriter::new();
-            save_address_space(&self.aspace, &mut w)?;
+            save_address_space(&self.memory.aspace, &mut w)?;
             sections.insert(ADDRESS_SPACE_SECTION, w.into_bytes());
-            self.mem.save(sections);
+            self.memory.phys.save(sections);
         }
-        for (i, t) in self.threads.iter().enumerate() {
+        for (i, t) in self.threads.all.iter().enumerate() {
             sections.save(thread_section(i), &t.hart);
         }
         sections.write(PROCESS_SECTION, |w| self.save_process(w));
@@ -227,11 +227,11 @@ impl Process {
     /// is done with).
     pub fn carry(mut self) -> Carried {
         Carried {
-            mem: std::mem::take(&mut self.mem),
-            aspace: self.aspace.clone(),
-            tree: self.fs.tree.take(),
-            pmem: self.pmem.take(),
-            pmem_names: self.fs.pmem.take(),
+            mem: std::mem::take(&mut self.memory.phys),
+            aspace: self.memory.aspace.clone(),
+            tree: self.files.fs.tree.take(),
+            pmem: self.files.pmem.take(),
+            pmem_names: self.files.fs.pmem.take(),
             snapshots: self.roi.ctl.take_snapshots(),
         }
     }
@@ -243,59 +243,60 @@ impl Process {
         strings(w, &o.env);
         opt_path(w, o.root.as_deref());
         opt_path(w, o.sysroot.as_deref());
-        w.count(self.fs.maps().len());
-        for m in self.fs.maps() {
+        w.count(self.files.fs.maps().len());
+        for m in self.files.fs.maps() {
             w.bytes(m.guest.as_bytes());
             w.bytes(m.host.as_os_str().as_bytes());
         }
         let host_cwd = std::env::current_dir().unwrap_or_default();
         w.bytes(host_cwd.as_os_str().as_bytes());
-        w.bytes(self.fs.cwd_confined().as_bytes());
-        w.bytes(self.fs.exe_host.as_os_str().as_bytes());
-        w.bytes(self.fs.exe_guest.as_bytes());
+        w.bytes(self.files.fs.cwd_confined().as_bytes());
+        w.bytes(self.files.fs.exe_host.as_os_str().as_bytes());
+        w.bytes(self.files.fs.exe_guest.as_bytes());
         w.u32(self.pid as u32);
-        w.u32(self.next_tid as u32);
-        w.u64(self.current as u64);
-        w.u32(self.umask);
-        w.u64(self.total_insns);
-        w.u64(self.sigreturn_page);
+        w.u32(self.threads.next_tid as u32);
+        w.u64(self.threads.current as u64);
+        w.u32(self.files.umask);
+        w.u64(self.threads.total_insns);
+        w.u64(self.image.sigreturn_page);
         w.u64(self.rng_state);
         let limits: Vec<u64> = self.rlimits.iter().flat_map(|&(s, h)| [s, h]).collect();
         w.u64s(&limits);
         w.bool(self.no_new_privs);
-        let auxv: Vec<u64> = self.auxv.iter().flat_map(|&(k, v)| [k, v]).collect();
+        let auxv: Vec<u64> = self.image.auxv.iter().flat_map(|&(k, v)| [k, v]).collect();
         w.u64s(&auxv);
         w.u64s(&[
-            self.start_stack,
-            self.arg_area.0,
-            self.arg_area.1,
-            self.env_area.0,
-            self.env_area.1,
+            self.image.start_stack,
+            self.image.arg_area.0,
+            self.image.arg_area.1,
+            self.image.env_area.0,
+            self.image.env_area.1,
         ]);
         let mut warned: Vec<u64> = self.warned.iter().copied().collect();
         warned.sort_unstable();
         w.u64s(&warned);
-        w.u64(self.code.blocks_decoded);
+        w.u64(self.memory.code.blocks_decoded);
         let actions: Vec<u64> = self
+            .signals
             .actions
             .iter()
             .flat_map(|a| [a.handler, a.flags, a.mask])
             .collect();
         w.u64s(&actions);
-        w.count(self.cpus.len());
-        for c in &self.cpus {
+        w.count(self.threads.cpus.len());
+        for c in &self.threads.cpus {
             w.u64(c.core.cycles);
             w.u64(c.instret);
             w.u64(c.cursor as u64);
             w.opt_u64(c.holder.map(|h| h as u64));
             w.u64(c.slice_end);
         }
-        w.count(self.threads.len());
-        for t in &self.threads {
+        w.count(self.threads.all.len());
+        for t in &self.threads.all {
             save_thread(w, t);
         }
-        w.count(self.exited.len());
-        for s in &self.exited {
+        w.count(self.threads.exited.len());
+        for s in &self.threads.exited {
             save_thread_stats(w, s);
         }
         save_stats_base(w, &self.roi.base);
@@ -350,21 +351,21 @@ impl Process {
         let carried_here = carried.is_some();
         match carried {
             Some(c) => {
-                p.mem = c.mem;
-                p.aspace = c.aspace;
-                p.pmem = c.pmem;
-                p.fs.pmem = c.pmem_names;
+                p.memory.phys = c.mem;
+                p.memory.aspace = c.aspace;
+                p.files.pmem = c.pmem;
+                p.files.fs.pmem = c.pmem_names;
                 p.roi.ctl.set_snapshots(c.snapshots);
                 if let Some(tree) = c.tree {
-                    if let Some(mut fresh) = p.fs.tree.replace(tree) {
+                    if let Some(mut fresh) = p.files.fs.tree.replace(tree) {
                         fresh.release();
                     }
                 }
             }
             None => {
-                p.mem.restore(sections)?;
+                p.memory.phys.restore(sections)?;
                 sections.read(ADDRESS_SPACE_SECTION, |r| {
-                    restore_address_space(&mut p.aspace, r)
+                    restore_address_space(&mut p.memory.aspace, r)
                 })?;
                 if saved.host_cwd.as_os_str().is_empty()
                     || std::env::set_current_dir(&saved.host_cwd).is_err()
@@ -376,15 +377,15 @@ impl Process {
                 }
             }
         }
-        p.aspace.pages = p.opts.pages;
-        p.fs.set_cwd_confined(saved.cwd_confined.clone());
-        p.fs.exe_host = saved.exe_host.clone();
-        p.fs.exe_guest = saved.exe_guest.clone();
+        p.memory.aspace.pages = p.opts.pages;
+        p.files.fs.set_cwd_confined(saved.cwd_confined.clone());
+        p.files.fs.exe_host = saved.exe_host.clone();
+        p.files.fs.exe_guest = saved.exe_guest.clone();
         sections.read(PROCESS_SECTION, |r| {
             read_process_head(r)?;
             p.restore_process(r)
         })?;
-        for (i, t) in p.threads.iter_mut().enumerate() {
+        for (i, t) in p.threads.all.iter_mut().enumerate() {
             sections.restore(&thread_section(i), &mut t.hart)?;
             t.hart.translations_changed();
         }
@@ -396,12 +397,12 @@ impl Process {
 
     fn restore_process(&mut self, r: &mut StateReader<'_>) -> Result<(), CheckpointError> {
         self.pid = r.u32()? as i32;
-        self.fs.pid = self.pid;
-        self.next_tid = r.u32()? as i32;
+        self.files.fs.pid = self.pid;
+        self.threads.next_tid = r.u32()? as i32;
         let current = r.u64()?;
-        self.umask = r.u32()?;
-        self.total_insns = r.u64()?;
-        self.sigreturn_page = r.u64()?;
+        self.files.umask = r.u32()?;
+        self.threads.total_insns = r.u64()?;
+        self.image.sigreturn_page = r.u64()?;
         self.rng_state = r.u64()?;
         let mut limits = [0u64; 32];
         r.u64s_into(&mut limits, "resource limits")?;
@@ -410,27 +411,27 @@ impl Process {
         }
         self.no_new_privs = r.bool()?;
         let auxv = r.u64s(128)?;
-        self.auxv = auxv.chunks_exact(2).map(|c| (c[0], c[1])).collect();
+        self.image.auxv = auxv.chunks_exact(2).map(|c| (c[0], c[1])).collect();
         let mut areas = [0u64; 5];
         r.u64s_into(&mut areas, "the stack's areas")?;
-        self.start_stack = areas[0];
-        self.arg_area = (areas[1], areas[2]);
-        self.env_area = (areas[3], areas[4]);
+        self.image.start_stack = areas[0];
+        self.image.arg_area = (areas[1], areas[2]);
+        self.image.env_area = (areas[3], areas[4]);
         self.warned = r.u64s(MAX_ITEMS)?.into_iter().collect();
-        self.code = CodeCache::default();
-        self.code.blocks_decoded = r.u64()?;
-        let mut actions = vec![0u64; 3 * self.actions.len()];
+        self.memory.code = CodeCache::default();
+        self.memory.code.blocks_decoded = r.u64()?;
+        let mut actions = vec![0u64; 3 * self.signals.actions.len()];
         r.u64s_into(&mut actions, "signal dispositions")?;
-        for (a, v) in self.actions.iter_mut().zip(actions.chunks_exact(3)) {
+        for (a, v) in self.signals.actions.iter_mut().zip(actions.chunks_exact(3)) {
             *a = SigAction {
                 handler: v[0],
                 flags: v[1],
                 mask: v[2],
             };
         }
-        r.exact_len(self.cpus.len(), "harts")?;
-        let n_cpus = self.cpus.len();
-        for c in &mut self.cpus {
+        r.exact_len(self.threads.cpus.len(), "harts")?;
+        let n_cpus = self.threads.cpus.len();
+        for c in &mut self.threads.cpus {
             restore_cpu(r, c)?;
         }
         let n = r.count(MAX_ITEMS)?;
@@ -438,24 +439,24 @@ impl Process {
             return Err(r.malformed("the process has no thread"));
         }
         // The thread the process was built with gives way to the saved ones.
-        self.threads.clear();
+        self.threads.all.clear();
         for _ in 0..n {
             let mut hart = Hart::new(self.opts.hart.clone());
             hart.trace = self.opts.trace;
             let t = restore_thread(r, hart, n_cpus)?;
-            self.threads.push(t);
+            self.threads.all.push(t);
         }
-        for c in &self.cpus {
+        for c in &self.threads.cpus {
             if c.holder.is_some_and(|h| h >= n) || c.cursor > n {
                 return Err(r.malformed("a hart's scheduler names a thread that is not there"));
             }
         }
-        self.current = usize::try_from(current)
+        self.threads.current = usize::try_from(current)
             .ok()
             .filter(|&c| c < n)
             .ok_or_else(|| r.malformed("the current thread is not a thread"))?;
         let exited = r.count(MAX_ITEMS)?;
-        self.exited = (0..exited)
+        self.threads.exited = (0..exited)
             .map(|_| restore_thread_stats(r))
             .collect::<Result<_, _>>()?;
         self.roi.base = restore_stats_base(r, n_cpus)?;
@@ -1052,18 +1053,18 @@ mod tests {
         let mut p = testing::process();
         let at = testing::scratch(&mut p, 8192);
         p.write_mem(at + 100, b"kept across the restore").unwrap();
-        p.actions[10] = SigAction {
+        p.signals.actions[10] = SigAction {
             handler: 0x1234,
             flags: 4,
             mask: 1 << 3,
         };
         p.rlimits[7] = (77, 99);
-        p.total_insns = 5_000;
-        p.umask = 0o027;
+        p.threads.total_insns = 5_000;
+        p.files.umask = 0o027;
         let mut hart = Hart::new(p.opts.hart.clone());
         hart.x[10] = 42;
         hart.pc = 0x1_0000;
-        p.threads.push(Thread {
+        p.threads.all.push(Thread {
             tid: p.pid + 1,
             hart,
             state: ThreadState::Futex {
@@ -1083,8 +1084,8 @@ mod tests {
             affinity: 2,
             fault_note: None,
         });
-        p.cpus[1].core.cycles = 123_456;
-        p.cpus[1].holder = Some(1);
+        p.threads.cpus[1].core.cycles = 123_456;
+        p.threads.cpus[1].holder = Some(1);
         (p, at)
     }
 
@@ -1097,11 +1098,11 @@ mod tests {
         let pid = p.pid;
         let mut back = Process::restore_checkpoint(opts, &sections, Some(p.carry())).unwrap();
         assert_eq!(back.pid, pid);
-        assert_eq!((back.total_insns, back.umask), (5_000, 0o027));
+        assert_eq!((back.threads.total_insns, back.files.umask), (5_000, 0o027));
         assert_eq!(back.rlimits[7], (77, 99));
-        assert_eq!(back.actions[10].handler, 0x1234);
-        assert_eq!(back.threads.len(), 2);
-        let t = &back.threads[1];
+        assert_eq!(back.signals.actions[10].handler, 0x1234);
+        assert_eq!(back.threads.all.len(), 2);
+        let t = &back.threads.all[1];
         assert_eq!(t.tid, pid + 1);
         assert_eq!(
             t.state,
@@ -1115,8 +1116,8 @@ mod tests {
         assert_eq!((t.hart.x[10], t.hart.pc), (42, 0x1_0000));
         assert_eq!((t.cpu, t.affinity, t.saved_mask), (1, 2, Some(5)));
         assert_eq!(&t.comm[..6], b"worker");
-        assert_eq!(back.cpus[1].core.cycles, 123_456);
-        assert_eq!(back.cpus[1].holder, Some(1));
+        assert_eq!(back.threads.cpus[1].core.cycles, 123_456);
+        assert_eq!(back.threads.cpus[1].holder, Some(1));
         assert_eq!(
             testing::read(&mut back, at + 100, 23),
             b"kept across the restore"
@@ -1126,16 +1127,16 @@ mod tests {
     #[test]
     fn a_thread_in_a_blocking_call_reads_back_as_it_was() {
         let (mut p, _) = busy_process();
-        p.threads[0].state = ThreadState::Io {
+        p.threads.all[0].state = ThreadState::Io {
             fds: vec![(3, libc::POLLOUT), (4, libc::POLLIN)],
             until: Some(77),
             restart: true,
         };
-        p.threads[0].io_done = 12;
+        p.threads.all[0].io_done = 12;
         // Woken, to run its call again.
-        p.threads[1].state = ThreadState::Runnable;
-        p.threads[1].io_done = crate::syscall::CONNECTING;
-        for t in &p.threads {
+        p.threads.all[1].state = ThreadState::Runnable;
+        p.threads.all[1].io_done = crate::syscall::CONNECTING;
+        for t in &p.threads.all {
             let mut w = StateWriter::new();
             save_thread(&mut w, t);
             let bytes = w.into_bytes();
@@ -1151,27 +1152,30 @@ mod tests {
         let (mut p, at) = busy_process();
         testing::read(&mut p, at, 8); // a page faulted in
         let mut w = StateWriter::new();
-        save_address_space(&p.aspace, &mut w).unwrap();
+        save_address_space(&p.memory.aspace, &mut w).unwrap();
         let bytes = w.into_bytes();
         let mut q = testing::process();
-        restore_address_space(&mut q.aspace, &mut StateReader::new("a", &bytes)).unwrap();
-        assert_eq!(q.aspace.root, p.aspace.root);
+        restore_address_space(&mut q.memory.aspace, &mut StateReader::new("a", &bytes)).unwrap();
+        assert_eq!(q.memory.aspace.root, p.memory.aspace.root);
         assert_eq!(
-            (q.aspace.brk, q.aspace.mmap_top),
-            (p.aspace.brk, p.aspace.mmap_top)
+            (q.memory.aspace.brk, q.memory.aspace.mmap_top),
+            (p.memory.aspace.brk, p.memory.aspace.mmap_top)
         );
-        assert_eq!(q.aspace.frames.used, p.aspace.frames.used);
+        assert_eq!(q.memory.aspace.frames.used, p.memory.aspace.frames.used);
         let areas = |a: &AddressSpace| -> Vec<(u64, u64, u32, String)> {
             a.vmas
                 .iter()
                 .map(|(&s, v)| (s, v.end, v.prot, v.name.clone()))
                 .collect()
         };
-        assert_eq!(areas(&q.aspace), areas(&p.aspace));
+        assert_eq!(areas(&q.memory.aspace), areas(&p.memory.aspace));
         // Cut short anywhere: an error naming the section, never a panic.
         let mut q = testing::process();
         for cut in 0..bytes.len() {
-            let r = restore_address_space(&mut q.aspace, &mut StateReader::new("a", &bytes[..cut]));
+            let r = restore_address_space(
+                &mut q.memory.aspace,
+                &mut StateReader::new("a", &bytes[..cut]),
+            );
             assert!(r.is_err(), "cut at {cut}");
         }
     }
@@ -1186,9 +1190,9 @@ mod tests {
             }
         };
         let (mut p, _) = busy_process();
-        p.itimers[crate::timers::ITIMER_REAL] = crate::timers::Schedule::armed(5, 0);
+        p.signals.itimers[crate::timers::ITIMER_REAL] = crate::timers::Schedule::armed(5, 0);
         assert!(refusal(&mut p).contains("ITIMER_REAL"));
-        p.itimers = Default::default();
+        p.signals.itimers = Default::default();
         let fd = p.sys_timerfd_create(1, 0).unwrap();
         let what = refusal(&mut p);
         assert!(

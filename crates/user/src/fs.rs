@@ -15,6 +15,25 @@ use std::path::{Path, PathBuf};
 /// `AT_FDCWD`.
 pub const AT_FDCWD: i32 = -100;
 
+/// A process's files: its descriptors and the paths they are opened by,
+/// and the layers over them (the NVMM-backed directory, timerfds).
+pub(crate) struct Files {
+    /// Path resolution, the working directory and the emulated `/proc`.
+    pub(crate) fs: Fs,
+    /// The file mode creation mask (`umask`).
+    pub(crate) umask: u32,
+    /// Host descriptors of the emulator's own that the guest must not
+    /// touch or close ([`Process::keep_fd`]).
+    ///
+    /// [`Process::keep_fd`]: crate::process::Process::keep_fd
+    pub(crate) kept_fds: Vec<i32>,
+    /// The NVMM-backed directory (`user.pmem_dir`), once mounted: a layer
+    /// of its own over the descriptors (`pmem.rs`).
+    pub(crate) pmem: Option<crate::pmem::PmemDir>,
+    /// The timerfds, by descriptor (`timers.rs`).
+    pub(crate) timerfds: crate::timers::TimerFds,
+}
+
 /// How the guest's file names reach the host.
 #[derive(Debug)]
 pub struct Fs {

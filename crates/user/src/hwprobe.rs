@@ -159,7 +159,7 @@ impl Process {
 
     /// The kernel's CPU mask: one bit per hart, in 64-bit words.
     fn online_cpus(&self) -> Vec<u64> {
-        let n = self.cpus.len();
+        let n = self.threads.cpus.len();
         let mut set = vec![0u64; n.div_ceil(64).max(1)];
         for c in 0..n {
             set[c / 64] |= 1 << (c % 64);

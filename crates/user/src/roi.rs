@@ -82,7 +82,7 @@ impl Process {
             .into_iter()
             .flatten()
             .min()?;
-        Some(next.saturating_sub(self.total_insns))
+        Some(next.saturating_sub(self.threads.total_insns))
     }
 
     /// Instructions left before the next point that must come at exactly
@@ -94,7 +94,10 @@ impl Process {
     /// their page (`docs/regions-of-interest.md`), so stops every window
     /// would time the run differently.
     pub(crate) fn insns_to_next_exact_point(&self) -> Option<u64> {
-        Some(self.next_exact_point()?.saturating_sub(self.total_insns))
+        Some(
+            self.next_exact_point()?
+                .saturating_sub(self.threads.total_insns),
+        )
     }
 
     fn next_exact_point(&self) -> Option<u64> {
@@ -126,7 +129,7 @@ impl Process {
     pub(crate) fn sampling_outcome(&self) -> Option<SamplingOutcome> {
         self.roi
             .ctl
-            .sampling_outcome(self.total_insns, self.opts.hart.clock_hz)
+            .sampling_outcome(self.threads.total_insns, self.opts.hart.clock_hz)
     }
 
     /// Switches to `to`: whether the model changed. The timing model
@@ -144,7 +147,7 @@ impl Process {
             );
         }
         let models = self.roi.models.get_or_insert_with(|| Models {
-            timing_costs: self.cpus[0].core.costs.clone(),
+            timing_costs: self.threads.cpus[0].core.costs.clone(),
             parked: None,
         });
         let costs = match to {
@@ -166,10 +169,10 @@ impl Process {
     /// each entered only by runs of the kind it was made for
     /// (`CodeCache::retime`).
     fn set_costs(&mut self, costs: CoreCosts) {
-        for c in &mut self.cpus {
+        for c in &mut self.threads.cpus {
             c.core.costs = costs.clone();
         }
-        self.code.retime_for(&costs, self.memsys.as_deref());
+        self.memory.code.retime_for(&costs, self.memsys.as_deref());
         // A TLB model starts empty: the harts' software TLBs, which must
         // hold no more than it, start so too. Without one they stay, as
         // they would in a run timed throughout (a hart charges the fetch of
@@ -178,7 +181,7 @@ impl Process {
             .memsys
             .as_deref()
             .is_some_and(rvnvmm_hart::TimingModel::has_tlb);
-        for t in &mut self.threads {
+        for t in &mut self.threads.all {
             if tlb_model && t.state != ThreadState::Exited {
                 t.hart.translations_changed();
             }
@@ -203,14 +206,15 @@ impl Controlled for Process {
     type Stats = Box<Outcome>;
 
     fn instructions(&self) -> u64 {
-        self.total_insns
+        self.threads.total_insns
     }
 
     fn hart_time_ns(&self) -> u64 {
         let cycles = self
             .threads
-            .get(self.current)
-            .map_or(0, |t| self.cpus[t.cpu].core.cycles);
+            .all
+            .get(self.threads.current)
+            .map_or(0, |t| self.threads.cpus[t.cpu].core.cycles);
         self.cycles_to_ns(cycles)
     }
 
@@ -220,33 +224,34 @@ impl Controlled for Process {
 
     /// Zeroes the statistics: from here on they count the region.
     fn reset_stats(&mut self) -> ResetPoint {
-        let cycles: Vec<u64> = self.cpus.iter().map(|c| c.core.cycles).collect();
+        let cycles: Vec<u64> = self.threads.cpus.iter().map(|c| c.core.cycles).collect();
         let latest = cycles.iter().copied().max().unwrap_or(0);
         let point = ResetPoint {
-            instructions: self.total_insns,
+            instructions: self.threads.total_insns,
             sim_time_ns: self.cycles_to_ns(latest),
         };
         self.roi.base = StatsBase {
             point: Some(point),
-            insns: self.total_insns,
+            insns: self.threads.total_insns,
             cycles,
             latest_cycles: latest,
             thread_insns: self
                 .threads
+                .all
                 .iter()
                 .map(|t| (t.tid, t.hart.instret))
                 .collect(),
-            blocks_decoded: self.code.blocks_decoded,
+            blocks_decoded: self.memory.code.blocks_decoded,
         };
-        for t in &mut self.threads {
+        for t in &mut self.threads.all {
             t.hart.stats = Default::default();
         }
-        for c in &mut self.cpus {
+        for c in &mut self.threads.cpus {
             c.instret = 0;
         }
         // Threads that ended before the region have nothing in it.
-        self.exited.clear();
-        self.aspace.page_stats = Default::default();
+        self.threads.exited.clear();
+        self.memory.aspace.page_stats = Default::default();
         if let Some(m) = self.any_memsys() {
             m.reset_stats();
         }
@@ -264,8 +269,8 @@ impl Controlled for Process {
     }
 
     fn sample_counters(&mut self) -> SampleCounters {
-        let cycles = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
-        let instructions = self.total_insns;
+        let cycles = self.threads.latest_cycles();
+        let instructions = self.threads.total_insns;
         SampleCounters::of(instructions, cycles, self.any_memsys().map(|m| &*m))
     }
 

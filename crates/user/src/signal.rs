@@ -57,6 +57,19 @@ pub(crate) use consts::*;
 /// One signal's disposition (the kernel's `struct sigaction` on riscv64).
 pub(crate) use crate::abi::SigAction;
 
+/// A process's signal state shared by its threads (each thread's mask and
+/// pending signals are its own: `process::Thread`).
+pub(crate) struct Signals {
+    /// The dispositions (`sigaction`), by signal number (1 to 64).
+    pub(crate) actions: Vec<SigAction>,
+    /// `setitimer`'s timers (`timers.rs`), which send `SIGALRM`,
+    /// `SIGVTALRM` and `SIGPROF`: `ITIMER_REAL` in simulated ns, the
+    /// CPU-time ones in ns of [`Process::cpu_ns`].
+    ///
+    /// [`Process::cpu_ns`]: crate::process::Process::cpu_ns
+    pub(crate) itimers: [crate::timers::Schedule; 3],
+}
+
 /// A signal waiting for delivery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SignalInfo {

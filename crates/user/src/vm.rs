@@ -8,7 +8,7 @@
 //! from the top of the region so they never break that contiguity.
 
 use crate::errno::*;
-use rvnvmm_mem::sv39::{self, Pte, PAGE_SIZE};
+use rvnvmm_mem::sv39::{self, page_offset, Pte, PAGE_SIZE};
 use rvnvmm_mem::PhysMem;
 use std::collections::BTreeMap;
 
@@ -391,6 +391,63 @@ impl Frames {
             p.fresh_not_zero = r.bool()?;
         }
         Ok(())
+    }
+}
+
+/// A process's memory: guest RAM, the address space mapped into it, the
+/// code decoded from it and the devices mapped outside it.
+pub(crate) struct Memory {
+    /// Guest RAM (DRAM and the NVMM region), where the frames of the
+    /// address space and its page tables lie.
+    pub(crate) phys: PhysMem,
+    /// The areas, page tables and frame pools of the process.
+    pub(crate) aspace: AddressSpace,
+    /// Blocks decoded from guest memory, kept coherent with writes to it.
+    pub(crate) code: rvnvmm_hart::CodeCache,
+    /// Devices outside RAM (the memory system's control page).
+    pub(crate) devices: crate::devices::Devices,
+}
+
+impl Memory {
+    /// What a hart runs in: this memory, timed by `timing`, if given.
+    pub(crate) fn env<'a, T: rvnvmm_hart::TimingModel + ?Sized>(
+        &'a mut self,
+        timing: Option<&'a mut T>,
+    ) -> rvnvmm_hart::Env<'a, T> {
+        rvnvmm_hart::Env {
+            mem: &mut self.phys,
+            code: &mut self.code,
+            timing,
+            mmio: Some(&mut self.devices),
+        }
+    }
+
+    /// Reads guest memory for a debugger, changing nothing: a page not yet
+    /// touched reads as the zeros it would be given if it is anonymous, and
+    /// fails otherwise (faulting it in would change what the guest does
+    /// later). `false` at the first unreadable byte.
+    pub(crate) fn peek(&self, hart: &rvnvmm_hart::Hart, vaddr: u64, buf: &mut [u8]) -> bool {
+        let mut done = 0usize;
+        while done < buf.len() {
+            let va = vaddr.wrapping_add(done as u64);
+            let n = ((PAGE_SIZE - page_offset(va)) as usize).min(buf.len() - done);
+            let chunk = &mut buf[done..done + n];
+            match hart.debug_translate(&self.phys, va) {
+                Some(pa) => {
+                    if !self.phys.read(pa, chunk) {
+                        return false;
+                    }
+                }
+                None => match self.aspace.find(va) {
+                    Some((_, vma)) if va < vma.end && va >= vma.anon_from && vma.file.is_none() => {
+                        chunk.fill(0)
+                    }
+                    _ => return false,
+                },
+            }
+            done += n;
+        }
+        true
     }
 }
 

@@ -114,12 +114,17 @@ impl Process {
     /// hold, the files areas map.
     fn own_fds(&self) -> Vec<i32> {
         let mut own: Vec<i32> = self
+            .memory
             .aspace
             .vmas
             .values()
             .filter_map(|v| v.file.as_ref().map(|f| f.fd.as_raw_fd()))
             .collect();
-        own.extend(open_fds().into_iter().filter(|&fd| self.fs.is_internal(fd)));
+        own.extend(
+            open_fds()
+                .into_iter()
+                .filter(|&fd| self.files.fs.is_internal(fd)),
+        );
         own
     }
 
@@ -179,7 +184,12 @@ impl Process {
                 n += 1;
                 continue;
             }
-            let tree_path = self.fs.tree.as_ref().and_then(|t| t.guest_path(&link));
+            let tree_path = self
+                .files
+                .fs
+                .tree
+                .as_ref()
+                .and_then(|t| t.guest_path(&link));
             if let (Some(guest), libc::S_IFREG | libc::S_IFDIR) = (&tree_path, kind) {
                 entries.u32(fd as u32);
                 entries.u8(KIND_TREE);
@@ -276,7 +286,7 @@ impl Process {
             if fd < 3 {
                 return Err(r.malformed(format!("descriptor {fd}")));
             }
-            if inherited(fd) || self.fs.is_internal(fd) {
+            if inherited(fd) || self.files.fs.is_internal(fd) {
                 return Err(CheckpointError::Outside(format!(
                     "descriptor {fd}: this run holds that number already (given by the command \
                      that ran rvnvmm, or the emulator's own)"
@@ -308,6 +318,7 @@ impl Process {
                     let off = r.u64()?;
                     let name = String::from_utf8_lossy(&guest).into_owned();
                     let raw = self
+                        .files
                         .fs
                         .open(
                             AT_FDCWD,

@@ -10,8 +10,8 @@ impl Process {
         let size = match dev {
             Device::Nvmm => self.opts.nvmm_node().ok_or(ENODEV)?.size,
             // A machine without NVMM has no control page.
-            Device::NvmmControl if self.devices.control.is_empty() => return Err(ENODEV),
-            Device::NvmmControl => self.devices.control_window_size(),
+            Device::NvmmControl if self.memory.devices.control.is_empty() => return Err(ENODEV),
+            Device::NvmmControl => self.memory.devices.control_window_size(),
         };
         let name = CString::new(dev.memfd_name()).expect("no NUL");
         let mfd_flags = if flags & libc::O_CLOEXEC != 0 {
@@ -39,7 +39,7 @@ impl Process {
     pub(crate) fn device_window(&self, dev: Device, off: u64, len: u64) -> Result<u64, Errno> {
         let (base, size) = match dev {
             Device::Nvmm => self.opts.nvmm_node().ok_or(ENODEV)?.range(),
-            Device::NvmmControl => (CONTROL_PAGE_BASE, self.devices.control_window_size()),
+            Device::NvmmControl => (CONTROL_PAGE_BASE, self.memory.devices.control_window_size()),
         };
         if off.checked_add(len).is_none_or(|end| end > size) {
             return Err(EINVAL);

@@ -27,9 +27,9 @@ impl Process {
     /// earliest ready hart's clock or its next timed wake-up; `None` if
     /// every thread waits without a timeout.
     fn tree_time_ns(&self) -> Option<u64> {
-        let ready = (0..self.cpus.len())
+        let ready = (0..self.threads.cpus.len())
             .filter(|&c| self.status(c) == Status::Ready)
-            .map(|c| self.cpus[c].core.cycles)
+            .map(|c| self.threads.cpus[c].core.cycles)
             .min();
         let at = match (ready, self.next_wakeup()) {
             (Some(r), Some(w)) => Some(r.min(w)),
@@ -87,14 +87,9 @@ impl Process {
         if !self.tree_has_others() {
             return false;
         }
-        let since = self
-            .cpus
-            .iter()
-            .map(|c| c.core.cycles)
-            .max()
-            .map_or(0, |c| self.cycles_to_ns(c));
+        let since = self.cycles_to_ns(self.threads.latest_cycles());
         let mut what = 0;
-        for t in &self.threads {
+        for t in &self.threads.all {
             match &t.state {
                 // A wait for a child (or select with nothing to wait on,
                 // which only a signal ends).
@@ -124,6 +119,7 @@ impl Process {
         }
         self.take_host_signals();
         self.threads
+            .all
             .iter()
             .any(|t| t.state == ThreadState::Runnable)
     }
@@ -135,6 +131,7 @@ impl Process {
     fn after_turn_back(&mut self, woken_ns: Option<u64>) {
         let was_runnable: Vec<bool> = self
             .threads
+            .all
             .iter()
             .map(|t| t.state == ThreadState::Runnable)
             .collect();
@@ -143,9 +140,9 @@ impl Process {
         if let Some(ns) = woken_ns {
             let at = self.ns_to_cycles(ns);
             for (i, was) in was_runnable.into_iter().enumerate() {
-                let t = &self.threads[i];
+                let t = &self.threads.all[i];
                 if !was && t.state == ThreadState::Runnable {
-                    let c = &mut self.cpus[t.cpu].core;
+                    let c = &mut self.threads.cpus[t.cpu].core;
                     c.cycles = c.cycles.max(at);
                 }
             }
@@ -161,12 +158,12 @@ impl Process {
         };
         let (bits, sender) = f.take_signals();
         if bits & (1 << (libc::SIGCHLD - 1)) != 0 {
-            let a = self.actions[libc::SIGCHLD as usize];
+            let a = self.signals.actions[libc::SIGCHLD as usize];
             const SA_NOCLDWAIT: u64 = 2;
             if a.handler == 1 || a.flags & SA_NOCLDWAIT != 0 {
                 f.reap_all_children();
             }
-            for t in &mut self.threads {
+            for t in &mut self.threads.all {
                 if matches!(&t.state, ThreadState::Io { fds, until: None, .. } if fds.is_empty()) {
                     t.state = ThreadState::Runnable;
                 }
@@ -195,7 +192,7 @@ impl Process {
         if self.family.is_none() {
             let now = self.now_ns();
             let name = self.comm_name();
-            let f = Family::create(self.pid, self.next_tid, now, &name)
+            let f = Family::create(self.pid, self.threads.next_tid, now, &name)
                 .map_err(crate::errno::Errno::from)?;
             self.family = Some(f);
         }
@@ -224,7 +221,7 @@ impl Process {
 
     /// The program's name (the first thread's `comm`).
     fn comm_name(&self) -> String {
-        let comm = self.threads.first().map_or([0; 16], |t| t.comm);
+        let comm = self.threads.all.first().map_or([0; 16], |t| t.comm);
         let n = comm.iter().position(|&c| c == 0).unwrap_or(comm.len());
         String::from_utf8_lossy(&comm[..n]).into_owned()
     }
@@ -242,8 +239,11 @@ impl Process {
             Some(ExitKind::InsnLimit) => exit_status(124),
             Some(ExitKind::Crash | ExitKind::Checkpoint) | None => killed_status(libc::SIGKILL),
         };
-        let end = self.cpus.iter().map(|c| c.core.cycles).max().unwrap_or(0);
-        let (end_ns, cpu_ns) = (self.cycles_to_ns(end), self.cycles_to_ns(self.cpu_cycles));
+        let end = self.threads.latest_cycles();
+        let (end_ns, cpu_ns) = (
+            self.cycles_to_ns(end),
+            self.cycles_to_ns(self.threads.cpu_cycles),
+        );
         let name = self.comm_name();
         if !self.is_child && self.exit == Some(ExitKind::Crash) {
             // The power fails: every process of the machine ends with it.
@@ -253,7 +253,7 @@ impl Process {
         // of it (a reader sees the end of a pipe then, not when the host
         // process is gone).
         self.close_guest_fds();
-        let insns = self.total_insns - self.insns_at_fork;
+        let insns = self.threads.total_insns - self.insns_at_fork;
         f.leave(status, end_ns, insns, cpu_ns, &name);
         if !self.is_child {
             f.wait_all();

@@ -30,7 +30,7 @@ impl Process {
                 "user.pmem_dir needs an NVMM region of at least 32 KiB (its second quarter holds the files), got {size:#x} bytes"
             )));
         }
-        let tree = self.fs.tree.as_ref().ok_or_else(|| {
+        let tree = self.files.fs.tree.as_ref().ok_or_else(|| {
             RunError::Setup("user.pmem_dir needs the emulated tree's directory".into())
         })?;
         let host = tree.scratch("pmem");
@@ -44,21 +44,23 @@ impl Process {
             slots: vec![None; (SLOTS - 1) as usize],
         };
         let mut header = [0u8; ENTRY as usize];
-        self.mem.read(dir.table(), &mut header);
+        self.memory.phys.read(dir.table(), &mut header);
         if &header[..8] != MAGIC {
             // A new directory: an empty table, persisted.
             let mut page = vec![0u8; PAGE_SIZE as usize];
             page[..8].copy_from_slice(MAGIC);
-            self.mem.write(dir.table(), &page);
+            self.memory.phys.write(dir.table(), &page);
             for line in 0..SLOTS {
-                self.mem.persist_write_back(dir.table() + line * ENTRY);
+                self.memory
+                    .phys
+                    .persist_write_back(dir.table() + line * ENTRY);
             }
         } else {
             let mut used: Vec<(u64, u64, usize)> = Vec::new();
             for i in 0..(SLOTS - 1) as usize {
                 let mut line = Line::new_zeroed();
                 let at = dir.table() + (i as u64 + 1) * ENTRY;
-                self.mem.read(at, line.as_mut_bytes());
+                self.memory.phys.read(at, line.as_mut_bytes());
                 let Some(e) = decode(&line) else { continue };
                 let name_ok = !e.name.contains(&b'/') && e.name != b"." && e.name != b"..";
                 if !name_ok
@@ -84,15 +86,15 @@ impl Process {
             };
             let path = dir.host.join(std::ffi::OsStr::from_bytes(&e.name));
             let mut data = vec![0u8; e.size as usize];
-            self.mem.read(dir.page_addr(e.start), &mut data);
+            self.memory.phys.read(dir.page_addr(e.start), &mut data);
             std::fs::write(&path, &data).map_err(|err| {
                 RunError::Setup(format!("cannot create {}: {err}", path.display()))
             })?;
             self.share_extent(&dir, &path, &e)
                 .map_err(|err| RunError::Setup(format!("cannot map {}: {err}", path.display())))?;
         }
-        self.fs.pmem = Some((dir.guest.clone(), dir.host.clone()));
-        self.pmem = Some(dir);
+        self.files.fs.pmem = Some((dir.guest.clone(), dir.host.clone()));
+        self.files.pmem = Some(dir);
         Ok(())
     }
 
@@ -104,7 +106,7 @@ impl Process {
             .write(true)
             .open(path)?;
         for p in 0..e.pages {
-            self.mem.share_file_page(
+            self.memory.phys.share_file_page(
                 dir.page_addr(e.start + p),
                 f.as_raw_fd(),
                 p * PAGE_SIZE,
@@ -114,37 +116,38 @@ impl Process {
             // reads the pages the host has mapped) finds it.
             let at = dir.page_addr(e.start + p);
             let mut b = [0u8; 1];
-            self.mem.read(at, &mut b);
-            self.mem.write(at, &b);
+            self.memory.phys.read(at, &mut b);
+            self.memory.phys.write(at, &b);
         }
         Ok(())
     }
 
     /// Writes a changed table entry back to the persistence domain.
     fn store_entry(&mut self, slot: usize) {
-        let Some(dir) = self.pmem.as_ref() else {
+        let Some(dir) = self.files.pmem.as_ref() else {
             return;
         };
         let at = dir.table() + (slot as u64 + 1) * ENTRY;
         let line = encode(dir.slots[slot].as_ref());
-        self.mem.write(at, line.as_bytes());
-        self.mem.persist_write_back(at);
+        self.memory.phys.write(at, line.as_bytes());
+        self.memory.phys.persist_write_back(at);
     }
 
     /// Writes `pages` pages from `page` of the partition back to the
     /// persistence domain.
     fn write_back_pages(&mut self, page: u64, pages: u64) {
-        let Some(dir) = self.pmem.as_ref() else {
+        let Some(dir) = self.files.pmem.as_ref() else {
             return;
         };
         let (from, to) = (dir.page_addr(page), dir.page_addr(page + pages));
         let line = self
-            .mem
+            .memory
+            .phys
             .domain()
             .map_or(64, rvnvmm_mem::persist::Domain::line_bytes);
         let mut a = from;
         while a < to {
-            self.mem.persist_write_back(a);
+            self.memory.phys.persist_write_back(a);
             a += line;
         }
     }
@@ -163,7 +166,7 @@ impl Process {
             _ => return Ok(()),
         };
         let p = self.read_cstr(path)?;
-        if !regular && self.fs.inside_pmem_dir(dirfd, &p) {
+        if !regular && self.files.fs.inside_pmem_dir(dirfd, &p) {
             return Err(EPERM);
         }
         Ok(())
@@ -201,7 +204,7 @@ impl Process {
     /// The table's name of the file `fd` has open, if it is one of the
     /// directory's.
     pub(crate) fn pmem_name_of_fd(&self, fd: i32) -> Option<Vec<u8>> {
-        let dir = self.pmem.as_ref()?;
+        let dir = self.files.pmem.as_ref()?;
         let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
         if target.parent()? != dir.host {
             return None;
@@ -217,7 +220,7 @@ impl Process {
             return Some(Err(e));
         }
         let name = self.pmem_name_of_fd(fd)?;
-        let dir = self.pmem.as_ref()?;
+        let dir = self.files.pmem.as_ref()?;
         let e = dir.slots[dir.slot(&name)?].as_ref()?;
         Some(Ok((dir.page_addr(e.start), e.pages * PAGE_SIZE)))
     }
@@ -227,7 +230,7 @@ impl Process {
     /// the host directory. ENOSPC when a file outgrows the partition (it
     /// is cut back to what its extent holds).
     pub(crate) fn pmem_sync(&mut self) -> Result<(), Errno> {
-        let Some(dir) = self.pmem.as_ref() else {
+        let Some(dir) = self.files.pmem.as_ref() else {
             return Ok(());
         };
         let mut found: Vec<(Vec<u8>, u64)> = Vec::new();
@@ -244,19 +247,19 @@ impl Process {
         found.sort();
         // Gone (unlinked, or renamed away): free the extent.
         for i in 0..dir.slots.len() {
-            let gone = self.pmem.as_ref().expect("checked").slots[i]
+            let gone = self.files.pmem.as_ref().expect("checked").slots[i]
                 .as_ref()
                 .is_some_and(|e| !found.iter().any(|(n, _)| *n == e.name));
             if gone {
                 // Shrinking to nothing moves nothing: it cannot fail.
                 let _ = self.pmem_resize_slot(i, 0, None);
-                self.pmem.as_mut().expect("checked").slots[i] = None;
+                self.files.pmem.as_mut().expect("checked").slots[i] = None;
                 self.store_entry(i);
             }
         }
         let mut result = Ok(());
         for (name, size) in found {
-            let dir = self.pmem.as_ref().expect("checked");
+            let dir = self.files.pmem.as_ref().expect("checked");
             let slot = match dir.slot(&name) {
                 Some(s) => s,
                 None => {
@@ -275,7 +278,7 @@ impl Process {
                     }
                     let free = free.expect("checked");
                     let start = dir.find_free(0, None).unwrap_or(0);
-                    self.pmem.as_mut().expect("checked").slots[free] = Some(Entry {
+                    self.files.pmem.as_mut().expect("checked").slots[free] = Some(Entry {
                         name: name.clone(),
                         size: 0,
                         start,
@@ -285,11 +288,12 @@ impl Process {
                     free
                 }
             };
-            let e = self.pmem.as_ref().expect("checked").slots[slot]
+            let e = self.files.pmem.as_ref().expect("checked").slots[slot]
                 .clone()
                 .expect("set");
             if e.size != size {
                 let path = self
+                    .files
                     .pmem
                     .as_ref()
                     .expect("checked")
@@ -306,7 +310,7 @@ impl Process {
     /// Gives slot `i`'s file `size` bytes of extent (moving it if it cannot
     /// grow in place), sharing new pages with the host file at `path`.
     fn pmem_resize_slot(&mut self, i: usize, size: u64, path: Option<&Path>) -> Result<(), Errno> {
-        let dir = self.pmem.as_ref().expect("pmem dir");
+        let dir = self.files.pmem.as_ref().expect("pmem dir");
         let e = dir.slots[i].clone().expect("slot in use");
         let pages = size.div_ceil(PAGE_SIZE);
         let keep = pages.min(e.pages);
@@ -316,7 +320,7 @@ impl Process {
             .map(|p| dir.page_addr(e.start + p))
             .collect();
         for a in dropped {
-            self.mem.discard_page(a);
+            self.memory.phys.discard_page(a);
         }
         let mut entry = Entry {
             size,
@@ -324,7 +328,7 @@ impl Process {
             ..e.clone()
         };
         if pages > e.pages {
-            let dir = self.pmem.as_ref().expect("pmem dir");
+            let dir = self.files.pmem.as_ref().expect("pmem dir");
             let in_place = e.start + pages <= dir.data_pages()
                 && dir
                     .slots
@@ -349,14 +353,14 @@ impl Process {
                     return Err(ENOSPC);
                 };
                 for p in 0..keep {
-                    self.mem.discard_page(dir.page_addr(e.start + p));
+                    self.memory.phys.discard_page(dir.page_addr(e.start + p));
                 }
                 s
             };
             entry.start = start;
-            let dir = self.pmem.take().expect("pmem dir");
+            let dir = self.files.pmem.take().expect("pmem dir");
             let shared = path.map_or(Ok(()), |p| self.share_extent(&dir, p, &entry));
-            self.pmem = Some(dir);
+            self.files.pmem = Some(dir);
             shared.map_err(|_| EIO)?;
             // The pages reach the domain before the entry naming them.
             if start == e.start {
@@ -365,7 +369,7 @@ impl Process {
                 self.write_back_pages(start, pages);
             }
         }
-        self.pmem.as_mut().expect("pmem dir").slots[i] = Some(entry);
+        self.files.pmem.as_mut().expect("pmem dir").slots[i] = Some(entry);
         self.store_entry(i);
         Ok(())
     }
@@ -376,7 +380,7 @@ impl Process {
             return;
         };
         let _ = self.pmem_sync();
-        let Some(dir) = self.pmem.as_ref() else {
+        let Some(dir) = self.files.pmem.as_ref() else {
             return;
         };
         let Some(e) = dir.slot(&name).and_then(|s| dir.slots[s].clone()) else {
@@ -388,7 +392,7 @@ impl Process {
     /// `msync` of `[paddr, paddr + len)` of a directory's mapping: its
     /// lines are written back.
     pub(crate) fn pmem_msync(&mut self, paddr: u64, len: u64) {
-        let Some(dir) = self.pmem.as_ref() else {
+        let Some(dir) = self.files.pmem.as_ref() else {
             return;
         };
         if paddr < dir.base || paddr >= dir.base + dir.size {

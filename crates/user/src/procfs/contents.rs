@@ -32,7 +32,7 @@ impl Process {
                 return None;
             }
         }
-        let abs = self.fs.guest_absolute(dirfd, path)?;
+        let abs = self.files.fs.guest_absolute(dirfd, path)?;
         ProcFile::by_path(&abs, self.pid, self.opts.harts)
     }
 
@@ -95,8 +95,8 @@ impl Process {
                 let anon: u64 = entries.iter().filter(|e| e.inode == 0).map(|e| e.rss).sum();
                 let file: u64 = entries.iter().filter(|e| e.inode != 0).map(|e| e.rss).sum();
                 meminfo(
-                    self.aspace.frames.pool_bytes(0),
-                    self.aspace.frames.free_bytes(0),
+                    self.memory.aspace.frames.pool_bytes(0),
+                    self.memory.aspace.frames.free_bytes(0),
                     anon,
                     file,
                 )
@@ -116,14 +116,14 @@ impl Process {
                 .into_bytes(),
             ProcFile::Stat => self.process_info().stat().into_bytes(),
             ProcFile::Status => self.process_info().status().into_bytes(),
-            ProcFile::Auxv => auxv_bytes(&self.auxv),
+            ProcFile::Auxv => auxv_bytes(&self.image.auxv),
             // As Linux, what the stack holds now (a program may rewrite its
             // arguments); an area the program unmapped reads as empty.
             ProcFile::Cmdline | ProcFile::Environ => {
                 let (start, end) = if file == ProcFile::Cmdline {
-                    self.arg_area
+                    self.image.arg_area
                 } else {
-                    self.env_area
+                    self.image.env_area
                 };
                 let mut buf = vec![0u8; end.saturating_sub(start) as usize];
                 match self.read_mem(start, &mut buf) {
@@ -132,7 +132,7 @@ impl Process {
                 }
             }
             ProcFile::Comm => {
-                let comm = &self.threads[self.current].comm;
+                let comm = self.threads.current().comm;
                 let len = comm.iter().position(|&c| c == 0).unwrap_or(16);
                 let mut v = comm[..len].to_vec();
                 v.push(b'\n');
@@ -154,7 +154,7 @@ impl Process {
     /// The areas of the address space as `/proc/self/maps` lists them,
     /// with resident sizes when `rss`.
     fn maps_entries(&self, rss: bool) -> Vec<MapsEntry> {
-        let a = &self.aspace;
+        let a = &self.memory.aspace;
         let mut out = Vec::new();
         for (&start, v) in &a.vmas {
             let mut e = MapsEntry {
@@ -167,7 +167,7 @@ impl Process {
                 inode: 0,
                 name: String::new(),
                 rss: if rss {
-                    a.resident_pages(&self.mem, start, v.end) * PAGE_SIZE
+                    a.resident_pages(&self.memory.phys, start, v.end) * PAGE_SIZE
                 } else {
                     0
                 },
@@ -223,7 +223,7 @@ impl Process {
 
     fn process_info(&self) -> ProcessInfo {
         let entries = self.maps_entries(true);
-        let exe = &self.fs.exe_guest;
+        let exe = &self.files.fs.exe_guest;
         let code = entries
             .iter()
             .filter(|e| &e.name == exe && e.prot & PROT_EXEC != 0)
@@ -232,7 +232,7 @@ impl Process {
             })
             .unwrap_or((0, 0));
         let stack = entries.iter().find(|e| e.name == "[stack]");
-        let t = &self.threads[self.current];
+        let t = self.threads.current();
         let comm_len = t.comm.iter().position(|&c| c == 0).unwrap_or(16);
         // SAFETY: these calls have no preconditions.
         let (pgrp, session, uid, gid) = unsafe {
@@ -254,18 +254,18 @@ impl Process {
             pgrp,
             session,
             comm: String::from_utf8_lossy(&t.comm[..comm_len]).into_owned(),
-            threads: self.threads.len(),
+            threads: self.threads.all.len(),
             vsize: entries.iter().map(|e| e.end - e.start).sum(),
             rss: entries.iter().map(|e| e.rss).sum(),
             stack_rss: stack.map_or(0, |s| s.rss),
             stack_size: stack.map_or(0, |s| s.end - s.start),
             code,
-            start_stack: self.start_stack,
-            brk: (self.aspace.brk_start, self.aspace.brk),
-            data: self.aspace.data_bytes(0, crate::vm::USER_TOP),
+            start_stack: self.image.start_stack,
+            brk: (self.memory.aspace.brk_start, self.memory.aspace.brk),
+            data: self.memory.aspace.data_bytes(0, crate::vm::USER_TOP),
             processor: t.cpu,
             harts: self.opts.harts,
-            umask: self.umask,
+            umask: self.files.umask,
             uid,
             gid,
         }

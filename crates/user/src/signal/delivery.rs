@@ -13,15 +13,15 @@ impl Process {
     /// Queues a signal for the current thread and delivers it now: used for
     /// synchronous faults, which cannot be blocked or ignored usefully.
     pub(crate) fn force_signal(&mut self, signo: i32, code: i32, addr: u64) {
-        let i = self.current;
-        let blocked = self.threads[i].sigmask & bit(signo) != 0;
-        let ignored = self.actions[signo as usize].handler == 1;
+        let i = self.threads.current;
+        let blocked = self.threads.all[i].sigmask & bit(signo) != 0;
+        let ignored = self.signals.actions[signo as usize].handler == 1;
         if blocked || ignored {
             // Linux: a blocked or ignored synchronous fault kills the process.
-            self.actions[signo as usize].handler = 0;
-            self.threads[i].sigmask &= !bit(signo);
+            self.signals.actions[signo as usize].handler = 0;
+            self.threads.all[i].sigmask &= !bit(signo);
         }
-        self.threads[i]
+        self.threads.all[i]
             .pending
             .insert(0, SignalInfo::fault(signo, code, addr));
         self.deliver_pending();
@@ -38,7 +38,7 @@ impl Process {
     /// (ns): a relative `nanosleep` or `clock_nanosleep` it interrupts is
     /// told the time left.
     pub(crate) fn queue_signal_at(&mut self, i: usize, info: SignalInfo, now: u64) {
-        let t = &mut self.threads[i];
+        let t = &mut self.threads.all[i];
         if info.signo >= SIGRTMIN || !t.pending.iter().any(|p| p.signo == info.signo) {
             t.pending.push(info);
         }
@@ -69,7 +69,7 @@ impl Process {
                 if rem != 0 {
                     let left = Timespec::from_ns(until.saturating_sub(now));
                     if self.write_obj(rem, &left).is_err() {
-                        self.threads[i].hart.x[10] = (-crate::errno::EFAULT) as u64;
+                        self.threads.all[i].hart.x[10] = (-crate::errno::EFAULT) as u64;
                     }
                 }
             }
@@ -86,7 +86,7 @@ impl Process {
                 t.hart.pc += 4;
             }
             ThreadState::Io { restart, .. } => {
-                let act = self.actions[info.signo as usize];
+                let act = self.signals.actions[info.signo as usize];
                 let restart = match act.handler {
                     0 => default_ignored(info.signo),
                     1 => true,
@@ -103,14 +103,14 @@ impl Process {
         if self.exit.is_some() {
             return;
         }
-        let i = self.current;
-        if self.threads[i].state == ThreadState::Exited {
+        let i = self.threads.current;
+        if self.threads.all[i].state == ThreadState::Exited {
             return;
         }
         loop {
-            let mask = self.threads[i].sigmask;
+            let mask = self.threads.all[i].sigmask;
             // Lowest-numbered deliverable signal first, FIFO within one.
-            let Some(pos) = self.threads[i]
+            let Some(pos) = self.threads.all[i]
                 .pending
                 .iter()
                 .enumerate()
@@ -122,8 +122,8 @@ impl Process {
             else {
                 return;
             };
-            let info = self.threads[i].pending.remove(pos);
-            let act = self.actions[info.signo as usize];
+            let info = self.threads.all[i].pending.remove(pos);
+            let act = self.signals.actions[info.signo as usize];
             match act.handler {
                 0 if default_ignored(info.signo) => continue,
                 0 => {
@@ -136,7 +136,7 @@ impl Process {
                 }
                 1 => continue,
                 _ => {
-                    self.threads[i].fault_note = None;
+                    self.threads.all[i].fault_note = None;
                     if self.setup_frame(i, info, act).is_err() {
                         self.exit = Some(ExitKind::Signal(SIGSEGV));
                     }
@@ -152,17 +152,17 @@ impl Process {
     /// sent by a process who sent it.
     pub(crate) fn fatal_signal_line(&mut self, i: usize, info: &SignalInfo) -> String {
         let (name, text) = signal_name(info.signo);
-        let mut pc = self.threads[i].hart.pc;
+        let mut pc = self.threads.all[i].hart.pc;
         // A signal a process sent arrives after a system call returned:
         // show the ecall, not the instruction after it.
         const ECALL: u32 = 0x73;
         if info.code <= 0 && self.read_u32(pc.wrapping_sub(4)).ok() == Some(ECALL) {
             pc -= 4;
         }
-        let tid = self.threads[i].tid;
+        let tid = self.threads.all[i].tid;
         let code = si_code_name(info.signo, info.code);
         let insn = self.instruction_at(pc);
-        let why = match self.threads[i].fault_note.take() {
+        let why = match self.threads.all[i].fault_note.take() {
             Some(note) if info.code > 0 => note,
             _ if info.code <= 0 => {
                 let sender = info.data[0] as u32;
@@ -208,7 +208,7 @@ impl Process {
     }
 
     fn setup_frame(&mut self, i: usize, info: SignalInfo, act: SigAction) -> Result<(), Errno> {
-        let t = &self.threads[i];
+        let t = &self.threads.all[i];
         let (ss_sp, ss_size, ss_flags) = t.altstack;
         let sp_now = t.hart.x[2];
         let on_alt = ss_flags & SS_DISABLE == 0 && sp_now.wrapping_sub(ss_sp) < ss_size;
@@ -236,8 +236,8 @@ impl Process {
         mc.sc_fpregs.fcsr = (t.hart.frm as u32) << 5 | t.hart.fflags as u32;
         self.write_obj(frame, &f)?;
         let uc = std::mem::offset_of!(SigFrame, uc) as u64;
-        let restorer = self.sigreturn_page;
-        let t = &mut self.threads[i];
+        let restorer = self.image.sigreturn_page;
+        let t = &mut self.threads.all[i];
         t.hart.x[2] = frame;
         t.hart.x[1] = restorer;
         t.hart.x[10] = info.signo as u64;
@@ -253,18 +253,18 @@ impl Process {
         }
         t.sigmask &= !(bit(SIGKILL) | bit(SIGSTOP));
         if act.flags & SA_RESETHAND != 0 {
-            self.actions[info.signo as usize] = SigAction::default();
+            self.signals.actions[info.signo as usize] = SigAction::default();
         }
         Ok(())
     }
 
     /// rt_sigreturn: restores the registers and mask saved in the frame at sp.
     pub(crate) fn sigreturn(&mut self) -> Result<(), Errno> {
-        let i = self.current;
-        let frame = self.threads[i].hart.x[2];
+        let i = self.threads.current;
+        let frame = self.threads.all[i].hart.x[2];
         let f: SigFrame = self.read_obj(frame)?;
         let mc = &f.uc.uc_mcontext;
-        let t = &mut self.threads[i];
+        let t = &mut self.threads.all[i];
         t.hart.pc = mc.sc_regs[0];
         t.hart.x[1..].copy_from_slice(&mc.sc_regs[1..]);
         t.hart.f = mc.sc_fpregs.f;

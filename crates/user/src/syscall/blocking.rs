@@ -179,8 +179,8 @@ impl Process {
     pub(crate) fn others_can_run(&self) -> bool {
         // Another process of the tree runs only while this one waits.
         self.tree_has_others()
-            || self.threads.iter().enumerate().any(|(k, t)| {
-                k != self.current
+            || self.threads.all.iter().enumerate().any(|(k, t)| {
+                k != self.threads.current
                     && matches!(
                         t.state,
                         ThreadState::Runnable
@@ -225,7 +225,7 @@ impl Process {
     /// again: `BLOCKED`, or `EAGAIN` if the call's timeout has passed.
     pub(super) fn io_wait(&mut self, fd: i32, events: i16) -> Errno {
         let now = self.now_ns();
-        let t = &mut self.threads[self.current];
+        let t = self.threads.current_mut();
         let deadline = t
             .wait_deadline
             .or_else(|| socket_timeout(fd, events).map(|ns| now.saturating_add(ns)));
@@ -248,14 +248,14 @@ impl Process {
     pub(super) fn io_ready(&mut self, fd: i32, events: i16) -> SysResult<()> {
         let r = self.io_gate(fd, events, false);
         if r != Err(BLOCKED) {
-            self.threads[self.current].wait_deadline = None;
+            self.threads.current_mut().wait_deadline = None;
         }
         r.map(|_| ())
     }
 
     /// Undoes the wait the current call set up (the call fails after all).
     pub(super) fn cancel_wait(&mut self) {
-        let t = &mut self.threads[self.current];
+        let t = self.threads.current_mut();
         t.state = ThreadState::Runnable;
         t.io_done = 0;
         t.wait_deadline = None;
@@ -266,7 +266,7 @@ impl Process {
     /// call again (a wait on something no descriptor shows: a child).
     pub(super) fn retry_later(&mut self) -> Errno {
         let until = self.now_ns().saturating_add(RETRY_NS);
-        let t = &mut self.threads[self.current];
+        let t = self.threads.current_mut();
         t.state = ThreadState::Io {
             fds: Vec::new(),
             until: Some(until),
@@ -280,7 +280,7 @@ impl Process {
     /// failure after some is their count), and no progress or deadline
     /// kept.
     fn io_end(&mut self, r: SysResult) -> SysResult {
-        let t = &mut self.threads[self.current];
+        let t = self.threads.current_mut();
         let done = std::mem::take(&mut t.io_done);
         t.wait_deadline = None;
         match r {
@@ -304,7 +304,7 @@ impl Process {
         all: Option<usize>,
         call: impl FnOnce(usize, bool) -> SysResult,
     ) -> SysResult {
-        let done = self.threads[self.current].io_done as usize;
+        let done = self.threads.current().io_done as usize;
         let gate = match self.io_gate(fd, events, dontwait) {
             Ok(g) => g,
             Err(BLOCKED) => return Err(BLOCKED),
@@ -318,7 +318,7 @@ impl Process {
             };
             if more {
                 if let Ok(n) = r {
-                    self.threads[self.current].io_done += n as u64;
+                    self.threads.current_mut().io_done += n as u64;
                 }
                 // Past its timeout, the call returns what it moved, or EAGAIN.
                 return match self.io_wait(fd, events) {
@@ -349,7 +349,7 @@ impl Process {
     pub(crate) fn poll_io_waiters(&mut self, ms: i32, now: Option<u64>) -> bool {
         let mut fds = Vec::new();
         let mut owners = Vec::new();
-        for (i, t) in self.threads.iter().enumerate() {
+        for (i, t) in self.threads.all.iter().enumerate() {
             if let ThreadState::Io { fds: f, .. } = &t.state {
                 for &(fd, events) in f {
                     fds.push(libc::pollfd {
@@ -370,13 +370,13 @@ impl Process {
             return true;
         }
         for (p, &i) in fds.iter().zip(&owners) {
-            if p.revents == 0 || !matches!(self.threads[i].state, ThreadState::Io { .. }) {
+            if p.revents == 0 || !matches!(self.threads.all[i].state, ThreadState::Io { .. }) {
                 continue;
             }
-            let t = &mut self.threads[i];
+            let t = &mut self.threads.all[i];
             t.state = ThreadState::Runnable;
             if let Some(now) = now {
-                let c = &mut self.cpus[t.cpu].core;
+                let c = &mut self.threads.cpus[t.cpu].core;
                 c.cycles = c.cycles.max(now);
             }
         }
@@ -396,8 +396,8 @@ impl Process {
                     as i64,
             )
         };
-        let i = self.current;
-        if self.threads[i].io_done != CONNECTING {
+        let i = self.threads.current;
+        if self.threads.all[i].io_done != CONNECTING {
             if !self.others_can_run() || nonblocking(fd) {
                 return plain();
             }
@@ -417,14 +417,14 @@ impl Process {
                 Err(e) if e == EAGAIN => return Err(self.retry_later()),
                 r => return r,
             }
-            self.threads[i].io_done = CONNECTING;
+            self.threads.all[i].io_done = CONNECTING;
         }
         if !ready(fd, libc::POLLOUT) {
             if self.others_can_run() {
                 match self.io_wait(fd, libc::POLLOUT) {
                     BLOCKED => return Err(BLOCKED),
                     _ => {
-                        let t = &mut self.threads[i];
+                        let t = &mut self.threads.all[i];
                         t.io_done = 0;
                         t.wait_deadline = None;
                         return Err(EINPROGRESS);
@@ -439,7 +439,7 @@ impl Process {
             // SAFETY: `p` is one struct pollfd alive for the call.
             unsafe { libc::poll(&mut p, 1, -1) };
         }
-        let t = &mut self.threads[i];
+        let t = &mut self.threads.all[i];
         t.io_done = 0;
         t.wait_deadline = None;
         let mut err = 0i32;

@@ -35,10 +35,11 @@ impl Process {
     /// hold on the emulated tree, or the file behind a mapping.
     pub(crate) fn is_internal_fd(&self, fd: i32) -> bool {
         use std::os::fd::AsRawFd;
-        self.fs.is_internal(fd)
-            || self.kept_fds.contains(&fd)
+        self.files.fs.is_internal(fd)
+            || self.files.kept_fds.contains(&fd)
             || self.gdb.as_ref().is_some_and(|g| g.fd() == fd)
             || self
+                .memory
                 .aspace
                 .vmas
                 .values()
@@ -54,7 +55,7 @@ impl Process {
         f: impl FnOnce(i32, *const libc::c_char) -> i64,
     ) -> SysResult {
         let p = self.read_cstr(path)?;
-        let n = self.fs.resolve_to_change(dirfd as i32, &p, follow)?;
+        let n = self.files.fs.resolve_to_change(dirfd as i32, &p, follow)?;
         host(f(n.dirfd, n.name.as_ptr()))
     }
 
@@ -68,7 +69,7 @@ impl Process {
         f: impl FnOnce(i32, &std::ffi::CStr, *mut u8) -> i64,
     ) -> SysResult {
         let p = self.read_cstr(path)?;
-        let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+        let n = self.files.fs.resolve(dirfd as i32, &p, follow)?;
         let mut buf = vec![0u8; size];
         let r = host(f(n.dirfd, &n.name, buf.as_mut_ptr()))?;
         self.write_mem(out, &buf)?;
@@ -167,7 +168,7 @@ impl Process {
     }
 
     pub(super) fn sys_getcwd(&mut self, buf: u64, size: u64) -> SysResult {
-        let mut cwd = self.fs.getcwd()?;
+        let mut cwd = self.files.fs.getcwd()?;
         cwd.push(0);
         if cwd.len() as u64 > size {
             return Err(ERANGE);
@@ -184,7 +185,8 @@ impl Process {
         if let Some(f) = self.emulated_file(dirfd as i32, &p) {
             return self.open_emulated(f, flags as i32);
         }
-        self.fs
+        self.files
+            .fs
             .open(dirfd as i32, &p, flags as i32, mode as u32)
             .map(|f| f as i64)
     }
@@ -195,7 +197,7 @@ impl Process {
         }
         // SAFETY: close takes an integer; the emulator's own descriptor is refused above.
         let r = host(unsafe { libc::close(fd) } as i64)?;
-        self.timerfds.forget(fd);
+        self.files.timerfds.forget(fd);
         Ok(r)
     }
 
@@ -272,7 +274,7 @@ impl Process {
                 // SAFETY: these commands take an integer argument or none.
                 let r = host(unsafe { libc::fcntl(fd, cmd, arg as libc::c_long) } as i64)?;
                 if matches!(cmd, libc::F_DUPFD | libc::F_DUPFD_CLOEXEC) {
-                    self.timerfds.duplicated(fd, r as i32);
+                    self.files.timerfds.duplicated(fd, r as i32);
                 }
                 Ok(r)
             }
@@ -320,8 +322,8 @@ impl Process {
     pub(super) fn sys_linkat(&mut self, a: [u64; 6]) -> SysResult {
         let (p1, p2) = (self.read_cstr(a[1])?, self.read_cstr(a[3])?);
         let follow = a[4] & libc::AT_SYMLINK_FOLLOW as u64 != 0;
-        let n1 = self.fs.resolve_to_change(a[0] as i32, &p1, follow)?;
-        let n2 = self.fs.resolve_to_change(a[2] as i32, &p2, false)?;
+        let n1 = self.files.fs.resolve_to_change(a[0] as i32, &p1, follow)?;
+        let n2 = self.files.fs.resolve_to_change(a[2] as i32, &p2, false)?;
         let flags = if follow { libc::AT_SYMLINK_FOLLOW } else { 0 };
         // SAFETY: both names are NUL-terminated and outlive the call.
         host(unsafe {
@@ -344,8 +346,8 @@ impl Process {
         flags: u64,
     ) -> SysResult {
         let (p1, p2) = (self.read_cstr(op)?, self.read_cstr(np)?);
-        let n1 = self.fs.resolve_to_change(od as i32, &p1, false)?;
-        let n2 = self.fs.resolve_to_change(nd as i32, &p2, false)?;
+        let n1 = self.files.fs.resolve_to_change(od as i32, &p1, false)?;
+        let n2 = self.files.fs.resolve_to_change(nd as i32, &p2, false)?;
         // SAFETY: both names are NUL-terminated and outlive the call.
         host(unsafe {
             libc::syscall(
@@ -368,7 +370,7 @@ impl Process {
     ) -> SysResult {
         let p = self.read_cstr(path)?;
         let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
-        let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+        let n = self.files.fs.resolve(dirfd as i32, &p, follow)?;
         let fl = nofollow_flag(follow) | (flags as i32 & libc::AT_EACCESS);
         // SAFETY: the name is NUL-terminated and outlives the call.
         host(unsafe {
@@ -390,7 +392,7 @@ impl Process {
         size: u64,
     ) -> SysResult {
         let p = self.read_cstr(path)?;
-        let target = self.fs.readlink(dirfd as i32, &p)?;
+        let target = self.files.fs.readlink(dirfd as i32, &p)?;
         let n = target.len().min(size as usize);
         self.write_mem(buf, &target[..n])?;
         Ok(n as i64)
@@ -410,7 +412,7 @@ impl Process {
             host(unsafe { libc::fstat(dirfd as i32, &mut st) } as i64)?;
         } else {
             let follow = flags & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
-            let n = self.fs.resolve(dirfd as i32, &p, follow)?;
+            let n = self.files.fs.resolve(dirfd as i32, &p, follow)?;
             let fl = nofollow_flag(follow);
             // SAFETY: the name is NUL-terminated; `st` is a struct stat the call fills.
             host(unsafe { libc::fstatat(n.dirfd, n.name.as_ptr(), &mut st, fl) } as i64)?;
@@ -446,7 +448,7 @@ impl Process {
             })?;
         } else {
             let follow = flags & libc::AT_SYMLINK_NOFOLLOW == 0;
-            let n = self.fs.resolve(a[0] as i32, &p, follow)?;
+            let n = self.files.fs.resolve(a[0] as i32, &p, follow)?;
             let fl = (flags & !libc::AT_SYMLINK_NOFOLLOW) | nofollow_flag(follow);
             // SAFETY: the name is NUL-terminated; `buf` has the 256 bytes of a struct
             // statx.
@@ -488,7 +490,7 @@ impl Process {
         }
         let p = self.read_cstr(a[1])?;
         let follow = a[3] & libc::AT_SYMLINK_NOFOLLOW as u64 == 0;
-        let n = self.fs.resolve_to_change(a[0] as i32, &p, follow)?;
+        let n = self.files.fs.resolve_to_change(a[0] as i32, &p, follow)?;
         let fl = nofollow_flag(follow);
         // SAFETY: the name is NUL-terminated; `tp` is null or two struct timespec
         // alive for the call.
@@ -575,18 +577,18 @@ impl Process {
         timeout_ns: Option<u64>,
         fds: Vec<(i32, i16)>,
     ) -> Wait {
-        let i = self.current;
+        let i = self.threads.current;
         let now = self.now_ns();
-        let deadline = self.threads[i]
+        let deadline = self.threads.all[i]
             .wait_deadline
             .unwrap_or_else(|| timeout_ns.map_or(u64::MAX, |t| now.saturating_add(t)));
         if now >= deadline {
-            self.threads[i].wait_deadline = None;
+            self.threads.all[i].wait_deadline = None;
             return Wait::TimedOut;
         }
-        let timer = self.timerfds.next_expiry_after(now);
+        let timer = self.files.timerfds.next_expiry_after(now);
         if !self.others_can_run() && timer.is_none() {
-            self.threads[i].wait_deadline = None;
+            self.threads.all[i].wait_deadline = None;
             let ms = match timeout_ns {
                 None => -1,
                 Some(t) => {
@@ -596,7 +598,7 @@ impl Process {
             return Wait::Host(ms);
         }
         let own = (deadline != u64::MAX).then_some(deadline);
-        let t = &mut self.threads[i];
+        let t = &mut self.threads.all[i];
         t.wait_deadline = own;
         // A handler's SA_RESTART does not run these calls again (Linux's
         // ERESTARTNOHAND): EINTR.
@@ -618,15 +620,15 @@ impl Process {
             let timeout = self.read_timeout(a[2])?;
             if n == 0 {
                 // pause(), or a plain sleep.
-                let i = self.current;
-                self.threads[i].state = match timeout {
+                let i = self.threads.current;
+                self.threads.all[i].state = match timeout {
                     None => ThreadState::SigWait,
                     Some(t) => ThreadState::Sleep {
                         until: self.now_ns().saturating_add(t),
                         restart: false,
                     },
                 };
-                self.threads[i].hart.x[10] = if timeout.is_some() {
+                self.threads.all[i].hart.x[10] = if timeout.is_some() {
                     0
                 } else {
                     (-EINTR) as u64
@@ -648,7 +650,7 @@ impl Process {
                     Wait::Host(ms) => r = poll(&mut fds, ms)?,
                 }
             }
-            self.threads[self.current].wait_deadline = None;
+            self.threads.current_mut().wait_deadline = None;
             self.write_obj(a[0], fds.as_slice())?;
             Ok(Some(r))
         })();
@@ -720,7 +722,7 @@ impl Process {
                     }
                 }
             }
-            self.threads[self.current].wait_deadline = None;
+            self.threads.current_mut().wait_deadline = None;
             for (k, s) in sets.iter().enumerate() {
                 if a[1 + k] != 0 {
                     self.write_mem(a[1 + k], &s[..bytes])?;
@@ -740,7 +742,7 @@ impl Process {
         }
         // SAFETY: dup takes and returns integers only.
         let r = host(unsafe { libc::dup(fd) } as i64)?;
-        self.timerfds.duplicated(fd, r as i32);
+        self.files.timerfds.duplicated(fd, r as i32);
         Ok(r)
     }
 
@@ -756,7 +758,7 @@ impl Process {
         }
         // SAFETY: dup3 takes and returns integers only.
         let r = host(unsafe { libc::dup3(old, new, flags) } as i64)?;
-        self.timerfds.duplicated(old, new);
+        self.files.timerfds.duplicated(old, new);
         Ok(r)
     }
 
@@ -859,7 +861,7 @@ impl Process {
 
     pub(super) fn sys_chdir(&mut self, path: u64) -> SysResult {
         let p = self.read_cstr(path)?;
-        self.fs.chdir(&p).map(|_| 0)
+        self.files.fs.chdir(&p).map(|_| 0)
     }
 
     pub(super) fn sys_fchmod(&mut self, fd: i32, mode: u32) -> SysResult {
@@ -898,7 +900,7 @@ impl Process {
                 unsafe { libc::close(f as i32) };
             }
         }
-        self.timerfds.prune_closed();
+        self.files.timerfds.prune_closed();
         Ok(0)
     }
 
@@ -1090,12 +1092,13 @@ mod tests {
             p.sys_mmap([0, 4096, 3, flags, fd as u64, 0]).unwrap();
         }
         let mut internal: Vec<i32> = p
+            .memory
             .aspace
             .vmas
             .values()
             .filter_map(|v| v.file.as_ref().map(|m| m.fd.as_raw_fd()))
             .collect();
-        internal.extend(p.fs.tree.as_ref().and_then(|t| t.hold_fd()));
+        internal.extend(p.files.fs.tree.as_ref().and_then(|t| t.hold_fd()));
         assert_eq!(internal.len(), 4, "{internal:?}");
         assert!(internal.iter().all(|&fd| fd >= 900), "{internal:?}");
         for dir in ["/proc/self/fd", "/proc/self/fdinfo"] {

@@ -22,7 +22,7 @@ impl Process {
     pub(super) fn sys_futex(&mut self, a: [u64; 6]) -> Option<i64> {
         let (uaddr, op, val) = (a[0], a[1] as u32 & 0x7f, a[2] as u32);
         let realtime = a[1] & FUTEX_CLOCK_REALTIME != 0;
-        let i = self.current;
+        let i = self.threads.current;
         let block = |p: &mut Process, bitset: u32, deadline: Option<u64>| -> Option<i64> {
             match p.read_u32(uaddr) {
                 Err(e) => Some(-e),
@@ -31,12 +31,12 @@ impl Process {
                     if bitset == 0 {
                         return Some(-EINVAL);
                     }
-                    p.threads[i].state = ThreadState::Futex {
+                    p.threads.all[i].state = ThreadState::Futex {
                         addr: uaddr,
                         bitset,
                         deadline,
                     };
-                    p.threads[i].hart.x[10] = 0;
+                    p.threads.all[i].hart.x[10] = 0;
                     None
                 }
             }
@@ -79,7 +79,7 @@ impl Process {
                 }
                 let woken = self.futex_wake(uaddr, val as u64, u32::MAX);
                 let mut moved = 0;
-                for t in self.threads.iter_mut() {
+                for t in self.threads.all.iter_mut() {
                     if moved >= a[3] {
                         break;
                     }
@@ -171,11 +171,11 @@ mod tests {
             "the thread blocks"
         );
         assert!(matches!(
-            p.threads[0].state,
+            p.threads.all[0].state,
             ThreadState::Futex { addr, bitset: u32::MAX, deadline: None } if addr == word
         ));
         assert_eq!(p.sys_futex([word, WAKE, 1, 0, 0, 0]), Some(1));
-        assert_eq!(p.threads[0].state, ThreadState::Runnable);
+        assert_eq!(p.threads.all[0].state, ThreadState::Runnable);
         assert_eq!(p.sys_futex([word, 99, 0, 0, 0, 0]), Some(-ENOSYS));
     }
 }

@@ -46,7 +46,7 @@ impl Process {
         if len >= crate::vm::USER_TOP {
             return Err(ENOMEM);
         }
-        let start = self.aspace.place(
+        let start = self.memory.aspace.place(
             addr,
             len,
             flags & MAP_FIXED != 0,
@@ -71,14 +71,14 @@ impl Process {
         const MAP_NORESERVE: u32 = 0x4000;
         let accounted = anon || (!shared && prot & PROT_WRITE != 0);
         let pool = if anon && !shared {
-            self.aspace.heap_pool
+            self.memory.aspace.heap_pool
         } else {
             0
         };
         if accounted
             && !physical
             && flags & MAP_NORESERVE == 0
-            && !self.aspace.may_commit(len, pool)
+            && !self.memory.aspace.may_commit(len, pool)
         {
             return Err(ENOMEM);
         }
@@ -88,8 +88,9 @@ impl Process {
             && prot & PROT_WRITE != 0
             && !physical
             && !self
+                .memory
                 .aspace
-                .may_expand_data(len - self.aspace.mapped_bytes(start, start + len))
+                .may_expand_data(len - self.memory.aspace.mapped_bytes(start, start + len))
         {
             return Err(ENOMEM);
         }
@@ -110,12 +111,15 @@ impl Process {
             if off.checked_add(len).is_none_or(|end| end > size) {
                 return Err(EINVAL);
             }
-            let name = self.fs.guest_path_of_open_fd(fd).unwrap_or_default();
-            if !self.aspace.is_free(start, start + len) {
-                let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+            let name = self.files.fs.guest_path_of_open_fd(fd).unwrap_or_default();
+            if !self.memory.aspace.is_free(start, start + len) {
+                let exec = self
+                    .memory
+                    .aspace
+                    .unmap(&mut self.memory.phys, start, start + len);
                 self.after_unmap(exec);
             }
-            self.aspace.add(
+            self.memory.aspace.add(
                 start,
                 start + len,
                 prot,
@@ -128,12 +132,15 @@ impl Process {
             if let Some(dev) = device {
                 // A window on physical memory (/dev/nvmm, /dev/nvmm-ctl).
                 let base = self.device_window(dev, off, len)?;
-                self.aspace.frames.claim(base, base + len)?;
-                if !self.aspace.is_free(start, start + len) {
-                    let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+                self.memory.aspace.frames.claim(base, base + len)?;
+                if !self.memory.aspace.is_free(start, start + len) {
+                    let exec = self
+                        .memory
+                        .aspace
+                        .unmap(&mut self.memory.phys, start, start + len);
                     self.after_unmap(exec);
                 }
-                self.aspace.add(
+                self.memory.aspace.add(
                     start,
                     start + len,
                     prot,
@@ -209,26 +216,31 @@ impl Process {
                 writable,
             })
         };
-        if !self.aspace.is_free(start, start + len) {
-            let exec = self.aspace.unmap(&mut self.mem, start, start + len);
+        if !self.memory.aspace.is_free(start, start + len) {
+            let exec = self
+                .memory
+                .aspace
+                .unmap(&mut self.memory.phys, start, start + len);
             self.after_unmap(exec);
         }
         // The guest's name of the file, for /proc/self/maps.
         let name = if anon {
             "[anon]".to_string()
         } else {
-            self.fs.guest_path_of_open_fd(fd).unwrap_or_default()
+            self.files.fs.guest_path_of_open_fd(fd).unwrap_or_default()
         };
         let backing = if file.is_none() {
             Backing::Heap
         } else {
             Backing::Populated
         };
-        self.aspace.add(start, start + len, prot, backing, &name);
-        if let Some(v) = self.aspace.vmas.get_mut(&start) {
+        self.memory
+            .aspace
+            .add(start, start + len, prot, backing, &name);
+        if let Some(v) = self.memory.aspace.vmas.get_mut(&start) {
             v.file = file;
         }
-        self.aspace.merge_around(start, start + len);
+        self.memory.aspace.merge_around(start, start + len);
         Ok(start as i64)
     }
 
@@ -237,7 +249,7 @@ impl Process {
     /// decoded code now if any of them was executable.
     pub(super) fn after_unmap(&mut self, exec: bool) {
         if exec {
-            self.code.pages.flush_pending = true;
+            self.memory.code.pages.flush_pending = true;
         }
     }
 
@@ -246,7 +258,7 @@ impl Process {
         if page_offset(addr) != 0 || len == 0 {
             return Err(EINVAL);
         }
-        let exec = self.aspace.unmap(&mut self.mem, addr, end);
+        let exec = self.memory.aspace.unmap(&mut self.memory.phys, addr, end);
         self.after_unmap(exec);
         Ok(0)
     }
@@ -259,11 +271,15 @@ impl Process {
         }
         let end = page_end(addr, len).ok_or(ENOMEM)?;
         let was_exec = self
+            .memory
             .aspace
             .vmas
             .range(..end)
             .any(|(&s, v)| v.end > addr && s < end && v.prot & PROT_EXEC != 0);
-        let r = self.aspace.protect(&mut self.mem, addr, end, prot & 7);
+        let r = self
+            .memory
+            .aspace
+            .protect(&mut self.memory.phys, addr, end, prot & 7);
         self.after_unmap(was_exec || prot & PROT_EXEC != 0);
         r.map(|_| 0)
     }
@@ -289,11 +305,12 @@ impl Process {
             return Err(EINVAL);
         }
         let exec = self
+            .memory
             .aspace
             .find(old)
             .is_some_and(|(_, v)| v.prot & PROT_EXEC != 0);
-        let r = self.aspace.remap(
-            &mut self.mem,
+        let r = self.memory.aspace.remap(
+            &mut self.memory.phys,
             old,
             old_len,
             new_len,
@@ -315,7 +332,7 @@ impl Process {
         let mut a = addr;
         let mut physical = Vec::new();
         while a < addr.saturating_add(len) {
-            let (start, v) = self.aspace.find(a).ok_or(ENOMEM)?;
+            let (start, v) = self.memory.aspace.find(a).ok_or(ENOMEM)?;
             if let Backing::Physical { base } = &v.backing {
                 let base = *base;
                 let end = v.end.min(addr.saturating_add(len));
@@ -338,8 +355,8 @@ impl Process {
         match advice {
             MADV_DONTNEED => {
                 let end = (addr + len).next_multiple_of(PAGE_SIZE);
-                self.aspace.discard(&mut self.mem, addr, end);
-                self.flush_all_tlbs();
+                self.memory.aspace.discard(&mut self.memory.phys, addr, end);
+                self.threads.flush_tlbs();
             }
             MADV_HUGEPAGE | MADV_NOHUGEPAGE => {
                 let end = page_end(addr, len).ok_or(ENOMEM)?;
@@ -351,7 +368,7 @@ impl Process {
                 } else {
                     crate::vm::HugeAdvice::NoHuge
                 };
-                self.aspace.advise_huge(addr, end, how)?;
+                self.memory.aspace.advise_huge(addr, end, how)?;
             }
             _ => {}
         }
@@ -371,10 +388,12 @@ impl Process {
             .next_multiple_of(PAGE_SIZE);
         let mut flags = Vec::with_capacity(((end - addr) / PAGE_SIZE) as usize);
         for page in (addr..end).step_by(PAGE_SIZE as usize) {
-            if self.aspace.find(page).is_none() {
+            if self.memory.aspace.find(page).is_none() {
                 return Err(ENOMEM);
             }
-            let resident = rvnvmm_mem::sv39::find_leaf(&self.mem, self.aspace.root, page).is_some();
+            let resident =
+                rvnvmm_mem::sv39::find_leaf(&self.memory.phys, self.memory.aspace.root, page)
+                    .is_some();
             flags.push(u8::from(resident));
         }
         self.write_mem(vec, &flags)?;
@@ -384,7 +403,7 @@ impl Process {
     /// riscv_flush_icache: decoded code is dropped before the next
     /// instruction runs.
     pub(super) fn sys_riscv_flush_icache(&mut self) -> SysResult {
-        self.code.pages.flush_pending = true;
+        self.memory.code.pages.flush_pending = true;
         Ok(0)
     }
 }
@@ -420,7 +439,7 @@ mod tests {
             p.sys_rlimit(crate::syscall::nr::SETRLIMIT, [DATA, lim, 0, 0, 0, 0])
         };
         assert_eq!(set(&mut p, 16 * PAGE, u64::MAX), Ok(0));
-        let brk = |p: &mut Process, to: u64| p.aspace.set_brk(&mut p.mem, to);
+        let brk = |p: &mut Process, to: u64| p.memory.aspace.set_brk(&mut p.memory.phys, to);
         assert_eq!(brk(&mut p, BRK_START + 10 * PAGE), BRK_START + 10 * PAGE);
         // 16 pages of heap fit the heap's own check but not the 17 pages
         // of data with the buffer; 17 fit neither.
@@ -440,7 +459,10 @@ mod tests {
         // Room for four pages, which may then not grow.
         assert_eq!(brk(&mut p, BRK_START + 11 * PAGE), BRK_START + 11 * PAGE);
         let data = mmap(&mut p, 0, 4 * PAGE, RW, PRIVATE_ANON).unwrap() as u64;
-        assert_eq!(p.aspace.data_bytes(0, crate::vm::USER_TOP), 16 * PAGE);
+        assert_eq!(
+            p.memory.aspace.data_bytes(0, crate::vm::USER_TOP),
+            16 * PAGE
+        );
         let mremap = |p: &mut Process, at: u64, new: u64, flags: u64| {
             p.sys_mremap([at, 4 * PAGE, new, flags, 0, 0])
         };
@@ -469,7 +491,7 @@ mod tests {
     #[test]
     fn brk_grows_and_shrinks_by_pages() {
         let mut p = process();
-        let brk = |p: &mut Process, to: u64| p.aspace.set_brk(&mut p.mem, to);
+        let brk = |p: &mut Process, to: u64| p.memory.aspace.set_brk(&mut p.memory.phys, to);
         assert_eq!(brk(&mut p, 0), BRK_START, "a query");
         assert_eq!(brk(&mut p, BRK_START + 0x2800), BRK_START + 0x2800);
         p.write_u64(BRK_START + 0x2ff8, 42).unwrap();
@@ -605,8 +627,8 @@ mod tests {
         });
         opts.pmem_dir = Some("/mnt/pmem".into());
         let mut p = Process::without_program(opts).expect("a bare process");
-        p.aspace.brk_start = BRK_START;
-        p.aspace.brk = BRK_START;
+        p.memory.aspace.brk_start = BRK_START;
+        p.memory.aspace.brk = BRK_START;
         p.mount_pmem_dir().expect("mounted");
         p
     }
@@ -634,7 +656,7 @@ mod tests {
         assert_eq!(read(&mut p, m + 4999, 2), [0x5a, 0]);
         p.write_mem(m + 10, b"tree").unwrap();
         let mut b = [0u8; 4];
-        assert!(p.mem.read(base + 10, &mut b));
+        assert!(p.memory.phys.read(base + 10, &mut b));
         assert_eq!(&b, b"tree");
         assert_eq!(p.sys_pread64(fd, data, 4, 10), Ok(4));
         assert_eq!(read(&mut p, data, 4), b"tree");
@@ -646,13 +668,13 @@ mod tests {
         // Another run on the same NVMM contents finds the file.
         let (pbase, psize) = crate::pmem::PmemDir::partition((0x1_0000_0000, 1 << 20));
         let mut region = vec![0u8; psize as usize];
-        p.mem.read(pbase, &mut region);
+        p.memory.phys.read(pbase, &mut region);
         let mut q = {
             let mut opts = p.opts.clone();
             opts.pmem_dir = Some("/mnt/pmem".into());
             Process::without_program(opts).unwrap()
         };
-        q.mem.write(pbase, &region);
+        q.memory.phys.write(pbase, &region);
         q.mount_pmem_dir().unwrap();
         let path = guest_str(&mut q, "/mnt/pmem/pool");
         let fd = q

@@ -46,13 +46,13 @@ pub(crate) fn host(r: i64) -> SysResult {
 impl Process {
     /// Handles the `ecall` of the current thread.
     pub(crate) fn syscall(&mut self) {
-        let i = self.current;
-        let x = self.threads[i].hart.x;
+        let i = self.threads.current;
+        let x = self.threads.all[i].hart.x;
         let (nr, a) = (x[17], [x[10], x[11], x[12], x[13], x[14], x[15]]);
-        let pc = self.threads[i].hart.pc;
+        let pc = self.threads.all[i].hart.pc;
         // Default: resume after the ecall. Calls that redirect (sigreturn,
         // execve) or block set the pc themselves.
-        self.threads[i].hart.pc = pc + 4;
+        self.threads.all[i].hart.pc = pc + 4;
         let r = match nr {
             nr::RT_SIGRETURN => match self.sigreturn() {
                 Ok(()) => return,
@@ -64,7 +64,7 @@ impl Process {
             _ => self.dispatch(nr, a),
         };
         if let Some(r) = r {
-            let t = &mut self.threads[self.current];
+            let t = self.threads.current_mut();
             t.hart.x[10] = r as u64;
             if r == -EPIPE && raises_sigpipe(nr, a) {
                 // As Linux's pipe and socket writes: the emulator's own
@@ -72,16 +72,16 @@ impl Process {
                 // call's simulated time.
                 let pid = self.pid;
                 self.queue_signal(
-                    self.current,
+                    self.threads.current,
                     SignalInfo::sent(SIGPIPE, crate::signal::SI_USER, pid),
                 );
             }
         }
-        if std::mem::take(&mut self.aspace.translations_stale) {
-            self.flush_all_tlbs();
+        if std::mem::take(&mut self.memory.aspace.translations_stale) {
+            self.threads.flush_tlbs();
         }
         // What the call made ready wakes its waiters at this time.
-        let now = self.cpus[self.threads[self.current].cpu].core.cycles;
+        let now = self.threads.cpus[self.threads.current().cpu].core.cycles;
         self.wake_ready_io(Some(now));
         self.take_host_signals();
     }
@@ -93,7 +93,7 @@ impl Process {
         // The NVMM-backed directory is a layer over the host's file system:
         // it sees each file call before the host runs it (and may refuse it)
         // and after it succeeded.
-        let layered = self.pmem.as_ref().and_then(|_| file_op(nr, a));
+        let layered = self.files.pmem.as_ref().and_then(|_| file_op(nr, a));
         if let Some(op) = &layered {
             if let Err(e) = self.pmem_before(op) {
                 return Some(ret(Err(e)));
@@ -120,7 +120,7 @@ impl Process {
             nr::FACCESSAT => self.sys_faccessat(a[0], a[1], a[2], 0),
             nr::FACCESSAT2 => self.sys_faccessat(a[0], a[1], a[2], a[3]),
             nr::CHDIR => self.sys_chdir(a[0]),
-            nr::FCHDIR => self.fs.fchdir(fd).map(|_| 0),
+            nr::FCHDIR => self.files.fs.fchdir(fd).map(|_| 0),
             nr::FCHMOD => self.sys_fchmod(fd, a[1] as u32),
             nr::FCHMODAT => self.sys_fchmodat(a[0], a[1], a[2] as u32),
             nr::FCHOWNAT => self.sys_fchownat(a),
@@ -131,12 +131,12 @@ impl Process {
             nr::PIPE2 => self.sys_pipe2(a[0], a[1]),
             nr::GETDENTS64 => self.sys_getdents64(fd, a[1], a[2]),
             nr::LSEEK => self.sys_lseek(fd, a[1] as i64, a[2] as i32),
-            nr::READ if self.timerfds.get(fd).is_some() => {
+            nr::READ if self.files.timerfds.get(fd).is_some() => {
                 return self.timerfd_read(fd, a[1], a[2])
             }
             nr::READ => self.sys_read(fd, a[1], a[2]),
             // A timerfd cannot be written.
-            nr::WRITE | nr::WRITEV if self.timerfds.get(fd).is_some() => Err(EINVAL),
+            nr::WRITE | nr::WRITEV if self.files.timerfds.get(fd).is_some() => Err(EINVAL),
             nr::WRITE => self.sys_write(fd, a[1], a[2]),
             nr::READV => self.sys_readv(fd, a[1], a[2], None),
             nr::WRITEV => self.sys_writev(fd, a[1], a[2], None),
@@ -160,7 +160,7 @@ impl Process {
             nr::UTIMENSAT => self.sys_utimensat(a),
             nr::MEMFD_CREATE => self.sys_memfd_create(a[0], a[1] as u32),
             // Memory.
-            nr::BRK => Ok(self.aspace.set_brk(&mut self.mem, a[0]) as i64),
+            nr::BRK => Ok(self.memory.aspace.set_brk(&mut self.memory.phys, a[0]) as i64),
             nr::MUNMAP => self.sys_munmap(a[0], a[1]),
             nr::MREMAP => self.sys_mremap(a),
             nr::MMAP => self.sys_mmap(a),
@@ -208,7 +208,7 @@ impl Process {
             nr::GETPID => Ok(self.pid as i64),
             nr::GETPPID => Ok(i64::from(self.guest_ppid())),
             nr::GETUID | nr::GETEUID | nr::GETGID | nr::GETEGID => self.sys_getid(nr),
-            nr::GETTID => Ok(self.threads[self.current].tid as i64),
+            nr::GETTID => Ok(self.threads.current().tid as i64),
             // Signals.
             nr::KILL => self.sys_kill(a[0] as i32, a[1] as i32),
             nr::TKILL => self.sys_tgkill(self.pid, a[0] as i32, a[1] as i32),
@@ -331,12 +331,12 @@ mod tests {
     #[test]
     fn an_ecall_returns_in_a0_and_resumes_after_it() {
         let mut p = process();
-        let t = &mut p.threads[0];
+        let t = &mut p.threads.all[0];
         t.hart.pc = 0x1000;
         t.hart.x[17] = nr::GETPID;
         p.syscall();
-        assert_eq!(p.threads[0].hart.x[10], p.pid as u64);
-        assert_eq!(p.threads[0].hart.pc, 0x1004);
+        assert_eq!(p.threads.all[0].hart.x[10], p.pid as u64);
+        assert_eq!(p.threads.all[0].hart.pc, 0x1004);
     }
 
     #[test]

@@ -46,15 +46,15 @@ impl Process {
             }
             nr::SOCKETPAIR => self.socketpair(a),
             nr::BIND => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
-                let (h, _hold) = self.fs.host_sockaddr(&addr, true)?;
+                let (h, _hold) = self.files.fs.host_sockaddr(&addr, true)?;
                 let (p, len) = (h.as_ptr().cast(), h.len() as libc::socklen_t);
                 // SAFETY: `p` points at `len` bytes of socket address alive for the call.
                 host(unsafe { libc::bind(fd, p, len) } as i64)?;
-                self.fs.note_socket_bound(&addr, &h);
+                self.files.fs.note_socket_bound(&addr, &h);
                 Ok(0)
             }),
             nr::CONNECT => self.read_sockaddr(a[1], a[2]).and_then(|addr| {
-                let (h, _hold) = self.fs.host_sockaddr(&addr, false)?;
+                let (h, _hold) = self.files.fs.host_sockaddr(&addr, false)?;
                 self.connect(fd, &h)
             }),
             // SAFETY: listen takes integers only.
@@ -156,6 +156,7 @@ impl Process {
         };
         if want {
             let g = self
+                .files
                 .fs
                 .guest_sockaddr(&buf[..(len as usize).min(SOCKADDR_MAX)]);
             let n = g.len().min(guest_len as usize);
@@ -175,7 +176,7 @@ impl Process {
             0 => (None, None),
             at => {
                 let guest = self.read_sockaddr(at, a[5])?;
-                let (h, hold) = self.fs.host_sockaddr(&guest, false)?;
+                let (h, hold) = self.files.fs.host_sockaddr(&guest, false)?;
                 (Some(h), hold)
             }
         };
@@ -214,7 +215,7 @@ impl Process {
         };
         let dp = data.as_mut_ptr();
         let all = (flags & libc::MSG_WAITALL != 0 && is_stream(fd)).then_some(n);
-        let before = self.threads[self.current].io_done as usize;
+        let before = self.threads.current().io_done as usize;
         let dontwait = flags & libc::MSG_DONTWAIT != 0;
         let r = self.io_call(fd, libc::POLLIN, dontwait, all, |skip, ready| {
             let fl = if ready {
@@ -231,6 +232,7 @@ impl Process {
         let r = r?;
         if want {
             let g = self
+                .files
                 .fs
                 .guest_sockaddr(&addr[..(alen as usize).min(SOCKADDR_MAX)]);
             let k = g.len().min(guest_len as usize);
@@ -247,7 +249,7 @@ impl Process {
     fn received(&mut self, buf: u64, data: &[u8], before: usize, r: SysResult) -> SysResult<()> {
         let upto = match r {
             Ok(r) => r as usize,
-            Err(BLOCKED) => self.threads[self.current].io_done as usize,
+            Err(BLOCKED) => self.threads.current().io_done as usize,
             Err(_) => return Ok(()),
         };
         let upto = upto.min(data.len());
@@ -321,7 +323,7 @@ impl Process {
         if send && name != 0 {
             let mut guest = vec![0u8; namelen as usize];
             self.read_mem(name, &mut guest)?;
-            let (h, hold) = self.fs.host_sockaddr(&guest, false)?;
+            let (h, hold) = self.files.fs.host_sockaddr(&guest, false)?;
             namebuf[..h.len()].copy_from_slice(&h);
             namelen = h.len() as u32;
             _hold = hold;
@@ -342,7 +344,7 @@ impl Process {
         } else {
             (flags & libc::MSG_WAITALL != 0 && is_stream(fd)).then_some(total)
         };
-        let before = self.threads[self.current].io_done as usize;
+        let before = self.threads.current().io_done as usize;
         let dontwait = flags & libc::MSG_DONTWAIT != 0;
         let r = self.io_call(fd, events, dontwait, all, |skip, ready| {
             let skip = skip.min(total);
@@ -388,7 +390,7 @@ impl Process {
         // Scatter what this part received over the guest's buffers.
         let upto = match r {
             Ok(r) => r as usize,
-            Err(BLOCKED) => self.threads[self.current].io_done as usize,
+            Err(BLOCKED) => self.threads.current().io_done as usize,
             Err(_) => before,
         }
         .min(total);
@@ -409,6 +411,7 @@ impl Process {
         let (got_namelen, got_controllen, got_flags) = out;
         if name != 0 {
             let g = self
+                .files
                 .fs
                 .guest_sockaddr(&namebuf[..(got_namelen as usize).min(SOCKADDR_MAX)]);
             self.write_mem(name, &g[..g.len().min(namelen as usize)])?;
@@ -508,7 +511,7 @@ impl Process {
                 },
             }
         }
-        self.threads[self.current].wait_deadline = None;
+        self.threads.current_mut().wait_deadline = None;
         let ready: Vec<EpollEvent> = evs
             .iter()
             .take(r as usize)

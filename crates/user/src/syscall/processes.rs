@@ -10,9 +10,14 @@ use zerocopy::IntoBytes;
 
 impl Process {
     pub(super) fn sys_exit(&mut self, status: i32) {
-        let i = self.current;
+        let i = self.threads.current;
         self.exit_thread(i);
-        if self.threads.iter().all(|t| t.state == ThreadState::Exited) {
+        if self
+            .threads
+            .all
+            .iter()
+            .all(|t| t.state == ThreadState::Exited)
+        {
             self.exit = Some(ExitKind::Code(status & 0xff));
         }
     }
@@ -55,7 +60,7 @@ impl Process {
         const CLONE_PARENT_SETTID: u64 = 0x10_0000;
         const CLONE_CHILD_CLEARTID: u64 = 0x20_0000;
         const CLONE_CHILD_SETTID: u64 = 0x100_0000;
-        let i = self.current;
+        let i = self.threads.current;
         if flags & CLONE_THREAD != 0 {
             if flags & CLONE_VM == 0 {
                 return Some(-EINVAL);
@@ -66,6 +71,7 @@ impl Process {
             // counted; its other processes are the host's to count).
             let live = self
                 .threads
+                .all
                 .iter()
                 .filter(|t| t.state != ThreadState::Exited)
                 .count() as u64;
@@ -74,7 +80,7 @@ impl Process {
                 return Some(-EAGAIN);
             }
             let tid = self.new_tid();
-            let mut hart = self.threads[i].hart.clone_registers();
+            let mut hart = self.threads.all[i].hart.clone_registers();
             hart.trace = self.opts.trace;
             hart.x[10] = 0;
             if sp != 0 {
@@ -83,19 +89,22 @@ impl Process {
             if flags & CLONE_SETTLS != 0 {
                 hart.x[4] = tls;
             }
-            let affinity = self.threads[i].affinity;
+            let affinity = self.threads.all[i].affinity;
             let cpu = self.least_loaded_cpu(affinity);
-            if self.cpus[cpu].core.cycles < self.cpus[self.threads[i].cpu].core.cycles {
-                self.cpus[cpu].core.cycles = self.cpus[self.threads[i].cpu].core.cycles;
+            if self.threads.cpus[cpu].core.cycles
+                < self.threads.cpus[self.threads.all[i].cpu].core.cycles
+            {
+                self.threads.cpus[cpu].core.cycles =
+                    self.threads.cpus[self.threads.all[i].cpu].core.cycles;
             }
-            self.threads.push(Thread {
+            self.threads.all.push(Thread {
                 clear_child_tid: if flags & CLONE_CHILD_CLEARTID != 0 {
                     ctid
                 } else {
                     0
                 },
-                sigmask: self.threads[i].sigmask,
-                comm: self.threads[i].comm,
+                sigmask: self.threads.all[i].sigmask,
+                comm: self.threads.all[i].comm,
                 affinity,
                 ..Thread::new(tid, hart, cpu)
             });
@@ -135,23 +144,23 @@ impl Process {
                 f.become_child(slot);
             }
             self.is_child = true;
-            self.insns_at_fork = self.total_insns;
+            self.insns_at_fork = self.threads.total_insns;
             // As Linux, a child does not inherit the interval timers.
-            self.itimers = Default::default();
-            self.cpu_cycles = 0;
+            self.signals.itimers = Default::default();
+            self.threads.cpu_cycles = 0;
             // The translated code lives in memory shared across `fork`.
-            self.code.unshare_after_fork();
+            self.memory.code.unshare_after_fork();
             // The debugger follows the parent only.
             self.gdb = None;
             self.pid = child_pid;
-            self.fs.pid = child_pid;
-            self.next_tid = self.pid + 1;
-            let keep = self.threads.swap_remove(i);
-            self.threads.clear();
-            self.threads.push(keep);
-            self.current = 0;
-            self.exited.clear();
-            let t = &mut self.threads[0];
+            self.files.fs.pid = child_pid;
+            self.threads.next_tid = self.pid + 1;
+            let keep = self.threads.all.swap_remove(i);
+            self.threads.all.clear();
+            self.threads.all.push(keep);
+            self.threads.current = 0;
+            self.threads.exited.clear();
+            let t = &mut self.threads.all[0];
             t.hart.debug = None;
             t.tid = self.pid;
             t.hart.x[10] = 0;
@@ -191,8 +200,8 @@ impl Process {
         };
         let at = f.wait_vfork(slot, now);
         let at = self.ns_to_cycles(at);
-        let cpu = self.threads[self.current].cpu;
-        let c = &mut self.cpus[cpu].core;
+        let cpu = self.threads.current().cpu;
+        let c = &mut self.threads.cpus[cpu].core;
         c.cycles = c.cycles.max(at);
     }
 
@@ -202,18 +211,19 @@ impl Process {
         match self.family.as_ref() {
             Some(f) => f.alloc_pid(),
             None => {
-                let tid = self.next_tid;
-                self.next_tid += 1;
+                let tid = self.threads.next_tid;
+                self.threads.next_tid += 1;
                 tid
             }
         }
     }
 
     pub(super) fn least_loaded_cpu(&self, affinity: u64) -> usize {
-        (0..self.cpus.len())
+        (0..self.threads.cpus.len())
             .filter(|&c| c >= 64 || affinity & (1 << c) != 0)
             .min_by_key(|&c| {
                 self.threads
+                    .all
                     .iter()
                     .filter(|t| t.cpu == c && t.state != ThreadState::Exited)
                     .count()
@@ -228,7 +238,7 @@ impl Process {
             let env = self.read_str_array(envp)?;
             // `#!` scripts, up to four levels.
             for _ in 0..4 {
-                let host = self.fs.host_path(AT_FDCWD, path.as_bytes())?;
+                let host = self.files.fs.host_path(AT_FDCWD, path.as_bytes())?;
                 // Linux: only regular files with execute permission run.
                 let meta = std::fs::metadata(&host)
                     .map_err(|e| e.raw_os_error().and_then(Errno::from_raw).unwrap_or(ENOENT))?;
@@ -263,7 +273,7 @@ impl Process {
                 break;
             }
             // Check it loads before destroying the current image.
-            let host = self.fs.host_path(AT_FDCWD, path.as_bytes())?;
+            let host = self.files.fs.host_path(AT_FDCWD, path.as_bytes())?;
             let f = crate::elf::ElfFile::open(&host, &path).map_err(|e| e.errno())?;
             drop(f);
             self.exec(&path, &args, &env, false).map_err(|e| {
@@ -302,7 +312,7 @@ impl Process {
                 unsafe { libc::close(fd) };
             }
         }
-        self.timerfds.prune_closed();
+        self.files.timerfds.prune_closed();
     }
 
     /// Whether a wait for a child (`options` without `WNOHANG`) is to look
@@ -452,7 +462,7 @@ impl Process {
             ChildWait::NoChild => Err(ECHILD),
             ChildWait::Running if options & libc::WNOHANG != 0 => Ok(None),
             ChildWait::Running => {
-                let t = &mut self.threads[self.current];
+                let t = self.threads.current_mut();
                 t.state = ThreadState::Io {
                     fds: Vec::new(),
                     until: None,
@@ -510,7 +520,7 @@ impl Process {
             }
             self.rlimits[res as usize] = (cur, max);
             if res as usize == crate::process::RLIMIT_DATA {
-                self.aspace.data_rlimit = (cur, max);
+                self.memory.aspace.data_rlimit = (cur, max);
             }
         }
         if old != 0 {
@@ -560,23 +570,23 @@ impl Process {
         let n = (len as usize).min(8);
         self.read_mem(mask, &mut b[..n])?;
         let m = u64::from_le_bytes(b);
-        let valid = if self.cpus.len() >= 64 {
+        let valid = if self.threads.cpus.len() >= 64 {
             u64::MAX
         } else {
-            (1u64 << self.cpus.len()) - 1
+            (1u64 << self.threads.cpus.len()) - 1
         };
         if m & valid == 0 {
             return Err(EINVAL);
         }
         let i = self.thread_index(pid as i32).ok_or(ESRCH)?;
-        self.threads[i].affinity = m;
-        if m & (1 << self.threads[i].cpu) == 0 {
+        self.threads.all[i].affinity = m;
+        if m & (1 << self.threads.all[i].cpu) == 0 {
             let cpu = self.least_loaded_cpu(m);
-            let from = self.threads[i].cpu;
-            if self.cpus[cpu].core.cycles < self.cpus[from].core.cycles {
-                self.cpus[cpu].core.cycles = self.cpus[from].core.cycles;
+            let from = self.threads.all[i].cpu;
+            if self.threads.cpus[cpu].core.cycles < self.threads.cpus[from].core.cycles {
+                self.threads.cpus[cpu].core.cycles = self.threads.cpus[from].core.cycles;
             }
-            self.threads[i].cpu = cpu;
+            self.threads.all[i].cpu = cpu;
         }
         Ok(0)
     }
@@ -586,20 +596,21 @@ impl Process {
             return Err(EINVAL);
         }
         let i = self.thread_index(pid as i32).ok_or(ESRCH)?;
-        let valid = if self.cpus.len() >= 64 {
+        let valid = if self.threads.cpus.len() >= 64 {
             u64::MAX
         } else {
-            (1u64 << self.cpus.len()) - 1
+            (1u64 << self.threads.cpus.len()) - 1
         };
-        self.write_u64(mask, self.threads[i].affinity & valid)?;
+        self.write_u64(mask, self.threads.all[i].affinity & valid)?;
         Ok(8)
     }
 
     pub(super) fn thread_index(&self, tid: i32) -> Option<usize> {
         if tid == 0 {
-            return Some(self.current);
+            return Some(self.threads.current);
         }
         self.threads
+            .all
             .iter()
             .position(|t| t.tid == tid && t.state != ThreadState::Exited)
     }
@@ -609,7 +620,7 @@ impl Process {
     }
 
     pub(super) fn sys_set_tid_address(&mut self, tidptr: u64) -> SysResult {
-        let t = &mut self.threads[self.current];
+        let t = self.threads.current_mut();
         t.clear_child_tid = tidptr;
         Ok(t.tid as i64)
     }
@@ -687,17 +698,17 @@ impl Process {
     /// umask: the guest's mask, which the host's follows so that files are
     /// created with it.
     pub(super) fn sys_umask(&mut self, mask: u32) -> SysResult {
-        let old = self.umask;
-        self.umask = mask & 0o777;
+        let old = self.files.umask;
+        self.files.umask = mask & 0o777;
         // SAFETY: umask takes an integer and cannot fail.
-        unsafe { libc::umask(self.umask) };
+        unsafe { libc::umask(self.files.umask) };
         Ok(old as i64)
     }
 
     /// getcpu: the thread's hart; one NUMA node. Unwritable pointers are
     /// ignored, as before.
     pub(super) fn sys_getcpu(&mut self, cpu: u64, node: u64) -> SysResult {
-        let c = self.threads[self.current].cpu as u32;
+        let c = self.threads.current().cpu as u32;
         if cpu != 0 {
             let _ = self.write_u32(cpu, c);
         }
@@ -796,7 +807,7 @@ mod tests {
         assert_eq!(err(p.sys_getaffinity(12345678, 8, mask)), ESRCH);
         p.write_u64(mask, 0b10).unwrap();
         assert_eq!(p.sys_setaffinity(0, 8, mask), Ok(0));
-        assert_eq!(p.threads[0].cpu, 1, "moved off hart 0");
+        assert_eq!(p.threads.all[0].cpu, 1, "moved off hart 0");
         p.write_u64(mask, 0b100).unwrap();
         assert_eq!(err(p.sys_setaffinity(0, 8, mask)), EINVAL, "no such hart");
         assert_eq!(err(p.sys_setaffinity(0, 8, WILD)), EFAULT);
@@ -815,7 +826,7 @@ mod tests {
         let tid = p.sys_clone(flags, 0x7000, ptid, 0x1234, 0).unwrap();
         assert_eq!(tid, p.pid as i64 + 1);
         assert_eq!(p.read_u32(ptid), Ok(tid as u32));
-        let child = &p.threads[1];
+        let child = &p.threads.all[1];
         assert_eq!(child.tid as i64, tid);
         assert_eq!(child.cpu, 1);
         assert_eq!(child.state, ThreadState::Runnable);
@@ -824,7 +835,7 @@ mod tests {
             (0x7000, 0x1234, 0)
         );
         assert_eq!(p.sys_set_tid_address(0x5000), Ok(p.pid as i64));
-        assert_eq!(p.threads[0].clear_child_tid, 0x5000);
+        assert_eq!(p.threads.all[0].clear_child_tid, 0x5000);
         p.sys_exit_group(0x1ff);
         assert_eq!(p.exit, Some(ExitKind::Code(0xff)));
     }

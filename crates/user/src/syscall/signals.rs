@@ -30,10 +30,10 @@ impl Process {
         if !(1..=64).contains(&sig) || (act != 0 && (sig == SIGKILL || sig == SIGSTOP)) {
             return Err(EINVAL);
         }
-        let old = self.actions[sig as usize];
+        let old = self.signals.actions[sig as usize];
         if act != 0 {
             let new: SigAction = self.read_obj(act)?;
-            self.actions[sig as usize] = new;
+            self.signals.actions[sig as usize] = new;
             crate::signal::host::mirror_to_host(sig, new.handler);
         }
         if oact != 0 {
@@ -43,8 +43,8 @@ impl Process {
     }
 
     pub(super) fn sys_sigprocmask(&mut self, how: i32, set: u64, oset: u64) -> SysResult {
-        let i = self.current;
-        let old = self.threads[i].sigmask;
+        let i = self.threads.current;
+        let old = self.threads.all[i].sigmask;
         if set != 0 {
             let s = self.read_u64(set)?;
             let new = match how {
@@ -53,7 +53,7 @@ impl Process {
                 2 => s,
                 _ => return Err(EINVAL),
             };
-            self.threads[i].sigmask = new & !((1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1)));
+            self.threads.all[i].sigmask = new & !((1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1)));
         }
         if oset != 0 {
             self.write_u64(oset, old)?;
@@ -66,8 +66,8 @@ impl Process {
             Ok(m) => m,
             Err(e) => return Some(-e),
         };
-        let i = self.current;
-        let t = &mut self.threads[i];
+        let i = self.threads.current;
+        let t = &mut self.threads.all[i];
         // Wait with the temporary mask; the handler's sigreturn restores
         // the old one, and the call returns -EINTR.
         t.saved_mask = Some(t.sigmask);
@@ -87,8 +87,8 @@ impl Process {
         let r = (|| -> Result<Option<i64>, Errno> {
             let set = self.read_u64(a[0])?;
             let timeout = self.read_timeout(a[2])?;
-            let i = self.current;
-            let found = self.threads[i]
+            let i = self.threads.current;
+            let found = self.threads.all[i]
                 .pending
                 .iter()
                 .enumerate()
@@ -96,23 +96,23 @@ impl Process {
                 .min_by_key(|&(k, p)| (p.signo, k))
                 .map(|(k, _)| k);
             if let Some(k) = found {
-                let info = self.threads[i].pending.remove(k);
-                self.threads[i].wait_deadline = None;
+                let info = self.threads.all[i].pending.remove(k);
+                self.threads.all[i].wait_deadline = None;
                 if a[1] != 0 {
                     self.write_obj(a[1], &info.to_abi())?;
                 }
                 return Ok(Some(info.signo as i64));
             }
             let now = self.now_ns();
-            let deadline = match self.threads[i].wait_deadline {
+            let deadline = match self.threads.all[i].wait_deadline {
                 Some(d) => d,
                 None => timeout.map_or(u64::MAX, |t| now.saturating_add(t)),
             };
             if now >= deadline {
-                self.threads[i].wait_deadline = None;
+                self.threads.all[i].wait_deadline = None;
                 return Err(EAGAIN);
             }
-            let t = &mut self.threads[i];
+            let t = &mut self.threads.all[i];
             t.wait_deadline = Some(deadline);
             t.state = ThreadState::SigTimedWait {
                 set,
@@ -172,22 +172,24 @@ impl Process {
     /// pending there).
     pub(crate) fn signal_target(&self, sig: i32) -> usize {
         let bit = 1u64 << (sig - 1);
-        let cur = self.current;
+        let cur = self.threads.current;
         let takes =
             |t: &crate::process::Thread| t.state != ThreadState::Exited && t.sigmask & bit == 0;
-        if let Some(main) = self.threads.iter().position(|t| t.tid == self.pid) {
-            if takes(&self.threads[main]) {
+        if let Some(main) = self.threads.all.iter().position(|t| t.tid == self.pid) {
+            if takes(&self.threads.all[main]) {
                 return main;
             }
         }
-        if takes(&self.threads[cur]) {
+        if takes(&self.threads.all[cur]) {
             return cur;
         }
         self.threads
+            .all
             .iter()
             .position(takes)
             .or_else(|| {
                 self.threads
+                    .all
                     .iter()
                     .position(|t| t.state != ThreadState::Exited)
             })
@@ -297,9 +299,9 @@ impl Process {
     }
 
     pub(super) fn sys_sigaltstack(&mut self, ss: u64, old: u64) -> SysResult {
-        let i = self.current;
-        let cur = self.threads[i].altstack;
-        let sp = self.threads[i].hart.x[2];
+        let i = self.threads.current;
+        let cur = self.threads.all[i].altstack;
+        let sp = self.threads.all[i].hart.x[2];
         let on_stack = cur.2 & SS_DISABLE == 0 && sp.wrapping_sub(cur.0) < cur.1;
         if old != 0 {
             let flags = if on_stack { SS_ONSTACK } else { cur.2 };
@@ -322,12 +324,12 @@ impl Process {
                 ..
             } = self.read_obj(ss)?;
             if flags & SS_DISABLE != 0 {
-                self.threads[i].altstack = (0, 0, SS_DISABLE);
+                self.threads.all[i].altstack = (0, 0, SS_DISABLE);
             } else {
                 if size < 2048 {
                     return Err(ENOMEM);
                 }
-                self.threads[i].altstack = (sp, size, 0);
+                self.threads.all[i].altstack = (sp, size, 0);
             }
         }
         Ok(0)
@@ -335,7 +337,7 @@ impl Process {
 
     /// rt_sigpending: the signals pending for the calling thread.
     pub(super) fn sys_sigpending(&mut self, set: u64) -> SysResult {
-        let t = &self.threads[self.current];
+        let t = self.threads.current();
         let m = t.pending.iter().fold(0u64, |m, p| m | 1 << (p.signo - 1));
         self.write_u64(set, m).map(|_| 0)
     }
@@ -392,7 +394,7 @@ mod tests {
         assert_eq!(p.sys_sigprocmask(0, set, old), Ok(0), "SIG_BLOCK");
         assert_eq!(p.read_u64(old), Ok(0));
         assert_eq!(
-            p.threads[0].sigmask,
+            p.threads.all[0].sigmask,
             bit(SIGSEGV),
             "SIGKILL cannot be blocked"
         );
@@ -400,7 +402,7 @@ mod tests {
         assert_eq!(p.sys_sigprocmask(2, set, old), Ok(0), "SIG_SETMASK");
         assert_eq!(p.read_u64(old), Ok(bit(SIGSEGV)));
         assert_eq!(p.sys_sigprocmask(1, set, 0), Ok(0), "SIG_UNBLOCK");
-        assert_eq!(p.threads[0].sigmask, 0);
+        assert_eq!(p.threads.all[0].sigmask, 0);
         assert_eq!(err(p.sys_sigprocmask(3, set, 0)), EINVAL);
         assert_eq!(err(p.sys_sigprocmask(0, WILD, 0)), EFAULT);
     }
@@ -414,7 +416,7 @@ mod tests {
         assert_eq!(p.sys_kill(pid, SIGUSR1), Ok(0));
         assert_eq!(p.sys_sigpending(set), Ok(0));
         assert_eq!(p.read_u64(set), Ok(1 << (SIGUSR1 - 1)));
-        assert_eq!(p.threads[0].pending[0].code, SI_USER);
+        assert_eq!(p.threads.all[0].pending[0].code, SI_USER);
     }
 
     #[test]

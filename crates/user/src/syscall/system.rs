@@ -8,7 +8,7 @@ use rvnvmm_mem::sv39::PAGE_SIZE;
 impl Process {
     pub(super) fn sys_sysinfo(&mut self, buf: u64) -> SysResult {
         let ram = self.opts.dram_node().map_or(0, |n| n.size);
-        let used = self.aspace.frames.used * PAGE_SIZE;
+        let used = self.memory.aspace.frames.used * PAGE_SIZE;
         let info = Sysinfo {
             uptime: (self.now_ns() / 1_000_000_000) as i64,
             totalram: ram,
@@ -64,7 +64,7 @@ impl Process {
         const PR_GET_NAME: u64 = 16;
         const PR_SET_NO_NEW_PRIVS: u64 = 38;
         const PR_GET_NO_NEW_PRIVS: u64 = 39;
-        let i = self.current;
+        let i = self.threads.current;
         match op {
             // The emulator grants no privileges, so the one-way flag only
             // needs remembering.
@@ -79,11 +79,11 @@ impl Process {
                 name.truncate(15);
                 let mut comm = [0u8; 16];
                 comm[..name.len()].copy_from_slice(&name);
-                self.threads[i].comm = comm;
+                self.threads.all[i].comm = comm;
                 Ok(0)
             }
             PR_GET_NAME => {
-                let comm = self.threads[i].comm;
+                let comm = self.threads.all[i].comm;
                 self.write_mem(arg, &comm)?;
                 Ok(0)
             }

@@ -46,8 +46,8 @@ pub(crate) fn process() -> Process {
         time_slice_ns: 3_000_000,
     };
     let mut p = Process::without_program(opts).expect("a bare process");
-    p.aspace.brk_start = BRK_START;
-    p.aspace.brk = BRK_START;
+    p.memory.aspace.brk_start = BRK_START;
+    p.memory.aspace.brk = BRK_START;
     p
 }
 

@@ -36,6 +36,7 @@ impl Process {
                 let ours = who == 0
                     || self
                         .threads
+                        .all
                         .iter()
                         .any(|t| t.tid == who && t.state != ThreadState::Exited);
                 ours.then_some(Clock::ThreadCpu).ok_or(EINVAL)
@@ -83,12 +84,12 @@ impl Process {
             Ok(u) => u,
             Err(e) => return Some(-e),
         };
-        let i = self.current;
-        self.threads[i].state = ThreadState::Sleep {
+        let i = self.threads.current;
+        self.threads.all[i].state = ThreadState::Sleep {
             until,
             restart: false,
         };
-        self.threads[i].hart.x[10] = 0;
+        self.threads.all[i].hart.x[10] = 0;
         None
     }
 
@@ -197,7 +198,7 @@ mod tests {
         p.write_u64(req, 2).unwrap();
         p.write_u64(req + 8, 500).unwrap();
         let now = p.now_ns();
-        let until = |p: &Process| match p.threads[0].state {
+        let until = |p: &Process| match p.threads.all[0].state {
             ThreadState::Sleep { until, .. } => until,
             ref s => panic!("not asleep: {s:?}"),
         };
@@ -250,7 +251,7 @@ mod tests {
         p.write_u64(req + 8, 1000).unwrap();
         // Flags other than TIMER_ABSTIME are ignored, as by Linux.
         assert_eq!(p.sys_nanosleep(MONOTONIC, 2, req), None);
-        assert_eq!(p.threads[0].hart.x[10], 0);
+        assert_eq!(p.threads.all[0].hart.x[10], 0);
     }
 
     #[test]
@@ -259,14 +260,14 @@ mod tests {
         let (req, rem) = (scratch(&mut p, 16), scratch(&mut p, 16));
         p.write_u64(req, 5).unwrap();
         let now = p.now_ns();
-        let t = &mut p.threads[0];
+        let t = &mut p.threads.all[0];
         t.hart.x[17] = crate::syscall::nr::NANOSLEEP;
         t.hart.x[11] = rem;
         assert_eq!(p.sys_nanosleep(MONOTONIC, 0, req), None);
         let sig = crate::signal::SignalInfo::sent(crate::signal::SIGUSR1, 0, 1);
         p.queue_signal_at(0, sig, now + NS + 250);
-        assert_eq!(p.threads[0].state, ThreadState::Runnable);
-        assert_eq!(p.threads[0].hart.x[10], (-EINTR) as u64);
+        assert_eq!(p.threads.all[0].state, ThreadState::Runnable);
+        assert_eq!(p.threads.all[0].hart.x[10], (-EINTR) as u64);
         assert_eq!(timespec(&mut p, rem), 4 * NS - 250);
     }
 
@@ -309,28 +310,31 @@ mod tests {
         // The expiry is a wake-up of the scheduler: a thread in pause()
         // gets SIGALRM (EINTR) at its time, and the timer reloads.
         let now = p.now_ns();
-        p.threads[0].state = ThreadState::SigWait;
+        p.threads.all[0].state = ThreadState::SigWait;
         let due = p.ns_to_cycles(now + 2_500_000_000);
         assert_eq!(p.next_wakeup(), Some(due));
         p.deliver_wakeup();
-        let t = &p.threads[0];
+        let t = &p.threads.all[0];
         assert_eq!(t.state, ThreadState::Runnable);
         assert_eq!(t.hart.x[10], (-EINTR) as u64);
         assert_eq!(t.pending[0].signo, 14);
-        assert_eq!(p.cpus[0].core.cycles, due, "woken at the expiry");
-        assert_eq!(p.itimers[ITIMER_REAL].next, Some(now + 2_750_000_000));
+        assert_eq!(p.threads.cpus[0].core.cycles, due, "woken at the expiry");
+        assert_eq!(
+            p.signals.itimers[ITIMER_REAL].next,
+            Some(now + 2_750_000_000)
+        );
         assert_eq!(p.sys_getitimer(0, old), Ok(0));
         assert_eq!(pair(&mut p, old, 1000), (250_000_000, 250_000_000));
         // Blocked by every waiting thread, the signal wakes nobody: no
         // wake-up (a deadlock, not a spin).
-        p.threads[0].pending.clear();
-        p.threads[0].state = ThreadState::SigWait;
-        p.threads[0].sigmask = 1 << 13;
+        p.threads.all[0].pending.clear();
+        p.threads.all[0].state = ThreadState::SigWait;
+        p.threads.all[0].sigmask = 1 << 13;
         assert_eq!(p.next_wakeup(), None);
-        p.threads[0].sigmask = 0;
+        p.threads.all[0].sigmask = 0;
         // A null value disarms.
         assert_eq!(p.sys_setitimer(0, 0, old), Ok(0));
-        assert_eq!(p.itimers[ITIMER_REAL], Schedule::default());
+        assert_eq!(p.signals.itimers[ITIMER_REAL], Schedule::default());
         assert_eq!(p.next_wakeup(), None);
     }
 
@@ -343,13 +347,16 @@ mod tests {
             assert_eq!(p.sys_setitimer(which, new, 0), Ok(0));
         }
         let end = p.timer_turn_end(0).unwrap();
-        assert_eq!(end, p.cpus[0].core.cycles + p.ns_to_cycles(1_000_000));
-        p.cpu_cycles = p.ns_to_cycles(1_000_000) - 1;
+        assert_eq!(
+            end,
+            p.threads.cpus[0].core.cycles + p.ns_to_cycles(1_000_000)
+        );
+        p.threads.cpu_cycles = p.ns_to_cycles(1_000_000) - 1;
         p.check_cpu_timers();
-        assert!(p.threads[0].pending.is_empty());
-        p.cpu_cycles += 1;
+        assert!(p.threads.all[0].pending.is_empty());
+        p.threads.cpu_cycles += 1;
         p.check_cpu_timers();
-        let sigs: Vec<i32> = p.threads[0].pending.iter().map(|s| s.signo).collect();
+        let sigs: Vec<i32> = p.threads.all[0].pending.iter().map(|s| s.signo).collect();
         assert_eq!(sigs, [26, 27], "SIGVTALRM, SIGPROF");
         assert!(!p.cpu_timer_armed(), "one-shot");
     }
@@ -388,7 +395,7 @@ mod tests {
         assert!(!readable(fd));
         // 55 us later: expired at 30 and 40 and 50 us.
         let start = p.now_ns();
-        p.cpus[0].core.cycles += p.ns_to_cycles(55_000);
+        p.threads.cpus[0].core.cycles += p.ns_to_cycles(55_000);
         p.sync_timerfds();
         assert!(readable(fd), "the eventfd follows the simulated time");
         assert_eq!(p.timerfd_read(fd, buf, 8), Some(8));
@@ -406,19 +413,19 @@ mod tests {
         // reads again.
         put_pair(&mut p, spec, 0, 7_000, 1);
         assert_eq!(p.sys_timerfd_settime(rt, 0, spec, 0), Ok(0));
-        p.threads[0].hart.pc = 0x1004;
+        p.threads.all[0].hart.pc = 0x1004;
         assert_eq!(p.timerfd_read(rt, buf, 8), None);
         let now = p.now_ns();
         assert_eq!(
-            p.threads[0].state,
+            p.threads.all[0].state,
             ThreadState::Sleep {
                 until: now + 7_000,
                 restart: true
             }
         );
-        assert_eq!(p.threads[0].hart.pc, 0x1000, "the read runs again");
+        assert_eq!(p.threads.all[0].hart.pc, 0x1000, "the read runs again");
         // A write is EINVAL, and a duplicate is the same timer.
-        p.threads[0].state = ThreadState::Runnable;
+        p.threads.all[0].state = ThreadState::Runnable;
         assert_eq!(
             p.dispatch(crate::syscall::nr::WRITE, [fd as u64, buf, 8, 0, 0, 0]),
             Some(-EINVAL)
@@ -428,6 +435,6 @@ mod tests {
         assert_eq!(p.sys_timerfd_gettime(d, out), Ok(0));
         assert_eq!(p.sys_close(d), Ok(0));
         assert_eq!(p.sys_close(rt), Ok(0));
-        assert!(p.timerfds.timers.is_empty());
+        assert!(p.files.timerfds.timers.is_empty());
     }
 }

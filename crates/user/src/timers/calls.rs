@@ -11,7 +11,7 @@ impl Process {
 
     /// The process's CPU time: the simulated time its threads ran, in ns.
     pub(crate) fn cpu_ns(&self) -> u64 {
-        self.cycles_to_ns(self.cpu_cycles)
+        self.cycles_to_ns(self.threads.cpu_cycles)
     }
 
     /// Where interval timer `which` counts now, in ns.
@@ -37,7 +37,7 @@ impl Process {
             .ok_or(EINVAL)?;
         let before = self.itimer_value(which);
         let now = self.itimer_now(which);
-        self.itimers[which] = if value == 0 {
+        self.signals.itimers[which] = if value == 0 {
             Schedule::default()
         } else {
             Schedule::armed(now.saturating_add(value), interval)
@@ -62,7 +62,7 @@ impl Process {
     /// Timer `which` as getitimer gives it: an armed timer has at least a
     /// microsecond left, as on Linux.
     fn itimer_value(&self, which: usize) -> Itimerval {
-        let s = self.itimers[which];
+        let s = self.signals.itimers[which];
         let left = match s.next {
             None => 0,
             Some(_) => s.remaining(self.itimer_now(which)).max(1000),
@@ -74,11 +74,11 @@ impl Process {
     /// it is not ignored, and some thread does not block it or waits for
     /// it in `sigtimedwait`.
     fn timer_signal_matters(&self, sig: i32) -> bool {
-        if self.actions[sig as usize].handler == 1 {
+        if self.signals.actions[sig as usize].handler == 1 {
             return false;
         }
         let bit = 1u64 << (sig - 1);
-        self.threads.iter().any(|t| match t.state {
+        self.threads.all.iter().any(|t| match t.state {
             ThreadState::Exited => false,
             ThreadState::SigTimedWait { set, .. } if set & bit != 0 => true,
             _ => t.sigmask & bit == 0,
@@ -89,9 +89,10 @@ impl Process {
     /// runs, or while its signal can reach one (a process whose threads all
     /// wait with the signal blocked or ignored is not woken by it).
     pub(crate) fn real_timer_wakeup(&self) -> Option<u64> {
-        let next = self.itimers[ITIMER_REAL].next?;
+        let next = self.signals.itimers[ITIMER_REAL].next?;
         let runs = self
             .threads
+            .all
             .iter()
             .any(|t| t.state == ThreadState::Runnable);
         (runs || self.timer_signal_matters(ITIMER_SIGNALS[ITIMER_REAL])).then_some(next)
@@ -101,13 +102,13 @@ impl Process {
     /// timer reloads past the time the cores have reached (expirations
     /// missed while its signal could not matter merge into this one).
     pub(crate) fn fire_real_timer(&mut self, at: u64) {
-        let floor = (0..self.cpus.len())
+        let floor = (0..self.threads.cpus.len())
             .filter(|&c| self.status(c) == Status::Ready)
-            .map(|c| self.cycles_to_ns(self.cpus[c].core.cycles))
+            .map(|c| self.cycles_to_ns(self.threads.cpus[c].core.cycles))
             .min()
             .unwrap_or(at)
             .max(at);
-        self.itimers[ITIMER_REAL].take(floor);
+        self.signals.itimers[ITIMER_REAL].take(floor);
         self.timer_signal(ITIMER_SIGNALS[ITIMER_REAL], self.ns_to_cycles(at));
     }
 
@@ -116,8 +117,8 @@ impl Process {
     pub(crate) fn check_cpu_timers(&mut self) {
         let cpu = self.cpu_ns();
         for which in [ITIMER_VIRTUAL, ITIMER_PROF] {
-            if self.itimers[which].take(cpu) > 0 {
-                let now = self.cpus[self.threads[self.current].cpu].core.cycles;
+            if self.signals.itimers[which].take(cpu) > 0 {
+                let now = self.threads.cpus[self.threads.current().cpu].core.cycles;
                 self.timer_signal(ITIMER_SIGNALS[which], now);
             }
         }
@@ -129,12 +130,12 @@ impl Process {
     /// (the disposition may change before it is unblocked).
     fn timer_signal(&mut self, sig: i32, at_cycles: u64) {
         let i = self.signal_target(sig);
-        let blocked = self.threads[i].sigmask & 1 << (sig - 1) != 0;
-        if self.actions[sig as usize].handler == 1 && !blocked {
+        let blocked = self.threads.all[i].sigmask & 1 << (sig - 1) != 0;
+        if self.signals.actions[sig as usize].handler == 1 && !blocked {
             // Ignored: discarded as it is sent, it interrupts nothing.
             return;
         }
-        let waited = self.threads[i].state != ThreadState::Runnable;
+        let waited = self.threads.all[i].state != ThreadState::Runnable;
         let at_ns = self.cycles_to_ns(at_cycles);
         self.queue_signal_at(
             i,
@@ -145,9 +146,9 @@ impl Process {
             },
             at_ns,
         );
-        let t = &self.threads[i];
+        let t = &self.threads.all[i];
         if waited && t.state == ThreadState::Runnable {
-            let c = &mut self.cpus[t.cpu].core;
+            let c = &mut self.threads.cpus[t.cpu].core;
             c.cycles = c.cycles.max(at_cycles);
         }
     }
@@ -156,20 +157,26 @@ impl Process {
     /// `ITIMER_REAL`'s expiry, and where the CPU time the turn adds would
     /// reach a CPU-time timer's.
     pub(crate) fn timer_turn_end(&self, cpu: usize) -> Option<u64> {
-        let real = self.itimers[ITIMER_REAL]
+        let real = self.signals.itimers[ITIMER_REAL]
             .next
             .map(|ns| self.ns_to_cycles(ns));
-        let clock = self.cpus[cpu].core.cycles;
+        let clock = self.threads.cpus[cpu].core.cycles;
         let cpu_time = [ITIMER_VIRTUAL, ITIMER_PROF]
             .into_iter()
-            .filter_map(|w| self.itimers[w].next)
-            .map(|ns| clock.saturating_add(self.ns_to_cycles(ns).saturating_sub(self.cpu_cycles)));
+            .filter_map(|w| self.signals.itimers[w].next)
+            .map(|ns| {
+                clock.saturating_add(
+                    self.ns_to_cycles(ns)
+                        .saturating_sub(self.threads.cpu_cycles),
+                )
+            });
         real.into_iter().chain(cpu_time).min()
     }
 
     /// Whether a CPU-time timer is armed.
     pub(crate) fn cpu_timer_armed(&self) -> bool {
-        self.itimers[ITIMER_VIRTUAL].next.is_some() || self.itimers[ITIMER_PROF].next.is_some()
+        self.signals.itimers[ITIMER_VIRTUAL].next.is_some()
+            || self.signals.itimers[ITIMER_PROF].next.is_some()
     }
 
     // ---- timerfds ---------------------------------------------------------
@@ -189,14 +196,14 @@ impl Process {
         // bits: the descriptor's flags are the guest's.
         // SAFETY: eventfd takes integers only.
         let fd = crate::syscall::host(unsafe { libc::eventfd(0, flags as i32) } as i64)?;
-        self.timerfds.add(fd as i32, clock);
+        self.files.timerfds.add(fd as i32, clock);
         Ok(fd)
     }
 
     /// The timerfd `fd`, or the error Linux gives for a descriptor that is
     /// not one (EBADF closed, EINVAL another kind).
     fn timerfd(&self, fd: i32) -> Result<&TimerFd, Errno> {
-        match self.timerfds.get(fd) {
+        match self.files.timerfds.get(fd) {
             Some(t) => Ok(t),
             // SAFETY: F_GETFD takes no argument.
             None if unsafe { libc::fcntl(fd, libc::F_GETFD) } < 0 || self.is_own_fd(fd) => {
@@ -230,7 +237,7 @@ impl Process {
         } else {
             value
         };
-        let t = self.timerfds.get_mut(fd).expect("a timerfd");
+        let t = self.files.timerfds.get_mut(fd).expect("a timerfd");
         t.schedule = if value == 0 {
             Schedule::default()
         } else {
@@ -261,11 +268,11 @@ impl Process {
                 return Err(EINVAL);
             }
             let now = self.now_ns();
-            let t = self.timerfds.get_mut(fd).expect("a timerfd");
+            let t = self.files.timerfds.get_mut(fd).expect("a timerfd");
             let due = t.schedule.due(now);
             if due > 0 {
                 self.write_u64(buf, due)?;
-                let t = self.timerfds.get_mut(fd).expect("a timerfd");
+                let t = self.files.timerfds.get_mut(fd).expect("a timerfd");
                 t.schedule.take(now);
                 self.sync_timerfds();
                 return Ok(Some(8));
@@ -276,10 +283,10 @@ impl Process {
             if fl >= 0 && fl & libc::O_NONBLOCK != 0 {
                 return Err(EAGAIN);
             }
-            let i = self.current;
+            let i = self.threads.current;
             match next {
                 Some(at) => {
-                    let t = &mut self.threads[i];
+                    let t = &mut self.threads.all[i];
                     t.state = ThreadState::Sleep {
                         until: at,
                         restart: true,
@@ -291,7 +298,7 @@ impl Process {
                 // a short simulated interval; else only a signal can.
                 None if self.others_can_run() => {
                     const LOOK_AGAIN_NS: u64 = 100_000;
-                    let t = &mut self.threads[i];
+                    let t = &mut self.threads.all[i];
                     t.state = ThreadState::Sleep {
                         until: now.saturating_add(LOOK_AGAIN_NS),
                         restart: true,
@@ -299,7 +306,7 @@ impl Process {
                     t.hart.pc -= 4;
                 }
                 None => {
-                    let t = &mut self.threads[i];
+                    let t = &mut self.threads.all[i];
                     t.state = ThreadState::SigWait;
                     t.hart.x[10] = (-EINTR) as u64;
                 }
@@ -315,13 +322,14 @@ impl Process {
     /// Makes each timerfd's eventfd readable exactly while its timer has
     /// expired at the current thread's simulated time.
     pub(crate) fn sync_timerfds(&mut self) {
-        if self.timerfds.timers.is_empty() {
+        if self.files.timerfds.timers.is_empty() {
             return;
         }
         let now = self.now_ns();
-        let ids: Vec<u32> = self.timerfds.timers.keys().copied().collect();
+        let ids: Vec<u32> = self.files.timerfds.timers.keys().copied().collect();
         for id in ids {
             let Some(&fd) = self
+                .files
                 .timerfds
                 .fds
                 .iter()
@@ -330,7 +338,7 @@ impl Process {
             else {
                 continue;
             };
-            let t = self.timerfds.timers.get_mut(&id).expect("listed");
+            let t = self.files.timerfds.timers.get_mut(&id).expect("listed");
             let want = t.schedule.due(now) > 0;
             if want == t.readable {
                 continue;
@@ -355,6 +363,6 @@ impl Process {
 
     /// Whether `fd` is one of the emulator's own descriptors.
     fn is_own_fd(&self, fd: i32) -> bool {
-        self.fs.is_internal(fd)
+        self.files.fs.is_internal(fd)
     }
 }

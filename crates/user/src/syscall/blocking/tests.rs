@@ -10,9 +10,9 @@ const AFTER_ECALL: u64 = 0x1004;
 /// a call that would block waits instead.
 fn two_threads() -> Process {
     let mut p = process();
-    p.threads[0].hart.pc = AFTER_ECALL;
+    p.threads.all[0].hart.pc = AFTER_ECALL;
     let hart = rvnvmm_hart::Hart::new(p.opts.hart.clone());
-    p.threads.push(Thread::new(p.pid + 1, hart, 1));
+    p.threads.all.push(Thread::new(p.pid + 1, hart, 1));
     p
 }
 
@@ -28,8 +28,8 @@ fn pipe(p: &mut Process, flags: i32) -> (i32, i32) {
 
 /// The thread ran its call again: back at the ecall and runnable.
 fn rerun(p: &mut Process) {
-    p.threads[0].state = ThreadState::Runnable;
-    p.threads[0].hart.pc = AFTER_ECALL;
+    p.threads.all[0].state = ThreadState::Runnable;
+    p.threads.all[0].hart.pc = AFTER_ECALL;
 }
 
 #[test]
@@ -39,26 +39,33 @@ fn a_read_on_an_empty_pipe_waits_and_the_write_wakes_it_at_its_time() {
     let buf = scratch(&mut p, 64);
     assert_eq!(p.sys_read(r, buf, 64), Err(BLOCKED));
     assert_eq!(
-        p.threads[0].state,
+        p.threads.all[0].state,
         ThreadState::Io {
             fds: vec![(r, libc::POLLIN)],
             until: None,
             restart: true,
         }
     );
-    assert_eq!(p.threads[0].hart.pc, AFTER_ECALL - 4, "at the ecall again");
+    assert_eq!(
+        p.threads.all[0].hart.pc,
+        AFTER_ECALL - 4,
+        "at the ecall again"
+    );
     // Nothing made it ready yet.
     p.wake_ready_io(Some(5_000));
-    assert!(matches!(p.threads[0].state, ThreadState::Io { .. }));
+    assert!(matches!(p.threads.all[0].state, ThreadState::Io { .. }));
     // The other thread writes at cycle 7000.
     p.write_mem(buf, b"hello").unwrap();
-    p.current = 1;
+    p.threads.current = 1;
     assert_eq!(p.sys_write(w, buf, 5), Ok(5));
-    p.current = 0;
+    p.threads.current = 0;
     p.wake_ready_io(Some(7_000));
-    assert_eq!(p.threads[0].state, ThreadState::Runnable);
-    assert_eq!(p.cpus[0].core.cycles, 7_000, "woken at the write's time");
-    p.threads[0].hart.pc = AFTER_ECALL;
+    assert_eq!(p.threads.all[0].state, ThreadState::Runnable);
+    assert_eq!(
+        p.threads.cpus[0].core.cycles, 7_000,
+        "woken at the write's time"
+    );
+    p.threads.all[0].hart.pc = AFTER_ECALL;
     assert_eq!(p.sys_read(r, buf + 8, 64), Ok(5));
     assert_eq!(read(&mut p, buf + 8, 5), b"hello");
     p.sys_close(r).unwrap();
@@ -71,11 +78,11 @@ fn non_blocking_descriptors_and_a_lone_thread_never_wait() {
     let (r, w) = pipe(&mut p, libc::O_NONBLOCK);
     let buf = scratch(&mut p, 64);
     assert_eq!(p.sys_read(r, buf, 64), Err(EAGAIN));
-    p.threads[1].state = ThreadState::Exited;
+    p.threads.all[1].state = ThreadState::Exited;
     assert_eq!(p.sys_read(r, buf, 64), Err(EAGAIN), "alone");
-    assert_eq!(p.threads[0].state, ThreadState::Runnable);
+    assert_eq!(p.threads.all[0].state, ThreadState::Runnable);
     // A regular file is always ready.
-    p.threads[1].state = ThreadState::Runnable;
+    p.threads.all[1].state = ThreadState::Runnable;
     let f = TempFile::new("blocking-file", b"data");
     let path = guest_str(&mut p, f.path());
     let fd = p.sys_openat(libc::AT_FDCWD as u64, path, 0, 0).unwrap() as i32;
@@ -92,19 +99,19 @@ fn a_write_larger_than_the_pipe_waits_for_room_and_returns_every_byte() {
     const LEN: u64 = 200_000;
     let buf = scratch(&mut p, LEN);
     assert_eq!(p.sys_write(w, buf, LEN), Err(BLOCKED));
-    let done = p.threads[0].io_done;
+    let done = p.threads.all[0].io_done;
     assert!(done > 0 && done < LEN, "{done}");
     let sink = scratch(&mut p, LEN);
     let mut drained = 0;
     loop {
         // The other thread drains the pipe; the writer goes on.
-        p.current = 1;
-        while drained < p.threads[0].io_done {
+        p.threads.current = 1;
+        while drained < p.threads.all[0].io_done {
             drained += p.sys_read(r, sink, LEN).unwrap() as u64;
         }
-        p.current = 0;
+        p.threads.current = 0;
         p.wake_ready_io(Some(0));
-        assert_eq!(p.threads[0].state, ThreadState::Runnable);
+        assert_eq!(p.threads.all[0].state, ThreadState::Runnable);
         rerun(&mut p);
         match p.sys_write(w, buf, LEN) {
             Err(BLOCKED) => continue,
@@ -114,8 +121,8 @@ fn a_write_larger_than_the_pipe_waits_for_room_and_returns_every_byte() {
             }
         }
     }
-    assert_eq!(p.threads[0].io_done, 0);
-    p.current = 1;
+    assert_eq!(p.threads.all[0].io_done, 0);
+    p.threads.current = 1;
     while drained < LEN {
         drained += p.sys_read(r, sink, LEN).unwrap() as u64;
     }
@@ -126,7 +133,7 @@ fn a_write_larger_than_the_pipe_waits_for_room_and_returns_every_byte() {
 #[test]
 fn a_signal_ends_a_wait_as_linux_does() {
     let mut p = two_threads();
-    let t = &mut p.threads[0];
+    let t = &mut p.threads.all[0];
     let wait = |t: &mut Thread, done: u64, deadline: Option<u64>| {
         t.state = ThreadState::Io {
             fds: vec![(0, libc::POLLIN)],
@@ -177,7 +184,7 @@ fn a_socket_timeout_runs_in_simulated_time() {
     assert_eq!(p.net_syscall(nr::RECVFROM, recv), None, "waits");
     let deadline = now + 20_000_000;
     assert_eq!(
-        p.threads[0].state,
+        p.threads.all[0].state,
         ThreadState::Io {
             fds: vec![(s, libc::POLLIN)],
             until: Some(deadline),
@@ -187,11 +194,15 @@ fn a_socket_timeout_runs_in_simulated_time() {
     // Before the deadline, the call waits again; at it, it times out.
     rerun(&mut p);
     assert_eq!(p.net_syscall(nr::RECVFROM, recv), None);
-    assert_eq!(p.threads[0].wait_deadline, Some(deadline), "the same one");
-    p.cpus[0].core.cycles = p.ns_to_cycles(deadline);
+    assert_eq!(
+        p.threads.all[0].wait_deadline,
+        Some(deadline),
+        "the same one"
+    );
+    p.threads.cpus[0].core.cycles = p.ns_to_cycles(deadline);
     rerun(&mut p);
     assert_eq!(p.net_syscall(nr::RECVFROM, recv), Some(-EAGAIN));
-    assert_eq!(p.threads[0].wait_deadline, None);
+    assert_eq!(p.threads.all[0].wait_deadline, None);
 }
 
 #[test]
@@ -224,7 +235,7 @@ fn accept_waits_for_a_connection_and_connect_completes_on_loopback() {
         r = call(&mut p, nr::CONNECT, [c, addr, 16, 0, 0, 0]);
     }
     assert_eq!(r, Some(0));
-    assert_eq!(p.threads[0].io_done, 0);
+    assert_eq!(p.threads.all[0].io_done, 0);
     let fl = p.sys_fcntl(c as i32, libc::F_GETFL, 0).unwrap();
     assert_eq!(fl & libc::O_NONBLOCK as i64, 0, "the guest's flags kept");
     let s = call(&mut p, nr::ACCEPT, [l, 0, 0, 0, 0, 0]).unwrap();
@@ -248,7 +259,7 @@ fn poll_waits_on_its_descriptors_and_a_handler_ends_it_with_eintr() {
     let now = p.now_ns();
     assert_eq!(p.sys_ppoll([fds, 1, ts, 0, 0, 0]), None, "waits");
     assert_eq!(
-        p.threads[0].state,
+        p.threads.all[0].state,
         ThreadState::Io {
             fds: vec![(r, libc::POLLIN)],
             until: Some(now + 5_000_000),
@@ -257,27 +268,27 @@ fn poll_waits_on_its_descriptors_and_a_handler_ends_it_with_eintr() {
     );
     // A write of the other thread wakes it at its time.
     let buf = scratch(&mut p, 8);
-    p.current = 1;
+    p.threads.current = 1;
     assert_eq!(p.sys_write(w, buf, 1), Ok(1));
-    p.current = 0;
+    p.threads.current = 0;
     p.wake_ready_io(Some(9_000));
-    assert_eq!(p.threads[0].state, ThreadState::Runnable);
-    assert_eq!(p.cpus[0].core.cycles, 9_000);
+    assert_eq!(p.threads.all[0].state, ThreadState::Runnable);
+    assert_eq!(p.threads.cpus[0].core.cycles, 9_000);
     rerun(&mut p);
     assert_eq!(p.sys_ppoll([fds, 1, ts, 0, 0, 0]), Some(1));
-    assert_eq!(p.threads[0].wait_deadline, None);
+    assert_eq!(p.threads.all[0].wait_deadline, None);
     // Drained again, a wait that a handler with SA_RESTART interrupts:
     // EINTR all the same, and no deadline left for the next call.
     p.sys_read(r, buf, 8).unwrap();
     assert_eq!(p.sys_ppoll([fds, 1, ts, 0, 0, 0]), None);
-    p.actions[crate::signal::consts::SIGUSR1 as usize] = crate::signal::SigAction {
+    p.signals.actions[crate::signal::consts::SIGUSR1 as usize] = crate::signal::SigAction {
         handler: 0x5000,
         flags: crate::signal::consts::SA_RESTART,
         mask: 0,
     };
     let info = crate::signal::SignalInfo::sent(crate::signal::consts::SIGUSR1, 0, 1);
     p.queue_signal(0, info);
-    let t = &p.threads[0];
+    let t = &p.threads.all[0];
     assert_eq!((t.hart.pc, t.hart.x[10]), (AFTER_ECALL, (-EINTR) as u64));
     assert_eq!(t.wait_deadline, None);
     p.sys_close(r).unwrap();
@@ -296,7 +307,7 @@ fn wait4_for_a_running_child_looks_again_later_while_others_run() {
     let now = p.now_ns();
     assert_eq!(p.sys_wait4([pid, status, 0, 0, 0, 0]), Err(BLOCKED));
     assert_eq!(
-        p.threads[0].state,
+        p.threads.all[0].state,
         ThreadState::Io {
             fds: Vec::new(),
             until: Some(now + RETRY_NS),
