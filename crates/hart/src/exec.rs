@@ -1,13 +1,25 @@
-//! The interpreter: executes one decoded block.
+//! The interpreter: executes one decoded block. Each instruction goes
+//! through `Hart::step`'s one dispatch to its extension's execute file
+//! (`exec/NAME.rs` for the table's `insns/NAME.rs`, registered by a rule
+//! of `step`'s `arm!`).
 
-use crate::memory::{read_host, write_le};
-use crate::privileged::{envcfg, mstatus};
+mod a;
+mod cache;
+mod fp;
+mod fp_ext;
+mod hints;
+mod m;
+mod marker;
+mod mop;
+mod privileged;
+mod rv64i;
+mod zawrs;
+mod zicsr;
+
 use crate::trap::Flow;
-use crate::{Env, Exit, Hart, Priv, Trap};
-use crate::{FlushKind, TimingModel, TlbFlush};
-use rvnvmm_isa::bits::sext32;
-use rvnvmm_isa::{FenceSets, Insn, Op};
-use rvnvmm_mem::sv39::Access;
+use crate::TimingModel;
+use crate::{Env, Exit, Hart, Trap};
+use rvnvmm_isa::{Insn, Op};
 use rvnvmm_mem::sv39::{page_base, page_offset, PAGE_SIZE};
 
 /// Where an instruction of an SMT thread issues, between finding the slot
@@ -430,6 +442,12 @@ impl Hart {
         self.core.cycles += cycles as u64;
     }
 
+    /// Executes one instruction: the interpreter's one dispatch,
+    /// `rvnvmm_isa::dispatch_ops!`, a `match` with an arm per operation
+    /// that sends it to its extension's execute function
+    /// (`exec/NAME.rs` for the table's `insns/NAME.rs`), inlined with the
+    /// operation a constant: each arm keeps that operation's code alone,
+    /// and the `match` is one jump table.
     #[inline(always)]
     pub(crate) fn step<T: TimingModel + ?Sized, const FULL: bool>(
         &mut self,
@@ -439,487 +457,86 @@ impl Hart {
         done: u64,
         done_cycles: u64,
     ) -> Result<Flow, Trap> {
-        // Read at each use rather than kept in a register across the match:
-        // the interpreter loop is short of registers.
-        let rd = || ins.rd as usize & 31;
         let a = self.x[ins.rs1 as usize & 31];
         let b = self.x[ins.rs2 as usize & 31];
-        let imm = ins.imm as u64;
-        macro_rules! set {
-            ($v:expr) => {{
-                let v: u64 = $v;
-                self.x[rd()] = v;
-                self.x[0] = 0;
-            }};
-        }
-        macro_rules! branch {
-            ($c:expr) => {{
-                if $c {
-                    return Ok(Flow::Jump(pc.wrapping_add(imm)));
-                }
-            }};
-        }
-        macro_rules! load {
-            ($size:expr, $conv:expr) => {{
-                let v = self.load(env, a.wrapping_add(imm), $size, done_cycles)?;
-                set!($conv(v))
-            }};
-        }
-        macro_rules! store {
-            ($size:expr) => {{
-                self.store(env, a.wrapping_add(imm), $size, b, done_cycles)?;
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }};
-        }
-        macro_rules! amo_w {
-            ($f:expr) => {{
-                let p = self.rmw_ptr(env, a, 4, done_cycles)?;
-                self.stats.atomics.amos += 1;
-                // SAFETY: rmw_ptr returned an aligned, writable 4-byte location in RAM.
-                let old = unsafe { read_host(p, 4) } as u32;
-                let f: fn(u32, u32) -> u32 = $f;
-                // SAFETY: as above.
-                unsafe { write_le(p, 4, f(old, b as u32) as u64) };
-                set!(old as i32 as i64 as u64);
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }};
-        }
-        macro_rules! amo_d {
-            ($f:expr) => {{
-                let p = self.rmw_ptr(env, a, 8, done_cycles)?;
-                self.stats.atomics.amos += 1;
-                // SAFETY: rmw_ptr returned an aligned, writable 8-byte location in RAM.
-                let old = unsafe { read_host(p, 8) };
-                let f: fn(u64, u64) -> u64 = $f;
-                // SAFETY: as above.
-                unsafe { write_le(p, 8, f(old, b)) };
-                set!(old);
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }};
-        }
-        use Op::*;
-        match ins.op {
-            Lui => set!(imm),
-            Auipc => set!(pc.wrapping_add(imm)),
-            Jal => {
-                set!(pc + ins.len as u64);
-                // The block continues at the target when decoding followed
-                // the jump; otherwise the jal is its last instruction.
-                return Ok(Flow::Goto(pc.wrapping_add(imm)));
-            }
-            Jalr => {
-                let target = a.wrapping_add(imm) & !1;
-                set!(pc + ins.len as u64);
-                return Ok(Flow::Jump(target));
-            }
-            Beq => branch!(a == b),
-            Bne => branch!(a != b),
-            Blt => branch!((a as i64) < (b as i64)),
-            Bge => branch!((a as i64) >= (b as i64)),
-            Bltu => branch!(a < b),
-            Bgeu => branch!(a >= b),
-            Lb => load!(1, |v: u64| v as i8 as i64 as u64),
-            Lh => load!(2, |v: u64| v as i16 as i64 as u64),
-            Lw => load!(4, |v: u64| v as i32 as i64 as u64),
-            Ld => load!(8, |v: u64| v),
-            Lbu => load!(1, |v: u64| v),
-            Lhu => load!(2, |v: u64| v),
-            Lwu => load!(4, |v: u64| v),
-            Sb => store!(1),
-            Sh => store!(2),
-            Sw => store!(4),
-            Sd => store!(8),
-            Addi => set!(a.wrapping_add(imm)),
-            Slti => set!(((a as i64) < ins.imm) as u64),
-            Sltiu => set!((a < imm) as u64),
-            Xori => set!(a ^ imm),
-            Ori => set!(a | imm),
-            Andi => set!(a & imm),
-            Slli => set!(a << (imm & 63)),
-            Srli => set!(a >> (imm & 63)),
-            Srai => set!(((a as i64) >> (imm & 63)) as u64),
-            Add => set!(a.wrapping_add(b)),
-            Sub => set!(a.wrapping_sub(b)),
-            Sll => set!(a << (b & 63)),
-            Slt => set!(((a as i64) < (b as i64)) as u64),
-            Sltu => set!((a < b) as u64),
-            Xor => set!(a ^ b),
-            Srl => set!(a >> (b & 63)),
-            Sra => set!(((a as i64) >> (b & 63)) as u64),
-            Or => set!(a | b),
-            And => set!(a & b),
-            Addiw => set!(sext32(a.wrapping_add(imm))),
-            Slliw => set!(sext32(((a as u32) << (imm & 31)) as u64)),
-            Srliw => set!(sext32(((a as u32) >> (imm & 31)) as u64)),
-            Sraiw => set!(((a as i32) >> (imm & 31)) as i64 as u64),
-            Addw => set!(sext32(a.wrapping_add(b))),
-            Subw => set!(sext32(a.wrapping_sub(b))),
-            Sllw => set!(sext32(((a as u32) << (b & 31)) as u64)),
-            Srlw => set!(sext32(((a as u32) >> (b & 31)) as u64)),
-            Sraw => set!(((a as i32) >> (b & 31)) as i64 as u64),
-            // A fence whose predecessor set has W orders the hart's earlier
-            // flushes (Zicbom orders cbo.clean/flush as stores): they reach
-            // the persistence domain.
-            Fence if ins.fence().pred & FenceSets::W != 0 && env.mem.tracks_persistence() => {
-                env.mem
-                    .persist_fence(self.core.hart_id, self.instret + done);
-            }
-            Fence => {}
-            FenceI => {
-                // In the full system decoded blocks are keyed by physical
-                // address and every write to a code page (a store, DMA, a
-                // debugger's) drops them already: the cache is coherent
-                // with memory and `fence.i` has nothing to flush (Linux
-                // runs one on every hart whenever it maps an executable
-                // page). In user-mode emulation blocks are keyed by
-                // virtual PC: it flushes.
-                if !FULL {
-                    env.code.pages.flush_pending = true;
-                }
-                return Ok(Flow::Stop);
-            }
-            Ecall if FULL => return Err(Trap::new(Trap::ECALL_U + self.prv as u64, 0)),
-            Ecall => return Ok(Flow::Exit(Exit::Ecall)),
-            Ebreak => return Err(Trap::new(Trap::BREAKPOINT, pc)),
-            Csrrw | Csrrs | Csrrc | Csrrwi | Csrrsi | Csrrci => {
-                let v = self.csr_op(ins, done, done_cycles)?;
-                if ins.csr() == rvnvmm_isa::csr::SATP
-                    && (matches!(ins.op, Csrrw | Csrrwi) || ins.rs1 != 0)
-                {
-                    if let Some(t) = env.timing.as_deref_mut() {
-                        t.satp_write(self.core.id, self.csrs.satp);
-                    }
-                }
-                set!(v)
-            }
-            Mul => set!(a.wrapping_mul(b)),
-            Mulh => set!(((a as i64 as i128 * b as i64 as i128) >> 64) as u64),
-            Mulhsu => set!(((a as i64 as i128 * b as i128) >> 64) as u64),
-            Mulhu => set!(((a as u128 * b as u128) >> 64) as u64),
-            Div => set!(if b == 0 {
-                u64::MAX
-            } else {
-                (a as i64).wrapping_div(b as i64) as u64
-            }),
-            Divu => set!(a.checked_div(b).unwrap_or(u64::MAX)),
-            Rem => set!(if b == 0 {
-                a
-            } else {
-                (a as i64).wrapping_rem(b as i64) as u64
-            }),
-            Remu => set!(if b == 0 { a } else { a % b }),
-            Mulw => set!(sext32(a.wrapping_mul(b))),
-            Divw => {
-                let (x, y) = (a as i32, b as i32);
-                set!(if y == 0 {
-                    u64::MAX
-                } else {
-                    x.wrapping_div(y) as i64 as u64
-                })
-            }
-            Divuw => {
-                let (x, y) = (a as u32, b as u32);
-                set!(x
-                    .checked_div(y)
-                    .map_or(u64::MAX, |q| q as i32 as i64 as u64))
-            }
-            Remw => {
-                let (x, y) = (a as i32, b as i32);
-                set!(if y == 0 {
-                    x as i64 as u64
-                } else {
-                    x.wrapping_rem(y) as i64 as u64
-                })
-            }
-            Remuw => {
-                let (x, y) = (a as u32, b as u32);
-                set!(if y == 0 {
-                    x as i32 as i64 as u64
-                } else {
-                    (x % y) as i32 as i64 as u64
-                })
-            }
-            LrW | LrD => {
-                let size = if ins.op == LrW { 4 } else { 8 };
-                if a & (size - 1) != 0 {
-                    return Err(Trap::new(Trap::LOAD_MISALIGNED, a));
-                }
-                let v = self.load_reserved(env, a, size, done_cycles)?;
-                self.reservation = Some((a, v));
-                self.stats.atomics.lr += 1;
-                set!(if size == 4 { v as i32 as i64 as u64 } else { v })
-            }
-            ScW | ScD => {
-                let size = if ins.op == ScW { 4 } else { 8 };
-                let p = self.rmw_ptr(env, a, size, done_cycles)?;
-                // SAFETY: rmw_ptr returned an aligned, writable location in RAM.
-                let cur = unsafe { read_host(p, size) };
-                let ok = self.reservation.take() == Some((a, cur));
-                self.stats.atomics.sc += 1;
-                self.stats.atomics.sc_failures += !ok as u64;
-                if ok {
-                    // SAFETY: as above.
-                    unsafe { write_le(p, size, b) };
-                }
-                set!(!ok as u64);
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }
-            AmoswapW => amo_w!(|_, y| y),
-            AmoaddW => amo_w!(|x, y| x.wrapping_add(y)),
-            AmoxorW => amo_w!(|x, y| x ^ y),
-            AmoandW => amo_w!(|x, y| x & y),
-            AmoorW => amo_w!(|x, y| x | y),
-            AmominW => amo_w!(|x, y| (x as i32).min(y as i32) as u32),
-            AmomaxW => amo_w!(|x, y| (x as i32).max(y as i32) as u32),
-            AmominuW => amo_w!(|x, y| x.min(y)),
-            AmomaxuW => amo_w!(|x, y| x.max(y)),
-            AmoswapD => amo_d!(|_, y| y),
-            AmoaddD => amo_d!(|x, y| x.wrapping_add(y)),
-            AmoxorD => amo_d!(|x, y| x ^ y),
-            AmoandD => amo_d!(|x, y| x & y),
-            AmoorD => amo_d!(|x, y| x | y),
-            AmominD => amo_d!(|x, y| (x as i64).min(y as i64) as u64),
-            AmomaxD => amo_d!(|x, y| (x as i64).max(y as i64) as u64),
-            AmominuD => amo_d!(|x, y| x.min(y)),
-            AmomaxuD => amo_d!(|x, y| x.max(y)),
-            Flh => {
-                self.fp_dirty()?;
-                let v = self.load(env, a.wrapping_add(imm), 2, done_cycles)?;
-                self.f[rd()] = rvnvmm_fpu::box_f16(v as u16);
-            }
-            Flw => {
-                self.fp_dirty()?;
-                let v = self.load(env, a.wrapping_add(imm), 4, done_cycles)?;
-                self.f[rd()] = rvnvmm_fpu::box_f32(v as u32);
-            }
-            Fld => {
-                self.fp_dirty()?;
-                let v = self.load(env, a.wrapping_add(imm), 8, done_cycles)?;
-                self.f[rd()] = v;
-            }
-            Fsh => {
-                self.fp_dirty()?;
-                let v = self.f[ins.rs2 as usize & 31];
-                self.store(env, a.wrapping_add(imm), 2, v, done_cycles)?;
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }
-            Fsw => {
-                self.fp_dirty()?;
-                let v = self.f[ins.rs2 as usize & 31];
-                self.store(env, a.wrapping_add(imm), 4, v, done_cycles)?;
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }
-            Fsd => {
-                self.fp_dirty()?;
-                let v = self.f[ins.rs2 as usize & 31];
-                self.store(env, a.wrapping_add(imm), 8, v, done_cycles)?;
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }
-            Mret => return self.mret().map(Flow::Jump),
-            Sret => return self.sret().map(Flow::Jump),
-            SfenceVma => {
-                self.sfence_vma(ins.rs1 != 0, a)?;
-                if let Some(t) = env.timing.as_deref_mut() {
-                    let flush = TlbFlush {
-                        vaddr: (ins.rs1 != 0).then_some(a),
-                        asid: (ins.rs2 != 0).then_some(b as u16),
-                    };
-                    t.tlb_flush(self.core.id, flush);
-                    // The software TLB was flushed at least as widely.
-                    self.tlb_sync = Some((self.core.id, t.tlb_epoch(self.core.id)));
-                }
-            }
-            Wfi => return self.wfi::<FULL>(done_cycles),
-            CflushDL1 | CboClean | CboFlush | CboInval | CboZero => {
-                self.cache_op(env, ins, a, done, done_cycles)?;
-                if self.stop_block {
-                    return Ok(Flow::Stop);
-                }
-            }
-            // Hints: no architectural effect. (A prefetch does not reach the
-            // memory-system model: it would need a non-blocking fill.)
-            Pause | NtlP1 | NtlPall | NtlS1 | NtlAll | PrefetchI | PrefetchR | PrefetchW | CMop => {
-            }
-            // Zimop: rd = 0 while no extension redefines them.
-            MopR | MopRr => set!(0),
-            // Zawrs: the wait may end at once for any reason, so it does;
-            // in user mode the hart is offered to the other threads first,
-            // as a spinning waiter would want.
-            WrsNto | WrsSto if FULL => {}
-            WrsNto | WrsSto => return Ok(Flow::Exit(Exit::Yield)),
-            // A no-op to the architecture; the caller acts on it.
-            Marker => {
-                let op = rvnvmm_isa::MarkerOp::from_code((ins.imm & 15) as u8);
-                return Ok(Flow::Exit(Exit::Marker { op, arg: a }));
-            }
-            Illegal => return Err(Trap::new(Trap::ILLEGAL, 0)),
-            // The register operations whose semantics the instruction table
-            // declares (`exec`: the bit-manipulation extensions, Zicond,
-            // ...), each an arm of this `match`.
-            rvnvmm_isa::executed_ops!() => {
-                if let Some(v) = rvnvmm_isa::execute(ins.op, a, b, ins.imm) {
-                    set!(v)
-                }
-            }
-            _ => {
-                self.fp_dirty()?;
-                let v = self.exec_fp(ins, a)?;
-                if let Some(v) = v {
-                    set!(v)
-                }
-            }
-        }
-        Ok(Flow::Next)
-    }
-
-    /// `wfi`: illegal in U-mode, and in S-mode under TW. In user-mode
-    /// emulation it always exits; in full-system mode only when no enabled
-    /// interrupt is pending (else it completes at once).
-    #[inline(never)]
-    fn wfi<const FULL: bool>(&mut self, now: u64) -> Result<Flow, Trap> {
-        let tw = self.csrs.mstatus & mstatus::TW != 0;
-        if self.prv == Priv::User || (FULL && self.prv == Priv::Supervisor && tw) {
-            return Err(Trap::new(Trap::ILLEGAL, 0));
-        }
-        if FULL && self.mip_at(self.core.cycles + now) & self.csrs.mie != 0 {
-            return Ok(Flow::Next);
-        }
-        Ok(Flow::Exit(Exit::Wfi))
-    }
-
-    /// Cache-control instructions. Without a cache model they only check
-    /// permissions and count; `cbo.zero` zeroes its 64-byte block.
-    fn cache_op<T: TimingModel + ?Sized>(
-        &mut self,
-        env: &mut Env<'_, T>,
-        ins: &Insn,
-        addr: u64,
-        done: u64,
-        now: u64,
-    ) -> Result<(), Trap> {
-        let inval_as_flush = self.cache_op_allowed(ins.op)?;
-        if ins.op == Op::CboZero {
-            let block = rvnvmm_isa::CBOZ_BLOCK_BYTES as u64;
-            let base = addr & !(block - 1);
-            for off in (0..block).step_by(8) {
-                self.store(env, base + off, 8, 0, now)?;
-            }
-            return Ok(());
-        }
-        self.stats.flush_insns += 1;
-        let hart = self.core.id;
-        if ins.op == Op::CflushDL1 && ins.rs1 == 0 {
-            // The whole L1D.
-            if let Some(t) = env.timing.as_deref_mut() {
-                let stall = t.flush_l1d(hart, self.core.cycles + now);
-                self.core.cycles += stall;
-                self.stats.memory_stall_cycles += stall;
-                // Its write-backs are those of evictions: persistent at once.
-            } else if env.mem.tracks_persistence() {
-                // Without caches every line may be in the L1D.
-                env.mem
-                    .persist_flush_all(self.core.hart_id, self.instret + done);
-            }
-            return Ok(());
-        }
-        // A flush may touch any line a load or store could.
-        let paddr = self
-            .walk_timed(env, addr, Access::Read, now)
-            .map(|(pa, _)| pa)
-            .map_err(|t| {
-                let cause = if t.is_page_fault() {
-                    Trap::STORE_PAGE_FAULT
-                } else {
-                    Trap::STORE_ACCESS
-                };
-                Trap::new(cause, addr)
-            })?;
-        if !self.pmp_allows(paddr & !63, 64, Access::Read) {
-            return Err(Trap::new(Trap::STORE_ACCESS, addr));
-        }
-        if let Some(t) = env.timing.as_deref_mut() {
-            let kind = match ins.op {
-                Op::CboClean => FlushKind::Clean,
-                Op::CboInval if inval_as_flush => FlushKind::Flush,
-                Op::CboInval => FlushKind::Inval,
-                Op::CboFlush => FlushKind::Flush,
-                _ => FlushKind::L1,
+        // The arm of each extension file's operations.
+        macro_rules! arm {
+            (rv64i, $op:ident) => {
+                self.exec_rv64i::<T, FULL>(env, ins, Op::$op, pc, a, b, done, done_cycles)
             };
-            if env.mem.tracks_persistence() {
-                // Earlier evictions first: they are persistent already.
-                t.take_write_backs(&mut |a| env.mem.persist_write_back(a));
-            }
-            let stall = t.flush_line(hart, paddr, kind, self.core.cycles + now);
-            self.core.cycles += stall;
-            self.stats.memory_stall_cycles += stall;
-            if env.mem.tracks_persistence() {
-                // The flush's own write-back is in flight until a fence
-                // (`persist_flush`), not persistent at once.
-                let shift = t.data_line_shift();
-                t.take_write_backs(&mut |a| {
-                    if a >> shift != paddr >> shift {
-                        env.mem.persist_write_back(a);
-                    }
-                });
-            }
-        }
-        // A plain cbo.inval discards the line: nothing is written back.
-        let writes_back = ins.op != Op::CboInval || inval_as_flush;
-        if writes_back && env.mem.tracks_persistence() {
-            let l1_only = ins.op == Op::CflushDL1;
-            env.mem
-                .persist_flush(self.core.hart_id, paddr, self.instret + done, l1_only);
-        }
-        Ok(())
-    }
-}
-
-impl Hart {
-    /// Whether a cache-control instruction may run here: M-mode always;
-    /// below, `cflush_user` must allow it and, in full-system mode, the
-    /// Zicbom/Zicboz enables of `menvcfg` (and `senvcfg` for U-mode). Returns
-    /// whether `cbo.inval` is to run as a flush (CBIE = 01).
-    #[inline(never)]
-    fn cache_op_allowed(&self, op: Op) -> Result<bool, Trap> {
-        let illegal = Err(Trap::new(Trap::ILLEGAL, 0));
-        if self.prv == Priv::Machine {
-            return Ok(false);
-        }
-        if !self.config.cflush_user {
-            return illegal;
-        }
-        if !self.full_system || op == Op::CflushDL1 {
-            return Ok(false);
-        }
-        let (m, s) = (self.csrs.menvcfg, self.csrs.senvcfg);
-        // The enables that apply: menvcfg's, and senvcfg's too from U-mode.
-        let both = |bit: u64| m & bit != 0 && (self.prv != Priv::User || s & bit != 0);
-        match op {
-            Op::CboClean | Op::CboFlush if both(envcfg::CBCFE) => Ok(false),
-            Op::CboZero if both(envcfg::CBZE) => Ok(false),
-            Op::CboInval => {
-                let cbie = |v: u64| (v & envcfg::CBIE) >> envcfg::CBIE_SHIFT;
-                let (mi, si) = (cbie(m), cbie(s));
-                if mi == 0 || (self.prv == Priv::User && si == 0) {
-                    return illegal;
+            (zicsr, $op:ident) => {
+                self.exec_zicsr(env, ins, Op::$op, done, done_cycles)
+            };
+            (m, $op:ident) => {
+                self.exec_m(ins, Op::$op, a, b)
+            };
+            (a, $op:ident) => {
+                self.exec_a(env, ins, Op::$op, a, b, done_cycles)
+            };
+            (f, $op:ident) => {
+                self.exec_fp_insn(env, ins, Op::$op, a, done_cycles)
+            };
+            (d, $op:ident) => {
+                arm!(f, $op)
+            };
+            (zfh, $op:ident) => {
+                arm!(f, $op)
+            };
+            (zfa, $op:ident) => {
+                arm!(f, $op)
+            };
+            (privileged, $op:ident) => {
+                self.exec_privileged::<T, FULL>(env, ins, Op::$op, a, b, done_cycles)
+            };
+            (cache, $op:ident) => {
+                self.exec_cache(env, ins, a, done, done_cycles)
+            };
+            // The register operations whose semantics the instruction
+            // table declares (`exec`: the bit-manipulation extensions,
+            // Zicond, ...), whatever their file.
+            (exec, $op:ident) => {{
+                if let Some(v) = rvnvmm_isa::execute(Op::$op, a, b, ins.imm) {
+                    self.set_rd(ins, v);
                 }
-                Ok(mi == 1 || (self.prv == Priv::User && si == 1))
-            }
-            _ => illegal,
+                Ok(Flow::Next)
+            }};
+            (hints, $op:ident) => {
+                Ok(self.exec_hints())
+            };
+            (mop, $op:ident) => {
+                Ok(self.exec_mop(ins, Op::$op))
+            };
+            (zawrs, $op:ident) => {
+                Ok(self.exec_zawrs::<FULL>())
+            };
+            (marker, $op:ident) => {
+                Ok(self.exec_marker(ins, a))
+            };
+            (illegal, $op:ident) => {
+                Err(Trap::new(Trap::ILLEGAL, 0))
+            };
+        }
+        rvnvmm_isa::dispatch_ops!(ins.op, arm)
+    }
+
+    /// Writes `v` to the instruction's `rd` (`x0` stays 0). Shared by the
+    /// execute files. (It reads `rd` at the write rather than keeping it
+    /// in a register across the dispatch: the interpreter loop is short of
+    /// registers.)
+    #[inline(always)]
+    fn set_rd(&mut self, ins: &Insn, v: u64) {
+        self.x[ins.rd as usize & 31] = v;
+        self.x[0] = 0;
+    }
+
+    /// How an instruction that stored goes on: it stops the block when the
+    /// store modified code (`stop_block`). Shared by the execute files.
+    #[inline(always)]
+    fn after_store(&self) -> Flow {
+        if self.stop_block {
+            Flow::Stop
+        } else {
+            Flow::Next
         }
     }
 }

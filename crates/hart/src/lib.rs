@@ -32,8 +32,6 @@ mod cost;
 mod csr;
 pub mod debug;
 mod exec;
-mod fp;
-mod fp_ext;
 mod interrupt;
 pub mod jit;
 mod memory;

@@ -5,7 +5,7 @@
 //! in order: integer ALU operations, `lui`/`auipc`/`jal`, conditional
 //! branches, loads and stores (FP ones too) and FP moves inline on the
 //! hart's registers; F and D computations through one helper per operation
-//! running the interpreter's `fp_compute` (`fp.rs`); every other
+//! running the interpreter's `fp_compute` (`exec/fp.rs`); every other
 //! instruction through a helper that runs the interpreter's `step` for that
 //! one instruction, with the same arguments the interpreter passes. The
 //! translation neither counts instructions nor cycles: it returns where the block ended and

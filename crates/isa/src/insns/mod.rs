@@ -20,7 +20,10 @@
 //! instructions, and its name in the `extension_files!` list below. Each
 //! file's macro appends its lines to the lists it is handed and passes
 //! everything on to the next file's (`isa_chain!`); the last hands the
-//! whole lists to `define_extensions!` and `define_isa!`.
+//! whole lists to `define_extensions!` and `define_isa!`, and each file's
+//! own lines to `define_dispatch!`, whose `dispatch_ops!` is the
+//! interpreter's dispatch: each operation to its file's execute function
+//! (`crates/hart/src/exec/NAME.rs` for `insns/NAME.rs`).
 
 use crate::bits::{clmul, orc_b, sext32, zext32};
 use crate::decode_fp_ext::FpExtension;
@@ -161,17 +164,24 @@ macro_rules! d_of {
     };
 }
 
-/// Passes the extensions and the table collected so far to the next
-/// extension file's macro, or once there is none, to `define_extensions!`
-/// and `define_isa!`.
+/// Passes the extensions and the table collected so far, and each file's
+/// own lines under its name, to the next extension file's macro, or once
+/// there is none, to `define_extensions!`, `define_isa!` and
+/// `define_dispatch!`. (`$d` is a `$`, for the macro `define_dispatch!`
+/// defines.)
 macro_rules! isa_chain {
-    ([$next:ident $($rest:ident)*] [$($exts:tt)*] [$($acc:tt)*] ;
-        extensions { $($ext:tt)* } $($new:tt)*) => {
-        $next! { [$($rest)*] [$($exts)* $($ext)*] [$($acc)* $($new)*] }
+    ($d:tt [$next:ident $($rest:ident)*] ($file:ident) [$($exts:tt)*] [$($acc:tt)*]
+        [$($files:tt)*] ; extensions { $($ext:tt)* } $($new:tt)*) => {
+        $next! {
+            $d [$($rest)*] ($next) [$($exts)* $($ext)*] [$($acc)* $($new)*]
+            [$($files)* $file { $($new)* }]
+        }
     };
-    ([] [$($exts:tt)*] [$($acc:tt)*] ; extensions { $($ext:tt)* } $($new:tt)*) => {
+    ($d:tt [] ($file:ident) [$($exts:tt)*] [$($acc:tt)*] [$($files:tt)*] ;
+        extensions { $($ext:tt)* } $($new:tt)*) => {
         define_extensions! { $($exts)* $($ext)* }
         define_isa! { $($acc)* $($new)* }
+        define_dispatch! { $d $($files)* $file { $($new)* } }
     };
 }
 
@@ -300,15 +310,6 @@ macro_rules! exec_of {
     };
 }
 
-/// One operation of `executed_ops!` (its `exec` named only to be left out).
-#[doc(hidden)]
-#[macro_export]
-macro_rules! executed_op {
-    ($op:ident, $f:expr) => {
-        $crate::Op::$op
-    };
-}
-
 macro_rules! define_isa {
     ($(
         $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
@@ -349,15 +350,6 @@ macro_rules! define_isa {
             }
         }
 
-        /// The pattern of every operation [`execute`] runs, for the
-        /// interpreter's own `match`: `rvnvmm_isa::executed_ops!() =>
-        /// ...` makes them arms of its jump table, so neither they nor the
-        /// operations after them pay a second dispatch.
-        #[macro_export]
-        macro_rules! executed_ops {
-            () => { $($( | $crate::executed_op!($op, $f) )?)* };
-        }
-
         static OP_INFO: &[OpInfo] = &[
             OpInfo {
                 mnemonic: "illegal",
@@ -383,20 +375,65 @@ macro_rules! define_isa {
     };
 }
 
+/// Defines `dispatch_ops!` from each extension file's operations.
+macro_rules! define_dispatch {
+    ($d:tt $( $file:ident { $(
+        $op:ident $mn:literal $($mask:literal => $match:literal)|+ ,
+        $fmt:ident , $cls:ident , $ext:ident $(+ $d2:ident)? $(, exec $f:expr)? ;
+    )* } )*) => {
+        /// The interpreter's dispatch: `dispatch_ops!(op, arm)` is a
+        /// `match` on `op` with one arm per operation, `Op::X =>
+        /// arm!(NAME, X)`, `NAME` the extension file declaring `X`
+        /// (`insns/NAME.rs`; `illegal` for `Op::Illegal`, `exec` for an
+        /// operation declared with `exec`, run by [`execute`]). The caller's
+        /// `arm!` has a rule per file sending its operations to that
+        /// extension's execute function (an inlined one, given the
+        /// operation as a constant, keeps only that operation's code: the
+        /// `match` stays one jump table). A file without a rule does not
+        /// compile.
+        #[macro_export]
+        macro_rules! dispatch_ops {
+            ($d scrutinee:expr, $d arm:ident) => {
+                match $d scrutinee {
+                    $crate::Op::Illegal => $d arm!(illegal, Illegal),
+                    $( $(
+                        $crate::Op::$op => $crate::dispatch_arm!($d arm, $file, $op $(, $f)?),
+                    )* )*
+                }
+            };
+        }
+    };
+}
+
+/// One arm of `dispatch_ops!`: `arm!(NAME, X)`, or `arm!(exec, X)` for an
+/// operation declared with `exec` (whatever its file).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! dispatch_arm {
+    ($arm:ident, $file:ident, $op:ident) => {
+        $arm!($file, $op)
+    };
+    ($arm:ident, $file:ident, $op:ident, $f:expr) => {
+        $arm!(exec, $op)
+    };
+}
+
 /// Declares the extension files (each a module whose macro is named as
 /// it) and chains their macros in this order, which is `Op`'s.
 macro_rules! extension_files {
-    ($($name:ident)*) => {
+    ($d:tt $first:ident $($name:ident)*) => {
+        #[macro_use]
+        mod $first;
         $(
             #[macro_use]
             mod $name;
         )*
-        isa_chain! { [$($name)*] [] [] ; extensions {} }
+        $first! { $d [$($name)*] ($first) [] [] [] }
     };
 }
 
 extension_files! {
-    rv64i zicsr m a f d c zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs zkt
+    $ rv64i zicsr m a f d c zfh zfa privileged cache zba zbb zbc zbs zicond hints mop zawrs zkt
     marker xdemo
 }
 

@@ -140,3 +140,44 @@ fn overlapping_entries_are_nested() {
         }
     }
 }
+
+/// `dispatch_ops!` sends each operation to the arm of the file that
+/// declares it (of `exec` if it has one), as a constant.
+#[test]
+fn dispatch_ops_names_each_operations_file() {
+    macro_rules! file {
+        ($file:ident, $op:ident) => {{
+            assert_eq!(Op::$op.mnemonic(), Op::$op.info().mnemonic);
+            stringify!($file)
+        }};
+    }
+    let file_of = |op: Op| dispatch_ops!(op, file);
+    assert_eq!(file_of(Op::Illegal), "illegal");
+    assert_eq!(file_of(Op::Addi), "rv64i");
+    assert_eq!(file_of(Op::Csrrw), "zicsr");
+    assert_eq!(file_of(Op::Mulhu), "m");
+    assert_eq!(file_of(Op::AmomaxuD), "a");
+    assert_eq!(file_of(Op::Flw), "f");
+    assert_eq!(file_of(Op::Fld), "d");
+    assert_eq!(file_of(Op::Flh), "zfh");
+    assert_eq!(file_of(Op::Mret), "privileged");
+    assert_eq!(file_of(Op::CboZero), "cache");
+    assert_eq!(file_of(Op::Andn), "exec");
+    assert_eq!(file_of(Op::CzeroNez), "exec");
+    assert_eq!(file_of(Op::Pause), "hints");
+    assert_eq!(file_of(Op::Marker), "marker");
+    // Every operation of a file lies between its first and its last: the
+    // files are chained in `Op`'s order.
+    let mut seen: Vec<&str> = Vec::new();
+    for &op in Op::ALL {
+        let f = file_of(op);
+        assert_eq!(f == "exec", op.info().exec.is_some(), "{op:?}");
+        if f == "exec" {
+            continue;
+        }
+        if seen.last() != Some(&f) {
+            assert!(!seen.contains(&f), "{op:?}: {f} again");
+            seen.push(f);
+        }
+    }
+}

@@ -1,11 +1,65 @@
-//! F and D instructions (loads and stores are in the interpreter proper;
-//! Zfh/Zfhmin and Zfa in `fp_ext.rs`).
+//! The floating-point extensions (`insns/f.rs`, `d.rs`, `zfh.rs`,
+//! `zfa.rs`): their loads and stores, and F and D's computational
+//! instructions (Zfh/Zfhmin and Zfa's in `fp_ext.rs`).
 
-use crate::{Hart, Trap};
+use crate::trap::Flow;
+use crate::{Env, Hart, TimingModel, Trap};
 use rvnvmm_fpu as fpu;
 use rvnvmm_isa::{Insn, Op};
 
 impl Hart {
+    /// Executes an F, D, Zfh/Zfhmin or Zfa instruction (`op`, of `ins`),
+    /// `a` the value of `rs1` (a load's or store's base address),
+    /// `done_cycles` the block's cycles before it.
+    #[inline(always)]
+    pub(super) fn exec_fp_insn<T: TimingModel + ?Sized>(
+        &mut self,
+        env: &mut Env<'_, T>,
+        ins: &Insn,
+        op: Op,
+        a: u64,
+        done_cycles: u64,
+    ) -> Result<Flow, Trap> {
+        let addr = a.wrapping_add(ins.imm as u64);
+        macro_rules! load {
+            ($size:expr, $boxed:expr) => {{
+                self.fp_dirty()?;
+                let v = self.load(env, addr, $size, done_cycles)?;
+                self.f[ins.rd as usize & 31] = $boxed(v);
+                Ok(Flow::Next)
+            }};
+        }
+        macro_rules! store {
+            ($size:expr) => {{
+                self.fp_dirty()?;
+                let v = self.f[ins.rs2 as usize & 31];
+                self.store(env, addr, $size, v, done_cycles)?;
+                Ok(self.after_store())
+            }};
+        }
+        match op {
+            Op::Flh => load!(2, |v: u64| fpu::box_f16(v as u16)),
+            Op::Flw => load!(4, |v: u64| fpu::box_f32(v as u32)),
+            Op::Fld => load!(8, |v: u64| v),
+            Op::Fsh => store!(2),
+            Op::Fsw => store!(4),
+            Op::Fsd => store!(8),
+            _ => self.exec_fp_computation(ins, a),
+        }
+    }
+
+    /// Executes an F, D, Zfh/Zfhmin or Zfa computational instruction, `a`
+    /// the value of `rs1`. Out of line: the dispatch has an arm per
+    /// operation, and so would a copy of this.
+    #[inline(never)]
+    fn exec_fp_computation(&mut self, ins: &Insn, a: u64) -> Result<Flow, Trap> {
+        self.fp_dirty()?;
+        if let Some(v) = self.exec_fp(ins, a)? {
+            self.set_rd(ins, v);
+        }
+        Ok(Flow::Next)
+    }
+
     /// Executes an F/D computational instruction. Returns the value for the
     /// integer destination register when the instruction writes one.
     pub(crate) fn exec_fp(&mut self, ins: &Insn, xa: u64) -> Result<Option<u64>, Trap> {
