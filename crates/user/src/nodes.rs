@@ -38,18 +38,6 @@ pub fn nvmm_node(nodes: &[MemoryNode]) -> Option<&MemoryNode> {
     nodes.iter().find(|n| n.nvmm)
 }
 
-impl crate::process::Options {
-    /// [`dram_node`] of the process's machine.
-    pub fn dram_node(&self) -> Option<&MemoryNode> {
-        dram_node(&self.nodes)
-    }
-
-    /// [`nvmm_node`] of the process's machine.
-    pub fn nvmm_node(&self) -> Option<&MemoryNode> {
-        nvmm_node(&self.nodes)
-    }
-}
-
 /// The frame pools of the address space over `nodes`, one per node: the
 /// first DRAM node's is pool 0 (page tables and every frame but the heap's
 /// come from it), the other nodes' follow in address order. The first NVMM

@@ -88,6 +88,18 @@ pub struct Options {
 
 pub use rvnvmm_runctl::StopAt;
 
+impl Options {
+    /// The first DRAM node of the machine (`nodes::dram_node`).
+    pub fn dram_node(&self) -> Option<&MemoryNode> {
+        crate::nodes::dram_node(&self.nodes)
+    }
+
+    /// The first NVMM node of the machine (`nodes::nvmm_node`).
+    pub fn nvmm_node(&self) -> Option<&MemoryNode> {
+        crate::nodes::nvmm_node(&self.nodes)
+    }
+}
+
 /// Why a run could not start or had to stop.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
