@@ -62,6 +62,7 @@ mod error;
 mod filter;
 mod flush;
 mod hierarchy;
+pub mod numa;
 mod report;
 pub mod technology;
 mod time;
@@ -79,6 +80,7 @@ pub use bus::BusStats;
 pub use cache::{CacheStats, LineState};
 pub use error::MemsysError;
 pub use filter::FILTER_ENTRIES;
+pub use numa::NumaNodes;
 pub use report::{CoherenceStats, FlushStats};
 pub use technology::fixed_latency::FixedLatency;
 
