@@ -23,6 +23,8 @@ target/release/rvnvmm):
 and writes all of it to OUT.json. `check` does the same and compares it with
 BASE.json (recorded by an older build), naming every run whose statistics
 moved and the first differing fields; it exits with status 1 if any did.
+Statistics the new build adds (keys BASE.json lacks) are listed, not
+compared.
 `--quick` leaves out the seed tables (the slowest part).
 
 Every run gets a fixed working directory and environment, so that the
@@ -122,12 +124,18 @@ def record(rvnvmm, size, quick, boot):
     return result
 
 
-def differences(base, new, path=""):
-    """Paths (a.b.c) where two JSON values differ, with both values."""
+def differences(base, new, path="", added=None):
+    """Paths (a.b.c) where two JSON values differ, with both values. A key
+    only the new results have is a statistic added, not one that moved: it
+    goes to `added` (a list), if given, instead."""
     if isinstance(base, dict) and isinstance(new, dict):
         diffs = []
         for k in sorted(set(base) | set(new)):
-            diffs += differences(base.get(k), new.get(k), f"{path}.{k}" if path else k)
+            sub = f"{path}.{k}" if path else k
+            if k not in base and added is not None:
+                added.append(sub)
+                continue
+            diffs += differences(base.get(k), new.get(k), sub, added)
         return diffs
     return [] if base == new else [(path, base, new)]
 
@@ -158,7 +166,11 @@ def main():
         base.pop("boot", None)
     elif "boot" not in base:
         sys.exit(f"{a.file} has no boot: record it with --boot")
-    diffs = differences(base, new)
+    added = []
+    diffs = differences(base, new, added=added)
+    new_keys = sorted({p.split(".")[-1] for p in added})
+    if added:
+        print(f"added (not compared): {len(added)} statistics, keys {', '.join(new_keys)}")
     for path, old, now in diffs[:40]:
         print(f"{path}: {json.dumps(old)[:200]} -> {json.dumps(now)[:200]}")
     if diffs:

@@ -256,6 +256,7 @@ pub(crate) fn user_options(
             engine: rvnvmm_hart::Engine::Interp,
         },
         nodes,
+        numa_distances: rvnvmm_memsys::NumaNodes::measure(cfg)?.matrix(),
         heap_on_nvmm: cfg.user.heap == rvnvmm_config::RegionKind::Nvmm,
         pmem_dir: (!cfg.user.pmem_dir.is_empty()).then(|| cfg.user.pmem_dir.clone()),
         stack_size: cfg.user.stack_size,

@@ -66,6 +66,7 @@ pub fn to_json(
         "threads": threads,
         "blocks_decoded": o.blocks_decoded,
         "pages": pages_json(&o.pages),
+        "numa": numa_json(&o.numa),
         "host_seconds": host_seconds,
         "mips": mips,
     });
@@ -153,6 +154,27 @@ fn processes_json(tree: &rvnvmm_user::TreeStats) -> serde_json::Value {
 
 /// The `pages` object: the page policy, the mappings per size at the end
 /// of the run, and the blocks mapped and demoted on the way.
+/// The `numa` object: each memory node's page counters, by node id.
+fn numa_json(nodes: &[(u32, rvnvmm_user::numa::NodeCounters)]) -> serde_json::Value {
+    let nodes: serde_json::Map<String, serde_json::Value> = nodes
+        .iter()
+        .map(|(id, c)| {
+            let v = json!({
+                "numa_hit": c.numa_hit,
+                "numa_miss": c.numa_miss,
+                "numa_foreign": c.numa_foreign,
+                "interleave_hit": c.interleave_hit,
+                "local_node": c.local_node,
+                "other_node": c.other_node,
+                "pages_migrated_in": c.migrated_in,
+                "pages_migrated_out": c.migrated_out,
+            });
+            (id.to_string(), v)
+        })
+        .collect();
+    json!({ "nodes": nodes })
+}
+
 fn pages_json(p: &rvnvmm_user::PagesOutcome) -> serde_json::Value {
     let [m4k, m64k, m2m, m1g] = p.mappings;
     let s = &p.stats;

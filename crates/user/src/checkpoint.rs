@@ -655,6 +655,7 @@ fn save_thread(w: &mut StateWriter, t: &Thread) {
     if let Some(n) = &t.fault_note {
         w.bytes(n.as_bytes());
     }
+    crate::numa::save_policy(w, t.mempolicy.as_ref());
 }
 
 fn restore_thread(
@@ -729,6 +730,7 @@ fn restore_thread(
         .ok_or_else(|| r.malformed("a thread's hart is not a hart"))?;
     let affinity = r.u64()?;
     let fault_note = if r.bool()? { Some(string(r)?) } else { None };
+    let mempolicy = crate::numa::restore_policy(r)?;
     Ok(Thread {
         tid,
         hart,
@@ -744,6 +746,7 @@ fn restore_thread(
         cpu,
         affinity,
         fault_note,
+        mempolicy,
     })
 }
 
@@ -877,6 +880,7 @@ fn save_address_space(a: &AddressSpace, w: &mut StateWriter) -> Result<(), Check
         ps.fallbacks,
     ]);
     a.frames.save(w);
+    a.numa.save(w);
     w.count(a.vmas.len());
     for (&start, v) in &a.vmas {
         w.u64(start);
@@ -909,6 +913,7 @@ fn save_address_space(a: &AddressSpace, w: &mut StateWriter) -> Result<(), Check
             HugeAdvice::NoHuge => 2,
         });
         w.u32(v.hint);
+        crate::numa::save_policy(w, v.policy.as_ref());
     }
     Ok(())
 }
@@ -936,6 +941,7 @@ fn restore_address_space(
         fallbacks: ps[4],
     };
     a.frames.restore(r)?;
+    a.numa.restore(r)?;
     let n = r.count(MAX_ITEMS)?;
     a.vmas.clear();
     let mut files: std::collections::HashMap<PathBuf, std::rc::Rc<OwnedFd>> = Default::default();
@@ -992,6 +998,7 @@ fn restore_address_space(
             c => return Err(r.malformed(format!("huge-page advice {c}"))),
         };
         let hint = r.u32()?;
+        let policy = crate::numa::restore_policy(r)?;
         if start >= end || page_offset(start) != 0 {
             return Err(r.malformed(format!("an area {start:#x}-{end:#x}")));
         }
@@ -1007,6 +1014,7 @@ fn restore_address_space(
                 anon_from,
                 huge,
                 hint,
+                policy,
             },
         );
     }
@@ -1083,6 +1091,13 @@ mod tests {
             cpu: 1,
             affinity: 2,
             fault_note: None,
+            mempolicy: crate::numa::Policy::new(
+                crate::numa::MPOL_INTERLEAVE,
+                crate::numa::MPOL_F_STATIC_NODES,
+                crate::numa::NodeMask::bits(1),
+                crate::numa::NodeMask::bits(1),
+            )
+            .unwrap(),
         });
         p.threads.cpus[1].core.cycles = 123_456;
         p.threads.cpus[1].holder = Some(1);
@@ -1115,6 +1130,13 @@ mod tests {
         assert_eq!(t.pending, vec![SignalInfo::fault(11, 1, 0xdead)]);
         assert_eq!((t.hart.x[10], t.hart.pc), (42, 0x1_0000));
         assert_eq!((t.cpu, t.affinity, t.saved_mask), (1, 2, Some(5)));
+        assert_eq!(
+            t.mempolicy.map(|p| (p.nodes, p.mode_word())),
+            Some((
+                crate::numa::NodeMask::bits(1),
+                crate::numa::MPOL_INTERLEAVE | crate::numa::MPOL_F_STATIC_NODES
+            ))
+        );
         assert_eq!(&t.comm[..6], b"worker");
         assert_eq!(back.threads.cpus[1].core.cycles, 123_456);
         assert_eq!(back.threads.cpus[1].holder, Some(1));

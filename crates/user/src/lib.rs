@@ -19,6 +19,7 @@ mod family;
 pub mod fs;
 pub mod hwprobe;
 mod nodes;
+pub mod numa;
 mod outcome;
 mod pmem;
 mod process;

@@ -44,17 +44,27 @@ pub fn nvmm_node(nodes: &[MemoryNode]) -> Option<&MemoryNode> {
 /// node gives only its upper half: the lower half is left to `/dev/nvmm`
 /// windows, which programs map from offset 0, so the two never share frames
 /// by default (and a window over heap frames in use is refused:
-/// `Frames::claim`). Also returns the heap's pool: the first NVMM node's
-/// with `heap_on_nvmm`, otherwise 0.
-pub fn frame_pools(
-    nodes: &[MemoryNode],
-    heap_on_nvmm: bool,
-) -> Result<(Vec<(u64, u64)>, usize), String> {
+/// `Frames::claim`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FramePools {
+    /// `(base, size)` of each pool.
+    pub ranges: Vec<(u64, u64)>,
+    /// The NUMA node of each pool.
+    pub node_ids: Vec<u32>,
+    /// The heap's pool: the first NVMM node's with `heap_on_nvmm`,
+    /// otherwise 0.
+    pub heap: usize,
+}
+
+/// The frame pools of `nodes` (see [`FramePools`]).
+pub fn frame_pools(nodes: &[MemoryNode], heap_on_nvmm: bool) -> Result<FramePools, String> {
     let dram = dram_node(nodes).ok_or("the machine has no DRAM node for the process's memory")?;
     let nvmm = nvmm_node(nodes);
     let mut pools = vec![dram.range()];
+    let mut node_ids = vec![dram.id];
     let mut heap = 0;
     for n in nodes.iter().filter(|n| *n != dram) {
+        node_ids.push(n.id);
         if Some(n) == nvmm {
             if heap_on_nvmm {
                 heap = pools.len();
@@ -68,7 +78,11 @@ pub fn frame_pools(
     if heap_on_nvmm && nvmm.is_none() {
         return Err("user.heap = nvmm, but the machine has no NVMM region".into());
     }
-    Ok((pools, heap))
+    Ok(FramePools {
+        ranges: pools,
+        node_ids,
+        heap,
+    })
 }
 
 #[cfg(test)]
@@ -93,7 +107,9 @@ mod tests {
             node("far", 2, 0xC000_0000, 0x1000_0000, false),
             node("pm2", 3, 0x1_0000_0000, 0x1000_0000, true),
         ];
-        let (pools, heap) = frame_pools(&nodes, true).unwrap();
+        let pools = frame_pools(&nodes, true).unwrap();
+        assert_eq!(pools.node_ids, [1, 0, 2, 3]);
+        let (pools, heap) = (pools.ranges, pools.heap);
         assert_eq!(
             pools,
             [
@@ -104,7 +120,7 @@ mod tests {
             ]
         );
         assert_eq!(heap, 1);
-        assert_eq!(frame_pools(&nodes, false).unwrap().1, 0);
+        assert_eq!(frame_pools(&nodes, false).unwrap().heap, 0);
         assert_eq!(nvmm_node(&nodes).unwrap().name, "pm");
         assert_eq!(dram_node(&nodes).unwrap().name, "dram");
     }

@@ -72,6 +72,8 @@ pub struct Outcome {
     pub memory: Option<serde_json::Value>,
     /// The page policy's figures.
     pub pages: PagesOutcome,
+    /// Each memory node's allocation and migration counters, by node id.
+    pub numa: Vec<(u32, crate::numa::NodeCounters)>,
     /// Where the last hart to run stood at the end: its number and the PC
     /// of the next instruction it would have run.
     pub last_pc: (usize, u64),

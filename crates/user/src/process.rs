@@ -56,6 +56,10 @@ pub struct Options {
     /// maps the first NVMM node, and with `heap_on_nvmm` the heap's frames
     /// come from it (`nodes::frame_pools`).
     pub nodes: Vec<MemoryNode>,
+    /// The distances between the nodes' ids, `(from, to, distance)`
+    /// (`rvnvmm_memsys::NumaNodes::matrix`); Linux's defaults (10 local,
+    /// 20 remote) for a pair not listed.
+    pub numa_distances: Vec<(u32, u32, u8)>,
     /// Put brk and anonymous mmap memory on NVMM (`user.heap = nvmm`).
     pub heap_on_nvmm: bool,
     /// The guest path of the NVMM-backed directory (`user.pmem_dir`),
@@ -207,13 +211,16 @@ impl Process {
     /// before a program is loaded (unit tests use it so).
     pub(crate) fn without_program(opts: Options) -> Result<Process, RunError> {
         crate::checkpoint::inherited::note_inherited();
-        let (pools, heap_pool) =
+        let pools =
             crate::nodes::frame_pools(&opts.nodes, opts.heap_on_nvmm).map_err(RunError::Setup)?;
         let ranges: Vec<(u64, u64)> = opts.nodes.iter().map(MemoryNode::range).collect();
         let mut mem = PhysMem::new(&ranges).map_err(|e| RunError::Setup(e.to_string()))?;
-        let mut aspace = AddressSpace::with_pools(&mut mem, &pools, heap_pool)
+        let mut aspace = AddressSpace::with_pools(&mut mem, &pools.ranges, pools.heap)
             .map_err(|_| RunError::Setup("guest RAM too small".into()))?;
         aspace.pages = opts.pages;
+        // The harts are on the node of pool 0, the first DRAM node.
+        aspace.numa =
+            crate::numa::NodeMap::new(&pools.node_ids, pools.node_ids[0], &opts.numa_distances);
         let mut fs = Fs::new(opts.root.as_deref(), opts.sysroot.as_deref())
             .map_err(|e| RunError::Setup(format!("cannot use the root directory: {e}")))?;
         for m in &opts.maps {
@@ -222,11 +229,14 @@ impl Process {
         }
         let topology = crate::procfs::Topology::new(opts.harts, opts.threads_per_core);
         let (harts, threads_per_core) = (topology.harts, topology.threads_per_core);
-        fs.tree = Some(crate::procfs::EmulatedTree::build(topology).map_err(|e| {
-            RunError::Setup(format!(
-                "cannot write the emulated /proc and /sys to the temporary directory: {e}"
-            ))
-        })?);
+        let (node_ids, cpu_node) = (aspace.numa.online(), aspace.numa.local());
+        fs.tree = Some(
+            crate::procfs::EmulatedTree::build(topology, node_ids, cpu_node).map_err(|e| {
+                RunError::Setup(format!(
+                    "cannot write the emulated /proc and /sys to the temporary directory: {e}"
+                ))
+            })?,
+        );
         let core_map = CoreMap::with_threads_per_core(harts, threads_per_core)
             .ok_or_else(|| RunError::Setup("a machine needs at least one hart".into()))?;
         let mut p = Process {

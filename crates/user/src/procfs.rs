@@ -16,6 +16,9 @@ use std::fmt::Write;
 use std::os::fd::AsRawFd;
 
 mod contents;
+mod nodes;
+
+pub use nodes::{node_list, node_meminfo, node_numastat, policy_text, NodeFile, NODE_LISTS};
 
 /// A file of the emulated machine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,6 +55,22 @@ pub enum ProcFile {
         cpu: usize,
         /// Which file.
         file: TopologyFile,
+    },
+    /// `/proc/self/numa_maps`.
+    NumaMaps,
+    /// A node list of `/sys/devices/system/node`: `has_cpu` (`cpus`), or
+    /// `online`, `possible`, `has_memory`, `has_normal_memory` (every
+    /// node).
+    NodeList {
+        /// Only the nodes with CPUs.
+        cpus: bool,
+    },
+    /// `/sys/devices/system/node/nodeN/FILE`.
+    Node {
+        /// The node.
+        node: u32,
+        /// Which file.
+        file: NodeFile,
     },
 }
 
@@ -147,8 +166,19 @@ const SYS_CPU: &[u8] = b"/sys/devices/system/cpu";
 /// The names a process's directory lists (Linux's `/proc/<pid>` has more:
 /// those are not emulated and are `ENOENT`). `fd` and `fdinfo` are the
 /// host's own (guest descriptors are host descriptors), the rest emulated.
-pub const PROCESS_DIR: [&str; 11] = [
-    "auxv", "cmdline", "comm", "environ", "exe", "fd", "fdinfo", "maps", "smaps", "stat", "status",
+pub const PROCESS_DIR: [&str; 12] = [
+    "auxv",
+    "cmdline",
+    "comm",
+    "environ",
+    "exe",
+    "fd",
+    "fdinfo",
+    "maps",
+    "numa_maps",
+    "smaps",
+    "stat",
+    "status",
 ];
 
 /// How a guest path of the emulated tree reaches the host.
@@ -163,9 +193,14 @@ pub enum TreePath {
 }
 
 impl EmulatedTree {
-    /// Writes the tree of a machine of `topology` under a new host
-    /// temporary directory, and holds it.
-    pub fn build(topology: Topology) -> std::io::Result<EmulatedTree> {
+    /// Writes the tree of a machine of `topology` and memory nodes
+    /// `nodes` (the harts on node `cpu_node`) under a new host temporary
+    /// directory, and holds it.
+    pub fn build(
+        topology: Topology,
+        nodes: crate::numa::NodeMask,
+        cpu_node: u32,
+    ) -> std::io::Result<EmulatedTree> {
         use std::fs;
         use std::os::unix::fs::{symlink, PermissionsExt};
         let base = std::env::temp_dir();
@@ -223,6 +258,12 @@ impl EmulatedTree {
                 fs::write(dir.join(name), topology.file(h, file))?;
             }
         }
+        nodes::write_tree(
+            &tree.root.join("sys/devices/system"),
+            nodes,
+            cpu_node,
+            topology.harts,
+        )?;
         Ok(tree)
     }
 
@@ -279,6 +320,11 @@ impl EmulatedTree {
                     return Some(TreePath::Tree(self.root.join(top).join(rest)));
                 }
             }
+        }
+        if let Some(rest) = below(nodes::SYS_NODE) {
+            return Some(TreePath::Tree(
+                self.root.join("sys/devices/system/node").join(rest),
+            ));
         }
         let rest = below(SYS_CPU)?;
         Some(TreePath::Tree(
@@ -410,8 +456,14 @@ fn normalise(path: &[u8]) -> Vec<u8> {
 impl ProcFile {
     /// The emulated file an absolute guest path names, if any, for the
     /// process `pid` on a machine of `harts` harts. The process's own
-    /// directory is `/proc/self`, `/proc/thread-self` or `/proc/<pid>`.
-    pub fn by_path(path: &[u8], pid: i32, harts: usize) -> Option<ProcFile> {
+    /// directory is `/proc/self`, `/proc/thread-self` or `/proc/<pid>`;
+    /// its memory nodes are `nodes`.
+    pub fn by_path(
+        path: &[u8],
+        pid: i32,
+        harts: usize,
+        nodes: crate::numa::NodeMask,
+    ) -> Option<ProcFile> {
         if path.first() != Some(&b'/') {
             return None;
         }
@@ -432,6 +484,7 @@ impl ProcFile {
             }
             return Some(match file {
                 b"maps" => ProcFile::Maps,
+                b"numa_maps" => ProcFile::NumaMaps,
                 b"smaps" => ProcFile::Smaps,
                 b"stat" => ProcFile::Stat,
                 b"status" => ProcFile::Status,
@@ -441,6 +494,9 @@ impl ProcFile {
                 b"comm" => ProcFile::Comm,
                 _ => return None,
             });
+        }
+        if let Some(rest) = p.strip_prefix(b"/sys/devices/system/node/") {
+            return nodes::node_file(rest, nodes);
         }
         let rest = p.strip_prefix(b"/sys/devices/system/cpu/")?;
         if matches!(rest, b"online" | b"possible" | b"present") {
@@ -792,6 +848,8 @@ pub struct ProcessInfo {
     pub harts: usize,
     /// umask.
     pub umask: u32,
+    /// The nodes the process may allocate from.
+    pub mems_allowed: crate::numa::NodeMask,
     /// Real, effective uid and gid.
     pub uid: u32,
     /// Group id.
@@ -851,7 +909,8 @@ impl ProcessInfo {
             "Name:\t{}\nUmask:\t{:04o}\nState:\tR (running)\nTgid:\t{}\nNgid:\t0\nPid:\t{}\n\
              PPid:\t{}\nTracerPid:\t0\nUid:\t{}\nGid:\t{}\nVmPeak:\t{}\nVmSize:\t{}\n\
              VmRSS:\t{}\nVmData:\t{}\nVmStk:\t{}\nVmExe:\t{}\nThreads:\t{}\n\
-             Cpus_allowed:\t{}\nCpus_allowed_list:\t{}\n",
+             Cpus_allowed:\t{}\nCpus_allowed_list:\t{}\nMems_allowed:\t{}\n\
+             Mems_allowed_list:\t{}\n",
             self.comm,
             self.umask,
             self.pid,
@@ -868,6 +927,8 @@ impl ProcessInfo {
             self.threads,
             cpu_mask(&all, self.harts),
             cpu_list(&all),
+            self.mems_allowed.hex_words(),
+            node_list(self.mems_allowed),
         )
     }
 }
@@ -913,7 +974,7 @@ mod tests {
 
     #[test]
     fn paths_of_the_process_and_the_machine() {
-        let f = |p: &str| ProcFile::by_path(p.as_bytes(), 1234, 4);
+        let f = |p: &str| ProcFile::by_path(p.as_bytes(), 1234, 4, crate::numa::NodeMask::bits(1));
         assert_eq!(f("/proc/self/maps"), Some(ProcFile::Maps));
         assert_eq!(f("/proc/1234/smaps"), Some(ProcFile::Smaps));
         assert_eq!(f("//proc/./thread-self/status"), Some(ProcFile::Status));
@@ -972,10 +1033,14 @@ mod tests {
 
     #[test]
     fn the_sys_tree_lists_the_harts_and_only_them() {
-        let tree = EmulatedTree::build(Topology {
-            harts: 3,
-            threads_per_core: 1,
-        })
+        let tree = EmulatedTree::build(
+            Topology {
+                harts: 3,
+                threads_per_core: 1,
+            },
+            crate::numa::NodeMask::bits(1),
+            0,
+        )
         .unwrap();
         let dir = tree_dir(&tree, "/sys/devices/system/cpu/", false);
         assert_eq!(
@@ -1011,10 +1076,14 @@ mod tests {
 
     #[test]
     fn the_process_directory_lists_what_the_emulator_provides() {
-        let tree = EmulatedTree::build(Topology {
-            harts: 1,
-            threads_per_core: 1,
-        })
+        let tree = EmulatedTree::build(
+            Topology {
+                harts: 1,
+                threads_per_core: 1,
+            },
+            crate::numa::NodeMask::bits(1),
+            0,
+        )
         .unwrap();
         for own in [
             "/proc/self",
@@ -1071,10 +1140,14 @@ mod tests {
     /// sees it; the last one to let go removes it.
     #[test]
     fn the_tree_lasts_while_a_forked_child_holds_it() {
-        let mut tree = EmulatedTree::build(Topology {
-            harts: 2,
-            threads_per_core: 1,
-        })
+        let mut tree = EmulatedTree::build(
+            Topology {
+                harts: 2,
+                threads_per_core: 1,
+            },
+            crate::numa::NodeMask::bits(1),
+            0,
+        )
         .unwrap();
         let online = tree_dir(&tree, "/sys/devices/system/cpu/online", false);
         // Parent to child: "let go now"; child to parent: what it saw.
@@ -1138,7 +1211,12 @@ mod tests {
             "00000000-0000-4000-8000-000000000000\n"
         );
         assert_eq!(
-            ProcFile::by_path(b"/proc/sys/kernel/random/../random/uuid", 1, 1),
+            ProcFile::by_path(
+                b"/proc/sys/kernel/random/../random/uuid",
+                1,
+                1,
+                crate::numa::NodeMask::bits(1)
+            ),
             Some(ProcFile::RandomUuid)
         );
     }
@@ -1286,7 +1364,7 @@ mod smt_topology_tests {
                 cfg.machine.threads_per_core as usize,
             );
             let topology = Topology::new(harts, tpc);
-            let tree = EmulatedTree::build(topology).unwrap();
+            let tree = EmulatedTree::build(topology, crate::numa::NodeMask::bits(1), 0).unwrap();
             let read = |cpu: usize, file: &str| {
                 let p = format!("/sys/devices/system/cpu/cpu{cpu}/topology/{file}");
                 match tree.host_path(p.as_bytes(), 1, false) {

@@ -252,6 +252,7 @@ impl Controlled for Process {
         // Threads that ended before the region have nothing in it.
         self.threads.exited.clear();
         self.memory.aspace.page_stats = Default::default();
+        self.memory.aspace.numa.reset_counters();
         if let Some(m) = self.any_memsys() {
             m.reset_stats();
         }

@@ -17,6 +17,9 @@ pub use rvnvmm_config::PagePolicy;
 mod accounting;
 mod changes;
 mod faults;
+mod migrate;
+
+pub use migrate::{AreaPages, Moved};
 
 /// Protection bits as in mmap's PROT_*.
 pub const PROT_READ: u32 = 1;
@@ -152,6 +155,8 @@ pub struct Vma {
     /// With `user.pages = hint`: log2 of the block size recorded when the
     /// area was created ([`hint_for`] of its size).
     pub hint: u32,
+    /// The area's NUMA policy (`mbind`); `None`: its thread's.
+    pub policy: Option<crate::numa::Policy>,
 }
 
 impl Vma {
@@ -335,6 +340,13 @@ impl Frames {
         self.pools.get(pool).map_or(0, |p| p.end - p.base)
     }
 
+    /// The pool frame `frame` belongs to.
+    pub fn pool_of_frame(&self, frame: u64) -> Option<usize> {
+        self.pools
+            .iter()
+            .position(|p| frame >= p.base && frame < p.end)
+    }
+
     fn release(&mut self, mem: &mut PhysMem, frame: u64) {
         mem.discard_page(frame);
         if let Some(p) = self
@@ -484,6 +496,8 @@ pub struct AddressSpace {
     pub pages: PagePolicy,
     /// Counters of the larger pages.
     pub page_stats: PageStats,
+    /// The memory nodes the pools belong to, and what went where.
+    pub numa: crate::numa::NodeMap,
 }
 
 fn page_up(v: u64) -> u64 {
@@ -542,6 +556,7 @@ impl AddressSpace {
             translations_stale: false,
             pages: PagePolicy::Base,
             page_stats: PageStats::default(),
+            numa: crate::numa::NodeMap::new(&vec![0; pools.len()], 0, &[]),
         })
     }
 
@@ -593,7 +608,7 @@ impl AddressSpace {
     }
 
     /// Whether area `b` (starting where `a` ends) can join `a`, as Linux
-    /// merges neighbours: the same protection and backing, and for files
+    /// merges neighbours: the same protection, backing and NUMA policy, and for files
     /// the same open file at contiguous offsets. (Linux also keeps apart
     /// anonymous areas whose pages were first touched through different
     /// mappings; here they merge, which only lets one mremap span more.)
@@ -627,6 +642,7 @@ impl AddressSpace {
             && same_image
             && same_name
             && a.huge == b.huge
+            && a.policy == b.policy
             && (a.anon_from == b.anon_from || (a.anon_from <= a_start && b.anon_from <= a.end))
     }
 
@@ -671,6 +687,7 @@ impl AddressSpace {
                 anon_from: if anon { start } else { u64::MAX },
                 huge: HugeAdvice::Default,
                 hint: hint_for(end - start),
+                policy: None,
             },
         );
     }

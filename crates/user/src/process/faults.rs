@@ -23,11 +23,14 @@ impl Process {
             Trap::LOAD_PAGE_FAULT | Trap::STORE_PAGE_FAULT | Trap::INSN_PAGE_FAULT => {
                 let write = trap.cause == Trap::STORE_PAGE_FAULT;
                 let exec = trap.cause == Trap::INSN_PAGE_FAULT;
-                match self
-                    .memory
-                    .aspace
-                    .handle_fault(&mut self.memory.phys, addr, write, exec)
-                {
+                let task = self.threads.current().mempolicy;
+                match self.memory.aspace.handle_fault_for(
+                    &mut self.memory.phys,
+                    addr,
+                    write,
+                    exec,
+                    task.as_ref(),
+                ) {
                     Ok(true) => return,
                     Ok(false) => match self.memory.aspace.find(addr) {
                         None => (

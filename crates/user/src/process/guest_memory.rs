@@ -28,11 +28,13 @@ impl Process {
             ) {
                 Ok(t) => return Ok(t.paddr),
                 Err(_) => {
-                    let ok = match self.memory.aspace.handle_fault(
+                    let task = self.threads.current().mempolicy;
+                    let ok = match self.memory.aspace.handle_fault_for(
                         &mut self.memory.phys,
                         vaddr,
                         access == Access::Write,
                         false,
+                        task.as_ref(),
                     ) {
                         Ok(ok) => ok,
                         Err(ENOMEM) => {

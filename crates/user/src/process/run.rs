@@ -585,6 +585,10 @@ impl Process {
                 mappings: self.memory.aspace.mappings_by_size(&self.memory.phys),
                 stats: self.memory.aspace.page_stats.clone(),
             },
+            numa: {
+                let numa = &self.memory.aspace.numa;
+                numa.ids().map(|id| (id, numa.counters_of(id))).collect()
+            },
             reset: base.point,
             snapshots: Vec::new(),
             model_switches: Vec::new(),

@@ -77,6 +77,9 @@ pub(crate) struct Thread {
     /// Why the last synchronous fault was raised (for the line printed
     /// if it kills the process).
     pub fault_note: Option<String>,
+    /// The thread's NUMA memory policy (`set_mempolicy`), which a new
+    /// thread inherits and `execve` keeps.
+    pub mempolicy: crate::numa::TaskPolicy,
 }
 
 impl Thread {
@@ -99,6 +102,7 @@ impl Thread {
             cpu,
             affinity: u64::MAX,
             fault_note: None,
+            mempolicy: None,
         }
     }
 

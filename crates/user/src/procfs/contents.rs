@@ -27,13 +27,21 @@ impl Process {
                     | b"possible"
                     | b"present"
                     | b"uuid"
-            ) || TopologyFile::by_name(last).is_some();
+                    | b"numa_maps"
+            ) || TopologyFile::by_name(last).is_some()
+                || NodeFile::by_name(last).is_some()
+                || NODE_LISTS.iter().any(|n| n.as_bytes() == last);
             if !ours {
                 return None;
             }
         }
         let abs = self.files.fs.guest_absolute(dirfd, path)?;
-        ProcFile::by_path(&abs, self.pid, self.opts.harts)
+        ProcFile::by_path(
+            &abs,
+            self.pid,
+            self.opts.harts,
+            self.memory.aspace.numa.online(),
+        )
     }
 
     /// Opens an emulated file: a read-only memfd holding its content now.
@@ -143,12 +151,93 @@ impl Process {
                 (cpu_list(&all) + "\n").into_bytes()
             }
             ProcFile::Topology { cpu, file } => topology.file(cpu, file).into_bytes(),
+            ProcFile::NumaMaps => self.numa_maps().into_bytes(),
+            ProcFile::NodeList { cpus } => {
+                let numa = &self.memory.aspace.numa;
+                let list = if cpus {
+                    crate::numa::NodeMask::of(numa.local())
+                } else {
+                    numa.online()
+                };
+                (node_list(list) + "\n").into_bytes()
+            }
+            ProcFile::Node { node, file } => self.node_content(node, file).into_bytes(),
             ProcFile::RandomUuid => {
                 let mut b = [0u8; 16];
                 self.random_bytes(&mut b);
                 random_uuid(b).into_bytes()
             }
         }
+    }
+
+    /// A file of node `node`'s directory.
+    fn node_content(&self, node: u32, file: NodeFile) -> String {
+        let a = &self.memory.aspace;
+        let numa = &a.numa;
+        let cpus: Vec<usize> = if node == numa.local() {
+            (0..self.opts.harts).collect()
+        } else {
+            Vec::new()
+        };
+        match file {
+            NodeFile::CpuMap => cpu_mask(&cpus, self.opts.harts) + "\n",
+            NodeFile::CpuList => cpu_list(&cpus) + "\n",
+            NodeFile::Distance => {
+                let d: Vec<String> = numa
+                    .ids()
+                    .map(|to| numa.distance(node, to).to_string())
+                    .collect();
+                d.join(" ") + "\n"
+            }
+            NodeFile::Meminfo => {
+                let pools = numa.pools_of(node);
+                let total = pools.iter().map(|&p| a.frames.pool_bytes(p)).sum();
+                let free = pools.iter().map(|&p| a.frames.free_bytes(p)).sum();
+                node_meminfo(node, total, free)
+            }
+            NodeFile::Numastat => node_numastat(&numa.counters_of(node)),
+        }
+    }
+
+    /// `/proc/self/numa_maps`: each area's start, policy, kind and
+    /// resident pages by node, as Linux's `show_numa_map` prints them.
+    fn numa_maps(&self) -> String {
+        let a = &self.memory.aspace;
+        let task = self.threads.current().mempolicy;
+        let mut out = String::new();
+        for ((&start, v), e) in a.vmas.iter().zip(self.maps_entries(false)) {
+            let policy = v
+                .policy
+                .or(task)
+                .map_or_else(|| "default".to_string(), |p| policy_text(&p));
+            let _ = write!(out, "{start:08x} {policy}");
+            match e.name.as_str() {
+                "[heap]" => out += " heap",
+                "[stack]" => out += " stack",
+                _ if e.inode != 0 => {
+                    let _ = write!(out, " file={}", e.name);
+                }
+                _ => {}
+            }
+            let pages = a.area_pages(&self.memory.phys, start, v.end);
+            if pages.pages > 0 {
+                if pages.anon > 0 {
+                    let _ = write!(out, " anon={}", pages.anon);
+                }
+                if pages.dirty > 0 {
+                    let _ = write!(out, " dirty={}", pages.dirty);
+                }
+                if pages.pages != pages.anon && pages.pages != pages.dirty {
+                    let _ = write!(out, " mapped={}", pages.pages);
+                }
+                for (node, n) in &pages.by_node {
+                    let _ = write!(out, " N{node}={n}");
+                }
+                out += " kernelpagesize_kB=4";
+            }
+            out.push('\n');
+        }
+        out
     }
 
     /// The areas of the address space as `/proc/self/maps` lists them,
@@ -249,6 +338,7 @@ impl Process {
             self.guest_group_id(session),
         );
         ProcessInfo {
+            mems_allowed: self.mems_allowed(),
             pid: self.pid,
             ppid,
             pgrp,

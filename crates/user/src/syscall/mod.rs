@@ -14,6 +14,7 @@ mod futex;
 mod memory;
 mod net;
 pub(crate) mod nr;
+mod numa;
 mod processes;
 mod signals;
 mod system;
@@ -173,6 +174,12 @@ impl Process {
             nr::MADVISE => self.sys_madvise(a[0], a[1], a[2]),
             nr::RISCV_FLUSH_ICACHE => self.sys_riscv_flush_icache(),
             nr::MEMBARRIER => Ok(0),
+            nr::SET_MEMPOLICY => self.sys_set_mempolicy(a[0], a[1], a[2]),
+            nr::GET_MEMPOLICY => self.sys_get_mempolicy(a),
+            nr::MBIND => self.sys_mbind(a),
+            nr::MOVE_PAGES => self.sys_move_pages(a),
+            nr::MIGRATE_PAGES => self.sys_migrate_pages(a),
+            nr::SET_MEMPOLICY_HOME_NODE => self.sys_set_mempolicy_home_node(a),
             // Processes and threads.
             nr::EXIT => {
                 self.sys_exit(a[0] as i32);

@@ -106,6 +106,7 @@ impl Process {
                 sigmask: self.threads.all[i].sigmask,
                 comm: self.threads.all[i].comm,
                 affinity,
+                mempolicy: self.threads.all[i].mempolicy,
                 ..Thread::new(tid, hart, cpu)
             });
             if flags & CLONE_PARENT_SETTID != 0 {

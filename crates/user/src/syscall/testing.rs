@@ -16,6 +16,31 @@ pub(crate) const WILD: u64 = 0xdead_0000;
 pub(crate) const BRK_START: u64 = 0x40_0000;
 
 pub(crate) fn process() -> Process {
+    process_on(vec![crate::MemoryNode {
+        name: "dram".into(),
+        id: 0,
+        base: 0x8000_0000,
+        size: 64 << 20,
+        nvmm: false,
+    }])
+}
+
+/// A bare process on two DRAM nodes of 16 MiB, node 1 at distance 25.
+pub(crate) fn two_node_process() -> Process {
+    let node = |id: u32, base: u64| crate::MemoryNode {
+        name: format!("node{id}"),
+        id,
+        base,
+        size: 16 << 20,
+        nvmm: false,
+    };
+    let mut p = process_on(vec![node(0, 0x8000_0000), node(1, 0x9000_0000)]);
+    p.memory.aspace.numa = crate::numa::NodeMap::new(&[0, 1], 0, &[(0, 1, 25), (1, 0, 25)]);
+    p
+}
+
+/// A bare process whose guest RAM is `nodes`.
+pub(crate) fn process_on(nodes: Vec<crate::MemoryNode>) -> Process {
     let opts = Options {
         program: "test".into(),
         args: vec!["test".into()],
@@ -26,13 +51,8 @@ pub(crate) fn process() -> Process {
         cwd: None,
         harts: 2,
         hart: Default::default(),
-        nodes: vec![crate::MemoryNode {
-            name: "dram".into(),
-            id: 0,
-            base: 0x8000_0000,
-            size: 64 << 20,
-            nvmm: false,
-        }],
+        nodes,
+        numa_distances: Vec::new(),
         heap_on_nvmm: false,
         pmem_dir: None,
         stack_size: 8 << 20,

@@ -2,6 +2,7 @@
 //! 2 MiB, 1 GiB as `user.pages` allows), splitting blocks that a change
 //! covers only in part, and the mappings by size.
 use super::*;
+use crate::numa::Policy;
 impl AddressSpace {
     /// Log2 of the size of the block a fault at `vaddr` maps under the page
     /// policy, if larger than 4 KiB: one wholly inside the anonymous part
@@ -234,11 +235,26 @@ impl AddressSpace {
         prot: u32,
         pool: usize,
     ) -> Result<u64, Errno> {
+        self.populate_page_from(mem, vaddr, prot, &[pool])
+    }
+
+    /// As [`populate_page`](Self::populate_page), with a frame from the
+    /// first of `pools` that has one.
+    pub(crate) fn populate_page_from(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        prot: u32,
+        pools: &[usize],
+    ) -> Result<u64, Errno> {
         let vaddr = vaddr & !(PAGE_SIZE - 1);
         if let Some((_, pte, level)) = sv39::find_leaf(mem, self.root, vaddr) {
             return Ok(sv39::frame_of(pte, level, vaddr));
         }
-        let frame = self.frames.alloc_data(mem, pool).ok_or(ENOMEM)?;
+        let frame = pools
+            .iter()
+            .find_map(|&pool| self.frames.alloc_data(mem, pool))
+            .ok_or(ENOMEM)?;
         let frames = &mut self.frames;
         sv39::map_page(
             mem,
@@ -251,6 +267,37 @@ impl AddressSpace {
         Ok(frame)
     }
 
+    /// The policy that places a fresh page of the area at `vaddr`: the
+    /// area's, else the thread's (`task`).
+    pub fn policy_at(&self, vaddr: u64, task: Option<&Policy>) -> Option<Policy> {
+        self.find(vaddr)
+            .and_then(|(_, v)| v.policy)
+            .or(task.copied())
+    }
+
+    /// The pools a fresh block of `1 << shift` bytes at `vaddr` may come
+    /// from, in order, under `policy`, for an area whose default pool is
+    /// `default_pool`; with what the placement meant, for the counters.
+    fn placement(
+        &self,
+        vaddr: u64,
+        shift: u32,
+        policy: Option<&Policy>,
+        default_pool: usize,
+    ) -> (Vec<usize>, u32, bool) {
+        // Linux's interleave index of an anonymous page: its page number
+        // at the folio's order.
+        self.numa.placement(policy, default_pool, vaddr >> shift)
+    }
+
+    /// Counts a frame handed out for a placement that meant node `meant`.
+    fn count_placed(&mut self, frame: u64, meant: u32, interleaved: bool) {
+        if let Some(pool) = self.frames.pool_of_frame(frame) {
+            let got = self.numa.node_of_pool(pool);
+            self.numa.count_allocation(got, meant, interleaved);
+        }
+    }
+
     /// Handles a page fault at `vaddr`: maps a zero page if an area allows
     /// the access. Returns false if the access is not allowed (SIGSEGV).
     pub fn handle_fault(
@@ -259,6 +306,19 @@ impl AddressSpace {
         vaddr: u64,
         write: bool,
         exec: bool,
+    ) -> Result<bool, Errno> {
+        self.handle_fault_for(mem, vaddr, write, exec, None)
+    }
+
+    /// As [`handle_fault`](Self::handle_fault), for a thread whose own
+    /// NUMA policy is `task`.
+    pub fn handle_fault_for(
+        &mut self,
+        mem: &mut PhysMem,
+        vaddr: u64,
+        write: bool,
+        exec: bool,
+        task: Option<&Policy>,
     ) -> Result<bool, Errno> {
         let Some((_, vma)) = self.find(vaddr) else {
             return Ok(false);
@@ -292,14 +352,26 @@ impl AddressSpace {
             }
             _ => 0,
         };
+        let policy = vma.policy.or(task.copied());
         let Some(file) = vma.file.clone() else {
             if let Some(shift) = self.block_shift(vaddr) {
-                if self.map_block(mem, vaddr, shift, prot, pool)? {
+                let (pools, meant, interleaved) =
+                    self.placement(vaddr, shift, policy.as_ref(), pool);
+                if self.map_block(mem, vaddr, shift, prot, pools[0])? {
+                    if let Some((_, pte, level)) = sv39::find_leaf(mem, self.root, vaddr) {
+                        let frame = sv39::frame_of(pte, level, vaddr);
+                        for _ in 0..1u64 << (shift - SHIFT_4K) {
+                            self.count_placed(frame, meant, interleaved);
+                        }
+                    }
                     return Ok(true);
                 }
                 self.page_stats.fallbacks += 1;
             }
-            self.populate_page_in(mem, vaddr, prot, pool)?;
+            let (pools, meant, interleaved) =
+                self.placement(vaddr, SHIFT_4K, policy.as_ref(), pool);
+            let frame = self.populate_page_from(mem, vaddr, prot, &pools)?;
+            self.count_placed(frame, meant, interleaved);
             return Ok(true);
         };
         use std::os::fd::AsRawFd;
@@ -318,7 +390,9 @@ impl AddressSpace {
         if foff >= size {
             return Err(EFAULT); // past the end of the file: SIGBUS, as on Linux
         }
-        let frame = self.populate_page(mem, page, prot)?;
+        let (pools, meant, interleaved) = self.placement(vaddr, SHIFT_4K, policy.as_ref(), 0);
+        let frame = self.populate_page_from(mem, page, prot, &pools)?;
+        self.count_placed(frame, meant, interleaved);
         if file.shared {
             mem.share_file_page(frame, fd, foff, file.writable)
                 .map_err(Errno::from)?;
