@@ -1275,29 +1275,14 @@ fn a_technology_takes_its_own_settings_by_name() {
 
 #[test]
 fn a_controller_may_sit_behind_a_cxl_link() {
-    let text = r#"
-[memory.dram]
-base = 0x8000_0000
-size = 0x4000_0000
-kind = "dram"
-controller = "local"
-node = 0
-
-[memory.far]
-base = 0x1_0000_0000
-size = 0x4000_0000
-kind = "dram"
-controller = "cxl"
-node = 1
-
-[memory.controllers.local]
-
-[memory.controllers.cxl.link]
-lanes = 16
-"#;
-    let cfg = Config::from_toml_str(text, &[]).unwrap();
+    // configs/dram-cxl.toml: local DRAM, and DRAM behind a CXL link.
+    let cfg = Config::load(
+        Some("dram-cxl"),
+        &sets(&["memory.controllers.cxl.link.lanes=16"]),
+    )
+    .unwrap();
     assert!(cfg.validate().unwrap().is_empty());
-    assert_eq!(cfg.memory.controllers["local"].link, None);
+    assert_eq!(cfg.memory.controllers["ddr3"].link, None);
     let link = cfg.memory.controllers["cxl"].link.as_ref().unwrap();
     assert_eq!(
         *link,
@@ -1310,6 +1295,8 @@ lanes = 16
         (link.kind, link.generation, link.retimers),
         (LinkKind::Cxl, 5, 0)
     );
+    let nodes: Vec<(&str, u32)> = cfg.memory.nodes().iter().map(|n| (n.name, n.id)).collect();
+    assert_eq!(nodes, [("dram", 0), ("cxl", 1)]);
     // Printed only where there is one, and read back the same.
     let printed = cfg.to_toml_string();
     assert_eq!(printed.matches("kind = \"cxl\"").count(), 1, "{printed}");
@@ -1319,16 +1306,19 @@ lanes = 16
     );
     assert_eq!(Config::from_toml_str(&printed, &[]).unwrap(), cfg);
     assert!(!Config::default().to_toml_string().contains("link"));
-    // `--set` reaches its keys, and makes one where there was none.
-    let cfg = Config::from_toml_str(text, &sets(&["memory.controllers.local.link.generation=6"]))
-        .unwrap();
+    // `--set` makes one where there was none, its other keys at their
+    // defaults.
+    let cfg = Config::load(
+        Some("dram-cxl"),
+        &sets(&["memory.controllers.ddr3.link.generation=6"]),
+    )
+    .unwrap();
     assert_eq!(
-        cfg.memory.controllers["local"]
-            .link
-            .as_ref()
-            .unwrap()
-            .generation,
-        6
+        cfg.memory.controllers["ddr3"].link,
+        Some(Link {
+            generation: 6,
+            ..Link::default()
+        })
     );
 }
 

@@ -351,20 +351,11 @@ mod tests {
 
     #[test]
     fn the_link_adds_exactly_its_latency_to_an_idle_load_on_the_machine() {
-        const MACHINE: &str = r#"
-[bus]
-request_latency_ns = 30.0
-response_latency_ns = 30.0
-
-[memory.dram]
-base = 0x8000_0000
-size = 0x4000_0000
-kind = "dram"
-controller = "ddr3"
-"#;
+        // The local DRAM node of configs/dram-cxl.toml (a 30 ns path each
+        // way to its controller), with a link put in front of it or not.
         let idle = |sets: &[&str]| {
             let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
-            let cfg = Config::from_toml_str(MACHINE, &sets).unwrap();
+            let cfg = Config::load(Some("dram-cxl"), &sets).unwrap();
             let mut ms = MemorySystem::new(&cfg, 1).unwrap();
             ms.data_access_ps(0, 0x8000_0000, Intent::Read, 1_000_000) - 1_000_000
         };
