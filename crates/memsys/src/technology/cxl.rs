@@ -237,8 +237,8 @@ impl<B: Backend> Backend for CxlLink<B> {
         self.node(at.node).0.add(slots, bytes, start - now);
         let accepted = self.inner.write(at, sent.saturating_add(self.each_way));
         // The completion goes back; the writer does not wait for it.
-        let (done, _) = self.d2h.book(accepted, self.header_ps);
-        self.node(at.node).1.add(1, 0, done - accepted);
+        let (back, _) = self.d2h.book(accepted, self.header_ps);
+        self.node(at.node).1.add(1, 0, back - accepted);
         // The root port takes a posted write when the link starts carrying
         // it, or later if the device holds it back.
         let held = accepted.saturating_sub(self.each_way.saturating_add(self.line_ps));
