@@ -752,6 +752,7 @@ def write_doc(doc, a, entries, claims, n_cal, n_all, num_pred, size_dev, bw, t, 
 
 
     write_pins_shown_failing(doc)
+    extra.write_cxl(doc)
 
 
 # Each pin test failing once on a knob moved in the config it runs on

@@ -333,3 +333,67 @@ def status_text(status):
     if isinstance(status, tuple):
         return f"{status[0]}: {status[1]}"
     return f"calibrated ({status}, {KNOBS[status][1]})"
+
+
+# CXL-attached memory (issue 37): the link of `[memory.controllers.NAME.link]`
+# at its defaults (a directly attached CXL 2.0 device on PCIe 5.0 x8) on
+# configs/dram-cxl.toml. The model's figures are not run by this script:
+# crates/memsys's tests pin each one (technology/cxl.rs, numa.rs), and the
+# ledger says so. Sources: [P] Pond (ASPLOS 2023), [H] the CXL Consortium's
+# Hot Chips 34 tutorial (ServeTheHome's report), [C] the CXL 2.0/3.0 flit
+# formats and PCIe line codes, [M] Micron's CZ120 (2023).
+CXL_KNOBS = {
+    "cxl-port": ("link `port_ns` = 40 each way (root port and device port together), fitted to "
+                 "the latency a directly attached CXL device adds to an idle load, 70-90 ns [P]", "385bc33"),
+    "cxl-flits": ("link bandwidth from the flit formats and line codes [C] (68-byte flits of four "
+                  "16-byte slots, 128b/130b, 32 GT/s x8), not fitted to a measurement", "385bc33"),
+}
+
+# (figure, published, rvnvmm, status: a CXL_KNOBS key, None (predicted) or
+# "not compared: why", the test that pins the model's figure, note)
+CXL_ROWS = [
+    ("Idle load latency added by the link", "70-90 ns [P]", "87.7 ns (83.2 ns of link, 4.5 ns to the controller's next 5 ns clock edge)",
+     "cxl-port", "cxl: the_link_adds_exactly_its_latency_to_an_idle_load_on_the_machine", ""),
+    ("Idle load latency, CXL DRAM node", "170-250 ns [H]", "182.7 ns",
+     "cxl-port", "numa: a_cxl_node_is_farther_than_local_dram_as_published", "95 ns local DRAM (the pm-path setting) + 87.7 ns"),
+    ("Idle latency, CXL / local DRAM", "1.2-3.1 (the ranges of [H])", "1.92 (SLIT distance 19)",
+     None, "numa: a_cxl_node_is_farther_than_local_dram_as_published", "follows from the two calibrated latencies"),
+    ("Peak read bandwidth, 64-byte lines, PCIe 5.0 x8", "29.6 GB/s of slots each way [C]", "23.7 GB/s",
+     "cxl-flits", "cxl: reads_are_limited_by_device_to_host_and_writes_by_host_to_device",
+     "each line takes a header slot besides its four data slots"),
+    ("Peak write bandwidth, 64-byte lines, PCIe 5.0 x8", "29.6 GB/s of slots each way [C]", "23.7 GB/s",
+     "cxl-flits", "cxl: reads_are_limited_by_device_to_host_and_writes_by_host_to_device", "bound by host to device"),
+    ("Bandwidth, two reads per write (Intel MLC), PCIe 5.0 x8", "36 GB/s [M]", "32.3 GB/s (-10%)",
+     None, "cxl: two_reads_per_write_use_both_directions_past_either_alone",
+     "the link's own bound; low because the model gives every header a whole slot (flits pack several)"),
+    ("A read/write mix goes past a direction's bandwidth", "36 GB/s [M] above a x8 link's 29.6 GB/s each way", "holds: 32.3 against 23.7 GB/s",
+     None, "cxl: two_reads_per_write_use_both_directions_past_either_alone", ""),
+    ("Loaded latency (latency against background bandwidth)", "Intel MLC's loaded-latency curves", "-",
+     "not compared: no loaded-latency benchmark yet (issue 37's `rvnvmm bench loaded-latency`)", "", ""),
+]
+
+
+def cxl_status(status):
+    if status is None:
+        return "predicted"
+    if status in CXL_KNOBS:
+        return f"calibrated ({status}, {CXL_KNOBS[status][1]})"
+    return status
+
+
+def write_cxl(doc):
+    """The ledger's CXL section (docs/fidelity.md), from the rows above."""
+    doc("## CXL-attached memory", "",
+        "The link of `[memory.controllers.NAME.link]` (docs/config.md, docs/memory-system.md) at its",
+        "defaults, a directly attached CXL 2.0 device on PCIe 5.0 x8, on `configs/dram-cxl.toml`",
+        "(freedom-u500's cores with the server path of `bench pm`, 30 ns each way). Not run by this",
+        "script and not counted in the summary: each model figure is pinned by the crates/memsys test",
+        "named beside it (`cargo test -p rvnvmm-memsys cxl`, `... numa`). Sources: [P] Li et al.,",
+        "\"Pond\", ASPLOS 2023; [H] the CXL Consortium's Hot Chips 34 tutorial (2022, as ServeTheHome",
+        "reported it); [C] the CXL 2.0/3.0 flit formats and PCIe's line codes; [M] Micron's CZ120",
+        "(2023, PCIe 5.0 x8, Intel MLC at two reads per write).", "")
+    doc("### Calibrated parameters", "")
+    doc.table(["name", "what was fitted, to what", "commit"], [[k, v[0], v[1]] for k, v in CXL_KNOBS.items()])
+    doc("### Figures and claims", "")
+    doc.table(["figure", "published", "rvnvmm", "status", "pinned by", "note"],
+              [[f, p, m, cxl_status(s), f"`{t}`" if t else "", n] for f, p, m, s, t, n in CXL_ROWS])

@@ -786,6 +786,11 @@ pub struct ControllerConfig {
     /// `[memory.controllers.NAME.refresh]`; absent = refresh not modelled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refresh: Option<Refresh>,
+    /// `[memory.controllers.NAME.link]`: a serial link (a CXL Type-3
+    /// expander's) between the bus and the controller, of whatever
+    /// technology; absent = the controller sits on the bus.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link: Option<Link>,
 }
 
 impl ControllerConfig {
@@ -820,6 +825,54 @@ pub const MAX_NODE_ID: u32 = 1023;
 
 /// The technology of a controller that gives none: the DDR3 controller.
 pub const DDR3_TECHNOLOGY: &str = "ddr3";
+
+string_enum! {
+    /// What kind of link a controller sits behind (`link.kind`).
+    pub enum LinkKind {
+        /// CXL.mem over a PCIe PHY: a Type-3 memory expander.
+        Cxl = "cxl",
+    }
+}
+
+/// `[memory.controllers.NAME.link]`: the link between the host and a
+/// memory device, e.g. a CXL Type-3 expander: requests travel to the device
+/// and responses back in flits, each direction one at a time, through the
+/// ports and retimers on the way (`docs/memory-system.md`). The defaults
+/// are a directly attached CXL 2.0 device on a PCIe 5.0 x8 link; the source
+/// of each is in `docs/config.md`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Link {
+    /// The link's protocol.
+    pub kind: LinkKind,
+    /// PCIe generation of the PHY: 3, 4, 5 (8, 16, 32 GT/s per lane, CXL's
+    /// 68-byte flits) or 6 (64 GT/s, 256-byte flits).
+    pub generation: u32,
+    /// Lanes (x1, x2, x4, x8, x16).
+    pub lanes: u32,
+    /// Latency of the ports each way: the host's root port and the device's
+    /// port (its CXL controller) together.
+    pub port_ns: f64,
+    /// Retimers on the path (PCIe allows at most two).
+    pub retimers: u32,
+    /// Latency of one retimer each way.
+    pub retimer_ns: f64,
+}
+
+impl Default for Link {
+    /// A directly attached CXL 2.0 Type-3 device on PCIe 5.0 x8 (sources in
+    /// `docs/config.md`).
+    fn default() -> Self {
+        Link {
+            kind: LinkKind::Cxl,
+            generation: 5,
+            lanes: 8,
+            port_ns: 40.0,
+            retimers: 0,
+            retimer_ns: 10.0,
+        }
+    }
+}
 
 /// `[memory.controllers.NAME.refresh]`: periodic refresh.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -1285,6 +1338,7 @@ impl Default for ControllerConfig {
             scheduler: Scheduler::FrFcfs,
             interface_latency_ns: 0.0,
             refresh: None,
+            link: None,
         }
     }
 }

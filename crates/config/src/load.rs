@@ -30,6 +30,15 @@ const BUILTINS: &[(&str, &str)] = &[
         include_str!("../../../configs/alpha-like.toml"),
     ),
     ("smt-pm", include_str!("../../../configs/smt-pm.toml")),
+    ("dram-cxl", include_str!("../../../configs/dram-cxl.toml")),
+    (
+        "dram-cxl-nvmm",
+        include_str!("../../../configs/dram-cxl-nvmm.toml"),
+    ),
+    (
+        "dram-nvmm-cxl",
+        include_str!("../../../configs/dram-nvmm-cxl.toml"),
+    ),
 ];
 
 impl Config {

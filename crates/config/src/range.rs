@@ -343,6 +343,12 @@ fn controller(rel: &str) -> Option<Range> {
         "columns" => int(1, 1 << 20, "columns"),
         "read_queue" | "write_queue" => int(1, 1 << 16, "entries"),
         "refresh.postpone_max" => int(0, 8, "refreshes").why("DDR3 allows at most 8"),
+        "link.generation" => int(3, 6, "").why("PCIe 3.0 to 6.0: 8, 16, 32 or 64 GT/s per lane"),
+        "link.lanes" => int(1, 16, "lanes").why("CXL links are x1 to x16"),
+        "link.port_ns" | "link.retimer_ns" => ns(false),
+        "link.retimers" => {
+            int(0, 2, "retimers").why("PCIe allows at most two retimers between two ports")
+        }
         _ => return None,
     })
 }

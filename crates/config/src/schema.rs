@@ -11,8 +11,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use toml::{Table, Value};
 
 use crate::{
-    Config, ControllerConfig, KeepOpen, Memory, Method, NvmmParams, PagePolicy, Refresh, Region,
-    RegionKind, Replacement, Scheduler, SmtPolicy, TlbRefill, TrpOn,
+    Config, ControllerConfig, KeepOpen, Link, LinkKind, Memory, Method, NvmmParams, PagePolicy,
+    Refresh, Region, RegionKind, Replacement, Scheduler, SmtPolicy, TlbRefill, TrpOn,
 };
 
 /// The table key under `[memory]` that holds controllers; every other key
@@ -92,6 +92,7 @@ fn kind_of(key: &str, v: &Value) -> LeafKind {
         Value::Integer(_) => LeafKind::Int,
         Value::Float(_) => LeafKind::Float,
         Value::Boolean(_) => LeafKind::Bool,
+        _ if key == "link.kind" || key.ends_with(".link.kind") => LeafKind::Enum(LinkKind::NAMES),
         _ => match last {
             "heap" | "kind" => LeafKind::Enum(RegionKind::NAMES),
             "method" => LeafKind::Enum(Method::NAMES),
@@ -136,6 +137,7 @@ fn build_schema() -> Schema {
     let ctrl = ControllerConfig {
         tfaw_ns: Some(30.0),
         refresh: Some(Refresh::default()),
+        link: Some(Link::default()),
         ..ControllerConfig::default()
     };
     ex.memory.controllers = BTreeMap::from([("c".to_string(), ctrl.clone())]);

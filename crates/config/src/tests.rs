@@ -1272,3 +1272,102 @@ fn a_technology_takes_its_own_settings_by_name() {
     assert!(text.contains("read_ns = 80"), "{text}");
     assert_eq!(Config::from_toml_str(&text, &[]).unwrap(), cfg);
 }
+
+#[test]
+fn a_controller_may_sit_behind_a_cxl_link() {
+    // configs/dram-cxl.toml: local DRAM, and DRAM behind a CXL link.
+    let cfg = Config::load(
+        Some("dram-cxl"),
+        &sets(&["memory.controllers.cxl.link.lanes=16"]),
+    )
+    .unwrap();
+    assert!(cfg.validate().unwrap().is_empty());
+    assert_eq!(cfg.memory.controllers["ddr3"].link, None);
+    let link = cfg.memory.controllers["cxl"].link.as_ref().unwrap();
+    assert_eq!(
+        *link,
+        Link {
+            lanes: 16,
+            ..Link::default()
+        }
+    );
+    assert_eq!(
+        (link.kind, link.generation, link.retimers),
+        (LinkKind::Cxl, 5, 0)
+    );
+    let nodes: Vec<(&str, u32)> = cfg.memory.nodes().iter().map(|n| (n.name, n.id)).collect();
+    assert_eq!(nodes, [("dram", 0), ("cxl", 1)]);
+    // Printed only where there is one, and read back the same.
+    let printed = cfg.to_toml_string();
+    assert_eq!(printed.matches("kind = \"cxl\"").count(), 1, "{printed}");
+    assert!(
+        printed.contains("[memory.controllers.cxl.link]"),
+        "{printed}"
+    );
+    assert_eq!(Config::from_toml_str(&printed, &[]).unwrap(), cfg);
+    assert!(!Config::default().to_toml_string().contains("link"));
+    // `--set` makes one where there was none, its other keys at their
+    // defaults.
+    let cfg = Config::load(
+        Some("dram-cxl"),
+        &sets(&["memory.controllers.ddr3.link.generation=6"]),
+    )
+    .unwrap();
+    assert_eq!(
+        cfg.memory.controllers["ddr3"].link,
+        Some(Link {
+            generation: 6,
+            ..Link::default()
+        })
+    );
+}
+
+#[test]
+fn bad_link_settings_name_their_key() {
+    let refused = |set: &str| -> String {
+        match Config::load(None, &sets(&[set])) {
+            Err(e) => e.to_string(),
+            Ok(cfg) => cfg.validate().unwrap_err().to_string(),
+        }
+    };
+    for (set, key, says) in [
+        (
+            "memory.controllers.ddr3.link.lanes=12",
+            "link.lanes",
+            "power of two",
+        ),
+        (
+            "memory.controllers.ddr3.link.lanes=32",
+            "link.lanes",
+            "from 1 to 16",
+        ),
+        (
+            "memory.controllers.ddr3.link.generation=7",
+            "link.generation",
+            "from 3 to 6",
+        ),
+        (
+            "memory.controllers.ddr3.link.retimers=3",
+            "link.retimers",
+            "at most two",
+        ),
+        (
+            "memory.controllers.ddr3.link.port_ns=-1",
+            "link.port_ns",
+            "from 0",
+        ),
+        (
+            "memory.controllers.ddr3.link.kind=nvlink",
+            "link.kind",
+            "\"cxl\"",
+        ),
+        (
+            "memory.controllers.ddr3.link.width=8",
+            "link.width",
+            "memory.controllers.ddr3.link",
+        ),
+    ] {
+        let e = refused(set);
+        assert!(e.contains(key) && e.contains(says), "{set}: {e}");
+    }
+}

@@ -306,6 +306,9 @@ impl Config {
                 );
             }
         }
+        if let Some(link) = &ctrl.link {
+            c.power_of_two(&k("link.lanes"), u64::from(link.lanes));
+        }
         for (field, v) in [
             ("ranks", u64::from(ctrl.ranks)),
             ("banks", u64::from(ctrl.banks)),

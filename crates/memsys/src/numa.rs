@@ -139,6 +139,38 @@ technology = "fixed-latency"
     }
 
     #[test]
+    fn a_cxl_node_is_farther_than_local_dram_as_published() {
+        // configs/dram-cxl.toml: local DRAM 95 ns idle, CXL DRAM 88 ns more
+        // (docs/config.md: 70-90 ns added [Pond]; 170-250 ns against
+        // 80-140 ns [Hot Chips 34]).
+        let cfg = Config::load(Some("dram-cxl"), &[]).unwrap();
+        let n = NumaNodes::measure(&cfg).unwrap();
+        let names: Vec<(u32, &str)> = n.nodes.iter().map(|(i, s, _)| (*i, s.as_str())).collect();
+        assert_eq!(names, [(0, "dram"), (1, "cxl")]);
+        let (dram, cxl) = (n.nodes[0].2, n.nodes[1].2);
+        // Pinned (docs/fidelity.md, "CXL-attached memory"), and within the
+        // published ranges.
+        assert_eq!((dram, cxl), (95_000, 182_698));
+        assert!((170_000..250_000).contains(&cxl), "{cxl}");
+        assert!((70_000..=90_000).contains(&(cxl - dram)), "{}", cxl - dram);
+        let d = n.distance(0, 1);
+        assert_eq!(d, 19);
+        assert!((15..=40).contains(&d), "{d}");
+        // Three tiers: DRAM, CXL DRAM, then Optane-like memory, farthest.
+        let cfg = Config::load(Some("dram-nvmm-cxl"), &[]).unwrap();
+        let n = NumaNodes::measure(&cfg).unwrap();
+        let ids: Vec<u32> = n.nodes.iter().map(|(i, _, _)| *i).collect();
+        assert_eq!(ids, [0, 1, 2]);
+        assert!(n.distance(0, 2) < n.distance(0, 1), "{:?}", n.matrix());
+        assert!((15..=40).contains(&n.distance(0, 2)), "{:?}", n.matrix());
+        // Persistent memory behind the link: the link's latency on top of
+        // the device's.
+        let cfg = Config::load(Some("dram-cxl-nvmm"), &[]).unwrap();
+        let n = NumaNodes::measure(&cfg).unwrap();
+        assert!(n.nodes[1].2 > n.nodes[0].2 + 200_000, "{:?}", n.nodes);
+    }
+
+    #[test]
     fn distinct_nodes_are_never_at_the_local_distance() {
         // Both nodes equally fast: Linux would refuse 10 between them.
         let n = NumaNodes {

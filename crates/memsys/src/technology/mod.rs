@@ -6,7 +6,9 @@
 //! routes each line request to it by its own node map (the one declaration
 //! of where each node begins and ends) and says which of those nodes the
 //! line is in ([`crate::NodeAddr`]). The controller-independent
-//! `interface_latency_ns` crossing is put in front of every technology here.
+//! `interface_latency_ns` crossing is put in front of every technology here,
+//! and a controller with a `[…link]` table goes behind its link
+//! ([`cxl::CxlLink`]).
 //!
 //! # Adding a technology
 //! One new file in this directory: a type implementing [`Backend`] and a
@@ -35,6 +37,9 @@ technologies! {
     ddr3,
     fixed_latency,
 }
+
+/// A link in front of a controller of any technology (not a technology).
+pub mod cxl;
 
 /// What a technology is given to build one controller.
 #[derive(Clone, Copy, Debug)]
@@ -121,19 +126,20 @@ pub(crate) fn controllers(cfg: &Config, line_bytes: u64) -> Result<Backends, Mem
             nodes: &nodes,
             line_bytes,
         };
-        let backend = (technology.build)(&setup)?;
+        let mut backend = (technology.build)(&setup)?;
         let each_way = ns_to_ps(ctrl.interface_latency_ns);
         if each_way > 0 {
-            out.push((
-                name.clone(),
-                Box::new(Crossing {
-                    inner: backend,
-                    each_way,
-                }),
-            ));
-        } else {
-            out.push((name.clone(), backend));
+            backend = Box::new(Crossing {
+                inner: backend,
+                each_way,
+            });
         }
+        // The link is between the host and the device; the crossing, the
+        // device's own path to its controller's queues, is behind it.
+        if let Some(link) = &ctrl.link {
+            backend = Box::new(cxl::CxlLink::new(backend, link, line_bytes, name)?);
+        }
+        out.push((name.clone(), backend));
     }
     Ok(out)
 }
