@@ -297,6 +297,76 @@ fn an_smt_machine_shows_its_topology_and_its_threads_share_the_core() {
     }
 }
 
+/// Two DRAM nodes are two NUMA nodes to Debian's kernel: both online, the
+/// harts all on node 0 (node 1 is CPU-less), the distances the device tree
+/// gives (measured on the timing model) in sysfs, and node 1's memory
+/// Linux's. About 10 s.
+#[test]
+fn two_dram_nodes_are_numa_nodes_to_linux() {
+    // DRAM node 0, a 2 µs DRAM node 1 (256 MiB), an NVMM node 2.
+    let path = artefacts::repo_root().join("crates/board/tests/data/dram-far-nvmm.toml");
+    let config = path.to_str().unwrap();
+    let cfg =
+        rvnvmm_config::Config::load(Some(config), &["machine.model=functional".into()]).unwrap();
+    let numa = rvnvmm_board::Numa::measure(&cfg).unwrap();
+    let far = numa.nodes.distance(0, 1);
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--config",
+            config,
+            "--set",
+            "machine.model=functional",
+            "--append",
+            "console=ttyS0 quiet",
+        ],
+        "n=/sys/devices/system/node; echo numa online $(cat $n/online)\n\
+         for i in 0 1; do echo \"numa node$i cpus [$(cat $n/node$i/cpulist)] \
+         distance $(cat $n/node$i/distance) $(grep MemTotal $n/node$i/meminfo)\"; done\n\
+         poweroff\n",
+    );
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    let numa: Vec<&str> = console
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| l.starts_with("numa "))
+        .collect();
+    assert!(far > 20, "{far}");
+    let node = |i: usize| -> (String, u64) {
+        let line = numa
+            .iter()
+            .find(|l| l.starts_with(&format!("numa node{i} ")))
+            .unwrap_or_else(|| panic!("no node{i} line:\n{console}"));
+        let (head, mem) = line
+            .split_once(&format!(" Node {i} MemTotal: "))
+            .unwrap_or_else(|| panic!("no MemTotal: {line}"));
+        let kb = mem
+            .trim()
+            .strip_suffix(" kB")
+            .and_then(|v| v.trim().parse().ok());
+        (head.to_string(), kb.unwrap_or_else(|| panic!("{line}")))
+    };
+    assert_eq!(numa.first(), Some(&"numa online 0-1"), "{console}");
+    let (node0, _) = node(0);
+    let (node1, kb1) = node(1);
+    assert_eq!(
+        node0,
+        format!("numa node0 cpus [0-3] distance 10 {far}"),
+        "{console}"
+    );
+    assert_eq!(
+        node1,
+        format!("numa node1 cpus [] distance {far} 10"),
+        "{console}"
+    );
+    // Most of node 1: memblock's early allocations, top-down, take the
+    // rest (about 40 MiB of the 256).
+    let region_kb = cfg.memory.regions["far"].size / 1024;
+    assert!(
+        kb1 <= region_kb && kb1 > region_kb * 3 / 4,
+        "node 1 has {kb1} kB of {region_kb} kB:\n{console}"
+    );
+}
+
 /// The timed machine (the default `freedom-u500` model: 50 MHz in-order
 /// cores, caches, DDR3) boots too; about 40 s on the 2-core host, so only
 /// with `--ignored`.
