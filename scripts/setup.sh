@@ -69,14 +69,17 @@ MPI_PACKAGES=(libopenmpi-dev libopenmpi40 libpmix2t64 libhwloc15 libevent-core-2
               libevent-pthreads-2.1-7t64 libfabric1 libucx0 libnl-3-200 libnl-route-3-200
               libmunge2 libibverbs1 ibverbs-providers librdmacm1t64 libfuse3-4 libgomp1 libibmad5
               libibumad3)
+# NUMA (docs/full-system.md, NUMA nodes): Debian's riscv64 numactl and the
+# libnuma it loads.
+NUMA_PACKAGES=(numactl libnuma1)
 # Full system (rvnvmm boot): OpenSBI's fw_dynamic and Debian's riscv64
 # kernel with its modules. The kernel's package is named after its ABI, so
 # it is found through the linux-image-riscv64 metapackage below.
 SYSTEM_PACKAGES=(opensbi linux-image-riscv64)
 PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}"
-          "${MPI_PACKAGES[@]}" "${SYSTEM_PACKAGES[@]}")
+          "${MPI_PACKAGES[@]}" "${NUMA_PACKAGES[@]}" "${SYSTEM_PACKAGES[@]}")
 SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}"
-                  "${MPI_PACKAGES[@]}")
+                  "${MPI_PACKAGES[@]}" "${NUMA_PACKAGES[@]}")
 
 # ---------------------------------------------------------------- host tools
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu gfortran-riscv64-linux-gnu qemu-user e2fsprogs

@@ -297,19 +297,31 @@ fn an_smt_machine_shows_its_topology_and_its_threads_share_the_core() {
     }
 }
 
+/// The machine of DRAM node 0, a 2 µs DRAM node 1 (256 MiB) and an NVMM
+/// node 2 (`crates/board/tests/data/dram-far-nvmm.toml`), functional: its
+/// path, its config, and the distance between the DRAM nodes the device
+/// tree gives.
+fn numa_machine() -> (String, rvnvmm_config::Config, u8) {
+    let path = artefacts::repo_root().join("crates/board/tests/data/dram-far-nvmm.toml");
+    let path = path.to_str().unwrap().to_string();
+    let cfg =
+        rvnvmm_config::Config::load(Some(&path), &["machine.model=functional".into()]).unwrap();
+    let far = rvnvmm_board::Numa::measure(&cfg)
+        .unwrap()
+        .nodes
+        .distance(0, 1);
+    assert!(far > 20, "{far}");
+    (path, cfg, far)
+}
+
 /// Two DRAM nodes are two NUMA nodes to Debian's kernel: both online, the
 /// harts all on node 0 (node 1 is CPU-less), the distances the device tree
 /// gives (measured on the timing model) in sysfs, and node 1's memory
 /// Linux's. About 10 s.
 #[test]
 fn two_dram_nodes_are_numa_nodes_to_linux() {
-    // DRAM node 0, a 2 µs DRAM node 1 (256 MiB), an NVMM node 2.
-    let path = artefacts::repo_root().join("crates/board/tests/data/dram-far-nvmm.toml");
-    let config = path.to_str().unwrap();
-    let cfg =
-        rvnvmm_config::Config::load(Some(config), &["machine.model=functional".into()]).unwrap();
-    let numa = rvnvmm_board::Numa::measure(&cfg).unwrap();
-    let far = numa.nodes.distance(0, 1);
+    let (config, cfg, far) = numa_machine();
+    let config = config.as_str();
     let (status, console, stderr) = boot_with_input(
         &[
             "--config",
@@ -330,7 +342,6 @@ fn two_dram_nodes_are_numa_nodes_to_linux() {
         .map(str::trim_end)
         .filter(|l| l.starts_with("numa "))
         .collect();
-    assert!(far > 20, "{far}");
     let node = |i: usize| -> (String, u64) {
         let line = numa
             .iter()
@@ -365,6 +376,76 @@ fn two_dram_nodes_are_numa_nodes_to_linux() {
         kb1 <= region_kb && kb1 > region_kb * 3 / 4,
         "node 1 has {kb1} kB of {region_kb} kB:\n{console}"
     );
+}
+
+/// Debian's riscv64 `numactl -H` (`scripts/setup.sh` puts it in the
+/// sysroot) on the two-DRAM-node machine lists both nodes, node 1 without
+/// CPUs, and the device tree's distances. numactl and the libraries it
+/// loads go on a small ext4 disk, which the initramfs's shell mounts and
+/// runs it from through the disk's own loader. About 15 s.
+#[test]
+fn numactl_lists_the_nodes_and_their_distances() {
+    let (config, _, far) = numa_machine();
+    let sysroot = artefacts::sysroot().expect("scripts/setup.sh first");
+    let dir = std::env::temp_dir().join(format!("rvnvmm-boot-{}-numactl", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in [
+        "usr/bin/numactl",
+        "usr/lib/riscv64-linux-gnu/libnuma.so.1",
+        "usr/lib/riscv64-linux-gnu/libc.so.6",
+        "lib/ld-linux-riscv64-lp64d.so.1",
+    ] {
+        let from = sysroot.join(file);
+        let name = from.file_name().unwrap();
+        std::fs::copy(&from, dir.join(name))
+            .unwrap_or_else(|e| panic!("{}: {e} (scripts/setup.sh first)", from.display()));
+    }
+    let img = dir.with_extension("img");
+    std::fs::File::create(&img)
+        .and_then(|f| f.set_len(16 << 20))
+        .unwrap();
+    let out = Command::new(host_tool("mkfs.ext4"))
+        .args(["-q", "-F", "-d"])
+        .args([&dir, &img])
+        .output()
+        .expect("run mkfs.ext4 (e2fsprogs: scripts/setup.sh installs it)");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--config",
+            &config,
+            "--set",
+            "machine.model=functional",
+            "--disk",
+            img.to_str().unwrap(),
+            "--append",
+            "console=ttyS0 quiet",
+        ],
+        "for m in $(cat /lib/modules/root-order); do insmod /lib/modules/$m; done; \
+         mount -t ext4 -o ro /dev/vda /mnt && \
+         /mnt/ld-linux-riscv64-lp64d.so.1 --library-path /mnt /mnt/numactl -H\n\
+         poweroff\n",
+    );
+    std::fs::remove_file(&img).ok();
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
+    let expect = [
+        "available: 2 nodes (0-1)".to_string(),
+        "node 0 cpus: 0 1 2 3".into(),
+        "node 1 cpus:".into(),
+        "node distances:".into(),
+        "node     0    1".into(),
+        format!("   0:   10 {far:>4}"),
+        format!("   1: {far:>4}   10"),
+    ];
+    for line in &expect {
+        assert!(lines.contains(&line.as_str()), "no '{line}':\n{console}");
+    }
 }
 
 /// The timed machine (the default `freedom-u500` model: 50 MHz in-order
