@@ -69,8 +69,9 @@ MPI_PACKAGES=(libopenmpi-dev libopenmpi40 libpmix2t64 libhwloc15 libevent-core-2
               libevent-pthreads-2.1-7t64 libfabric1 libucx0 libnl-3-200 libnl-route-3-200
               libmunge2 libibverbs1 ibverbs-providers librdmacm1t64 libfuse3-4 libgomp1 libibmad5
               libibumad3)
-# NUMA (docs/numa.md): Debian's riscv64 numactl and the libnuma it loads, so
-# that `numactl` runs unchanged under `rvnvmm run` and in the full system.
+# NUMA (docs/numa.md, docs/full-system.md): Debian's riscv64 numactl and the
+# libnuma it loads, so that `numactl` runs unchanged under `rvnvmm run` and
+# in the full system.
 NUMA_PACKAGES=(numactl libnuma1)
 # Full system (rvnvmm boot): OpenSBI's fw_dynamic and Debian's riscv64
 # kernel with its modules. The kernel's package is named after its ABI, so

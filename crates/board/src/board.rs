@@ -14,6 +14,7 @@ use rvnvmm_checkpoint::{CheckpointError, Checkpointable, StateReader, StateWrite
 use rvnvmm_config::{Config, RegionKind};
 use rvnvmm_hart::ControlPort;
 use rvnvmm_memsys::control::{ControlPage, CONTROL_PAGE_SIZE};
+use rvnvmm_memsys::{MemsysError, NumaNodes};
 use std::any::Any;
 use std::io::Write;
 
@@ -52,6 +53,10 @@ pub enum BoardError {
     /// More devices than the device tree has phandles for.
     #[error("too many devices for the device tree")]
     TooManyDevices,
+    /// The memory nodes' latencies, for the NUMA distances, cannot be
+    /// measured (the memory system of the config cannot be built).
+    #[error("measuring the memory nodes for their NUMA distances: {0}")]
+    Numa(MemsysError),
 }
 
 /// Which PLIC sources a device being registered gets, one per line
@@ -93,6 +98,67 @@ pub struct MemRegion {
     pub node: u32,
 }
 
+/// The NUMA nodes the device tree describes (`docs/board.md`): each
+/// memory node's id, the distances between them, and the node of the
+/// harts. Only machines that ask for NUMA have it ([`numa_wanted`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Numa {
+    /// Every memory node with its measured idle read latency.
+    pub nodes: NumaNodes,
+    /// The node every hart is on: the fastest DRAM node (the lowest
+    /// address among equals). The others are CPU-less.
+    pub cpu_node: u32,
+}
+
+impl Numa {
+    /// Measures the memory nodes of `cfg` and puts the harts on the
+    /// fastest DRAM node (any node if there is no DRAM).
+    pub fn measure(cfg: &Config) -> Result<Numa, MemsysError> {
+        let nodes = NumaNodes::measure(cfg)?;
+        let is_dram = |name: &str| {
+            cfg.memory
+                .regions
+                .get(name)
+                .is_some_and(|r| r.kind() == RegionKind::Dram)
+        };
+        // `min_by_key` keeps the first of equals: the lowest address.
+        let fastest = |dram_only: bool| {
+            nodes
+                .nodes
+                .iter()
+                .filter(|(_, name, _)| !dram_only || is_dram(name))
+                .min_by_key(|(_, _, latency)| *latency)
+                .map(|(id, _, _)| *id)
+        };
+        let cpu_node = fastest(true).or_else(|| fastest(false)).unwrap_or(0);
+        Ok(Numa { nodes, cpu_node })
+    }
+
+    /// The distance matrix over the node ids in `shown` (the nodes the
+    /// device tree describes): `(from, to, distance)`, ascending.
+    pub fn matrix(&self, shown: &[u32]) -> Vec<(u32, u32, u8)> {
+        self.nodes
+            .matrix()
+            .into_iter()
+            .filter(|(a, b, _)| shown.contains(a) && shown.contains(b))
+            .collect()
+    }
+}
+
+/// Whether the device tree of `cfg`'s machine describes NUMA nodes: when
+/// its DRAM regions (the guest's RAM) are more than one node, or when a
+/// region names its node (`memory.NAME.node`). Every other machine's tree
+/// is as it was before NUMA: one node, which Linux fakes itself.
+pub fn numa_wanted(cfg: &Config) -> bool {
+    let nodes = cfg.memory.nodes();
+    let mut dram = nodes
+        .iter()
+        .filter(|n| n.region.kind() == RegionKind::Dram)
+        .map(|n| n.id);
+    let first = dram.next();
+    dram.any(|id| Some(id) != first) || nodes.iter().any(|n| n.region.node.is_some())
+}
+
 /// Builds a [`Board`]: the memory map and harts come from the [`Config`],
 /// the host ends of the devices from the caller.
 pub struct BoardBuilder {
@@ -103,6 +169,8 @@ pub struct BoardBuilder {
     cbom_block_bytes: u32,
     /// The memory nodes, by base address.
     memory: Vec<MemRegion>,
+    /// The NUMA nodes, if the machine wants them described.
+    numa: Result<Option<Numa>, MemsysError>,
     control: Vec<ControlPage>,
     uart: Option<Uart>,
     virtio: Vec<Box<dyn VirtioDevice>>,
@@ -153,6 +221,7 @@ impl BoardBuilder {
             now_ns: 0,
             cbom_block_bytes: self.cbom_block_bytes,
             memory: self.memory,
+            numa: self.numa.map_err(BoardError::Numa)?,
             clint: Clint::new(self.harts, self.timebase_hz),
             plic: Plic::new(PLIC_SOURCES, contexts),
             control: self.control,
@@ -274,6 +343,8 @@ pub struct Board {
     cbom_block_bytes: u32,
     /// The memory nodes, by base address.
     memory: Vec<MemRegion>,
+    /// The NUMA nodes the device tree describes, if any.
+    numa: Option<Numa>,
     clint: Clint,
     plic: Plic,
     /// The memory nodes' control pages, page k at
@@ -303,9 +374,9 @@ impl std::fmt::Debug for Board {
 }
 
 impl Board {
-    /// A builder for the machine `cfg`: its harts, its memory nodes, the
-    /// L1D line size as the `cbo` block size, and a control page for each
-    /// NVMM node.
+    /// A builder for the machine `cfg`: its harts, its memory nodes (and
+    /// their NUMA distances if [`numa_wanted`]), the L1D line size as the
+    /// `cbo` block size, and a control page for each NVMM node.
     pub fn builder(cfg: &Config) -> BoardBuilder {
         let memory = cfg
             .memory
@@ -325,6 +396,11 @@ impl Board {
             timebase_hz: TIMEBASE_HZ,
             cbom_block_bytes: cfg.cache.l1d.line_bytes,
             memory,
+            numa: if numa_wanted(cfg) {
+                Numa::measure(cfg).map(Some)
+            } else {
+                Ok(None)
+            },
             control: ControlPage::pages(cfg),
             uart: None,
             virtio: Vec::new(),
@@ -436,6 +512,12 @@ impl Board {
     /// The memory nodes, by base address.
     pub fn memory(&self) -> &[MemRegion] {
         &self.memory
+    }
+
+    /// The NUMA nodes the device tree describes; `None` for a machine
+    /// that does not want them ([`numa_wanted`]).
+    pub fn numa(&self) -> Option<&Numa> {
+        self.numa.as_ref()
     }
 
     /// The DRAM nodes (system RAM), by base address.

@@ -109,10 +109,23 @@ impl Board {
         }
         w.end_node(node)?;
 
+        let numa = self.numa();
+        // The node ids the tree shows, for the distance map.
+        let mut shown: Vec<u32> = Vec::new();
+        let mut node_id = |w: &mut FdtWriter, id: u32| -> FdtWriterResult<()> {
+            if numa.is_some() {
+                w.property_u32("numa-node-id", id)?;
+                if !shown.contains(&id) {
+                    shown.push(id);
+                }
+            }
+            Ok(())
+        };
         for r in self.dram() {
             let n = w.begin_node(&format!("memory@{:x}", r.base))?;
             w.property_string("device_type", "memory")?;
             w.property_array_u64("reg", &reg(r.base, r.size))?;
+            node_id(&mut w, r.node)?;
             w.end_node(n)?;
         }
         if opts.nvmm == NvmmMode::Pmem {
@@ -120,8 +133,22 @@ impl Board {
                 let n = w.begin_node(&format!("pmem@{:x}", r.base))?;
                 w.property_string("compatible", "pmem-region")?;
                 w.property_array_u64("reg", &reg(r.base, r.size))?;
+                node_id(&mut w, r.node)?;
                 w.end_node(n)?;
             }
+        }
+        if let Some(numa) = numa {
+            // Linux's `numa-distance-map-v1` (bindings/numa.txt): every
+            // ordered pair, itself at 10.
+            let matrix: Vec<u32> = numa
+                .matrix(&shown)
+                .into_iter()
+                .flat_map(|(a, b, d)| [a, b, u32::from(d)])
+                .collect();
+            let n = w.begin_node("distance-map")?;
+            w.property_string("compatible", "numa-distance-map-v1")?;
+            w.property_array_u32("distance-matrix", &matrix)?;
+            w.end_node(n)?;
         }
 
         self.cpus(&mut w, opts)?;
@@ -151,6 +178,9 @@ impl Board {
             w.property_string("riscv,isa-base", "rv64i")?;
             w.property_string_list("riscv,isa-extensions", ext.clone())?;
             w.property_string("mmu-type", "riscv,sv39")?;
+            if let Some(numa) = self.numa() {
+                w.property_u32("numa-node-id", numa.cpu_node)?;
+            }
             if opts.isa.has(Ext::Zicbom) {
                 w.property_u32("riscv,cbom-block-size", self.cbom_block_bytes())?;
             }
@@ -346,6 +376,15 @@ mod tests {
             .split(|&b| b == 0)
             .map(|s| std::str::from_utf8(s).unwrap())
             .collect()
+    }
+
+    /// The blob of `b` with the NVMM as `nvmm` says, other options default.
+    fn nvmm_dtb(b: &Board, nvmm: NvmmMode) -> Vec<u8> {
+        b.dtb(&DtbOptions {
+            nvmm,
+            ..DtbOptions::default()
+        })
+        .unwrap()
     }
 
     fn string<'a>(fdt: &'a Fdt<'a>, path: &str, name: &str) -> &'a str {
@@ -555,12 +594,7 @@ mod tests {
 
     #[test]
     fn pmem_mode_describes_nvmm_as_a_pmem_region() {
-        let blob = board(1)
-            .dtb(&DtbOptions {
-                nvmm: NvmmMode::Pmem,
-                ..DtbOptions::default()
-            })
-            .unwrap();
+        let blob = nvmm_dtb(&board(1), NvmmMode::Pmem);
         let fdt = Fdt::new(&blob).unwrap();
         let pmem = "/pmem@c0000000";
         assert_eq!(string(&fdt, pmem, "compatible"), "pmem-region");
@@ -583,17 +617,105 @@ mod tests {
         cfg.memory.regions.remove("nvmm");
         let b = Board::builder(&cfg).build().unwrap();
         for mode in [NvmmMode::Reserved, NvmmMode::Pmem] {
-            let blob = b
-                .dtb(&DtbOptions {
-                    nvmm: mode,
-                    ..DtbOptions::default()
-                })
-                .unwrap();
+            let blob = nvmm_dtb(&b, mode);
             let fdt = Fdt::new(&blob).unwrap();
             assert!(fdt.all_nodes().all(|n| !n.name.starts_with("pmem")
                 && !n.name.starts_with("nvmm-control")
                 && !n.name.starts_with("virtio")));
         }
+    }
+
+    /// DRAM node 0, a slower DRAM node 1 and an NVMM node 2.
+    const NUMA_MACHINE: &str = include_str!("../tests/data/dram-far-nvmm.toml");
+
+    fn numa_board(sets: &[&str]) -> Board {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let cfg = Config::from_toml_str(NUMA_MACHINE, &sets).unwrap();
+        Board::builder(&cfg).build().unwrap()
+    }
+
+    fn numa_id(fdt: &Fdt, path: &str) -> Option<u32> {
+        let node = fdt.find_node(path).unwrap_or_else(|| panic!("no {path}"));
+        node.property("numa-node-id")
+            .map(|p| cells(p.value))
+            .map(|c| c[0])
+    }
+
+    #[test]
+    fn two_dram_nodes_are_numa_nodes_with_measured_distances() {
+        let b = numa_board(&[]);
+        let numa = b.numa().expect("two DRAM nodes want NUMA");
+        assert_eq!(numa.cpu_node, 0);
+        let ids: Vec<u32> = numa.nodes.nodes.iter().map(|n| n.0).collect();
+        assert_eq!(ids, [0, 1, 2]);
+        let far = numa.nodes.distance(0, 1);
+        assert!(far > 20, "a 2 µs node is far from DDR3: {far}");
+        for (mode, shown) in [(NvmmMode::Reserved, 2), (NvmmMode::Pmem, 3)] {
+            let blob = nvmm_dtb(&b, mode);
+            let fdt = Fdt::new(&blob).unwrap();
+            assert_eq!(numa_id(&fdt, "/memory@80000000"), Some(0));
+            assert_eq!(numa_id(&fdt, "/memory@c0000000"), Some(1));
+            for h in 0..4 {
+                assert_eq!(numa_id(&fdt, &format!("/cpus/cpu@{h}")), Some(0));
+            }
+            assert_eq!(
+                string(&fdt, "/distance-map", "compatible"),
+                "numa-distance-map-v1"
+            );
+            let matrix = cells(prop(&fdt, "/distance-map", "distance-matrix"));
+            let want: Vec<u32> = numa
+                .nodes
+                .matrix()
+                .into_iter()
+                .filter(|&(a, b, _)| a < shown && b < shown)
+                .flat_map(|(a, b, d)| [a, b, u32::from(d)])
+                .collect();
+            assert_eq!(matrix, want, "{mode:?}");
+            assert_eq!(&matrix[..6], [0, 0, 10, 0, 1, u32::from(far)]);
+            if mode == NvmmMode::Pmem {
+                assert_eq!(numa_id(&fdt, "/pmem@100000000"), Some(2));
+            }
+        }
+    }
+
+    #[test]
+    fn the_harts_are_on_the_fastest_dram_node() {
+        // The slow DRAM first: node 0 is CPU-less, the harts on node 1.
+        let b = numa_board(&["memory.dram.controller=far", "memory.far.controller=ddr3"]);
+        assert_eq!(b.numa().unwrap().cpu_node, 1);
+        let blob = b.dtb(&DtbOptions::default()).unwrap();
+        let fdt = Fdt::new(&blob).unwrap();
+        assert_eq!(numa_id(&fdt, "/cpus/cpu@0"), Some(1));
+        assert_eq!(numa_id(&fdt, "/memory@80000000"), Some(0));
+    }
+
+    #[test]
+    fn one_ram_node_has_no_numa_unless_a_region_names_its_node() {
+        // The default machine: DRAM node 0 and NVMM node 1, one node of RAM.
+        let plain = board(2);
+        assert!(plain.numa().is_none());
+        for mode in [NvmmMode::Reserved, NvmmMode::Pmem] {
+            let blob = nvmm_dtb(&plain, mode);
+            let fdt = Fdt::new(&blob).unwrap();
+            assert!(fdt.find_node("/distance-map").is_none());
+            assert!(fdt
+                .all_nodes()
+                .all(|n| n.property("numa-node-id").is_none()));
+        }
+        // Two DRAM regions given one node: still one node of RAM.
+        let one = numa_board(&["memory.far.node=0", "memory.nvmm.node=1"]);
+        assert!(one.numa().is_some(), "a region names its node");
+        let mut cfg = Config::default();
+        cfg.memory.regions.get_mut("nvmm").unwrap().node = Some(3);
+        let b = Board::builder(&cfg).build().unwrap();
+        let blob = nvmm_dtb(&b, NvmmMode::Pmem);
+        let fdt = Fdt::new(&blob).unwrap();
+        assert_eq!(numa_id(&fdt, "/memory@80000000"), Some(0));
+        assert_eq!(numa_id(&fdt, "/pmem@c0000000"), Some(3));
+        assert_eq!(numa_id(&fdt, "/cpus/cpu@0"), Some(0));
+        let matrix = cells(prop(&fdt, "/distance-map", "distance-matrix"));
+        assert_eq!(matrix.len(), 12);
+        assert_eq!(&matrix[..3], [0, 0, 10]);
     }
 
     #[test]
@@ -619,8 +741,12 @@ mod tests {
             eprintln!("dtc not installed: skipped (scripts/setup.sh installs it)");
             return;
         }
-        for mode in [NvmmMode::Reserved, NvmmMode::Pmem] {
-            let blob = board(4)
+        let boards = [(board(4), "plain"), (numa_board(&[]), "numa")];
+        for ((b, what), mode) in boards
+            .iter()
+            .flat_map(|b| [(b, NvmmMode::Reserved), (b, NvmmMode::Pmem)])
+        {
+            let blob = b
                 .dtb(&DtbOptions {
                     bootargs: "console=ttyS0".into(),
                     initrd: Some((0x8400_0000, 0x8500_0000)),
@@ -628,8 +754,10 @@ mod tests {
                     ..DtbOptions::default()
                 })
                 .unwrap();
-            let path = std::env::temp_dir()
-                .join(format!("rvnvmm-board-{}-{mode:?}.dtb", std::process::id()));
+            let path = std::env::temp_dir().join(format!(
+                "rvnvmm-board-{}-{what}-{mode:?}.dtb",
+                std::process::id()
+            ));
             std::fs::write(&path, &blob).unwrap();
             let out = std::process::Command::new("dtc")
                 .args(["-I", "dtb", "-O", "dts", "-o", "-"])

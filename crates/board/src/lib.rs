@@ -43,7 +43,9 @@ mod test_device;
 pub mod uart;
 pub mod virtio;
 
-pub use board::{virtio_base, Board, BoardBuilder, BoardError, Irqs, MemRegion, Pending};
+pub use board::{
+    numa_wanted, virtio_base, Board, BoardBuilder, BoardError, Irqs, MemRegion, Numa, Pending,
+};
 pub use device::{Device, ExitRequest, FdtNode, Wires};
 pub use dtb::{DtbError, DtbOptions, NvmmMode};
 pub use guest_mem::{GuestMemory, MemoryFault};

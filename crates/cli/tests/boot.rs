@@ -297,6 +297,250 @@ fn an_smt_machine_shows_its_topology_and_its_threads_share_the_core() {
     }
 }
 
+/// The machine of DRAM node 0, a 2 µs DRAM node 1 (256 MiB) and an NVMM
+/// node 2 (`crates/board/tests/data/dram-far-nvmm.toml`), functional: its
+/// path, its config, and the distance between the DRAM nodes the device
+/// tree gives.
+fn numa_machine() -> (String, rvnvmm_config::Config, u8) {
+    let path = artefacts::repo_root().join("crates/board/tests/data/dram-far-nvmm.toml");
+    let path = path.to_str().unwrap().to_string();
+    let cfg =
+        rvnvmm_config::Config::load(Some(&path), &["machine.model=functional".into()]).unwrap();
+    let far = rvnvmm_board::Numa::measure(&cfg)
+        .unwrap()
+        .nodes
+        .distance(0, 1);
+    assert!(far > 20, "{far}");
+    (path, cfg, far)
+}
+
+/// Two DRAM nodes are two NUMA nodes to Debian's kernel: both online, the
+/// harts all on node 0 (node 1 is CPU-less), the distances the device tree
+/// gives (measured on the timing model) in sysfs, and node 1's memory
+/// Linux's. About 10 s.
+#[test]
+fn two_dram_nodes_are_numa_nodes_to_linux() {
+    let (config, cfg, far) = numa_machine();
+    let config = config.as_str();
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--config",
+            config,
+            "--set",
+            "machine.model=functional",
+            "--append",
+            "console=ttyS0 quiet",
+        ],
+        "n=/sys/devices/system/node; echo numa online $(cat $n/online)\n\
+         for i in 0 1; do echo \"numa node$i cpus [$(cat $n/node$i/cpulist)] \
+         distance $(cat $n/node$i/distance) $(grep MemTotal $n/node$i/meminfo)\"; done\n\
+         poweroff\n",
+    );
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    let numa: Vec<&str> = console
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| l.starts_with("numa "))
+        .collect();
+    let node = |i: usize| -> (String, u64) {
+        let line = numa
+            .iter()
+            .find(|l| l.starts_with(&format!("numa node{i} ")))
+            .unwrap_or_else(|| panic!("no node{i} line:\n{console}"));
+        let (head, mem) = line
+            .split_once(&format!(" Node {i} MemTotal: "))
+            .unwrap_or_else(|| panic!("no MemTotal: {line}"));
+        let kb = mem
+            .trim()
+            .strip_suffix(" kB")
+            .and_then(|v| v.trim().parse().ok());
+        (head.to_string(), kb.unwrap_or_else(|| panic!("{line}")))
+    };
+    assert_eq!(numa.first(), Some(&"numa online 0-1"), "{console}");
+    let (node0, _) = node(0);
+    let (node1, kb1) = node(1);
+    assert_eq!(
+        node0,
+        format!("numa node0 cpus [0-3] distance 10 {far}"),
+        "{console}"
+    );
+    assert_eq!(
+        node1,
+        format!("numa node1 cpus [] distance {far} 10"),
+        "{console}"
+    );
+    // Most of node 1: memblock's early allocations, top-down, take the
+    // rest (about 40 MiB of the 256).
+    let region_kb = cfg.memory.regions["far"].size / 1024;
+    assert!(
+        kb1 <= region_kb && kb1 > region_kb * 3 / 4,
+        "node 1 has {kb1} kB of {region_kb} kB:\n{console}"
+    );
+}
+
+/// A small ext4 disk (`rvnvmm-boot-PID-NAME.img`) holding Debian's riscv64
+/// numactl with the libraries and loader it needs (`scripts/setup.sh` puts
+/// them in the sysroot) and, with `kmem`, Debian's `kmem.ko` (device DAX as
+/// system RAM), flat at its root.
+fn numa_disk(name: &str, kmem: bool) -> PathBuf {
+    let sysroot = artefacts::sysroot().expect("scripts/setup.sh first");
+    let dir = std::env::temp_dir().join(format!("rvnvmm-boot-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in [
+        "usr/bin/numactl",
+        "usr/lib/riscv64-linux-gnu/libnuma.so.1",
+        "usr/lib/riscv64-linux-gnu/libc.so.6",
+        "lib/ld-linux-riscv64-lp64d.so.1",
+    ] {
+        let from = sysroot.join(file);
+        let name = from.file_name().unwrap();
+        std::fs::copy(&from, dir.join(name))
+            .unwrap_or_else(|e| panic!("{}: {e} (scripts/setup.sh first)", from.display()));
+    }
+    let run = |cmd: &mut Command, what: &str| {
+        let out = cmd.output().unwrap_or_else(|e| panic!("run {what}: {e}"));
+        assert!(
+            out.status.success(),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    if kmem {
+        let modules = artefacts::setup_path("RVNVMM_MODULES").expect("scripts/setup.sh first");
+        let xz = modules.join("kernel/drivers/dax/kmem.ko.xz");
+        let ko = run(Command::new("xz").arg("-dc").arg(&xz), "xz -dc kmem.ko.xz");
+        std::fs::write(dir.join("kmem.ko"), ko).unwrap();
+    }
+    let img = dir.with_extension("img");
+    std::fs::File::create(&img)
+        .and_then(|f| f.set_len(16 << 20))
+        .unwrap();
+    run(
+        Command::new(host_tool("mkfs.ext4"))
+            .args(["-q", "-F", "-d"])
+            .args([&dir, &img]),
+        "mkfs.ext4 (e2fsprogs: scripts/setup.sh installs it)",
+    );
+    std::fs::remove_dir_all(&dir).ok();
+    img
+}
+
+/// Console input mounting [`numa_disk`] on `/mnt` (ext4 and its modules
+/// loaded first).
+const MOUNT_NUMA_DISK: &str = "for m in $(cat /lib/modules/root-order); do \
+     insmod /lib/modules/$m; done; mount -t ext4 -o ro /dev/vda /mnt\n";
+
+/// numactl on [`numa_disk`], run through the disk's own loader.
+const NUMACTL: &str = "/mnt/ld-linux-riscv64-lp64d.so.1 --library-path /mnt /mnt/numactl";
+
+/// Debian's riscv64 `numactl -H` on the two-DRAM-node machine lists both
+/// nodes, node 1 without CPUs, and the device tree's distances; it runs
+/// from [`numa_disk`] in the initramfs's shell. About 15 s.
+#[test]
+fn numactl_lists_the_nodes_and_their_distances() {
+    let (config, _, far) = numa_machine();
+    let img = numa_disk("numactl", false);
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--config",
+            &config,
+            "--set",
+            "machine.model=functional",
+            "--disk",
+            img.to_str().unwrap(),
+            "--append",
+            "console=ttyS0 quiet",
+        ],
+        &format!("{MOUNT_NUMA_DISK}{NUMACTL} -H\npoweroff\n"),
+    );
+    std::fs::remove_file(&img).ok();
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
+    let expect = [
+        "available: 2 nodes (0-1)".to_string(),
+        "node 0 cpus: 0 1 2 3".into(),
+        "node 1 cpus:".into(),
+        "node distances:".into(),
+        "node     0    1".into(),
+        format!("   0:   10 {far:>4}"),
+        format!("   1: {far:>4}   10"),
+    ];
+    for line in &expect {
+        assert!(lines.contains(&line.as_str()), "no '{line}':\n{console}");
+    }
+}
+
+/// The NVMM as a `pmem-region` on a node of its own (`--nvmm pmem` and
+/// `memory.nvmm.node`: the default machine's DRAM is node 0, its NVMM node 1,
+/// CPU-less and memory-less at boot) becomes a lower memory tier with
+/// Debian's kernel unmodified: device DAX (`pmem-devdax`), bound to `kmem`
+/// as `daxctl reconfigure-device --mode=system-ram` does, its memory blocks
+/// onlined. Node 1 then has memory, a memory tier below node 0's, and is
+/// node 0's demotion target. About 30 s.
+#[test]
+fn nvmm_on_its_node_hot_plugs_into_a_lower_memory_tier() {
+    let img = numa_disk("kmem", true);
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--set",
+            "machine.model=functional",
+            "--set",
+            "memory.nvmm.size=0x20000000",
+            "--set",
+            "memory.nvmm.node=1",
+            "--nvmm",
+            "pmem",
+            "--disk",
+            img.to_str().unwrap(),
+            "--append",
+            "console=ttyS0 quiet",
+        ],
+        &format!(
+            "{MOUNT_NUMA_DISK}\
+             /opt/rvnvmm/pmem-devdax && insmod /mnt/kmem.ko && \
+             echo dax0.0 > /sys/bus/dax/drivers/device_dax/unbind && \
+             echo dax0.0 > /sys/bus/dax/drivers/kmem/new_id\n\
+             for f in /sys/devices/system/memory/memory*/state; do \
+             grep -q offline $f && echo online_movable > $f; done\n\
+             for t in /sys/devices/virtual/memory_tiering/memory_tier*; do \
+             echo \"tier ${{t##*memory_tier}} nodes $(cat $t/nodelist)\"; done\n\
+             {NUMACTL} -H\n\
+             dmesg | grep 'Demotion targets for Node 0'\n\
+             poweroff\n"
+        ),
+    );
+    std::fs::remove_file(&img).ok();
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
+    // Memory tiers by id, the lower id the faster.
+    let mut tiers: Vec<(u32, &str)> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("tier "))
+        .filter_map(|l| l.split_once(" nodes "))
+        .filter_map(|(id, nodes)| Some((id.parse().ok()?, nodes)))
+        .collect();
+    tiers.sort();
+    let nodes: Vec<&str> = tiers.iter().map(|t| t.1).collect();
+    assert_eq!(nodes, ["0", "1"], "{console}");
+    assert!(lines.contains(&"available: 2 nodes (0-1)"), "{console}");
+    assert!(lines.contains(&"node 1 cpus:"), "{console}");
+    let node1_mb: u64 = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("node 1 size: "))
+        .and_then(|v| v.strip_suffix(" MB"))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no node 1 size:\n{console}"));
+    assert!(
+        (128..=512).contains(&node1_mb),
+        "node 1 has {node1_mb} MB:\n{console}"
+    );
+    assert!(
+        console.contains("Demotion targets for Node 0: preferred: 1"),
+        "{console}"
+    );
+}
+
 /// The timed machine (the default `freedom-u500` model: 50 MHz in-order
 /// cores, caches, DDR3) boots too; about 40 s on the 2-core host, so only
 /// with `--ignored`.
