@@ -66,6 +66,10 @@ enum Bench {
     /// idle read latency and bandwidth against access size and threads,
     /// each beside DRAM.
     Pm(crate::bench_pm::PmArgs),
+    /// Intel MLC's loaded latency on each memory node (DRAM, NVMM, CXL):
+    /// a pointer chase's latency against the bandwidth of streams beside
+    /// it, with the published figures of the node's kind of memory.
+    LoadedLatency(crate::bench_loaded::LoadedArgs),
     /// The full system: Debian's kernel booted to power-off with the
     /// project's initramfs under rvnvmm (functional and timing model) and
     /// under qemu-system-riscv64, alternating: wall times and ratio.
@@ -167,6 +171,7 @@ pub fn main(b: BenchArgs) -> Result<i32, CliError> {
         Bench::Banks(m) => micro(m, true),
         Bench::Bandwidth(b) => bandwidth(b),
         Bench::Pm(p) => crate::bench_pm::pm(p),
+        Bench::LoadedLatency(l) => crate::bench_loaded::loaded(l),
         Bench::Boot(b) => crate::bench_boot::boot(b),
     }
 }

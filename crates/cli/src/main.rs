@@ -4,6 +4,7 @@ mod artefacts;
 mod bench;
 mod bench_boot;
 mod bench_common;
+mod bench_loaded;
 mod bench_pm;
 mod boot_command;
 mod checkpoint;

@@ -50,10 +50,17 @@ fn phy(generation: u32) -> Option<(f64, u64, u64, f64, f64)> {
     })
 }
 
-/// One direction of the link: a transfer at a time.
-#[derive(Clone, Copy, Debug, Default)]
+/// One direction of the link: a transfer at a time, each in the earliest
+/// gap at or after it is ready. CXL.mem responses carry tags and may
+/// return out of order, so a line the device has ready does not wait
+/// behind one booked earlier that is not ready yet; and requests of harts
+/// simulated one after another reach the link out of time order, as they
+/// reach the bus (`crate::bus`).
+#[derive(Clone, Debug, Default)]
 struct Direction {
-    /// When the transfer booked last ends.
+    /// The transfers booked.
+    timeline: crate::bus::Timeline,
+    /// When the latest transfer booked ends.
     free: Ps,
     /// Time spent carrying transfers.
     busy_ps: Ps,
@@ -62,9 +69,10 @@ struct Direction {
 impl Direction {
     /// Books a transfer ready at `at` lasting `dur`: `(start, end)`.
     fn book(&mut self, at: Ps, dur: Ps) -> (Ps, Ps) {
-        let start = at.max(self.free);
+        let start = self.timeline.earliest_fit(at, dur);
+        self.timeline.reserve(start, dur);
         let end = start.saturating_add(dur);
-        self.free = end;
+        self.free = self.free.max(end);
         self.busy_ps = self.busy_ps.saturating_add(dur);
         (start, end)
     }
