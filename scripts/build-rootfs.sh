@@ -15,8 +15,8 @@
 #
 # 1. On the host: `debootstrap --foreign` (download and unpack only; the
 #    packages' scripts are riscv64 programs the host cannot run), with
-#    sysvinit as init, a login prompt on the serial console, and numactl
-#    (NUMA machines: docs/full-system.md).
+#    sysvinit as init, a login prompt on the serial console, numactl, and
+#    ndctl and daxctl (NUMA machines and memory tiers: docs/full-system.md).
 # 2. The tree becomes an ext4 image (`mke2fs -d`, no loop mount needed).
 # 3. rvnvmm boots the image (functional model: it is only installation) with
 #    `rvnvmm.root=/dev/vda rvnvmm.init=/sbin/rvnvmm-second-stage`; the
@@ -124,7 +124,7 @@ fi
 
 echo "build-rootfs: stage 1 (host): debootstrap --foreign $SUITE riscv64" >&2
 debootstrap --foreign --arch=riscv64 --variant=minbase \
-    --include=sysvinit-core,e2fsprogs,ifupdown,procps,numactl \
+    --include=sysvinit-core,e2fsprogs,ifupdown,procps,numactl,ndctl,daxctl \
     "$SUITE" "$tree" "$MIRROR" >&2
 
 # Runs as PID 1 inside rvnvmm: the second stage, the settings of a booted

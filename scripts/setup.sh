@@ -71,8 +71,11 @@ MPI_PACKAGES=(libopenmpi-dev libopenmpi40 libpmix2t64 libhwloc15 libevent-core-2
               libibumad3)
 # NUMA (docs/numa.md, docs/full-system.md): Debian's riscv64 numactl and the
 # libnuma it loads, so that `numactl` runs unchanged under `rvnvmm run` and
-# in the full system.
-NUMA_PACKAGES=(numactl libnuma1)
+# in the full system; ndctl and daxctl with the libraries they load beyond
+# PMDK's (their own libndctl6, libdaxctl1, libkmod2, libudev1, libuuid1 and
+# libssl3t64's libcrypto are above), which hot-plug the NVMM into a lower
+# memory tier in the full system.
+NUMA_PACKAGES=(numactl libnuma1 ndctl daxctl libjson-c5 libkeyutils1 libiniparser4)
 # Full system (rvnvmm boot): OpenSBI's fw_dynamic and Debian's riscv64
 # kernel with its modules. The kernel's package is named after its ABI, so
 # it is found through the linux-image-riscv64 metapackage below.

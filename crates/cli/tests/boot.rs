@@ -380,18 +380,44 @@ fn two_dram_nodes_are_numa_nodes_to_linux() {
 
 /// A small ext4 disk (`rvnvmm-boot-PID-NAME.img`) holding Debian's riscv64
 /// numactl with the libraries and loader it needs (`scripts/setup.sh` puts
-/// them in the sysroot) and, with `kmem`, Debian's `kmem.ko` (device DAX as
-/// system RAM), flat at its root.
-fn numa_disk(name: &str, kmem: bool) -> PathBuf {
+/// them in the sysroot) and, with `tiering`, Debian's `kmem.ko` (device DAX
+/// as system RAM), Debian's ndctl and daxctl with their libraries, and
+/// `tier_workload` (`guest/emu/tier_workload.c`), flat at its root.
+fn numa_disk(name: &str, tiering: bool) -> PathBuf {
     let sysroot = artefacts::sysroot().expect("scripts/setup.sh first");
     let dir = std::env::temp_dir().join(format!("rvnvmm-boot-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for file in [
+    let mut files: Vec<String> = [
         "usr/bin/numactl",
         "usr/lib/riscv64-linux-gnu/libnuma.so.1",
         "usr/lib/riscv64-linux-gnu/libc.so.6",
         "lib/ld-linux-riscv64-lp64d.so.1",
-    ] {
+    ]
+    .map(String::from)
+    .into();
+    if tiering {
+        files.extend(["usr/bin/ndctl".into(), "usr/bin/daxctl".into()]);
+        // What they load: ndctl's and daxctl's own libraries, libkmod (with
+        // libcrypto, libz and libzstd) and libudev (with libcap).
+        files.extend(
+            [
+                "libndctl.so.6",
+                "libdaxctl.so.1",
+                "libuuid.so.1",
+                "libjson-c.so.5",
+                "libkeyutils.so.1",
+                "libiniparser.so.4",
+                "libkmod.so.2",
+                "libcrypto.so.3",
+                "libz.so.1",
+                "libzstd.so.1",
+                "libudev.so.1",
+                "libcap.so.2",
+            ]
+            .map(|lib| format!("usr/lib/riscv64-linux-gnu/{lib}")),
+        );
+    }
+    for file in files {
         let from = sysroot.join(file);
         let name = from.file_name().unwrap();
         std::fs::copy(&from, dir.join(name))
@@ -406,15 +432,18 @@ fn numa_disk(name: &str, kmem: bool) -> PathBuf {
         );
         out.stdout
     };
-    if kmem {
+    if tiering {
         let modules = artefacts::setup_path("RVNVMM_MODULES").expect("scripts/setup.sh first");
         let xz = modules.join("kernel/drivers/dax/kmem.ko.xz");
         let ko = run(Command::new("xz").arg("-dc").arg(&xz), "xz -dc kmem.ko.xz");
         std::fs::write(dir.join("kmem.ko"), ko).unwrap();
+        let emu = artefacts::guest_build().join("emu");
+        let workload = artefacts::guest_program(&emu, "tier_workload").unwrap();
+        std::fs::copy(&workload, dir.join("tier_workload")).unwrap();
     }
     let img = dir.with_extension("img");
     std::fs::File::create(&img)
-        .and_then(|f| f.set_len(16 << 20))
+        .and_then(|f| f.set_len(32 << 20))
         .unwrap();
     run(
         Command::new(host_tool("mkfs.ext4"))
@@ -471,20 +500,43 @@ fn numactl_lists_the_nodes_and_their_distances() {
     }
 }
 
+/// ndctl and daxctl on [`numa_disk`] (with `tiering`), run through the
+/// disk's own loader.
+const NDCTL: &str = "/mnt/ld-linux-riscv64-lp64d.so.1 --library-path /mnt /mnt/ndctl";
+const DAXCTL: &str = "/mnt/ld-linux-riscv64-lp64d.so.1 --library-path /mnt /mnt/daxctl";
+
+/// The `/proc/vmstat` counters of demotion and promotion on the console
+/// lines starting with `prefix`, by name.
+fn tiering_counters(lines: &[&str], prefix: &str) -> std::collections::BTreeMap<String, u64> {
+    lines
+        .iter()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .filter_map(|l| l.split_once(' '))
+        .filter_map(|(k, v)| Some((k.to_string(), v.parse().ok()?)))
+        .collect()
+}
+
 /// The NVMM as a `pmem-region` on a node of its own (`--nvmm pmem` and
-/// `memory.nvmm.node`: the default machine's DRAM is node 0, its NVMM node 1,
-/// CPU-less and memory-less at boot) becomes a lower memory tier with
-/// Debian's kernel unmodified: device DAX (`pmem-devdax`), bound to `kmem`
-/// as `daxctl reconfigure-device --mode=system-ram` does, its memory blocks
-/// onlined. Node 1 then has memory, a memory tier below node 0's, and is
-/// node 0's demotion target. About 30 s.
+/// `memory.nvmm.node`: the DRAM is node 0, the NVMM node 1, CPU-less and
+/// memory-less at boot) becomes a lower memory tier with Debian's kernel,
+/// ndctl and daxctl unmodified: `ndctl create-namespace -m devdax` makes the
+/// raw namespace device DAX, `daxctl reconfigure-device --mode=system-ram`
+/// hot-plugs it (Debian's `kmem.ko` loaded first). Node 1 then has memory, a
+/// memory tier below node 0's, and is node 0's demotion target. With
+/// demotion on and `kernel.numa_balancing=2`, `tier_workload` on a machine
+/// whose DRAM is 256 MiB touches an 8 MiB hot set, then 256 MiB more:
+/// reclaim demotes the hot set to node 1 (`pgdemote_*`); touched again in
+/// a loop for 5 s, NUMA balancing's hint faults promote it back
+/// (`pgpromote_success`). About 40 s.
 #[test]
-fn nvmm_on_its_node_hot_plugs_into_a_lower_memory_tier() {
-    let img = numa_disk("kmem", true);
+fn nvmm_hot_plugged_by_daxctl_is_a_lower_tier_that_demotes_and_promotes() {
+    let img = numa_disk("tiering", true);
     let (status, console, stderr) = boot_with_input(
         &[
             "--set",
             "machine.model=functional",
+            "--set",
+            "memory.dram.size=0x10000000",
             "--set",
             "memory.nvmm.size=0x20000000",
             "--set",
@@ -498,21 +550,32 @@ fn nvmm_on_its_node_hot_plugs_into_a_lower_memory_tier() {
         ],
         &format!(
             "{MOUNT_NUMA_DISK}\
-             /opt/rvnvmm/pmem-devdax && insmod /mnt/kmem.ko && \
-             echo dax0.0 > /sys/bus/dax/drivers/device_dax/unbind && \
-             echo dax0.0 > /sys/bus/dax/drivers/kmem/new_id\n\
-             for f in /sys/devices/system/memory/memory*/state; do \
-             grep -q offline $f && echo online_movable > $f; done\n\
+             for i in $(seq 100); do [ -e /sys/bus/nd/devices/namespace0.0 ] && break; \
+             sleep 0.1; done\n\
+             {NDCTL} create-namespace -f -e namespace0.0 -m devdax && insmod /mnt/kmem.ko && \
+             {DAXCTL} reconfigure-device --mode=system-ram dax0.0\n\
              for t in /sys/devices/virtual/memory_tiering/memory_tier*; do \
              echo \"tier ${{t##*memory_tier}} nodes $(cat $t/nodelist)\"; done\n\
              {NUMACTL} -H\n\
              dmesg | grep 'Demotion targets for Node 0'\n\
+             echo 1 > /sys/kernel/mm/numa/demotion_enabled\n\
+             echo 2 > /proc/sys/kernel/numa_balancing\n\
+             mount -t debugfs none /sys/kernel/debug\n\
+             d=/sys/kernel/debug/sched/numa_balancing; echo 10 > $d/scan_delay_ms; \
+             echo 10 > $d/scan_period_min_ms; echo 100 > $d/scan_period_max_ms\n\
+             grep -E '^pg(demote|promote)' /proc/vmstat | sed 's/^/before /'\n\
+             /mnt/tier_workload 8 256 5\n\
+             grep -E '^pg(demote|promote)' /proc/vmstat | sed 's/^/after /'\n\
              poweroff\n"
         ),
     );
     std::fs::remove_file(&img).ok();
     assert_eq!(status, Some(0), "{console}\n{stderr}");
     let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
+    // ndctl's and daxctl's own reports.
+    assert!(lines.contains(&"  \"mode\":\"devdax\","), "{console}");
+    assert!(lines.contains(&"    \"mode\":\"system-ram\","), "{console}");
+    assert!(lines.contains(&"reconfigured 1 device"), "{console}");
     // Memory tiers by id, the lower id the faster.
     let mut tiers: Vec<(u32, &str)> = lines
         .iter()
@@ -539,6 +602,37 @@ fn nvmm_on_its_node_hot_plugs_into_a_lower_memory_tier() {
         console.contains("Demotion targets for Node 0: preferred: 1"),
         "{console}"
     );
+    // Where the hot set's pages are, after each step.
+    let hot = |step: &str| -> (u64, u64) {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix(&format!("hot {step} node0 ")))
+            .and_then(|l| l.split_once(" node1 "))
+            .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+            .unwrap_or_else(|| panic!("no 'hot {step}' line:\n{console}"))
+    };
+    let (_, demoted) = hot("demoted");
+    let (promoted, _) = hot("promoted");
+    assert!(demoted > 0, "no hot page demoted:\n{console}");
+    assert!(promoted > 0, "no hot page promoted:\n{console}");
+    // And the guest's own counters.
+    let before = tiering_counters(&lines, "before ");
+    let after = tiering_counters(&lines, "after ");
+    let grew = |names: &[&str]| -> u64 {
+        names
+            .iter()
+            .map(|n| {
+                let (b, a) = (before.get(*n), after.get(*n));
+                let (b, a) = b.zip(a).unwrap_or_else(|| panic!("no {n}:\n{console}"));
+                a - b
+            })
+            .sum()
+    };
+    assert!(
+        grew(&["pgdemote_kswapd", "pgdemote_direct"]) > 0,
+        "no demotion:\n{console}"
+    );
+    assert!(grew(&["pgpromote_success"]) > 0, "no promotion:\n{console}");
 }
 
 /// The timed machine (the default `freedom-u500` model: 50 MHz in-order
