@@ -61,7 +61,8 @@ fn published(cfg: &Config, name: &str) -> Published {
         return Published {
             idle_ns: "170-250 (70-90 over local DRAM)",
             bandwidth: "36 GB/s at 2 reads : 1 write, x8",
-            source: "CXL Type-3 expanders: Hot Chips 34 CXL tutorial; Pond (ASPLOS 2023); Micron CZ120",
+            source:
+                "CXL Type-3 expanders: Hot Chips 34 CXL tutorial; Pond (ASPLOS 2023); Micron CZ120",
         };
     }
     match (r.kind(), r.nvmm.as_ref().map(|n| n.method.to_string())) {
@@ -87,7 +88,11 @@ fn published(cfg: &Config, name: &str) -> Published {
 pub fn loaded(a: LoadedArgs) -> Result<i32, CliError> {
     let cfg = crate::load_config(&a.machine)?;
     let nodes: Vec<String> = if a.nodes.is_empty() {
-        cfg.memory.nodes().iter().map(|n| n.name.to_string()).collect()
+        cfg.memory
+            .nodes()
+            .iter()
+            .map(|n| n.name.to_string())
+            .collect()
     } else {
         a.nodes.clone()
     };

@@ -1,10 +1,13 @@
 //! NUMA in user mode, whole programs: Debian's riscv64 `numactl` and a
 //! program of raw NUMA system calls (guest/emu/numa_pages.c) on a machine
 //! of a DRAM node and a slower memory node. Needs `scripts/setup.sh` and
-//! `make -C guest` first (`scripts/test.sh` does both).
+//! `make -C guest` first (`scripts/test.sh` does both). And the nodes'
+//! loaded latency (`bench loaded-latency`).
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/figures.rs"]
+mod figures;
 #[path = "support/stats_run.rs"]
 mod stats_run;
 
@@ -159,4 +162,35 @@ fn move_pages_and_mbind_move_pages_and_keep_their_data() {
     assert_eq!(n["1"]["pages_migrated_in"], 1024, "{stats}");
     assert_eq!(n["0"]["pages_migrated_in"], 1024, "{stats}");
     assert_eq!(n["0"]["pages_migrated_out"], 1024, "{stats}");
+}
+
+#[test]
+fn loaded_latency_rises_with_the_load_and_the_cxl_node_is_farther() {
+    let rows = figures::bench_rows(&[
+        "loaded-latency",
+        "--config",
+        &machine(),
+        "--delays",
+        "0,3000",
+        "--probes",
+        "300",
+    ]);
+    let point = |node: &str, delay: f64| -> (f64, f64) {
+        let r = rows
+            .iter()
+            .find(|r| r["node"] == node && r["delay_ns"].as_f64() == Some(delay))
+            .unwrap_or_else(|| panic!("no {node} at {delay}: {rows:?}"));
+        (
+            r["bandwidth_gbs"].as_f64().unwrap(),
+            r["latency_ns"].as_f64().unwrap(),
+        )
+    };
+    for node in ["dram", "cxl"] {
+        let (busy, idle) = (point(node, 0.0), point(node, 3000.0));
+        assert!(busy.0 > 5.0 * idle.0, "{node}: {busy:?} vs {idle:?}");
+        assert!(busy.1 > 1.5 * idle.1, "{node}: {busy:?} vs {idle:?}");
+    }
+    // The link's 70-90 ns over local DRAM, as published (docs/fidelity.md).
+    let added = point("cxl", 3000.0).1 - point("dram", 3000.0).1;
+    assert!((70.0..=100.0).contains(&added), "{added} ns");
 }

@@ -70,7 +70,13 @@ impl LoadedLatency {
             .collect()
     }
 
-    fn point(&self, cfg: &Config, base: u64, span: u64, delay_ns: f64) -> Result<LoadPoint, MemsysError> {
+    fn point(
+        &self,
+        cfg: &Config,
+        base: u64,
+        span: u64,
+        delay_ns: f64,
+    ) -> Result<LoadPoint, MemsysError> {
         let mut ms = MemorySystem::new(cfg, 1 + self.generators)?;
         let line_shift = ms.l2.as_ref().map_or(ms.d_shift, |l2| l2.line_shift());
         let line = 1u64 << line_shift;
@@ -89,7 +95,8 @@ impl LoadedLatency {
         let mut issued: Vec<u64> = vec![0; self.generators];
         let mut next_issue: Vec<Ps> = vec![start; self.generators];
         // Completion times of each generator's requests in flight.
-        let mut in_flight: Vec<Vec<Ps>> = vec![Vec::with_capacity(self.outstanding); self.generators];
+        let mut in_flight: Vec<Vec<Ps>> =
+            vec![Vec::with_capacity(self.outstanding); self.generators];
         let mut chaser_at = start;
         let (mut probes, mut probe_ps) = (0u64, 0u64);
         let (mut bytes, mut measuring_since) = (0u64, None::<Ps>);
@@ -125,7 +132,7 @@ impl LoadedLatency {
             let addr = base + (next_line[g] % lines) * line;
             next_line[g] += 1;
             issued[g] += 1;
-            let write = self.write_every > 0 && issued[g] % self.write_every == 0;
+            let write = self.write_every > 0 && issued[g].is_multiple_of(self.write_every);
             let done = if write {
                 ms.mem_write(1 + g, addr, t, occ)
             } else {
