@@ -2,6 +2,7 @@
  * demotes to the slow tier and NUMA balancing promotes back.
  *
  * Usage: tier_workload HOT_MIB COLD_MIB SECONDS
+ * (without arguments: 1 MiB hot, 2 MiB cold, 0.001 s: a quick self-check)
  *
  * Touches HOT_MIB MiB once (the hot set, on the fast node while it has
  * room), then COLD_MIB MiB, more than the fast node has free, so that
@@ -73,6 +74,11 @@ static char *map(long bytes)
 
 int main(int argc, char **argv)
 {
+    static char *quick[] = {"tier_workload", "1", "2", "0.001", NULL};
+    if (argc == 1) {
+        argc = 4;
+        argv = quick;
+    }
     if (argc != 4) {
         fprintf(stderr, "usage: tier_workload HOT_MIB COLD_MIB SECONDS\n");
         return 2;
