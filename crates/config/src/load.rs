@@ -39,6 +39,7 @@ const BUILTINS: &[(&str, &str)] = &[
         "dram-nvmm-cxl",
         include_str!("../../../configs/dram-nvmm-cxl.toml"),
     ),
+    ("ddr5-cxl", include_str!("../../../configs/ddr5-cxl.toml")),
 ];
 
 impl Config {
