@@ -39,6 +39,7 @@ mod load;
 mod mapping;
 mod range;
 mod schema;
+pub mod speed_bin;
 mod validate;
 
 use std::collections::BTreeMap;
@@ -732,6 +733,12 @@ pub struct ControllerConfig {
     pub params: BTreeMap<String, f64>,
     /// Controller (user-interface) clock in MHz.
     pub clock_mhz: f64,
+    /// A JEDEC speed bin (`crate::speed_bin::SPEED_BIN_NAMES`) whose
+    /// timings and organisation the loader writes into this table where
+    /// the `speed_bin` key is given; keys given beside it in the same file,
+    /// or by a later `--set`, override the bin's. Absent = none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub speed_bin: Option<String>,
     /// DRAM clock period.
     pub tck_ns: f64,
     /// CAS (read) latency: RD→first data.
@@ -750,10 +757,18 @@ pub struct ControllerConfig {
     pub trtp_ns: f64,
     /// Write recovery: end of write data→PRE.
     pub twr_ns: f64,
-    /// Column command to column command.
+    /// Column command to column command (tCCD_S: to another bank group).
     pub tccd_ns: f64,
-    /// ACT→ACT to a different bank.
+    /// Column command to column command in the same bank group (tCCD_L);
+    /// absent = `tccd_ns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tccd_l_ns: Option<f64>,
+    /// ACT→ACT to a different bank (tRRD_S: in another bank group).
     pub trrd_ns: f64,
+    /// ACT→ACT to a different bank of the same bank group (tRRD_L); absent
+    /// = `trrd_ns`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trrd_l_ns: Option<f64>,
     /// Four-activate window; absent = not modelled.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tfaw_ns: Option<f64>,
@@ -761,6 +776,9 @@ pub struct ControllerConfig {
     pub ranks: u32,
     /// Banks per rank (power of two).
     pub banks: u32,
+    /// Bank groups per rank (power of two, at most `banks`): bank `b` of a
+    /// rank is in group `b % bank_groups`. 1 = no groups (DDR3).
+    pub bank_groups: u32,
     /// Row-buffer (page) size of a rank in bytes (power of two).
     pub row_buffer_bytes: u64,
     /// Rows per bank (power of two).
@@ -805,6 +823,16 @@ impl ControllerConfig {
     /// Data-bus width in bytes (`row_buffer_bytes / columns`), 0 if degenerate.
     pub fn bus_bytes(&self) -> u64 {
         self.row_buffer_bytes.checked_div(self.columns).unwrap_or(0)
+    }
+
+    /// tCCD_L: `tccd_l_ns`, or `tccd_ns` when absent.
+    pub fn tccd_l(&self) -> f64 {
+        self.tccd_l_ns.unwrap_or(self.tccd_ns)
+    }
+
+    /// tRRD_L: `trrd_l_ns`, or `trrd_ns` when absent.
+    pub fn trrd_l(&self) -> f64 {
+        self.trrd_l_ns.unwrap_or(self.trrd_ns)
     }
 
     /// Controller clock period in ns.
@@ -1315,6 +1343,7 @@ impl Default for ControllerConfig {
             technology: DDR3_TECHNOLOGY.to_string(),
             params: BTreeMap::new(),
             clock_mhz: 200.0,
+            speed_bin: None,
             tck_ns: 1.25,
             tcl_ns: 13.75,
             tcwl_ns: 10.0,
@@ -1325,10 +1354,13 @@ impl Default for ControllerConfig {
             trtp_ns: 7.5,
             twr_ns: 15.0,
             tccd_ns: 5.0,
+            tccd_l_ns: None,
             trrd_ns: 6.0,
+            trrd_l_ns: None,
             tfaw_ns: None,
             ranks: 1,
             banks: 8,
+            bank_groups: 1,
             row_buffer_bytes: 8192,
             rows: 65536,
             columns: 1024,

@@ -39,6 +39,7 @@ const BUILTINS: &[(&str, &str)] = &[
         "dram-nvmm-cxl",
         include_str!("../../../configs/dram-nvmm-cxl.toml"),
     ),
+    ("ddr5-cxl", include_str!("../../../configs/ddr5-cxl.toml")),
 ];
 
 impl Config {
@@ -192,6 +193,16 @@ fn build(text: &str, origin: Origin, overrides: &[String]) -> Result<Config, Con
             message: e.to_string().trim_end().to_string(),
         })?;
     check_tree(&mut file, &origin)?;
+    if let Some(ctrls) = file
+        .get_mut("memory")
+        .and_then(Value::as_table_mut)
+        .and_then(|m| m.get_mut(CONTROLLERS))
+        .and_then(Value::as_table_mut)
+    {
+        for ctrl in ctrls.iter_mut().filter_map(|(_, c)| c.as_table_mut()) {
+            expand_speed_bin(ctrl, false);
+        }
+    }
     let in_file: Vec<&'static str> = TOPOLOGY_KEYS
         .iter()
         .copied()
@@ -638,7 +649,43 @@ fn apply_override(full: &mut Table, arg: &str) -> Result<String, ConfigError> {
         t = sub;
     }
     t.insert(last.to_string(), value);
+    if last == "speed_bin" && key.starts_with("memory.controllers.") {
+        expand_speed_bin(t, true);
+    }
     Ok(key.to_string())
+}
+
+/// Writes the keys of the speed bin a controller table names
+/// (`speed_bin`) into that table, as if they were written where
+/// `speed_bin` is: in a file only the keys the table does not give
+/// (`overwrite` false: the file's own keys override the bin), by `--set`
+/// all of them (`overwrite` true: the file's keys are earlier, later
+/// `--set`s override the bin). A name that is not a bin was refused before.
+fn expand_speed_bin(ctrl: &mut Table, overwrite: bool) {
+    let Some(bin) = ctrl
+        .get("speed_bin")
+        .and_then(Value::as_str)
+        .and_then(crate::speed_bin::speed_bin)
+    else {
+        return;
+    };
+    for (key, v) in bin.entries() {
+        let (table, leaf) = match key.split_once('.') {
+            Some((sub, leaf)) => {
+                let entry = ctrl
+                    .entry(sub.to_string())
+                    .or_insert_with(|| Value::Table(Table::new()));
+                match entry.as_table_mut() {
+                    Some(t) => (t, leaf),
+                    None => continue,
+                }
+            }
+            None => (&mut *ctrl, key),
+        };
+        if overwrite || !table.contains_key(leaf) {
+            table.insert(leaf.to_string(), v);
+        }
+    }
 }
 
 /// Every region must give base, size, kind and controller.

@@ -332,12 +332,12 @@ fn controller(rel: &str) -> Option<Range> {
             hex: false,
         },
         "tcl_ns" | "tcwl_ns" | "tburst_ns" | "trcd_ns" | "trp_ns" | "tras_ns" | "trtp_ns"
-        | "twr_ns" | "tccd_ns" | "trrd_ns" | "tfaw_ns" | "refresh.trefi_ns" | "refresh.trfc_ns" => {
-            ns(true)
-        }
+        | "twr_ns" | "tccd_ns" | "tccd_l_ns" | "trrd_ns" | "trrd_l_ns" | "tfaw_ns"
+        | "refresh.trefi_ns" | "refresh.trfc_ns" => ns(true),
         "interface_latency_ns" => ns(false),
         "ranks" => int(1, 64, "ranks"),
         "banks" => int(1, 1024, "banks"),
+        "bank_groups" => int(1, 64, "bank groups").why("DDR4 has up to 4, DDR5 up to 8"),
         "row_buffer_bytes" => int(1, 1 << 20, "bytes"),
         "rows" => int(1, 1 << 32, "rows"),
         "columns" => int(1, 1 << 20, "columns"),

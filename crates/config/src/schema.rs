@@ -104,6 +104,7 @@ fn kind_of(key: &str, v: &Value) -> LeafKind {
             "smt_policy" => LeafKind::Enum(SmtPolicy::NAMES),
             "refill" => LeafKind::Enum(TlbRefill::NAMES),
             "mapping" => LeafKind::Mapping,
+            "speed_bin" => LeafKind::Enum(crate::speed_bin::SPEED_BIN_NAMES),
             _ => LeafKind::Str,
         },
     }
@@ -135,6 +136,9 @@ fn build_schema() -> Schema {
     // An exemplar with every optional key present.
     let mut ex = Config::default();
     let ctrl = ControllerConfig {
+        speed_bin: Some(crate::speed_bin::SPEED_BIN_NAMES[0].to_string()),
+        tccd_l_ns: Some(5.0),
+        trrd_l_ns: Some(6.0),
         tfaw_ns: Some(30.0),
         refresh: Some(Refresh::default()),
         link: Some(Link::default()),
@@ -562,6 +566,9 @@ mod tests {
             assert!(!s.region[*k].1, "{k} applies to every region");
         }
         assert!(s.controller.contains_key("tfaw_ns"));
+        for k in ["speed_bin", "tccd_l_ns", "trrd_l_ns", "bank_groups"] {
+            assert!(s.controller.contains_key(k), "{k}");
+        }
         assert!(s.controller.contains_key("refresh.trefi_ns"));
         assert_eq!(s.fixed["machine.harts"], LeafKind::Int);
         assert_eq!(s.fixed["bus.request_latency_ns"], LeafKind::Float);

@@ -1371,3 +1371,174 @@ fn bad_link_settings_name_their_key() {
         assert!(e.contains(key) && e.contains(says), "{set}: {e}");
     }
 }
+
+// ------------------------------------------------------------- speed bins
+
+fn ddr3_of(c: &Config) -> &ControllerConfig {
+    &c.memory.controllers["ddr3"]
+}
+
+#[test]
+fn a_speed_bin_fills_exactly_the_jedec_values() {
+    let c = load_with(&["memory.controllers.ddr3.speed_bin=DDR4-3200AA"]).unwrap();
+    c.validate().unwrap();
+    let d = ddr3_of(&c);
+    // JESD79-4C DDR4-3200AA (22-22-22 at 0.625 ns), x8 8 Gb.
+    assert_eq!(d.speed_bin.as_deref(), Some("DDR4-3200AA"));
+    assert_eq!(d.tck_ns, 0.625);
+    assert_eq!((d.tcl_ns, d.trcd_ns, d.trp_ns), (13.75, 13.75, 13.75));
+    assert_eq!((d.tcwl_ns, d.tburst_ns, d.tras_ns), (10.0, 2.5, 32.5));
+    assert_eq!((d.trtp_ns, d.twr_ns), (7.5, 15.0));
+    assert_eq!((d.tccd_ns, d.tccd_l_ns), (2.5, Some(5.0)));
+    assert_eq!((d.trrd_ns, d.trrd_l_ns), (2.5, Some(5.0)));
+    assert_eq!(d.tfaw_ns, Some(21.25));
+    assert_eq!((d.banks, d.bank_groups, d.rows), (16, 4, 65536));
+    assert_eq!((d.columns, d.row_buffer_bytes), (1024, 8192));
+    let r = d.refresh.as_ref().unwrap();
+    assert_eq!((r.trefi_ns, r.trfc_ns), (7800.0, 350.0));
+    // DDR5-4800B, one 32-bit sub-channel: 40-39-39 at 0.416 ns, BL16.
+    let c = load_with(&["memory.controllers.ddr3.speed_bin=DDR5-4800B"]).unwrap();
+    let d = ddr3_of(&c);
+    assert_eq!((d.tcl_ns, d.trcd_ns, d.trp_ns), (16.64, 16.224, 16.224));
+    assert_eq!(
+        (d.tburst_ns, d.tccd_ns, d.tccd_l_ns),
+        (3.328, 3.328, Some(4.992))
+    );
+    assert_eq!((d.banks, d.bank_groups, d.bus_bytes()), (32, 8, 4));
+    assert_eq!(d.refresh.as_ref().unwrap().trefi_ns, 3900.0);
+    // Loading gives what `SpeedBin::apply` gives, for every bin.
+    for bin in speed_bin::SPEED_BINS {
+        let text = format!("[memory.controllers.ddr3]\nspeed_bin = \"{}\"\n", bin.name);
+        let c = Config::from_toml_str(&text, &[]).unwrap();
+        let mut want = ControllerConfig::default();
+        bin.apply(&mut want);
+        assert_eq!(ddr3_of(&c), &want, "{}", bin.name);
+    }
+}
+
+#[test]
+fn ddr3_1600k_is_the_default_timing() {
+    let bin = speed_bin::speed_bin("DDR3-1600K").unwrap();
+    let mut c = ControllerConfig::default();
+    let d = c.clone();
+    bin.apply(&mut c);
+    assert_eq!(
+        (
+            c.tck_ns,
+            c.tcl_ns,
+            c.tcwl_ns,
+            c.tburst_ns,
+            c.trcd_ns,
+            c.trp_ns
+        ),
+        (
+            d.tck_ns,
+            d.tcl_ns,
+            d.tcwl_ns,
+            d.tburst_ns,
+            d.trcd_ns,
+            d.trp_ns
+        )
+    );
+    assert_eq!(
+        (c.tras_ns, c.trtp_ns, c.twr_ns, c.tccd_ns),
+        (d.tras_ns, d.trtp_ns, d.twr_ns, d.tccd_ns)
+    );
+    assert_eq!((c.banks, c.rows, c.columns), (d.banks, d.rows, d.columns));
+    // tRRD: 5 clocks (the default's 6 ns rounds up to them); tFAW as
+    // freedom-u500's 30 ns; refresh as `Refresh::default()`.
+    assert_eq!((c.trrd_ns, d.trrd_ns), (6.25, 6.0));
+    assert_eq!(c.tfaw_ns, Some(30.0));
+    let r = c.refresh.unwrap();
+    assert_eq!((r.trefi_ns, r.trfc_ns), (7800.0, 260.0));
+}
+
+#[test]
+fn keys_beside_a_speed_bin_override_it() {
+    // In the file: the file's own keys win over its bin.
+    let text = "[memory.controllers.ddr3]\nspeed_bin = \"DDR4-2400R\"\ntcl_ns = 15.0\n\n[memory.controllers.ddr3.refresh]\npostpone_max = 2\n";
+    let c = Config::from_toml_str(text, &[]).unwrap();
+    let d = ddr3_of(&c);
+    assert_eq!((d.tcl_ns, d.trcd_ns), (15.0, 13.328));
+    let r = d.refresh.as_ref().unwrap();
+    assert_eq!((r.postpone_max, r.trfc_ns), (2, 350.0));
+    // A later --set wins over the bin.
+    let c = Config::from_toml_str(text, &sets(&["memory.controllers.ddr3.trcd_ns=20"])).unwrap();
+    assert_eq!((ddr3_of(&c).tcl_ns, ddr3_of(&c).trcd_ns), (15.0, 20.0));
+    // A --set of speed_bin overrides the file's keys, and a --set after it
+    // overrides the bin.
+    let c = Config::from_toml_str(
+        text,
+        &sets(&[
+            "memory.controllers.ddr3.speed_bin=DDR4-3200AA",
+            "memory.controllers.ddr3.bank_groups=2",
+        ]),
+    )
+    .unwrap();
+    let d = ddr3_of(&c);
+    assert_eq!((d.tcl_ns, d.bank_groups, d.banks), (13.75, 2, 16));
+    // A built-in machine's controller written in full by its file.
+    let c = Config::load(
+        Some("freedom-u500"),
+        &sets(&["memory.controllers.ddr3.speed_bin=DDR5-6400B"]),
+    )
+    .unwrap();
+    assert_eq!(ddr3_of(&c).tcl_ns, 16.224);
+    c.validate().unwrap();
+    // `config show` reads back to the same machine.
+    assert_eq!(Config::from_toml_str(&c.to_toml_string(), &[]).unwrap(), c);
+}
+
+#[test]
+fn bad_speed_bins_and_group_timings_are_refused() {
+    let e = load_with(&["memory.controllers.ddr3.speed_bin=DDR4-3200"]).unwrap_err();
+    let shown = e.to_string();
+    assert!(
+        shown.contains("memory.controllers.ddr3.speed_bin"),
+        "{shown}"
+    );
+    assert!(shown.contains("\"DDR4-3200AA\""), "{shown}");
+    assert!(shown.contains("\"DDR5-4800B\""), "{shown}");
+    let e =
+        Config::from_toml_str("[memory.controllers.ddr3]\nspeed_bin = 4800\n", &[]).unwrap_err();
+    assert!(e.to_string().contains("speed_bin"), "{e}");
+
+    let mut c = Config::default();
+    let d = c.memory.controllers.get_mut("ddr3").unwrap();
+    d.speed_bin = Some("DDR9".into());
+    d.tccd_l_ns = Some(2.0);
+    d.trrd_l_ns = Some(1.0);
+    d.bank_groups = 16;
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.speed_bin",
+        "\"DDR4-2400R\""
+    ));
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.tccd_l_ns",
+        "below tccd_ns"
+    ));
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.trrd_l_ns",
+        "below trrd_ns"
+    ));
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.bank_groups",
+        "16 bank groups for 8 banks"
+    ));
+    let c = load_with(&["memory.controllers.ddr3.bank_groups=3"]).unwrap();
+    assert!(has_problem(
+        &c,
+        "memory.controllers.ddr3.bank_groups",
+        "power of two"
+    ));
+    let e = load_with(&["memory.controllers.ddr3.bank_groups=0"]).unwrap();
+    assert!(has_problem(
+        &e,
+        "memory.controllers.ddr3.bank_groups",
+        "bank groups"
+    ));
+}

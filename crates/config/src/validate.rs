@@ -309,9 +309,52 @@ impl Config {
         if let Some(link) = &ctrl.link {
             c.power_of_two(&k("link.lanes"), u64::from(link.lanes));
         }
+        if let Some(bin) = &ctrl.speed_bin {
+            if crate::speed_bin::speed_bin(bin).is_none() {
+                c.error(
+                    k("speed_bin"),
+                    format!(
+                        "\"{bin}\" is not a known speed bin; known: {}",
+                        crate::schema::quoted_list(crate::speed_bin::SPEED_BIN_NAMES)
+                    ),
+                );
+            }
+        }
+        for (l, s, what) in [
+            (
+                ctrl.tccd_l_ns,
+                ctrl.tccd_ns,
+                ("tccd_l_ns", "tccd_ns", "tCCD_L", "tCCD_S"),
+            ),
+            (
+                ctrl.trrd_l_ns,
+                ctrl.trrd_ns,
+                ("trrd_l_ns", "trrd_ns", "tRRD_L", "tRRD_S"),
+            ),
+        ] {
+            if let Some(l) = l.filter(|&l| l < s) {
+                c.error(
+                    k(what.0),
+                    format!(
+                        "{l} ns is below {} ({s} ns): {} (same bank group) is never shorter than {} (another group); raise it or lower {}",
+                        what.1, what.2, what.3, what.1
+                    ),
+                );
+            }
+        }
+        if ctrl.bank_groups == 0 || ctrl.bank_groups > ctrl.banks {
+            c.error(
+                k("bank_groups"),
+                format!(
+                    "{} bank groups for {} banks: a rank's banks split into 1 … banks groups (DDR4: 4 groups of 4 banks, DDR5: 8 of 4)",
+                    ctrl.bank_groups, ctrl.banks
+                ),
+            );
+        }
         for (field, v) in [
             ("ranks", u64::from(ctrl.ranks)),
             ("banks", u64::from(ctrl.banks)),
+            ("bank_groups", u64::from(ctrl.bank_groups)),
             ("rows", ctrl.rows),
             ("columns", ctrl.columns),
             ("row_buffer_bytes", ctrl.row_buffer_bytes),

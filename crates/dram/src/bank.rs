@@ -3,11 +3,36 @@
 //! bus) may take.
 use crate::regions::method_of;
 use crate::stats::hist_add;
-use crate::{CommandKind, Controller, Ps};
+use crate::{CommandKind, Controller, Grid, Ps};
+
+/// The earliest time on `grid` at or after `at` that is at least `gap`
+/// from every time of the sorted `list` after it is reached (a bank
+/// group's tRRD_L or tCCD_L), and whether it moved.
+fn clear_of(list: &[Ps], mut at: Ps, gap: Ps, grid: &Grid) -> (Ps, bool) {
+    let lo = list.partition_point(|&x| x.saturating_add(gap) <= at);
+    let mut moved = false;
+    for &x in &list[lo..] {
+        if x >= at.saturating_add(gap) {
+            break;
+        }
+        at = grid.up(x.saturating_add(gap));
+        moved = true;
+    }
+    (at, moved)
+}
 impl Controller {
     pub(crate) fn split_bank(&self, b: usize) -> (u32, u32) {
         let per = self.banks_per_rank.max(1) as usize;
         ((b / per) as u32, (b % per) as u32)
+    }
+
+    /// The index of bank `b`'s bank group among all ranks' groups (into
+    /// `group_acts`, `group_cols`): group `bank % groups` of its rank, the
+    /// lowest bits of the bank index. Only with `Timing::groups > 1`.
+    #[inline(always)]
+    pub(crate) fn group_of(&self, b: usize) -> usize {
+        let (rank, bank) = self.split_bank(b);
+        rank as usize * self.t.groups + bank as usize % self.t.groups
     }
 
     /// Precharges bank `b` at `at`: its row goes back to the cells, writes in
@@ -74,27 +99,28 @@ impl Controller {
         t
     }
 
-    /// Earliest ACT at or after `lb` in `rank` respecting tRRD and tFAW
-    /// against the ACTs already decided (which may lie on both sides).
+    /// Earliest ACT of bank `b` at or after `lb` in `rank` respecting tRRD
+    /// (tRRD_L within its bank group) and tFAW against the ACTs already
+    /// decided (which may lie on both sides).
     #[inline(always)]
-    pub(crate) fn act_slot(&self, rank: usize, lb: Ps) -> Ps {
-        self.act_slot_on_tck(rank, self.t.tck_grid.up(lb))
+    pub(crate) fn act_slot(&self, rank: usize, b: usize, lb: Ps) -> Ps {
+        self.act_slot_on_tck(rank, b, self.t.tck_grid.up(lb))
     }
 
     /// [`Controller::act_slot`] from `at`, already on the DRAM clock.
     #[inline(always)]
-    pub(crate) fn act_slot_on_tck(&self, rank: usize, at: Ps) -> Ps {
+    pub(crate) fn act_slot_on_tck(&self, rank: usize, b: usize, at: Ps) -> Ps {
         // No recent ACT (a lightly loaded rank, after `prune`): nothing
-        // constrains this one.
+        // constrains this one (a group's ACTs are among its rank's).
         if self.acts[rank].is_empty() {
             return at;
         }
-        self.act_slot_among(rank, at)
+        self.act_slot_among(rank, b, at)
     }
 
     /// [`Controller::act_slot`] from `at` (on the DRAM clock) with recent
     /// ACTs in `rank` to keep clear of.
-    pub(crate) fn act_slot_among(&self, rank: usize, mut at: Ps) -> Ps {
+    pub(crate) fn act_slot_among(&self, rank: usize, b: usize, mut at: Ps) -> Ps {
         let t = &self.t;
         let acts = &self.acts[rank];
         let reach = t.act_reach;
@@ -120,32 +146,41 @@ impl Controller {
                     }
                 }
             }
+            if t.groups > 1 {
+                // tRRD_L to the ACTs of the bank's own group.
+                let (later, group_moved) =
+                    clear_of(&self.group_acts[self.group_of(b)], at, t.rrd_l, &t.tck_grid);
+                at = later;
+                moved |= group_moved;
+            }
             if !moved || at == Ps::MAX {
                 return at;
             }
         }
     }
 
-    /// Earliest column command at or after `lb` whose data burst does not
-    /// overlap another and which keeps tCCD to the other column commands.
+    /// Earliest column command to bank `b` at or after `lb` whose data
+    /// burst does not overlap another and which keeps tCCD to the other
+    /// column commands (tCCD_L to those of its bank group).
     #[inline(always)]
-    pub(crate) fn col_slot(&self, lb: Ps, write: bool) -> Ps {
-        self.col_slot_on_tck(self.t.tck_grid.up(lb), write)
+    pub(crate) fn col_slot(&self, lb: Ps, write: bool, b: usize) -> Ps {
+        self.col_slot_on_tck(self.t.tck_grid.up(lb), write, b)
     }
 
     /// [`Controller::col_slot`] from `c`, already on the DRAM clock.
     #[inline(always)]
-    pub(crate) fn col_slot_on_tck(&self, c: Ps, write: bool) -> Ps {
-        // No recent column command (after `prune`): the channel is free.
+    pub(crate) fn col_slot_on_tck(&self, c: Ps, write: bool, b: usize) -> Ps {
+        // No recent column command (after `prune`): the channel is free
+        // (a group's commands are among the channel's).
         if self.bus.is_empty() {
             return c;
         }
-        self.col_slot_among(c, write)
+        self.col_slot_among(c, write, b)
     }
 
     /// [`Controller::col_slot`] from `c` (on the DRAM clock) with recent
     /// column commands to keep clear of.
-    pub(crate) fn col_slot_among(&self, mut c: Ps, write: bool) -> Ps {
+    pub(crate) fn col_slot_among(&self, mut c: Ps, write: bool, b: usize) -> Ps {
         let t = &self.t;
         let lat = if write { t.cwl } else { t.cl };
         let reach = t.col_reach;
@@ -169,6 +204,13 @@ impl Controller {
                     c = t.tck_grid.up(c.max(s.end.saturating_sub(lat)));
                     moved = true;
                 }
+            }
+            if t.groups > 1 {
+                // tCCD_L to the column commands of the bank's own group.
+                let (later, group_moved) =
+                    clear_of(&self.group_cols[self.group_of(b)], c, t.ccd_l, &t.tck_grid);
+                c = later;
+                moved |= group_moved;
             }
             if !moved || c == Ps::MAX {
                 return c;

@@ -8,7 +8,8 @@
 //! hash-map iteration, no randomness. It is event driven, not per cycle:
 //! each bank keeps its open row and the earliest times of its next commands,
 //! the rank keeps its recent ACTs (tRRD, tFAW), the channel its data-bus
-//! bursts (tCCD), and queued work (posted writes, automatic precharges,
+//! bursts (tCCD), each bank group of DDR4 and DDR5 its own ACTs (tRRD_L)
+//! and column commands (tCCD_L), and queued work (posted writes, automatic precharges,
 //! refresh) is processed lazily when a request arrives or
 //! [`Controller::advance`] is called.
 //!
@@ -257,6 +258,13 @@ pub struct Controller {
     acts: Vec<Vec<Ps>>,
     /// Column commands that may still constrain a new one, sorted by command time.
     bus: Vec<BusSlot>,
+    /// With bank groups (`Timing::groups > 1`), per group of each rank
+    /// (index [`Controller::group_of`]): its ACTs (tRRD_L) and column
+    /// command times (tCCD_L) that may still constrain a new one, sorted;
+    /// each a subset of `acts` / `bus`, pruned with them. Empty without
+    /// groups.
+    group_acts: Vec<Vec<Ps>>,
+    group_cols: Vec<Vec<Ps>>,
     queue: Vec<Req>,
     /// Scheduled writes whose WR has not issued yet: (WR time, line), sorted.
     wr_pending: Vec<(Ps, u64)>,
@@ -360,6 +368,12 @@ impl Controller {
                     banks: cfg.banks,
                 })
             })?;
+        // Group lists only where there are groups (see `group_acts`).
+        let ngroups = if t.groups > 1 {
+            cfg.ranks as usize * t.groups
+        } else {
+            0
+        };
         let spec = t.spec();
         let mut rs = Vec::with_capacity(regions.len());
         for (n, base, size, nvmm) in regions {
@@ -401,6 +415,8 @@ impl Controller {
             act_ready_max: 0,
             acts: vec![Vec::new(); cfg.ranks as usize],
             bus: Vec::new(),
+            group_acts: vec![Vec::new(); ngroups],
+            group_cols: vec![Vec::new(); ngroups],
             queue: Vec::new(),
             wr_pending: Vec::new(),
             write_cap: cfg.write_queue.max(1) as usize,

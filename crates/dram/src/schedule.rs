@@ -33,6 +33,9 @@ impl Controller {
                 .partition_point(|s| s.cmd.saturating_add(reach) <= t);
             self.bus.drain(..n);
         }
+        if self.t.groups > 1 {
+            self.prune_groups(t);
+        }
         if self.wr_pending.first().is_some_and(|w| w.0 <= t) {
             let n = self.wr_pending.partition_point(|w| w.0 <= t);
             self.wr_pending.drain(..n);
@@ -40,6 +43,21 @@ impl Controller {
         if self.rd_pending.first().is_some_and(|&d| d <= t) {
             let n = self.rd_pending.partition_point(|&d| d <= t);
             self.rd_pending.drain(..n);
+        }
+    }
+
+    /// [`Controller::prune`] of the bank groups' lists, with the same
+    /// horizons as the rank's and the channel's lists they are subsets of.
+    fn prune_groups(&mut self, t: Ps) {
+        let horizon = t.saturating_sub(self.t.act_reach);
+        for acts in &mut self.group_acts {
+            let n = acts.partition_point(|&a| a < horizon);
+            acts.drain(..n);
+        }
+        let reach = self.t.col_reach;
+        for cols in &mut self.group_cols {
+            let n = cols.partition_point(|&c| c.saturating_add(reach) <= t);
+            cols.drain(..n);
         }
     }
 
@@ -243,12 +261,16 @@ impl Controller {
             }
             let act_ready = self.banks[b].act_ready;
             let act = if self.t.on_tck && act_ready <= q.arrival {
-                self.act_slot_on_tck(q.rank as usize, self.known_on_tck(q.arrival))
+                self.act_slot_on_tck(q.rank as usize, b, self.known_on_tck(q.arrival))
             } else {
-                self.act_slot(q.rank as usize, q.arrival.max(act_ready))
+                self.act_slot(q.rank as usize, b, q.arrival.max(act_ready))
             };
             let acts = &mut self.acts[q.rank as usize];
             insert_sorted(acts, act, |&a| a <= act);
+            if self.t.groups > 1 {
+                let g = self.group_of(b);
+                insert_sorted(&mut self.group_acts[g], act, |&a| a <= act);
+            }
             let opened = method_of(&mut self.regions, q.region).activate(act, &self.spec);
             self.open_banks[b / 64] |= 1 << (b % 64);
             self.banks[b].open = Some(OpenRow {
@@ -279,9 +301,9 @@ impl Controller {
         });
         let lb = q.arrival.max(o.col_ready);
         let col = if self.t.on_tck && self.is_ddr3(o.region) {
-            self.col_slot_on_tck(self.known_on_tck(lb), q.write)
+            self.col_slot_on_tck(self.known_on_tck(lb), q.write, b)
         } else {
-            self.col_slot(lb, q.write)
+            self.col_slot(lb, q.write, b)
         };
         let t = &self.t;
         let lat = if q.write { t.cwl } else { t.cl };
@@ -292,6 +314,10 @@ impl Controller {
             end: data_end,
         };
         insert_sorted(&mut self.bus, slot, |s| s.cmd <= col);
+        if self.t.groups > 1 {
+            let g = self.group_of(b);
+            insert_sorted(&mut self.group_cols[g], col, |&x| x <= col);
+        }
         // Earliest PRE: the row's keep-open time from the ACT (already in
         // pre_ready), tRTP after a read, tWR after the write data; then
         // whatever the method of the region that opened the row adds.

@@ -1252,7 +1252,15 @@ fn configs() -> Vec<CtrlCfg> {
                 trfc_ns: 260.0,
                 ..Refresh::default()
             }),
-            ..base
+            ..base.clone()
+        },
+        // DDR4-3200AA's bank groups (4 of 4 banks; tCCD_L, tRRD_L), the
+        // group bits at cache-line granularity, without refresh so that
+        // the rules are replayed.
+        CtrlCfg {
+            mapping: AddressMapping::parse("row-bank:2-column:7-bank:2-column:3").unwrap(),
+            refresh: None,
+            ..ddr4()
         },
     ]
 }
@@ -1318,7 +1326,8 @@ fn decode_by_runs_matches_the_field_walk() {
     let mut r = XorShift(5);
     for (i, cfg) in configs().iter().enumerate() {
         let c = with_cfg(cfg, Method::Proposed);
-        let split = i == 3; // "row:13-bank-row:2-column"
+        // "row:13-bank-row:2-column", and DDR4's bank-group bits apart.
+        let split = i == 3 || i == 6;
         assert_eq!(c.runs.is_none(), split, "config {i}");
         let Some([rank, bank, row]) = c.runs else {
             continue;
@@ -1419,7 +1428,16 @@ fn check_legal(cmds: &[Command], t: &Timing, e: &RowRules, banks: usize) {
     ];
     let mut acts: Vec<Ps> = Vec::new();
     let mut cols: Vec<Ps> = Vec::new();
+    // Per bank group (bank % groups, one rank): ACTs and column commands.
+    let mut group_acts: Vec<Vec<Ps>> = vec![Vec::new(); t.groups];
+    let mut group_cols: Vec<Vec<Ps>> = vec![Vec::new(); t.groups];
     for c in cmds {
+        let g = c.bank as usize % t.groups;
+        match c.kind {
+            Act => group_acts[g].push(c.at),
+            Rd | Wr => group_cols[g].push(c.at),
+            _ => {}
+        }
         let b = &mut bs[c.bank as usize];
         match c.kind {
             Act => {
@@ -1467,6 +1485,18 @@ fn check_legal(cmds: &[Command], t: &Timing, e: &RowRules, banks: usize) {
     cols.sort_unstable();
     for w in cols.windows(2) {
         assert!(w[1] - w[0] >= t.ccd, "tCCD {w:?}");
+    }
+    if t.groups > 1 {
+        for (acts, cols) in group_acts.iter_mut().zip(&mut group_cols) {
+            acts.sort_unstable();
+            for w in acts.windows(2) {
+                assert!(w[1] - w[0] >= t.rrd_l, "tRRD_L {w:?}");
+            }
+            cols.sort_unstable();
+            for w in cols.windows(2) {
+                assert!(w[1] - w[0] >= t.ccd_l, "tCCD_L {w:?}");
+            }
+        }
     }
 }
 
@@ -1609,5 +1639,217 @@ fn set_bits_are_the_indices_of_the_ones_lowest_first() {
     assert_eq!(
         super::set_bits(u64::MAX).collect::<Vec<_>>(),
         (0..64).collect::<Vec<_>>()
+    );
+}
+
+// ---------------------------------------------------------------------
+// Bank groups (DDR4, DDR5) and speed bins
+// ---------------------------------------------------------------------
+
+/// DDR4-3200AA (JESD79-4C: 22-22-22 at 0.625 ns; tCCD_S 4, tCCD_L 8, tRRD_S
+/// 4, tRRD_L 8 clocks), one rank of 8 Gb x8: 16 banks in 4 groups, 8 GiB.
+fn ddr4() -> CtrlCfg {
+    let mut c = CtrlCfg::default();
+    rvnvmm_config::speed_bin::speed_bin("DDR4-3200AA")
+        .unwrap()
+        .apply(&mut c);
+    c
+}
+
+/// Column and ACT times of `c`'s trace, by kind.
+fn cmd_times(c: &mut Controller, kind: CommandKind) -> Vec<Ps> {
+    c.take_trace()
+        .into_iter()
+        .filter(|x| x.kind == kind)
+        .map(|x| x.at)
+        .collect()
+}
+
+fn ddr4_ctrl(cfg: &CtrlCfg) -> Controller {
+    let mut c = Controller::new("ddr4", cfg, &[("dram".into(), DRAM, 8 << 30, None)]).unwrap();
+    c.set_trace(true);
+    c
+}
+
+#[test]
+fn bank_group_acts_keep_trrd_l_within_a_group_and_trrd_s_across() {
+    let cfg = CtrlCfg {
+        refresh: None,
+        ..ddr4()
+    };
+    let bank = 512 << 20; // bank-row-column: 64 K rows of 8 KiB per bank
+                          // Banks 0 and 4 are both in group 0: tRRD_L = 8 clocks = 5 ns.
+    let mut c = ddr4_ctrl(&cfg);
+    c.read(DRAM, 0);
+    c.read(DRAM + 4 * bank, 0);
+    assert_eq!(cmd_times(&mut c, Act), vec![0, 5000]);
+    // Banks 0 and 1: groups 0 and 1, tRRD_S = 4 clocks = 2.5 ns.
+    let mut c = ddr4_ctrl(&cfg);
+    c.read(DRAM, 0);
+    c.read(DRAM + bank, 0);
+    assert_eq!(cmd_times(&mut c, Act), vec![0, 2500]);
+    // One group: every pair of banks keeps tRRD_L.
+    let mut c = ddr4_ctrl(&CtrlCfg {
+        bank_groups: 1,
+        ..cfg
+    });
+    c.read(DRAM, 0);
+    c.read(DRAM + bank, 0);
+    assert_eq!(cmd_times(&mut c, Act), vec![0, 5000]);
+}
+
+#[test]
+fn bank_group_column_commands_keep_tccd_l_within_a_group_and_tccd_s_across() {
+    // ACTs one clock apart, so that the column commands' own spacing shows:
+    // RD at ACT + tRCD (22 clocks = 13.75 ns), then tCCD.
+    let cfg = CtrlCfg {
+        refresh: None,
+        trrd_ns: 0.625,
+        trrd_l_ns: Some(0.625),
+        tfaw_ns: None,
+        ..ddr4()
+    };
+    let bank = 512 << 20;
+    let mut c = ddr4_ctrl(&cfg);
+    c.read(DRAM, 0);
+    c.read(DRAM + 4 * bank, 0);
+    // Same group: the second RD waits tCCD_L = 8 clocks = 5 ns.
+    assert_eq!(cmd_times(&mut c, Rd), vec![13_750, 18_750]);
+    let mut c = ddr4_ctrl(&cfg);
+    c.read(DRAM, 0);
+    c.read(DRAM + bank, 0);
+    // Other group: tCCD_S = 4 clocks = 2.5 ns (one BL8 burst).
+    assert_eq!(cmd_times(&mut c, Rd), vec![13_750, 16_250]);
+    // A row hit in the same bank keeps tCCD_L as well.
+    let mut c = ddr4_ctrl(&cfg);
+    c.read(DRAM, 0);
+    c.read(DRAM + 64, 0);
+    assert_eq!(cmd_times(&mut c, Rd), vec![13_750, 18_750]);
+}
+
+#[test]
+fn bank_group_errors_name_the_key() {
+    let bad = CtrlCfg {
+        bank_groups: 3,
+        ..ddr4()
+    };
+    let e = Controller::new("d", &bad, &[("dram".into(), DRAM, 1 << 30, None)]).unwrap_err();
+    assert!(e.to_string().contains("bank_groups"), "{e}");
+    let bad = CtrlCfg {
+        bank_groups: 0,
+        ..ddr4()
+    };
+    let e = Controller::new("d", &bad, &[("dram".into(), DRAM, 1 << 30, None)]).unwrap_err();
+    assert!(e.to_string().contains("bank_groups"), "{e}");
+    let bad = CtrlCfg {
+        tccd_l_ns: Some(f64::NAN),
+        ..ddr4()
+    };
+    let e = Controller::new("d", &bad, &[("dram".into(), DRAM, 1 << 30, None)]).unwrap_err();
+    assert!(e.to_string().contains("tccd_l_ns"), "{e}");
+}
+
+#[test]
+fn ddr3_1600k_bin_times_as_the_default_controller() {
+    let mut bin = CtrlCfg::default();
+    rvnvmm_config::speed_bin::speed_bin("DDR3-1600K")
+        .unwrap()
+        .apply(&mut bin);
+    let want = Timing::new(&CtrlCfg {
+        tfaw_ns: Some(30.0),
+        refresh: Some(Refresh::default()),
+        ..CtrlCfg::default()
+    })
+    .unwrap();
+    let got = Timing::new(&bin).unwrap();
+    assert_eq!(format!("{got:?}"), format!("{want:?}"));
+}
+
+/// Bytes per ns of `n` line reads posted at once to consecutive lines.
+fn stream_gbps(cfg: &CtrlCfg, n: u64) -> f64 {
+    let cfg = CtrlCfg {
+        read_queue: 1 << 16,
+        refresh: None,
+        ..cfg.clone()
+    };
+    let mut c = Controller::new("s", &cfg, &[("dram".into(), DRAM, 4 << 30, None)]).unwrap();
+    c.set_line_bytes(64).unwrap();
+    let last = (0..n).map(|i| c.read(DRAM + 64 * i, 0)).max().unwrap();
+    (64 * n) as f64 / (last as f64 / 1000.0)
+}
+
+#[test]
+fn ddr4_streams_faster_than_ddr3_by_the_data_rate() {
+    // DDR3-1600 (12.8 GB/s peak), row-sized blocks rotating over the banks.
+    let ddr3 = CtrlCfg {
+        mapping: AddressMapping::RowBankColumn,
+        ..CtrlCfg::default()
+    };
+    // DDR4-3200 (25.6 GB/s peak) with the bank-group bits just above the
+    // line, as DRAMSim3's and controllers' DDR4 mappings place them, so
+    // that consecutive lines take tCCD_S.
+    let ddr4_grouped = CtrlCfg {
+        mapping: AddressMapping::parse("row-bank:2-column:7-bank:2-column:3").unwrap(),
+        ..ddr4()
+    };
+    // The same DDR4 with the stream in one bank (each bank one block):
+    // tCCD_L (8 clocks, 5 ns) between its lines, DDR3-1600's rate, less
+    // the row switches that bank cannot overlap. (With `row-bank-column`
+    // the scheduler fills those gaps with the next row's lines, in the
+    // next bank and group, and reaches the full rate.)
+    let ddr4_one_group = CtrlCfg {
+        mapping: AddressMapping::BankRowColumn,
+        ..ddr4()
+    };
+    let n = 4096;
+    let (d3, d4, d4l) = (
+        stream_gbps(&ddr3, n),
+        stream_gbps(&ddr4_grouped, n),
+        stream_gbps(&ddr4_one_group, n),
+    );
+    println!("stream GB/s: DDR3-1600 {d3:.2}, DDR4-3200 {d4:.2}, DDR4-3200 in one bank {d4l:.2}");
+    assert!((11.0..=12.8).contains(&d3), "DDR3-1600 {d3} GB/s");
+    let ratio = d4 / d3;
+    assert!(
+        (1.8..=2.05).contains(&ratio),
+        "DDR4/DDR3 {d4}/{d3} = {ratio}"
+    );
+    assert!(
+        (0.85..=1.0).contains(&(d4l / d3)),
+        "DDR4 in one bank {d4l} GB/s"
+    );
+}
+
+#[test]
+fn ddr5_sub_channel_moves_64_byte_bursts() {
+    // DDR5-4800B: one 32-bit sub-channel, BL16 = 8 clocks of 0.416 ns.
+    let mut cfg = CtrlCfg::default();
+    rvnvmm_config::speed_bin::speed_bin("DDR5-4800B")
+        .unwrap()
+        .apply(&mut cfg);
+    let t = Timing::new(&cfg).unwrap();
+    assert_eq!(
+        (t.tck, t.burst, t.ccd, t.ccd_l, t.groups),
+        (416, 3328, 3328, 4992, 8)
+    );
+    assert_eq!((t.cl, t.rcd, t.rp), (40 * 416, 39 * 416, 39 * 416));
+    // An idle read: ACT, tRCD, RD, CL + burst, on 5 ns controller clocks.
+    let mut c = Controller::new("d5", &cfg, &[("dram".into(), DRAM, 8 << 30, None)]).unwrap();
+    let out = c.read(DRAM, 0);
+    assert_eq!(
+        out,
+        (39 * 416 + 40 * 416 + 8 * 416_u64).div_ceil(5000) * 5000
+    );
+    // Streaming with the groups' bits above the line: 64 bytes per 8
+    // clocks, 19.2 GB/s per sub-channel.
+    let grouped = CtrlCfg {
+        mapping: AddressMapping::parse("row-bank:2-column:6-bank:3-column:4").unwrap(),
+        ..cfg
+    };
+    let g = stream_gbps(&grouped, 4096);
+    println!("stream GB/s: DDR5-4800 sub-channel {g:.2}");
+    assert!(
+        (17.3..=19.25).contains(&g),
+        "DDR5-4800 sub-channel {g} GB/s"
     );
 }

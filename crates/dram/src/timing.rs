@@ -23,8 +23,17 @@ pub(crate) struct Timing {
     pub(crate) ras: Ps,
     pub(crate) rtp: Ps,
     pub(crate) wr: Ps,
+    /// Column command to column command: tCCD_S (another bank group), or
+    /// with one group tCCD_L (every pair of banks shares the group).
     pub(crate) ccd: Ps,
+    /// ACT to ACT in the rank: tRRD_S, or with one group tRRD_L.
     pub(crate) rrd: Ps,
+    /// tCCD_L and tRRD_L: column commands and ACTs to the same bank group
+    /// of a rank (used only with `groups > 1`).
+    pub(crate) ccd_l: Ps,
+    pub(crate) rrd_l: Ps,
+    /// Bank groups per rank (1: none, DDR3).
+    pub(crate) groups: usize,
     pub(crate) faw: Option<Ps>,
     /// (tREFI, tRFC)
     pub(crate) refresh: Option<(Ps, Ps)>,
@@ -61,8 +70,23 @@ impl Timing {
         ] {
             check_ns(k, v, false)?;
         }
-        if let Some(f) = c.tfaw_ns {
-            check_ns("tfaw_ns", f, false)?;
+        for (k, v) in [
+            ("tfaw_ns", c.tfaw_ns),
+            ("tccd_l_ns", c.tccd_l_ns),
+            ("trrd_l_ns", c.trrd_l_ns),
+        ] {
+            if let Some(v) = v {
+                check_ns(k, v, false)?;
+            }
+        }
+        if c.bank_groups == 0 || !c.banks.is_multiple_of(c.bank_groups) {
+            return Err(DramError::Setting {
+                key: "bank_groups".into(),
+                problem: format!(
+                    "must divide banks ({}) into equal groups, got {}",
+                    c.banks, c.bank_groups
+                ),
+            });
         }
         let tck = ((c.tck_ns * 1000.0).round() as Ps).max(1);
         let clk = ((c.period_ns() * 1000.0).round() as Ps).max(1);
@@ -82,8 +106,19 @@ impl Timing {
                 Some((refi, rfc))
             }
         };
-        let (cl, cwl, burst, ccd) = (q(c.tcl_ns), q(c.tcwl_ns), q(c.tburst_ns), q(c.tccd_ns));
-        let (rrd, faw) = (q(c.trrd_ns), c.tfaw_ns.map(q));
+        let (cl, cwl, burst) = (q(c.tcl_ns), q(c.tcwl_ns), q(c.tburst_ns));
+        let groups = c.bank_groups.max(1) as usize;
+        // _L is never shorter than _S. With one group every pair of banks is
+        // in the same group: the _L spacing applies to all of them, through
+        // the one list a rank (ACTs) and the channel (column commands) keep.
+        let (ccd_s, rrd_s) = (q(c.tccd_ns), q(c.trrd_ns));
+        let (ccd_l, rrd_l) = (q(c.tccd_l()).max(ccd_s), q(c.trrd_l()).max(rrd_s));
+        let (ccd, rrd) = if groups > 1 {
+            (ccd_s, rrd_s)
+        } else {
+            (ccd_l, rrd_l)
+        };
+        let faw = c.tfaw_ns.map(q);
         let (rcd, rp, ras, rtp, wr) = (
             q(c.trcd_ns),
             q(c.trp_ns),
@@ -99,8 +134,8 @@ impl Timing {
         Ok(Timing {
             on_tck,
             postpone_max: c.refresh.as_ref().map_or(0, |r| r.postpone_max),
-            act_reach: rrd.max(faw.unwrap_or(0)),
-            col_reach: ccd.max(cl.max(cwl) + burst),
+            act_reach: rrd.max(rrd_l).max(faw.unwrap_or(0)),
+            col_reach: ccd.max(ccd_l).max(cl.max(cwl) + burst),
             tck,
             clk,
             tck_grid: Grid::new(tck),
@@ -115,6 +150,9 @@ impl Timing {
             wr,
             ccd,
             rrd,
+            ccd_l,
+            rrd_l,
+            groups,
             faw,
             refresh,
         })

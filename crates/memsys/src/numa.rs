@@ -171,6 +171,32 @@ technology = "fixed-latency"
     }
 
     #[test]
+    fn dram_cxl_with_ddr5_devices_by_speed_bin() {
+        // configs/dram-cxl.toml keeps DDR3-1600 on both nodes (the figures
+        // above); with DDR5-4800B sub-channels behind both controllers
+        // (docs/config.md, "speed_bin") only the DRAM's own part of each
+        // idle read changes: tRCD + CL + BL16 = 36.2 ns against DDR3's
+        // 32.5, each rounded up to the 5 ns controller clock.
+        let sets: Vec<String> = [
+            "memory.controllers.ddr3.speed_bin=DDR5-4800B",
+            "memory.controllers.cxl.speed_bin=DDR5-4800B",
+        ]
+        .map(String::from)
+        .to_vec();
+        let cfg = Config::load(Some("dram-cxl"), &sets).unwrap();
+        cfg.validate().unwrap();
+        let n = NumaNodes::measure(&cfg).unwrap();
+        let (dram, cxl) = (n.nodes[0].2, n.nodes[1].2);
+        assert_eq!((dram, cxl), (100_000, 187_698));
+        assert!((170_000..250_000).contains(&cxl), "{cxl}");
+        assert!((70_000..=90_000).contains(&(cxl - dram)), "{}", cxl - dram);
+        // configs/ddr5-cxl.toml: the same devices (its mapping moves the
+        // bank-group bits, not an idle read's time).
+        let shipped = NumaNodes::measure(&Config::load(Some("ddr5-cxl"), &[]).unwrap()).unwrap();
+        assert_eq!(shipped.nodes, n.nodes);
+    }
+
+    #[test]
     fn distinct_nodes_are_never_at_the_local_distance() {
         // Both nodes equally fast: Linux would refuse 10 between them.
         let n = NumaNodes {
