@@ -8,9 +8,12 @@
 mod artefacts;
 #[path = "support/figures.rs"]
 mod figures;
+#[path = "support/output.rs"]
+mod output;
 #[path = "support/stats_run.rs"]
 mod stats_run;
 
+use output::success_stdout;
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::Command;
@@ -43,16 +46,6 @@ fn numa_pages() -> PathBuf {
     p
 }
 
-fn stdout_of(o: &std::process::Output) -> String {
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
-}
-
 /// `numactl ARGS numa_pages MIB` on the machine, with its statistics.
 fn numactl_run(args: &[&str], mib: &str) -> (String, Value) {
     let sysroot = sysroot();
@@ -68,7 +61,7 @@ fn numactl_run(args: &[&str], mib: &str) -> (String, Value) {
         sysroot.to_str().unwrap(),
     ];
     let (o, stats) = stats_run::run_with_stats(&options, &numactl(), &all);
-    (stdout_of(&o), stats)
+    (success_stdout(&o), stats)
 }
 
 /// The `pages N node0 A node1 B ...` line's counts for nodes 0 and 1.
@@ -93,7 +86,7 @@ fn numactl_lists_the_nodes_with_their_distances() {
         .arg("-H")
         .output()
         .unwrap();
-    let out = stdout_of(&o);
+    let out = success_stdout(&o);
     assert!(out.starts_with("available: 2 nodes (0-1)\n"), "{out}");
     assert!(out.contains("node 0 cpus: 0 1 2 3\n"), "{out}");
     // The slower node has memory and no CPUs.
@@ -154,7 +147,7 @@ fn move_pages_and_mbind_move_pages_and_keep_their_data() {
         &numa_pages(),
         &["4", "move"],
     );
-    let out = stdout_of(&o);
+    let out = success_stdout(&o);
     assert!(out.contains("pages 1024 node0 1024 node1 0"), "{out}");
     assert!(out.contains("moved 1024 ok\n"), "{out}");
     assert!(out.contains("mbind ok\n"), "{out}");

@@ -4,6 +4,8 @@
 
 #[path = "../src/artefacts.rs"]
 mod artefacts;
+#[path = "support/output.rs"]
+mod output;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,17 +18,7 @@ fn rvnvmm() -> Command {
     Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
 }
 
-/// The stdout of a run that must have succeeded (else both streams in the
-/// failure).
-fn success_stdout(o: &std::process::Output) -> String {
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(
-        o.status.success(),
-        "{out}{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    out
-}
+use output::success_stdout;
 
 /// RVNVMM_BUSYBOX and RVNVMM_SYSROOT (environment, else the cache's paths.env).
 fn paths() -> (PathBuf, PathBuf) {
