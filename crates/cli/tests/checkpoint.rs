@@ -142,7 +142,7 @@ fn a_linux_checkpoint_at_the_prompt_restores_to_the_statistics_of_the_run_throug
     );
     let manifest: Value =
         serde_json::from_slice(&std::fs::read(dir.join("manifest.json")).unwrap()).unwrap();
-    assert_eq!(manifest["format_version"], 2);
+    assert_eq!(manifest["format_version"], 3);
     assert_eq!(manifest["memory_map"]["harts"], 4);
     assert_eq!(manifest["point"]["model"], "functional");
     assert_eq!(manifest["config"]["machine"]["model"], "functional");
