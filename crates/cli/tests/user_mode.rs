@@ -1226,7 +1226,7 @@ fn proc_and_sys_describe_the_emulated_machine() {
             assert_eq!(procfs_section(&out, "openat(/proc/<pid>, maps)"), maps);
             // The process's directory lists the emulated entries only
             // (by any of its names), and stat agrees with the listing.
-            let own = " auxv cmdline comm environ exe fd fdinfo maps smaps stat status\n";
+            let own = " auxv cmdline comm environ exe fd fdinfo maps numa_maps smaps stat status\n";
             assert!(
                 out.contains(&format!("ls /proc/self:{own}")),
                 "{what}: {out}"

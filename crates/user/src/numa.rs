@@ -507,7 +507,7 @@ impl NodeMap {
     }
 
     /// Where a fresh page goes under `policy` (an area's, else its thread's;
-    /// `None`: the default, from `default_pool`) at interleave index
+    /// `None`: the default, from `default_pool` only) at interleave index
     /// `ilx`: the pools to try in order, and the node the policy meant
     /// (for the counters) and whether it interleaved.
     pub fn placement(
@@ -518,14 +518,11 @@ impl NodeMap {
     ) -> (Vec<usize>, u32, bool) {
         let all = self.online();
         let (nodes, meant, interleaved) = match policy {
-            None => {
-                let meant = self.node_of_pool(default_pool);
-                let mut pools = vec![default_pool];
-                for id in self.by_distance(meant, all) {
-                    pools.extend(self.pools_of(id).iter().filter(|&&p| p != default_pool));
-                }
-                return (pools, meant, false);
-            }
+            // No policy: the area's own pool and no other, so that a
+            // placement the machine's config makes (`user.heap`) holds and
+            // running out is an out-of-memory kill naming the region to
+            // enlarge, not Linux's quiet fall back to another node.
+            None => return (vec![default_pool], self.node_of_pool(default_pool), false),
             Some(p) => match p.mode {
                 Mode::Local => (self.by_distance(self.local, all), self.local, false),
                 Mode::Preferred => {
@@ -812,7 +809,8 @@ mod tests {
         ];
         let map = NodeMap::new(&[0, 2, 1], 0, &d);
         assert_eq!(map.online(), mask(&[0, 1, 2]));
-        assert_eq!(map.placement(None, 0, 0), (vec![0, 2, 1], 0, false));
+        assert_eq!(map.placement(None, 0, 0), (vec![0], 0, false));
+        assert_eq!(map.placement(None, 2, 0), (vec![2], 1, false));
         let bind = Policy::new(MPOL_BIND, 0, mask(&[1, 2]), map.online()).unwrap();
         assert_eq!(map.placement(bind.as_ref(), 0, 0), (vec![2, 1], 1, false));
         let pref = Policy::new(MPOL_PREFERRED, 0, mask(&[2]), map.online()).unwrap();
