@@ -131,7 +131,15 @@ impl NodeMask {
 
     /// The nodes of the set, ascending.
     pub fn iter(self) -> impl Iterator<Item = u32> {
-        (0..MAX_NUMNODES).filter(move |&i| self.has(i))
+        self.0.into_iter().enumerate().flat_map(|(i, mut w)| {
+            std::iter::from_fn(move || {
+                (w != 0).then(|| {
+                    let bit = w.trailing_zeros();
+                    w &= w - 1;
+                    i as u32 * 64 + bit
+                })
+            })
+        })
     }
 
     /// How many nodes the set holds.
@@ -554,28 +562,28 @@ impl NodeMap {
         (pools, meant, interleaved)
     }
 
-    /// Counts a page allocated on `got` for a placement that meant
+    /// Counts `pages` pages allocated on `got` for a placement that meant
     /// `meant` (interleaving or not), by a hart of the local node.
-    pub fn count_allocation(&mut self, got: u32, meant: u32, interleaved: bool) {
+    pub fn count_allocation(&mut self, got: u32, meant: u32, interleaved: bool, pages: u64) {
         let local = self.local;
         if let Some(c) = self.counters_mut(got) {
             if got == meant {
-                c.numa_hit += 1;
+                c.numa_hit += pages;
                 if interleaved {
-                    c.interleave_hit += 1;
+                    c.interleave_hit += pages;
                 }
             } else {
-                c.numa_miss += 1;
+                c.numa_miss += pages;
             }
             if got == local {
-                c.local_node += 1;
+                c.local_node += pages;
             } else {
-                c.other_node += 1;
+                c.other_node += pages;
             }
         }
         if got != meant {
             if let Some(c) = self.counters_mut(meant) {
-                c.numa_foreign += 1;
+                c.numa_foreign += pages;
             }
         }
     }
@@ -826,9 +834,9 @@ mod tests {
     #[test]
     fn counters_say_where_pages_went_and_where_they_were_meant_to() {
         let mut map = NodeMap::new(&[0, 1], 0, &[]);
-        map.count_allocation(0, 0, false);
-        map.count_allocation(1, 1, true);
-        map.count_allocation(1, 0, false);
+        map.count_allocation(0, 0, false, 1);
+        map.count_allocation(1, 1, true, 1);
+        map.count_allocation(1, 0, false, 1);
         let (a, b) = (map.counters_of(0), map.counters_of(1));
         assert_eq!((a.numa_hit, a.numa_foreign, a.local_node), (1, 1, 1));
         assert_eq!(

@@ -290,11 +290,12 @@ impl AddressSpace {
         self.numa.placement(policy, default_pool, vaddr >> shift)
     }
 
-    /// Counts a frame handed out for a placement that meant node `meant`.
-    fn count_placed(&mut self, frame: u64, meant: u32, interleaved: bool) {
+    /// Counts `pages` frames from `frame` on, handed out for a placement
+    /// that meant node `meant`.
+    fn count_placed(&mut self, frame: u64, pages: u64, meant: u32, interleaved: bool) {
         if let Some(pool) = self.frames.pool_of_frame(frame) {
             let got = self.numa.node_of_pool(pool);
-            self.numa.count_allocation(got, meant, interleaved);
+            self.numa.count_allocation(got, meant, interleaved, pages);
         }
     }
 
@@ -360,9 +361,7 @@ impl AddressSpace {
                 if self.map_block(mem, vaddr, shift, prot, pools[0])? {
                     if let Some((_, pte, level)) = sv39::find_leaf(mem, self.root, vaddr) {
                         let frame = sv39::frame_of(pte, level, vaddr);
-                        for _ in 0..1u64 << (shift - SHIFT_4K) {
-                            self.count_placed(frame, meant, interleaved);
-                        }
+                        self.count_placed(frame, 1 << (shift - SHIFT_4K), meant, interleaved);
                     }
                     return Ok(true);
                 }
@@ -371,7 +370,7 @@ impl AddressSpace {
             let (pools, meant, interleaved) =
                 self.placement(vaddr, SHIFT_4K, policy.as_ref(), pool);
             let frame = self.populate_page_from(mem, vaddr, prot, &pools)?;
-            self.count_placed(frame, meant, interleaved);
+            self.count_placed(frame, 1, meant, interleaved);
             return Ok(true);
         };
         use std::os::fd::AsRawFd;
@@ -392,7 +391,7 @@ impl AddressSpace {
         }
         let (pools, meant, interleaved) = self.placement(vaddr, SHIFT_4K, policy.as_ref(), 0);
         let frame = self.populate_page_from(mem, page, prot, &pools)?;
-        self.count_placed(frame, meant, interleaved);
+        self.count_placed(frame, 1, meant, interleaved);
         if file.shared {
             mem.share_file_page(frame, fd, foff, file.writable)
                 .map_err(Errno::from)?;
