@@ -197,6 +197,8 @@ pub struct Machine {
     /// Host input waits until every hart sleeps in `wfi`
     /// ([`Machine::hold_input_until_idle`]).
     input_held: bool,
+    /// Where the page heat goes, when recorded (`--page-heat`).
+    page_heat: Option<rvnvmm_heat::Recorder>,
 }
 
 /// The counters as they stood at a statistics reset ([`Machine::reset_stats`]):
@@ -324,9 +326,54 @@ impl Machine {
             parked: None,
             parked_seats,
             input_held: false,
+            page_heat: None,
         };
         sync_lines(&m.board, &m.lines);
         m
+    }
+
+    /// Records page heat into `recorder` from now on (docs/page-heat.md);
+    /// the machine must be timed, since the model counts.
+    pub fn with_page_heat(mut self, recorder: rvnvmm_heat::Recorder) -> Machine {
+        if let Some(m) = self.any_memsys_mut() {
+            m.record_page_heat(recorder.window_ns());
+        }
+        self.page_heat = Some(recorder);
+        self
+    }
+
+    /// Writes the page heat's finished windows.
+    fn pump_page_heat(&mut self) {
+        let parked = self.parked.as_mut().map(|p| &mut *p.0);
+        if let (Some(r), Some(m)) = (
+            self.page_heat.as_mut(),
+            self.memsys.as_deref_mut().or(parked),
+        ) {
+            r.pump(m, false, None);
+        }
+    }
+
+    /// The page heat's recorder, every window of this machine's model
+    /// written: for the machine rebuilt at a restore point, which goes on
+    /// recording into the same file.
+    pub fn take_page_heat(&mut self) -> Option<rvnvmm_heat::Recorder> {
+        let mut r = self.page_heat.take()?;
+        if let Some(m) = self.any_memsys_mut() {
+            r.pump(m, true, None);
+        }
+        Some(r)
+    }
+
+    /// The end of the run: writes the rest of the page heat and its end
+    /// block (nothing without `--page-heat`).
+    pub fn finish_page_heat(&mut self) -> Result<(), String> {
+        let Some(r) = self.page_heat.take() else {
+            return Ok(());
+        };
+        match self.any_memsys_mut() {
+            Some(m) => r.finish(m, None),
+            None => Ok(()),
+        }
     }
 
     /// Samples where simulated time goes from now on ([`Profile`]).

@@ -58,7 +58,7 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
         }
     };
     let points = Points::of(&a, &rig)?;
-    let mut m = arm(&a, m, &points)?;
+    let mut m = arm(&a, &cfg, m, &points)?;
 
     let _raw = RawTerminal::new();
     take_host_input(&a, &mut m);
@@ -67,6 +67,9 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     let result = run(&a, &rig, &mut m, &mut roi, &mut boot, points)?;
     let host_seconds = started.elapsed().as_secs_f64();
     m.flush();
+    if let Err(e) = m.finish_page_heat() {
+        eprintln!("rvnvmm: {e}");
+    }
     let crash = power_down(&a, &mut m, &result, nvmm_region.as_ref())?;
     if let Some(out) = &stats_out {
         let json = stats_json(&cfg, &mut m, &result, host_seconds, crash.as_ref(), roi);

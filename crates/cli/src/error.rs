@@ -101,6 +101,9 @@ pub enum BootError {
     /// The machine description (config file, `--set`, validation).
     #[error(transparent)]
     Config(#[from] rvnvmm_config::ConfigError),
+    /// `--page-heat` cannot be recorded.
+    #[error("{0}")]
+    PageHeat(String),
     /// A set-up artefact (firmware, kernel) is missing.
     #[error(transparent)]
     Artefact(#[from] ArtefactError),

@@ -13,6 +13,7 @@ mod error;
 mod gdb;
 mod microbench;
 mod output;
+mod page_heat;
 mod persistence;
 mod progress;
 mod roi;
@@ -75,6 +76,15 @@ pub(crate) struct RunArgs {
     /// FILE.PID (by default only the process started here writes FILE).
     #[arg(long, requires = "stats")]
     stats_children: bool,
+    /// Record what reached every page (line reads and writes at its memory
+    /// node, L1 misses), by physical and by virtual page, in windows of
+    /// simulated time, into FILE (docs/page-heat.md; timing model).
+    #[arg(long, value_name = "FILE", conflicts_with = "checkpoint_at")]
+    page_heat: Option<PathBuf>,
+    /// The page heat's window in nanoseconds of simulated time.
+    #[arg(long, value_name = "NS", requires = "page_heat",
+          default_value_t = rvnvmm_heat::DEFAULT_WINDOW_NS)]
+    page_heat_window: u64,
     /// Look up the dynamic linker and absolute paths here first (like qemu's -L).
     #[arg(long, value_name = "DIR")]
     sysroot: Option<PathBuf>,
@@ -408,6 +418,11 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
     if restored.is_none() {
         process.mount_pmem_dir()?;
     }
+    if let Some(path) = &a.page_heat {
+        let recorder =
+            page_heat::recorder(&cfg, path, a.page_heat_window).map_err(CliError::Usage)?;
+        process = process.with_page_heat(recorder);
+    }
     let guest = stats::guest_json(&process.guest_start());
     let mut points = run_checkpoint::Points::new(&a);
     points.arm(&mut process);
@@ -452,6 +467,9 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
         p.finish();
     }
     let outcome = outcome?;
+    if let Some(e) = &outcome.page_heat_error {
+        eprintln!("rvnvmm: {e}");
+    }
     let crash = if outcome.exit == ExitKind::Crash {
         let image = nvmm.as_ref().and_then(|n| n.image.as_ref());
         let report = process.power_fail(image, a.crash_seed)?;

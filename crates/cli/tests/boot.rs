@@ -1104,11 +1104,13 @@ fn linux_uses_transparent_huge_pages_and_64k_hugetlb_pages() {
 /// from its shell (user mode under Linux): Linux boots fast-forwarded in the
 /// functional model, `switch timing` starts the timing model and the
 /// statistics there, a named snapshot, back to functional, and an `exit`
-/// marker ends the simulation with its status. About 20 s.
+/// marker ends the simulation with its status; the page heat, recorded
+/// while the model is timed, adds up to the statistics. About 20 s.
 #[test]
 fn markers_from_the_linux_shell_switch_dump_and_exit() {
     let stats = std::env::temp_dir().join(format!("rvnvmm-boot-{}-roi.json", std::process::id()));
     let stats_arg = stats.to_str().unwrap();
+    let heat = stats.with_extension("heat");
     let (status, console, stderr) = boot_with_input(
         &[
             "--append",
@@ -1117,6 +1119,8 @@ fn markers_from_the_linux_shell_switch_dump_and_exit() {
             "marker",
             "--stats",
             stats_arg,
+            "--page-heat",
+            heat.to_str().unwrap(),
         ],
         "/opt/rvnvmm/nvmm-marker switch timing\n\
          echo region $((6*7))\n\
@@ -1173,6 +1177,26 @@ fn markers_from_the_linux_shell_switch_dump_and_exit() {
         .map(|h| h["instructions"].as_u64().unwrap())
         .sum();
     assert_eq!(harts, total);
+    // The page heat counts what the statistics count, from the switch to
+    // timing: every line read at a controller, on a page of its region.
+    let bytes = std::fs::read(&heat).expect("page heat written");
+    std::fs::remove_file(&heat).ok();
+    let heat = rvnvmm_heat::HeatFile::read(&bytes).unwrap();
+    assert!(heat.windows.is_some(), "the page heat's end block");
+    let mut reads = std::collections::BTreeMap::<&str, u64>::new();
+    for (_, page, c) in &heat.physical {
+        let r = heat
+            .regions
+            .iter()
+            .find(|r| (page << 12).wrapping_sub(r.base) < r.size)
+            .expect("a page in a region");
+        *reads.entry(r.name.as_str()).or_default() += u64::from(c.reads);
+    }
+    for (name, region) in json["regions"].as_object().unwrap() {
+        let counted = reads.get(name.as_str()).copied().unwrap_or(0);
+        assert_eq!(region["bus_reads"].as_u64(), Some(counted), "{name}");
+    }
+    assert!(reads.get("dram").copied().unwrap_or(0) > 1000, "{reads:?}");
     // One thread per core: no sibling takes an issue slot.
     for h in json["harts"].as_array().unwrap() {
         assert_eq!(h["issue_wait_cycles"], 0, "{h}");

@@ -56,8 +56,8 @@ use std::sync::Arc;
 use rvnvmm_isa::ExtSet;
 use rvnvmm_mem::PhysMem;
 pub use rvnvmm_timing::{
-    ControlPort, CoreId, CoreMap, DataAccess, DataKind, FlushKind, MemoryModel, NoModel,
-    TimingModel, TlbFlush,
+    ControlPort, CoreId, CoreMap, DataAccess, DataKind, FlushKind, HeatWindow, MemoryModel,
+    NoModel, PageCounts, TimingModel, TlbFlush,
 };
 
 /// How many cycles a hart may run ahead of the other harts before an

@@ -240,6 +240,31 @@ pub fn find_leaf(mem: &PhysMem, root: u64, vaddr: u64) -> Option<(u64, Pte, u32)
     None
 }
 
+/// Calls `each(vaddr, pte, level)` for every valid leaf of the table at
+/// `root`, in ascending virtual address; empty subtrees cost one read of
+/// their entry. A table outside RAM is skipped.
+pub fn for_each_leaf(mem: &PhysMem, root: u64, each: &mut dyn FnMut(u64, Pte, u32)) {
+    fn walk(mem: &PhysMem, table: u64, level: u32, va: u64, each: &mut dyn FnMut(u64, Pte, u32)) {
+        for i in 0..512u64 {
+            let Some(raw) = mem.read_u64(table + i * 8) else {
+                return;
+            };
+            let pte = Pte(raw);
+            if !pte.valid() {
+                continue;
+            }
+            let at = va | i << (PAGE_SHIFT + 9 * level);
+            if pte.is_leaf() {
+                // Sign-extend bit 38, as the hardware checks it.
+                each(((at << 25) as i64 >> 25) as u64, pte, level);
+            } else if level > 0 {
+                walk(mem, pte.paddr(), level - 1, at, each);
+            }
+        }
+    }
+    walk(mem, root, 2, 0, each);
+}
+
 /// The physical address of the entry at `level` (0: 4 KiB, 1: 2 MiB) that
 /// maps `vaddr`, creating the tables above it with frames from
 /// `alloc_table` (zeroed 4 KiB frames). `None` when a frame could not be
@@ -347,6 +372,41 @@ mod tests {
         let (_, leaf, level) = find_leaf(&mem, root, 0x1234_5fff).unwrap();
         assert_eq!(level, 0);
         assert!(leaf.0 & (Pte::A | Pte::D) == Pte::A | Pte::D);
+    }
+
+    #[test]
+    fn every_leaf_is_visited_in_address_order() {
+        let (mut mem, root, mut alloc) = setup();
+        let flags = Pte::R | Pte::U;
+        for va in [0x3f_ffff_e000u64, 0x1000, 0x4000_3000, 0x2000] {
+            map_page(
+                &mut mem,
+                root,
+                va,
+                Pte::leaf(0x8030_0000 + va % 0x10_0000, flags),
+                &mut alloc,
+            );
+        }
+        // A 2 MiB leaf in its own table, and one in the upper half.
+        let e = entry_at(&mut mem, root, 0x20_0000_0000, 1, &mut alloc).unwrap();
+        mem.write_u64(e, Pte::leaf(0x8020_0000, flags).0);
+        let e = entry_at(&mut mem, root, 0xffff_ffc0_0000_0000, 1, &mut alloc).unwrap();
+        mem.write_u64(e, Pte::leaf(0x8020_0000, flags).0);
+        let mut seen = Vec::new();
+        for_each_leaf(&mem, root, &mut |va, pte, level| {
+            seen.push((va, pte.paddr(), level))
+        });
+        assert_eq!(
+            seen,
+            [
+                (0x1000, 0x8030_1000, 0),
+                (0x2000, 0x8030_2000, 0),
+                (0x4000_3000, 0x8030_3000, 0),
+                (0x20_0000_0000, 0x8020_0000, 1),
+                (0x3f_ffff_e000, 0x803f_e000, 0),
+                (0xffff_ffc0_0000_0000, 0x8020_0000, 1),
+            ]
+        );
     }
 
     #[test]

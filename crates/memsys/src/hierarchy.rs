@@ -2,6 +2,7 @@
 //! L1s, the L2 and the bus to the controllers, and the time each step
 //! takes. Every `*_ps` function takes and returns absolute picoseconds.
 use crate::backend::Backend;
+use crate::heat::HeatEvent;
 use crate::time::Ps;
 use crate::LineState::{self, Exclusive, Invalid, Modified, Shared};
 use crate::{CoreId, Intent, MemorySystem, MemsysError};
@@ -68,6 +69,7 @@ impl MemorySystem {
                     let st = &mut self.l1d[h].stats;
                     st.write_misses += 1;
                     st.upgrades += 1;
+                    self.note_heat(paddr, t, HeatEvent::Miss);
                     if self.invalidate_others(h, line) {
                         self.l1d[h].set_contended(slot);
                     }
@@ -90,6 +92,7 @@ impl MemorySystem {
         } else {
             self.l1d[h].stats.read_misses += 1;
         }
+        self.note_heat(paddr, t, HeatEvent::Miss);
         let start = self.l1d[h].mshr.earliest_start(t);
         let mut t1 = start;
         let slot = self.l1d[h].victim(line);
@@ -331,6 +334,7 @@ impl MemorySystem {
             return t;
         }
         self.l1i[h].stats.read_misses += 1;
+        self.note_heat(paddr, t, HeatEvent::Miss);
         let start = self.l1i[h].mshr.earliest_start(t);
         let slot = self.l1i[h].victim(line);
         if self.l1i[h].state(slot) != Invalid {
@@ -361,6 +365,7 @@ impl MemorySystem {
         let rg = self.bus.acquire(None, data_out, occ);
         let done = rg + self.resp_ps;
         if let Some(r) = route {
+            self.note_heat(addr, t, HeatEvent::Read);
             let info = &mut self.regions[r.region];
             info.bus_reads += 1;
             info.read_wait_ps += done - t;
@@ -392,10 +397,19 @@ impl MemorySystem {
         }
         match self.routes.find(addr).copied() {
             Some(r) => {
+                self.note_heat(addr, arrive, HeatEvent::Write);
                 self.regions[r.region].bus_writes += 1;
                 self.backends[r.backend].backend.write(r.at(addr), arrive)
             }
             None => arrive,
+        }
+    }
+
+    /// Counts `event` in the page heat, if it is recorded.
+    #[inline(always)]
+    fn note_heat(&mut self, paddr: u64, t: Ps, event: HeatEvent) {
+        if let Some(heat) = self.heat.as_mut() {
+            heat.note(paddr, t, event);
         }
     }
 

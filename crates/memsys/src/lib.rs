@@ -61,6 +61,7 @@ pub mod control;
 mod error;
 mod filter;
 mod flush;
+mod heat;
 mod hierarchy;
 mod loaded;
 pub mod numa;
@@ -225,6 +226,9 @@ pub struct MemorySystem {
     /// Lines written to a controller since the harts last took them, when
     /// a persistence domain is tracked (`record_write_backs`).
     write_backs: Option<Vec<u64>>,
+    /// What reached each page in each window, when recorded
+    /// (`record_page_heat`).
+    heat: Option<heat::PageHeat>,
     /// Which core each hart runs on: the L1s, filters, flush counters and
     /// bus requesters are per core.
     cores: CoreMap,
@@ -411,6 +415,7 @@ impl MemorySystem {
             }),
             hart_ps: vec![None; core_map.harts()],
             write_backs: None,
+            heat: None,
             cores: core_map,
         })
     }
@@ -419,6 +424,27 @@ impl MemorySystem {
     /// on, for the persistence domain (`TimingModel::take_write_backs`).
     pub fn record_write_backs(&mut self) {
         self.write_backs.get_or_insert_with(Vec::new);
+    }
+
+    /// Counts, from now on, the line reads and writes reaching each 4 KiB
+    /// page's controller and the L1 misses on it, in windows of `window_ns`
+    /// (`--page-heat`); 0 stops and forgets. Changes no timing and no
+    /// statistic.
+    pub fn record_page_heat(&mut self, window_ns: u64) {
+        self.heat = (window_ns > 0).then(|| heat::PageHeat::new(window_ns.saturating_mul(1000)));
+    }
+
+    /// Hands `each` the windows no request can reach any more (every one
+    /// with `all`), in order, and forgets them.
+    pub fn take_page_heat(
+        &mut self,
+        all: bool,
+        each: &mut dyn FnMut(rvnvmm_timing::HeatWindow<'_>),
+    ) {
+        let low_water = self.low_water();
+        if let Some(heat) = self.heat.as_mut() {
+            heat.take(low_water, all, each);
+        }
     }
 
     /// Number of harts.

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use rvnvmm_config::{CacheLevel, Config, Replacement};
 
 use super::*;
-use rvnvmm_timing::{PageRange, TimingModel, TlbFill, TlbFlush, TlbLookup, TlbPort};
+use rvnvmm_timing::{PageCounts, PageRange, TimingModel, TlbFill, TlbFlush, TlbLookup, TlbPort};
 use serde_json::json;
 
 type Ctrl = Arc<Mutex<FixedLatency>>;
@@ -1381,4 +1381,85 @@ fn a_bus_latency_beyond_the_bound_is_refused_not_wrapped() {
             "{bad}: {e}"
         );
     }
+}
+
+// ----------------------------------------------------------------------
+// Page heat.
+// ----------------------------------------------------------------------
+
+/// Two harts' loads, stores and fetches over pages of both regions, with
+/// an L2 and dirty victims; `heat` records page heat in 1 µs windows.
+/// Returns every stall, and the statistics at the end.
+fn mixed_run(m: &mut MemorySystem, heat: bool) -> (Vec<u64>, serde_json::Value) {
+    if heat {
+        m.record_page_heat(1_000);
+    }
+    let mut stalls = Vec::new();
+    let mut clock = [0u64; 2];
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    for _ in 0..3000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let h = (x % 2) as usize;
+        let base = if x >> 60 < 4 { NVMM } else { DRAM };
+        let pa = base + (x >> 8) % (16 * 4096);
+        let stall = match (x >> 4) % 4 {
+            0 => m.fetch(h, pa, clock[h]),
+            1 => m.data_access(h, pa, true, clock[h]),
+            _ => m.data_access(h, pa, false, clock[h]),
+        };
+        clock[h] += 3 + stall;
+        m.note_hart_time(h, clock[h]);
+        stalls.push(stall);
+    }
+    m.finish(clock[0].max(clock[1]));
+    (stalls, m.stats_json(1))
+}
+
+#[test]
+fn page_heat_adds_up_to_the_statistics_and_changes_no_timing() {
+    let cfg = with_l2(small_cfg(2, Replacement::Lru), 16, 2);
+    let (mut plain, _) = system(&cfg, 2, 100, 50);
+    let (mut heated, _) = system(&cfg, 2, 100, 50);
+    let (stalls, stats) = mixed_run(&mut plain, false);
+    let (heated_stalls, heated_stats) = mixed_run(&mut heated, true);
+    assert_eq!(stalls, heated_stalls);
+    assert_eq!(stats, heated_stats);
+
+    let take = |m: &mut MemorySystem, all: bool| {
+        let mut got: Vec<(u64, Vec<(u64, PageCounts)>)> = Vec::new();
+        m.take_page_heat(all, &mut |(w, pages)| got.push((w, pages.to_vec())));
+        got
+    };
+    // The harts' clocks have passed most windows: those are handed out
+    // first; the end of the run takes the rest.
+    let mut got = take(&mut heated, false);
+    let finished = got.len();
+    got.extend(take(&mut heated, true));
+    assert!(finished > 10 && got.len() > finished, "{}", got.len());
+    assert!(got.windows(2).all(|w| w[0].0 < w[1].0), "windows ascend");
+    let mut total = [0u64; 3];
+    for (_, pages) in &got {
+        assert!(pages.windows(2).all(|p| p[0].0 < p[1].0), "pages ascend");
+        for (_, c) in pages {
+            total[0] += u64::from(c.reads);
+            total[1] += u64::from(c.writes);
+            total[2] += u64::from(c.misses);
+        }
+    }
+
+    let sum = |pointer: &str| -> u64 {
+        ["dram", "nvmm"]
+            .iter()
+            .map(|r| stats["regions"][r][pointer].as_u64().unwrap())
+            .sum()
+    };
+    let misses = |cache: &str| stats["caches"][cache]["misses"].as_u64().unwrap();
+    let l1_misses: u64 = ["hart0.l1d", "hart1.l1d", "hart0.l1i", "hart1.l1i"]
+        .iter()
+        .map(|c| misses(c))
+        .sum();
+    assert!(sum("bus_reads") > 100 && sum("bus_writes") > 10);
+    assert_eq!(total, [sum("bus_reads"), sum("bus_writes"), l1_misses]);
 }

@@ -237,6 +237,14 @@ impl MemoryModel for MemorySystem {
     fn bus_transfers(&self) -> u64 {
         self.bus_stats().transfers
     }
+
+    fn record_page_heat(&mut self, window_ns: u64) {
+        MemorySystem::record_page_heat(self, window_ns);
+    }
+
+    fn take_page_heat(&mut self, all: bool, each: &mut dyn FnMut(rvnvmm_timing::HeatWindow<'_>)) {
+        MemorySystem::take_page_heat(self, all, each);
+    }
 }
 
 impl ControlPort for MemorySystem {

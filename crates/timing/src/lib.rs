@@ -359,7 +359,42 @@ pub trait MemoryModel: TimingModel + Send {
 
     /// Transfers on the memory bus so far (what a sampling window counts).
     fn bus_transfers(&self) -> u64;
+
+    /// Counts, from now on, what reaches every 4 KiB page in windows of
+    /// `window_ns` of simulated time (`--page-heat`); 0 stops and forgets.
+    /// Changes no timing and no statistic. A model without memory says
+    /// nothing ([`take_page_heat`](Self::take_page_heat) gives no window).
+    fn record_page_heat(&mut self, _window_ns: u64) {}
+
+    /// Hands `each` the windows no request can reach any more (every window
+    /// with `all`, at the end of the run), in window order, and forgets
+    /// them.
+    fn take_page_heat(&mut self, _all: bool, _each: &mut dyn FnMut(HeatWindow<'_>)) {}
 }
+
+/// What reached one page in one window of simulated time (`--page-heat`,
+/// docs/page-heat.md). Each count saturates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PageCounts {
+    /// Line reads that reached the page's memory controller.
+    pub reads: u32,
+    /// Line writes that reached the page's memory controller.
+    pub writes: u32,
+    /// L1 misses (data and instruction) on the page, wherever served.
+    pub misses: u32,
+}
+
+impl PageCounts {
+    /// Reads and writes that reached the page's memory node.
+    pub fn accesses(&self) -> u64 {
+        u64::from(self.reads) + u64::from(self.writes)
+    }
+}
+
+/// One finished window of page heat: its index (it spans `[index, index +
+/// 1)` windows of simulated time) and its pages, ascending by page number
+/// (physical address >> 12), each with what reached it.
+pub type HeatWindow<'a> = (u64, &'a [(u64, PageCounts)]);
 
 /// No timing model: the type of `Env::timing` in a functional run. It has
 /// no values, so an `Option<&mut NoModel>` is always `None`.

@@ -17,6 +17,7 @@ pub mod elf;
 pub mod errno;
 mod family;
 pub mod fs;
+mod heat;
 pub mod hwprobe;
 mod nodes;
 pub mod numa;

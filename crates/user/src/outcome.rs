@@ -89,6 +89,8 @@ pub struct Outcome {
     /// The process tree's figures, when the initial process forked (`None`
     /// otherwise, and in a forked child).
     pub processes: Option<crate::family::TreeStats>,
+    /// Why the page heat (`--page-heat`) could not be written whole.
+    pub page_heat_error: Option<String>,
 }
 
 /// What the page policy did (`--stats` `pages`).

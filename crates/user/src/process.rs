@@ -172,6 +172,8 @@ pub struct Process {
     pub(crate) rlimits: [(u64, u64); 16],
     /// The memory-system timing model, if the machine is timed.
     pub(crate) memsys: Option<Box<dyn MemoryModel>>,
+    /// Where the page heat goes, when recorded (`--page-heat`).
+    pub(crate) page_heat: Option<rvnvmm_heat::Recorder>,
     /// Told (instructions so far, simulated ns) after every time slice of
     /// the initial process: a progress display.
     pub(crate) progress: Option<Box<dyn FnMut(u64, u64) + Send>>,
@@ -292,6 +294,7 @@ impl Process {
             rng_state: 0x9e37_79b9_7f4a_7c15,
             rlimits: default_rlimits(opts.stack_size),
             memsys: None,
+            page_heat: None,
             progress: None,
             gdb: None,
             no_new_privs: false,

@@ -506,7 +506,7 @@ fn page_up(v: u64) -> u64 {
 
 /// A software bit (RSW) marking a PTE whose physical page belongs to a
 /// device window, not to a frame pool: unmapping never frees it.
-const PTE_DEVICE: u64 = 1 << 8;
+pub(crate) const PTE_DEVICE: u64 = 1 << 8;
 
 fn pte_flags(prot: u32) -> u64 {
     let mut f = Pte::U | Pte::A | Pte::D;

@@ -95,6 +95,9 @@ impl rvnvmm_sched::Scheduled for Machine {
                 }));
             }
         }
+        if self.page_heat.is_some() {
+            self.pump_page_heat();
+        }
         self.poll_gdb()
     }
 

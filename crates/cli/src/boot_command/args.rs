@@ -58,6 +58,16 @@ pub(crate) struct BootArgs {
     /// Write statistics as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub(super) stats: Option<PathBuf>,
+    /// Record what reached every physical page (line reads and writes at
+    /// its memory node, L1 misses) in windows of simulated time, into FILE
+    /// (docs/page-heat.md; timing model, or from the end of
+    /// --fast-forward).
+    #[arg(long, value_name = "FILE")]
+    pub(super) page_heat: Option<PathBuf>,
+    /// The page heat's window in nanoseconds of simulated time.
+    #[arg(long, value_name = "NS", requires = "page_heat",
+          default_value_t = rvnvmm_heat::DEFAULT_WINDOW_NS)]
+    pub(super) page_heat_window: u64,
     /// Execution engine: `jit` (the default: hot blocks translated to
     /// x86-64 code where the host is x86-64 and the run allows it), or
     /// `interp` (the interpreter only, the reference); the same results

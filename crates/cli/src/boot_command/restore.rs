@@ -44,6 +44,9 @@ pub(super) fn restore_point(
     }
     fresh.restore(&sections, false, false)?;
     fresh.set_host_input(m.host_input().clone());
+    if let Some(heat) = m.take_page_heat() {
+        fresh = fresh.with_page_heat(heat);
+    }
     *m = fresh;
     if ff_ends {
         roi.timing_from_restore_point(m, point.instructions, point.sim_time_ns);

@@ -63,8 +63,13 @@ impl Points {
 }
 
 /// `m` with what the options `a` add to a run: the crash point, the point
-/// it stops at, the profile, the debugger.
-pub(super) fn arm(a: &BootArgs, mut m: Machine, points: &Points) -> Result<Machine, BootError> {
+/// it stops at, the profile, the page heat, the debugger.
+pub(super) fn arm(
+    a: &BootArgs,
+    cfg: &rvnvmm_config::Config,
+    mut m: Machine,
+    points: &Points,
+) -> Result<Machine, BootError> {
     if let Some(at) = a.crash_at {
         m = m.with_crash_at(at);
     }
@@ -74,6 +79,12 @@ pub(super) fn arm(a: &BootArgs, mut m: Machine, points: &Points) -> Result<Machi
     }
     if a.profile.is_some() {
         m = m.with_profile();
+    }
+    if let Some(path) = &a.page_heat {
+        m = m.with_page_heat(
+            crate::page_heat::recorder(cfg, path, a.page_heat_window)
+                .map_err(BootError::PageHeat)?,
+        );
     }
     if let Some(port) = a.gdb {
         m = m.with_gdb(crate::gdb::wait_for_gdb(port)?);

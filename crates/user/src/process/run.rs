@@ -40,9 +40,13 @@ impl Process {
         // SAFETY: setting a disposition to ignore.
         unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
         let ran = rvnvmm_sched::Scheduler::new(SYNC_TOLERANCE).run(self);
+        // The page heat is whole whatever ended the run.
+        let page_heat = self.pump_page_heat(true);
         if ran.is_ok() && self.exit == Some(ExitKind::Checkpoint) {
             // The process goes on from a checkpoint: nothing is let go.
-            return Ok(self.outcome_now(false));
+            let mut o = self.outcome_now(false);
+            o.page_heat_error = page_heat.err();
+            return Ok(o);
         }
         // The other processes of the tree go on; the root waits for them.
         self.leave_tree(ran.is_err());
@@ -63,7 +67,9 @@ impl Process {
             }
         }
         ran?;
-        Ok(self.outcome())
+        let mut o = self.outcome();
+        o.page_heat_error = page_heat.err();
+        Ok(o)
     }
 
     /// Nothing can run: every thread waits or has exited.
@@ -373,6 +379,10 @@ impl Scheduled for Process {
                 f(self.threads.total_insns, ns);
             }
         }
+        if self.page_heat.is_some() {
+            // An error stops the recording; the end of the run reports it.
+            let _ = self.pump_page_heat(false);
+        }
         ControlFlow::Continue(exit)
     }
 
@@ -594,6 +604,7 @@ impl Process {
             model_switches: Vec::new(),
             sampling: None,
             processes: None,
+            page_heat_error: None,
         }
     }
 }

@@ -145,6 +145,7 @@ impl Process {
                 f.become_child(slot);
             }
             self.is_child = true;
+            self.drop_page_heat_in_child();
             self.insns_at_fork = self.threads.total_insns;
             // As Linux, a child does not inherit the interval timers.
             self.signals.itimers = Default::default();
