@@ -76,14 +76,17 @@ MPI_PACKAGES=(libopenmpi-dev libopenmpi40 libpmix2t64 libhwloc15 libevent-core-2
 # libssl3t64's libcrypto are above), which hot-plug the NVMM into a lower
 # memory tier in the full system.
 NUMA_PACKAGES=(numactl libnuma1 ndctl daxctl libjson-c5 libkeyutils1 libiniparser4)
+# A server for the tiering study (experiments/tiering.py): memcached and the
+# libraries it loads that nothing above brings.
+SERVER_PACKAGES=(memcached libevent-2.1-7t64 libsasl2-2)
 # Full system (rvnvmm boot): OpenSBI's fw_dynamic and Debian's riscv64
 # kernel with its modules. The kernel's package is named after its ABI, so
 # it is found through the linux-image-riscv64 metapackage below.
 SYSTEM_PACKAGES=(opensbi linux-image-riscv64)
 PACKAGES=(busybox-static libc6 libstdc++6 libgcc-s1 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}"
-          "${MPI_PACKAGES[@]}" "${NUMA_PACKAGES[@]}" "${SYSTEM_PACKAGES[@]}")
+          "${MPI_PACKAGES[@]}" "${NUMA_PACKAGES[@]}" "${SERVER_PACKAGES[@]}" "${SYSTEM_PACKAGES[@]}")
 SYSROOT_PACKAGES=(libc6 libgcc-s1 libstdc++6 "${WORKLOAD_PACKAGES[@]}" "${PMDK_PACKAGES[@]}"
-                  "${MPI_PACKAGES[@]}" "${NUMA_PACKAGES[@]}")
+                  "${MPI_PACKAGES[@]}" "${NUMA_PACKAGES[@]}" "${SERVER_PACKAGES[@]}")
 
 # ---------------------------------------------------------------- host tools
 HOST_PACKAGES=(gcc-riscv64-linux-gnu g++-riscv64-linux-gnu gfortran-riscv64-linux-gnu qemu-user e2fsprogs

@@ -209,6 +209,7 @@ impl Process {
             nr::GETSID => self.sys_getsid(a[0] as i32),
             nr::SETSID => self.sys_setsid(),
             nr::GETGROUPS => self.sys_getgroups(a[0], a[1]),
+            nr::SETGROUPS => self.sys_setgroups(a[0], a[1]),
             nr::GETRLIMIT | nr::SETRLIMIT | nr::PRLIMIT64 => self.sys_rlimit(nr, a),
             nr::UMASK => self.sys_umask(a[0] as u32),
             nr::GETCPU => self.sys_getcpu(a[0], a[1]),

@@ -567,6 +567,25 @@ impl Process {
         Ok(n as i64)
     }
 
+    /// As the `set*id` calls: the ids stay the host's, so the call checks
+    /// its arguments and permission as Linux does (`EINVAL` beyond
+    /// `NGROUPS_MAX`, `EFAULT` for an unreadable list, `EPERM` without
+    /// root) and changes nothing. Daemons that drop privileges
+    /// (memcached's `-u`) call it with an empty list.
+    pub(super) fn sys_setgroups(&mut self, size: u64, list: u64) -> SysResult {
+        const NGROUPS_MAX: u64 = 65536;
+        if size > NGROUPS_MAX {
+            return Err(EINVAL);
+        }
+        let mut groups = vec![0u8; size as usize * 4];
+        self.read_mem(list, &mut groups)?;
+        // SAFETY: geteuid takes no arguments and cannot fail.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err(EPERM);
+        }
+        Ok(0)
+    }
+
     pub(super) fn sys_setaffinity(&mut self, pid: u64, len: u64, mask: u64) -> SysResult {
         let mut b = [0u8; 8];
         let n = (len as usize).min(8);
