@@ -751,6 +751,20 @@ mod tests {
     const CLONE_PARENT_SETTID: u64 = 0x10_0000;
 
     #[test]
+    fn setgroups_checks_its_arguments_and_permission() {
+        let mut p = process();
+        assert_eq!(err(p.sys_setgroups(65537, 0)), EINVAL);
+        assert_eq!(err(p.sys_setgroups(2, WILD)), EFAULT);
+        let list = scratch(&mut p, 4096);
+        // SAFETY: geteuid takes no arguments and cannot fail.
+        let root = unsafe { libc::geteuid() } == 0;
+        for (size, at) in [(0, 0), (2, list)] {
+            let got = p.sys_setgroups(size, at);
+            assert_eq!(got, if root { Ok(0) } else { Err(EPERM) });
+        }
+    }
+
+    #[test]
     fn ids_of_the_process_and_its_first_thread() {
         let mut p = process();
         // The guest's own numbers, the same on every run.
