@@ -134,8 +134,22 @@ def test_wrong_magic_version_and_broken_files_are_named(tmp_path):
     with pytest.raises(HeatFileError, match="data follows the end block"):
         read_heat(path)
     path.write_bytes(header() + blocks()[2] + blocks()[0])
-    with pytest.raises(HeatFileError, match="increasing window order"):
+    with pytest.raises(HeatFileError, match="blocks are in window order"):
         read_heat(path)
+
+
+def test_a_window_split_over_blocks_keeps_both(tmp_path):
+    """At a restore point the model is rebuilt within a window: its pages
+    come again in a second block, to be added up."""
+    p0, v0, _, _ = blocks()
+    again = b"P" + uv(0) + uv(1) + uv(DRAM_PAGE) + uv(10) + uv(0) + uv(0)
+    path = tmp_path / "split.bin"
+    path.write_bytes(header() + p0 + v0 + again + b"V" + uv(0) + uv(0) + b"E" + uv(1))
+    heat = read_heat(path)
+    assert heat.complete and heat.windows == 1
+    assert heat.physical.page.tolist() == [DRAM_PAGE, NVMM_PAGE, DRAM_PAGE]
+    assert heat.physical.reads.tolist() == [3, 300, 10]
+    assert len(heat.virtual) == 3
 
 
 def test_varints_up_to_64_bits():

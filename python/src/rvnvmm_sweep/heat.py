@@ -8,6 +8,10 @@ headers in Python. A file of a few million records reads in seconds.
 
 A file cut short (a run that did not finish) keeps every whole block before
 the break; `PageHeat.complete` tells whether the end block was seen.
+Records are kept in file order: a window split over several blocks (the
+model rebuilt within it at a restore point) has its pages in each, and
+whatever sums them (the heat maps, the tables) adds them up, as the format
+says to.
 """
 
 from __future__ import annotations
@@ -50,7 +54,8 @@ def _empty() -> np.ndarray:
 
 @dataclass
 class PhysicalPages:
-    """Physical records: one per (window, page) with an access, in file order."""
+    """Physical records: one per (window, page) with an access and block of
+    the window, in file order."""
 
     window: np.ndarray = field(default_factory=_empty)
     page: np.ndarray = field(default_factory=_empty)
@@ -222,7 +227,7 @@ def _walk_blocks(values: np.ndarray, lengths: np.ndarray,
     """The whole blocks as (tag, window, first value, records), whether the
     end block was seen, and its window count."""
     blocks: list[tuple[int, int, int, int]] = []
-    last = {PHYSICAL: -1, VIRTUAL: -1}
+    last = -1
     n = len(values)
     at = 0
 
@@ -247,11 +252,12 @@ def _walk_blocks(values: np.ndarray, lengths: np.ndarray,
         first = at + 3
         if first + width * records > n:
             break  # cut inside this block: it is dropped
-        # A window's 'V' block follows its 'P' block.
-        if window <= last[tag] or window < last[PHYSICAL] or (tag == PHYSICAL and window <= last[VIRTUAL]):
+        # A window may come in more than one block (a restore point), never
+        # after a later one.
+        if window < last:
             raise HeatFileError(f"{source}: window {window} ('{chr(tag)}') comes after window "
-                                f"{max(last.values())}; blocks are in increasing window order")
-        last[tag] = window
+                                f"{last}; blocks are in window order")
+        last = window
         blocks.append((tag, window, first, records))
         at = first + width * records
     return blocks, False, 0
