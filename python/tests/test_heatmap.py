@@ -136,3 +136,23 @@ def test_heat_command(tmp_path, capsys):
     bad.write_bytes(b"not a heat file at all")
     assert heat_main([str(bad)]) == 2
     assert "not a page-heat file" in capsys.readouterr().err
+
+
+def test_a_window_split_over_blocks_is_added_up(tmp_path):
+    from test_heat_file import blocks, header, uv
+    p0, v0, _, _ = blocks()
+    again = b"P" + uv(0) + uv(1) + uv(DRAM_PAGE) + uv(10) + uv(0) + uv(0)
+    path = tmp_path / "split.bin"
+    path.write_bytes(header() + p0 + v0 + again + b"E" + uv(1))
+    heat = read_heat(path)
+    top = hottest_pages(heat).set_index("page")
+    assert top.loc[f"{DRAM_PAGE << 12:#x}", "reads"] == 3 + 10
+    assert node_summary(heat).set_index("node").loc["node 0 (dram)", "pages touched"] == 1
+
+
+def test_sizes_and_durations_read_plainly():
+    from rvnvmm_sweep.heatmap import count_text, duration_text, size_text
+    assert [size_text(n) for n in (512, 4096, 1023 << 20, (1 << 30) * 3 // 2)] == \
+        ["512 B", "4 KiB", "1023 MiB", "1.5 GiB"]
+    assert [duration_text(ps) for ps in (10**9, 250 * 10**6, 40_000)] == ["1 ms", "250 µs", "40 ns"]
+    assert [count_text(v) for v in (3, 20_000, 1_500_000)] == ["3", "20k", "1.5M"]

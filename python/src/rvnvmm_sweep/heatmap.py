@@ -165,7 +165,9 @@ def size_text(nbytes: float) -> str:
     """`4 KiB`, `3.9 GiB`."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if nbytes < 1024 or unit == "TiB":
-            return f"{nbytes:.3g} {unit}" if unit != "B" else f"{int(nbytes)} B"
+            if unit == "B" or nbytes >= 100:
+                return f"{nbytes:.0f} {unit}"  # not 1.02e+03
+            return f"{nbytes:.3g} {unit}"
         nbytes /= 1024
     return ""  # pragma: no cover
 
