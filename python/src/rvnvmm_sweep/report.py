@@ -13,7 +13,9 @@ can be mailed or attached to a review. What it shows depends on the sweep:
   7-10); bars of normalised time with the NVMM request frequency as a
   line (seed 000 Fig. 11); and, for runs that wrote an NVMM medium, its
   wear: the histogram of media writes per unit (XPLine or row) and the
-  most written units.
+  most written units;
+* runs that recorded page heat (the spec's `page_heat_window_ns`): their
+  heat maps, time × address per NUMA node (heatmap.py).
 
 `write_heat_report(FILE)` makes the same kind of page for one page-heat
 file (`rvnvmm-heat`).
@@ -70,6 +72,10 @@ MAX_ROWS = 400
 #: Most bars / panels a figure shows before it is left out as unreadable.
 MAX_BARS = 72
 MAX_PANELS = 12
+#: Most runs whose page heat a sweep report draws (each is several figures).
+MAX_HEAT_RUNS = 12
+#: Bins of a heat map in a sweep report, smaller than a page of its own.
+SWEEP_HEAT_ROWS, SWEEP_HEAT_COLUMNS = 240, 480
 
 
 class ReportError(ValueError):
@@ -112,6 +118,9 @@ def write_report(out_dir: str | os.PathLike[str], baseline: Mapping[str, Any] | 
                                         pins if explicit is not None else {})
         if (~is_bench).any():
             sections += _run_sections(_drop_empty(ok[~is_bench]), axes, pins)
+    heat = _heat_section(plan, axes, store)
+    if heat:
+        sections.append(heat)
     failures = _failures(table, axes, store)
     if failures:
         sections.append(failures)
@@ -177,6 +186,43 @@ def _percent(frame: pd.DataFrame) -> pd.DataFrame:
         if str(column).startswith("share of"):
             frame[column] = [f"{v:.2%}" for v in frame[column]]
     return frame
+
+
+def _heat_section(plan: Mapping[str, Any], axes: list[str], store: Store) -> Section | None:
+    """Heat maps of the runs that recorded page heat, the first repeat of
+    each grid point (repeats are deterministic), at most MAX_HEAT_RUNS."""
+    runs, seen = [], set()
+    for planned in plan["runs"]:
+        record = store.read_record(planned["key"]) or {}
+        point = repr(sorted(planned["point"].items()))
+        if record.get("status") == "ok" and store.heat_path(planned["key"]).is_file() \
+                and point not in seen:
+            seen.add(point)
+            runs.append(planned)
+    if not runs:
+        return None
+    body = (f"<p>Line reads and writes reaching each page's memory node (per NUMA node, and by "
+            f"virtual page in user mode) over simulated time; every run's file is "
+            f"<code>heat/KEY.bin</code> (<code>rvnvmm-heat FILE</code> draws one in full).</p>")
+    if len(runs) > MAX_HEAT_RUNS:
+        body += (f"<p>Drawn: the first {MAX_HEAT_RUNS} of the {len(runs)} runs with page heat "
+                 "(more would make the page too heavy to open).</p>")
+    for planned in runs[:MAX_HEAT_RUNS]:
+        title = ", ".join(f"{a} = {figures.fmt(_shorten(label(planned['point'].get(a))))}"
+                          for a in axes) or "run"
+        body += f"<h4>{_e(title)}</h4>"
+        try:
+            heat = read_heat(store.heat_path(planned["key"]))
+        except (OSError, ValueError) as e:
+            body += f"<p class='error'>page heat unreadable: {_e(e)}</p>"
+            continue
+        if not heat.complete:
+            body += "<p>The file is cut short: the whole windows before the break are shown.</p>"
+        panels = heatmap.heat_panels(heat, max_rows=SWEEP_HEAT_ROWS, max_columns=SWEEP_HEAT_COLUMNS)
+        body += "".join(_figure(p.png, _panel_caption(p, "accesses")) for p in panels) + \
+            _untouched_nodes(heat, panels)
+        body += _table_html(_percent(heatmap.node_summary(heat)))
+    return Section("Page heat", body)
 
 
 def resolve_baseline(spec: Mapping[str, Any], explicit: Mapping[str, Any] | None) -> dict[str, Any]:
