@@ -94,6 +94,9 @@ def test_heat_page_has_one_image_per_touched_node_and_the_virtual_pages(tmp_path
         assert colourful(picture) > 300
     assert "node 0 (dram)" in html and "node 1 (nvmm)" in html
     assert "No page touched on node 2 (cxl)." in html
+    # Captions (alt text and figcaption) mention cuts where there are some:
+    # 8 GiB below the stack on nvmm, 32 MiB between code and heap virtually.
+    assert html.count("dashed lines mark") == 2 * 2
     assert "virtual pages of pid 42" in html
     assert "100 µs" in html  # the window
     assert "<link" not in html and "<script" not in html

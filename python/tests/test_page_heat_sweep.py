@@ -124,6 +124,18 @@ def test_a_run_without_its_heat_file_failed(tmp_path, fake_rvnvmm):
     assert "no page-heat file" in record["error"]
 
 
+def test_check_says_runs_record_page_heat(tmp_path, fake_rvnvmm, capsys):
+    from rvnvmm_sweep.cli import sweep_main
+    program = tmp_path / "prog"
+    program.write_bytes(b"\x7fELF guest")
+    spec = tmp_path / "s.toml"
+    spec.write_text('name = "h"\ncommand = ["run", "prog"]\npage_heat_window_ns = 250000\n'
+                    '[set]\n"--max-insns" = 5\n')
+    assert sweep_main([str(spec), "--out", str(tmp_path / "out"), "--check",
+                       "--rvnvmm", str(fake_rvnvmm)]) == 0
+    assert "record page heat in windows of 250 µs" in capsys.readouterr().out
+
+
 def test_the_flags_are_the_sweeps_and_need_a_binary_that_has_them(tmp_path, fake_rvnvmm):
     data = heat_spec(tmp_path)
     data["set"] = {"--page-heat-window": 10}

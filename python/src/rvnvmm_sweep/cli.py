@@ -15,7 +15,7 @@ from pathlib import Path
 from .binary import BinaryNotFound, find_binary
 from .executors import default_jobs
 from .heat import read_heat
-from .heatmap import METRICS, node_summary
+from .heatmap import METRICS, duration_text, node_summary
 from .report import ReportError, write_heat_report, write_report
 from .spec import SpecError, load_spec
 from .store import Store
@@ -81,6 +81,9 @@ def _check(spec_path: Path, out: Path, binary: str | None) -> int:
     print(f"spec '{spec.name}' is valid: {len(runs)} runs ({spec.grid_size} grid points x "
           f"{spec.repeat} repeat{'s' if spec.repeat > 1 else ''}), {len(runs) - todo} already "
           f"stored in {out}, {todo} to run")
+    if spec.page_heat_window_ns is not None:
+        window = duration_text(spec.page_heat_window_ns * 1000)
+        print(f"`run` commands record page heat in windows of {window} (kept in {out / 'heat'})")
     for run in runs[:20]:
         print(f"  {run.describe()}")
     if len(runs) > 20:

@@ -252,10 +252,12 @@ class _CountFormatter(LogFormatter):
 
 @dataclass
 class Panel:
-    """One drawn panel: what it shows, and the PNG."""
+    """One drawn panel: what it shows, the PNG, and how many untouched
+    stretches were cut out of its address axis."""
 
     title: str
     png: bytes
+    cuts: int = 0
 
 
 def heat_panels(heat: PageHeat, metric: str = "accesses", max_rows: int = MAX_ROWS,
@@ -277,7 +279,7 @@ def heat_panels(heat: PageHeat, metric: str = "accesses", max_rows: int = MAX_RO
                     title, f"{len(touched):,} pages touched", "physical address", max_columns,
                     label=lambda key: f"{key << heat.page_shift:#x}",
                     cut_label=lambda below, above: _untouched(heat, above - below))
-        panels.append(Panel(title, png))
+        panels.append(Panel(title, png, len(axis.cuts())))
     if len(heat.virtual):
         panels.append(_virtual_panel(heat, metric, max_rows, max_columns))
     return panels
@@ -321,7 +323,7 @@ def _virtual_panel(heat: PageHeat, metric: str, max_rows: int, max_columns: int)
     png = _draw(heat, axis, rows, virt.window, values, metric, title,
                 f"{len(touched):,} pages touched", "virtual address", max_columns, label=address,
                 cut_label=cut_label, node_strip=(strip, node_ids))
-    return Panel(title, png)
+    return Panel(title, png, len(axis.cuts()))
 
 
 def _draw(heat: PageHeat, axis: AddressAxis, rows: np.ndarray, windows: np.ndarray,

@@ -174,9 +174,11 @@ def _untouched_nodes(heat: PageHeat, panels: Sequence[heatmap.Panel]) -> str:
 
 
 def _panel_caption(panel: heatmap.Panel, metric: str) -> str:
-    return (f"{panel.title}: {heatmap.METRIC_TEXT[metric]} over simulated time and address, log "
-            "colour scale, white where there were none; dashed lines mark untouched addresses "
-            "cut out of the axis.")
+    caption = (f"{panel.title}: {heatmap.METRIC_TEXT[metric]} over simulated time and address, "
+               "log colour scale, white where there were none")
+    if panel.cuts:
+        caption += "; dashed lines mark untouched addresses cut out of the axis"
+    return caption + "."
 
 
 def _percent(frame: pd.DataFrame) -> pd.DataFrame:
