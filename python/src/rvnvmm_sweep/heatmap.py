@@ -58,15 +58,15 @@ def metric_values(records: PhysicalPages | VirtualPages, metric: str) -> np.ndar
 
 
 # ------------------------------------------------------------ the address axis
-def collapse_gaps(keys: np.ndarray, max_rows: int = MAX_ROWS, min_cut: int = 256,
-                  max_cuts: int = MAX_CUTS, breaks: np.ndarray | None = None) -> list[tuple[int, int]]:
+def collapse_gaps(keys: np.ndarray, min_cut: int = MIN_CUT_BYTES >> 12, max_cuts: int = MAX_CUTS,
+                  breaks: np.ndarray | None = None) -> list[tuple[int, int]]:
     """The stretches of the address axis to draw, as [start, end) page numbers.
 
     `keys` are the touched page numbers, sorted and unique. The untouched
     gaps between them are cut out, longest first, while a gap is at least
-    `min_cut` pages and would fill at least CUT_SHARE of what is left drawn
-    (that is, at least CUT_SHARE × `max_rows` rows); at most `max_cuts`.
-    `breaks[i]` true forces a cut between keys i and i + 1 (another process).
+    `min_cut` pages and would fill at least CUT_SHARE of the height of what
+    is left drawn; at most `max_cuts`. `breaks[i]` true forces a cut between
+    keys i and i + 1 (another process).
     """
     keys = np.asarray(keys, dtype=np.int64)
     if not len(keys):
@@ -273,7 +273,7 @@ def heat_panels(heat: PageHeat, metric: str = "accesses", max_rows: int = MAX_RO
             continue
         pages = heat.physical.page[on]
         touched = np.unique(pages)
-        axis = AddressAxis.of(collapse_gaps(touched, max_rows, min_cut=_min_cut(heat)), max_rows)
+        axis = AddressAxis.of(collapse_gaps(touched, min_cut=_min_cut(heat)), max_rows)
         title = node_label(heat, node)
         png = _draw(heat, axis, axis.row_of(pages), heat.physical.window[on], values[on], metric,
                     title, f"{len(touched):,} pages touched", "physical address", max_columns,
@@ -299,8 +299,7 @@ def _virtual_panel(heat: PageHeat, metric: str, max_rows: int, max_columns: int)
     keys = (np.searchsorted(pids, virt.pid).astype(np.int64) << PID_SHIFT) | virt.page
     touched = np.unique(keys)
     breaks = (touched[1:] >> PID_SHIFT) != (touched[:-1] >> PID_SHIFT)
-    axis = AddressAxis.of(collapse_gaps(touched, max_rows, min_cut=_min_cut(heat), breaks=breaks),
-                          max_rows)
+    axis = AddressAxis.of(collapse_gaps(touched, min_cut=_min_cut(heat), breaks=breaks), max_rows)
     rows = axis.row_of(keys)
     values = metric_values(virt, metric)
 
