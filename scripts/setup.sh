@@ -14,8 +14,8 @@
 #     system's apt sources are never touched);
 #  4. writes $CACHE/paths.env with RVNVMM_BUSYBOX, RVNVMM_SYSROOT, and the
 #     full system's RVNVMM_OPENSBI, RVNVMM_KERNEL, RVNVMM_MODULES;
-#  5. installs the experiment workflow (python/: rvnvmm-sweep, rvnvmm-report)
-#     and its test dependencies into the venv $CACHE/venv.
+#  5. installs the experiment workflow (python/: rvnvmm-sweep, rvnvmm-report,
+#     rvnvmm-heat) and its test dependencies into the venv $CACHE/venv.
 #
 #   scripts/setup.sh                 # set up (or check) this machine
 #   scripts/setup.sh --update-lock   # first re-resolve the lock from the signed

@@ -117,3 +117,19 @@ def test_flatten_names_statistics_by_path():
     assert flat["bus.hart_wait_ns.1"] == 1.5
     assert flat["regions.nvmm.read_latency_hist.le_50"] == 2
     assert flat["regions.nvmm.read_latency_hist.le_inf"] == 1
+
+
+def test_page_heat_window_is_checked(tmp_path):
+    run = {"name": "t", "command": ["run", "prog"]}
+    for bad in (0, -5, 1.5, "1ms", True, 2**64):
+        msg = problems({**run, "page_heat_window_ns": bad}, tmp_path)
+        assert "'page_heat_window_ns' must be a whole number of nanoseconds" in msg, bad
+    assert "only `bench` ones" in problems({**BASE, "page_heat_window_ns": 1000}, tmp_path)
+    msg = problems({**run, "page_heat_window_ns": 1000,
+                    "axes": {"machine.model": ["timing", "functional"]}}, tmp_path)
+    assert "needs the timing model" in msg
+    assert "did you mean 'page_heat_window_ns'" in problems({**run, "page_heat_window": 10}, tmp_path)
+    spec = Spec.from_dict({**run, "page_heat_window_ns": 250_000}, base_dir=tmp_path)
+    assert spec.page_heat_window_ns == 250_000
+    assert spec.to_dict()["page_heat_window_ns"] == 250_000
+    assert "page_heat_window_ns" not in Spec.from_dict(run, base_dir=tmp_path).to_dict()

@@ -1,4 +1,4 @@
-"""Console scripts `rvnvmm-sweep` and `rvnvmm-report`.
+"""Console scripts `rvnvmm-sweep`, `rvnvmm-report` and `rvnvmm-heat`.
 
 Exit status of `rvnvmm-sweep`: 0 when every run succeeded, 1 when some
 failed (their errors are in the store and the report), 2 when nothing ran
@@ -14,7 +14,9 @@ from pathlib import Path
 
 from .binary import BinaryNotFound, find_binary
 from .executors import default_jobs
-from .report import ReportError, write_report
+from .heat import read_heat
+from .heatmap import METRICS, duration_text, node_summary
+from .report import ReportError, write_heat_report, write_report
 from .spec import SpecError, load_spec
 from .store import Store
 from .sweep import plan_sweep, run_sweep
@@ -79,6 +81,9 @@ def _check(spec_path: Path, out: Path, binary: str | None) -> int:
     print(f"spec '{spec.name}' is valid: {len(runs)} runs ({spec.grid_size} grid points x "
           f"{spec.repeat} repeat{'s' if spec.repeat > 1 else ''}), {len(runs) - todo} already "
           f"stored in {out}, {todo} to run")
+    if spec.page_heat_window_ns is not None:
+        window = duration_text(spec.page_heat_window_ns * 1000)
+        print(f"`run` commands record page heat in windows of {window} (kept in {out / 'heat'})")
     for run in runs[:20]:
         print(f"  {run.describe()}")
     if len(runs) > 20:
@@ -111,6 +116,41 @@ def report_main(argv: Sequence[str] | None = None) -> int:
         print(f"rvnvmm-report: {e}", file=sys.stderr)
         return 2
     print(path)
+    return 0
+
+
+def heat_main(argv: Sequence[str] | None = None) -> int:
+    """`rvnvmm-heat FILE`: draws a page-heat file as one HTML page."""
+    ap = argparse.ArgumentParser(
+        prog="rvnvmm-heat",
+        description="Draw a page-heat file (rvnvmm run --page-heat) as one self-contained HTML "
+                    "page: time x address heat maps per NUMA node (and by virtual page in user "
+                    "mode), a per-node summary and the hottest pages.")
+    ap.add_argument("file", type=Path, help="the page-heat file")
+    ap.add_argument("--output", "-o", type=Path,
+                    help="where to write the page (default: FILE with the suffix .html)")
+    ap.add_argument("--metric", "-m", choices=METRICS, default="accesses",
+                    help="what colours the heat maps and ranks the hottest pages: accesses "
+                         "(line reads + writes at the node, default), reads, writes or misses "
+                         "(L1 misses)")
+    ap.add_argument("--summary", "-s", action="store_true",
+                    help="print the per-node table; write the page only if --output is given")
+    args = ap.parse_args(argv)
+    try:
+        if args.summary:
+            heat = read_heat(args.file)
+            if not heat.complete:
+                print(f"rvnvmm-heat: warning: {args.file} has no end block (the run did not "
+                      f"finish); {heat.windows} windows read", file=sys.stderr)
+            table = node_summary(heat)
+            table["share of accesses"] = [f"{v:.1%}" for v in table["share of accesses"]]
+            print(table.to_string(index=False))
+            if args.output is None:
+                return 0
+        print(write_heat_report(args.file, output=args.output, metric=args.metric))
+    except (OSError, ValueError) as e:
+        print(f"rvnvmm-heat: {e}", file=sys.stderr)
+        return 2
     return 0
 
 

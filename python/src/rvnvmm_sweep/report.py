@@ -13,7 +13,12 @@ can be mailed or attached to a review. What it shows depends on the sweep:
   7-10); bars of normalised time with the NVMM request frequency as a
   line (seed 000 Fig. 11); and, for runs that wrote an NVMM medium, its
   wear: the histogram of media writes per unit (XPLine or row) and the
-  most written units.
+  most written units;
+* runs that recorded page heat (the spec's `page_heat_window_ns`): their
+  heat maps, time × address per NUMA node (heatmap.py).
+
+`write_heat_report(FILE)` makes the same kind of page for one page-heat
+file (`rvnvmm-heat`).
 
 The baseline of a normalised value is the run with the baseline's values
 on the baseline axes and the same values on every other axis. By default,
@@ -39,7 +44,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import figures
+from . import figures, heatmap
+from .heat import PageHeat, read_heat
 from .spec import key_kind, label, parse_value
 from .store import Store, atomic_write
 
@@ -66,6 +72,10 @@ MAX_ROWS = 400
 #: Most bars / panels a figure shows before it is left out as unreadable.
 MAX_BARS = 72
 MAX_PANELS = 12
+#: Most runs whose page heat a sweep report draws (each is several figures).
+MAX_HEAT_RUNS = 12
+#: Bins of a heat map in a sweep report, smaller than a page of its own.
+SWEEP_HEAT_ROWS, SWEEP_HEAT_COLUMNS = 240, 480
 
 
 class ReportError(ValueError):
@@ -108,6 +118,9 @@ def write_report(out_dir: str | os.PathLike[str], baseline: Mapping[str, Any] | 
                                         pins if explicit is not None else {})
         if (~is_bench).any():
             sections += _run_sections(_drop_empty(ok[~is_bench]), axes, pins)
+    heat = _heat_section(plan, axes, store)
+    if heat:
+        sections.append(heat)
     failures = _failures(table, axes, store)
     if failures:
         sections.append(failures)
@@ -115,6 +128,103 @@ def write_report(out_dir: str | os.PathLike[str], baseline: Mapping[str, Any] | 
     path = Path(output) if output else store.root / "report.html"
     atomic_write(path, _page(spec.get("name", "sweep"), sections))
     return path
+
+
+def write_heat_report(path: str | os.PathLike[str], output: str | os.PathLike[str] | None = None,
+                      metric: str = "accesses") -> Path:
+    """Writes the HTML page of one page-heat file (default: beside it, as
+    .html); returns its path. Raises ValueError for a file that is not one."""
+    path = Path(path)
+    heat = read_heat(path)
+    sections = [Section("Run", _heat_facts(heat, path, metric))]
+    panels = heatmap.heat_panels(heat, metric)
+    sections.append(Section("Heat maps", "".join(_figure(p.png, _panel_caption(p, metric))
+                                                  for p in panels) + _untouched_nodes(heat, panels)))
+    sections.append(Section("Per node", _table_html(_percent(heatmap.node_summary(heat)))))
+    hottest = heatmap.hottest_pages(heat, metric=metric)
+    sections.append(Section(f"The {len(hottest)} hottest pages",
+                            f"<p>By {_e(metric)} over the whole run.</p>" +
+                            _table_html(_percent(hottest), exact=["node"])))
+    target = Path(output) if output else path.with_suffix(".html")
+    atomic_write(target, _page(path.name, sections, kind="page heat"))
+    return target
+
+
+def _heat_facts(heat: PageHeat, path: Path, metric: str) -> str:
+    status = ("complete" if heat.complete else
+              "cut short: the run did not finish; the whole windows before the break are shown")
+    rows = [("file", path.name),
+            ("window", heatmap.duration_text(heat.window_ps)),
+            ("windows", f"{heat.windows:,} ({heatmap.duration_text(heat.windows * heat.window_ps)} "
+                        "of simulated time)"),
+            ("file status", status),
+            ("records", f"{len(heat.physical):,} physical" +
+                        (f", {len(heat.virtual):,} virtual" if len(heat.virtual) else "")),
+            ("colour", heatmap.METRIC_TEXT[metric])]
+    rows += [(f"region {r.name}", f"node {r.node}, {r.base:#x} to {r.base + r.size:#x} "
+                                  f"({heatmap.size_text(r.size)})") for r in heat.regions]
+    return "<table class='kv'>" + "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>"
+                                          for k, v in rows) + "</table>"
+
+
+def _untouched_nodes(heat: PageHeat, panels: Sequence[heatmap.Panel]) -> str:
+    drawn = {p.title for p in panels}
+    idle = [heatmap.node_label(heat, n) for n in heat.nodes if heatmap.node_label(heat, n) not in drawn]
+    return f"<p>No page touched on {_e(', '.join(idle))}.</p>" if idle else ""
+
+
+def _panel_caption(panel: heatmap.Panel, metric: str) -> str:
+    caption = (f"{panel.title}: {heatmap.METRIC_TEXT[metric]} over simulated time and address, "
+               "log colour scale, white where there were none")
+    if panel.cuts:
+        caption += "; dashed lines mark untouched addresses cut out of the axis"
+    return caption + "."
+
+
+def _percent(frame: pd.DataFrame) -> pd.DataFrame:
+    """Share columns written as percentages."""
+    frame = frame.copy()
+    for column in frame.columns:
+        if str(column).startswith("share of"):
+            frame[column] = [f"{v:.2%}" for v in frame[column]]
+    return frame
+
+
+def _heat_section(plan: Mapping[str, Any], axes: list[str], store: Store) -> Section | None:
+    """Heat maps of the runs that recorded page heat, the first repeat of
+    each grid point (repeats are deterministic), at most MAX_HEAT_RUNS."""
+    runs, seen = [], set()
+    for planned in plan["runs"]:
+        record = store.read_record(planned["key"]) or {}
+        point = repr(sorted(planned["point"].items()))
+        if record.get("status") == "ok" and store.heat_path(planned["key"]).is_file() \
+                and point not in seen:
+            seen.add(point)
+            runs.append(planned)
+    if not runs:
+        return None
+    body = (f"<p>Line reads and writes reaching each page's memory node (per NUMA node, and by "
+            f"virtual page in user mode) over simulated time; every run's file is "
+            f"<code>heat/KEY.bin</code> (<code>rvnvmm-heat FILE</code> draws one in full).</p>")
+    if len(runs) > MAX_HEAT_RUNS:
+        body += (f"<p>Drawn: the first {MAX_HEAT_RUNS} of the {len(runs)} runs with page heat "
+                 "(more would make the page too heavy to open).</p>")
+    for planned in runs[:MAX_HEAT_RUNS]:
+        title = ", ".join(f"{a} = {figures.fmt(_shorten(label(planned['point'].get(a))))}"
+                          for a in axes) or "run"
+        body += f"<h4>{_e(title)}</h4>"
+        try:
+            heat = read_heat(store.heat_path(planned["key"]))
+        except (OSError, ValueError) as e:
+            body += f"<p class='error'>page heat unreadable: {_e(e)}</p>"
+            continue
+        if not heat.complete:
+            body += "<p>The file is cut short: the whole windows before the break are shown.</p>"
+        panels = heatmap.heat_panels(heat, max_rows=SWEEP_HEAT_ROWS, max_columns=SWEEP_HEAT_COLUMNS)
+        body += "".join(_figure(p.png, _panel_caption(p, "accesses")) for p in panels) + \
+            _untouched_nodes(heat, panels)
+        body += _table_html(_percent(heatmap.node_summary(heat)))
+    return Section("Page heat", body)
 
 
 def resolve_baseline(spec: Mapping[str, Any], explicit: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -567,10 +677,10 @@ figcaption { font-size: 0.85em; color: #555; }
 """
 
 
-def _page(name: str, sections: Sequence[Section]) -> str:
+def _page(name: str, sections: Sequence[Section], kind: str = "sweep") -> str:
     made = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     body = "".join(f"<section><h2>{_e(s.title)}</h2>{s.body}</section>" for s in sections)
     return (f"<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-            f"<title>rvnvmm sweep {_e(name)}</title><style>{STYLE}</style></head>"
-            f"<body><h1>rvnvmm sweep <code>{_e(name)}</code></h1>"
+            f"<title>rvnvmm {kind} {_e(name)}</title><style>{STYLE}</style></head>"
+            f"<body><h1>rvnvmm {kind} <code>{_e(name)}</code></h1>"
             f"<p>Report made {made}.</p>{body}</body></html>\n")

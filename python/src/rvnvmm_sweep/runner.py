@@ -2,9 +2,9 @@
 
 `execute_task` is what every executor calls, in this process, in a thread
 or on a Dask worker on another machine. It takes and returns plain data
-(picklable, JSON-able), and never raises for a failed run: a failure is an
-outcome, recorded with its error and stderr, so one broken configuration
-cannot take a sweep down.
+(picklable; JSON-able but for a page-heat file's bytes), and never raises
+for a failed run: a failure is an outcome, recorded with its error and
+stderr, so one broken configuration cannot take a sweep down.
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ from .spec import PlannedRun, option_words, toml_literal
 
 #: Stands for the per-attempt statistics file in a `run` task's argv.
 STATS_PLACEHOLDER = "{stats}"
+#: Stands for the per-attempt page-heat file, when the spec records page heat.
+HEAT_PLACEHOLDER = "{heat}"
 #: How much of a run's stderr / stdout is kept in its record.
 STDERR_TAIL = 16 * 1024
 STDOUT_TAIL = 4 * 1024
@@ -55,8 +57,10 @@ def guest_program(target: str) -> str:
 
 
 def build_argv(binary: str | os.PathLike[str], config: str, run: PlannedRun,
-               env: tuple[tuple[str, str], ...] = ()) -> list[str]:
-    """The command line for `run`; a `run` command carries STATS_PLACEHOLDER.
+               env: tuple[tuple[str, str], ...] = (),
+               page_heat_window_ns: int | None = None) -> list[str]:
+    """The command line for `run`; a `run` command carries STATS_PLACEHOLDER,
+    and with `page_heat_window_ns` HEAT_PLACEHOLDER too (`bench` has no heat).
     A `run` guest sees a fixed world: its program at GUEST_PROGRAM_DIR/NAME,
     its scratch directory as GUEST_CWD, and `env` as its whole environment."""
     machine = ["--config", config]
@@ -70,8 +74,10 @@ def build_argv(binary: str | os.PathLike[str], config: str, run: PlannedRun,
                 "--clean-env"]
         for key, value in env:
             view += ["--env", f"{key}={value}"]
-        return [str(binary), "run", *machine, *options, *view, "--stats", STATS_PLACEHOLDER, guest,
-                *rest]
+        heat = [] if page_heat_window_ns is None else \
+            ["--page-heat", HEAT_PLACEHOLDER, "--page-heat-window", str(page_heat_window_ns)]
+        return [str(binary), "run", *machine, *options, *view, "--stats", STATS_PLACEHOLDER, *heat,
+                guest, *rest]
     return [str(binary), "bench", target, *machine, *options, *rest, "--json"]
 
 
@@ -102,7 +108,10 @@ def _attempt(task: Task) -> dict[str, Any]:
     # the spec's alone.
     with tempfile.TemporaryDirectory(prefix="rvnvmm-sweep-") as scratch:
         stats_path = Path(scratch) / "stats.json"
-        argv = [str(stats_path) if a == STATS_PLACEHOLDER else a for a in task.argv]
+        heat_path = Path(scratch) / "heat.bin"
+        wants_heat = HEAT_PLACEHOLDER in task.argv
+        files = {STATS_PLACEHOLDER: str(stats_path), HEAT_PLACEHOLDER: str(heat_path)}
+        argv = [files.get(a, a) for a in task.argv]
         out_path, err_path = Path(scratch) / "stdout", Path(scratch) / "stderr"
         try:
             with open(out_path, "wb") as out, open(err_path, "wb") as err:
@@ -122,6 +131,8 @@ def _attempt(task: Task) -> dict[str, Any]:
         if error is None:
             if task.kind == "run":
                 error = _read_stats(stats_path, returncode, stderr, result)
+                if error is None and wants_heat:
+                    error = _read_heat(heat_path, stderr, result)
             else:
                 error = _read_rows(stdout, returncode, stderr, result)
         result["error"] = error
@@ -144,6 +155,15 @@ def _read_stats(path: Path, returncode: int | None, stderr: str, result: dict[st
     except json.JSONDecodeError as e:
         return f"statistics file is not valid JSON ({e})" + _last_line(stderr)
     result["raw"] = raw
+    return None
+
+
+def _read_heat(path: Path, stderr: str, result: dict[str, Any]) -> str | None:
+    """Adds the page-heat file's bytes to `result` (they travel back from a
+    Dask worker with it); a run asked for heat that wrote none failed."""
+    if not path.is_file():
+        return "rvnvmm wrote statistics but no page-heat file" + _last_line(stderr)
+    result["heat"] = path.read_bytes()
     return None
 
 

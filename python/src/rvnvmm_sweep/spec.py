@@ -35,7 +35,7 @@ else:  # pragma: no cover - exercised on older interpreters only
 
 #: Top-level keys a spec may have.
 SPEC_KEYS = ("name", "description", "config", "command", "repeat", "timeout", "env", "set", "axes",
-             "report")
+             "report", "page_heat_window_ns")
 #: Keys of the `[report]` table.
 REPORT_KEYS = ("baseline",)
 #: Axis names that vary the workload rather than the machine.
@@ -51,6 +51,8 @@ DEFAULT_CONFIG = "freedom-u500"
 DEFAULT_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
 #: Placeholder replaced, in command words and option values, by the spec's directory.
 SPEC_DIR_PLACEHOLDER = "{spec_dir}"
+#: The longest page-heat window: rvnvmm keeps it in picoseconds, in a u64.
+MAX_PAGE_HEAT_WINDOW_NS = (2**64 - 1) // 1000
 
 Scalar = (bool, int, float, str)
 
@@ -191,6 +193,8 @@ class Spec:
     set: Mapping[str, Any] = field(default_factory=dict)
     axes: Mapping[str, tuple[Any, ...]] = field(default_factory=dict)
     baseline: Mapping[str, Any] | None = None
+    #: Record page heat in every `run` with this window (docs/page-heat.md).
+    page_heat_window_ns: int | None = None
     base_dir: Path = field(default_factory=Path.cwd)
     source: str | None = None
 
@@ -321,6 +325,17 @@ class Spec:
                             problems.append(f"report baseline {key} = {value!r} is not one of the "
                                             f"axis values {list(axes[key])!r}")
 
+        heat_window = data.get("page_heat_window_ns")
+        if heat_window is not None:
+            if isinstance(heat_window, bool) or not isinstance(heat_window, int) \
+                    or not 0 < heat_window <= MAX_PAGE_HEAT_WINDOW_NS:
+                problems.append(f"'page_heat_window_ns' must be a whole number of nanoseconds from 1 "
+                                f"to {MAX_PAGE_HEAT_WINDOW_NS}, got {heat_window!r} "
+                                "(e.g. 1000000 for 1 ms windows)")
+                heat_window = None
+            else:
+                problems.extend(_page_heat_problems(command, axes, fixed))
+
         if problems:
             raise SpecError(problems, source)
         return cls(name=name, command=tuple(_substitute(w, base) for w in command), config=config,
@@ -329,7 +344,7 @@ class Spec:
                    env={k: _substitute(v, base) for k, v in env.items()},
                    set={k: _substitute(v, base) for k, v in fixed.items()}, axes=axes,
                    baseline=dict(baseline) if baseline is not None else None,
-                   base_dir=base, source=source)
+                   page_heat_window_ns=heat_window, base_dir=base, source=source)
 
     # --------------------------------------------------------- expansion
     @property
@@ -386,6 +401,8 @@ class Spec:
         out["axes"] = {k: list(v) for k, v in self.axes.items()}
         if self.baseline is not None:
             out["report"] = {"baseline": dict(self.baseline)}
+        if self.page_heat_window_ns is not None:
+            out["page_heat_window_ns"] = self.page_heat_window_ns
         return out
 
 
@@ -431,6 +448,21 @@ def _command_problems(command: Sequence[str], where: str) -> list[str]:
         what = "the guest program" if sub == "run" else "the benchmark name"
         return [f"{where} {list(command)!r} lacks {what}"]
     return []
+
+
+def _page_heat_problems(command: Any, axes: Mapping[str, Sequence[Any]],
+                        fixed: Mapping[str, Any]) -> list[str]:
+    """Page heat needs a `run` command and the timing model's memory system."""
+    problems = []
+    commands = [command] if command else list(axes.get("command", ()))
+    if commands and not any(_is_words(c, allow_empty=False) and c[0] == "run" for c in commands):
+        problems.append("'page_heat_window_ns' records `run` commands, and this sweep has only "
+                        "`bench` ones: remove it")
+    models = [fixed["machine.model"]] if "machine.model" in fixed else list(axes.get("machine.model", ()))
+    if "functional" in models:
+        problems.append("'page_heat_window_ns' needs the timing model's memory system, and "
+                        "machine.model = \"functional\" has none: record heat with \"timing\" only")
+    return problems
 
 
 def _axis_problems(key: str, values: Sequence[Any]) -> list[str]:

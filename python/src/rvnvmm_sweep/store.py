@@ -6,12 +6,14 @@ Layout of `--out DIR`:
     runs/KEY.json      one record per finished run (status, error, stderr, ...)
     raw/KEY.json       the run's statistics exactly as rvnvmm wrote them
     raw/KEY.jsonl      or, for `bench`, its JSON rows
+    heat/KEY.bin       the run's page-heat file, when the spec records page
+                       heat (`page_heat_window_ns`, docs/page-heat.md)
     results.parquet    the table: one row per run (per bench row), every
                        axis and every statistic (results.csv without pyarrow)
 
-A run's raw file and then its record are each written atomically (a
-temporary file renamed into place) the moment it finishes, and a record is
-only written once its raw file exists, so a sweep killed at any instant
+A run's raw file (and heat file) and then its record are each written
+atomically (a temporary file renamed into place) the moment it finishes,
+and a record is only written once they exist, so a sweep killed at any instant
 leaves only complete runs behind. The key of a run hashes everything that
 determines its result, so re-running a sweep skips exactly the runs already
 stored.
@@ -37,12 +39,12 @@ META_COLUMNS = ("run.index", "run.repeat", "run.key", "run.status", "run.error",
                 "run.seconds", "run.returncode")
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str | bytes) -> None:
     """Writes `text` to `path` so that readers see the old file or the new one, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w") as f:
+        with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:
@@ -60,6 +62,7 @@ class Store:
         self.root = Path(root)
         self.runs_dir = self.root / "runs"
         self.raw_dir = self.root / "raw"
+        self.heat_dir = self.root / "heat"
 
     @property
     def plan_path(self) -> Path:
@@ -71,6 +74,9 @@ class Store:
     def raw_path(self, key: str, kind: str) -> Path:
         return self.raw_dir / f"{key}.{'json' if kind == 'run' else 'jsonl'}"
 
+    def heat_path(self, key: str) -> Path:
+        return self.heat_dir / f"{key}.bin"
+
     # ------------------------------------------------------------ writing
     def write_plan(self, plan: Mapping[str, Any]) -> None:
         atomic_write(self.plan_path, json.dumps(plan, indent=1, sort_keys=False) + "\n")
@@ -78,11 +84,14 @@ class Store:
     def write_outcome(self, planned: Mapping[str, Any], outcome: Mapping[str, Any]) -> None:
         """Stores one finished run: its raw output first, then its record."""
         key = planned["key"]
-        record = {k: v for k, v in outcome.items() if k not in ("raw", "stats", "rows")}
+        record = {k: v for k, v in outcome.items() if k not in ("raw", "stats", "rows", "heat")}
         record.update(key=key, index=planned["index"], point=planned["point"],
                       repeat=planned["repeat"], kind=planned["kind"])
         if outcome.get("status") == "ok":
             atomic_write(self.raw_path(key, planned["kind"]), outcome["raw"])
+            if outcome.get("heat") is not None:
+                atomic_write(self.heat_path(key), outcome["heat"])
+                record["page_heat"] = self.heat_path(key).relative_to(self.root).as_posix()
         atomic_write(self.record_path(key), json.dumps(record, indent=1) + "\n")
 
     def write_table(self, table: pd.DataFrame) -> Path:
@@ -123,7 +132,8 @@ class Store:
             for path in self.runs_dir.glob("*.json"):
                 record = self.read_record(path.stem)
                 if record and record.get("status") == "ok" and \
-                        self.raw_path(path.stem, record.get("kind", "run")).is_file():
+                        self.raw_path(path.stem, record.get("kind", "run")).is_file() and \
+                        (not record.get("page_heat") or self.heat_path(path.stem).is_file()):
                     done.add(path.stem)
         return done
 

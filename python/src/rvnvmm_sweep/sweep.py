@@ -4,8 +4,9 @@ The key of a run is a hash of everything its result depends on: the
 emulator binary (sha256), the machine (built-in name, or the config file's
 sha256), the resolved config keys, the subcommand options, the command with
 the guest program's name (the guest sees it at a fixed path, wherever it lies
-on the host: runner.build_argv) and sha256, the environment, and the repeat
-index. Results are
+on the host: runner.build_argv) and sha256, the environment, the page-heat
+window of a `run` that records one (its stored heat file depends on it;
+recording changes no statistic) and the repeat index. Results are
 stored under that key, so re-running a sweep, after an interruption or
 after adding axis values, executes only the runs whose key is not stored,
 and a rebuilt emulator or guest invalidates exactly what it must.
@@ -77,6 +78,9 @@ def run_key(spec: Spec, run: PlannedRun, binary_sha: str) -> str:
         "env": sorted(spec.env.items()),
         "repeat": run.repeat,
     }
+    if spec.page_heat_window_ns is not None and run.kind == "run":
+        # Only when set, so that the keys of sweeps without page heat stay as they were.
+        material["page_heat_window_ns"] = spec.page_heat_window_ns
     blob = json.dumps(material, sort_keys=True, separators=(",", ":")).encode()
     return hashlib.sha256(blob).hexdigest()[:32]
 
@@ -132,7 +136,8 @@ def run_sweep(spec: str | Path | Mapping[str, Any] | Spec, out: str | os.PathLik
     skipped = len(runs) - len(todo)
     env = tuple(sorted(spec.env.items()))
     tasks = [Task(key=key, kind=run.kind,
-                  argv=tuple(build_argv(binary_path, spec.config, run, env)),
+                  argv=tuple(build_argv(binary_path, spec.config, run, env,
+                                        page_heat_window_ns=spec.page_heat_window_ns)),
                   env=env, timeout=spec.timeout) for key, (run, _) in todo.items()]
 
     progress = Progress(total=len(runs), skipped=skipped, stream=stream, interactive=interactive,

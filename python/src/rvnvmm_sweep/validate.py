@@ -24,6 +24,8 @@ MANAGED_OPTIONS = {
     "--set": "put config keys in [set] or [axes] by name",
     "--stats": "the sweep stores statistics itself",
     "--json": "the sweep always reads bench results as JSON",
+    "--page-heat": "set the spec's 'page_heat_window_ns'; the sweep stores the file",
+    "--page-heat-window": "set the spec's 'page_heat_window_ns'",
     "--help": "not an option for a run",
 }
 #: Seconds a check may take before the binary is deemed broken.
@@ -50,6 +52,12 @@ def validate(spec: Spec, binary: Path) -> list[str]:
                 helps[sub] = text
             else:
                 problems.append(f"'rvnvmm {' '.join(sub)}' is not a command rvnvmm knows: {text}")
+
+    if spec.page_heat_window_ns is not None:
+        for sub, text in helps.items():
+            if sub == ("run",) and "--page-heat" not in _options(text):
+                problems.append("'page_heat_window_ns' is set, but this rvnvmm has no "
+                                "'run --page-heat' option: build a newer one")
 
     option_keys = [k for k in [*spec.set, *spec.axes] if key_kind(k) == "option"]
     for key in option_keys:
