@@ -127,3 +127,13 @@ def test_report_renders_in_headless_chromium(grid_local, bench_out, tmp_path):
         image = Image.open(shot).convert("RGB")
         assert image.size == (1280, 1600)
         assert_non_trivial(image, min_colourful)
+
+
+def test_written_files_follow_the_umask_not_mkstemps_private_mode(tmp_path):
+    from rvnvmm_sweep.store import FILE_MODE, atomic_write
+    import os
+    import stat
+    target = tmp_path / "report.html"
+    atomic_write(target, "<html></html>")
+    assert stat.S_IMODE(os.stat(target).st_mode) == FILE_MODE
+    assert FILE_MODE & 0o044, "readable by others under the usual umask"

@@ -39,11 +39,24 @@ META_COLUMNS = ("run.index", "run.repeat", "run.key", "run.status", "run.error",
                 "run.seconds", "run.returncode")
 
 
+def _file_mode() -> int:
+    """What `open` would give a new file: 0666 less the umask (read once, at import:
+    setting the umask to read it is not safe while threads create files)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+#: The mode of the files written (mkstemp's are private, 0600).
+FILE_MODE = _file_mode()
+
+
 def atomic_write(path: Path, text: str | bytes) -> None:
     """Writes `text` to `path` so that readers see the old file or the new one, never half."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb" if isinstance(text, bytes) else "w") as f:
             f.write(text)
         os.replace(tmp, path)
@@ -104,6 +117,7 @@ class Store:
             return path
         path = self.root / "results.parquet"
         fd, tmp = tempfile.mkstemp(prefix=".results.", suffix=".parquet", dir=self.root)
+        os.fchmod(fd, FILE_MODE)
         os.close(fd)
         try:
             _parquet_safe(table).to_parquet(tmp, index=False)
