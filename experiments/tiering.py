@@ -270,7 +270,8 @@ def policy_script(policy, sizes, heat=None, scan=(10, 100)):
             f"{after}{post}poweroff\n")
 
 
-def boot(rvnvmm, policy, sizes, img, workdir, heat=None, heat_window=None, scan=(10, 100)):
+def boot(rvnvmm, policy, sizes, img, workdir, heat=None, heat_window=None, scan=(10, 100),
+         extra=()):
     """One boot of `policy`: the console, the statistics and host seconds."""
     stats = workdir / f"{policy}.json"
     fast = ALL_FAST_BYTES if policy == "all-fast" else FAST_BYTES
@@ -278,6 +279,7 @@ def boot(rvnvmm, policy, sizes, img, workdir, heat=None, heat_window=None, scan=
            "--disk", str(img), "--fast-forward", "marker", "--stats", str(stats),
            "--max-insns", "200000000000",
            "--append", "console=ttyS0 quiet cryptomgr.notests"]
+    cmd += [a.replace("{policy}", policy) for a in extra]
     if heat is not None:
         cmd += ["--page-heat", str(heat)]
         if heat_window is not None:
@@ -370,6 +372,9 @@ def main(argv):
     ap.add_argument("--numa-scan", default="10,100", metavar="MIN_MS,MAX_MS",
                     help="linux-tiering: NUMA balancing's scan delay and shortest period, "
                          "and its longest period (Linux's defaults: 1000,60000)")
+    ap.add_argument("--boot-arg", action="append", default=[], metavar="ARG",
+                    help="one more argument for rvnvmm boot ({policy} is the policy's name), "
+                         "e.g. --boot-arg=--profile --boot-arg=prof-{policy}.txt")
     ap.add_argument("--keep", help="keep the disk image, consoles and statistics in this directory")
     ap.add_argument("--json", help="write the results as JSON to this file")
     args = ap.parse_args(argv)
@@ -416,7 +421,7 @@ def main(argv):
     for p in policies:
         heat = heat_dir / f"{p}.heat" if heat_dir else None
         console, stats, host, cmd = boot(args.rvnvmm, p, sizes, img, workdir, heat,
-                                         args.page_heat_window, scan)
+                                         args.page_heat_window, scan, args.boot_arg)
         r = parse(p, console, sizes)
         r["host_seconds"] = host
         r["command"] = cmd
