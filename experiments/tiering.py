@@ -27,7 +27,7 @@ policy:
                  (kernel.numa_balancing_promote_rate_limit_MBps)
   damon          DAMON (sysfs): one kdamond on node 1's physical memory with the
                  scheme migrate_hot to node 0, one on node 0's with migrate_cold to
-                 node 1; numa_balancing 0, demotion off
+                 node 1; numa_balancing 0, demotion on reclaim on (a safety valve)
   oracle         (not yet) placement from the page-heat file of a run
                  (`--page-heat-dir`): the hook is `oracle_script`
 
@@ -253,7 +253,12 @@ def policy_script(policy, sizes, heat=None, scan=(10, 100)):
             # threshold to it (the default, 65536, is no limit here).
             setup += "echo 64 > /proc/sys/kernel/numa_balancing_promote_rate_limit_MBps\n"
     elif policy == "damon":
-        setup = HOTPLUG + "echo 0 > /sys/kernel/mm/numa/demotion_enabled\n" \
+        # Demotion on reclaim stays on as a safety valve: migrate_hot fills
+        # node 0 up to its watermark, and with nothing to demote under
+        # pressure but migrate_cold's slow pace the kernel's own
+        # allocations (node 0 only: node 1 is all ZONE_MOVABLE) can fail:
+        # an OOM kill, seen in a functional run.
+        setup = HOTPLUG + "echo 1 > /sys/kernel/mm/numa/demotion_enabled\n" \
             "echo 0 > /proc/sys/kernel/numa_balancing\n" + damon_script()
         post = damon_stats_script()
     elif policy == "oracle":

@@ -655,10 +655,11 @@ fn hotplug_namespace0() -> String {
 /// a kdamond on node 0's physical memory with the scheme `migrate_cold`
 /// (target node 1) demotes the idle part of node 0, one on node 1's with
 /// `migrate_hot` (target node 0) promotes the hot set `gups_tier` updates
-/// there. Both schemes apply (`stats/sz_applied`), `/proc/vmstat`'s
-/// `pgmigrate_success` grows, and the hot set of the last phase, which
-/// first touch put on node 1, is partly on node 0 at its end (move_pages).
-/// About 50 s.
+/// there (demotion on reclaim on as well: without it, pages promoted up to
+/// node 0's watermark left the kernel no page there, an OOM kill). Both
+/// schemes apply (`stats/sz_applied`), `/proc/vmstat`'s `pgmigrate_success`
+/// grows, and the hot set of the last phase, which first touch put on
+/// node 1, is partly on node 0 at its end (move_pages). About 50 s.
 #[test]
 fn damon_migrates_hot_pages_up_and_cold_pages_down_between_cxl_tiers() {
     let img = numa_disk("damon", true);
@@ -707,9 +708,10 @@ fn damon_migrates_hot_pages_up_and_cold_pages_down_between_cxl_tiers() {
              for t in /sys/devices/virtual/memory_tiering/memory_tier*; do \
              echo \"tier ${{t##*memory_tier}} nodes $(cat $t/nodelist)\"; done\n\
              echo 16384 > /proc/sys/vm/min_free_kbytes\n\
+             echo 1 > /sys/kernel/mm/numa/demotion_enabled\n\
              {damon}\
              grep -E '^pgmigrate_success' /proc/vmstat | sed 's/^/before /'\n\
-             /mnt/gups_tier 192 16 2 40000000\n\
+             /mnt/gups_tier 192 16 2 15000000\n\
              grep -E '^pgmigrate_success' /proc/vmstat | sed 's/^/after /'\n\
              {stats}poweroff\n",
             hotplug = hotplug_namespace0(),
