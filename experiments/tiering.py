@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The tiering study (issue 37 item 5; docs/experiments.md, "Tiering").
+"""The tiering study (issue 37 item 5; docs/experiments.md, "Issue 37: tiering").
 
     python3 experiments/tiering.py [--rvnvmm BIN] [--policies P,...] [--quick]
                                    [--table-mib N] [--hot-mib N] [--phases N]
                                    [--updates N] [--hot-percent N]
+                                   [--numa-scan MIN_MS,MAX_MS] [--boot-arg ARG]...
                                    [--page-heat-dir DIR [--page-heat-window NS]]
                                    [--keep DIR] [--json FILE]
 
