@@ -96,6 +96,9 @@ pub struct MemRegion {
     pub kind: RegionKind,
     /// Its NUMA node id (`rvnvmm_config::Memory::nodes`).
     pub node: u32,
+    /// Hot-pluggable rather than boot-time RAM (`memory.NAME.soft_reserved`):
+    /// a `pmem-region` whatever its kind.
+    pub soft_reserved: bool,
 }
 
 /// The NUMA nodes the device tree describes (`docs/board.md`): each
@@ -115,11 +118,13 @@ impl Numa {
     /// fastest DRAM node (any node if there is no DRAM).
     pub fn measure(cfg: &Config) -> Result<Numa, MemsysError> {
         let nodes = NumaNodes::measure(cfg)?;
+        // Boot-time DRAM only: a soft-reserved node has no memory until
+        // it is hot-plugged, and Linux puts CPUs on nodes it knows at boot.
         let is_dram = |name: &str| {
             cfg.memory
                 .regions
                 .get(name)
-                .is_some_and(|r| r.kind() == RegionKind::Dram)
+                .is_some_and(|r| r.kind() == RegionKind::Dram && !r.soft_reserved)
         };
         // `min_by_key` keeps the first of equals: the lowest address.
         let fastest = |dram_only: bool| {
@@ -147,8 +152,10 @@ impl Numa {
 
 /// Whether the device tree of `cfg`'s machine describes NUMA nodes: when
 /// its DRAM regions (the guest's RAM) are more than one node, or when a
-/// region names its node (`memory.NAME.node`). Every other machine's tree
-/// is as it was before NUMA: one node, which Linux fakes itself.
+/// region names its node (`memory.NAME.node`), or when a region is soft
+/// reserved (hot-plugged memory is a node of its own). Every other
+/// machine's tree is as it was before NUMA: one node, which Linux fakes
+/// itself.
 pub fn numa_wanted(cfg: &Config) -> bool {
     let nodes = cfg.memory.nodes();
     let mut dram = nodes
@@ -156,7 +163,10 @@ pub fn numa_wanted(cfg: &Config) -> bool {
         .filter(|n| n.region.kind() == RegionKind::Dram)
         .map(|n| n.id);
     let first = dram.next();
-    dram.any(|id| Some(id) != first) || nodes.iter().any(|n| n.region.node.is_some())
+    dram.any(|id| Some(id) != first)
+        || nodes
+            .iter()
+            .any(|n| n.region.node.is_some() || n.region.soft_reserved)
 }
 
 /// Builds a [`Board`]: the memory map and harts come from the [`Config`],
@@ -388,6 +398,7 @@ impl Board {
                 size: n.region.size,
                 kind: n.region.kind(),
                 node: n.id,
+                soft_reserved: n.region.soft_reserved,
             })
             .collect();
         BoardBuilder {
@@ -520,9 +531,16 @@ impl Board {
         self.numa.as_ref()
     }
 
-    /// The DRAM nodes (system RAM), by base address.
+    /// The DRAM nodes, by base address (soft-reserved ones included: the
+    /// machine has their memory, Linux hot-plugs it later).
     pub fn dram(&self) -> impl Iterator<Item = &MemRegion> + '_ {
         self.memory.iter().filter(|r| r.kind == RegionKind::Dram)
+    }
+
+    /// The nodes Linux finds as RAM at boot (`memory` nodes of the device
+    /// tree): the DRAM that is not soft reserved, by base address.
+    pub fn boot_ram(&self) -> impl Iterator<Item = &MemRegion> + '_ {
+        self.dram().filter(|r| !r.soft_reserved)
     }
 
     /// The NVMM nodes, by base address.

@@ -121,21 +121,26 @@ impl Board {
             }
             Ok(())
         };
-        for r in self.dram() {
+        for r in self.boot_ram() {
             let n = w.begin_node(&format!("memory@{:x}", r.base))?;
             w.property_string("device_type", "memory")?;
             w.property_array_u64("reg", &reg(r.base, r.size))?;
             node_id(&mut w, r.node)?;
             w.end_node(n)?;
         }
-        if opts.nvmm == NvmmMode::Pmem {
-            for r in self.nvmm() {
-                let n = w.begin_node(&format!("pmem@{:x}", r.base))?;
-                w.property_string("compatible", "pmem-region")?;
-                w.property_array_u64("reg", &reg(r.base, r.size))?;
-                node_id(&mut w, r.node)?;
-                w.end_node(n)?;
-            }
+        // Soft-reserved regions of any kind, and with `--nvmm pmem` the
+        // NVMM: DRAM first, so that a machine without soft reservation
+        // keeps its tree byte for byte.
+        let pmem = self.dram().filter(|r| r.soft_reserved).chain(
+            self.nvmm()
+                .filter(|r| r.soft_reserved || opts.nvmm == NvmmMode::Pmem),
+        );
+        for r in pmem {
+            let n = w.begin_node(&format!("pmem@{:x}", r.base))?;
+            w.property_string("compatible", "pmem-region")?;
+            w.property_array_u64("reg", &reg(r.base, r.size))?;
+            node_id(&mut w, r.node)?;
+            w.end_node(n)?;
         }
         if let Some(numa) = numa {
             // Linux's `numa-distance-map-v1` (bindings/numa.txt): every
@@ -716,6 +721,42 @@ mod tests {
         let matrix = cells(prop(&fdt, "/distance-map", "distance-matrix"));
         assert_eq!(matrix.len(), 12);
         assert_eq!(&matrix[..3], [0, 0, 10]);
+    }
+
+    /// A soft-reserved region (CXL memory on `configs/dram-cxl.toml`) is a
+    /// `pmem-region` on its own node in either NVMM mode, not a `memory`
+    /// node; the harts stay on the boot-time DRAM node and the distance map
+    /// still covers both nodes.
+    #[test]
+    fn a_soft_reserved_region_is_a_pmem_region_on_its_node() {
+        let dram_cxl = include_str!("../../../configs/dram-cxl.toml");
+        let sets = ["memory.cxl.soft_reserved=true".to_string()];
+        let cfg = Config::from_toml_str(dram_cxl, &sets).unwrap();
+        let b = Board::builder(&cfg).build().unwrap();
+        assert_eq!(b.numa().unwrap().cpu_node, 0);
+        let plain = Config::from_toml_str(dram_cxl, &[]).unwrap();
+        let plain = Board::builder(&plain).build().unwrap();
+        for mode in [NvmmMode::Reserved, NvmmMode::Pmem] {
+            let blob = nvmm_dtb(&b, mode);
+            let fdt = Fdt::new(&blob).unwrap();
+            assert!(fdt.find_node("/memory@100000000").is_none(), "{mode:?}");
+            let pmem = "/pmem@100000000";
+            assert_eq!(string(&fdt, pmem, "compatible"), "pmem-region");
+            assert_eq!(u64s(prop(&fdt, pmem, "reg")), [0x1_0000_0000, 0x8000_0000]);
+            assert_eq!(numa_id(&fdt, pmem), Some(1));
+            assert_eq!(numa_id(&fdt, "/memory@80000000"), Some(0));
+            assert_eq!(numa_id(&fdt, "/cpus/cpu@0"), Some(0));
+            let matrix = cells(prop(&fdt, "/distance-map", "distance-matrix"));
+            let plain_blob = nvmm_dtb(&plain, mode);
+            let plain_fdt = Fdt::new(&plain_blob).unwrap();
+            let plain_matrix = cells(prop(&plain_fdt, "/distance-map", "distance-matrix"));
+            assert_eq!(
+                matrix, plain_matrix,
+                "the same two nodes, the same distances"
+            );
+            assert!(plain_fdt.find_node("/memory@100000000").is_some());
+            assert!(plain_fdt.find_node(pmem).is_none());
+        }
     }
 
     #[test]

@@ -381,8 +381,8 @@ fn two_dram_nodes_are_numa_nodes_to_linux() {
 /// A small ext4 disk (`rvnvmm-boot-PID-NAME.img`) holding Debian's riscv64
 /// numactl with the libraries and loader it needs (`scripts/setup.sh` puts
 /// them in the sysroot) and, with `tiering`, Debian's `kmem.ko` (device DAX
-/// as system RAM), Debian's ndctl and daxctl with their libraries, and
-/// `tier_workload` (`guest/emu/tier_workload.c`), flat at its root.
+/// as system RAM), Debian's ndctl and daxctl with their libraries,
+/// `tier_workload` and `gups_tier` (`guest/emu/`), flat at its root.
 fn numa_disk(name: &str, tiering: bool) -> PathBuf {
     let sysroot = artefacts::sysroot().expect("scripts/setup.sh first");
     let dir = std::env::temp_dir().join(format!("rvnvmm-boot-{}-{name}", std::process::id()));
@@ -438,8 +438,10 @@ fn numa_disk(name: &str, tiering: bool) -> PathBuf {
         let ko = run(Command::new("xz").arg("-dc").arg(&xz), "xz -dc kmem.ko.xz");
         std::fs::write(dir.join("kmem.ko"), ko).unwrap();
         let emu = artefacts::guest_build().join("emu");
-        let workload = artefacts::guest_program(&emu, "tier_workload").unwrap();
-        std::fs::copy(&workload, dir.join("tier_workload")).unwrap();
+        for program in ["tier_workload", "gups_tier"] {
+            let path = artefacts::guest_program(&emu, program).unwrap();
+            std::fs::copy(&path, dir.join(program)).unwrap();
+        }
     }
     let img = dir.with_extension("img");
     std::fs::File::create(&img)
@@ -633,6 +635,126 @@ fn nvmm_hot_plugged_by_daxctl_is_a_lower_tier_that_demotes_and_promotes() {
         "no demotion:\n{console}"
     );
     assert!(grew(&["pgpromote_success"]) > 0, "no promotion:\n{console}");
+}
+
+/// Console input that waits for `namespace0.0` and hot-plugs it as system
+/// RAM with Debian's ndctl, kmem.ko and daxctl from [`numa_disk`].
+fn hotplug_namespace0() -> String {
+    format!(
+        "for i in $(seq 100); do [ -e /sys/bus/nd/devices/namespace0.0 ] && break; \
+         sleep 0.1; done\n\
+         {NDCTL} create-namespace -f -e namespace0.0 -m devdax >/dev/null && \
+         insmod /mnt/kmem.ko && {DAXCTL} reconfigure-device --mode=system-ram dax0.0\n"
+    )
+}
+
+/// CXL memory soft reserved (`configs/dram-cxl.toml` with
+/// `memory.cxl.soft_reserved`, node 0 of 256 MiB) is a `pmem-region` that
+/// ndctl, kmem and daxctl hot-plug into a lower tier, and DAMON (Linux
+/// 6.12's sysfs, Debian's kernel unmodified) moves pages between the tiers:
+/// a kdamond on node 0's physical memory with the scheme `migrate_cold`
+/// (target node 1) demotes the idle part of node 0, one on node 1's with
+/// `migrate_hot` (target node 0) promotes the hot set `gups_tier` updates
+/// there (demotion on reclaim on as well: without it, pages promoted up to
+/// node 0's watermark left the kernel no page there, an OOM kill). Both
+/// schemes apply (`stats/sz_applied`), `/proc/vmstat`'s `pgmigrate_success`
+/// grows, and the hot set of the last phase, which first touch put on
+/// node 1, is partly on node 0 at its end (move_pages). About 50 s.
+#[test]
+fn damon_migrates_hot_pages_up_and_cold_pages_down_between_cxl_tiers() {
+    let img = numa_disk("damon", true);
+    let config = artefacts::repo_root().join("configs/dram-cxl.toml");
+    // Every access-pattern range is given: sysfs starts each min and max at 0.
+    let damon = "d=/sys/kernel/mm/damon/admin/kdamonds; max=18446744073709551615\n\
+         node_range() { b=$((0x$(cat /sys/devices/system/memory/block_size_bytes))); lo=; hi=\n\
+         for m in /sys/devices/system/node/node$1/memory*; do i=${m##*memory}\n\
+         if [ -z \"$lo\" ] || [ $i -lt $lo ]; then lo=$i; fi; \
+         if [ -z \"$hi\" ] || [ $i -gt $hi ]; then hi=$i; fi; done\n\
+         echo $((lo * b)) $(((hi + 1) * b)); }\n\
+         damon_setup() { k=$d/$1; r=$(node_range $4); c=$k/contexts/0\n\
+         echo 1 > $k/contexts/nr_contexts; echo paddr > $c/operations\n\
+         i=$c/monitoring_attrs/intervals; echo 1000 > $i/sample_us; echo 20000 > $i/aggr_us\n\
+         echo 1 > $c/targets/nr_targets; echo 1 > $c/targets/0/regions/nr_regions\n\
+         echo ${r% *} > $c/targets/0/regions/0/start; echo ${r#* } > $c/targets/0/regions/0/end\n\
+         echo 1 > $c/schemes/nr_schemes; s=$c/schemes/0; echo $2 > $s/action; echo $3 > $s/target_nid\n\
+         a=$s/access_pattern; echo 4096 > $a/sz/min; echo $max > $a/sz/max\n\
+         echo $5 > $a/nr_accesses/min; echo $6 > $a/nr_accesses/max\n\
+         echo $7 > $a/age/min; echo $max > $a/age/max; echo on > $k/state; }\n\
+         echo 2 > $d/nr_kdamonds\n\
+         damon_setup 0 migrate_hot 0 1 2 20 0\n\
+         damon_setup 1 migrate_cold 1 0 0 0 5\n";
+    let stats = "for k in 0 1; do echo update_schemes_stats > $d/$k/state; \
+         s=$d/$k/contexts/0/schemes/0; \
+         echo \"damon $(cat $s/action) sz_applied $(cat $s/stats/sz_applied)\"; done\n";
+    let (status, console, stderr) = boot_with_input(
+        &[
+            "--config",
+            config.to_str().unwrap(),
+            "--set",
+            "machine.model=functional",
+            "--set",
+            "memory.dram.size=0x10000000",
+            "--set",
+            "memory.cxl.size=0x40000000",
+            "--set",
+            "memory.cxl.soft_reserved=true",
+            "--disk",
+            img.to_str().unwrap(),
+            "--append",
+            "console=ttyS0 quiet",
+        ],
+        &format!(
+            "{MOUNT_NUMA_DISK}{hotplug}\
+             for t in /sys/devices/virtual/memory_tiering/memory_tier*; do \
+             echo \"tier ${{t##*memory_tier}} nodes $(cat $t/nodelist)\"; done\n\
+             echo 16384 > /proc/sys/vm/min_free_kbytes\n\
+             echo 1 > /sys/kernel/mm/numa/demotion_enabled\n\
+             {damon}\
+             grep -E '^pgmigrate_success' /proc/vmstat | sed 's/^/before /'\n\
+             /mnt/gups_tier 192 16 2 15000000\n\
+             grep -E '^pgmigrate_success' /proc/vmstat | sed 's/^/after /'\n\
+             {stats}poweroff\n",
+            hotplug = hotplug_namespace0(),
+        ),
+    );
+    std::fs::remove_file(&img).ok();
+    assert_eq!(status, Some(0), "{console}\n{stderr}");
+    let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
+    assert!(lines.contains(&"reconfigured 1 device"), "{console}");
+    let mut tiers: Vec<(u32, &str)> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("tier "))
+        .filter_map(|l| l.split_once(" nodes "))
+        .filter_map(|(id, nodes)| Some((id.parse().ok()?, nodes)))
+        .collect();
+    tiers.sort();
+    let nodes: Vec<&str> = tiers.iter().map(|t| t.1).collect();
+    assert_eq!(
+        nodes,
+        ["0", "1"],
+        "two tiers, the CXL node below:\n{console}"
+    );
+    let applied = |action: &str| -> u64 {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix(&format!("damon {action} sz_applied ")))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {action} statistics:\n{console}"))
+    };
+    assert!(applied("migrate_cold") > 0, "nothing demoted:\n{console}");
+    assert!(applied("migrate_hot") > 0, "nothing promoted:\n{console}");
+    let migrated = tiering_counters(&lines, "after ")["pgmigrate_success"]
+        - tiering_counters(&lines, "before ")["pgmigrate_success"];
+    assert!(migrated > 0, "no page migrated:\n{console}");
+    // The last phase's hot set (slot 7 of 12: beyond what node 0 held at
+    // first touch) has pages on node 0 at its end.
+    let hot_node0: u64 = lines
+        .iter()
+        .find_map(|l| l.strip_prefix("phase 1 "))
+        .and_then(|l| l.split_once(" hot_node0 "))
+        .and_then(|(_, v)| v.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no phase 1 line:\n{console}"));
+    assert!(hot_node0 > 0, "the hot set was not promoted:\n{console}");
 }
 
 /// The timed machine (the default `freedom-u500` model: 50 MHz in-order

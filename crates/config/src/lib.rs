@@ -608,6 +608,10 @@ pub struct Region {
     /// The NUMA node the region is (`memory.NAME.node`); `None`: numbered
     /// by [`Memory::nodes`].
     pub node: Option<u32>,
+    /// `memory.NAME.soft_reserved`: in the full system, memory the kernel
+    /// does not take at boot but a driver hot-plugs (a `pmem-region`, as
+    /// firmware marks CXL memory EFI_MEMORY_SP), whatever its kind.
+    pub soft_reserved: bool,
 }
 
 impl Region {
@@ -1122,6 +1126,7 @@ impl Memory {
                 controller: "ddr3".into(),
                 nvmm: None,
                 node: None,
+                soft_reserved: false,
             },
         );
         regions.insert(
@@ -1132,6 +1137,7 @@ impl Memory {
                 controller: "ddr3".into(),
                 nvmm: Some(NvmmParams::default()),
                 node: None,
+                soft_reserved: false,
             },
         );
         let mut controllers = BTreeMap::new();

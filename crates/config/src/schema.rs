@@ -151,6 +151,7 @@ fn build_schema() -> Schema {
         controller: "c".into(),
         nvmm: Some(NvmmParams::default()),
         node: Some(0),
+        soft_reserved: true,
     };
     let dram = Region {
         nvmm: None,
@@ -403,6 +404,9 @@ pub(crate) struct RawRegion {
     controller: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     node: Option<u32>,
+    // Absent unless set, so that every existing machine serialises as before.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    soft_reserved: bool,
     #[serde(flatten)]
     medium: Medium,
 }
@@ -424,6 +428,7 @@ impl From<RawRegion> for Region {
             size: r.size,
             controller: r.controller,
             node: r.node,
+            soft_reserved: r.soft_reserved,
             nvmm: match r.medium {
                 Medium::Dram => None,
                 Medium::Nvmm(p) => Some(p),
@@ -445,6 +450,7 @@ impl From<Region> for RawRegion {
             size: r.size,
             controller: r.controller,
             node: r.node,
+            soft_reserved: r.soft_reserved,
             medium: match r.nvmm {
                 None => Medium::Dram,
                 Some(p) => Medium::Nvmm(p),

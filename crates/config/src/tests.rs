@@ -1251,6 +1251,30 @@ fn memory_nodes_are_numbered_by_address_unless_given() {
     assert!(err.to_string().contains("memory.nvmm.node"), "{err}");
 }
 
+/// `memory.NAME.soft_reserved` is off unless set, serialises only when
+/// on (so existing machines print as before), and may not take every DRAM
+/// region away from the boot.
+#[test]
+fn soft_reserved_regions_leave_some_dram_to_boot_in() {
+    let cfg = Config::default();
+    assert!(cfg.memory.regions.values().all(|r| !r.soft_reserved));
+    assert!(!cfg.to_toml_string().contains("soft_reserved"));
+    let cfg = Config::from_toml_str("", &["memory.nvmm.soft_reserved=true".into()]).unwrap();
+    assert!(cfg.memory.regions["nvmm"].soft_reserved);
+    assert!(cfg.to_toml_string().contains("soft_reserved = true"));
+    cfg.validate().unwrap();
+    let err = Config::from_toml_str("", &["memory.dram.soft_reserved=true".into()])
+        .and_then(|c| c.validate().map(|_| c))
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("memory.dram.soft_reserved") && text.contains("no DRAM region"),
+        "{text}"
+    );
+    let err = Config::from_toml_str("", &["memory.nvmm.soft_reserved=1".into()]).unwrap_err();
+    assert!(err.to_string().contains("soft_reserved"), "{err}");
+}
+
 #[test]
 fn a_technology_takes_its_own_settings_by_name() {
     let cfg = Config::from_toml_str(

@@ -271,6 +271,24 @@ impl Config {
                 }
             }
         }
+        // The full system loads the firmware and kernel into boot-time RAM,
+        // so some DRAM must stay outside the hot-pluggable memory.
+        let soft: Vec<&String> = mem
+            .regions
+            .iter()
+            .filter(|(_, r)| r.soft_reserved)
+            .map(|(n, _)| n)
+            .collect();
+        let boot_ram = mem
+            .regions
+            .values()
+            .any(|r| r.kind() == RegionKind::Dram && !r.soft_reserved);
+        if let (Some(first), false) = (soft.first(), boot_ram) {
+            c.error(
+                format!("memory.{first}.soft_reserved"),
+                "leaves no DRAM region for the kernel to boot in: every DRAM region is soft reserved; keep one (the fast tier) as ordinary RAM",
+            );
+        }
         let mut sorted: Vec<(&String, &crate::Region)> = mem.regions.iter().collect();
         sorted.sort_by_key(|(_, r)| r.base);
         for (i, (an, a)) in sorted.iter().enumerate() {

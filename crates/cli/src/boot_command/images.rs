@@ -124,7 +124,7 @@ pub(super) fn boot_images(
         .cfg
         .memory
         .regions_of_kind(rvnvmm_config::RegionKind::Dram)
-        .next()
+        .find(|(_, r)| !r.soft_reserved)
         .ok_or(BootError::NoDram)?;
     let (dram_base, dram_size) = (dram.base, dram.size);
     let nvmm = match files.nvmm.as_str() {
