@@ -29,8 +29,12 @@ policy:
   damon          DAMON (sysfs): one kdamond on node 1's physical memory with the
                  scheme migrate_hot to node 0, one on node 0's with migrate_cold to
                  node 1; numa_balancing 0, demotion on reclaim on (a safety valve)
-  oracle         (not yet) placement from the page-heat file of a run
-                 (`--page-heat-dir`): the hook is `oracle_script`
+  oracle         first-touch, and at each phase's start the program moves the
+                 pages the ground truth says are that phase's hottest to node 0
+                 (GUPS_PLACEMENT, move_pages; the moves are timed): the
+                 ground truth is the page heat, by virtual page, of the same
+                 workload in user mode (`rvnvmm run --page-heat`), and the
+                 budget `--oracle-mib` (default: the hot set's size)
 
 Each boot runs Linux under the functional model up to the workload, which
 fills its table and says `switch timing` (`--fast-forward marker`): the
@@ -40,9 +44,17 @@ at 2 GHz. The table: per policy, each phase's million updates per second
 the phase's end (move_pages), the total, and the guest's /proc/vmstat
 demotions and promotions over the run (after minus before the workload).
 
+With `--page-heat-dir DIR` every boot writes DIR/POLICY.heat, and the
+table gains two columns from it: the share of the phases' memory accesses
+(line reads and writes at a controller) that reached node 0, and the share
+of the true hot set's accesses that did (per window, the hottest pages the
+size of the hot set).
+
 Needs `scripts/setup.sh` (the kernel, the sysroot with numactl, ndctl,
 daxctl and their libraries), `make -C guest` and `cargo build --release`.
-Standard library only.
+The standard library only, except for the oracle policy and the page-heat
+columns, which read page-heat files with the project's reader (numpy): run
+them with the venv's Python, `~/.cache/rvnvmm/venv/bin/python3`.
 """
 
 import argparse
@@ -60,7 +72,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 POLICIES = ["all-fast", "all-slow", "interleave", "first-touch", "linux-tiering",
             "linux-tiering-64", "damon", "oracle"]
-DEFAULT_POLICIES = [p for p in POLICIES if p != "oracle"]
+DEFAULT_POLICIES = POLICIES
+# Where the oracle's placement lies on the disk.
+PLACEMENT = "/mnt/placement"
+# The ground truth's window: a phase lasts hundreds of ms of simulated time.
+ORACLE_WINDOW_NS = 10_000_000
 
 # The two-tier machine: dram-cxl with node 0 small, so that the table does
 # not fit in it, and the CXL node soft reserved (a pmem-region to Linux).
@@ -76,6 +92,18 @@ MACHINE = [
 
 FULL = dict(table_mib=512, hot_mib=32, phases=4, updates=4_000_000, hot_percent=90)
 QUICK = dict(table_mib=192, hot_mib=16, phases=3, updates=400_000, hot_percent=90)
+# The server workload (--workload memcached): Debian's memcached, loaded by
+# kv_zipf with KEYS items of VALUE_BYTES, then PHASES phases of GETS Zipfian
+# gets whose popular keys move each phase. The data is 1.5 times node 0's
+# free memory at the shell.
+KV_FULL = dict(keys=40_000, value_bytes=4096, phases=4, gets=10_000, memory_mib=320)
+KV_QUICK = dict(keys=30_000, value_bytes=4096, phases=3, gets=3_000, memory_mib=256)
+# What the server workload's disk adds: the server, the libraries it loads
+# that the tools above do not, and the load generator.
+SERVER_FILES = ["usr/bin/memcached"] + [
+    f"usr/lib/riscv64-linux-gnu/{lib}"
+    for lib in ["libevent-2.1.so.7", "libsasl2.so.2", "libm.so.6", "libssl.so.3"]
+]
 
 # What the guest runs from the disk, through the disk's own loader.
 LOADER = "/mnt/ld-linux-riscv64-lp64d.so.1 --library-path /mnt"
@@ -135,9 +163,10 @@ def host_tool(name):
     return name
 
 
-def build_disk(workdir):
+def build_disk(workdir, placement=None, server=False):
     """A small ext4 image with numactl, ndctl, daxctl, their libraries and
-    loader, Debian's kmem.ko and gups_tier, flat at its root."""
+    loader, Debian's kmem.ko and gups_tier, flat at its root; and the
+    oracle's `placement`, if given."""
     env = paths_env()
     sysroot, modules = Path(env["RVNVMM_SYSROOT"]), Path(env["RVNVMM_MODULES"])
     gups = ROOT / "guest" / "build" / "emu" / "gups_tier"
@@ -145,12 +174,16 @@ def build_disk(workdir):
         fail(f"{gups} not found: run make -C guest first")
     files = workdir / "disk"
     files.mkdir()
-    for rel in SYSROOT_FILES:
+    for rel in SYSROOT_FILES + (SERVER_FILES if server else []):
         src = sysroot / rel
         if not src.exists():
             fail(f"{src} not found: run scripts/setup.sh first")
         shutil.copy(src, files / src.name)
     shutil.copy(gups, files / "gups_tier")
+    if server:
+        shutil.copy(ROOT / "guest" / "build" / "emu" / "kv_zipf", files / "kv_zipf")
+    if placement is not None:
+        (files / Path(PLACEMENT).name).write_text(placement)
     ko = subprocess.run(["xz", "-dc", str(modules / "kernel/drivers/dax/kmem.ko.xz")],
                         check=True, capture_output=True).stdout
     (files / "kmem.ko").write_bytes(ko)
@@ -165,6 +198,19 @@ def build_disk(workdir):
 def gups_command(sizes):
     return (f"/mnt/gups_tier {sizes['table_mib']} {sizes['hot_mib']} {sizes['phases']} "
             f"{sizes['updates']} {sizes['hot_percent']}")
+
+
+def workload_command(sizes, prefix="", env=""):
+    """The workload's commands, `prefix` (numactl) before the process whose
+    memory is placed, `env` in its environment."""
+    if "keys" not in sizes:
+        return f"{env} {prefix} {gups_command(sizes)}".strip()
+    # memcached wants a user to run as, and the load talks over loopback.
+    return ("echo root:x:0:0::/:/bin/sh >> /etc/passwd; ifconfig lo 127.0.0.1 up\n"
+            f"{env} {prefix} {LOADER} /mnt/memcached -u root -m {sizes['memory_mib']} -p 11211 "
+            "-U 0 -t 1 -l 127.0.0.1 &\nsleep 1\n"
+            f"/mnt/kv_zipf 11211 {sizes['keys']} {sizes['value_bytes']} {sizes['phases']} "
+            f"{sizes['gets']}")
 
 
 def damon_script():
@@ -205,21 +251,82 @@ echo "damon_stats $k $(cat $s/action) nr_tried $(cat $s/stats/nr_tried) nr_appli
 """
 
 
-def oracle_script(sizes, heat):
-    """The hook for the oracle policy: placement from the page-heat file of
-    a run (`rvnvmm boot --page-heat`). Not written yet: it needs the file's
-    reader (docs/page-heat.md) to pick, per phase, the hottest pages that fit
-    in node 0 and a guest-side mover (move_pages on the table) to put them
-    there at each phase's start."""
-    fail("the oracle policy is not implemented yet (its hook is oracle_script): "
-         "it needs the page-heat file of a run (--page-heat-dir) and a guest-side mover")
+def heat_reader():
+    """The project's page-heat reader (python/src, numpy)."""
+    sys.path.insert(0, str(ROOT / "python" / "src"))
+    try:
+        from rvnvmm_sweep.heat import read_heat
+    except ImportError as e:
+        fail(f"reading page heat needs the project's venv ({e}): run "
+             "~/.cache/rvnvmm/venv/bin/python3 experiments/tiering.py")
+    return read_heat
 
 
-def policy_script(policy, sizes, heat=None, scan=(10, 100)):
+def oracle_placement(rvnvmm, sizes, workdir, budget_pages):
+    """The oracle's placement from the ground truth: the workload run once
+    in user mode on the same machine with `--page-heat` (by virtual page),
+    and per phase the `budget_pages` table pages with the most accesses.
+    Returns the placement file's text ("PHASE FIRST COUNT" lines)."""
+    import numpy as np
+    heat_path = workdir / "oracle-profile.heat"
+    gups = ROOT / "guest" / "build" / "emu" / "gups_tier"
+    cmd = [rvnvmm, "run", "--config", "dram-cxl", "--clean-env", "--page-heat", str(heat_path),
+           "--page-heat-window", str(ORACLE_WINDOW_NS), str(gups)] + gups_command(sizes).split()[1:]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        fail(f"the oracle's profile run failed: {' '.join(cmd)}\n{out.stderr}")
+    base = int(re.search(r"^table_base (0x[0-9a-f]+) pages (\d+)", out.stdout, re.M)[1], 16)
+    times = {int(m[1]): (int(m[2]), int(m[3])) for m in
+             re.finditer(r"^phase_time (\d+) start_ns (\d+) end_ns (\d+)", out.stdout, re.M)}
+    heat = heat_reader()(heat_path)
+    v = heat.virtual
+    table_pages = sizes["table_mib"] << 8
+    index = v.page - (base >> heat.page_shift)
+    window_ns = heat.window_ps // 1000
+    lines = []
+    for p in range(sizes["phases"]):
+        start, end = times[p]
+        # Windows wholly inside the phase.
+        keep = ((index >= 0) & (index < table_pages) & (v.window * window_ns >= start)
+                & ((v.window + 1) * window_ns <= end))
+        acc = np.bincount(index[keep], weights=(v.reads + v.writes)[keep], minlength=table_pages)
+        hottest = np.sort(np.argsort(-acc, kind="stable")[:budget_pages])
+        # Runs of consecutive pages, one line each.
+        breaks = np.flatnonzero(np.diff(hottest) != 1)
+        for first, last in zip(np.r_[0, breaks + 1], np.r_[breaks, len(hottest) - 1]):
+            lines.append(f"{p} {hottest[first]} {hottest[last] - hottest[first] + 1}")
+    return "\n".join(lines) + "\n"
+
+
+def heat_columns(heat_path, sizes, fast_node=0):
+    """From a boot's page heat (physical pages): the share of memory
+    accesses that reached `fast_node`, and the share of the true hot set's
+    that did (per window, the hot set's size in pages with the most
+    accesses)."""
+    import numpy as np
+    heat = heat_reader()(heat_path)
+    p = heat.physical
+    acc = p.reads + p.writes
+    node = heat.node_of(p.page)
+    total = acc.sum()
+    # memcached's: a tenth of its data, about where a Zipf(0.99) load's
+    # popular keys take most of the gets.
+    hot_pages = (sizes["hot_mib"] << 8 if "hot_mib" in sizes
+                 else max(1, sizes["keys"] * sizes["value_bytes"] // 4096 // 10))
+    order = np.lexsort((-acc, p.window))
+    window, acc_s, node_s = p.window[order], acc[order], node[order]
+    starts = np.flatnonzero(np.r_[True, window[1:] != window[:-1]])
+    rank = np.arange(len(window)) - np.repeat(starts, np.diff(np.r_[starts, len(window)]))
+    hot = rank < hot_pages
+    hot_total = acc_s[hot].sum()
+    return (acc[node == fast_node].sum() / total if total else float("nan"),
+            acc_s[hot & (node_s == fast_node)].sum() / hot_total if hot_total else float("nan"))
+
+
+def policy_script(policy, sizes, scan=(10, 100)):
     """The guest's commands for `policy`: set-up, the vmstat before, the
     workload, the vmstat after. `scan`: NUMA balancing's first scan delay
     and shortest period, and its longest period, in ms (linux-tiering)."""
-    gups = gups_command(sizes)
     numactl = f"{LOADER} /mnt/numactl"
     # /proc/interrupts' TLB-shootdown row, summed over the CPUs: a migrated
     # page is unmapped, and RISC-V flushes other harts' TLBs by IPI.
@@ -227,18 +334,20 @@ def policy_script(policy, sizes, heat=None, scan=(10, 100)):
                   "if ($i ~ /^[0-9]+$/) n += $i; print \"{0} tlb_shootdowns\", n}}' /proc/interrupts\n")
     before = f"grep -E '{VMSTAT}' /proc/vmstat | sed 's/^/before /'\n" + shootdowns.format("before")
     after = f"grep -E '{VMSTAT}' /proc/vmstat | sed 's/^/after /'\n" + shootdowns.format("after")
-    setup, run, post = "", gups, ""
+    setup, run, post = "", workload_command(sizes), ""
     if policy == "all-fast":
         pass
     elif policy == "all-slow":
         setup = HOTPLUG
-        run = f"{numactl} --membind=1 {gups}"
+        run = workload_command(sizes, f"{numactl} --membind=1")
     elif policy == "interleave":
         setup = HOTPLUG
-        run = f"{numactl} --interleave=0,1 {gups}"
-    elif policy == "first-touch":
+        run = workload_command(sizes, f"{numactl} --interleave=0,1")
+    elif policy in ("first-touch", "oracle"):
         setup = HOTPLUG + "echo 0 > /sys/kernel/mm/numa/demotion_enabled\n" \
             "echo 0 > /proc/sys/kernel/numa_balancing\n"
+        if policy == "oracle":
+            run = workload_command(sizes, env=f"GUPS_PLACEMENT={PLACEMENT}")
     elif policy in ("linux-tiering", "linux-tiering-64"):
         setup = HOTPLUG + (
             "echo 1 > /sys/kernel/mm/numa/demotion_enabled\n"
@@ -262,8 +371,6 @@ def policy_script(policy, sizes, heat=None, scan=(10, 100)):
         setup = HOTPLUG + "echo 1 > /sys/kernel/mm/numa/demotion_enabled\n" \
             "echo 0 > /proc/sys/kernel/numa_balancing\n" + damon_script()
         post = damon_stats_script()
-    elif policy == "oracle":
-        return oracle_script(sizes, heat)
     else:
         fail(f"unknown policy '{policy}'; known: {', '.join(POLICIES)}")
     # Reserve for the kernel: node 0 is the only node with memory outside
@@ -290,7 +397,7 @@ def boot(rvnvmm, policy, sizes, img, workdir, heat=None, heat_window=None, scan=
         cmd += ["--page-heat", str(heat)]
         if heat_window is not None:
             cmd += ["--page-heat-window", str(heat_window)]
-    script = policy_script(policy, sizes, heat, scan)
+    script = policy_script(policy, sizes, scan)
     # The console goes to a file as it comes, to follow a long run.
     log = workdir / f"{policy}.console"
     start = time.monotonic()
@@ -317,6 +424,15 @@ def parse(policy, console, sizes):
         m = re.match(r"total updates (\d+) ns (\d+) mups ([\d.]+)", l)
         if m:
             total = dict(updates=int(m[1]), ns=int(m[2]), mups=float(m[3]))
+        # kv_zipf's: the rate is thousands of gets a second, where the hot
+        # set lies is not asked.
+        m = re.match(r"phase (\d+) gets (\d+) hits (\d+) seconds ([\d.]+) kgets_per_s ([\d.]+)", l)
+        if m:
+            phases.append(dict(phase=int(m[1]), updates=int(m[2]), ns=round(float(m[4]) * 1e9),
+                               mups=float(m[5]), hot_node0=None, hot_pages=None))
+        m = re.match(r"total gets (\d+) misses (\d+) seconds ([\d.]+) kgets_per_s ([\d.]+)", l)
+        if m:
+            total = dict(updates=int(m[1]), ns=round(float(m[3]) * 1e9), mups=float(m[4]))
     status = next((l.split()[-1] for l in lines if l.startswith("workload status ")), None)
     if status != "0" or total is None or len(phases) != sizes["phases"]:
         fail(f"{policy}: the workload did not run to its end (status {status}):\n"
@@ -339,7 +455,11 @@ def parse(policy, console, sizes):
         if m:
             damon[m[2]] = dict(nr_tried=int(m[3]), nr_applied=int(m[4]), sz_applied=int(m[5]))
     tiers = [l for l in lines if l.startswith("tier ")]
-    return dict(policy=policy, phases=phases, total=total, vmstat=vmstat, damon=damon, tiers=tiers)
+    placements = [dict(phase=int(m[1]), to_node0=int(m[2]), to_node1=int(m[3]), ns=int(m[4]))
+                  for m in (re.match(r"placement (\d+) to_node0 (\d+) to_node1 (\d+) ns (\d+)", l)
+                            for l in lines) if m]
+    return dict(policy=policy, phases=phases, total=total, vmstat=vmstat, damon=damon, tiers=tiers,
+                placements=placements)
 
 
 def table(results):
@@ -347,19 +467,33 @@ def table(results):
     # Only kernels that flush remote TLBs by IPI count shootdowns (with
     # SBI remote fences, RISC-V's usual path, the row is absent).
     shootdowns = any("tlb_shootdowns" in r["vmstat"] for r in results)
-    head = ["policy"] + [f"phase {i}: MUPS (hot on node 0)" for i in range(n)] + [
-        "total MUPS", "run ms", "pgdemote", "pgpromote_success", "pages migrated"] + (
-        ["TLB shootdowns"] if shootdowns else []) + ["host s"]
+    oracle = any(r["placements"] for r in results)
+    unit = "MUPS" if results[0]["phases"][0]["hot_pages"] else "k gets/s"
+    where = " (hot on node 0)" if unit == "MUPS" else ""
+    head = ["policy"] + [f"phase {i}: {unit}{where}" for i in range(n)] + [
+        f"total {unit}"] + (["MUPS without the oracle's moves"] if oracle else []) + ["run ms", "pgdemote", "pgpromote_success", "pages migrated"] + (
+        ["TLB shootdowns"] if shootdowns else [])
+    heat = all("hot_found" in r for r in results)
+    head += ["accesses on node 0", "hot set's accesses on node 0"] if heat else []
+    head += ["host s"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in results:
         v = r["vmstat"]
         demote = sum(x for k, x in v.items() if k.startswith("pgdemote_"))
         cells = [r["policy"]]
         for ph in r["phases"]:
-            cells.append(f"{ph['mups']:.2f} ({100 * ph['hot_node0'] / ph['hot_pages']:.0f}%)")
-        cells += [f"{r['total']['mups']:.2f}", f"{r['total']['ns'] / 1e6:.0f}", str(demote),
+            cells.append(f"{ph['mups']:.2f}" + (f" ({100 * ph['hot_node0'] / ph['hot_pages']:.0f}%)"
+                                                 if ph["hot_pages"] else ""))
+        cells += [f"{r['total']['mups']:.2f}"]
+        if oracle:
+            moves = sum(m["ns"] for m in r["placements"])
+            cells += [f"{r['total']['updates'] * 1e3 / (r['total']['ns'] - moves):.2f}"
+                      if r["placements"] else "-"]
+        cells += [f"{r['total']['ns'] / 1e6:.0f}", str(demote),
                   str(v.get("pgpromote_success", 0)), str(v.get("pgmigrate_success", 0))]
         cells += [str(v.get("tlb_shootdowns", "-"))] if shootdowns else []
+        if heat:
+            cells += [f"{100 * r['fast_share']:.0f}%", f"{100 * r['hot_found']:.0f}%"]
         cells += [f"{r['host_seconds']:.0f}"]
         rows.append("| " + " | ".join(cells) + " |")
     return "\n".join(rows)
@@ -368,37 +502,55 @@ def table(results):
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rvnvmm", default=str(ROOT / "target" / "release" / "rvnvmm"))
-    ap.add_argument("--policies", default=",".join(DEFAULT_POLICIES),
+    ap.add_argument("--policies", default=None,
                     help=f"comma-separated, from: {', '.join(POLICIES)}")
+    ap.add_argument("--workload", choices=["gups", "memcached"], default="gups",
+                    help="GUPS with a moving hot set, or Debian's memcached under a Zipfian "
+                         "load whose popular keys move (no oracle)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
-    for k in FULL:
+    for k in dict(FULL, **KV_FULL):
         ap.add_argument("--" + k.replace("_", "-"), type=int)
     ap.add_argument("--page-heat-dir", help="write each run's page-heat file as DIR/POLICY.heat")
-    ap.add_argument("--page-heat-window", type=int, help="the page-heat window in ns")
+    ap.add_argument("--page-heat-window", type=int, default=ORACLE_WINDOW_NS,
+                    help="the page-heat window in ns (default 10 ms: long enough that a hot page "
+                         "of GUPS stands out from the cold ones within one window)")
     ap.add_argument("--numa-scan", default="10,100", metavar="MIN_MS,MAX_MS",
                     help="linux-tiering: NUMA balancing's scan delay and shortest period, "
                          "and its longest period (Linux's defaults: 1000,60000)")
     ap.add_argument("--boot-arg", action="append", default=[], metavar="ARG",
                     help="one more argument for rvnvmm boot ({policy} is the policy's name), "
                          "e.g. --boot-arg=--profile --boot-arg=prof-{policy}.txt")
+    ap.add_argument("--oracle-mib", type=int,
+                    help="oracle: how much of the table it keeps on node 0 (default: the hot set)")
     ap.add_argument("--keep", help="keep the disk image, consoles and statistics in this directory")
     ap.add_argument("--json", help="write the results as JSON to this file")
     args = ap.parse_args(argv)
 
-    sizes = dict(QUICK if args.quick else FULL)
-    for k in FULL:
+    server = args.workload == "memcached"
+    if server:
+        sizes = dict(KV_QUICK if args.quick else KV_FULL)
+    else:
+        sizes = dict(QUICK if args.quick else FULL)
+    for k in dict(FULL, **KV_FULL):
         if getattr(args, k) is not None:
+            if k not in sizes:
+                fail(f"--{k.replace('_', '-')} is not an option of the {args.workload} workload")
             sizes[k] = getattr(args, k)
     for k, v in sizes.items():
         if v <= 0 and k != "hot_percent":
             fail(f"--{k.replace('_', '-')} must be positive, got {v}")
-    if not 0 <= sizes["hot_percent"] <= 100:
+    if server:
+        if "oracle" in (args.policies or "").split(","):
+            fail("the oracle policy needs a program that places its pages (--workload gups)")
+    elif not 0 <= sizes["hot_percent"] <= 100:
         fail(f"--hot-percent must be from 0 to 100, got {sizes['hot_percent']}")
-    if sizes["table_mib"] % sizes["hot_mib"]:
+    if not server and sizes["table_mib"] % sizes["hot_mib"]:
         fail(f"--table-mib ({sizes['table_mib']}) must be a multiple of --hot-mib ({sizes['hot_mib']})")
-    if sizes["table_mib"] << 20 >= ALL_FAST_BYTES - (160 << 20):
+    if not server and sizes["table_mib"] << 20 >= ALL_FAST_BYTES - (160 << 20):
         fail(f"--table-mib {sizes['table_mib']} does not fit all-fast's node 0 of "
              f"{ALL_FAST_BYTES >> 20} MiB with room for the kernel")
+    if args.policies is None:
+        args.policies = ",".join(p for p in DEFAULT_POLICIES if not (server and p == "oracle"))
     policies = [p for p in args.policies.split(",") if p]
     for p in policies:
         if p not in POLICIES:
@@ -409,8 +561,6 @@ def main(argv):
         scan = ()
     if len(scan) != 2 or not 0 < scan[0] <= scan[1]:
         fail(f"--numa-scan wants MIN_MS,MAX_MS with 0 < MIN_MS <= MAX_MS, got '{args.numa_scan}'")
-    if args.page_heat_window is not None and not args.page_heat_dir:
-        fail("--page-heat-window needs --page-heat-dir")
     if not Path(args.rvnvmm).exists():
         fail(f"{args.rvnvmm} not found: cargo build --release, or give --rvnvmm")
 
@@ -421,7 +571,12 @@ def main(argv):
     tmp = tempfile.TemporaryDirectory(prefix="rvnvmm-tiering-")
     workdir = keep or Path(tmp.name)
     workdir.mkdir(parents=True, exist_ok=True)
-    img = build_disk(Path(tempfile.mkdtemp(dir=workdir)))
+    placement = None
+    if "oracle" in policies:
+        budget = (args.oracle_mib or sizes["hot_mib"]) << 8
+        placement = oracle_placement(args.rvnvmm, sizes, workdir, budget)
+        (workdir / "oracle.placement").write_text(placement)
+    img = build_disk(Path(tempfile.mkdtemp(dir=workdir)), placement, server)
     print(f"sizes: {sizes}", file=sys.stderr)
     results = []
     for p in policies:
@@ -432,8 +587,10 @@ def main(argv):
         r["host_seconds"] = host
         r["command"] = cmd
         r["sim_time_ns"] = stats.get("sim_time_ns")
+        if heat is not None:
+            r["fast_share"], r["hot_found"] = heat_columns(heat, sizes)
         results.append(r)
-        print(f"{p}: {r['total']['mups']:.2f} MUPS, host {host:.0f} s", file=sys.stderr)
+        print(f"{p}: {r['total']['mups']:.2f} {'k gets/s' if server else 'MUPS'}, host {host:.0f} s", file=sys.stderr)
     print(table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(dict(sizes=sizes, results=results), indent=1))

@@ -24,8 +24,19 @@
  * the kernel (move_pages without target nodes, outside the phase's time)
  * where the hot set's pages and the whole table's are, and prints
  *
+ *   table_base ADDR pages N
  *   phase P hot_slot S updates N ns T mups M hot_node0 A hot_pages B table_node0 C table_pages D
+ *   phase_time P start_ns X end_ns Y
  *   total updates N ns T mups M
+ *
+ * With GUPS_PLACEMENT=FILE in the environment (the tiering study's oracle),
+ * each phase starts by moving pages so that the table pages FILE lists for
+ * it are on node 0: lines "P FIRST COUNT" name COUNT table pages from page
+ * FIRST (0: the table's first) for phase P. Room is made first by moving
+ * the table's other pages on node 0 to node 1, the previous phase's first.
+ * The moves are part of the phase's time, and each phase also prints
+ *
+ *   placement P to_node0 A to_node1 B ns T
  *
  * Exit status 0; 2 on bad arguments; 1 when a system call fails.  Raw
  * system calls: no libnuma needed.
@@ -83,6 +94,81 @@ static inline uint64_t next_random(void)
     return rng_state * 0x2545F4914F6CDD1DULL;
 }
 
+/* Moves the `n` pages at `addrs` to node `node`; -1 on failure. Pages that
+ * cannot move (node full) keep their place, as the kernel reports. */
+static long move_to(void **addrs, long n, int node, int *nodes, int *status)
+{
+    for (long i = 0; i < n; i++) nodes[i] = node;
+    if (n > 0 && syscall(SYS_move_pages, 0, n, addrs, nodes, status, 0) < 0) {
+        perror("gups_tier: move_pages");
+        return -1;
+    }
+    return n;
+}
+
+/* The oracle's placement (GUPS_PLACEMENT): per phase, a flag per table page. */
+static unsigned char *read_placement(const char *path, long phases, long table_pages)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return NULL;
+    }
+    unsigned char *want = calloc((size_t)phases * table_pages, 1);
+    long p, first, count;
+    int got;
+    while ((got = fscanf(f, "%ld %ld %ld", &p, &first, &count)) == 3) {
+        if (p < 0 || p >= phases || first < 0 || count < 0 || first + count > table_pages) {
+            fprintf(stderr, "gups_tier: %s: line '%ld %ld %ld' is outside the table\n", path, p,
+                    first, count);
+            return NULL;
+        }
+        memset(want + p * table_pages + first, 1, (size_t)count);
+    }
+    if (got != EOF) {
+        fprintf(stderr, "gups_tier: %s: want lines 'PHASE FIRST_PAGE COUNT'\n", path);
+        return NULL;
+    }
+    fclose(f);
+    return want;
+}
+
+/* Puts the pages `want` flags on node 0: first moves the table's other
+ * pages on node 0 to node 1 (those `before` flagged first) to make room. */
+static int place(char *table, long table_pages, const unsigned char *want,
+                 const unsigned char *before, long phase, void **addrs, int *nodes, int *status)
+{
+    int64_t start = now_ns();
+    for (long i = 0; i < table_pages; i++) addrs[i] = table + i * PAGE;
+    if (syscall(SYS_move_pages, 0, table_pages, addrs, NULL, status, 0) != 0) {
+        perror("gups_tier: move_pages (query)");
+        return -1;
+    }
+    long need = 0;
+    for (long i = 0; i < table_pages; i++) need += want[i] && status[i] != 0;
+    /* Victims: on node 0, not wanted; the previous phase's set first. */
+    void **victims = malloc(table_pages * sizeof *victims);
+    long nv = 0;
+    for (int pass = 0; pass < 2 && nv < need; pass++)
+        for (long i = 0; i < table_pages && nv < need; i++) {
+            /* Pass 0 takes the previous phase's pages, pass 1 the rest. */
+            int was_wanted = before && before[i];
+            if (status[i] == 0 && !want[i] && was_wanted == (pass == 0))
+                victims[nv++] = table + i * PAGE;
+        }
+    if (move_to(victims, nv, 1, nodes, status) < 0) return -1;
+    long n0 = 0;
+    for (long i = 0; i < table_pages; i++)
+        if (want[i]) victims[n0++] = table + i * PAGE;
+    if (move_to(victims, n0, 0, nodes, status) < 0) return -1;
+    long moved0 = 0;
+    for (long i = 0; i < n0; i++) moved0 += status[i] == 0;
+    free(victims);
+    printf("placement %ld to_node0 %ld to_node1 %ld ns %lld\n", phase, moved0, nv,
+           (long long)(now_ns() - start));
+    return 0;
+}
+
 /* How many of the `pages` pages at `buf` are on node 0; -1 on failure. */
 static long pages_on_node0(char *buf, long pages, void **addrs, int *status)
 {
@@ -132,7 +218,12 @@ int main(int argc, char **argv)
                            MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     void **addrs = malloc(table_pages * sizeof *addrs);
     int *status = malloc(table_pages * sizeof *status);
-    if (table == MAP_FAILED || !addrs || !status) {
+    int *nodes = malloc(table_pages * sizeof *nodes);
+    const char *placement_file = getenv("GUPS_PLACEMENT");
+    unsigned char *placement = NULL;
+    if (placement_file && !(placement = read_placement(placement_file, phases, table_pages)))
+        return 2;
+    if (table == MAP_FAILED || !addrs || !status || !nodes) {
         perror("gups_tier: allocating the table");
         return 1;
     }
@@ -141,6 +232,8 @@ int main(int argc, char **argv)
      * choice (first-touch fills the fast node first). */
     for (long i = 0; i < table_words; i++) table[i] = i;
     rng_state = (uint64_t)seed;
+    printf("table_base %#lx pages %ld\n", (unsigned long)table, table_pages);
+    fflush(stdout);
 
     nvmm_roi_switch(NVMM_MODEL_TIMING);
     nvmm_roi_reset();
@@ -152,13 +245,17 @@ int main(int argc, char **argv)
          * the word, so the two are independent. */
         uint64_t hot_below = ((uint64_t)hot_pct << 32) / 100;
         int64_t start = now_ns();
+        if (placement &&
+            place((char *)table, table_pages, placement + p * table_pages,
+                  p > 0 ? placement + (p - 1) * table_pages : NULL, p, addrs, nodes, status) < 0)
+            return 1;
         for (long long u = 0; u < updates; u++) {
             uint64_t r = next_random();
             uint64_t *word = (r >> 32) < hot_below ? &hot[(r & 0xffffffff) % hot_words]
                                                     : &table[(r & 0xffffffff) % table_words];
             *word ^= r;
         }
-        int64_t ns = now_ns() - start;
+        int64_t end = now_ns(), ns = end - start;
         total_ns += ns;
         long hot0 = pages_on_node0((char *)hot, hot_pages, addrs, status);
         long table0 = pages_on_node0((char *)table, table_pages, addrs, status);
@@ -167,6 +264,7 @@ int main(int argc, char **argv)
                "table_node0 %ld table_pages %ld\n",
                p, slot, updates, (long long)ns, ns > 0 ? updates * 1e3 / ns : 0.0, hot0,
                hot_pages, table0, table_pages);
+        printf("phase_time %ld start_ns %lld end_ns %lld\n", p, (long long)start, (long long)end);
         fflush(stdout);
     }
     printf("total updates %lld ns %lld mups %.3f\n", phases * updates, (long long)total_ns,
