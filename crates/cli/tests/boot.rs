@@ -509,6 +509,19 @@ const DAXCTL: &str = "/mnt/ld-linux-riscv64-lp64d.so.1 --library-path /mnt /mnt/
 
 /// The `/proc/vmstat` counters of demotion and promotion on the console
 /// lines starting with `prefix`, by name.
+/// The node lists of the memory tiers the console printed ("tier ID nodes
+/// LIST" lines), fastest first (the lower id the faster).
+fn tier_nodes<'a>(lines: &[&'a str]) -> Vec<&'a str> {
+    let mut tiers: Vec<(u32, &str)> = lines
+        .iter()
+        .filter_map(|l| l.strip_prefix("tier "))
+        .filter_map(|l| l.split_once(" nodes "))
+        .filter_map(|(id, nodes)| Some((id.parse().ok()?, nodes)))
+        .collect();
+    tiers.sort();
+    tiers.iter().map(|t| t.1).collect()
+}
+
 fn tiering_counters(lines: &[&str], prefix: &str) -> std::collections::BTreeMap<String, u64> {
     lines
         .iter()
@@ -578,15 +591,7 @@ fn nvmm_hot_plugged_by_daxctl_is_a_lower_tier_that_demotes_and_promotes() {
     assert!(lines.contains(&"  \"mode\":\"devdax\","), "{console}");
     assert!(lines.contains(&"    \"mode\":\"system-ram\","), "{console}");
     assert!(lines.contains(&"reconfigured 1 device"), "{console}");
-    // Memory tiers by id, the lower id the faster.
-    let mut tiers: Vec<(u32, &str)> = lines
-        .iter()
-        .filter_map(|l| l.strip_prefix("tier "))
-        .filter_map(|l| l.split_once(" nodes "))
-        .filter_map(|(id, nodes)| Some((id.parse().ok()?, nodes)))
-        .collect();
-    tiers.sort();
-    let nodes: Vec<&str> = tiers.iter().map(|t| t.1).collect();
+    let nodes = tier_nodes(&lines);
     assert_eq!(nodes, ["0", "1"], "{console}");
     assert!(lines.contains(&"available: 2 nodes (0-1)"), "{console}");
     assert!(lines.contains(&"node 1 cpus:"), "{console}");
@@ -721,14 +726,7 @@ fn damon_migrates_hot_pages_up_and_cold_pages_down_between_cxl_tiers() {
     assert_eq!(status, Some(0), "{console}\n{stderr}");
     let lines: Vec<&str> = console.lines().map(str::trim_end).collect();
     assert!(lines.contains(&"reconfigured 1 device"), "{console}");
-    let mut tiers: Vec<(u32, &str)> = lines
-        .iter()
-        .filter_map(|l| l.strip_prefix("tier "))
-        .filter_map(|l| l.split_once(" nodes "))
-        .filter_map(|(id, nodes)| Some((id.parse().ok()?, nodes)))
-        .collect();
-    tiers.sort();
-    let nodes: Vec<&str> = tiers.iter().map(|t| t.1).collect();
+    let nodes = tier_nodes(&lines);
     assert_eq!(
         nodes,
         ["0", "1"],
