@@ -2,6 +2,8 @@
  * tiering study's server workload (experiments/tiering.py).
  *
  * Usage: kv_zipf PORT KEYS VALUE_BYTES PHASES GETS_PER_PHASE [THETA]
+ *        kv_zipf            (a self-check: the same load, small, against a
+ *                            minimal server of set and get in a child)
  *
  * Stores KEYS items of VALUE_BYTES on the memcached at 127.0.0.1:PORT
  * (memcached's text protocol, one connection), then runs PHASES phases of
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -120,14 +123,71 @@ static double now(void)
     return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* The self-check's server: memcached's text protocol, set and get only,
+ * keys "key%08ld" below SELF_KEYS, one connection, until it closes. */
+#define SELF_KEYS 200
+static int serve(int listener)
+{
+    int conn = accept(listener, NULL, NULL);
+    if (conn < 0) return 1;
+    FILE *in = fdopen(conn, "r");
+    static char *values[SELF_KEYS];
+    static long lens[SELF_KEYS];
+    char line[256], out[512];
+    long k, len;
+    while (fgets(line, sizeof line, in)) {
+        if (sscanf(line, "set key%ld 0 0 %ld", &k, &len) == 2 && k >= 0 && k < SELF_KEYS &&
+            len > 0 && len < (1 << 20)) {
+            free(values[k]);
+            values[k] = malloc((size_t)len + 2);
+            if (fread(values[k], 1, (size_t)len + 2, in) != (size_t)len + 2) return 1;
+            lens[k] = len;
+            if (write(conn, "STORED\r\n", 8) != 8) return 1;
+        } else if (sscanf(line, "get key%ld", &k) == 1 && k >= 0 && k < SELF_KEYS && values[k]) {
+            int n = snprintf(out, sizeof out, "VALUE key%08ld 0 %ld\r\n", k, lens[k]);
+            if (write(conn, out, (size_t)n) != n ||
+                write(conn, values[k], (size_t)lens[k] + 2) != lens[k] + 2 ||
+                write(conn, "END\r\n", 5) != 5)
+                return 1;
+        } else if (write(conn, "END\r\n", 5) != 5) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: kv_zipf PORT KEYS VALUE_BYTES PHASES GETS_PER_PHASE [THETA]\n");
     return 2;
 }
 
+static int load(long port, long keys, long value, long phases, long gets, double theta);
+
 int main(int argc, char **argv)
 {
+    if (argc == 1) {
+        int listener = socket(AF_INET, SOCK_STREAM, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t alen = sizeof a;
+        if (listener < 0 || bind(listener, (struct sockaddr *)&a, sizeof a) != 0 ||
+            listen(listener, 1) != 0 || getsockname(listener, (struct sockaddr *)&a, &alen) != 0) {
+            perror("kv_zipf: self-check server");
+            return 1;
+        }
+        pid_t child = fork();
+        if (child == 0) _exit(serve(listener));
+        close(listener);
+        int status = load(ntohs(a.sin_port), SELF_KEYS, 100, 2, 500, 0.99);
+        close(sock);
+        int served;
+        if (child < 0 || waitpid(child, &served, 0) != child || served != 0) {
+            fprintf(stderr, "kv_zipf: the self-check's server failed\n");
+            return 1;
+        }
+        return status;
+    }
     if (argc != 6 && argc != 7)
         return usage();
     long port = atol(argv[1]), keys = atol(argv[2]), value = atol(argv[3]);
@@ -136,6 +196,12 @@ int main(int argc, char **argv)
     if (port <= 0 || port > 65535 || keys < 2 || value <= 0 || value > (1 << 20) || phases <= 0 ||
         gets <= 0 || !(theta > 0 && theta < 1))
         return usage();
+    return load(port, keys, value, phases, gets, theta);
+}
+
+/* Stores the items, then runs the phases of gets; the exit status. */
+static int load(long port, long keys, long value, long phases, long gets, double theta)
+{
 
     sock = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
