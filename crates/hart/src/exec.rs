@@ -470,12 +470,16 @@ impl Hart {
             (m, $op:ident) => {
                 self.exec_m(ins, Op::$op, a, b)
             };
-            (a, $op:ident) => {
+            (a, $op:ident) => {{
+                self.insn_at = (pc, done);
                 self.exec_a(env, ins, Op::$op, a, b, done_cycles)
-            };
-            (f, $op:ident) => {
+            }};
+            (f, $op:ident) => {{
+                if matches!(Op::$op, Op::Fsh | Op::Fsw | Op::Fsd) {
+                    self.insn_at = (pc, done);
+                }
                 self.exec_fp_insn(env, ins, Op::$op, a, done_cycles)
-            };
+            }};
             (d, $op:ident) => {
                 arm!(f, $op)
             };
@@ -488,9 +492,10 @@ impl Hart {
             (privileged, $op:ident) => {
                 self.exec_privileged::<T, FULL>(env, ins, Op::$op, a, b, done_cycles)
             };
-            (cache, $op:ident) => {
+            (cache, $op:ident) => {{
+                self.insn_at = (pc, done);
                 self.exec_cache(env, ins, a, done, done_cycles)
-            };
+            }};
             // The register operations whose semantics the instruction
             // table declares (`exec`: the bit-manipulation extensions,
             // Zicond, ...), whatever their file.

@@ -331,6 +331,10 @@ pub struct Hart {
     model_flush_pending: bool,
     /// Set by a store that modified decoded code: end the current block.
     stop_block: bool,
+    /// The PC and block index of the memory instruction executing, set by
+    /// the store and cache operations for the persistence trace (which
+    /// names the instruction behind every store to NVMM).
+    pub(crate) insn_at: (u64, u64),
     /// Print each retired instruction to stderr.
     pub trace: bool,
     /// A debugger's breakpoints, watchpoints and step ([`debug`]): while
@@ -390,6 +394,7 @@ impl Hart {
             tlb_sync: None,
             model_flush_pending: false,
             stop_block: false,
+            insn_at: (0, 0),
             trace: false,
             debug: None,
             exact_budget: false,
@@ -403,6 +408,11 @@ impl Hart {
             calendar: None,
             calendar_placeholder: None,
         }
+    }
+
+    /// The `mhartid` of the hart this thread runs on now.
+    pub fn hart_id(&self) -> u64 {
+        self.core.hart_id
     }
 
     /// Switches between user-mode emulation and full-system mode. Either

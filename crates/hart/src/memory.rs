@@ -221,7 +221,9 @@ impl Hart {
                     // them comes here and invalidates the decoded blocks.
                     env.code.pages.code_written(ppage);
                     self.stop_block = true;
-                } else if cache {
+                } else if cache && !env.mem.traces_stores_to(ppage) {
+                    // (NVMM pages stay out while a persistence trace is
+                    // recorded: every store to them is seen.)
                     self.tlb.write.fill_sized(vaddr, host, ppage, shift);
                 }
             }
@@ -494,20 +496,42 @@ impl Hart {
             self.time_data_lines(env, paddr, size, DataKind::Store, now)?;
             // SAFETY: see load_slow.
             unsafe { write_le(p, size, value) };
+            self.trace_store(env, paddr, size);
             return Ok(());
         }
         // Check every page first so a faulting store writes nothing.
         let mut ptrs = [std::ptr::null_mut(); 8];
+        let mut paddrs = [0u64; 8];
         for i in 0..size {
             let (p, paddr) = self.refill(env, vaddr.wrapping_add(i), 1, Access::Write, now)?;
             self.time_data_piece(env, paddr, size - i, i == 0, DataKind::Store, now)?;
             ptrs[i as usize] = p;
+            paddrs[i as usize] = paddr;
         }
         for (i, p) in ptrs.iter().take(size as usize).enumerate() {
             // SAFETY: each pointer came from refill for one byte.
             unsafe { **p = (value >> (8 * i)) as u8 };
+            self.trace_store(env, paddrs[i], 1);
         }
         Ok(())
+    }
+
+    /// Records a store of `size` bytes at `paddr`, made by the instruction
+    /// at `insn_at`, in the persistence trace (if one is kept and the bytes
+    /// are NVMM). Only slow-path stores come here; while a trace is kept,
+    /// NVMM pages stay out of the store TLB so that all of theirs do.
+    #[inline]
+    pub(crate) fn trace_store<T: TimingModel + ?Sized>(
+        &self,
+        env: &mut Env<'_, T>,
+        paddr: u64,
+        size: u64,
+    ) {
+        if env.mem.tracks_persistence() {
+            let (pc, done) = self.insn_at;
+            env.mem
+                .persist_store(self.core.hart_id, pc, self.instret + done, paddr, size);
+        }
     }
 
     /// A host pointer for an aligned read-modify-write of `size` bytes (AMOs,
@@ -520,7 +544,7 @@ impl Hart {
         vaddr: u64,
         size: u64,
         now: u64,
-    ) -> Result<*mut u8, Trap> {
+    ) -> Result<(*mut u8, u64), Trap> {
         if vaddr & (size - 1) != 0 {
             return Err(Trap::new(Trap::STORE_MISALIGNED, vaddr));
         }
@@ -529,7 +553,7 @@ impl Hart {
             None => self.refill(env, vaddr, size, Access::Write, now)?,
         };
         self.time_data(env, paddr, size, DataKind::Amo, now)?;
-        Ok(p)
+        Ok((p, paddr))
     }
 
     /// Reads guest virtual memory for the kernel (no TLB fill, no A/D

@@ -6,6 +6,7 @@
 //! that live in that memory, exactly as a hart's MMU and a kernel would.
 
 pub mod persist;
+pub mod persist_trace;
 pub mod phys;
 pub mod sv39;
 

@@ -10,6 +10,7 @@
 //! every store is there at once, so nothing needs keeping. Stores themselves
 //! are never seen here: all the work is at flushes, fences and write-backs.
 
+use crate::persist_trace::{PersistTrace, TraceKind};
 use crate::PhysMem;
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -396,6 +397,9 @@ pub struct Domain {
     /// Added to a hart's own instruction count to give the machine's.
     insn_base: u64,
     events: Option<Vec<Event>>,
+    /// Every write to the region and every flush and fence, for the
+    /// crash-state explorer.
+    trace: Option<Box<PersistTrace>>,
     /// Whether `cflush.d.l1` writes a line to memory: true in the
     /// functional model and on machines without a shared L2 (with one, the
     /// line goes to the L2, and reaches memory when the L2 evicts it).
@@ -422,6 +426,7 @@ impl Domain {
             spare: Vec::new(),
             insn_base: 0,
             events: None,
+            trace: None,
             l1_flush_reaches_memory: true,
             counters: DomainCounters::default(),
         }
@@ -430,6 +435,29 @@ impl Domain {
     /// Records flushes and the fences completing them from now on.
     pub fn record_events(&mut self) {
         self.events.get_or_insert_with(Vec::new);
+    }
+
+    /// Records every write to the region, flush and fence from now on
+    /// ([`PersistTrace`]). The harts then keep the region's pages out of
+    /// their store TLBs, so that every store comes by
+    /// [`PhysMem::persist_store`].
+    pub fn record_trace(&mut self) {
+        self.trace.get_or_insert_with(Default::default);
+    }
+
+    /// The trace, if one is recorded.
+    pub fn trace(&self) -> Option<&PersistTrace> {
+        self.trace.as_deref()
+    }
+
+    /// Drops the trace without writing it (a forked copy of the emulator).
+    pub fn abandon_trace(&mut self) {
+        self.trace = None;
+    }
+
+    /// The region's base address, size and line.
+    pub fn region(&self) -> (u64, u64) {
+        (self.base, self.size)
     }
 
     /// The events recorded (at most [`MAX_EVENTS`]).
@@ -554,8 +582,8 @@ impl PhysMem {
     /// instruction after `insn` of its own (`l1_only`: `cflush.d.l1`, which
     /// writes to the next level). Under ADR the line's contents now are in
     /// flight until the hart's next fence.
-    pub fn persist_flush(&mut self, hart: u64, paddr: u64, insn: u64, l1_only: bool) {
-        let Some(d) = self.domain.as_deref() else {
+    pub fn persist_flush(&mut self, hart: u64, pc: u64, paddr: u64, insn: u64, l1_only: bool) {
+        let Some(d) = self.domain.as_deref_mut() else {
             return;
         };
         if l1_only && !d.l1_flush_reaches_memory {
@@ -564,6 +592,10 @@ impl PhysMem {
         let Some(line) = d.line_of(paddr) else {
             return;
         };
+        let at = d.insn_base + insn;
+        if let Some(t) = d.trace.as_deref_mut() {
+            t.push(TraceKind::Flush, hart as u32, at, pc, line);
+        }
         let (base, bytes, kind) = (d.base, d.line_bytes, d.kind);
         // Under eADR and for a volatile region the flush is kept only to
         // show which fence completes it (crash tests pick points by them).
@@ -585,12 +617,16 @@ impl PhysMem {
     /// Hart `hart` flushed its whole data cache (`cflush.d.l1 x0`) in the
     /// functional model, which has no cache to say what it held: every
     /// line of the region that holds data is in flight, as it is now.
-    pub fn persist_flush_all(&mut self, hart: u64, insn: u64) {
-        let Some(d) = self.domain.as_deref() else {
+    pub fn persist_flush_all(&mut self, hart: u64, pc: u64, insn: u64) {
+        let Some(d) = self.domain.as_deref_mut() else {
             return;
         };
         if !d.l1_flush_reaches_memory {
             return;
+        }
+        let at = d.insn_base + insn;
+        if let Some(t) = d.trace.as_deref_mut() {
+            t.push(TraceKind::FlushAll, hart as u32, at, pc, 0);
         }
         let (base, size, bytes, kind) = (d.base, d.size, d.line_bytes, d.kind);
         let mut lines = Vec::new();
@@ -615,10 +651,14 @@ impl PhysMem {
 
     /// Hart `hart` executed a fence ordering its earlier stores (and so its
     /// flushes) before later ones: its flushes in flight reach the domain.
-    pub fn persist_fence(&mut self, hart: u64, insn: u64) {
+    pub fn persist_fence(&mut self, hart: u64, pc: u64, insn: u64) {
         let Some(d) = self.domain.as_deref_mut() else {
             return;
         };
+        let at = d.insn_base + insn;
+        if let Some(t) = d.trace.as_deref_mut() {
+            t.push(TraceKind::Fence, hart as u32, at, pc, 0);
+        }
         if !d.in_flight.iter().any(|f| f.hart == hart) {
             return;
         }
@@ -643,6 +683,90 @@ impl PhysMem {
         }
         d.counters.flushes_completed += completed;
         d.record(insn, EventKind::Fence(completed));
+    }
+
+    /// Whether a persistence trace is recorded.
+    pub fn traces_persistence(&self) -> bool {
+        self.domain.as_deref().is_some_and(|d| d.trace.is_some())
+    }
+
+    /// Whether stores to the page at `ppage` must be seen one by one
+    /// ([`persist_store`](Self::persist_store)): a trace is recorded and
+    /// the page is in the region.
+    #[inline]
+    pub fn traces_stores_to(&self, ppage: u64) -> bool {
+        self.domain
+            .as_deref()
+            .is_some_and(|d| d.trace.is_some() && d.line_of(ppage).is_some())
+    }
+
+    /// Hart `hart` stored `len` bytes at `paddr` with the instruction at
+    /// `pc`, after `insn` instructions of its own: recorded with the bytes
+    /// memory holds now, if a trace is kept and the bytes are in the region.
+    pub fn persist_store(&mut self, hart: u64, pc: u64, insn: u64, paddr: u64, len: u64) {
+        let Some(d) = self.domain.as_deref() else {
+            return;
+        };
+        if d.trace.is_none() || d.line_of(paddr).is_none() {
+            return;
+        }
+        let mut bytes = [0u8; 64];
+        let len = (len as usize).min(bytes.len());
+        self.read(paddr, &mut bytes[..len]);
+        let d = self.domain.as_deref_mut().expect("checked above");
+        let (at, off) = (d.insn_base + insn, paddr - d.base);
+        if let Some(t) = d.trace.as_deref_mut() {
+            t.set_context(hart as u32, pc);
+            t.push_bytes(TraceKind::Store, hart as u32, at, pc, off, &bytes[..len]);
+        }
+    }
+
+    /// Records, if a trace is kept, that the emulator wrote `len` bytes at
+    /// `paddr` on the guest's behalf: called by [`PhysMem`]'s writes, and
+    /// by whoever changed region memory through a host mapping (a file of
+    /// the NVMM-backed directory written by the host's `write`).
+    pub fn trace_write(&mut self, paddr: u64, len: u64) {
+        let Some(d) = self.domain.as_deref() else {
+            return;
+        };
+        if d.trace.is_none() {
+            return;
+        }
+        // The part of the write inside the region.
+        let (lo, hi) = (paddr.max(d.base), (paddr + len).min(d.base + d.size));
+        if lo >= hi {
+            return;
+        }
+        let mut bytes = vec![0u8; (hi - lo) as usize];
+        self.read(lo, &mut bytes);
+        let d = self.domain.as_deref_mut().expect("checked above");
+        let off = lo - d.base;
+        if let Some(t) = d.trace.as_deref_mut() {
+            t.push_write(off, &bytes);
+        }
+    }
+
+    /// Charges the writes the emulator makes from now on to hart `hart`'s
+    /// instruction at `pc` (a system call), when a trace is kept.
+    pub fn set_persist_context(&mut self, hart: u64, pc: u64) {
+        if let Some(t) = self
+            .domain
+            .as_deref_mut()
+            .and_then(|d| d.trace.as_deref_mut())
+        {
+            t.set_context(hart as u32, pc);
+        }
+    }
+
+    /// The emulator wrote the line holding `paddr` back to the domain on
+    /// the guest's behalf (`msync`, `fsync`): durable now, and recorded so.
+    pub fn persist_sync(&mut self, paddr: u64) {
+        self.persist_write_back(paddr);
+        if let Some(d) = self.domain.as_deref_mut() {
+            if let (Some(line), Some(t)) = (d.line_of(paddr), d.trace.as_deref_mut()) {
+                t.push_sync(line);
+            }
+        }
     }
 
     /// The memory system wrote the line holding `paddr` back to memory
@@ -908,10 +1032,10 @@ mod tests {
         adr(&mut m);
         m.write_u64(BASE, 1); // flushed and fenced
         m.write_u64(BASE + 64, 2); // never flushed
-        m.persist_flush(0, BASE + 8, 10, false);
+        m.persist_flush(0, 0, BASE + 8, 10, false);
         m.write_u64(BASE + 16, 3); // after the flush: not in its copy
-        m.persist_fence(0, 11);
-        m.persist_fence(1, 12); // another hart's fence completes nothing
+        m.persist_fence(0, 0, 11);
+        m.persist_fence(1, 0, 12); // another hart's fence completes nothing
         let r = crash(&mut m, Some(&img), 0).unwrap();
         assert_eq!(r.lost_lines, vec![BASE, BASE + 64]);
         assert_eq!(image_bytes(&path, 0, 8), 1u64.to_le_bytes());
@@ -927,10 +1051,10 @@ mod tests {
         let mut m = machine();
         adr(&mut m);
         m.write_u64(BASE, 1);
-        m.persist_flush(1, BASE, 0, false);
-        m.persist_fence(0, 1);
+        m.persist_flush(1, 0, BASE, 0, false);
+        m.persist_fence(0, 0, 1);
         assert_eq!(m.domain().unwrap().in_flight(), 1);
-        m.persist_fence(1, 2);
+        m.persist_fence(1, 0, 2);
         assert_eq!(m.domain().unwrap().in_flight(), 0);
     }
 
@@ -941,7 +1065,7 @@ mod tests {
             adr(&mut m);
             for i in 0..64 {
                 m.write_u64(BASE + i * 64, i + 1);
-                m.persist_flush(0, BASE + i * 64, i, false);
+                m.persist_flush(0, 0, BASE + i * 64, i, false);
             }
             crash(&mut m, None, seed).unwrap()
         };
@@ -980,9 +1104,9 @@ mod tests {
         adr(&mut m);
         m.write_u64(BASE + 8, 1);
         m.write_u64(BASE + 0x5000, 2);
-        m.persist_flush_all(0, 0);
+        m.persist_flush_all(0, 0, 0);
         m.write_u64(BASE + 0x6000, 3); // after the flush
-        m.persist_fence(0, 1);
+        m.persist_fence(0, 0, 1);
         let r = crash(&mut m, None, 0).unwrap();
         assert_eq!(r.lost_lines, vec![BASE + 0x6000]);
     }
@@ -1005,9 +1129,9 @@ mod tests {
         adr(&mut m);
         m.domain_mut().unwrap().record_events();
         m.set_insn_base(100);
-        m.persist_flush(0, BASE, 5, false);
-        m.persist_fence(0, 6);
-        m.persist_fence(0, 7); // nothing in flight: not an event
+        m.persist_flush(0, 0, BASE, 5, false);
+        m.persist_fence(0, 0, 6);
+        m.persist_fence(0, 0, 7); // nothing in flight: not an event
         let ev = m.domain().unwrap().events().to_vec();
         assert_eq!(
             ev,

@@ -164,6 +164,9 @@ impl PhysMem {
             Some(p) => {
                 // SAFETY: as in `read`.
                 unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+                if self.domain.is_some() {
+                    self.trace_write(paddr, data.len() as u64);
+                }
                 true
             }
             None => false,
@@ -176,6 +179,9 @@ impl PhysMem {
             Some(p) => {
                 // SAFETY: as in `read`.
                 unsafe { std::ptr::write_bytes(p, 0, len as usize) };
+                if self.domain.is_some() {
+                    self.trace_write(paddr, len);
+                }
                 true
             }
             None => false,
@@ -209,6 +215,9 @@ impl PhysMem {
                     0,
                 )
             };
+            if self.domain.is_some() {
+                self.trace_write(page_base(paddr), PAGE_SIZE);
+            }
         }
     }
 
@@ -245,6 +254,10 @@ impl PhysMem {
         };
         if r == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
+        }
+        if self.domain.is_some() {
+            // The page holds the file's bytes now.
+            self.trace_write(page_base(paddr), PAGE_SIZE);
         }
         Ok(())
     }

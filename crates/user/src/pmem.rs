@@ -63,6 +63,9 @@ pub(crate) struct PmemDir {
     size: u64,
     /// Table slots 1.. (index 0 is the header).
     slots: Vec<Option<Entry>>,
+    /// While a persistence trace is recorded: a file's extent (address
+    /// and bytes) as it was before a host write to the file.
+    traced_before: Option<(u64, Vec<u8>)>,
 }
 
 impl PmemDir {
@@ -185,6 +188,7 @@ mod tests {
             base: 0x1000_0000,
             size: 64 * PAGE_SIZE,
             slots: vec![None; (SLOTS - 1) as usize],
+            traced_before: None,
         };
         for (i, &(start, pages)) in slots.iter().enumerate() {
             d.slots[i] = Some(Entry {

@@ -189,6 +189,21 @@ pub struct Process {
 /// page, just above the stack.
 pub(crate) const SIGRETURN_PAGE: u64 = STACK_TOP;
 
+/// A file mapped executable ([`Process::mapped_code`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MappedCode {
+    /// The guest's name of the file.
+    pub guest_path: String,
+    /// Where it is on the host, if known.
+    pub host_path: Option<std::path::PathBuf>,
+    /// The mapping's first byte and one past its last.
+    pub start: u64,
+    /// See `start`.
+    pub end: u64,
+    /// The file offset of `start`.
+    pub offset: u64,
+}
+
 impl Process {
     /// Creates the process and loads the program.
     pub fn new(opts: Options) -> Result<Process, RunError> {
@@ -362,6 +377,41 @@ impl Process {
     /// The persistence domain, if tracked.
     pub fn persistence_domain(&self) -> Option<&rvnvmm_mem::persist::Domain> {
         self.memory.phys.domain()
+    }
+
+    /// The files mapped executable now (the program, the dynamic linker,
+    /// shared libraries), to name the code behind the persistence trace's
+    /// records.
+    pub fn mapped_code(&self) -> Vec<MappedCode> {
+        use std::os::fd::AsRawFd;
+        let mut out = Vec::new();
+        for (&start, v) in &self.memory.aspace.vmas {
+            if v.prot & libc::PROT_EXEC as u32 == 0 || !v.name.starts_with('/') {
+                continue;
+            }
+            let (offset, host) = match (&v.file, &v.image) {
+                (Some(f), _) => (
+                    f.offset,
+                    std::fs::read_link(format!("/proc/self/fd/{}", f.fd.as_raw_fd())).ok(),
+                ),
+                (None, Some(i)) => (
+                    i.offset,
+                    self.files
+                        .fs
+                        .host_path(libc::AT_FDCWD, v.name.as_bytes())
+                        .ok(),
+                ),
+                (None, None) => continue,
+            };
+            out.push(MappedCode {
+                guest_path: v.name.clone(),
+                host_path: host,
+                start,
+                end: v.end,
+                offset,
+            });
+        }
+        out
     }
 
     /// Cuts the power: the NVMM region keeps what reached the persistence

@@ -20,26 +20,28 @@ impl Hart {
     ) -> Result<Flow, Trap> {
         macro_rules! amo_w {
             ($f:expr) => {{
-                let p = self.rmw_ptr(env, a, 4, done_cycles)?;
+                let (p, paddr) = self.rmw_ptr(env, a, 4, done_cycles)?;
                 self.stats.atomics.amos += 1;
                 // SAFETY: rmw_ptr returned an aligned, writable 4-byte location in RAM.
                 let old = unsafe { read_host(p, 4) } as u32;
                 let f: fn(u32, u32) -> u32 = $f;
                 // SAFETY: as above.
                 unsafe { write_le(p, 4, f(old, b as u32) as u64) };
+                self.trace_store(env, paddr, 4);
                 self.set_rd(ins, old as i32 as i64 as u64);
                 Ok(self.after_store())
             }};
         }
         macro_rules! amo_d {
             ($f:expr) => {{
-                let p = self.rmw_ptr(env, a, 8, done_cycles)?;
+                let (p, paddr) = self.rmw_ptr(env, a, 8, done_cycles)?;
                 self.stats.atomics.amos += 1;
                 // SAFETY: rmw_ptr returned an aligned, writable 8-byte location in RAM.
                 let old = unsafe { read_host(p, 8) };
                 let f: fn(u64, u64) -> u64 = $f;
                 // SAFETY: as above.
                 unsafe { write_le(p, 8, f(old, b)) };
+                self.trace_store(env, paddr, 8);
                 self.set_rd(ins, old);
                 Ok(self.after_store())
             }};
@@ -59,7 +61,7 @@ impl Hart {
             }
             ScW | ScD => {
                 let size = if op == ScW { 4 } else { 8 };
-                let p = self.rmw_ptr(env, a, size, done_cycles)?;
+                let (p, paddr) = self.rmw_ptr(env, a, size, done_cycles)?;
                 // SAFETY: rmw_ptr returned an aligned, writable location in RAM.
                 let cur = unsafe { read_host(p, size) };
                 let ok = self.reservation.take() == Some((a, cur));
@@ -68,6 +70,7 @@ impl Hart {
                 if ok {
                     // SAFETY: as above.
                     unsafe { write_le(p, size, b) };
+                    self.trace_store(env, paddr, size);
                 }
                 self.set_rd(ins, !ok as u64);
                 Ok(self.after_store())

@@ -55,7 +55,7 @@ impl Hart {
             } else if env.mem.tracks_persistence() {
                 // Without caches every line may be in the L1D.
                 env.mem
-                    .persist_flush_all(self.core.hart_id, self.instret + done);
+                    .persist_flush_all(self.core.hart_id, self.insn_at.0, self.instret + done);
             }
             return Ok(());
         }
@@ -104,8 +104,13 @@ impl Hart {
         let writes_back = ins.op != Op::CboInval || inval_as_flush;
         if writes_back && env.mem.tracks_persistence() {
             let l1_only = ins.op == Op::CflushDL1;
-            env.mem
-                .persist_flush(self.core.hart_id, paddr, self.instret + done, l1_only);
+            env.mem.persist_flush(
+                self.core.hart_id,
+                self.insn_at.0,
+                paddr,
+                self.instret + done,
+                l1_only,
+            );
         }
         Ok(())
     }

@@ -44,6 +44,7 @@ impl Hart {
         }
         macro_rules! store {
             ($size:expr) => {{
+                self.insn_at = (pc, done);
                 self.store(env, a.wrapping_add(imm), $size, b, done_cycles)?;
                 return Ok(self.after_store());
             }};
@@ -113,7 +114,7 @@ impl Hart {
             // the persistence domain.
             Fence if ins.fence().pred & FenceSets::W != 0 && env.mem.tracks_persistence() => {
                 env.mem
-                    .persist_fence(self.core.hart_id, self.instret + done);
+                    .persist_fence(self.core.hart_id, pc, self.instret + done);
             }
             Fence => {}
             FenceI => {

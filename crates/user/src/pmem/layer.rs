@@ -42,6 +42,7 @@ impl Process {
             base,
             size,
             slots: vec![None; (SLOTS - 1) as usize],
+            traced_before: None,
         };
         let mut header = [0u8; ENTRY as usize];
         self.memory.phys.read(dir.table(), &mut header);
@@ -51,9 +52,7 @@ impl Process {
             page[..8].copy_from_slice(MAGIC);
             self.memory.phys.write(dir.table(), &page);
             for line in 0..SLOTS {
-                self.memory
-                    .phys
-                    .persist_write_back(dir.table() + line * ENTRY);
+                self.memory.phys.persist_sync(dir.table() + line * ENTRY);
             }
         } else {
             let mut used: Vec<(u64, u64, usize)> = Vec::new();
@@ -130,7 +129,7 @@ impl Process {
         let at = dir.table() + (slot as u64 + 1) * ENTRY;
         let line = encode(dir.slots[slot].as_ref());
         self.memory.phys.write(at, line.as_bytes());
-        self.memory.phys.persist_write_back(at);
+        self.memory.phys.persist_sync(at);
     }
 
     /// Writes `pages` pages from `page` of the partition back to the
@@ -147,7 +146,7 @@ impl Process {
             .map_or(64, rvnvmm_mem::persist::Domain::line_bytes);
         let mut a = from;
         while a < to {
-            self.memory.phys.persist_write_back(a);
+            self.memory.phys.persist_sync(a);
             a += line;
         }
     }
@@ -156,6 +155,9 @@ impl Process {
     /// as a flat table, so a directory or another kind of node made inside
     /// it is refused (EPERM).
     pub(crate) fn pmem_before(&mut self, op: &FileOp) -> Result<(), Errno> {
+        if let FileOp::Wrote(fd) = *op {
+            self.pmem_snapshot_for_trace(fd);
+        }
         let (dirfd, path, regular) = match *op {
             FileOp::MakeDir { dirfd, path } => (dirfd, path, false),
             FileOp::MakeNode { dirfd, path, mode } => (
@@ -186,10 +188,55 @@ impl Process {
                     unsafe { libc::close(r as i32) };
                 })?
             }
-            FileOp::Wrote(fd) => self.pmem_file_changed(fd)?,
+            FileOp::Wrote(fd) => {
+                self.pmem_trace_host_writes();
+                self.pmem_file_changed(fd)?
+            }
             FileOp::Synced(fd) => self.pmem_fsync(fd),
         }
         Ok(r)
+    }
+
+    /// Before a call that writes the file `fd` has open through the host,
+    /// when a persistence trace is recorded: a copy of the file's extent,
+    /// since the host's write changes region memory where the trace does
+    /// not see it.
+    fn pmem_snapshot_for_trace(&mut self, fd: i32) {
+        if !self.memory.phys.traces_persistence() {
+            return;
+        }
+        let Some(Ok((at, len))) = self.pmem_extent_of_fd(fd) else {
+            return;
+        };
+        let mut before = vec![0u8; len as usize];
+        self.memory.phys.read(at, &mut before);
+        if let Some(dir) = self.files.pmem.as_mut() {
+            dir.traced_before = Some((at, before));
+        }
+    }
+
+    /// After such a call: the lines of the extent it changed go to the
+    /// trace as writes.
+    fn pmem_trace_host_writes(&mut self) {
+        let Some((at, before)) = self
+            .files
+            .pmem
+            .as_mut()
+            .and_then(|d| d.traced_before.take())
+        else {
+            return;
+        };
+        let mut now = vec![0u8; before.len()];
+        self.memory.phys.read(at, &mut now);
+        const CHUNK: usize = 64;
+        let mut i = 0;
+        while i < now.len() {
+            let n = CHUNK.min(now.len() - i);
+            if now[i..i + n] != before[i..i + n] {
+                self.memory.phys.trace_write(at + i as u64, n as u64);
+            }
+            i += n;
+        }
     }
 
     /// The file `fd` has open may have been created or resized: the table

@@ -51,6 +51,11 @@ impl Process {
         let x = self.threads.all[i].hart.x;
         let (nr, a) = (x[17], [x[10], x[11], x[12], x[13], x[14], x[15]]);
         let pc = self.threads.all[i].hart.pc;
+        if self.memory.phys.tracks_persistence() {
+            // What the call writes to NVMM is charged to its ecall.
+            let hart = self.threads.all[i].hart.hart_id();
+            self.memory.phys.set_persist_context(hart, pc);
+        }
         // Default: resume after the ecall. Calls that redirect (sigreturn,
         // execve) or block set the pc themselves.
         self.threads.all[i].hart.pc = pc + 4;

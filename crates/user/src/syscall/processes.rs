@@ -146,6 +146,10 @@ impl Process {
             }
             self.is_child = true;
             self.drop_page_heat_in_child();
+            // The persistence trace is the initial process's.
+            if let Some(d) = self.memory.phys.domain_mut() {
+                d.abandon_trace();
+            }
             self.insns_at_fork = self.threads.total_insns;
             // As Linux, a child does not inherit the interval timers.
             self.signals.itimers = Default::default();
