@@ -1,0 +1,473 @@
+//! Replaying a trace: the state of every NVMM line the run touched, and at
+//! each ordering point the values each line may hold in the image a power
+//! failure leaves there.
+//!
+//! Per line the replay keeps its value in memory (*current*), the value
+//! that is certainly in the persistence domain (*durable*: the starting
+//! image's, then that of the last flush a fence completed, of a
+//! synchronous write-back, or under eADR of the last store), the flushes
+//! of it in flight, and the values it took since it was last durable.
+//!
+//! What a crash at a point may leave, per line (`docs/persistence.md`):
+//! * ADR: the durable value, any in-flight flush's value (the flush may
+//!   have reached the controller), and the current value (a cache may have
+//!   evicted the line just before the power went). With `reorder`, every
+//!   value the line took since it was durable as well: an eviction at any
+//!   moment, or stores to different lines persisting in any order between
+//!   fences, as RVWMO allows.
+//! * eADR: stores are durable when they execute, so only the current value;
+//!   with `reorder`, every value since the storing hart's last fence.
+//! * Lines are independent: the image is one choice per line (per
+//!   `torn`-byte word with `torn`), which is what "any subset of the
+//!   flushes in flight and of the dirty lines" amounts to.
+
+use crate::file::TraceFile;
+use rvnvmm_mem::persist::DomainKind;
+use rvnvmm_mem::persist_trace::TraceKind;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+/// The choices of exploration.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    /// Every value since the line was durable, not only the current one.
+    pub reorder: bool,
+    /// The unit that persists atomically, in bytes (a power of two from 8
+    /// to the line; `None`: the line).
+    pub torn: Option<u64>,
+    /// The most values a line keeps since it was durable (`reorder`), the
+    /// latest ones.
+    pub max_history: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            reorder: false,
+            torn: None,
+            max_history: 16,
+        }
+    }
+}
+
+/// Where a value came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The starting image.
+    Start,
+    /// After the store or write of this record.
+    Store(usize),
+}
+
+/// A value of a line, with the record that gave it.
+#[derive(Clone, Debug)]
+pub struct Value {
+    /// The bytes.
+    pub bytes: Arc<[u8]>,
+    /// Their origin.
+    pub origin: Origin,
+}
+
+/// A flush not yet completed by a fence.
+#[derive(Clone, Debug)]
+struct InFlight {
+    hart: u32,
+    record: usize,
+    value: Value,
+}
+
+/// One line the run touched.
+#[derive(Clone, Debug)]
+struct Line {
+    start: Arc<[u8]>,
+    durable: Value,
+    /// The record that made `durable` durable (a flush, sync, store).
+    durable_by: Option<usize>,
+    current: Value,
+    /// Values since `durable`, oldest first (the stores' results).
+    history: Vec<(u32, Value)>,
+    in_flight: Vec<InFlight>,
+    /// Flushes of the line since its last store (for the lint).
+    flushed_since_store: bool,
+}
+
+/// One unit whose value in the image is not decided at a point.
+#[derive(Clone, Debug)]
+pub struct Open {
+    /// Offset of the unit in the region.
+    pub offset: u64,
+    /// Its line's offset.
+    pub line: u64,
+    /// The values it may hold: the durable one first, the current one
+    /// last, distinct.
+    pub values: Vec<Choice>,
+}
+
+/// One value a unit may hold.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// The unit's bytes.
+    pub bytes: Arc<[u8]>,
+    /// Where they came from.
+    pub origin: Origin,
+    /// The in-flight flush (its record) that would have written them, if
+    /// that is how they got there.
+    pub flushed_by: Option<usize>,
+}
+
+/// An ordering point: a crash right before the fence of `record`, or
+/// after the last instruction (`record` = the number of records).
+#[derive(Clone, Debug)]
+pub struct Point {
+    /// The fence's record, or the number of records for the end.
+    pub record: usize,
+    /// Instructions retired before it.
+    pub insn: u64,
+    /// The undecided units.
+    pub open: Vec<Open>,
+    /// Bumped whenever a durable value changes: points with the same
+    /// generation share their durable image.
+    pub generation: u64,
+}
+
+/// Reads the starting image's bytes of a line.
+pub trait StartImage {
+    /// The `len` bytes at `offset` of the region before the run.
+    fn read(&mut self, offset: u64, len: usize) -> Arc<[u8]>;
+}
+
+/// The replay.
+pub struct Replay<'a, S: StartImage> {
+    trace: &'a TraceFile,
+    start: S,
+    opts: Options,
+    lines: BTreeMap<u64, Line>,
+    next: usize,
+    generation: u64,
+    /// Whether anything changed since the last point (points with nothing
+    /// new between them have the same crash states).
+    changed: bool,
+    /// Per hart: whether it stored to NVMM since its last fence (lint).
+    stored_since_fence: HashMap<u32, bool>,
+    /// What the lint found.
+    pub lint: Lint,
+}
+
+/// pmemcheck-style findings, by the PC of the instruction concerned.
+#[derive(Clone, Debug, Default)]
+pub struct Lint {
+    /// Flushes of lines not written since they were last flushed or
+    /// made durable: PC -> how many.
+    pub clean_flushes: BTreeMap<u64, u64>,
+    /// Fences that completed no flush and followed no NVMM store of their
+    /// hart since its previous fence: PC -> how many.
+    pub redundant_fences: BTreeMap<u64, u64>,
+}
+
+impl<'a, S: StartImage> Replay<'a, S> {
+    /// A replay of `trace` over the starting image `start`.
+    pub fn new(trace: &'a TraceFile, start: S, opts: Options) -> Replay<'a, S> {
+        Replay {
+            trace,
+            start,
+            opts,
+            lines: BTreeMap::new(),
+            next: 0,
+            generation: 0,
+            changed: true,
+            stored_since_fence: HashMap::new(),
+            lint: Lint::default(),
+        }
+    }
+
+    fn line_mut(&mut self, line: u64) -> &mut Line {
+        let bytes = self.trace.line_bytes as usize;
+        let start = &mut self.start;
+        self.lines.entry(line).or_insert_with(|| {
+            let s = start.read(line, bytes);
+            let v = Value {
+                bytes: s.clone(),
+                origin: Origin::Start,
+            };
+            Line {
+                start: s,
+                durable: v.clone(),
+                durable_by: None,
+                current: v,
+                history: Vec::new(),
+                in_flight: Vec::new(),
+                flushed_since_store: false,
+            }
+        })
+    }
+
+    /// The next ordering point, or `None` after the end.
+    pub fn next_point(&mut self) -> Option<Point> {
+        let records = &self.trace.records;
+        while self.next < records.len() {
+            let i = self.next;
+            let r = records[i];
+            if r.kind == TraceKind::Fence && self.changed {
+                // The crash right before this fence (which then runs).
+                self.changed = false;
+                return Some(self.point(i, r.insn));
+            }
+            self.apply(i);
+            self.next += 1;
+        }
+        if self.next == records.len() {
+            self.next += 1;
+            return Some(self.point(records.len(), self.trace.instructions));
+        }
+        None
+    }
+
+    fn apply(&mut self, i: usize) {
+        let r = self.trace.records[i];
+        let lb = self.trace.line_bytes;
+        let eadr = self.trace.domain == DomainKind::Eadr;
+        match r.kind {
+            TraceKind::Store | TraceKind::Write => {
+                let data = self.trace.bytes_of(&r);
+                let (mut off, mut at) = (r.offset, 0usize);
+                while at < data.len() {
+                    let line = off & !(lb - 1);
+                    let n = ((line + lb - off) as usize).min(data.len() - at);
+                    let max_history = self.opts.max_history;
+                    let reorder = self.opts.reorder;
+                    let l = self.line_mut(line);
+                    let mut bytes = l.current.bytes.to_vec();
+                    let o = (off - line) as usize;
+                    bytes[o..o + n].copy_from_slice(&data[at..at + n]);
+                    let v = Value {
+                        bytes: bytes.into(),
+                        origin: Origin::Store(i),
+                    };
+                    l.current = v.clone();
+                    l.flushed_since_store = false;
+                    if eadr && !reorder {
+                        l.durable = v;
+                        l.durable_by = Some(i);
+                    } else {
+                        l.history.push((r.hart, v));
+                        if l.history.len() > max_history {
+                            l.history.remove(0);
+                        }
+                    }
+                    off += n as u64;
+                    at += n;
+                }
+                if eadr && !self.opts.reorder {
+                    self.generation += 1;
+                }
+                self.stored_since_fence.insert(r.hart, true);
+                self.changed = true;
+            }
+            TraceKind::Flush => {
+                self.flush(r.hart, i, r.offset, r.pc);
+            }
+            TraceKind::FlushAll => {
+                let dirty: Vec<u64> = self
+                    .lines
+                    .iter()
+                    .filter(|(_, l)| l.current.bytes != l.durable.bytes)
+                    .map(|(&o, _)| o)
+                    .collect();
+                for line in dirty {
+                    self.flush(r.hart, i, line, r.pc);
+                }
+            }
+            TraceKind::Fence => self.fence(r.hart, i, r.pc),
+            TraceKind::Sync => {
+                let l = self.line_mut(r.offset);
+                l.durable = l.current.clone();
+                l.durable_by = Some(i);
+                l.history.clear();
+                l.in_flight.clear();
+                self.generation += 1;
+                self.changed = true;
+            }
+        }
+    }
+
+    fn flush(&mut self, hart: u32, i: usize, line: u64, pc: u64) {
+        if self.trace.domain != DomainKind::Adr {
+            return;
+        }
+        let l = self.line_mut(line);
+        let clean =
+            l.flushed_since_store || (l.current.bytes == l.durable.bytes && l.in_flight.is_empty());
+        l.flushed_since_store = true;
+        if clean {
+            *self.lint.clean_flushes.entry(pc).or_default() += 1;
+            return;
+        }
+        let value = l.current.clone();
+        l.in_flight.push(InFlight {
+            hart,
+            record: i,
+            value,
+        });
+        self.changed = true;
+    }
+
+    fn fence(&mut self, hart: u32, i: usize, pc: u64) {
+        let mut completed = 0;
+        let eadr_reorder = self.trace.domain == DomainKind::Eadr && self.opts.reorder;
+        for l in self.lines.values_mut() {
+            if eadr_reorder {
+                // The hart's stores are all visible, so durable, now.
+                if let Some(k) = l.history.iter().rposition(|(h, _)| *h == hart) {
+                    l.durable = l.history[k].1.clone();
+                    l.durable_by = Some(i);
+                    l.history.drain(..=k);
+                    completed += 1;
+                }
+                continue;
+            }
+            if !l.in_flight.iter().any(|f| f.hart == hart) {
+                continue;
+            }
+            let mut kept = Vec::new();
+            for f in l.in_flight.drain(..) {
+                if f.hart != hart {
+                    kept.push(f);
+                    continue;
+                }
+                completed += 1;
+                // A flush older than what is durable already changes nothing.
+                if l.durable_by.is_none_or(|d| d < f.record) {
+                    let Origin::Store(s) = f.value.origin else {
+                        l.durable = f.value;
+                        l.durable_by = Some(f.record);
+                        continue;
+                    };
+                    l.history
+                        .retain(|(_, v)| matches!(v.origin, Origin::Store(k) if k > s));
+                    l.durable = f.value;
+                    l.durable_by = Some(f.record);
+                }
+            }
+            l.in_flight = kept;
+        }
+        if completed > 0 {
+            self.generation += 1;
+            self.changed = true;
+        }
+        let stored = self.stored_since_fence.insert(hart, false).unwrap_or(false);
+        if completed == 0 && !stored {
+            *self.lint.redundant_fences.entry(pc).or_default() += 1;
+        }
+    }
+
+    /// The values each unit may hold at the point before record `record`.
+    fn point(&self, record: usize, insn: u64) -> Point {
+        let lb = self.trace.line_bytes;
+        let unit = self.unit_bytes();
+        let mut open = Vec::new();
+        for (&line, l) in &self.lines {
+            let mut values: Vec<(Value, Option<usize>)> = vec![(l.durable.clone(), None)];
+            match (self.trace.domain, self.opts.reorder) {
+                (DomainKind::Volatile, _) => continue,
+                (DomainKind::Eadr, false) => {}
+                (_, true) => values.extend(l.history.iter().map(|(_, v)| (v.clone(), None))),
+                (DomainKind::Adr, false) => {}
+            }
+            if self.trace.domain == DomainKind::Adr {
+                values.extend(
+                    l.in_flight
+                        .iter()
+                        .map(|f| (f.value.clone(), Some(f.record))),
+                );
+            }
+            values.push((l.current.clone(), None));
+            for u in (0..lb).step_by(unit as usize) {
+                let r = u as usize..(u + unit) as usize;
+                let mut choices: Vec<Choice> = Vec::new();
+                for (v, flushed_by) in &values {
+                    let bytes = &v.bytes[r.clone()];
+                    match choices.iter_mut().find(|c| &c.bytes[..] == bytes) {
+                        // The same bytes: keep the latest origin (the
+                        // store that last wrote them), a flush's if any.
+                        Some(c) => {
+                            if v.origin != Origin::Start {
+                                c.origin = v.origin;
+                            }
+                            c.flushed_by = c.flushed_by.or(*flushed_by);
+                        }
+                        None => choices.push(Choice {
+                            bytes: bytes.into(),
+                            origin: v.origin,
+                            flushed_by: *flushed_by,
+                        }),
+                    }
+                }
+                // The current value last.
+                let cur = &l.current.bytes[r.clone()];
+                if let Some(k) = choices.iter().position(|c| &c.bytes[..] == cur) {
+                    if k != 0 {
+                        let c = choices.remove(k);
+                        choices.push(c);
+                    }
+                }
+                if choices.len() > 1 {
+                    open.push(Open {
+                        offset: line + u,
+                        line,
+                        values: choices,
+                    });
+                }
+            }
+        }
+        Point {
+            record,
+            insn,
+            open,
+            generation: self.generation,
+        }
+    }
+
+    /// The tracking line.
+    pub fn line_bytes(&self) -> u64 {
+        self.trace.line_bytes
+    }
+
+    /// The unit that persists whole: the line, or `torn`'s word.
+    pub fn unit_bytes(&self) -> u64 {
+        let lb = self.trace.line_bytes;
+        self.opts.torn.unwrap_or(lb).clamp(1, lb)
+    }
+
+    /// The durable image's bytes wherever they differ from the starting
+    /// image, by line: (offset, bytes).
+    pub fn durable_changes(&self) -> Vec<(u64, Arc<[u8]>)> {
+        self.lines
+            .iter()
+            .filter(|(_, l)| l.durable.bytes != l.start)
+            .map(|(&o, l)| (o, l.durable.bytes.clone()))
+            .collect()
+    }
+
+    /// The starting image's bytes of the line at `line` (touched lines).
+    pub fn start_of(&self, line: u64) -> Option<&Arc<[u8]>> {
+        self.lines.get(&line).map(|l| &l.start)
+    }
+
+    /// The region as the run left it, by touched line: (offset, bytes).
+    pub fn final_lines(&self) -> impl Iterator<Item = (u64, &[u8])> {
+        self.lines.iter().map(|(&o, l)| (o, &l.current.bytes[..]))
+    }
+
+    /// Lines whose last value never became durable: (line, the record
+    /// of its last store).
+    pub fn never_durable(&self) -> Vec<(u64, usize)> {
+        self.lines
+            .iter()
+            .filter(|(_, l)| l.current.bytes != l.durable.bytes)
+            .filter_map(|(&o, l)| match l.current.origin {
+                Origin::Store(s) => Some((o, s)),
+                Origin::Start => None,
+            })
+            .collect()
+    }
+}
