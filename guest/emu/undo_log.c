@@ -4,7 +4,8 @@
  * number goes from seq to seq + 1. The state is consistent when every slot
  * holds value(root.seq).
  *
- *   undo_log run N [correct|no-flush|no-fence]   N transactions
+ *   undo_log run N [correct|no-flush|no-fence|missing-fence|flag-early]
+ *                                                N transactions
  *   undo_log check                               recover, then check
  *   undo_log                                     self-test: 10 correct
  *                                                transactions, then check
@@ -23,7 +24,14 @@
  * slot can be lost after the commit; under eADR nothing is. no-fence
  * writes the log's contents and its valid flag together and persists them
  * with one flush and one fence (steps 1 and 2 in one epoch), so the flag
- * may reach NVMM without the data.
+ * may reach NVMM without the data. missing-fence flushes root.seq in step
+ * 4 but fences only after the commit's store and flush, so the commit may
+ * persist without the new seq (its flushes are plain cbo.clean: libnvmm's
+ * nvmm_flush fences before and after). flag-early stores the valid flag
+ * before it writes the log's contents (then persists both in the right
+ * order): nothing is missing for a machine that writes lines back only
+ * when flushed, but a cache may write the flag's line back early, before
+ * the log persists.
  *
  * The record lives at offset 0 of /dev/nvmm, mapped through libnvmm
  * (nvmm_init); a fresh image (all zero) is the consistent state seq 0.
@@ -80,11 +88,20 @@ static struct record *map_record(void)
     return r.base;
 }
 
-enum variant { CORRECT, NO_FLUSH, NO_FENCE };
+/* A flush of one line with no fence (libnvmm's nvmm_flush fences before
+ * and after). */
+static void cbo_clean(const void *p)
+{
+    __asm__ volatile("cbo.clean (%0)" ::"r"(p) : "memory");
+}
+
+enum variant { CORRECT, NO_FLUSH, NO_FENCE, MISSING_FENCE, FLAG_EARLY };
 
 static void transaction(struct record *p, enum variant v)
 {
     uint64_t seq = p->root_seq.v;
+    if (v == FLAG_EARLY)
+        p->valid.v = seq + 1; /* The bug: the flag before its data. */
     for (int i = 0; i < SLOTS; i++)
         p->log.old[i] = p->slot[i].v;
     p->log.old_seq = seq;
@@ -103,6 +120,14 @@ static void transaction(struct record *p, enum variant v)
             nvmm_persist(&p->slot[i], sizeof p->slot[i].v);
     }
     p->root_seq.v = seq + 1;
+    if (v == MISSING_FENCE) {
+        /* The bug: no fence between the flush of seq and the commit. */
+        cbo_clean(&p->root_seq);
+        p->valid.v = 0;
+        cbo_clean(&p->valid);
+        __asm__ volatile("fence rw, rw" ::: "memory");
+        return;
+    }
     nvmm_persist(&p->root_seq, sizeof p->root_seq.v);
     p->valid.v = 0;
     nvmm_persist(&p->valid, sizeof p->valid.v);
@@ -149,7 +174,7 @@ int main(int argc, char **argv)
     if (argc >= 2 && !strcmp(argv[1], "check"))
         return check(map_record());
     if (argc < 3 || strcmp(argv[1], "run")) {
-        fprintf(stderr, "usage: undo_log run N [correct|no-flush|no-fence] | undo_log check\n");
+        fprintf(stderr, "usage: undo_log run N [correct|no-flush|no-fence|missing-fence|flag-early] | undo_log check\n");
         return 2;
     }
     enum variant v = CORRECT;
@@ -157,6 +182,10 @@ int main(int argc, char **argv)
         v = NO_FLUSH;
     else if (argc > 3 && !strcmp(argv[3], "no-fence"))
         v = NO_FENCE;
+    else if (argc > 3 && !strcmp(argv[3], "missing-fence"))
+        v = MISSING_FENCE;
+    else if (argc > 3 && !strcmp(argv[3], "flag-early"))
+        v = FLAG_EARLY;
     else if (argc > 3 && strcmp(argv[3], "correct")) {
         fprintf(stderr, "undo_log: unknown variant %s\n", argv[3]);
         return 2;

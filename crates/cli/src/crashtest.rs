@@ -46,8 +46,8 @@ pub struct CrashtestArgs {
     persistence: Option<rvnvmm_config::Persistence>,
     /// The recovery program and its arguments, split at spaces: it runs on
     /// the image each crash left and exits 0 when it finds it consistent.
-    #[arg(long, value_name = "PROG ARGS", required = true)]
-    recover: String,
+    #[arg(long, value_name = "PROG ARGS", required_unless_present = "explore")]
+    recover: Option<String>,
     /// Look up the dynamic linker and absolute paths here first.
     #[arg(long, value_name = "DIR")]
     sysroot: Option<PathBuf>,
@@ -62,6 +62,25 @@ pub struct CrashtestArgs {
     /// --map` (repeatable): for inputs the programs name.
     #[arg(long = "map", value_name = "GUEST=HOST")]
     maps: Vec<String>,
+    /// Explore instead of sampling: record one run, then check every
+    /// crash state the persistence domain allows at each ordering point
+    /// (before each fence, and at the end), as images made from the
+    /// record; `--points` and `--seed` are not used (docs/persistence.md).
+    #[arg(long)]
+    explore: bool,
+    /// With --explore: every value a line took since it was last durable
+    /// may be the one that persists (early write-backs, and stores to
+    /// different lines persisting in any order between fences, as RVWMO
+    /// allows), not only its latest.
+    #[arg(long, requires = "explore")]
+    reorder: bool,
+    /// With --explore: the bytes that persist atomically (8: a line may be
+    /// torn into 8-byte words); default the whole line.
+    #[arg(long, value_name = "BYTES", requires = "explore")]
+    torn: Option<u64>,
+    /// With --explore: the most crash states checked at one ordering point.
+    #[arg(long, value_name = "N", default_value_t = 256, requires = "explore")]
+    max_states_per_point: usize,
     /// The program under test, then its arguments.
     #[arg(value_name = "PROGRAM [ARGS]", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
@@ -155,9 +174,22 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
     if a.points == 0 {
         return Err(CliError::Usage("--points must be at least 1".into()));
     }
-    let recover: Vec<String> = a.recover.split_whitespace().map(String::from).collect();
-    if recover.is_empty() {
+    let recover: Vec<String> = a
+        .recover
+        .as_deref()
+        .unwrap_or("")
+        .split_whitespace()
+        .map(String::from)
+        .collect();
+    if recover.is_empty() && a.recover.is_some() {
         return Err(CliError::Usage("--recover names no program".into()));
+    }
+    if let Some(t) = a.torn {
+        if !t.is_power_of_two() || t == 0 {
+            return Err(CliError::Usage(format!(
+                "--torn wants a power of two number of bytes, got {t}"
+            )));
+        }
     }
     for kv in &a.envs {
         if kv.split_once('=').is_none_or(|(k, _)| k.is_empty()) {
@@ -180,7 +212,11 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
         placed: Vec::new(),
     };
     let command = view.place(&a.command)?;
-    let recover = view.place(&recover)?;
+    let recover = if recover.is_empty() {
+        recover
+    } else {
+        view.place(&recover)?
+    };
     let mut machine = a.machine.clone();
     let cfg = crate::load_config(&machine)?;
     let region =
@@ -223,6 +259,24 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
         start,
         work: work.clone(),
     };
+
+    if a.explore {
+        let opts = crate::crash_explore::Options {
+            reorder: a.reorder,
+            torn: a.torn,
+            max_states: a.max_states_per_point.max(2),
+            jobs: a
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+                .max(1),
+            persistence,
+        };
+        let status = crate::crash_explore::run(&runner, &opts, &command, &recover);
+        if a.keep.is_none() {
+            let _ = std::fs::remove_dir_all(&work);
+        }
+        return status;
+    }
 
     // The learning run.
     let learn_img = work.join("learn.img");
@@ -340,11 +394,11 @@ fn results_into(
         .collect()
 }
 
-fn path_arg(p: &Path) -> String {
+pub(crate) fn path_arg(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-fn read_json(p: &Path) -> Result<serde_json::Value, CliError> {
+pub(crate) fn read_json(p: &Path) -> Result<serde_json::Value, CliError> {
     let text = std::fs::read_to_string(p)
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", p.display())))?;
     serde_json::from_str(&text)
@@ -426,20 +480,20 @@ impl GuestView {
 }
 
 /// How the child runs are made.
-struct Runner<'a> {
+pub(crate) struct Runner<'a> {
     exe: PathBuf,
     view: GuestView,
     machine: MachineArgs,
     region: String,
     sysroot: Option<PathBuf>,
     start: Option<&'a NvmmImage>,
-    work: PathBuf,
+    pub(crate) work: PathBuf,
 }
 
 impl Runner<'_> {
     /// `dst` as the starting image (absent: left to `rvnvmm run` to create
     /// zero).
-    fn fresh_image(&self, dst: &Path) -> Result<(), CliError> {
+    pub(crate) fn fresh_image(&self, dst: &Path) -> Result<(), CliError> {
         let _ = std::fs::remove_file(dst);
         if let Some(img) = self.start {
             img.copy_to(dst)?;
@@ -449,7 +503,11 @@ impl Runner<'_> {
 
     /// `rvnvmm run` on image `img` with `args` (options, then `--` and the
     /// program).
-    fn run(&self, img: &Path, args: &[String]) -> Result<std::process::Output, CliError> {
+    pub(crate) fn run(
+        &self,
+        img: &Path,
+        args: &[String],
+    ) -> Result<std::process::Output, CliError> {
         let mut c = Command::new(&self.exe);
         c.arg("run").arg("--no-progress");
         if let Some(cfg) = &self.machine.config {

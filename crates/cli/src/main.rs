@@ -8,6 +8,7 @@ mod bench_loaded;
 mod bench_pm;
 mod boot_command;
 mod checkpoint;
+mod crash_explore;
 mod crashtest;
 mod error;
 mod gdb;
@@ -127,6 +128,17 @@ pub(crate) struct RunArgs {
     /// completing them to FILE (`rvnvmm crashtest` picks crash points by them).
     #[arg(long, value_name = "FILE", hide = true)]
     persist_events: Option<PathBuf>,
+    /// Record every write to the NVMM region and every flush and fence,
+    /// each with the hart and PC behind it, to FILE: the trace `rvnvmm
+    /// crashtest --explore` enumerates crash states from
+    /// (docs/persistence.md).
+    #[arg(long, value_name = "FILE")]
+    persist_trace: Option<PathBuf>,
+    /// Write the changes in FILE over the NVMM image once it is read
+    /// (repeatable, applied in order); the image file is then left as it
+    /// was. The crash states of `rvnvmm crashtest --explore`.
+    #[arg(long = "image-overlay", value_name = "FILE", hide = true)]
+    image_overlays: Vec<PathBuf>,
     /// Run in the functional model until N instructions or the program's
     /// `switch timing` marker, then in the machine's timing model, with the
     /// statistics counting from that switch (docs/regions-of-interest.md).
@@ -150,7 +162,7 @@ pub(crate) struct RunArgs {
     /// --checkpoint-to: the same restore point, nothing written (the run
     /// through).
     #[arg(long, value_name = "insns=N|time=NS|marker", value_parser = checkpoint::parse_run_point,
-          conflicts_with_all = ["crash_at", "gdb", "sample", "persist_events"])]
+          conflicts_with_all = ["crash_at", "gdb", "sample", "persist_events", "persist_trace"])]
     checkpoint_at: Option<checkpoint::RunPoint>,
     /// The directory the checkpoint is written to (created; a checkpoint
     /// there is replaced).
@@ -165,7 +177,7 @@ pub(crate) struct RunArgs {
     /// checkpoint's memory map, harts and ISA; its timing configuration
     /// may differ.
     #[arg(long, value_name = "DIR",
-          conflicts_with_all = ["command", "sysroot", "root", "envs", "clean_env", "maps", "cwd", "crash_at", "gdb", "sample", "persist_events"])]
+          conflicts_with_all = ["command", "sysroot", "root", "envs", "clean_env", "maps", "cwd", "crash_at", "gdb", "sample", "persist_events", "persist_trace", "image_overlays"])]
     restore: Option<PathBuf>,
     /// Print every retired instruction (hart, PC, disassembly) to stderr.
     #[arg(long)]
@@ -377,8 +389,14 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
         .as_deref()
         .map(|p| output::OutputFile::check("persistence events", p))
         .transpose()?;
+    let trace_out = a
+        .persist_trace
+        .as_deref()
+        .map(|p| output::OutputFile::check("persistence trace", p))
+        .transpose()?;
     let nvmm = persistence::NvmmRegion::of(&cfg)?;
-    if nvmm.is_none() && (a.crash_at.is_some() || events_out.is_some()) {
+    let tracks = a.crash_at.is_some() || events_out.is_some() || trace_out.is_some();
+    if nvmm.is_none() && (tracks || !a.image_overlays.is_empty()) {
         return Err(MachineLacks::Nvmm.into());
     }
     let started = std::time::Instant::now();
@@ -396,10 +414,14 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
     };
     if let (Some(n), None) = (&nvmm, &restored) {
         n.load(&mut process)?;
-        if a.crash_at.is_some() || events_out.is_some() {
+        n.apply_overlays(&mut process, &a.image_overlays)?;
+        if tracks {
             let mut domain = n.domain();
             if events_out.is_some() {
                 domain.record_events();
+            }
+            if trace_out.is_some() {
+                domain.record_trace();
             }
             process.track_persistence(domain);
         }
@@ -486,7 +508,13 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
         // A run ended at its checkpoint leaves the image as it was: the
         // checkpoint holds NVMM.
         let ended_at_checkpoint = outcome.exit == ExitKind::Checkpoint;
-        if let (Some(n), true, false) = (&nvmm, outcome.is_initial_process, ended_at_checkpoint) {
+        let overlaid = !a.image_overlays.is_empty();
+        if let (Some(n), true, false, false) = (
+            &nvmm,
+            outcome.is_initial_process,
+            ended_at_checkpoint,
+            overlaid,
+        ) {
             n.save(&process)?;
         }
         None
@@ -498,6 +526,9 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
             rvnvmm_mem::persist::write_events(&mut text, d.events()).expect("writing to memory");
             out.write(&text)?;
         }
+    }
+    if let (Some(out), true) = (&trace_out, outcome.is_initial_process) {
+        persistence::write_trace(out, &process, outcome.instructions)?;
     }
     if let Some(out) = &stats_out {
         let target = if outcome.is_initial_process {

@@ -98,6 +98,26 @@ impl NvmmRegion {
         Ok(())
     }
 
+    /// Writes the changes of each overlay file (`--image-overlay`) over the
+    /// region, in order.
+    pub fn apply_overlays(
+        &self,
+        process: &mut Process,
+        overlays: &[std::path::PathBuf],
+    ) -> Result<(), CliError> {
+        for path in overlays {
+            let bytes = std::fs::read(path)
+                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
+            let changes = rvnvmm_explore::overlay::parse(&bytes, self.size).map_err(|why| {
+                CliError::Usage(format!("{} is not an image overlay: {why}", path.display()))
+            })?;
+            for (offset, data) in changes {
+                process.write_nvmm(self.base + offset, &data);
+            }
+        }
+        Ok(())
+    }
+
     /// Saves the region's contents to the image after a clean end.
     pub fn save(&self, process: &Process) -> Result<(), CliError> {
         if let Some(img) = &self.image {
@@ -176,4 +196,49 @@ pub fn crash_line(o: &CrashPoint, report: &CrashReport) -> String {
         report.in_flight_kept,
         report.in_flight_lost,
     )
+}
+
+/// Writes the persistence trace of `process` (`--persist-trace`) with the
+/// code it has mapped, for a run of `instructions`.
+pub fn write_trace(
+    out: &crate::output::OutputFile,
+    process: &Process,
+    instructions: u64,
+) -> Result<(), CliError> {
+    use rvnvmm_explore::file::{MappedFile, TraceHeader};
+    let Some(d) = process.persistence_domain() else {
+        return Ok(());
+    };
+    let Some(trace) = d.trace() else {
+        return Ok(());
+    };
+    let (base, size) = d.region();
+    let header = TraceHeader {
+        base,
+        size,
+        line_bytes: d.line_bytes(),
+        domain: d.kind(),
+        instructions,
+    };
+    let code: Vec<MappedFile> = process
+        .mapped_code()
+        .into_iter()
+        .map(|m| MappedFile {
+            guest_path: m.guest_path,
+            host_path: m.host_path.map(|p| p.to_string_lossy().into_owned()),
+            start: m.start,
+            end: m.end,
+            offset: m.offset,
+        })
+        .collect();
+    let mut bytes = Vec::new();
+    rvnvmm_explore::file::write(&mut bytes, &header, trace, &code).expect("writing to memory");
+    out.write(&bytes)?;
+    if trace.truncated() {
+        eprintln!(
+            "rvnvmm: the persistence trace outgrew {} bytes and is incomplete",
+            rvnvmm_mem::persist_trace::MAX_TRACE_BYTES
+        );
+    }
+    Ok(())
 }

@@ -51,7 +51,7 @@ pub mod states;
 
 use replay::{Choice, Open, Origin, Point, Replay, StartImage};
 use states::{Fingerprint, State};
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// Changes to the starting image: (offset in the region, bytes).
@@ -64,6 +64,8 @@ pub struct Job {
     pub point: usize,
     /// Its choices there.
     pub state: State,
+    /// The image's fingerprint: every state with it has the same image.
+    pub fingerprint: Fingerprint,
     /// The durable image of the point (shared by its states).
     pub base: Arc<Changes>,
     /// The generation of `base`.
@@ -81,8 +83,8 @@ pub struct PointInfo {
     pub insn: u64,
     /// The open units.
     pub open: Vec<Open>,
-    /// States enumerated.
-    pub states: usize,
+    /// The states enumerated, with their images' fingerprints.
+    pub states: Vec<(State, Fingerprint)>,
     /// How many of them gave an image not met before.
     pub new_images: usize,
     /// All states the point has (the product of its units' values,
@@ -94,14 +96,13 @@ pub struct PointInfo {
 pub struct Explorer<'a, S: StartImage> {
     replay: Replay<'a, S>,
     max_states: usize,
-    /// Fingerprints of the images met: where first.
-    seen: HashMap<Fingerprint, (usize, usize)>,
+    /// Fingerprints of the images met.
+    seen: HashSet<Fingerprint>,
     /// The durable image of the current generation, and its fingerprint.
     base: Option<(u64, Arc<Changes>, Fingerprint)>,
     /// The points walked.
     pub points: Vec<PointInfo>,
-    /// States that gave an image met before: (point, state index) -> the
-    /// job's point and state index that had it first.
+    /// States that gave an image met before (not checked again).
     pub merged: u64,
 }
 
@@ -111,7 +112,7 @@ impl<'a, S: StartImage> Explorer<'a, S> {
         Explorer {
             replay,
             max_states,
-            seen: HashMap::new(),
+            seen: HashSet::new(),
             base: None,
             points: Vec::new(),
             merged: 0,
@@ -152,7 +153,8 @@ impl<'a, S: StartImage> Explorer<'a, S> {
         let states = states::enumerate(&open, self.max_states);
         let index = self.points.len();
         let mut jobs = Vec::new();
-        for (k, s) in states.iter().enumerate() {
+        let mut fingerprints = Vec::with_capacity(states.len());
+        for s in &states {
             let mut fp = base_fp;
             let mut choices = Vec::new();
             for (o, &v) in open.iter().zip(s) {
@@ -166,14 +168,15 @@ impl<'a, S: StartImage> Explorer<'a, S> {
                     choices.push((o.offset, c.bytes.clone()));
                 }
             }
-            if self.seen.contains_key(&fp) {
+            fingerprints.push(fp);
+            if !self.seen.insert(fp) {
                 self.merged += 1;
                 continue;
             }
-            self.seen.insert(fp, (index, k));
             jobs.push(Job {
                 point: index,
                 state: s.clone(),
+                fingerprint: fp,
                 base: base.clone(),
                 generation,
                 choices,
@@ -187,7 +190,7 @@ impl<'a, S: StartImage> Explorer<'a, S> {
             record,
             insn,
             open,
-            states: states.len(),
+            states: states.into_iter().zip(fingerprints).collect(),
             new_images: jobs.len(),
             possible,
         });
@@ -221,8 +224,8 @@ pub struct Deviation {
 
 /// The smaller description of `state` at a point with `open` units: the
 /// units absent from the all-persisted image, or those present early in
-/// the durable one; absent ones when the durable image itself fails (no
-/// unit is early).
+/// the durable one (on a tie); absent ones when the durable image itself
+/// fails (no unit is early).
 pub fn describe(open: &[Open], state: &State) -> (Side, Vec<Deviation>) {
     let dev = |o: &Open, v: u16| Deviation {
         offset: o.offset,
@@ -243,11 +246,64 @@ pub fn describe(open: &[Open], state: &State) -> (Side, Vec<Deviation>) {
         .filter(|(_, &v)| v != 0)
         .map(|(o, &v)| dev(o, v))
         .collect();
-    if !early.is_empty() && early.len() < absent.len() || absent.is_empty() {
+    // On a tie the early units: what got ahead is what to fix.
+    if !early.is_empty() && early.len() <= absent.len() || absent.is_empty() {
         (Side::Early, early)
     } else {
         (Side::Absent, absent)
     }
+}
+
+/// The failing states of a point that no other failing state of it
+/// explains, each with how many failing states it explains (itself
+/// included): `fails[i]` says whether `states[i]` failed. A state explains
+/// another when its differences from one of the extremes (every unit
+/// current, every unit durable) are a part of the other's: the smaller one
+/// shows the bug already. Indices into `states`, in order.
+pub fn minimal_failures(open: &[Open], states: &[State], fails: &[bool]) -> Vec<(usize, usize)> {
+    let diff = |s: &State, toward_current: bool| -> Vec<(usize, u16)> {
+        s.iter()
+            .enumerate()
+            .filter(|&(u, &v)| {
+                if toward_current {
+                    v as usize != open[u].values.len() - 1
+                } else {
+                    v != 0
+                }
+            })
+            .map(|(u, &v)| (u, v))
+            .collect()
+    };
+    let part = |a: &[(usize, u16)], b: &[(usize, u16)]| a.iter().all(|x| b.contains(x));
+    let failing: Vec<usize> = (0..states.len()).filter(|&i| fails[i]).collect();
+    let sides: Vec<[Vec<(usize, u16)>; 2]> = failing
+        .iter()
+        .map(|&i| [diff(&states[i], true), diff(&states[i], false)])
+        .collect();
+    // `a` explains `b` (a != b).
+    let explains = |a: usize, b: usize| {
+        (0..2).any(|k| sides[a][k].len() < sides[b][k].len() && part(&sides[a][k], &sides[b][k]))
+    };
+    // Smallest first (fewest differences from the nearer extreme), each
+    // kept unless one kept already explains it: a failure always has one.
+    let mut by_size: Vec<usize> = (0..failing.len()).collect();
+    by_size.sort_by_key(|&a| (sides[a][0].len().min(sides[a][1].len()), a));
+    let mut kept: Vec<usize> = Vec::new();
+    for a in by_size {
+        if !kept.iter().any(|&k| explains(k, a)) {
+            kept.push(a);
+        }
+    }
+    kept.sort_unstable();
+    kept.into_iter()
+        .map(|a| {
+            let n = 1
+                + (0..failing.len())
+                    .filter(|&b| b != a && explains(a, b))
+                    .count();
+            (failing[a], n)
+        })
+        .collect()
 }
 
 /// The store record behind a choice, if a store made it.

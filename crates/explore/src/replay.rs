@@ -17,6 +17,9 @@
 //!   fences, as RVWMO allows.
 //! * eADR: stores are durable when they execute, so only the current value;
 //!   with `reorder`, every value since the storing hart's last fence.
+//! * A line's write-backs reach the domain in the order they leave the
+//!   cache (its flushes, its evictions), so a completed flush brings every
+//!   earlier flush of the line with it.
 //! * Lines are independent: the image is one choice per line (per
 //!   `torn`-byte word with `torn`), which is what "any subset of the
 //!   flushes in flight and of the dirty lines" amounts to.
@@ -115,8 +118,9 @@ pub struct Choice {
     pub flushed_by: Option<usize>,
 }
 
-/// An ordering point: a crash right before the fence of `record`, or
-/// after the last instruction (`record` = the number of records).
+/// An ordering point: a crash right before the fence of `record` (under
+/// eADR in order, before each store too), or after the last instruction
+/// (`record` = the number of records).
 #[derive(Clone, Debug)]
 pub struct Point {
     /// The fence's record, or the number of records for the end.
@@ -207,8 +211,13 @@ impl<'a, S: StartImage> Replay<'a, S> {
         while self.next < records.len() {
             let i = self.next;
             let r = records[i];
-            if r.kind == TraceKind::Fence && self.changed {
-                // The crash right before this fence (which then runs).
+            // Under eADR (in order) every store is durable as it executes:
+            // a crash between two stores is a point of its own.
+            let eadr_store = self.trace.domain == DomainKind::Eadr
+                && !self.opts.reorder
+                && matches!(r.kind, TraceKind::Store | TraceKind::Write);
+            if (r.kind == TraceKind::Fence || eadr_store) && self.changed {
+                // The crash right before this record (which then runs).
                 self.changed = false;
                 return Some(self.point(i, r.insn));
             }
@@ -298,16 +307,17 @@ impl<'a, S: StartImage> Replay<'a, S> {
         let clean =
             l.flushed_since_store || (l.current.bytes == l.durable.bytes && l.in_flight.is_empty());
         l.flushed_since_store = true;
-        if clean {
-            *self.lint.clean_flushes.entry(pc).or_default() += 1;
-            return;
-        }
         let value = l.current.clone();
+        // A flush of a clean line still orders it: its hart's next fence
+        // completes it (the line's earlier write-backs with it).
         l.in_flight.push(InFlight {
             hart,
             record: i,
             value,
         });
+        if clean {
+            *self.lint.clean_flushes.entry(pc).or_default() += 1;
+        }
         self.changed = true;
     }
 
@@ -347,6 +357,11 @@ impl<'a, S: StartImage> Replay<'a, S> {
                     l.durable = f.value;
                     l.durable_by = Some(f.record);
                 }
+            }
+            // A line's write-backs reach the domain in the order they left
+            // the cache: other harts' earlier flushes of it are there too.
+            if let Some(d) = l.durable_by {
+                kept.retain(|f| f.record > d);
             }
             l.in_flight = kept;
         }

@@ -379,6 +379,12 @@ impl Process {
         self.memory.phys.domain()
     }
 
+    /// Writes `data` at physical `paddr` of guest RAM (an image overlay):
+    /// false if it is not all RAM.
+    pub fn write_nvmm(&mut self, paddr: u64, data: &[u8]) -> bool {
+        self.memory.phys.write(paddr, data)
+    }
+
     /// The files mapped executable now (the program, the dynamic linker,
     /// shared libraries), to name the code behind the persistence trace's
     /// records.

@@ -1,0 +1,610 @@
+//! `rvnvmm crashtest --explore`: the program runs once with its
+//! persistence trace recorded; every crash state of every ordering point
+//! is then made from the trace as an image overlay (`rvnvmm_explore`), and
+//! the recovery program runs on each distinct image, `--jobs` at a time.
+//! Failing states are described by the stores behind them, named by
+//! source line (`rvnvmm_symbols`); without a recovery program only the
+//! lint is given.
+
+use crate::crashtest::{path_arg, Runner};
+use crate::error::CliError;
+use rvnvmm_explore::file::TraceFile;
+use rvnvmm_explore::replay::{Choice, Options as ReplayOptions, Replay, StartImage};
+use rvnvmm_explore::states::{Fingerprint, State};
+use rvnvmm_explore::{describe, minimal_failures, store_of, Explorer, Job, PointInfo, Side};
+use rvnvmm_symbols::{MappedObject, Symbolizer};
+use std::collections::{BTreeMap, HashMap};
+use std::fs::File;
+use std::io::{IsTerminal, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// The choices of an exploration.
+pub struct Options {
+    /// See `rvnvmm_explore::replay::Options`.
+    pub reorder: bool,
+    /// See `rvnvmm_explore::replay::Options`.
+    pub torn: Option<u64>,
+    /// States checked at most per point.
+    pub max_states: usize,
+    /// Recovery runs at a time.
+    pub jobs: usize,
+    /// The domain, for the report.
+    pub persistence: rvnvmm_config::Persistence,
+}
+
+/// The starting image, read line by line.
+struct ImageFile(Option<File>);
+
+impl StartImage for ImageFile {
+    fn read(&mut self, offset: u64, len: usize) -> Arc<[u8]> {
+        let mut buf = vec![0u8; len];
+        if let Some(f) = &self.0 {
+            let mut done = 0;
+            while done < len {
+                match f.read_at(&mut buf[done..], offset + done as u64) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => done += n,
+                }
+            }
+        }
+        buf.into()
+    }
+}
+
+/// What the recovery made of one image.
+struct Verdict {
+    job: Job,
+    /// `None`: consistent; otherwise why not.
+    failure: Option<String>,
+}
+
+/// Runs the exploration; the exit status is 1 if a state failed.
+pub fn run(
+    runner: &Runner<'_>,
+    opts: &Options,
+    command: &[String],
+    recover: &[String],
+) -> Result<i32, CliError> {
+    let work = &runner.work;
+    // The starting image every state is made over (never written to).
+    let start_img = work.join("start.img");
+    runner.fresh_image(&start_img)?;
+    // The run that records the trace, on its own copy.
+    let learn_img = work.join("learn.img");
+    runner.fresh_image(&learn_img)?;
+    let trace_file = work.join("trace.bin");
+    let mut args = vec![
+        "--persist-trace".to_string(),
+        path_arg(&trace_file),
+        "--".into(),
+    ];
+    args.extend(command.iter().cloned());
+    let out = runner.run(&learn_img, &args)?;
+    if !out.status.success() {
+        return Err(CliError::Usage(format!(
+            "{} exited with {} in the run that records its trace (it must succeed without a crash):\n{}",
+            command.join(" "),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )));
+    }
+    let trace =
+        rvnvmm_explore::file::read(&trace_file).map_err(|e| CliError::Usage(e.to_string()))?;
+    if trace.truncated {
+        return Err(CliError::Usage(
+            "the persistence trace outgrew its bound and is incomplete: explore a shorter run"
+                .into(),
+        ));
+    }
+    if !start_img.exists() {
+        // No image configured: the region starts zero.
+        File::create(&start_img)
+            .and_then(|f| f.set_len(trace.size))
+            .map_err(|e| CliError::Usage(format!("cannot create {}: {e}", start_img.display())))?;
+    }
+    let replay_opts = ReplayOptions {
+        reorder: opts.reorder,
+        torn: opts.torn,
+        ..ReplayOptions::default()
+    };
+    let open_start = || ImageFile(File::open(&start_img).ok());
+    check_trace_is_complete(&trace, open_start(), &learn_img, &start_img)?;
+    let symbols = symbolizer(&trace);
+    let name = |pc: u64| symbols.locate(pc).to_string();
+
+    println!(
+        "crashtest --explore: {}: {} instructions, {} stores and writes to NVMM, {} flushes, {} fences (persistence {}{}{})",
+        command.join(" "),
+        trace.instructions,
+        count(&trace, |k| matches!(k, Kind::Store | Kind::Write)),
+        count(&trace, |k| matches!(k, Kind::Flush | Kind::FlushAll)),
+        count(&trace, |k| matches!(k, Kind::Fence)),
+        opts.persistence,
+        if opts.reorder { ", reorder" } else { "" },
+        opts.torn.map(|t| format!(", torn {t}")).unwrap_or_default(),
+    );
+
+    let started = std::time::Instant::now();
+    let mut explorer = Explorer::new(
+        Replay::new(&trace, open_start(), replay_opts),
+        opts.max_states,
+    );
+    let verdicts: Mutex<Vec<Verdict>> = Mutex::new(Vec::new());
+    let checked = AtomicUsize::new(0);
+    let failed = AtomicUsize::new(0);
+    let terminal = std::io::stderr().is_terminal();
+    let run_error: Mutex<Option<CliError>> = Mutex::new(None);
+    if !recover.is_empty() {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Job)>(opts.jobs * 4);
+        let rx = Mutex::new(rx);
+        std::thread::scope(|s| {
+            for _ in 0..opts.jobs {
+                s.spawn(|| loop {
+                    let next = rx.lock().expect("no worker panics").recv();
+                    let Ok((n, job)) = next else { break };
+                    match check(runner, work, n, &job, recover, &start_img) {
+                        Ok(failure) => {
+                            failed.fetch_add(failure.is_some() as usize, Ordering::SeqCst);
+                            verdicts
+                                .lock()
+                                .expect("no worker panics")
+                                .push(Verdict { job, failure });
+                        }
+                        Err(e) => {
+                            run_error.lock().expect("no worker panics").get_or_insert(e);
+                        }
+                    }
+                    let d = checked.fetch_add(1, Ordering::SeqCst) + 1;
+                    if terminal {
+                        let mut err = std::io::stderr().lock();
+                        let _ = write!(
+                            err,
+                            "\r\x1b[Kcrashtest --explore: {d} images checked, {} failed, {:.0} s",
+                            failed.load(Ordering::SeqCst),
+                            started.elapsed().as_secs_f64()
+                        );
+                        let _ = err.flush();
+                    }
+                });
+            }
+            let mut n = 0;
+            while let Some(jobs) = explorer.next_jobs() {
+                if run_error.lock().expect("no worker panics").is_some() {
+                    break;
+                }
+                for job in jobs {
+                    if tx.send((n, job)).is_err() {
+                        break;
+                    }
+                    n += 1;
+                }
+            }
+            drop(tx);
+        });
+        if terminal {
+            eprint!("\r\x1b[K");
+        }
+        if let Some(e) = run_error.into_inner().expect("no worker panics") {
+            return Err(e);
+        }
+    } else {
+        while explorer.next_jobs().is_some() {}
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    let points = &explorer.points;
+    let states: usize = points.iter().map(|p| p.states.len()).sum();
+    let images: usize = points.iter().map(|p| p.new_images).sum();
+    let capped = points
+        .iter()
+        .filter(|p| p.possible > p.states.len() as u128)
+        .count();
+    let verdicts: HashMap<Fingerprint, Option<String>> = verdicts
+        .into_inner()
+        .expect("no worker panics")
+        .into_iter()
+        .map(|v| (v.job.fingerprint, v.failure))
+        .collect();
+    let fails: Vec<&String> = verdicts.values().flatten().collect();
+    if recover.is_empty() {
+        println!(
+            "{} ordering points, {states} crash states ({images} distinct images); no --recover: not checked",
+            points.len()
+        );
+    } else {
+        // The rate on stderr: stdout is the same from run to run.
+        eprintln!(
+            "crashtest --explore: {images} images checked in {seconds:.1} s ({:.0} a minute, --jobs {})",
+            images as f64 * 60.0 / seconds.max(1e-3),
+            opts.jobs
+        );
+        println!(
+            "{} ordering points, {states} crash states, {images} distinct images checked: {} passed, {} failed{}",
+            points.len(),
+            images - fails.len(),
+            fails.len(),
+            if capped > 0 {
+                format!("; {capped} points had more states than --max-states-per-point")
+            } else {
+                String::new()
+            }
+        );
+    }
+    report_failures(&trace, points, &verdicts, &name);
+    report_lint(&trace, explorer.replay(), &name);
+    Ok(if fails.is_empty() { 0 } else { 1 })
+}
+
+use rvnvmm_mem::persist_trace::TraceKind as Kind;
+
+fn count(t: &TraceFile, f: impl Fn(Kind) -> bool) -> usize {
+    t.records.iter().filter(|r| f(r.kind)).count()
+}
+
+/// Replays the whole trace and compares the result with the image the
+/// run left: a write to NVMM the trace missed would make every state
+/// wrong, so it is an error, never silently explored.
+fn check_trace_is_complete(
+    trace: &TraceFile,
+    start: ImageFile,
+    learn_img: &Path,
+    start_img: &Path,
+) -> Result<(), CliError> {
+    let mut replay = Replay::new(trace, start, ReplayOptions::default());
+    while replay.next_point().is_some() {}
+    let ended = File::open(learn_img)
+        .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", learn_img.display())))?;
+    let lb = trace.line_bytes as usize;
+    let mut touched = std::collections::HashSet::new();
+    let mut buf = vec![0u8; lb];
+    for (line, bytes) in replay.final_lines() {
+        touched.insert(line);
+        let mut img = ImageFile(None);
+        img.0 = ended.try_clone().ok();
+        let got = img.read(line, lb);
+        if got[..] != bytes[..] {
+            return Err(incomplete(line));
+        }
+    }
+    // Lines the trace never touched must be as they were.
+    let before = File::open(start_img).ok();
+    for (from, to) in data_ranges(&ended, trace.size) {
+        let mut at = from & !(lb as u64 - 1);
+        while at < to {
+            if !touched.contains(&at) {
+                let mut a = vec![0u8; lb];
+                if let Some(f) = &before {
+                    let _ = f.read_at(&mut a, at);
+                }
+                buf.fill(0);
+                let _ = ended.read_at(&mut buf, at);
+                if a != buf {
+                    return Err(incomplete(at));
+                }
+            }
+            at += lb as u64;
+        }
+    }
+    Ok(())
+}
+
+fn incomplete(line: u64) -> CliError {
+    CliError::Usage(format!(
+        "the persistence trace does not account for the run's writes to NVMM (line at offset {line:#x} of the region differs from the replay): a writer rvnvmm does not trace; the crash states would be wrong, so nothing is explored"
+    ))
+}
+
+/// The ranges of `f` holding data (`SEEK_DATA`/`SEEK_HOLE`), within `size`.
+fn data_ranges(f: &File, size: u64) -> Vec<(u64, u64)> {
+    use std::os::fd::AsRawFd;
+    let mut out = Vec::new();
+    let mut at: i64 = 0;
+    while (at as u64) < size {
+        // SAFETY: lseek on a descriptor we own.
+        let data = unsafe { libc::lseek(f.as_raw_fd(), at, libc::SEEK_DATA) };
+        if data < 0 {
+            break;
+        }
+        // SAFETY: as above.
+        let hole = unsafe { libc::lseek(f.as_raw_fd(), data, libc::SEEK_HOLE) };
+        let hole = if hole < 0 { size as i64 } else { hole };
+        out.push((data as u64, (hole as u64).min(size)));
+        at = hole;
+    }
+    out
+}
+
+/// The code the trace's run had mapped, for naming PCs.
+fn symbolizer(trace: &TraceFile) -> Symbolizer {
+    Symbolizer::new(
+        trace
+            .code
+            .iter()
+            .filter_map(|m| {
+                Some(MappedObject {
+                    guest_path: m.guest_path.clone(),
+                    host_path: PathBuf::from(m.host_path.as_ref()?),
+                    start: m.start,
+                    end: m.end,
+                    file_offset: m.offset,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// Runs the recovery on the image of `job`; `None` if it found it
+/// consistent.
+fn check(
+    runner: &Runner<'_>,
+    work: &Path,
+    n: usize,
+    job: &Job,
+    recover: &[String],
+    start_img: &Path,
+) -> Result<Option<String>, CliError> {
+    let overlay = work.join(format!("state-{n}.ovl"));
+    let mut bytes = Vec::new();
+    let entries = job
+        .base
+        .iter()
+        .chain(job.choices.iter())
+        .map(|(o, b)| (*o, &b[..]))
+        .collect::<Vec<_>>();
+    rvnvmm_explore::overlay::write(&mut bytes, entries.into_iter()).expect("writing to memory");
+    std::fs::write(&overlay, &bytes)
+        .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", overlay.display())))?;
+    let mut args = vec![
+        "--image-overlay".to_string(),
+        path_arg(&overlay),
+        "--".into(),
+    ];
+    args.extend(recover.iter().cloned());
+    let out = runner.run(start_img, &args);
+    let _ = std::fs::remove_file(&overlay);
+    let out = out?;
+    if out.status.success() {
+        return Ok(None);
+    }
+    let last = |b: &[u8]| {
+        let s = String::from_utf8_lossy(b);
+        s.lines().last().unwrap_or("").trim().to_string()
+    };
+    let said = match last(&out.stdout) {
+        s if s.is_empty() => last(&out.stderr),
+        s => s,
+    };
+    Ok(Some(format!("recovery exited with {}: {said}", out.status)))
+}
+
+/// Where a point is: before a fence (named), or at the end.
+fn point_name(trace: &TraceFile, p: &PointInfo, name: &dyn Fn(u64) -> String) -> String {
+    match trace.records.get(p.record) {
+        Some(r) if r.kind == Kind::Fence => format!("the fence at {}", name(r.pc)),
+        Some(r) => format!("the store at {}", name(r.pc)),
+        None => "the program's end".to_string(),
+    }
+}
+
+/// The store behind a value, named.
+fn store_name(trace: &TraceFile, c: &Choice, name: &dyn Fn(u64) -> String) -> String {
+    match store_of(c).map(|r| &trace.records[r]) {
+        Some(r) if r.kind == Kind::Write => "a system call's write".to_string(),
+        Some(r) => format!("store at {}", name(r.pc)),
+        None => "the starting image".to_string(),
+    }
+}
+
+/// One failing state, described: its headline and one line per unit.
+fn diagnosis(
+    trace: &TraceFile,
+    p: &PointInfo,
+    state: &State,
+    failure: &str,
+    name: &dyn Fn(u64) -> String,
+) -> (Vec<(u64, bool)>, String, Vec<String>) {
+    let at = point_name(trace, p, name);
+    let (side, devs) = describe(&p.open, state);
+    // The culprits: the PC of each unit's store and its side.
+    let key = devs
+        .iter()
+        .map(|d| {
+            let c = if side == Side::Absent {
+                &d.current
+            } else {
+                &d.chosen
+            };
+            let pc = store_of(c).map_or(0, |r| trace.records[r].pc);
+            (pc, side == Side::Absent)
+        })
+        .collect();
+    let mut lines = Vec::new();
+    match side {
+        Side::Absent => {
+            for d in &devs {
+                let store = store_name(trace, &d.current, name);
+                let reason = match d.current.flushed_by {
+                    Some(f) => format!(
+                        "flushed at {} but not yet ordered by a fence",
+                        name(trace.records[f].pc)
+                    ),
+                    None => format!("not yet flushed at {at}"),
+                };
+                // The stores that did persist in this state though not
+                // durable yet: what got ahead of it (the latest first).
+                let mut ahead: Vec<(Option<usize>, String)> = p
+                    .open
+                    .iter()
+                    .zip(state)
+                    .filter(|(o, &c)| c as usize == o.values.len() - 1)
+                    .map(|(o, _)| {
+                        let c = o.values.last().expect("values");
+                        (store_of(c), store_name(trace, c, name))
+                    })
+                    .collect();
+                ahead.sort_by_key(|a| std::cmp::Reverse(a.0));
+                ahead.dedup_by(|a, b| a.1 == b.1);
+                let overtaken = match ahead.len() {
+                    0 => String::new(),
+                    n => format!(
+                        ", while {}{} persisted",
+                        ahead
+                            .iter()
+                            .take(3)
+                            .map(|a| a.1.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if n > 3 { ", ..." } else { "" }
+                    ),
+                };
+                lines.push(format!(
+                    "{store} (NVMM offset {:#x}) {reason}{overtaken}",
+                    d.offset
+                ));
+            }
+        }
+        Side::Early => {
+            // What the early units got ahead of: the others left durable.
+            let behind: Vec<String> = p
+                .open
+                .iter()
+                .zip(state)
+                .filter(|(_, &c)| c == 0)
+                .take(3)
+                .map(|(o, _)| store_name(trace, o.values.last().expect("values"), name))
+                .collect();
+            let behind = if behind.is_empty() {
+                "the stores before it".to_string()
+            } else {
+                behind.join(", ")
+            };
+            for d in &devs {
+                let store = store_name(trace, &d.chosen, name);
+                let how = match d.chosen.flushed_by {
+                    Some(f) => format!(
+                        "flushed at {} in the same fence window",
+                        name(trace.records[f].pc)
+                    ),
+                    None => "not flushed yet: a cache may write it back early".to_string(),
+                };
+                lines.push(format!(
+                    "{store} (NVMM offset {:#x}) may persist before {behind} ({how})",
+                    d.offset
+                ));
+            }
+        }
+    }
+    if lines.is_empty() {
+        // Nothing was open: the memory right before the point is itself
+        // a crash state (eADR in order). The stores that led to it:
+        let last: Vec<String> = trace.records[..p.record.min(trace.records.len())]
+            .iter()
+            .rev()
+            .filter(|r| r.kind == Kind::Store)
+            .take(3)
+            .map(|r| format!("store at {}", name(r.pc)))
+            .collect();
+        lines.push(format!(
+            "the memory as the program left it, every store durable; the last: {}",
+            last.join(", ")
+        ));
+    }
+    let headline = format!("crash before {at} ({} instructions): {failure}", p.insn);
+    (key, headline, lines)
+}
+
+/// The failing states, each point's minimal ones described
+/// ([`minimal_failures`]), grouped by their description: the same
+/// culprits at many points are one bug.
+fn report_failures(
+    trace: &TraceFile,
+    points: &[PointInfo],
+    verdicts: &HashMap<Fingerprint, Option<String>>,
+    name: &dyn Fn(u64) -> String,
+) {
+    type Group = (
+        String,
+        Vec<String>,
+        usize,
+        std::collections::BTreeSet<usize>,
+    );
+    let mut groups: BTreeMap<Vec<(u64, bool)>, Group> = BTreeMap::new();
+    let mut order = Vec::new();
+    for (k, p) in points.iter().enumerate() {
+        let failure = |fp: &Fingerprint| verdicts.get(fp).and_then(|v| v.as_deref());
+        let fails: Vec<bool> = p
+            .states
+            .iter()
+            .map(|(_, fp)| failure(fp).is_some())
+            .collect();
+        if !fails.contains(&true) {
+            continue;
+        }
+        let states: Vec<State> = p.states.iter().map(|(s, _)| s.clone()).collect();
+        for (i, explained) in minimal_failures(&p.open, &states, &fails) {
+            let why = failure(&p.states[i].1).unwrap_or("");
+            let (key, headline, lines) = diagnosis(trace, p, &states[i], why, name);
+            let e = groups.entry(key.clone()).or_insert_with(|| {
+                order.push(key);
+                (headline, lines, 0, Default::default())
+            });
+            e.2 += explained;
+            e.3.insert(k);
+        }
+    }
+    for key in order {
+        let (headline, lines, states, at) = &groups[&key];
+        println!("  FAIL {headline}");
+        for l in lines {
+            println!("    {l}");
+        }
+        println!(
+            "    (at {} ordering point{}; {states} failing state{} show it)",
+            at.len(),
+            if at.len() == 1 { "" } else { "s" },
+            if *states == 1 { "" } else { "s" }
+        );
+    }
+}
+
+fn report_lint<S: StartImage>(
+    trace: &TraceFile,
+    replay: &Replay<'_, S>,
+    name: &dyn Fn(u64) -> String,
+) {
+    let mut never: BTreeMap<u64, usize> = BTreeMap::new();
+    for (_, store) in replay.never_durable() {
+        let r = &trace.records[store];
+        if r.kind == Kind::Store {
+            *never.entry(r.pc).or_default() += 1;
+        }
+    }
+    let lint = &replay.lint;
+    if never.is_empty() && lint.clean_flushes.is_empty() && lint.redundant_fences.is_empty() {
+        println!("lint: nothing to report");
+        return;
+    }
+    for (pc, n) in &never {
+        println!(
+            "lint: store at {} never made durable before the program's end ({n} line{})",
+            name(*pc),
+            if *n == 1 { "" } else { "s" }
+        );
+    }
+    for (pc, n) in &lint.clean_flushes {
+        println!(
+            "lint: flush at {} of a line not written since it was last flushed ({n} time{})",
+            name(*pc),
+            if *n == 1 { "" } else { "s" }
+        );
+    }
+    for (pc, n) in &lint.redundant_fences {
+        println!(
+            "lint: fence at {} with no flush or NVMM store to order ({n} time{})",
+            name(*pc),
+            if *n == 1 { "" } else { "s" }
+        );
+    }
+}
