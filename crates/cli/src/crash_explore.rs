@@ -6,7 +6,7 @@
 //! source line (`rvnvmm_symbols`); without a recovery program only the
 //! lint is given.
 
-use crate::crashtest::{path_arg, Runner};
+use crate::crash_runs::{path_arg, Runner};
 use crate::error::CliError;
 use rvnvmm_explore::file::TraceFile;
 use rvnvmm_explore::replay::{Choice, Options as ReplayOptions, Replay, StartImage};

@@ -9,6 +9,7 @@ mod bench_pm;
 mod boot_command;
 mod checkpoint;
 mod crash_explore;
+mod crash_runs;
 mod crashtest;
 mod error;
 mod gdb;

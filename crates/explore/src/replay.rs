@@ -164,8 +164,32 @@ pub struct Lint {
     /// made durable: PC -> how many.
     pub clean_flushes: BTreeMap<u64, u64>,
     /// Fences that completed no flush and followed no NVMM store of their
-    /// hart since its previous fence: PC -> how many.
+    /// hart since its previous fence: PC -> how many. Only fences whose PC
+    /// completed a flush at another time count (persistence fences, not a
+    /// library's own synchronisation).
     pub redundant_fences: BTreeMap<u64, u64>,
+    /// PCs of fences that completed a flush.
+    useful_fences: std::collections::BTreeSet<u64>,
+    /// Fences that completed nothing, by PC, whatever their PC.
+    idle_fences: BTreeMap<u64, u64>,
+}
+
+impl Lint {
+    fn fence(&mut self, pc: u64, useful: bool, idle: bool) {
+        if useful {
+            self.useful_fences.insert(pc);
+            if let Some(n) = self.idle_fences.remove(&pc) {
+                self.redundant_fences.insert(pc, n);
+            }
+        }
+        if idle {
+            if self.useful_fences.contains(&pc) {
+                *self.redundant_fences.entry(pc).or_default() += 1;
+            } else {
+                *self.idle_fences.entry(pc).or_default() += 1;
+            }
+        }
+    }
 }
 
 impl<'a, S: StartImage> Replay<'a, S> {
@@ -370,9 +394,8 @@ impl<'a, S: StartImage> Replay<'a, S> {
             self.changed = true;
         }
         let stored = self.stored_since_fence.insert(hart, false).unwrap_or(false);
-        if completed == 0 && !stored {
-            *self.lint.redundant_fences.entry(pc).or_default() += 1;
-        }
+        self.lint
+            .fence(pc, completed > 0, completed == 0 && !stored);
     }
 
     /// The values each unit may hold at the point before record `record`.
