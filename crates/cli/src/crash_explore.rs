@@ -27,6 +27,8 @@ pub struct Options {
     pub reorder: bool,
     /// See `rvnvmm_explore::replay::Options`.
     pub torn: Option<u64>,
+    /// See `rvnvmm_explore::replay::Options`.
+    pub at_insns: Vec<u64>,
     /// States checked at most per point.
     pub max_states: usize,
     /// Recovery runs at a time.
@@ -76,21 +78,8 @@ pub fn run(
     let learn_img = work.join("learn.img");
     runner.fresh_image(&learn_img)?;
     let trace_file = work.join("trace.bin");
-    let mut args = vec![
-        "--persist-trace".to_string(),
-        path_arg(&trace_file),
-        "--".into(),
-    ];
-    args.extend(command.iter().cloned());
-    let out = runner.run(&learn_img, &args)?;
-    if !out.status.success() {
-        return Err(CliError::Usage(format!(
-            "{} exited with {} in the run that records its trace (it must succeed without a crash):\n{}",
-            command.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
+    let options = ["--persist-trace".to_string(), path_arg(&trace_file)];
+    runner.learning_run(&learn_img, &options, command, "records its trace")?;
     let trace =
         rvnvmm_explore::file::read(&trace_file).map_err(|e| CliError::Usage(e.to_string()))?;
     if trace.truncated {
@@ -106,6 +95,7 @@ pub fn run(
             .map_err(|e| CliError::Usage(format!("cannot create {}: {e}", start_img.display())))?;
     }
     let replay_opts = ReplayOptions {
+        at_insns: opts.at_insns.clone(),
         reorder: opts.reorder,
         torn: opts.torn,
         ..ReplayOptions::default()
@@ -356,31 +346,17 @@ fn check(
     rvnvmm_explore::overlay::write(&mut bytes, entries.into_iter()).expect("writing to memory");
     std::fs::write(&overlay, &bytes)
         .map_err(|e| CliError::Usage(format!("cannot write {}: {e}", overlay.display())))?;
-    let mut args = vec![
-        "--image-overlay".to_string(),
-        path_arg(&overlay),
-        "--".into(),
-    ];
-    args.extend(recover.iter().cloned());
-    let out = runner.run(start_img, &args);
+    let options = ["--image-overlay".to_string(), path_arg(&overlay)];
+    let verdict = runner.recovery(start_img, &options, recover);
     let _ = std::fs::remove_file(&overlay);
-    let out = out?;
-    if out.status.success() {
-        return Ok(None);
-    }
-    let last = |b: &[u8]| {
-        let s = String::from_utf8_lossy(b);
-        s.lines().last().unwrap_or("").trim().to_string()
-    };
-    let said = match last(&out.stdout) {
-        s if s.is_empty() => last(&out.stderr),
-        s => s,
-    };
-    Ok(Some(format!("recovery exited with {}: {said}", out.status)))
+    verdict
 }
 
 /// Where a point is: before a fence (named), or at the end.
 fn point_name(trace: &TraceFile, p: &PointInfo, name: &dyn Fn(u64) -> String) -> String {
+    if p.requested {
+        return format!("instruction {} (asked for)", p.insn);
+    }
     match trace.records.get(p.record) {
         Some(r) if r.kind == Kind::Fence => format!("the fence at {}", name(r.pc)),
         Some(r) => format!("the store at {}", name(r.pc)),

@@ -182,4 +182,56 @@ impl Runner<'_> {
         c.output()
             .map_err(|e| CliError::Usage(format!("cannot run {}: {e}", self.exe.display())))
     }
+
+    /// The run of `command` (after `options`) on image `img` that a crash
+    /// test learns from (`what`: what it learns): it must succeed.
+    pub(crate) fn learning_run(
+        &self,
+        img: &Path,
+        options: &[String],
+        command: &[String],
+        what: &str,
+    ) -> Result<(), CliError> {
+        let mut args = options.to_vec();
+        args.push("--".into());
+        args.extend(command.iter().cloned());
+        let out = self.run(img, &args)?;
+        if !out.status.success() {
+            return Err(CliError::Usage(format!(
+                "{} exited with {} in the run that {what} (it must succeed without a crash):\n{}",
+                command.join(" "),
+                out.status,
+                String::from_utf8_lossy(&out.stderr)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Runs the recovery program `recover` on image `img` (after
+    /// `options`): `None` if it found the image consistent, else why not
+    /// (its exit status and the last line it wrote, on stdout or else on
+    /// stderr).
+    pub(crate) fn recovery(
+        &self,
+        img: &Path,
+        options: &[String],
+        recover: &[String],
+    ) -> Result<Option<String>, CliError> {
+        let mut args = options.to_vec();
+        args.push("--".into());
+        args.extend(recover.iter().cloned());
+        let out = self.run(img, &args)?;
+        if out.status.success() {
+            return Ok(None);
+        }
+        let last = |b: &[u8]| {
+            let s = String::from_utf8_lossy(b);
+            s.lines().last().unwrap_or("").trim().to_string()
+        };
+        let said = match last(&out.stdout) {
+            s if s.is_empty() => last(&out.stderr),
+            s => s,
+        };
+        Ok(Some(format!("recovery exited with {}: {said}", out.status)))
+    }
 }

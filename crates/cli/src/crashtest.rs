@@ -73,6 +73,10 @@ pub struct CrashtestArgs {
     /// torn into 8-byte words); default the whole line.
     #[arg(long, value_name = "BYTES", requires = "explore")]
     torn: Option<u64>,
+    /// With --explore: also crash after exactly N instructions of the
+    /// machine (repeatable), besides the ordering points.
+    #[arg(long = "at", value_name = "insns=N", value_parser = rvnvmm_runctl::parse_insns, requires = "explore")]
+    at_insns: Vec<u64>,
     /// With --explore: the most crash states checked at one ordering point.
     #[arg(long, value_name = "N", default_value_t = 256, requires = "explore")]
     max_states_per_point: usize,
@@ -261,6 +265,7 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
         let opts = crate::crash_explore::Options {
             reorder: a.reorder,
             torn: a.torn,
+            at_insns: a.at_insns.clone(),
             max_states: a.max_states_per_point.max(2),
             jobs: a
                 .jobs
@@ -280,23 +285,13 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
     runner.fresh_image(&learn_img)?;
     let events_file = work.join("events.txt");
     let stats_file = work.join("learn.json");
-    let mut extra = vec![
+    let options = [
         "--persist-events".to_string(),
         path_arg(&events_file),
         "--stats".into(),
         path_arg(&stats_file),
     ];
-    extra.push("--".into());
-    extra.extend(command.iter().cloned());
-    let out = runner.run(&learn_img, &extra)?;
-    if !out.status.success() {
-        return Err(CliError::Usage(format!(
-            "{} exited with {} in the run that learns its length (it must succeed without a crash):\n{}",
-            command.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        )));
-    }
+    runner.learning_run(&learn_img, &options, &command, "learns its length")?;
     let stats = read_json(&stats_file)?;
     let len = stats["instructions"].as_u64().unwrap_or(0);
     let events = parse_events(
@@ -441,21 +436,7 @@ impl Runner<'_> {
             ),
             failure: None,
         };
-        let mut args = vec!["--".to_string()];
-        args.extend(recover.iter().cloned());
-        let out = self.run(&img, &args)?;
-        if !out.status.success() {
-            // The last line it wrote: on stdout, or else on stderr.
-            let last = |b: &[u8]| {
-                let s = String::from_utf8_lossy(b);
-                s.lines().last().unwrap_or("").trim().to_string()
-            };
-            let said = match last(&out.stdout) {
-                s if s.is_empty() => last(&out.stderr),
-                s => s,
-            };
-            r.failure = Some(format!("recovery exited with {}: {said}", out.status));
-        }
+        r.failure = self.recovery(&img, &[], recover)?;
         let _ = std::fs::remove_file(&img);
         Ok(r)
     }

@@ -81,6 +81,8 @@ pub struct PointInfo {
     pub record: usize,
     /// Instructions retired before it.
     pub insn: u64,
+    /// Asked for by instruction count.
+    pub requested: bool,
     /// The open units.
     pub open: Vec<Open>,
     /// The states enumerated, with their images' fingerprints.
@@ -131,6 +133,7 @@ impl<'a, S: StartImage> Explorer<'a, S> {
             insn,
             open,
             generation,
+            requested,
         } = self.replay.next_point()?;
         let lb = self.replay.line_bytes();
         if self.base.as_ref().is_none_or(|b| b.0 != generation) {
@@ -189,6 +192,7 @@ impl<'a, S: StartImage> Explorer<'a, S> {
         self.points.push(PointInfo {
             record,
             insn,
+            requested,
             open,
             states: states.into_iter().zip(fingerprints).collect(),
             new_images: jobs.len(),

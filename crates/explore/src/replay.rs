@@ -31,8 +31,11 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// The choices of exploration.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Options {
+    /// More points: after these many instructions of the machine (any
+    /// order; a count past the end is the end).
+    pub at_insns: Vec<u64>,
     /// Every value since the line was durable, not only the current one.
     pub reorder: bool,
     /// The unit that persists atomically, in bytes (a power of two from 8
@@ -46,6 +49,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Options {
         Options {
+            at_insns: Vec::new(),
             reorder: false,
             torn: None,
             max_history: 16,
@@ -132,6 +136,8 @@ pub struct Point {
     /// Bumped whenever a durable value changes: points with the same
     /// generation share their durable image.
     pub generation: u64,
+    /// A point asked for by instruction count (`Options::at_insns`).
+    pub requested: bool,
 }
 
 /// Reads the starting image's bytes of a line.
@@ -155,6 +161,8 @@ pub struct Replay<'a, S: StartImage> {
     stored_since_fence: HashMap<u32, bool>,
     /// What the lint found.
     pub lint: Lint,
+    /// The requested points not reached yet, latest first.
+    pending_at: Vec<u64>,
 }
 
 /// pmemcheck-style findings, by the PC of the instruction concerned.
@@ -195,7 +203,11 @@ impl Lint {
 impl<'a, S: StartImage> Replay<'a, S> {
     /// A replay of `trace` over the starting image `start`.
     pub fn new(trace: &'a TraceFile, start: S, opts: Options) -> Replay<'a, S> {
+        let mut pending_at = opts.at_insns.clone();
+        pending_at.sort_unstable_by(|a, b| b.cmp(a));
+        pending_at.dedup();
         Replay {
+            pending_at,
             trace,
             start,
             opts,
@@ -235,6 +247,14 @@ impl<'a, S: StartImage> Replay<'a, S> {
         while self.next < records.len() {
             let i = self.next;
             let r = records[i];
+            // A requested point: after `n` instructions, so before the
+            // first record made at or after it.
+            if let Some(&n) = self.pending_at.last().filter(|&&n| n <= r.insn) {
+                self.pending_at.pop();
+                let mut p = self.point(i, n);
+                p.requested = true;
+                return Some(p);
+            }
             // Under eADR (in order) every store is durable as it executes:
             // a crash between two stores is a point of its own.
             let eadr_store = self.trace.domain == DomainKind::Eadr
@@ -462,6 +482,7 @@ impl<'a, S: StartImage> Replay<'a, S> {
             insn,
             open,
             generation: self.generation,
+            requested: false,
         }
     }
 
@@ -507,5 +528,93 @@ impl<'a, S: StartImage> Replay<'a, S> {
                 Origin::Start => None,
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::{parse, write, TraceHeader};
+    use rvnvmm_mem::persist_trace::PersistTrace;
+
+    struct Zeros;
+
+    impl StartImage for Zeros {
+        fn read(&mut self, _: u64, len: usize) -> Arc<[u8]> {
+            vec![0; len].into()
+        }
+    }
+
+    fn trace(t: &PersistTrace, domain: DomainKind) -> TraceFile {
+        let h = TraceHeader {
+            base: 0,
+            size: 4096,
+            line_bytes: 64,
+            domain,
+            instructions: 100,
+        };
+        let mut buf = Vec::new();
+        write(&mut buf, &h, t, &[]).unwrap();
+        parse(&buf).unwrap()
+    }
+
+    #[test]
+    fn requested_points_fall_between_records() {
+        let mut t = PersistTrace::default();
+        t.push_bytes(TraceKind::Store, 0, 10, 0x100, 0, &[1; 8]);
+        t.push_bytes(TraceKind::Store, 0, 20, 0x104, 64, &[2; 8]);
+        t.push(TraceKind::Fence, 0, 30, 0x108, 0);
+        let tr = trace(&t, DomainKind::Adr);
+        let opts = Options {
+            at_insns: vec![15, 1000],
+            ..Options::default()
+        };
+        let mut r = Replay::new(&tr, Zeros, opts);
+        // After 15 instructions only the first store has happened.
+        let p = r.next_point().unwrap();
+        assert!(p.requested);
+        assert_eq!((p.record, p.insn, p.open.len()), (1, 15, 1));
+        // Before the fence, both lines are open.
+        let p = r.next_point().unwrap();
+        assert!(!p.requested);
+        assert_eq!(p.open.len(), 2);
+        // 1000 is past the end: the end point.
+        let p = r.next_point().unwrap();
+        assert_eq!(p.record, 3);
+        assert!(r.next_point().is_none());
+    }
+
+    #[test]
+    fn a_sync_makes_a_line_durable_at_once() {
+        let mut t = PersistTrace::default();
+        t.push_bytes(TraceKind::Store, 0, 10, 0x100, 0, &[1; 8]);
+        t.push_sync(0);
+        t.push(TraceKind::Fence, 0, 30, 0x108, 0);
+        let tr = trace(&t, DomainKind::Adr);
+        let mut r = Replay::new(&tr, Zeros, Options::default());
+        let p = r.next_point().unwrap();
+        assert!(p.open.is_empty());
+        assert_eq!(r.durable_changes().len(), 1);
+    }
+
+    #[test]
+    fn the_lint_counts_clean_flushes_and_idle_persistence_fences() {
+        let mut t = PersistTrace::default();
+        t.push_bytes(TraceKind::Store, 0, 1, 0x100, 0, &[1; 8]);
+        t.push(TraceKind::Flush, 0, 2, 0x200, 0);
+        t.push(TraceKind::Fence, 0, 3, 0x300, 0);
+        // Flushed again with nothing new, and the same fence with nothing to do.
+        t.push(TraceKind::Flush, 0, 4, 0x200, 0);
+        t.push(TraceKind::Fence, 0, 5, 0x300, 0);
+        t.push(TraceKind::Fence, 0, 6, 0x300, 0);
+        // A fence that never orders a flush is not counted (a library's).
+        t.push(TraceKind::Fence, 0, 7, 0x400, 0);
+        let tr = trace(&t, DomainKind::Adr);
+        let mut r = Replay::new(&tr, Zeros, Options::default());
+        while r.next_point().is_some() {}
+        assert_eq!(r.lint.clean_flushes.get(&0x200), Some(&1));
+        assert_eq!(r.lint.redundant_fences.get(&0x300), Some(&1));
+        assert!(!r.lint.redundant_fences.contains_key(&0x400));
+        assert!(r.never_durable().is_empty());
     }
 }
