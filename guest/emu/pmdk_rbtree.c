@@ -3,8 +3,10 @@
  * for crash tests (docs/persistence.md, "PMDK").
  *
  *   pmdk_rbtree POOL create          create the pool (8 MiB) with an empty tree
- *   pmdk_rbtree POOL run N           do the next N operations, each one
- *                                    transaction
+ *   pmdk_rbtree POOL run N [correct|no-snapshot|outside-tx]
+ *                                    do the next N operations, each one
+ *                                    transaction (correct), or with a
+ *                                    seeded bug (below)
  *   pmdk_rbtree POOL check           open the pool (PMDK recovers it) and check
  *   pmdk_rbtree                      test itself: create a pool in the current
  *                                    directory, run 200 operations, check it,
@@ -27,6 +29,26 @@
  * The pool's persistence is PMDK's own: Debian's riscv64 libpmem flushes
  * nothing and fences with `fence w,w`, so the result of a crash test under
  * ADR depends on whether something else writes its lines back.
+ *
+ * Seeded bugs (`run N BUG`), PMDK programmers' classic mistakes, found by
+ * `rvnvmm crashtest --explore` under ADR with libpmem's flushes made
+ * cbo.clean (pmdk_rbtree_cbo):
+ *   no-snapshot  updating the value of a key already in the tree writes
+ *                the node without pmemobj_tx_add_range_direct first
+ *                (rbtree.h, RBTREE_BUG_NO_SNAPSHOT): PMDK flushes at commit
+ *                only what the transaction snapshotted or allocated, so
+ *                the committed value can be lost, and it has no undo entry,
+ *                so a crash that rolls the transaction back keeps it if it
+ *                was written back early (`check`: a key or value that the
+ *                committed operations did not leave). Updates are rare in
+ *                a new pool's first operations: the first is operation 30
+ *                (then 88, 91, 111, 113, 128, 129).
+ *   outside-tx   the root's count of committed operations is bumped after
+ *                TX_END with a plain store and no pmemobj_persist: the log
+ *                can be ahead of the pool (`check`: committed operations
+ *                lost) until the next transaction snapshots, and so
+ *                flushes, the root; and a crash between the commit and the
+ *                bump leaves a tree one operation ahead of its count.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -35,6 +57,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Which program: the correct one or one with a seeded bug (above). */
+static enum variant { CORRECT, NO_SNAPSHOT, OUTSIDE_TX } variant = CORRECT;
+static const char *const variant_names[] = {"correct", "no-snapshot", "outside-tx"};
+
+#define RBTREE_BUG_NO_SNAPSHOT (variant == NO_SNAPSHOT)
 #include "../pmdk/rbtree.h"
 
 #define LAYOUT "rvnvmm-rbtree"
@@ -124,10 +151,14 @@ static int do_run(const char *path, uint64_t n)
 				rbtree_remove(r, op_key(k));
 			else
 				rbtree_insert(r, op_key(k), k);
-			r->ops = k + 1;
+			if (variant != OUTSIDE_TX)
+				r->ops = k + 1;
 		}
 		TX_ONABORT { failed = 1; }
 		TX_END
+		/* The bug: the count changed outside the transaction, not persisted */
+		if (variant == OUTSIDE_TX)
+			r->ops = k + 1;
 		if (failed) {
 			fprintf(stderr, "pmdk_rbtree: operation %llu aborted\n", (unsigned long long)k);
 			pmemobj_close(pop);
@@ -206,10 +237,21 @@ int main(int argc, char **argv)
 		snprintf(log_path, sizeof log_path, "%s.log", argv[1]);
 	if (argc == 3 && !strcmp(argv[2], "create"))
 		return do_create(argv[1]);
-	if (argc == 4 && !strcmp(argv[2], "run"))
+	if ((argc == 4 || argc == 5) && !strcmp(argv[2], "run")) {
+		if (argc == 5) {
+			unsigned v = 0;
+			while (v < sizeof variant_names / sizeof *variant_names && strcmp(argv[4], variant_names[v]))
+				v++;
+			if (v == sizeof variant_names / sizeof *variant_names) {
+				fprintf(stderr, "pmdk_rbtree: unknown variant %s\n", argv[4]);
+				return 2;
+			}
+			variant = v;
+		}
 		return do_run(argv[1], strtoull(argv[3], NULL, 0));
+	}
 	if (argc == 3 && !strcmp(argv[2], "check"))
 		return do_check(argv[1]);
-	fprintf(stderr, "usage: pmdk_rbtree POOL create | run N | check\n");
+	fprintf(stderr, "usage: pmdk_rbtree POOL create | run N [correct|no-snapshot|outside-tx] | check\n");
 	return 2;
 }

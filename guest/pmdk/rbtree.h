@@ -5,7 +5,8 @@
  * §4.3's IO task); both include it once.
  *
  * The caller opens a transaction and snapshots the root (rbtree_insert and
- * rbtree_remove change it); every node is snapshotted before it changes.
+ * rbtree_remove change it); every node is snapshotted before it changes
+ * (unless the includer seeds RBTREE_BUG_NO_SNAPSHOT).
  * `pop` is per thread, so threads may each work on their own pool.
  */
 #ifndef RVNVMM_PMDK_RBTREE_H
@@ -34,6 +35,18 @@ struct root {
 };
 
 static __thread PMEMobjpool *pop;
+
+/*
+ * A seeded bug for crash tests (emu/pmdk_rbtree.c's no-snapshot): when the
+ * includer defines it true, updating the value of a key already in the
+ * tree writes the node without snapshotting it first. PMDK then neither
+ * logs the old value (an abort or a crash's rollback does not undo it) nor
+ * flushes the new one at commit (it flushes only the ranges a transaction
+ * snapshotted or allocated): under ADR the committed value can be lost.
+ */
+#ifndef RBTREE_BUG_NO_SNAPSHOT
+#define RBTREE_BUG_NO_SNAPSHOT 0
+#endif
 
 static struct node *N(uint64_t off) { return (struct node *)((char *)pop + off); }
 
@@ -88,7 +101,11 @@ static void rbtree_insert(struct root *r, uint64_t key, uint64_t value)
 	uint64_t nil = r->nil, y = nil, x = r->tree;
 	while (x != nil) {
 		if (N(x)->key == key) {
-			W(x)->value = value;
+			/* The bug: the node changed without a snapshot */
+			if (RBTREE_BUG_NO_SNAPSHOT)
+				N(x)->value = value;
+			else
+				W(x)->value = value;
 			return;
 		}
 		y = x;
