@@ -222,7 +222,8 @@ pub fn run(
             }
         );
     }
-    report_failures(&trace, points, &verdicts, &name);
+    let has_source = |pc: u64| symbols.locate(pc).line.is_some();
+    report_failures(&trace, points, &verdicts, &name, &has_source);
     report_lint(&trace, explorer.replay(), &name);
     Ok(if fails.is_empty() { 0 } else { 1 })
 }
@@ -373,13 +374,18 @@ fn store_name(trace: &TraceFile, c: &Choice, name: &dyn Fn(u64) -> String) -> St
     }
 }
 
-/// One failing state, described: its headline and one line per unit.
+/// Units described per failing state; the rest are counted.
+const MAX_LINES: usize = 4;
+
+/// One failing state, described: its culprits (the key failures are
+/// grouped by), its headline and one line per unit.
 fn diagnosis(
     trace: &TraceFile,
     p: &PointInfo,
     state: &State,
     failure: &str,
     name: &dyn Fn(u64) -> String,
+    has_source: &dyn Fn(u64) -> bool,
 ) -> (Vec<(u64, bool)>, String, Vec<String>) {
     let at = point_name(trace, p, name);
     let (side, devs) = describe(&p.open, state);
@@ -435,9 +441,9 @@ fn diagnosis(
                         if n > 3 { ", ..." } else { "" }
                     ),
                 };
-                lines.push(format!(
-                    "{store} (NVMM offset {:#x}) {reason}{overtaken}",
-                    d.offset
+                lines.push((
+                    store_of(&d.current).map(|r| trace.records[r].pc),
+                    format!("{store} (NVMM offset {:#x}) {reason}{overtaken}", d.offset),
                 ));
             }
         }
@@ -465,12 +471,26 @@ fn diagnosis(
                     ),
                     None => "not flushed yet: a cache may write it back early".to_string(),
                 };
-                lines.push(format!(
-                    "{store} (NVMM offset {:#x}) may persist before {behind} ({how})",
-                    d.offset
+                lines.push((
+                    store_of(&d.chosen).map(|r| trace.records[r].pc),
+                    format!(
+                        "{store} (NVMM offset {:#x}) may persist before {behind} ({how})",
+                        d.offset
+                    ),
                 ));
             }
         }
+    }
+    // The program's own stores (with source lines) first; a few lines
+    // only, the rest counted.
+    lines.sort_by_key(|(pc, _)| !pc.is_some_and(&has_source));
+    let more = lines.len().saturating_sub(MAX_LINES);
+    let mut lines: Vec<String> = lines.into_iter().take(MAX_LINES).map(|l| l.1).collect();
+    if more > 0 {
+        lines.push(format!(
+            "and {more} more line{}",
+            if more == 1 { "" } else { "s" }
+        ));
     }
     if lines.is_empty() {
         // Nothing was open: the memory right before the point is itself
@@ -499,6 +519,7 @@ fn report_failures(
     points: &[PointInfo],
     verdicts: &HashMap<Fingerprint, Option<String>>,
     name: &dyn Fn(u64) -> String,
+    has_source: &dyn Fn(u64) -> bool,
 ) {
     type Group = (
         String,
@@ -521,7 +542,7 @@ fn report_failures(
         let states: Vec<State> = p.states.iter().map(|(s, _)| s.clone()).collect();
         for (i, explained) in minimal_failures(&p.open, &states, &fails) {
             let why = failure(&p.states[i].1).unwrap_or("");
-            let (key, headline, lines) = diagnosis(trace, p, &states[i], why, name);
+            let (key, headline, lines) = diagnosis(trace, p, &states[i], why, name, has_source);
             let e = groups.entry(key.clone()).or_insert_with(|| {
                 order.push(key);
                 (headline, lines, 0, Default::default())
