@@ -94,8 +94,10 @@ struct Line {
     /// Values since `durable`, oldest first (the stores' results).
     history: Vec<(u32, Value)>,
     in_flight: Vec<InFlight>,
-    /// Flushes of the line since its last store (for the lint).
-    flushed_since_store: bool,
+    /// Whether an instruction stored to the line since its last flush
+    /// or synchronous write-back (for the lint: a flush without one is of
+    /// a clean line, whatever the bytes stored).
+    stored_since_flush: bool,
 }
 
 /// One unit whose value in the image is not decided at a point.
@@ -236,7 +238,7 @@ impl<'a, S: StartImage> Replay<'a, S> {
                 current: v,
                 history: Vec::new(),
                 in_flight: Vec::new(),
-                flushed_since_store: false,
+                stored_since_flush: false,
             }
         })
     }
@@ -297,7 +299,7 @@ impl<'a, S: StartImage> Replay<'a, S> {
                         origin: Origin::Store(i),
                     };
                     l.current = v.clone();
-                    l.flushed_since_store = false;
+                    l.stored_since_flush = true;
                     if eadr && !reorder {
                         l.durable = v;
                         l.durable_by = Some(i);
@@ -337,6 +339,7 @@ impl<'a, S: StartImage> Replay<'a, S> {
                 l.durable_by = Some(i);
                 l.history.clear();
                 l.in_flight.clear();
+                l.stored_since_flush = false;
                 self.generation += 1;
                 self.changed = true;
             }
@@ -348,9 +351,8 @@ impl<'a, S: StartImage> Replay<'a, S> {
             return;
         }
         let l = self.line_mut(line);
-        let clean =
-            l.flushed_since_store || (l.current.bytes == l.durable.bytes && l.in_flight.is_empty());
-        l.flushed_since_store = true;
+        let clean = !l.stored_since_flush;
+        l.stored_since_flush = false;
         let value = l.current.clone();
         // A flush of a clean line still orders it: its hart's next fence
         // completes it (the line's earlier write-backs with it).
