@@ -247,33 +247,23 @@ fn check_trace_is_complete(
     while replay.next_point().is_some() {}
     let ended = File::open(learn_img)
         .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", learn_img.display())))?;
+    let ranges = data_ranges(&ended, trace.size);
+    let mut ended = ImageFile(Some(ended));
     let lb = trace.line_bytes as usize;
     let mut touched = std::collections::HashSet::new();
-    let mut buf = vec![0u8; lb];
     for (line, bytes) in replay.final_lines() {
         touched.insert(line);
-        let mut img = ImageFile(None);
-        img.0 = ended.try_clone().ok();
-        let got = img.read(line, lb);
-        if got[..] != bytes[..] {
+        if ended.read(line, lb)[..] != bytes[..] {
             return Err(incomplete(line));
         }
     }
     // Lines the trace never touched must be as they were.
-    let before = File::open(start_img).ok();
-    for (from, to) in data_ranges(&ended, trace.size) {
+    let mut before = ImageFile(File::open(start_img).ok());
+    for (from, to) in ranges {
         let mut at = from & !(lb as u64 - 1);
         while at < to {
-            if !touched.contains(&at) {
-                let mut a = vec![0u8; lb];
-                if let Some(f) = &before {
-                    let _ = f.read_at(&mut a, at);
-                }
-                buf.fill(0);
-                let _ = ended.read_at(&mut buf, at);
-                if a != buf {
-                    return Err(incomplete(at));
-                }
+            if !touched.contains(&at) && before.read(at, lb) != ended.read(at, lb) {
+                return Err(incomplete(at));
             }
             at += lb as u64;
         }
