@@ -59,6 +59,26 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     };
     let points = Points::of(&a, &rig)?;
     let mut m = arm(&a, &cfg, m, &points)?;
+    let trace_out = check("persistence trace", &a.persist_trace)?;
+    if trace_out.is_some() || !a.image_overlays.is_empty() {
+        let n = nvmm_region
+            .as_ref()
+            .ok_or(BootError::NeedsNvmm(if trace_out.is_some() {
+                "--persist-trace"
+            } else {
+                "--image-overlay"
+            }))?;
+        let mem = m.mem_mut();
+        n.apply_overlays(&a.image_overlays, |at, bytes| {
+            mem.write(at, bytes);
+        })
+        .map_err(BootError::Overlay)?;
+        if trace_out.is_some() {
+            let mut domain = n.domain();
+            domain.record_trace();
+            mem.set_domain(domain);
+        }
+    }
 
     let _raw = RawTerminal::new();
     take_host_input(&a, &mut m);
@@ -70,7 +90,12 @@ pub fn main(a: BootArgs) -> Result<i32, BootError> {
     if let Err(e) = m.finish_page_heat() {
         eprintln!("rvnvmm: {e}");
     }
-    let crash = power_down(&a, &mut m, &result, nvmm_region.as_ref())?;
+    // An overlaid image is a crash state under test: never saved.
+    let keeps_image = nvmm_region.as_ref().filter(|_| a.image_overlays.is_empty());
+    let crash = power_down(&a, &mut m, &result, keeps_image)?;
+    if let Some(out) = &trace_out {
+        crate::persistence::write_domain_trace(out, m.mem().domain(), &[], m.instructions())?;
+    }
     if let Some(out) = &stats_out {
         let json = stats_json(&cfg, &mut m, &result, host_seconds, crash.as_ref(), roi);
         out.write(json.as_bytes())?;

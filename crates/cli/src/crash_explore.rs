@@ -35,6 +35,8 @@ pub struct Options {
     pub jobs: usize,
     /// The domain, for the report.
     pub persistence: rvnvmm_config::Persistence,
+    /// `--symbols`: ELF files of the full system's programs, `FILE[@BASE]`.
+    pub symbols: Vec<String>,
 }
 
 /// The starting image, read line by line.
@@ -102,8 +104,8 @@ pub fn run(
     };
     let open_start = || ImageFile(File::open(&start_img).ok());
     check_trace_is_complete(&trace, open_start(), &learn_img, &start_img)?;
-    let symbols = symbolizer(&trace);
-    let name = |pc: u64| symbols.locate(pc).to_string();
+    let symbols = Namer::new(runner, &trace, &opts.symbols)?;
+    let name = |pc: u64| symbols.name(pc);
 
     println!(
         "crashtest --explore: {}: {} instructions, {} stores and writes to NVMM, {} flushes, {} fences (persistence {}{}{})",
@@ -222,7 +224,7 @@ pub fn run(
             }
         );
     }
-    let has_source = |pc: u64| symbols.locate(pc).line.is_some();
+    let has_source = |pc: u64| symbols.has_source(pc);
     report_failures(&trace, points, &verdicts, &name, &has_source);
     report_lint(&trace, explorer.replay(), &name);
     Ok(if fails.is_empty() { 0 } else { 1 })
@@ -297,10 +299,22 @@ fn data_ranges(f: &File, size: u64) -> Vec<(u64, u64)> {
     out
 }
 
-/// The code the trace's run had mapped, for naming PCs.
-fn symbolizer(trace: &TraceFile) -> Symbolizer {
-    Symbolizer::new(
-        trace
+/// Names PCs: a process's code by the DWARF and symbols of the files
+/// mapped there, the kernel's by its System.map.
+struct Namer {
+    user: Symbolizer,
+    kernel: Option<rvnvmm_board::profile::Symbols>,
+}
+
+/// Where the kernel's half of the address space begins (Sv39 to Sv57).
+const KERNEL_HALF: u64 = 1 << 63;
+
+impl Namer {
+    /// In user mode, the code the trace's run had mapped; in the full
+    /// system, the `--symbols` files and the System.map beside the
+    /// checkpoint's kernel.
+    fn new(runner: &Runner<'_>, trace: &TraceFile, files: &[String]) -> Result<Namer, CliError> {
+        let mut objects: Vec<MappedObject> = trace
             .code
             .iter()
             .filter_map(|m| {
@@ -312,8 +326,59 @@ fn symbolizer(trace: &TraceFile) -> Symbolizer {
                     file_offset: m.offset,
                 })
             })
-            .collect(),
-    )
+            .collect();
+        for f in files {
+            let (path, base) = match f.rsplit_once('@') {
+                Some((p, b)) => {
+                    let hex = b.trim_start_matches("0x");
+                    let base = u64::from_str_radix(hex, 16).map_err(|_| {
+                        CliError::Usage(format!("--symbols {f}: BASE must be hexadecimal"))
+                    })?;
+                    (p, base)
+                }
+                None => (f.as_str(), 0),
+            };
+            let path = Path::new(path);
+            let shown = path
+                .file_name()
+                .map_or(f.clone(), |n| n.to_string_lossy().into());
+            objects.extend(
+                MappedObject::loaded(&shown, path, base)
+                    .map_err(|e| CliError::Usage(format!("--symbols: {e}")))?,
+            );
+        }
+        let kernel = match &runner.system {
+            Some(dir) => checkpoint_kernel(dir)
+                .and_then(|k| rvnvmm_board::profile::Symbols::beside(&k))
+                .and_then(|map| std::fs::read_to_string(map).ok())
+                .map(|text| rvnvmm_board::profile::Symbols::parse(&text)),
+            None => None,
+        };
+        Ok(Namer {
+            user: Symbolizer::new(objects),
+            kernel,
+        })
+    }
+
+    fn name(&self, pc: u64) -> String {
+        if let (Some(k), true) = (&self.kernel, pc >= KERNEL_HALF) {
+            if let Some((f, off)) = k.lookup(pc) {
+                return format!("kernel {f}+{off:#x}");
+            }
+        }
+        self.user.locate(pc).to_string()
+    }
+
+    fn has_source(&self, pc: u64) -> bool {
+        pc < KERNEL_HALF && self.user.locate(pc).line.is_some()
+    }
+}
+
+/// The kernel a full-system checkpoint was booted from (its manifest).
+fn checkpoint_kernel(dir: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(dir.join("manifest.json")).ok()?;
+    let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Some(PathBuf::from(v["boot"]["kernel"]["path"].as_str()?))
 }
 
 /// Runs the recovery on the image of `job`; `None` if it found it

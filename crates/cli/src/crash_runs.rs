@@ -111,7 +111,25 @@ pub(crate) struct Runner<'a> {
     pub(crate) work: PathBuf,
     /// The child runs' temporary directory (`TMPDIR`), if not the host's.
     pub(crate) scratch: Option<PathBuf>,
+    /// The full system's checkpoint (`crashtest --restore`): the runs are
+    /// `rvnvmm boot` restored from it, their commands typed at its shell.
+    /// `None`: user mode.
+    pub(crate) system: Option<PathBuf>,
 }
+
+/// How a child run ended: whether the guest's program succeeded, its exit
+/// status and what it wrote.
+pub(crate) struct ChildRun {
+    pub(crate) success: bool,
+    pub(crate) status: String,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+/// The line a full-system run's shell prints after the command, with its
+/// exit status. Typed as `rvnvmm-crashtest''-status=$?`, so that the
+/// terminal's echo of the typed line never matches it.
+const STATUS_LINE: &str = "rvnvmm-crashtest-status=";
 
 /// A temporary directory in memory for the child runs, which each build
 /// and remove a tree of small files (the emulated `/proc`, `/sys`): on a
@@ -145,13 +163,102 @@ impl Drop for Scratch {
 
 impl Runner<'_> {
     /// `dst` as the starting image (absent: left to `rvnvmm run` to create
-    /// zero).
+    /// zero). In the full system, the NVMM the checkpoint holds: a restored
+    /// machine powered off at once saves it.
     pub(crate) fn fresh_image(&self, dst: &Path) -> Result<(), CliError> {
         let _ = std::fs::remove_file(dst);
+        if self.system.is_some() {
+            let run = self.child(dst, &[], &[])?;
+            if !run.success {
+                return Err(CliError::Usage(format!(
+                    "the checkpoint's machine did not power off cleanly ({}):\n{}",
+                    run.status, run.stderr
+                )));
+            }
+            return Ok(());
+        }
         if let Some(img) = self.start {
             img.copy_to(dst)?;
         }
         Ok(())
+    }
+
+    /// `command` (after `options`) on image `img`: an `rvnvmm run` of the
+    /// program in user mode; in the full system, the checkpoint restored
+    /// with the command line typed at its shell (none: it powers off at
+    /// once), its exit status read from the console.
+    fn child(
+        &self,
+        img: &Path,
+        options: &[String],
+        command: &[String],
+    ) -> Result<ChildRun, CliError> {
+        let Some(checkpoint) = &self.system else {
+            let mut args = options.to_vec();
+            args.push("--".into());
+            args.extend(command.iter().cloned());
+            let out = self.run(img, &args)?;
+            return Ok(ChildRun {
+                success: out.status.success(),
+                status: out.status.to_string(),
+                stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+                stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            });
+        };
+        let mut c = Command::new(&self.exe);
+        c.arg("boot").arg("--restore").arg(checkpoint);
+        if let Some(cfg) = &self.machine.config {
+            c.arg("--config").arg(cfg);
+        }
+        for s in &self.machine.sets {
+            c.arg("--set").arg(s);
+        }
+        c.arg("--set")
+            .arg(format!("memory.{}.image={}", self.region, path_arg(img)));
+        c.args(options);
+        let mut input = String::new();
+        if !command.is_empty() {
+            input += &format!("{}\necho rvnvmm-crashtest''-status=$?\n", command.join(" "));
+        }
+        input += "poweroff -f\n";
+        let out = run_with_input(c, input.as_bytes())
+            .map_err(|e| CliError::Usage(format!("cannot run {}: {e}", self.exe.display())))?;
+        let console = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        if command.is_empty() {
+            return Ok(ChildRun {
+                success: out.status.success(),
+                status: out.status.to_string(),
+                stdout: console,
+                stderr,
+            });
+        }
+        // The command's output: the console between the typed command's
+        // echo and the status line.
+        let lines: Vec<&str> = console.lines().collect();
+        let Some(at) = lines.iter().position(|l| l.starts_with(STATUS_LINE)) else {
+            let tail = lines[lines.len().saturating_sub(8)..].join("\n    ");
+            return Err(CliError::Usage(format!(
+                "the full-system run ({}) never printed the command's exit status; the console ended:\n    {tail}\n{stderr}",
+                out.status
+            )));
+        };
+        let code = lines[at][STATUS_LINE.len()..].trim().to_string();
+        // The echo of the typed status line ends the output.
+        let to = lines[..at]
+            .iter()
+            .rposition(|l| l.contains("rvnvmm-crashtest''-status"))
+            .unwrap_or(at);
+        let from = lines[..to]
+            .iter()
+            .rposition(|l| l.contains(&command.join(" ")))
+            .map_or(0, |i| i + 1);
+        Ok(ChildRun {
+            success: code == "0",
+            status: format!("exit status: {code}"),
+            stdout: lines[from..to].join("\n"),
+            stderr,
+        })
     }
 
     /// `rvnvmm run` on image `img` with `args` (options, then `--` and the
@@ -192,16 +299,14 @@ impl Runner<'_> {
         command: &[String],
         what: &str,
     ) -> Result<(), CliError> {
-        let mut args = options.to_vec();
-        args.push("--".into());
-        args.extend(command.iter().cloned());
-        let out = self.run(img, &args)?;
-        if !out.status.success() {
+        let out = self.child(img, options, command)?;
+        if !out.success {
             return Err(CliError::Usage(format!(
-                "{} exited with {} in the run that {what} (it must succeed without a crash):\n{}",
+                "{} exited with {} in the run that {what} (it must succeed without a crash):\n{}\n{}",
                 command.join(" "),
                 out.status,
-                String::from_utf8_lossy(&out.stderr)
+                out.stdout,
+                out.stderr
             )));
         }
         Ok(())
@@ -217,21 +322,33 @@ impl Runner<'_> {
         options: &[String],
         recover: &[String],
     ) -> Result<Option<String>, CliError> {
-        let mut args = options.to_vec();
-        args.push("--".into());
-        args.extend(recover.iter().cloned());
-        let out = self.run(img, &args)?;
-        if out.status.success() {
+        let out = self.child(img, options, recover)?;
+        if out.success {
             return Ok(None);
         }
-        let last = |b: &[u8]| {
-            let s = String::from_utf8_lossy(b);
-            s.lines().last().unwrap_or("").trim().to_string()
-        };
+        let last = |s: &str| s.lines().last().unwrap_or("").trim().to_string();
         let said = match last(&out.stdout) {
             s if s.is_empty() => last(&out.stderr),
             s => s,
         };
         Ok(Some(format!("recovery exited with {}: {said}", out.status)))
     }
+}
+
+/// Runs `c` with `input` on its stdin, collecting its output.
+fn run_with_input(mut c: Command, input: &[u8]) -> std::io::Result<std::process::Output> {
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn()?;
+    let mut stdin = child.stdin.take().expect("piped");
+    let input = input.to_vec();
+    // Written from a thread: the child's output is read meanwhile.
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output();
+    let _ = writer.join();
+    out
 }

@@ -80,7 +80,23 @@ pub struct CrashtestArgs {
     /// With --explore: the most crash states checked at one ordering point.
     #[arg(long, value_name = "N", default_value_t = 256, requires = "explore")]
     max_states_per_point: usize,
-    /// The program under test, then its arguments.
+    /// With --explore: the full system instead of user mode. The runs
+    /// restore the `rvnvmm boot` checkpoint in DIR (taken at the shell
+    /// prompt, the programs' files in reach), the program's command line
+    /// and then, per crash state, the recovery's typed at its shell; their
+    /// exit status is the command's (docs/persistence.md).
+    #[arg(long, value_name = "DIR", requires = "explore",
+          conflicts_with_all = ["sysroot", "envs", "maps"])]
+    restore: Option<PathBuf>,
+    /// With --restore: an ELF file of a program run in the guest, whose
+    /// PCs are named from its DWARF and symbols (repeatable); loaded at the
+    /// addresses it links (a static or non-PIE program), or with @BASE
+    /// (hex) added to them. Kernel PCs are named from the System.map
+    /// beside the checkpoint's kernel.
+    #[arg(long = "symbols", value_name = "ELF[@BASE]", requires = "restore")]
+    symbols: Vec<String>,
+    /// The program under test, then its arguments (with --restore: the
+    /// command line typed at the guest's shell).
     #[arg(value_name = "PROGRAM [ARGS]", required = true, num_args = 1.., trailing_var_arg = true, allow_hyphen_values = true)]
     command: Vec<String>,
 }
@@ -210,11 +226,11 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
         envs: a.envs.clone(),
         placed: Vec::new(),
     };
-    let command = view.place(&a.command)?;
-    let recover = if recover.is_empty() {
-        recover
-    } else {
-        view.place(&recover)?
+    let (command, recover) = match (&a.restore, recover.is_empty()) {
+        // Guest paths typed at the guest's shell.
+        (Some(_), _) => (a.command.clone(), recover),
+        (None, true) => (view.place(&a.command)?, recover),
+        (None, false) => (view.place(&a.command)?, view.place(&recover)?),
     };
     let mut machine = a.machine.clone();
     let cfg = crate::load_config(&machine)?;
@@ -259,6 +275,7 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
         start,
         work: work.clone(),
         scratch: scratch.as_ref().map(|s| s.0.clone()),
+        system: a.restore.clone(),
     };
 
     if a.explore {
@@ -272,6 +289,7 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
                 .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
                 .max(1),
             persistence,
+            symbols: a.symbols.clone(),
         };
         let status = crate::crash_explore::run(&runner, &opts, &command, &recover);
         if a.keep.is_none() {

@@ -230,6 +230,12 @@ pub enum BootError {
     /// `--crash-at` on a machine without NVMM.
     #[error("--crash-at needs a machine with an NVMM region (a power failure loses what is not in its persistence domain)")]
     CrashWithoutNvmm,
+    /// `--persist-trace` or `--image-overlay` on a machine without NVMM.
+    #[error("{0} needs a machine with an NVMM region")]
+    NeedsNvmm(&'static str),
+    /// An `--image-overlay` file cannot be applied.
+    #[error("{0}")]
+    Overlay(String),
 }
 
 /// Why `rvnvmm bench speed` could not measure a workload.

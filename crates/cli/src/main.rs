@@ -415,7 +415,10 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
     };
     if let (Some(n), None) = (&nvmm, &restored) {
         n.load(&mut process)?;
-        n.apply_overlays(&mut process, &a.image_overlays)?;
+        n.apply_overlays(&a.image_overlays, |at, bytes| {
+            process.write_nvmm(at, bytes);
+        })
+        .map_err(CliError::Usage)?;
         if tracks {
             let mut domain = n.domain();
             if events_out.is_some() {

@@ -99,20 +99,19 @@ impl NvmmRegion {
     }
 
     /// Writes the changes of each overlay file (`--image-overlay`) over the
-    /// region, in order.
+    /// region, in order, through `write(address, bytes)`.
     pub fn apply_overlays(
         &self,
-        process: &mut Process,
         overlays: &[std::path::PathBuf],
-    ) -> Result<(), CliError> {
+        mut write: impl FnMut(u64, &[u8]),
+    ) -> Result<(), String> {
         for path in overlays {
-            let bytes = std::fs::read(path)
-                .map_err(|e| CliError::Usage(format!("cannot read {}: {e}", path.display())))?;
-            let changes = rvnvmm_explore::overlay::parse(&bytes, self.size).map_err(|why| {
-                CliError::Usage(format!("{} is not an image overlay: {why}", path.display()))
-            })?;
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let changes = rvnvmm_explore::overlay::parse(&bytes, self.size)
+                .map_err(|why| format!("{} is not an image overlay: {why}", path.display()))?;
             for (offset, data) in changes {
-                process.write_nvmm(self.base + offset, &data);
+                write(self.base + offset, &data);
             }
         }
         Ok(())
@@ -205,21 +204,7 @@ pub fn write_trace(
     process: &Process,
     instructions: u64,
 ) -> Result<(), CliError> {
-    use rvnvmm_explore::file::{MappedFile, TraceHeader};
-    let Some(d) = process.persistence_domain() else {
-        return Ok(());
-    };
-    let Some(trace) = d.trace() else {
-        return Ok(());
-    };
-    let (base, size) = d.region();
-    let header = TraceHeader {
-        base,
-        size,
-        line_bytes: d.line_bytes(),
-        domain: d.kind(),
-        instructions,
-    };
+    use rvnvmm_explore::file::MappedFile;
     let code: Vec<MappedFile> = process
         .mapped_code()
         .into_iter()
@@ -231,8 +216,39 @@ pub fn write_trace(
             offset: m.offset,
         })
         .collect();
+    Ok(write_domain_trace(
+        out,
+        process.persistence_domain(),
+        &code,
+        instructions,
+    )?)
+}
+
+/// Writes the trace `domain` recorded, if it recorded one, with the code
+/// `code` lists (none in the full system, whose processes rvnvmm does not
+/// know), for a run of `instructions`.
+pub fn write_domain_trace(
+    out: &crate::output::OutputFile,
+    domain: Option<&Domain>,
+    code: &[rvnvmm_explore::file::MappedFile],
+    instructions: u64,
+) -> Result<(), crate::output::OutputError> {
+    let Some(d) = domain else {
+        return Ok(());
+    };
+    let Some(trace) = d.trace() else {
+        return Ok(());
+    };
+    let (base, size) = d.region();
+    let header = rvnvmm_explore::file::TraceHeader {
+        base,
+        size,
+        line_bytes: d.line_bytes(),
+        domain: d.kind(),
+        instructions,
+    };
     let mut bytes = Vec::new();
-    rvnvmm_explore::file::write(&mut bytes, &header, trace, &code).expect("writing to memory");
+    rvnvmm_explore::file::write(&mut bytes, &header, trace, code).expect("writing to memory");
     out.write(&bytes)?;
     if trace.truncated() {
         eprintln!(

@@ -55,6 +55,32 @@ pub struct MappedObject {
     pub file_offset: u64,
 }
 
+impl MappedObject {
+    /// The executable mappings of the ELF file at `host_path` loaded with
+    /// `base` added to the addresses it links (0 for a static or non-PIE
+    /// program), as the guest names it `guest_path`: for a machine whose
+    /// processes' mappings rvnvmm does not see (the full system).
+    pub fn loaded(
+        guest_path: &str,
+        host_path: &Path,
+        base: u64,
+    ) -> Result<Vec<MappedObject>, Error> {
+        let info = ObjectInfo::open(host_path)?;
+        Ok(info
+            .segments
+            .iter()
+            .filter(|s| s.executable && s.file_size > 0)
+            .map(|s| MappedObject {
+                guest_path: guest_path.to_string(),
+                host_path: host_path.to_path_buf(),
+                start: base.wrapping_add(s.vaddr),
+                end: base.wrapping_add(s.vaddr).wrapping_add(s.file_size),
+                file_offset: s.offset,
+            })
+            .collect())
+    }
+}
+
 /// What is known about a guest address. Every field but `pc` may be missing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Location {

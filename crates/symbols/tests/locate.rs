@@ -239,6 +239,28 @@ fn pie_at_a_bias() {
 }
 
 #[test]
+fn an_elf_loaded_by_its_program_headers_names_as_its_mappings_do() {
+    let s = Scratch::new("loaded");
+    let Some(exe) = s.cc("tiny", &["-g", "-O1", "-fPIE", "-pie"]) else {
+        return;
+    };
+    let loaded = MappedObject::loaded("/d/tiny", &exe, BIAS).unwrap();
+    assert!(!loaded.is_empty() && loaded.iter().all(|m| m.start >= BIAS));
+    let (by_loader, by_headers) = (
+        Symbolizer::new(mappings(&exe, "/d/tiny", BIAS)),
+        Symbolizer::new(loaded),
+    );
+    for f in ["scale", "twice", "main"] {
+        let (at, size) = function(&exe, f);
+        for pc in (at..at + size).step_by(2) {
+            assert_eq!(by_headers.locate(BIAS + pc), by_loader.locate(BIAS + pc));
+        }
+    }
+    let missing = MappedObject::loaded("/d/none", &s.0.join("none"), 0);
+    assert!(matches!(missing, Err(Error::Read { .. })), "{missing:?}");
+}
+
+#[test]
 fn stripped_static_executable_knows_only_the_object() {
     let s = Scratch::new("stripped-static");
     let Some(exe) = s.cc("tiny.g", &["-g", "-O1", "-static"]) else {

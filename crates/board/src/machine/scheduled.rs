@@ -148,6 +148,10 @@ impl rvnvmm_sched::Scheduled for Machine {
         core.set_sync_limit(sync_limit);
         self.board.set_time(core.time_ns());
         let before = hart.instret;
+        if self.mem.tracks_persistence() {
+            // Persistence events and traces carry the machine's count.
+            self.mem.set_insn_base(self.insns - before);
+        }
         let exit = {
             let mut bus = SystemBus {
                 board: &mut self.board,

@@ -95,6 +95,19 @@ pub(crate) struct BootArgs {
     /// Seed of the choices a crash makes (which flushes in flight survive).
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub(super) crash_seed: u64,
+    /// Record every store, flush and fence that reaches the NVMM region,
+    /// and every write to it, into FILE at the end of the run (what
+    /// `rvnvmm crashtest --explore` enumerates crash states from;
+    /// docs/persistence.md). With --restore: from the checkpoint's point.
+    #[arg(long, value_name = "FILE",
+          conflicts_with_all = ["crash_at", "checkpoint_at", "fast_forward", "sample"])]
+    pub(super) persist_trace: Option<PathBuf>,
+    /// Write the changes of FILE (a crash state of `crashtest --explore`)
+    /// over the NVMM region before the machine starts (after a restore);
+    /// the image is then not saved at the end.
+    #[arg(long = "image-overlay", value_name = "FILE", hide = true,
+          conflicts_with_all = ["crash_at", "checkpoint_at", "persist_trace"])]
+    pub(super) image_overlays: Vec<PathBuf>,
     /// Wait for gdb on 127.0.0.1:PORT before the first instruction and let
     /// it debug the machine, the harts as threads (0: any free port,
     /// printed on stderr).
