@@ -97,7 +97,7 @@ static int op_removes(uint64_t k) { return mix(k ^ 0x5555) % 3 == 0; }
 
 static int do_create(const char *path)
 {
-	pop = pmemobj_create(path, LAYOUT, RBTREE_POOL_SIZE, 0600);
+	pop = pmemobj_create(path, LAYOUT, strncmp(path, "/dev/dax", 8) ? RBTREE_POOL_SIZE : 0 /* device DAX: all of it */, 0600);
 	if (!pop) {
 		fprintf(stderr, "pmdk_rbtree: cannot create %s: %s\n", path, pmemobj_errormsg());
 		return 2;

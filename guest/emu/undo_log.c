@@ -71,7 +71,7 @@ static uint64_t value(uint64_t seq)
 static struct record *map_record(void)
 {
     struct nvmm_options opt = {
-        .size = 1 << 20,
+        .size = 2 << 20, /* device DAX maps whole 2 MiB pages */
         .offset = 0,
         .use_offset = 1,
         .on_error = NVMM_ON_ERROR_RETURN,

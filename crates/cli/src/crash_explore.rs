@@ -361,10 +361,12 @@ impl Namer {
     }
 
     fn name(&self, pc: u64) -> String {
-        if let (Some(k), true) = (&self.kernel, pc >= KERNEL_HALF) {
-            if let Some((f, off)) = k.lookup(pc) {
-                return format!("kernel {f}+{off:#x}");
-            }
+        if pc >= KERNEL_HALF {
+            // Outside the System.map's range: a module's code.
+            return match self.kernel.as_ref().and_then(|k| k.lookup(pc)) {
+                Some((f, off)) => format!("kernel {f}+{off:#x}"),
+                None => format!("kernel {pc:#x}"),
+            };
         }
         self.user.locate(pc).to_string()
     }
