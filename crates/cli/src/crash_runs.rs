@@ -207,14 +207,7 @@ impl Runner<'_> {
         };
         let mut c = Command::new(&self.exe);
         c.arg("boot").arg("--restore").arg(checkpoint);
-        if let Some(cfg) = &self.machine.config {
-            c.arg("--config").arg(cfg);
-        }
-        for s in &self.machine.sets {
-            c.arg("--set").arg(s);
-        }
-        c.arg("--set")
-            .arg(format!("memory.{}.image={}", self.region, path_arg(img)));
+        self.machine_on(&mut c, img);
         c.args(options);
         let mut input = String::new();
         if !command.is_empty() {
@@ -261,6 +254,18 @@ impl Runner<'_> {
         })
     }
 
+    /// The machine's options for `c`, with image `img`.
+    fn machine_on(&self, c: &mut Command, img: &Path) {
+        if let Some(cfg) = &self.machine.config {
+            c.arg("--config").arg(cfg);
+        }
+        for s in &self.machine.sets {
+            c.arg("--set").arg(s);
+        }
+        c.arg("--set")
+            .arg(format!("memory.{}.image={}", self.region, path_arg(img)));
+    }
+
     /// `rvnvmm run` on image `img` with `args` (options, then `--` and the
     /// program).
     pub(crate) fn run(
@@ -270,14 +275,7 @@ impl Runner<'_> {
     ) -> Result<std::process::Output, CliError> {
         let mut c = Command::new(&self.exe);
         c.arg("run").arg("--no-progress");
-        if let Some(cfg) = &self.machine.config {
-            c.arg("--config").arg(cfg);
-        }
-        for s in &self.machine.sets {
-            c.arg("--set").arg(s);
-        }
-        c.arg("--set")
-            .arg(format!("memory.{}.image={}", self.region, path_arg(img)));
+        self.machine_on(&mut c, img);
         if let Some(s) = &self.sysroot {
             c.arg("--sysroot").arg(s);
         }

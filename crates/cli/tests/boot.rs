@@ -9,11 +9,14 @@
 mod artefacts;
 #[path = "support/boot_input.rs"]
 mod boot_input;
+#[path = "support/host_tool.rs"]
+mod host_tool;
 #[path = "support/initramfs.rs"]
 mod initramfs;
 
 use initramfs::{initramfs, rc_lines, RC_LINES};
 
+use host_tool::host_tool;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
@@ -979,16 +982,6 @@ fn ext4_nvmm_image(name: &str) -> PathBuf {
 }
 
 const PMEM_BYTES: u64 = 256 << 20;
-
-/// An e2fsprogs tool: on PATH, or in the sbin directories a non-root PATH
-/// leaves out.
-fn host_tool(name: &str) -> PathBuf {
-    ["/usr/sbin", "/sbin"]
-        .iter()
-        .map(|d| PathBuf::from(d).join(name))
-        .find(|p| p.exists())
-        .unwrap_or_else(|| PathBuf::from(name))
-}
 
 /// `rvnvmm boot` of the NVMM `image` as `/dev/pmem0`, with `extra`
 /// arguments and the console input `script` (the ext4 modules loaded and

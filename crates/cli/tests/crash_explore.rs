@@ -15,10 +15,13 @@
 mod artefacts;
 #[path = "support/boot_input.rs"]
 mod boot_input;
+#[path = "support/host_tool.rs"]
+mod host_tool;
 #[path = "support/initramfs.rs"]
 #[allow(dead_code)] // RC_LINES: this boot types its own commands.
 mod initramfs;
 
+use host_tool::host_tool;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -232,16 +235,6 @@ fn bad_options_are_refused_clearly() {
         "{}",
         text(&o)
     );
-}
-
-/// An e2fsprogs tool: on PATH, or in the sbin directories a non-root PATH
-/// leaves out.
-fn host_tool(name: &str) -> PathBuf {
-    ["/usr/sbin", "/sbin"]
-        .iter()
-        .map(|d| PathBuf::from(d).join(name))
-        .find(|p| p.exists())
-        .unwrap_or_else(|| PathBuf::from(name))
 }
 
 #[test]
