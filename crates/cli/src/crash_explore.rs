@@ -105,7 +105,7 @@ pub fn run(
     let open_start = || ImageFile(File::open(&start_img).ok());
     check_trace_is_complete(&trace, open_start(), &learn_img, &start_img)?;
     let symbols = Namer::new(runner, &trace, &opts.symbols)?;
-    let name = |pc: u64| symbols.name(pc);
+    let name = |r: &TraceRecord| symbols.site(r.pc, trace.calls_of(r));
 
     println!(
         "crashtest --explore: {}: {} instructions, {} stores and writes to NVMM, {} flushes, {} fences (persistence {}{}{})",
@@ -226,11 +226,11 @@ pub fn run(
     }
     let has_source = |pc: u64| symbols.has_source(pc);
     report_failures(&trace, points, &verdicts, &name, &has_source);
-    report_lint(&trace, explorer.replay(), &name);
+    report_lint(&trace, explorer.replay(), &name, &|pc| symbols.name(pc));
     Ok(if fails.is_empty() { 0 } else { 1 })
 }
 
-use rvnvmm_mem::persist_trace::TraceKind as Kind;
+use rvnvmm_mem::persist_trace::{TraceKind as Kind, TraceRecord};
 
 fn count(t: &TraceFile, f: impl Fn(Kind) -> bool) -> usize {
     t.records.iter().filter(|r| f(r.kind)).count()
@@ -371,6 +371,25 @@ impl Namer {
         self.user.locate(pc).to_string()
     }
 
+    /// `pc` named, and where it has no source line (a library's code) the
+    /// innermost call site of `calls` that has one: "undo_log+0x12d1e
+    /// (nvmm_flush.part.0) called from undo_log.c:119 (transaction)".
+    fn site(&self, pc: u64, calls: &[u64]) -> String {
+        let mut s = self.name(pc);
+        if pc < KERNEL_HALF && !self.has_source(pc) {
+            // A return address is the instruction after the call.
+            if let Some(call) = calls
+                .iter()
+                .rev()
+                .map(|r| r.wrapping_sub(1))
+                .find(|&c| self.has_source(c))
+            {
+                s += &format!(" called from {}", self.name(call));
+            }
+        }
+        s
+    }
+
     fn has_source(&self, pc: u64) -> bool {
         pc < KERNEL_HALF && self.user.locate(pc).line.is_some()
     }
@@ -411,22 +430,22 @@ fn check(
 }
 
 /// Where a point is: before a fence (named), or at the end.
-fn point_name(trace: &TraceFile, p: &PointInfo, name: &dyn Fn(u64) -> String) -> String {
+fn point_name(trace: &TraceFile, p: &PointInfo, name: &dyn Fn(&TraceRecord) -> String) -> String {
     if p.requested {
         return format!("instruction {} (asked for)", p.insn);
     }
     match trace.records.get(p.record) {
-        Some(r) if r.kind == Kind::Fence => format!("the fence at {}", name(r.pc)),
-        Some(r) => format!("the store at {}", name(r.pc)),
+        Some(r) if r.kind == Kind::Fence => format!("the fence at {}", name(r)),
+        Some(r) => format!("the store at {}", name(r)),
         None => "the program's end".to_string(),
     }
 }
 
 /// The store behind a value, named.
-fn store_name(trace: &TraceFile, c: &Choice, name: &dyn Fn(u64) -> String) -> String {
+fn store_name(trace: &TraceFile, c: &Choice, name: &dyn Fn(&TraceRecord) -> String) -> String {
     match store_of(c).map(|r| &trace.records[r]) {
         Some(r) if r.kind == Kind::Write => "a system call's write".to_string(),
-        Some(r) => format!("store at {}", name(r.pc)),
+        Some(r) => format!("store at {}", name(r)),
         None => "the starting image".to_string(),
     }
 }
@@ -441,7 +460,7 @@ fn diagnosis(
     p: &PointInfo,
     state: &State,
     failure: &str,
-    name: &dyn Fn(u64) -> String,
+    name: &dyn Fn(&TraceRecord) -> String,
     has_source: &dyn Fn(u64) -> bool,
 ) -> (Vec<(u64, bool)>, String, Vec<String>) {
     let at = point_name(trace, p, name);
@@ -467,7 +486,7 @@ fn diagnosis(
                 let reason = match d.current.flushed_by {
                     Some(f) => format!(
                         "flushed at {} but not yet ordered by a fence",
-                        name(trace.records[f].pc)
+                        name(&trace.records[f])
                     ),
                     None => format!("not yet flushed at {at}"),
                 };
@@ -524,7 +543,7 @@ fn diagnosis(
                 let how = match d.chosen.flushed_by {
                     Some(f) => format!(
                         "flushed at {} in the same fence window",
-                        name(trace.records[f].pc)
+                        name(&trace.records[f])
                     ),
                     None => "not flushed yet: a cache may write it back early".to_string(),
                 };
@@ -557,7 +576,7 @@ fn diagnosis(
             .rev()
             .filter(|r| r.kind == Kind::Store)
             .take(3)
-            .map(|r| format!("store at {}", name(r.pc)))
+            .map(|r| format!("store at {}", name(r)))
             .collect();
         lines.push(format!(
             "the memory as the program left it, every store durable; the last: {}",
@@ -575,7 +594,7 @@ fn report_failures(
     trace: &TraceFile,
     points: &[PointInfo],
     verdicts: &HashMap<Fingerprint, Option<String>>,
-    name: &dyn Fn(u64) -> String,
+    name: &dyn Fn(&TraceRecord) -> String,
     has_source: &dyn Fn(u64) -> bool,
 ) {
     type Group = (
@@ -626,13 +645,15 @@ fn report_failures(
 fn report_lint<S: StartImage>(
     trace: &TraceFile,
     replay: &Replay<'_, S>,
-    name: &dyn Fn(u64) -> String,
+    name: &dyn Fn(&TraceRecord) -> String,
+    name_pc: &dyn Fn(u64) -> String,
 ) {
-    let mut never: BTreeMap<u64, usize> = BTreeMap::new();
+    // By store place: its PC, then its call site.
+    let mut never: BTreeMap<(u64, String), usize> = BTreeMap::new();
     for (_, store) in replay.never_durable() {
         let r = &trace.records[store];
         if r.kind == Kind::Store {
-            *never.entry(r.pc).or_default() += 1;
+            *never.entry((r.pc, name(r))).or_default() += 1;
         }
     }
     let lint = &replay.lint;
@@ -640,24 +661,23 @@ fn report_lint<S: StartImage>(
         println!("lint: nothing to report");
         return;
     }
-    for (pc, n) in &never {
+    for ((_, place), n) in &never {
         println!(
-            "lint: store at {} never made durable before the program's end ({n} line{})",
-            name(*pc),
+            "lint: store at {place} never made durable before the program's end ({n} line{})",
             if *n == 1 { "" } else { "s" }
         );
     }
     for (pc, n) in &lint.clean_flushes {
         println!(
             "lint: flush at {} of a line not written since it was last flushed ({n} time{})",
-            name(*pc),
+            name_pc(*pc),
             if *n == 1 { "" } else { "s" }
         );
     }
     for (pc, n) in &lint.redundant_fences {
         println!(
             "lint: fence at {} with no flush or NVMM store to order ({n} time{})",
-            name(*pc),
+            name_pc(*pc),
             if *n == 1 { "" } else { "s" }
         );
     }

@@ -278,6 +278,7 @@ pub(crate) fn user_options(
             isa: cfg.extensions()?,
             misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
             engine: rvnvmm_hart::Engine::Interp,
+            call_stacks: false,
         },
         nodes,
         numa_distances: rvnvmm_memsys::NumaNodes::measure(cfg)?.matrix(),
@@ -385,6 +386,12 @@ fn run(mut a: RunArgs) -> Result<i32, CliError> {
     opts.crash_at = a.crash_at;
     opts.trace = a.trace;
     opts.hart.engine = a.engine;
+    if a.persist_trace.is_some() {
+        // The trace names call sites from the harts' shadow call stacks,
+        // which the interpreter keeps.
+        opts.hart.call_stacks = true;
+        opts.hart.engine = rvnvmm_hart::Engine::Interp;
+    }
     let events_out = a
         .persist_events
         .as_deref()

@@ -3,15 +3,17 @@
 //! mapped at the end of the run, little-endian throughout.
 //!
 //! ```text
-//! magic "RVNVPTR1"
+//! magic "RVNVPTR2"
 //! u64 region base, u64 region size, u32 line bytes,
 //! u8 domain (0 volatile, 1 ADR, 2 eADR), u8 truncated (1: records were dropped),
 //! u64 instructions of the run, u64 records, u64 data bytes
 //! records: u8 kind (0 store, 1 write, 2 flush, 3 flush-all, 4 fence, 5 sync),
-//!          u32 hart, u64 insn, u64 pc, u64 offset, u32 len     (33 bytes each)
+//!          u32 hart, u64 insn, u64 pc, u64 offset, u32 len,
+//!          u32 call stack (0: none, else 1 + its index)    (37 bytes each)
 //! data: the bytes of the stores and writes, in record order
 //! u32 objects; each: u32 n + guest path, u32 n + host path (n = 0: unknown),
 //!          u64 start, u64 end, u64 file offset
+//! u32 call stacks; each: u32 n, n u64 return addresses (the outermost first)
 //! ```
 
 use rvnvmm_mem::persist::DomainKind;
@@ -19,8 +21,8 @@ use rvnvmm_mem::persist_trace::{PersistTrace, TraceKind, TraceRecord};
 use std::io::{self, Read, Write};
 use std::path::Path;
 
-const MAGIC: &[u8; 8] = b"RVNVPTR1";
-const RECORD_BYTES: usize = 33;
+const MAGIC: &[u8; 8] = b"RVNVPTR2";
+const RECORD_BYTES: usize = 37;
 
 /// A file mapped executable in the traced run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,12 +60,24 @@ pub struct TraceFile {
     pub data: Vec<u8>,
     /// The code mapped at the end of the run.
     pub code: Vec<MappedFile>,
+    /// The call stacks records name (`TraceRecord::calls`), each the
+    /// return addresses, the outermost first.
+    pub stacks: Vec<Vec<u64>>,
 }
 
 impl TraceFile {
     /// The bytes of `r`.
     pub fn bytes_of(&self, r: &TraceRecord) -> &[u8] {
         &self.data[r.data_at as usize..][..r.len as usize]
+    }
+
+    /// The call stack of `r` (the outermost caller first); empty if none is
+    /// known.
+    pub fn calls_of(&self, r: &TraceRecord) -> &[u64] {
+        match r.calls {
+            0 => &[],
+            n => &self.stacks[n as usize - 1],
+        }
     }
 }
 
@@ -154,6 +168,7 @@ pub fn write(
         rec[13..21].copy_from_slice(&r.pc.to_le_bytes());
         rec[21..29].copy_from_slice(&r.offset.to_le_bytes());
         rec[29..33].copy_from_slice(&r.len.to_le_bytes());
+        rec[33..37].copy_from_slice(&r.calls.to_le_bytes());
         out.write_all(&rec)?;
     }
     for r in trace.records() {
@@ -168,6 +183,13 @@ pub fn write(
         }
         for v in [m.start, m.end, m.offset] {
             out.write_all(&v.to_le_bytes())?;
+        }
+    }
+    out.write_all(&(trace.stacks().len() as u32).to_le_bytes())?;
+    for frames in trace.stacks() {
+        out.write_all(&(frames.len() as u32).to_le_bytes())?;
+        for f in frames.iter() {
+            out.write_all(&f.to_le_bytes())?;
         }
     }
     Ok(())
@@ -227,7 +249,7 @@ pub fn read(path: &Path) -> Result<TraceFile, TraceFileError> {
 pub fn parse(buf: &[u8]) -> Result<TraceFile, String> {
     let mut c = Cursor { buf, at: 0 };
     if c.take(8).ok() != Some(MAGIC.as_slice()) {
-        return Err("it does not start with RVNVPTR1".into());
+        return Err("it does not start with RVNVPTR2".into());
     }
     let base = c.u64()?;
     let size = c.u64()?;
@@ -260,6 +282,7 @@ pub fn parse(buf: &[u8]) -> Result<TraceFile, String> {
         let pc = c.u64()?;
         let offset = c.u64()?;
         let len = c.u32()?;
+        let calls = c.u32()?;
         let with_bytes = matches!(kind, TraceKind::Store | TraceKind::Write);
         if (len != 0) != with_bytes || offset.checked_add(u64::from(len)).is_none_or(|e| e > size) {
             return Err(format!(
@@ -274,6 +297,7 @@ pub fn parse(buf: &[u8]) -> Result<TraceFile, String> {
             offset,
             len,
             data_at,
+            calls,
         });
         data_at += u64::from(len);
     }
@@ -296,6 +320,26 @@ pub fn parse(buf: &[u8]) -> Result<TraceFile, String> {
             offset: c.u64()?,
         });
     }
+    let count = c.u32()? as usize;
+    let mut stacks = Vec::new();
+    for _ in 0..count {
+        let n = c.u32()? as usize;
+        if n.saturating_mul(8) > buf.len() - c.at {
+            return Err(format!("a call stack of {n} frames does not fit in it"));
+        }
+        stacks.push((0..n).map(|_| c.u64()).collect::<Result<Vec<u64>, _>>()?);
+    }
+    if let Some((i, r)) = records
+        .iter()
+        .enumerate()
+        .find(|(_, r)| r.calls as usize > stacks.len())
+    {
+        return Err(format!(
+            "record {i} names call stack {} of {}",
+            r.calls,
+            stacks.len()
+        ));
+    }
     if c.at != buf.len() {
         return Err(format!("{} bytes follow its end", buf.len() - c.at));
     }
@@ -309,6 +353,7 @@ pub fn parse(buf: &[u8]) -> Result<TraceFile, String> {
         records,
         data,
         code,
+        stacks,
     })
 }
 
@@ -326,8 +371,10 @@ mod tests {
             64,
             &[1, 2, 3, 4, 5, 6, 7, 8],
         );
+        t.set_calls(&[0x10400, 0x10800]);
         t.push(TraceKind::Flush, 0, 6, 0x1004, 64);
         t.push(TraceKind::Fence, 0, 7, 0x1008, 0);
+        t.set_calls(&[]);
         t.push_write(4096, &[7; 100]);
         let header = TraceHeader {
             base: 0x1_0000_0000,
@@ -364,8 +411,11 @@ mod tests {
                 (b.kind, b.hart, b.insn, b.pc, b.offset)
             );
             assert_eq!(f.bytes_of(a), t.bytes_of(b));
+            assert_eq!(a.calls, b.calls);
         }
         assert_eq!(f.code, code);
+        assert_eq!(f.calls_of(&f.records[0]), &[] as &[u64]);
+        assert_eq!(f.calls_of(&f.records[2]), &[0x10400, 0x10800]);
     }
 
     #[test]
@@ -378,12 +428,16 @@ mod tests {
         }
         let mut bad = buf.clone();
         bad[0] = b'X';
-        assert!(parse(&bad).unwrap_err().contains("RVNVPTR1"));
+        assert!(parse(&bad).unwrap_err().contains("RVNVPTR2"));
         // A record pointing outside the region.
         let mut bad = buf.clone();
         let first = 8 + 8 + 8 + 4 + 2 + 8 + 8 + 8;
         bad[first + 21..first + 29].copy_from_slice(&(1u64 << 40).to_le_bytes());
         assert!(parse(&bad).unwrap_err().contains("out of the region"));
+        // A record naming a call stack the file does not hold.
+        let mut bad = buf.clone();
+        bad[first + 33..first + 37].copy_from_slice(&9u32.to_le_bytes());
+        assert!(parse(&bad).unwrap_err().contains("call stack 9"));
         let mut long = buf;
         long.push(0);
         assert!(parse(&long).is_err());

@@ -26,6 +26,7 @@
 //! protocol and the `Exit` contract, so both give the same results.
 
 mod block_decode;
+pub mod calls;
 mod code;
 mod core;
 mod cost;
@@ -162,6 +163,10 @@ pub struct HartConfig {
     pub misaligned_fast: bool,
     /// The execution engine.
     pub engine: Engine,
+    /// Keep a shadow call stack ([`calls`]) that the persistence trace
+    /// names each record's call site by (user mode; interpreter only: the
+    /// translating engine does not keep it).
+    pub call_stacks: bool,
 }
 
 /// How a hart executes its blocks. Both engines give the same results,
@@ -200,6 +205,7 @@ impl Default for HartConfig {
             isa: ExtSet::DEFAULT,
             misaligned_fast: true,
             engine: Engine::Interp,
+            call_stacks: false,
         }
     }
 }
@@ -335,6 +341,8 @@ pub struct Hart {
     /// the store and cache operations for the persistence trace (which
     /// names the instruction behind every store to NVMM).
     pub(crate) insn_at: (u64, u64),
+    /// The shadow call stack, with [`HartConfig::call_stacks`].
+    pub(crate) calls: Option<Box<calls::CallStack>>,
     /// Print each retired instruction to stderr.
     pub trace: bool,
     /// A debugger's breakpoints, watchpoints and step ([`debug`]): while
@@ -375,6 +383,7 @@ pub struct Hart {
 impl Hart {
     /// A hart for user-mode emulation, in U-mode with all registers zero.
     pub fn new(config: HartConfig) -> Hart {
+        let calls = config.call_stacks.then(Default::default);
         Hart {
             x: [0; 32],
             f: [0; 32],
@@ -395,6 +404,7 @@ impl Hart {
             model_flush_pending: false,
             stop_block: false,
             insn_at: (0, 0),
+            calls,
             trace: false,
             debug: None,
             exact_budget: false,

@@ -528,9 +528,19 @@ impl Hart {
         size: u64,
     ) {
         if env.mem.tracks_persistence() {
+            self.note_calls(env);
             let (pc, done) = self.insn_at;
             env.mem
                 .persist_store(self.core.hart_id, pc, self.instret + done, paddr, size);
+        }
+    }
+
+    /// Tells the persistence trace the call stack of the instruction whose
+    /// records come next, if the hart keeps one.
+    #[inline]
+    pub(crate) fn note_calls<T: TimingModel + ?Sized>(&self, env: &mut Env<'_, T>) {
+        if let Some(calls) = self.calls.as_deref() {
+            env.mem.set_persist_calls(calls.frames());
         }
     }
 

@@ -746,6 +746,19 @@ impl PhysMem {
         }
     }
 
+    /// The call stack (return addresses, the outermost first) of the
+    /// instruction whose stores, flushes and fences come next, when a trace
+    /// is kept.
+    pub fn set_persist_calls(&mut self, frames: &[u64]) {
+        if let Some(t) = self
+            .domain
+            .as_deref_mut()
+            .and_then(|d| d.trace.as_deref_mut())
+        {
+            t.set_calls(frames);
+        }
+    }
+
     /// Charges the writes the emulator makes from now on to hart `hart`'s
     /// instruction at `pc` (a system call), when a trace is kept.
     pub fn set_persist_context(&mut self, hart: u64, pc: u64) {

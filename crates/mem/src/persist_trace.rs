@@ -57,6 +57,9 @@ pub struct TraceRecord {
     pub len: u32,
     /// Where the bytes are in [`PersistTrace::data`].
     pub data_at: u64,
+    /// The call stack of the instruction: 0 for none known, else one more
+    /// than its index in [`PersistTrace::stacks`].
+    pub calls: u32,
 }
 
 /// The most bytes of records and data a trace keeps (beyond it the run
@@ -75,6 +78,12 @@ pub struct PersistTrace {
     /// behalf (set around system calls).
     context: (u32, u64),
     truncated: bool,
+    /// The distinct call stacks of the records (return addresses, the
+    /// outermost first).
+    stacks: Vec<Box<[u64]>>,
+    stack_ids: std::collections::HashMap<Box<[u64]>, u32>,
+    /// The stack the next records take (`TraceRecord::calls`).
+    calls: u32,
 }
 
 impl PersistTrace {
@@ -103,6 +112,32 @@ impl PersistTrace {
         self.context = (hart, pc);
     }
 
+    /// The distinct call stacks the records name (`TraceRecord::calls`).
+    pub fn stacks(&self) -> &[Box<[u64]>] {
+        &self.stacks
+    }
+
+    /// The call stack (return addresses, the outermost first) of the
+    /// instruction the next records are made by; empty: none known.
+    pub fn set_calls(&mut self, frames: &[u64]) {
+        if frames.is_empty() {
+            self.calls = 0;
+            return;
+        }
+        if self.calls != 0 && *self.stacks[self.calls as usize - 1] == *frames {
+            return;
+        }
+        self.calls = match self.stack_ids.get(frames) {
+            Some(&id) => id,
+            None => {
+                self.stacks.push(frames.into());
+                let id = self.stacks.len() as u32;
+                self.stack_ids.insert(frames.into(), id);
+                id
+            }
+        };
+    }
+
     fn room(&mut self, bytes: usize) -> bool {
         let used = self.records.len() * std::mem::size_of::<TraceRecord>() + self.data.len();
         if used + bytes > MAX_TRACE_BYTES {
@@ -125,6 +160,7 @@ impl PersistTrace {
             offset,
             len: 0,
             data_at: 0,
+            calls: self.calls,
         });
     }
 
@@ -155,6 +191,7 @@ impl PersistTrace {
                 offset: offset + (i << 30) as u64,
                 len: piece.len() as u32,
                 data_at: self.data.len() as u64,
+                calls: self.calls,
             });
             self.data.extend_from_slice(piece);
         }
@@ -194,5 +231,23 @@ mod tests {
         assert_eq!(t.bytes_of(&r[2]), &[9; 16]);
         assert_eq!(r[3].kind, TraceKind::Fence);
         assert!(!t.truncated());
+    }
+
+    #[test]
+    fn call_stacks_are_kept_once_and_named_by_records() {
+        let mut t = PersistTrace::default();
+        t.push(TraceKind::Fence, 0, 1, 0x100, 0);
+        t.set_calls(&[0x10, 0x20]);
+        t.push(TraceKind::Fence, 0, 2, 0x100, 0);
+        t.set_calls(&[0x10, 0x30]);
+        t.push(TraceKind::Fence, 0, 3, 0x100, 0);
+        t.set_calls(&[0x10, 0x20]);
+        t.push(TraceKind::Flush, 0, 4, 0x104, 64);
+        t.set_calls(&[]);
+        t.push(TraceKind::Fence, 0, 5, 0x100, 0);
+        let calls: Vec<u32> = t.records().iter().map(|r| r.calls).collect();
+        assert_eq!(calls, [0, 1, 2, 1, 0]);
+        assert_eq!(t.stacks().len(), 2);
+        assert_eq!(&*t.stacks()[1], &[0x10, 0x30]);
     }
 }

@@ -41,6 +41,9 @@ impl Rig {
                 isa,
                 misaligned_fast: cfg.machine.misaligned == rvnvmm_config::Misaligned::Fast,
                 engine: a.engine,
+                // A hart's calls interleave with the kernel's and other
+                // processes': no shadow stack in the full system.
+                call_stacks: false,
             },
             console: Console::default(),
             disk: a.disk.clone(),

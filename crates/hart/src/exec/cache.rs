@@ -103,6 +103,7 @@ impl Hart {
         // A plain cbo.inval discards the line: nothing is written back.
         let writes_back = ins.op != Op::CboInval || inval_as_flush;
         if writes_back && env.mem.tracks_persistence() {
+            self.note_calls(env);
             let l1_only = ins.op == Op::CflushDL1;
             env.mem.persist_flush(
                 self.core.hart_id,

@@ -55,6 +55,11 @@ impl Hart {
             Auipc => set!(pc.wrapping_add(imm)),
             Jal => {
                 set!(pc + ins.len as u64);
+                if let Some(calls) = self.calls.as_deref_mut() {
+                    if crate::calls::is_link(ins.rd) {
+                        calls.call(pc + ins.len as u64);
+                    }
+                }
                 // The block continues at the target when decoding followed
                 // the jump; otherwise the jal is its last instruction.
                 return Ok(Flow::Goto(pc.wrapping_add(imm)));
@@ -62,6 +67,13 @@ impl Hart {
             Jalr => {
                 let target = a.wrapping_add(imm) & !1;
                 set!(pc + ins.len as u64);
+                if let Some(calls) = self.calls.as_deref_mut() {
+                    if crate::calls::is_link(ins.rd) {
+                        calls.call(pc + ins.len as u64);
+                    } else if crate::calls::is_link(ins.rs1) {
+                        calls.ret(target);
+                    }
+                }
                 return Ok(Flow::Jump(target));
             }
             Beq => branch!(a == b),
@@ -113,6 +125,7 @@ impl Hart {
             // flushes (Zicbom orders cbo.clean/flush as stores): they reach
             // the persistence domain.
             Fence if ins.fence().pred & FenceSets::W != 0 && env.mem.tracks_persistence() => {
+                self.note_calls(env);
                 env.mem
                     .persist_fence(self.core.hart_id, pc, self.instret + done);
             }
