@@ -6,7 +6,9 @@
 //! behind it; the early flag, which a cache must write back early to show,
 //! is missed by the random `crashtest` at 400 points (1000 in
 //! docs/persistence.md); and the lint names the store a missing flush
-//! leaves without a recovery program. In the full system, the same
+//! leaves without a recovery program. A multi-threaded program's trace
+//! keeps each thread's stores, flushes and calls, and replays completely.
+//! In the full system, the same
 //! program on a disk of a Linux booted and checkpointed at its shell: the
 //! correct log passes, the missing flush is found by its line. Needs
 //! `scripts/setup.sh` and `make -C guest` first.
@@ -319,5 +321,62 @@ fn in_the_full_system_the_log_is_explored_from_a_checkpoint_at_the_shell() {
         "{}",
         text(&o)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_multi_threaded_program_is_traced_per_hart_and_replays_completely() {
+    let smt = artefacts::repo_root().join("guest/build/emu/smt_tasks");
+    let dir = std::env::temp_dir().join(format!("rvnvmm-explore-mt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace.bin");
+    // Two IO threads persisting into their own NVMM buffers, on four harts.
+    let args = ["idiv", "256", "pm", "0:1,2:3", "1"];
+    let o = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args(["run", "--set", "machine.harts=4", "--persist-trace"])
+        .arg(&trace)
+        .arg("--")
+        .arg(&smt)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let t = rvnvmm_explore::file::read(&trace).unwrap();
+    use rvnvmm_mem::persist_trace::TraceKind;
+    let harts = |kind: TraceKind| {
+        let mut h: Vec<u32> = t
+            .records
+            .iter()
+            .filter(|r| r.kind == kind)
+            .map(|r| r.hart)
+            .collect();
+        h.sort();
+        h.dedup();
+        h
+    };
+    // The IO tasks run on harts 0 and 2: each stores and flushes (every
+    // thread fences, to synchronise as well).
+    for kind in [TraceKind::Store, TraceKind::Flush] {
+        assert_eq!(harts(kind), [0, 2], "{kind:?}");
+    }
+    assert!(harts(TraceKind::Fence).starts_with(&[0, 1, 2]));
+    // Each record names its thread's calls: the flushes come from libnvmm
+    // called by the program.
+    assert!(t
+        .records
+        .iter()
+        .filter(|r| r.kind == TraceKind::Flush)
+        .all(|r| !t.calls_of(r).is_empty()));
+    // The replay of the interleaved records gives the image the run left,
+    // and every flush is of a written line.
+    let o = Command::new(env!("CARGO_BIN_EXE_rvnvmm"))
+        .args(["crashtest", "--explore", "--set", "machine.harts=4", "--"])
+        .arg(&smt)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("lint: nothing to report"), "{}", text(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
