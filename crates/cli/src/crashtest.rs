@@ -232,6 +232,15 @@ pub fn main(a: CrashtestArgs) -> Result<i32, CliError> {
         (None, true) => (view.place(&a.command)?, recover),
         (None, false) => (view.place(&a.command)?, view.place(&recover)?),
     };
+    if let Some(dir) = &a.restore {
+        if !dir.join("manifest.json").is_file() {
+            return Err(CliError::Usage(format!(
+                "--restore {}: not a checkpoint (no manifest.json): take one with `rvnvmm boot \
+                 --checkpoint-at marker --checkpoint-to DIR` at the guest's shell",
+                dir.display()
+            )));
+        }
+    }
     let mut machine = a.machine.clone();
     let cfg = crate::load_config(&machine)?;
     let region =

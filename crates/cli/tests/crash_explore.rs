@@ -241,6 +241,16 @@ fn bad_options_are_refused_clearly() {
         "{}",
         text(&o)
     );
+    // A full-system exploration needs a checkpoint; names need it too.
+    let o = explore("adr", "correct", &["--restore", "/nonexistent"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("not a checkpoint"),
+        "{}",
+        text(&o)
+    );
+    let o = explore("adr", "correct", &["--symbols", "/bin/true"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
 }
 
 #[test]
